@@ -1,0 +1,132 @@
+"""The command tree as typed, immutable data.
+
+Everything the shell knows about a command (where it is valid, what it looks like, who may run it,
+which handler runs it) lives in these objects, built once from the YAML files under grammar/data.
+Parsing, `?` help, Tab completion, caret positions and the command reference all read the same objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+ACCESS_LEVELS: tuple[str, ...] = ("none", "read-only", "mesh-manager", "read-write", "admin")
+ACCESS_SCOPES: tuple[str, ...] = ("global", "vpn")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a grammar item was written, for error messages and the command reference."""
+
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Mode:
+    id: str
+    prompt: str            # the path shown between parentheses; "" shows no parentheses
+    char: str              # ">" or "#"
+    kind: str              # "router" or "lab"
+    help: str
+    carries: tuple[tuple[str, str], ...] = ()   # (context key, parameter name that sets it)
+    source: Source | None = None
+
+
+@dataclass(frozen=True)
+class ParamType:
+    name: str
+    kind: str                          # string | pattern | integer | enum | duration | size | text
+    help: str = ""
+    min: int | None = None
+    max: int | None = None
+    max_length: int | None = None
+    forbidden: str = ""
+    values: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: ParamType
+    help: str
+    complete: str | None = None        # live-name source: vpn, queue, xid, client, router, site, user
+
+
+@dataclass(frozen=True)
+class Keyword:
+    word: str
+    help: str
+
+
+@dataclass(frozen=True)
+class ParamRef:
+    param: Param
+
+
+@dataclass(frozen=True)
+class Seq:
+    items: tuple["Element", ...]
+
+
+@dataclass(frozen=True)
+class Opt:
+    body: "Element"
+
+
+@dataclass(frozen=True)
+class Alt:
+    choices: tuple["Element", ...]
+
+
+Element = Union[Keyword, ParamRef, Seq, Opt, Alt]
+Token = Union[Keyword, ParamRef]
+
+
+@dataclass(frozen=True)
+class Access:
+    scope: str   # global | vpn
+    level: str   # one of ACCESS_LEVELS
+
+    def __str__(self) -> str:
+        return f"{self.scope}/{self.level}"
+
+
+@dataclass(frozen=True)
+class Command:
+    """One grammar entry, expanded: a `no: true` entry yields two Commands."""
+
+    node: str                 # stable id: "<modes as written>: <syntax>"
+    syntax: str
+    modes: tuple[str, ...]
+    help: str
+    handler: str
+    access: Access
+    element: Seq
+    enters: str | None = None
+    transit: bool = False     # may only be crossed on the way to a deeper command
+    negated: bool = False     # the generated `no` form
+    local: bool = False       # only at its own level, never after crossing levels on one line
+    source: Source | None = None
+
+
+@dataclass
+class Grammar:
+    modes: dict[str, Mode]
+    commands: list[Command]
+    types: dict[str, ParamType]
+    params: dict[str, Param]
+    by_mode: dict[str, list[Command]] = field(default_factory=dict)
+
+    def nodes(self) -> list[str]:
+        """Every command-tree node id, for coverage reports."""
+        return sorted({c.node for c in self.commands})
+
+    def command(self, node: str) -> Command:
+        for c in self.commands:
+            if c.node == node:
+                return c
+        raise KeyError(node)

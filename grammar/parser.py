@@ -1,0 +1,267 @@
+"""Parse a command line against one mode of the grammar.
+
+Each mode's commands are compiled into one nondeterministic automaton; a line is read word by word
+with every live alternative kept at once. That single mechanism gives unique-prefix abbreviation,
+the three error kinds with the column of the problem, `?` candidates and Tab completion, and lines
+that cross levels: when a level-entering command completes, the automaton of the level it enters
+continues the same line (`replication state standby` from the message-vpn level).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Union
+
+from .model import Alt, Command, Element, Grammar, Keyword, Opt, Param, ParamRef, Seq
+from .tokens import UnterminatedQuote, Word, split_words
+from .types import check_value
+
+
+@dataclass(frozen=True)
+class Step:
+    """One command of a parsed line; a line that crosses levels has several."""
+
+    command: Command
+    args: dict[str, object]
+    words: tuple[Word, ...] = ()
+
+
+@dataclass(frozen=True)
+class Parsed:
+    steps: tuple[Step, ...]
+
+    @property
+    def leaf(self) -> Step:
+        return self.steps[-1]
+
+
+@dataclass(frozen=True)
+class ParseError:
+    kind: str                      # invalid | ambiguous | incomplete | invalid-value
+    column: int                    # where the caret goes, 0-based, relative to the line
+    word: str = ""
+    candidates: tuple[str, ...] = ()
+    reason: str = ""
+    param: str = ""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A possible next word, for `?` help and Tab completion."""
+
+    text: str                      # a keyword, `<param>` or `<cr>`
+    help: str
+    param: Param | None = None
+
+    @property
+    def is_keyword(self) -> bool:
+        return self.param is None and self.text != "<cr>"
+
+
+ParseOutcome = Union[Parsed, ParseError]
+
+
+@dataclass
+class _Graph:
+    edges: list[list[tuple[Union[Keyword, ParamRef], int]]] = field(default_factory=list)
+    eps: list[list[int]] = field(default_factory=list)
+    accept: dict[int, Command] = field(default_factory=dict)
+
+    def new(self) -> int:
+        self.edges.append([])
+        self.eps.append([])
+        return len(self.edges) - 1
+
+
+@dataclass(frozen=True)
+class _Thread:
+    mode: str
+    state: int
+    bindings: tuple[tuple[str, object], ...]
+    steps: tuple[Step, ...]
+    words: tuple[Word, ...]
+
+
+class Parser:
+    """Parses lines for any mode of one grammar; automata are built on first use and kept."""
+
+    def __init__(self, grammar: Grammar) -> None:
+        self.grammar = grammar
+        self._graphs: dict[tuple[str, bool], _Graph] = {}
+
+    # -- automaton construction -------------------------------------------------------------
+    def _graph(self, mode: str, crossed: bool = False) -> _Graph:
+        """The automaton of `mode`; `crossed` leaves out commands that only work at their own level."""
+        graph = self._graphs.get((mode, crossed))
+        if graph is None:
+            graph = _Graph()
+            graph.new()  # state 0: start
+            for command in self.grammar.by_mode.get(mode, []):
+                if crossed and command.local:
+                    continue
+                begin = graph.new()
+                graph.eps[0].append(begin)
+                end = self._compile(graph, command.element, begin)
+                graph.accept[end] = command
+            self._graphs[(mode, crossed)] = graph
+        return graph
+
+    def _compile(self, graph: _Graph, element: Element, start: int) -> int:
+        if isinstance(element, (Keyword, ParamRef)):
+            end = graph.new()
+            graph.edges[start].append((element, end))
+            return end
+        if isinstance(element, Seq):
+            state = start
+            for item in element.items:
+                state = self._compile(graph, item, state)
+            return state
+        if isinstance(element, Opt):
+            end = self._compile(graph, element.body, start)
+            graph.eps[start].append(end)
+            return end
+        if isinstance(element, Alt):
+            end = graph.new()
+            for choice in element.choices:
+                graph.eps[self._compile(graph, choice, start)].append(end)
+            return end
+        raise TypeError(element)  # pragma: no cover
+
+    # -- simulation ---------------------------------------------------------------------------
+    def _closure(self, threads: Iterable[_Thread]) -> list[_Thread]:
+        out: list[_Thread] = []
+        seen: set[tuple[str, int, tuple, tuple]] = set()
+        stack = list(threads)
+        while stack:
+            th = stack.pop()
+            key = (th.mode, th.state, th.bindings, tuple(s.command.node for s in th.steps))
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(th)
+            graph = self._graph(th.mode, bool(th.steps))
+            for nxt in graph.eps[th.state]:
+                stack.append(_Thread(th.mode, nxt, th.bindings, th.steps, th.words))
+            command = graph.accept.get(th.state)
+            if command is not None and command.enters:
+                step = Step(command, dict(th.bindings), th.words)
+                stack.append(_Thread(command.enters, 0, (), th.steps + (step,), ()))
+        out.sort(key=lambda t: (len(t.steps), t.mode, t.state))
+        return out
+
+    def _start(self, mode: str) -> list[_Thread]:
+        return self._closure([_Thread(mode, 0, (), (), ())])
+
+    def _advance(self, threads: list[_Thread], word: Word) -> Union[list[_Thread], ParseError]:
+        keyword_moves: list[tuple[_Thread, Keyword, int]] = []
+        param_moves: list[tuple[_Thread, Param, int]] = []
+        for th in threads:
+            for token, target in self._graph(th.mode, bool(th.steps)).edges[th.state]:
+                if isinstance(token, Keyword):
+                    if not word.quoted and token.word.startswith(word.text.lower()):
+                        keyword_moves.append((th, token, target))
+                else:
+                    param_moves.append((th, token.param, target))
+        exact = [m for m in keyword_moves if m[1].word == word.text.lower()]
+        if exact:
+            keyword_moves = exact
+        words = sorted({m[1].word for m in keyword_moves})
+        if len(words) > 1:
+            return ParseError("ambiguous", word.start, word.text, tuple(words))
+        if words:
+            return self._closure(
+                _Thread(th.mode, target, th.bindings + ((kw.word, True),), th.steps, th.words + (word,))
+                for th, kw, target in keyword_moves
+            )
+        if not param_moves:
+            return ParseError("invalid", word.start, word.text)
+        accepted: list[_Thread] = []
+        first_reason: tuple[str, str] | None = None
+        for th, param, target in param_moves:
+            reason = check_value(param.type, word.text)
+            if reason is None:
+                accepted.append(_Thread(th.mode, target, th.bindings + ((param.name, word.text),), th.steps,
+                                        th.words + (word,)))
+            elif first_reason is None:
+                first_reason = (param.name, reason)
+        if accepted:
+            return self._closure(accepted)
+        assert first_reason is not None
+        return ParseError("invalid-value", word.start, word.text, param=first_reason[0], reason=first_reason[1])
+
+    def _run(self, mode: str, words: list[Word]) -> Union[list[_Thread], ParseError]:
+        threads = self._start(mode)
+        for word in words:
+            result = self._advance(threads, word)
+            if isinstance(result, ParseError):
+                return result
+            threads = result
+        return threads
+
+    # -- public API ---------------------------------------------------------------------------
+    def parse(self, mode: str, line: str) -> ParseOutcome | None:
+        """Parse `line` in `mode`. None for an empty line."""
+        try:
+            words = split_words(line)
+        except UnterminatedQuote as exc:
+            return ParseError("incomplete", exc.column, reason="unterminated quote")
+        if not words:
+            return None
+        threads = self._run(mode, words)
+        if isinstance(threads, ParseError):
+            return threads
+        graph_accepts = [
+            th for th in threads
+            if (cmd := self._graph(th.mode, bool(th.steps)).accept.get(th.state)) is not None
+            and not (cmd.transit and cmd.enters)
+        ]
+        if not graph_accepts:
+            expected = tuple(c.text for c in self._next(threads) if c.text != "<cr>")
+            return ParseError("incomplete", len(line.rstrip()), candidates=expected)
+        best = graph_accepts[0]
+        command = self._graph(best.mode, bool(best.steps)).accept[best.state]
+        leaf = Step(command, dict(best.bindings), best.words)
+        return Parsed(best.steps + (leaf,))
+
+    def candidates(self, mode: str, before_cursor: str) -> Union[list[Candidate], ParseError]:
+        """What may come next at the cursor: for `?` help and Tab.
+
+        After a space: every next keyword and parameter (and `<cr>` when the line is complete).
+        Inside a word: the keywords that start with it, and any parameter that may take it.
+        """
+        try:
+            words = split_words(before_cursor)
+        except UnterminatedQuote as exc:
+            return ParseError("incomplete", exc.column, reason="unterminated quote")
+        partial: Word | None = None
+        if words and not before_cursor[-1:].isspace():
+            partial = words.pop()
+        threads = self._run(mode, words)
+        if isinstance(threads, ParseError):
+            return threads
+        found = self._next(threads)
+        if partial is None:
+            return found
+        prefix = partial.text.lower()
+        return [c for c in found if (c.is_keyword and c.text.startswith(prefix) and not partial.quoted)
+                or (c.param is not None and check_value(c.param.type, partial.text) is None)]
+
+    def _next(self, threads: list[_Thread]) -> list[Candidate]:
+        keywords: dict[str, str] = {}
+        params: dict[str, Param] = {}
+        complete = False
+        for th in threads:
+            graph = self._graph(th.mode, bool(th.steps))
+            cmd = graph.accept.get(th.state)
+            if cmd is not None and not (cmd.transit and cmd.enters):
+                complete = True
+            for token, _ in graph.edges[th.state]:
+                if isinstance(token, Keyword):
+                    keywords.setdefault(token.word, token.help)
+                else:
+                    params.setdefault(token.param.name, token.param)
+        out = [Candidate(w, keywords[w]) for w in sorted(keywords)]
+        out += [Candidate(f"<{p.name}>", p.help, p) for p in (params[n] for n in sorted(params))]
+        if complete:
+            out.append(Candidate("<cr>", ""))
+        return out
