@@ -1,0 +1,309 @@
+"""The transcript file format: lines, prompts, header, comments; text in, `Transcript` out.
+
+A transcript is what an operator sees at the terminal, so it can be pasted from a real session and
+still be a test. Everything that is *not* terminal text (header, comments) uses the prefixes `#:`
+and `#|`, which the Solace CLI never prints at the start of a line; an output line that happens to
+start with them (or would otherwise be misread) is written as an escaped `(re)` line, see
+`literal_line`. docs/transcripts.md is the user-facing description of these rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+HEADER_PREFIX = "#:"
+COMMENT_PREFIX = "#|"
+ANY_LINES = "..."
+ANY_RUN = "[..]"
+REGEX_SUFFIX = " (re)"
+LAB_HOST = "lab"
+TRANSCRIPT_SUFFIX = ".cli.txt"
+
+# host, optional mode path in parentheses (may start with "..." when truncated), then > or #,
+# then either nothing or exactly one space and the command (kept verbatim).
+PROMPT_RE = re.compile(
+    r"(?P<prompt>(?P<host>[A-Za-z0-9_.-]+)(?P<suffix>\([^()\s]+\))?(?P<char>[>#]))"
+    r"(?: (?P<command>.*))?"
+)
+_HEADER_RE = re.compile(r"#:\s*(?P<key>[A-Za-z][A-Za-z0-9_-]*)\s*(?::\s*(?P<value>.*))?")
+_SURROGATE_RE = re.compile("[\udc80-\udcff]")
+
+HEADER_KEYS = ("scenario", "version", "layout", "user", "strict-blank-lines")
+LAYOUTS = ("A", "B")
+_TRUE = ("", "yes", "true", "on")
+_FALSE = ("no", "false", "off")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a transcript, located by 1-based line (0 when it concerns the file)."""
+
+    line: int
+    message: str
+
+
+class TranscriptError(ValueError):
+    """A transcript cannot be replayed; `problems` lists every problem found, not just the first."""
+
+    def __init__(self, name: str, problems: Iterable[Problem]) -> None:
+        self.name = name
+        self.problems = sorted(problems, key=lambda p: p.line)
+        super().__init__("\n".join(f"{name}:{p.line}: {p.message}" for p in self.problems))
+
+
+@dataclass(frozen=True)
+class Header:
+    """Settings written at the top of a transcript with `#: key: value` lines."""
+
+    scenario: str | None = None
+    version: str | None = None
+    layout: str | None = None
+    user: str | None = None
+    strict_blank_lines: bool = False
+    lines: dict[str, int] = field(default_factory=dict, compare=False)  # key -> line it was set on
+
+    def settings(self) -> dict[str, str]:
+        """The Lab settings this header asks for; unset keys are left to the Lab's defaults."""
+        out = {"version": self.version, "layout": self.layout, "user": self.user}
+        return {k: v for k, v in out.items() if v is not None}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One input line and the output block expected after it.
+
+    `start`/`end` delimit the raw block (0-based indexes into `Transcript.raw_lines`, input line
+    excluded) so `accept` can rewrite exactly that region and leave the rest of the file alone.
+    """
+
+    line: int                      # 1-based line of the input line
+    host: str
+    prompt: str                    # as written, without the trailing space
+    command: str
+    expected: tuple[str, ...]      # normalised expected lines (comments dropped, edges per header)
+    expected_lines: tuple[int, ...]  # 1-based file line of each expected entry
+    start: int                     # raw index of the first block line
+    end: int                       # raw index one past the last block line
+
+
+@dataclass(frozen=True)
+class Transcript:
+    name: str
+    header: Header
+    steps: tuple[Step, ...]
+    raw_lines: tuple[str, ...]     # the file split after each "\n", line endings kept
+
+
+@dataclass(frozen=True)
+class PromptLine:
+    prompt: str
+    host: str
+    command: str
+
+
+def split_raw(text: str) -> list[str]:
+    """Split after every "\\n" only (never on other Unicode breaks), keeping the line endings."""
+    parts = text.split("\n")
+    out = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        out.append(parts[-1])
+    return out
+
+
+def clean(raw: str) -> str:
+    """The comparable form of a line: line ending and trailing spaces/tabs removed."""
+    return raw.rstrip("\n").rstrip("\r").rstrip(" \t\r")
+
+
+def match_prompt(line: str) -> PromptLine | None:
+    """Parse a cleaned line as `<prompt>[ <command>]`, ignoring whether the host exists."""
+    m = PROMPT_RE.fullmatch(line)
+    if m is None:
+        return None
+    return PromptLine(m["prompt"], m["host"], m["command"] or "")
+
+
+def is_reserved(line: str) -> bool:
+    return line.startswith(HEADER_PREFIX) or line.startswith(COMMENT_PREFIX)
+
+
+def is_plain_literal(line: str) -> bool:
+    """True when `line`, written as is in an output block, matches exactly itself and nothing else
+    that could change its meaning (matcher, comment, header or prompt syntax)."""
+    return not (
+        line == ANY_LINES
+        or ANY_RUN in line
+        or line.endswith(REGEX_SUFFIX)
+        or is_reserved(line)
+        or match_prompt(line) is not None
+    )
+
+
+def literal_line(line: str) -> str:
+    """How to write an actual output line so that it matches exactly that line.
+
+    Lines that would be read as syntax are written as `re.escape(line) + " (re)"`; when the escaped
+    text would still look like a prompt (first character is a host character), that character is
+    wrapped in a class, e.g. `[N]Y_Appliance1> (re)`.
+    """
+    line = clean(line)
+    if is_plain_literal(line):
+        return line
+    pattern = re.escape(line)
+    written = pattern + REGEX_SUFFIX
+    if match_prompt(written) is not None:
+        written = f"[{pattern[0]}]{pattern[1:]}{REGEX_SUFFIX}"
+    return written
+
+
+def format_input_line(prompt: str, command: str) -> str:
+    command = command.rstrip(" \t\r")
+    return f"{prompt} {command}" if command else prompt
+
+
+def _parse_header_line(line: str, lineno: int, values: dict[str, str], lines: dict[str, int],
+                       problems: list[Problem]) -> None:
+    m = _HEADER_RE.fullmatch(line)
+    if m is None:
+        problems.append(Problem(lineno, f"malformed header line {line!r} (expected '#: key: value')"))
+        return
+    key, value = m["key"].lower(), (m["value"] or "").strip()
+    if key not in HEADER_KEYS:
+        problems.append(Problem(lineno, f"unknown header key {key!r} (known: {', '.join(HEADER_KEYS)})"))
+        return
+    if key in values:
+        problems.append(Problem(lineno, f"header key {key!r} given twice (first on line {lines[key]})"))
+        return
+    if key == "layout" and value not in LAYOUTS:
+        problems.append(Problem(lineno, f"layout must be A or B, not {value!r}"))
+        return
+    if key == "strict-blank-lines" and value.lower() not in _TRUE + _FALSE:
+        problems.append(Problem(lineno, f"strict-blank-lines takes no value or yes/no, not {value!r}"))
+        return
+    if key in ("scenario", "version", "user") and not value:
+        problems.append(Problem(lineno, f"header key {key!r} needs a value"))
+        return
+    values[key] = value
+    lines[key] = lineno
+
+
+def _header_from(values: dict[str, str], lines: dict[str, int]) -> Header:
+    strict = "strict-blank-lines" in values and values["strict-blank-lines"].lower() in _TRUE
+    return Header(
+        scenario=values.get("scenario"),
+        version=values.get("version"),
+        layout=values.get("layout"),
+        user=values.get("user"),
+        strict_blank_lines=strict,
+        lines=dict(lines),
+    )
+
+
+def parse_header(text: str, name: str) -> Header:
+    """Read only the header (the `#:` lines before the first non-comment, non-blank line).
+
+    Replay needs the header before it can build the lab, and the lab before it knows which hosts
+    are addressable, so the header is readable on its own. Raises TranscriptError on bad header lines.
+    """
+    values: dict[str, str] = {}
+    lines: dict[str, int] = {}
+    problems: list[Problem] = []
+    for lineno, raw in enumerate(split_raw(text), start=1):
+        line = clean(raw)
+        if line.startswith(HEADER_PREFIX):
+            _parse_header_line(line, lineno, values, lines, problems)
+        elif line and not line.startswith(COMMENT_PREFIX):
+            break
+    if problems:
+        raise TranscriptError(name, problems)
+    return _header_from(values, lines)
+
+
+def _strip_blank_edges(entries: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    lo, hi = 0, len(entries)
+    while lo < hi and entries[lo][0] == "":
+        lo += 1
+    while hi > lo and entries[hi - 1][0] == "":
+        hi -= 1
+    return entries[lo:hi]
+
+
+def parse_transcript(text: str, name: str, *, hosts: Iterable[str] | None = None) -> Transcript:
+    """Parse a whole transcript; raise TranscriptError listing every problem with its line.
+
+    `hosts` are the addressable prompt hosts (the lab's routers and "lab"). Only a line matching
+    the prompt grammar *with one of these hosts* is an input line; any other line after the first
+    input line is output. With `hosts=None` every syntactically valid prompt counts (for tools that
+    check structure without building a lab).
+    """
+    from solace_shell.transcript.match import compile_line  # local: match imports format
+
+    known = None if hosts is None else frozenset(hosts)
+    raw_lines = split_raw(text)
+    problems: list[Problem] = []
+    values: dict[str, str] = {}
+    header_lines: dict[str, int] = {}
+    inputs: list[tuple[int, PromptLine]] = []  # (raw index, prompt line)
+
+    for index, raw in enumerate(raw_lines):
+        lineno = index + 1
+        line = clean(raw)
+        if _SURROGATE_RE.search(line):
+            problems.append(Problem(lineno, "undecodable bytes (the file must be UTF-8)"))
+            continue
+        if line.startswith(COMMENT_PREFIX):
+            continue
+        if line.startswith(HEADER_PREFIX):
+            if inputs:
+                problems.append(Problem(lineno, "header line after the first input line "
+                                                "(write output starting with '#:' as an escaped (re) line)"))
+            else:
+                _parse_header_line(line, lineno, values, header_lines, problems)
+            continue
+        prompt = match_prompt(line)
+        if prompt is not None and (known is None or prompt.host in known):
+            inputs.append((index, prompt))
+            continue
+        if prompt is not None and (not inputs or "(" in prompt.prompt):
+            hosts_text = ", ".join(sorted(known or ()))
+            problems.append(Problem(lineno, f"unknown host {prompt.host!r} in prompt "
+                                            f"{prompt.prompt!r} (addressable: {hosts_text})"))
+            continue
+        if not inputs and line:
+            problems.append(Problem(lineno, "output before the first input line"))
+            continue
+        if line.endswith(REGEX_SUFFIX):
+            try:
+                compile_line(line)
+            except re.error as exc:
+                problems.append(Problem(lineno, f"bad regular expression: {exc}"))
+
+    if not inputs and not problems:
+        problems.append(Problem(1 if raw_lines else 0, "no input lines (a prompt followed by a command)"))
+    if problems:
+        raise TranscriptError(name, problems)
+
+    header = _header_from(values, header_lines)
+    steps: list[Step] = []
+    for n, (index, prompt) in enumerate(inputs):
+        end = inputs[n + 1][0] if n + 1 < len(inputs) else len(raw_lines)
+        entries = [
+            (clean(raw_lines[i]), i + 1)
+            for i in range(index + 1, end)
+            if not clean(raw_lines[i]).startswith(COMMENT_PREFIX)
+        ]
+        if not header.strict_blank_lines:
+            entries = _strip_blank_edges(entries)
+        steps.append(Step(
+            line=index + 1,
+            host=prompt.host,
+            prompt=prompt.prompt,
+            command=prompt.command,
+            expected=tuple(e for e, _ in entries),
+            expected_lines=tuple(n for _, n in entries),
+            start=index + 1,
+            end=end,
+        ))
+    return Transcript(name=name, header=header, steps=tuple(steps), raw_lines=tuple(raw_lines))

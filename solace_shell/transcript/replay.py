@@ -1,0 +1,155 @@
+"""Replaying a transcript against a fresh lab: one `CommandResult` per input line.
+
+Replay is pure and in-process: no terminal, a new lab per transcript, closed afterwards, and the
+simulated clock only moves on `lab> advance`, so two replays of a file give the same results (only
+`duration_ms` differs). A problem with the file itself (parse errors, missing scenario, a lab that
+cannot be built) yields a `TranscriptResult` with `error` set and no commands: the Spark jobs
+quarantine such files instead of counting their commands as failures.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from solace_shell.transcript.format import (
+    Problem,
+    Step,
+    Transcript,
+    TranscriptError,
+    parse_header,
+    parse_transcript,
+)
+from solace_shell.transcript.lab_api import LabFactory, default_lab_factory
+from solace_shell.transcript.match import LineMatcher, compile_line, match_entries, normalise, output_lines
+from solace_shell.transcript.results import CommandResult, TranscriptResult
+from solace_shell.transcript.signature import (
+    PROMPT_MISMATCH,
+    error_signature,
+    exception_signature,
+    output_signature,
+)
+
+_BOM = "\ufeff"
+
+
+@dataclass(frozen=True)
+class StepRun:
+    """A replayed step with what `accept` and the diff need beyond the public result."""
+
+    step: Step
+    result: CommandResult
+    actual_prompt: str
+    matchers: tuple[LineMatcher, ...]
+    actual_lines: tuple[str, ...]      # normalised the way they were compared
+    prompt_ok: bool
+    output_ok: bool
+
+
+@dataclass
+class ReplayRun:
+    result: TranscriptResult
+    transcript: Transcript | None = None
+    steps: list[StepRun] = field(default_factory=list)
+
+
+def read_transcript(path: Path) -> str:
+    """Read a transcript file; bytes that are not UTF-8 survive as surrogates so the parser can
+    report each offending line instead of failing on the first byte."""
+    text = path.read_bytes().decode("utf-8", errors="surrogateescape")
+    return text[1:] if text.startswith(_BOM) else text
+
+
+def run_text(text: str, name: str, *, lab_factory: LabFactory | None = None,
+             base_dir: Path | None = None) -> ReplayRun:
+    """Replay `text` and keep the details (`replay_text` returns only the public result)."""
+    factory = lab_factory or default_lab_factory
+    try:
+        header = parse_header(text, name)
+    except TranscriptError as exc:
+        problems = list(exc.problems)
+        try:
+            parse_transcript(text, name, hosts=None)
+        except TranscriptError as more:
+            problems += [p for p in more.problems if p not in problems]
+        return ReplayRun(TranscriptResult(name, error=str(TranscriptError(name, problems))))
+
+    scenario: Path | None = None
+    if header.scenario is not None:
+        scenario = (base_dir if base_dir is not None else Path(name).parent) / header.scenario
+        if not scenario.is_file():
+            problem = Problem(header.lines.get("scenario", 0), f"scenario file not found: {scenario}")
+            return ReplayRun(TranscriptResult(name, error=str(TranscriptError(name, [problem]))))
+
+    try:
+        lab = factory(scenario, header.settings())
+    except Exception as exc:  # noqa: BLE001 - any failure to build the lab quarantines the file
+        return ReplayRun(TranscriptResult(name, error=f"{name}:0: cannot build the lab: "
+                                                      f"{type(exc).__name__}: {exc}"))
+    try:
+        try:
+            transcript = parse_transcript(text, name, hosts=lab.targets())
+        except TranscriptError as exc:
+            return ReplayRun(TranscriptResult(name, error=str(exc)))
+        run = ReplayRun(TranscriptResult(name), transcript)
+        for step in transcript.steps:
+            step_run = _run_step(lab, transcript, step)
+            run.steps.append(step_run)
+            run.result.commands.append(step_run.result)
+        return run
+    finally:
+        lab.close()
+
+
+def _run_step(lab, transcript: Transcript, step: Step) -> StepRun:
+    strict = transcript.header.strict_blank_lines
+    matchers = tuple(compile_line(e) for e in step.expected)
+    common = dict(transcript=transcript.name, line=step.line, router=step.host, prompt=step.prompt,
+                  command=step.command, expected="\n".join(step.expected))
+    started = time.perf_counter()
+    try:
+        actual_prompt = lab.prompt(step.host)
+        outcome = lab.execute(step.host, step.command)
+    except Exception as exc:  # noqa: BLE001 - the command could not be run: verdict error
+        elapsed = (time.perf_counter() - started) * 1000.0
+        result = CommandResult(**common, node="", verdict="error", actual=f"{type(exc).__name__}: {exc}",
+                               signature=exception_signature(exc), duration_ms=elapsed)
+        return StepRun(step, result, "", matchers, (), False, False)
+    elapsed = (time.perf_counter() - started) * 1000.0
+
+    actual = tuple(normalise(output_lines(outcome.text), strict))
+    prompt_ok = actual_prompt == step.prompt
+    output_ok = match_entries(matchers, actual)
+    if not prompt_ok:
+        signature = PROMPT_MISMATCH
+    elif output_ok:
+        signature = ""
+    elif not outcome.ok:
+        signature = error_signature(outcome.error_kind)
+    else:
+        signature = output_signature(matchers, actual)
+    result = CommandResult(**common, node=outcome.node or "", verdict="pass" if prompt_ok and output_ok else "fail",
+                           actual=outcome.text, signature=signature, duration_ms=elapsed)
+    return StepRun(step, result, actual_prompt, matchers, actual, prompt_ok, output_ok)
+
+
+def run_file(path: Path | str, *, lab_factory: LabFactory | None = None) -> ReplayRun:
+    path = Path(path)
+    try:
+        text = read_transcript(path)
+    except OSError as exc:
+        return ReplayRun(TranscriptResult(str(path), error=f"{path}:0: cannot read: {exc.strerror or exc}"))
+    return run_text(text, str(path), lab_factory=lab_factory, base_dir=path.parent)
+
+
+def replay_text(text: str, name: str, *, lab_factory: LabFactory | None = None,
+                base_dir: Path | None = None) -> TranscriptResult:
+    """Replay transcript text against a fresh lab (scenario paths resolve against `base_dir`,
+    default: the directory part of `name`)."""
+    return run_text(text, name, lab_factory=lab_factory, base_dir=base_dir).result
+
+
+def replay_file(path: Path | str, *, lab_factory: LabFactory | None = None) -> TranscriptResult:
+    """Replay one transcript file; its scenario path is relative to the file."""
+    return run_file(path, lab_factory=lab_factory).result
