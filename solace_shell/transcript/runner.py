@@ -1,0 +1,107 @@
+"""The `solace-shell replay FILE... [--accept] [--json]` command, as one call for the CLI glue.
+
+This is the only module of the transcript package that writes to a stream: everything it prints
+goes to the `out_stream` it is given.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TextIO
+
+from solace_shell.transcript.accept import accept as accept_file
+from solace_shell.transcript.diff import command_diff
+from solace_shell.transcript.format import TRANSCRIPT_SUFFIX
+from solace_shell.transcript.lab_api import LabFactory
+from solace_shell.transcript.replay import ReplayRun, run_file
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def discover(paths: Iterable[Path | str]) -> tuple[list[Path], list[str]]:
+    """Files as given (any name), directories searched recursively for `*.cli.txt` (sorted);
+    returns (files, problems) where problems name paths that do not exist."""
+    files: list[Path] = []
+    problems: list[str] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files.extend(sorted(f for f in p.rglob(f"*{TRANSCRIPT_SUFFIX}") if f.is_file()))
+        elif p.is_file():
+            files.append(p)
+        else:
+            problems.append(f"{p}: no such file or directory")
+    return files, problems
+
+
+def _print_failures(run: ReplayRun, out: TextIO) -> None:
+    if run.result.error is not None:
+        out.write(f"ERROR {run.result.error}\n")
+        return
+    strict = run.transcript.header.strict_blank_lines if run.transcript else False
+    for step in run.steps:
+        r = step.result
+        if r.verdict == "pass":
+            continue
+        out.write(f"{r.verdict.upper()} {r.transcript}:{r.line}: {r.prompt} {r.command}  [{r.signature}]\n")
+        prompt = step.actual_prompt if not step.prompt_ok and step.actual_prompt else None
+        diff = command_diff(r, prompt, strict_blank=strict)
+        if diff:
+            out.write(diff + "\n")
+
+
+def _json_lines(run: ReplayRun) -> Iterator[str]:
+    if run.result.error is not None:
+        yield json.dumps({"transcript": run.result.transcript, "verdict": "error", "error": run.result.error},
+                         sort_keys=True)
+        return
+    for r in run.result.commands:
+        yield json.dumps(r.to_dict(), sort_keys=True)
+
+
+def run_replay_command(paths: Iterable[Path | str], accept: bool = False, json_out: bool = False,
+                       out_stream: TextIO | None = None, *, lab_factory: LabFactory | None = None) -> int:
+    """Replay (and with `accept`, first rewrite) transcripts; print results; return the exit code.
+
+    Exit 0 only when every command of every transcript passes (after accepting, when asked),
+    1 when something failed, 2 when a path does not exist or nothing was found. Text mode prints a
+    diff per failing command and a summary line; `--json` prints one JSON object per command per
+    line (a file that could not be parsed gives one object with `verdict: error` and `error`).
+    """
+    import sys
+
+    out = out_stream if out_stream is not None else sys.stdout
+    files, problems = discover(paths)
+    for problem in problems:
+        out.write(f"ERROR {problem}\n")
+    if not files:
+        if not problems:
+            out.write("ERROR no transcripts found\n")
+        return EXIT_USAGE
+
+    counts = {"pass": 0, "fail": 0, "error": 0}
+    bad_files = 0
+    for path in files:
+        if accept:
+            rewritten = accept_file(path, lab_factory=lab_factory).rewritten
+            if rewritten and not json_out:
+                out.write(f"ACCEPTED {path}: rewrote command(s) at line(s) {', '.join(map(str, rewritten))}\n")
+        run = run_file(path, lab_factory=lab_factory)
+        if run.result.error is not None:
+            bad_files += 1
+        for r in run.result.commands:
+            counts[r.verdict] += 1
+        if json_out:
+            for line in _json_lines(run):
+                out.write(line + "\n")
+        else:
+            _print_failures(run, out)
+    if not json_out:
+        out.write(f"{len(files)} transcript(s), {sum(counts.values())} command(s): {counts['pass']} passed, "
+                  f"{counts['fail']} failed, {counts['error']} error(s)"
+                  + (f", {bad_files} transcript(s) unreadable" if bad_files else "") + "\n")
+    if problems:
+        return EXIT_USAGE
+    return EXIT_OK if counts["fail"] == counts["error"] == bad_files == 0 else EXIT_FAILED
+
