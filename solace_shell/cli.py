@@ -1,0 +1,99 @@
+"""Command-line entry points (click): the shell, scripts, one-shot commands and replay.
+
+Heavy imports (prompt_toolkit, the transcript machinery) happen inside the branch that needs them,
+so `solace-shell -c "show hostname"` starts fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+DEFAULT_DB_ENV = "SOLACE_SHELL_DB"
+
+
+def default_db_path() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "solace-shell" / "lab.sqlite"
+
+
+def _fail(message: str, code: int = 2) -> "NoReturn":  # type: ignore[name-defined]
+    click.echo(f"solace-shell: {message}", err=True)
+    sys.exit(code)
+
+
+def _open_lab(db: str | None, user: str):
+    from state_store.errors import LabFileError
+
+    from .lab import Lab, UnknownUser
+
+    path = Path(db) if db else default_db_path()
+    created = not path.exists()
+    if created:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        lab = Lab.open(path, user=user)
+    except LabFileError as exc:
+        _fail(f"cannot open lab {exc.path}: {exc.problem}")
+    except UnknownUser as exc:
+        _fail(f"no CLI user '{exc.name}' in lab {path}")
+    if created:
+        click.echo(f"solace-shell: created lab database {path}", err=True)
+    return lab, path
+
+
+@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--db", envvar=DEFAULT_DB_ENV, type=click.Path(dir_okay=False),
+              help=f"Lab database file (default: {default_db_path()}; env {DEFAULT_DB_ENV}).")
+@click.option("--user", default="admin", show_default=True, help="Log in as this lab-defined CLI user.")
+@click.option("--router", help="The router to start at (default: the lab's first router).")
+@click.option("-s", "--script", type=click.Path(exists=True, dir_okay=False),
+              help="Run a CLI script file, echoing each line after the prompt (like cli -A -s).")
+@click.option("-c", "--command", "commands", multiple=True, help="Run one command and exit (repeatable).")
+@click.option("--record", type=click.Path(dir_okay=False), help="Record the interactive session as a transcript.")
+@click.option("--vi", is_flag=True, help="vi editing keys in the interactive shell.")
+@click.pass_context
+def main(ctx: click.Context, db: str | None, user: str, router: str | None, script: str | None,
+         commands: tuple[str, ...], record: str | None, vi: bool) -> None:
+    """A stateful emulator of the Solace PubSub+ broker CLI with a two-site replication lab."""
+    if ctx.invoked_subcommand is not None:
+        return
+    lab, path = _open_lab(db, user)
+    try:
+        start = router or lab.routers()[0]
+        if start not in lab.routers():
+            _fail(f"no router named '{start}' in this lab (routers: {', '.join(lab.routers())})")
+        if script:
+            text = Path(script).read_text(encoding="utf-8", errors="replace")
+            from .script import run_script
+            sys.exit(run_script(lab, start, text.splitlines(), sys.stdout))
+        if commands:
+            from .script import run_commands
+            sys.exit(run_commands(lab, start, commands, sys.stdout))
+        from .repl import run_repl
+        recorder = None
+        if record:
+            from .transcript.record import Recorder
+            recorder = Recorder(Path(record))
+        sys.exit(run_repl(lab, start, history_path=path.with_suffix(".history"), recorder=recorder,
+                          editing_mode="vi" if vi else "emacs"))
+    finally:
+        lab.close()
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--accept", is_flag=True, help="Rewrite the expected output of failing commands in place.")
+@click.option("--json", "json_out", is_flag=True, help="Print one JSON result per command.")
+def replay(paths: tuple[str, ...], accept: bool, json_out: bool) -> None:
+    """Replay golden transcripts against a fresh lab each; exit 0 only if all pass."""
+    from .transcript.replay import run_replay_command
+
+    sys.exit(run_replay_command([Path(p) for p in paths], accept=accept, json_out=json_out, out=sys.stdout))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

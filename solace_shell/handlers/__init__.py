@@ -1,0 +1,52 @@
+"""Handler registry: grammar handler ids -> functions that return structured results.
+
+A handler never prints: it reads or changes the engine and returns a dataclass (or None); a
+renderer turns that into CLI text. Importing this package registers every handler module.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from state_store.engine import Engine
+
+    from ..session import Session
+
+Args = dict[str, Any]
+
+
+@dataclass
+class HandlerContext:
+    engine: "Engine"
+    router: str | None            # hostname of the session's router (None at the lab console)
+    user: str
+    session: "Session"
+    context: dict[str, str] = field(default_factory=dict)   # what the levels carry: vpn, queue, topic
+
+    @property
+    def vpn(self) -> str | None:
+        return self.context.get("vpn")
+
+
+Handler = Callable[[HandlerContext, Args], Any]
+HANDLERS: dict[str, Handler] = {}
+
+
+def handler(handler_id: str) -> Callable[[Handler], Handler]:
+    def register(fn: Handler) -> Handler:
+        if handler_id in HANDLERS:
+            raise RuntimeError(f"handler {handler_id} registered twice")
+        HANDLERS[handler_id] = fn
+        return fn
+    return register
+
+
+def load_all() -> dict[str, Handler]:
+    """Import every handler module once; returns the registry."""
+    for info in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{info.name}")
+    return HANDLERS

@@ -1,0 +1,31 @@
+"""Show objects about the router itself: hostname and version."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import Args, HandlerContext, handler
+
+
+@dataclass(frozen=True)
+class Hostname:
+    name: str
+
+
+@dataclass(frozen=True)
+class Version:
+    product: str
+    version: str
+    uptime_ms: int
+
+
+@handler("show.hostname")
+def show_hostname(ctx: HandlerContext, args: Args) -> Hostname:
+    return Hostname(ctx.router or "")
+
+
+@handler("show.version")
+def show_version(ctx: HandlerContext, args: Args) -> Version:
+    settings = ctx.engine.settings()
+    return Version(settings.get("product", "Solace PubSub+ Enterprise"), settings.get("version", "10.4.1.52"),
+                   ctx.engine.now_ms())

@@ -1,0 +1,116 @@
+"""An open lab: the broker state plus one session per router and the lab console.
+
+Everything that drives the emulator (REPL, scripts, one-shot commands, transcript replay, Spark)
+goes through `Lab.execute(target, line)`, so they cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from grammar import Grammar, Parser, load_grammar
+from state_store.store import LabStore
+
+from . import handlers, renderers
+from .access import UserAccess
+from .results import Outcome
+from .session import Session
+
+LAB_TARGET = "lab"
+_PARSERS: dict[int, Parser] = {}
+
+
+def shell_grammar() -> Grammar:
+    """The grammar, checked against the handlers that exist (every problem reported at once)."""
+    return load_grammar(handlers=handlers.load_all().keys())
+
+
+def _parser(grammar: Grammar) -> Parser:
+    parser = _PARSERS.get(id(grammar))
+    if parser is None:
+        parser = _PARSERS[id(grammar)] = Parser(grammar)
+    return parser
+
+
+class UnknownUser(Exception):
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+class Lab:
+    def __init__(self, store: LabStore, user: str = "admin") -> None:
+        self.grammar = shell_grammar()
+        renderers.load_all()
+        self.parser = _parser(self.grammar)
+        self.store = store
+        self.user = self._load_user(user)
+        self._sessions: dict[str, Session] = {}
+        self.console = Session(self, host=LAB_TARGET, router=None, start_mode="lab",
+                               user=UserAccess(self.user.name, "admin", "read-write"))
+        self._routers = self._load_routers()
+
+    # -- construction ------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | Path, user: str = "admin") -> "Lab":
+        return cls(LabStore.open(path), user=user)
+
+    @classmethod
+    def fresh(cls, scenario: str | Path | None = None, settings: dict[str, Any] | None = None) -> "Lab":
+        """An in-memory lab (copied from a cached template), for replay and tests."""
+        settings = dict(settings or {})
+        user = str(settings.pop("user", "admin"))
+        store = LabStore.in_memory(scenario)
+        if settings:
+            with store.transaction() as engine:
+                for name, value in settings.items():
+                    engine.set_setting(name, str(value))
+        return cls(store, user=user)
+
+    def _load_user(self, name: str) -> UserAccess:
+        with self.store.transaction() as engine:
+            info = engine.user_access(name)
+        if info is None:
+            raise UnknownUser(name)
+        return UserAccess(info.name, info.global_level, info.default_vpn_level, dict(info.vpn_levels))
+
+    def _load_routers(self) -> list[str]:
+        with self.store.transaction() as engine:
+            return [r.name for r in engine.routers()]
+
+    def reload(self) -> None:
+        """After `lab> reset`: the routers may differ; every session starts again at its top level."""
+        self._routers = self._load_routers()
+        self._sessions.clear()
+
+    # -- sessions ----------------------------------------------------------------------------
+    def routers(self) -> list[str]:
+        return list(self._routers)
+
+    def targets(self) -> list[str]:
+        return self.routers() + [LAB_TARGET]
+
+    def session(self, router: str) -> Session:
+        session = self._sessions.get(router)
+        if session is None:
+            if router not in self._routers:
+                raise KeyError(router)
+            session = self._sessions[router] = Session(self, host=router, router=router, start_mode="exec",
+                                                       user=self.user)
+        return session
+
+    def target(self, name: str) -> Session:
+        return self.console if name == LAB_TARGET else self.session(name)
+
+    def prompt(self, target: str) -> str:
+        return self.target(target).prompt
+
+    def execute(self, target: str, line: str) -> Outcome:
+        if target != LAB_TARGET and target not in self._routers:
+            from .messages import shell_error_text
+            return Outcome(shell_error_text("unknown_target", target=target), False, "", "invalid")
+        return self.target(target).execute(line)
+
+    def close(self) -> None:
+        self.store.close()

@@ -1,0 +1,36 @@
+"""Renderer registry: result type -> exact CLI text.
+
+One model, two displays (fake-switches' lesson): the same result object prints as CLI text here
+and as JSON through `dataclasses.asdict`, so a JSON twin of every show command costs nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Any, Callable
+
+Renderer = Callable[[Any], str]
+RENDERERS: dict[type, Renderer] = {}
+
+
+def renderer(result_type: type) -> Callable[[Renderer], Renderer]:
+    def register(fn: Renderer) -> Renderer:
+        if result_type in RENDERERS:
+            raise RuntimeError(f"renderer for {result_type.__name__} registered twice")
+        RENDERERS[result_type] = fn
+        return fn
+    return register
+
+
+def load_all() -> dict[type, Renderer]:
+    for info in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{info.name}")
+    return RENDERERS
+
+
+def render(result: Any) -> str:
+    fn = RENDERERS.get(type(result))
+    if fn is None:
+        raise LookupError(f"no renderer for {type(result).__name__}")
+    return fn(result)

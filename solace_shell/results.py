@@ -1,0 +1,53 @@
+"""Result types shared by many handlers. Domain results live next to their handlers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one command line did, as the caller of a session sees it."""
+
+    text: str                  # the output, without a trailing newline ("" for none)
+    ok: bool
+    node: str = ""             # grammar node of the leaf command ("" when it did not parse)
+    error_kind: str | None = None   # invalid | ambiguous | incomplete | invalid-value | access | engine | internal
+    ended: bool = False        # the session ended (exit at the top level)
+    switch_to: str | None = None    # the lab console asked to talk to this target next
+
+
+@dataclass(frozen=True)
+class Lines:
+    """Plain output lines: for handlers whose output is a fixed message."""
+
+    lines: tuple[str, ...]
+
+
+# Navigation results: the session applies them to its level stack after the transaction commits.
+@dataclass(frozen=True)
+class ExitLevel:
+    pass
+
+
+@dataclass(frozen=True)
+class EndToPrivileged:
+    pass
+
+
+@dataclass(frozen=True)
+class HomeToExec:
+    pass
+
+
+@dataclass(frozen=True)
+class SetPaging:
+    on: bool
+
+
+@dataclass(frozen=True)
+class SwitchTarget:
+    target: str
+
+
+NAVIGATION = (ExitLevel, EndToPrivileged, HomeToExec, SetPaging, SwitchTarget)

@@ -1,0 +1,156 @@
+"""One router in one terminal: its level stack, user and paging setting.
+
+The same Session object serves the REPL, scripts, one-shot commands and transcript replay, so all
+four behave identically. A command runs in one database transaction; the level stack changes only
+after that transaction commits, so a refused command leaves both the lab and the prompt as they were.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from grammar import ParseError, Step
+from state_store.errors import EngineError
+
+from .access import UserAccess, allowed, effective_level
+from .handlers import HANDLERS, HandlerContext
+from .messages import engine_error_text, parse_error_text, shell_error_text
+from .prompt import prompt_text
+from .renderers import render
+from .results import (
+    EndToPrivileged,
+    ExitLevel,
+    HomeToExec,
+    Lines,
+    Outcome,
+    SetPaging,
+    SwitchTarget,
+)
+
+if TYPE_CHECKING:
+    from .lab import Lab
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Frame:
+    mode: str
+    context: tuple[tuple[str, str], ...] = ()
+
+
+class _Denied(Exception):
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+class Session:
+    def __init__(self, lab: "Lab", host: str, router: str | None, start_mode: str, user: UserAccess) -> None:
+        self.lab = lab
+        self.host = host
+        self.router = router
+        self.user = user
+        self.start_mode = start_mode
+        self.stack: list[Frame] = [Frame(start_mode)]
+        self.paging = True
+        self.ended = False
+
+    # -- state ----------------------------------------------------------------------------------
+    @property
+    def mode(self) -> str:
+        return self.stack[-1].mode
+
+    @property
+    def context(self) -> dict[str, str]:
+        return _context(self.stack)
+
+    @property
+    def prompt(self) -> str:
+        mode = self.lab.grammar.modes[self.mode]
+        return prompt_text(self.host, mode.prompt, mode.char)
+
+    def restart(self) -> None:
+        """Log in again after `exit` at the top level."""
+        self.stack = [Frame(self.start_mode)]
+        self.ended = False
+
+    # -- running a line -------------------------------------------------------------------------
+    def execute(self, line: str) -> Outcome:
+        if self.ended:
+            self.restart()
+        parsed = self.lab.parser.parse(self.mode, line)
+        if parsed is None:
+            return Outcome("", True)
+        if isinstance(parsed, ParseError):
+            return Outcome(parse_error_text(parsed, len(self.prompt) + 1), False, "", parsed.kind)
+        node = parsed.leaf.command.node
+        stack = list(self.stack)
+        results: list[Any] = []
+        try:
+            with self.lab.store.transaction() as engine:
+                for step in parsed.steps:
+                    results.extend(self._run_step(engine, step, stack))
+        except _Denied as denied:
+            return Outcome(denied.text, False, node, "access")
+        except EngineError as exc:
+            return Outcome(engine_error_text(exc), False, node, "engine")
+        except Exception as exc:  # a bug must not cost the user their session or their lab
+            log.exception("internal error running %r", line)
+            return Outcome(shell_error_text("internal", detail=type(exc).__name__), False, node, "internal")
+        if parsed.leaf.command.enters:
+            self.stack = stack
+        return self._finish(results, node)
+
+    def _run_step(self, engine: Any, step: Step, stack: list[Frame]) -> list[Any]:
+        command = step.command
+        context = _context(stack)
+        args = dict(step.args)
+        if command.negated:
+            args["no"] = True
+        vpn = args.get("vpn-name") or args.get("vpn-pattern") or context.get("vpn")
+        if not allowed(self.user, command.access, vpn):
+            raise _Denied(shell_error_text(
+                "access_denied", command=command.syntax, required=str(command.access), user=self.user.name,
+                actual=f"{command.access.scope}/{effective_level(self.user, command.access, vpn)}",
+            ))
+        ctx = HandlerContext(engine=engine, router=self.router, user=self.user.name, session=self, context=context)
+        result = HANDLERS[command.handler](ctx, args)
+        if command.enters:
+            mode = self.lab.grammar.modes[command.enters]
+            carried = tuple((key, str(args[param])) for key, param in mode.carries if param in args)
+            stack.append(Frame(mode.id, carried))
+        return [] if result is None else [result]
+
+    def _finish(self, results: list[Any], node: str) -> Outcome:
+        texts: list[str] = []
+        switch_to: str | None = None
+        for result in results:
+            if isinstance(result, ExitLevel):
+                if len(self.stack) > 1:
+                    self.stack.pop()
+                else:
+                    self.ended = True
+            elif isinstance(result, EndToPrivileged):
+                while len(self.stack) > 1 and self.mode != "privileged":
+                    self.stack.pop()
+            elif isinstance(result, HomeToExec):
+                del self.stack[1:]
+            elif isinstance(result, SetPaging):
+                self.paging = result.on
+            elif isinstance(result, SwitchTarget):
+                switch_to = result.target
+            elif isinstance(result, Lines):
+                texts.append("\n".join(result.lines))
+            else:
+                texts.append(render(result))
+        return Outcome("\n".join(t for t in texts if t != ""), True, node, None, self.ended, switch_to)
+
+
+def _context(stack: list[Frame]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for frame in stack:
+        out.update(frame.context)
+    return out

@@ -1,0 +1,89 @@
+"""Parsing straight from the grammar: abbreviation, errors with columns, crossing levels, `?`."""
+
+from __future__ import annotations
+
+import pytest
+
+from grammar import Parsed, ParseError, Parser, load_grammar
+
+
+@pytest.fixture(scope="module")
+def parser() -> Parser:
+    return Parser(load_grammar())
+
+
+def nodes(result: Parsed) -> list[str]:
+    return [step.command.syntax for step in result.steps]
+
+
+def test_unique_prefix_abbreviates_every_keyword(parser: Parser) -> None:
+    assert nodes(parser.parse("privileged", "config")) == ["configure"]
+    assert nodes(parser.parse("privileged", "sh hostn")) == ["show", "hostname"]
+    assert nodes(parser.parse("exec", "en")) == ["enable"]
+
+
+def test_ambiguous_prefix_lists_candidates_at_its_column(parser: Parser) -> None:
+    error = parser.parse("configure", "mess Trading_VPN")
+    assert error == ParseError("ambiguous", 0, "mess", ("message-spool", "message-vpn"))
+
+
+def test_invalid_word_is_located(parser: Parser) -> None:
+    error = parser.parse("privileged", "show version extra")
+    assert isinstance(error, ParseError) and error.kind == "invalid"
+    assert (error.column, error.word) == (13, "extra")
+
+
+def test_incomplete_command_lists_what_may_follow(parser: Parser) -> None:
+    error = parser.parse("configure", "message-vpn")
+    assert isinstance(error, ParseError)
+    assert (error.kind, error.column, error.candidates) == ("incomplete", 11, ("<vpn-name>",))
+    # `show` alone at User EXEC is only a prefix there
+    assert parser.parse("exec", "show").kind == "incomplete"
+
+
+def test_typed_values_are_checked(parser: Parser) -> None:
+    error = parser.parse("configure", "message-vpn bad;name")
+    assert isinstance(error, ParseError)
+    assert (error.kind, error.column, error.param) == ("invalid-value", 12, "vpn-name")
+    assert "';'" in error.reason
+
+
+def test_quoted_values_keep_spaces_and_are_never_keywords(parser: Parser) -> None:
+    result = parser.parse("configure", 'message-vpn "A VPN WITH SPACES"')
+    assert result.steps[0].args["vpn-name"] == "A VPN WITH SPACES"
+    assert parser.parse("configure", 'message-vpn "x').reason == "unterminated quote"
+
+
+def test_a_line_can_cross_levels(parser: Parser) -> None:
+    result = parser.parse("configure", "message-vpn Trading_VPN replication queue")
+    assert nodes(result) == ["message-vpn <vpn-name>", "replication", "queue"]
+    assert result.steps[0].args["vpn-name"] == "Trading_VPN"
+    assert result.leaf.command.enters == "configure/message-vpn/replication/queue"
+
+
+def test_navigation_words_are_not_reachable_after_crossing(parser: Parser) -> None:
+    assert parser.parse("configure/message-vpn", "replication exit").kind == "invalid"
+
+
+def test_no_form_is_generated(parser: Parser) -> None:
+    result = parser.parse("exec", "no pag")
+    assert result.leaf.command.negated and result.leaf.command.syntax == "no paging"
+
+
+def test_help_after_space_lists_next_words_and_cr(parser: Parser) -> None:
+    texts = [c.text for c in parser.candidates("configure/message-vpn", "replication ")]
+    assert texts == ["ack-propagation", "bridge", "queue", "<cr>"]
+
+
+def test_help_inside_a_word_lists_its_completions(parser: Parser) -> None:
+    assert [c.text for c in parser.candidates("configure", "mes")] == ["message-spool", "message-vpn"]
+    assert [c.text for c in parser.candidates("configure", "message-vpn ")] == ["<vpn-name>"]
+
+
+def test_help_reports_an_error_before_the_cursor(parser: Parser) -> None:
+    error = parser.candidates("configure", "bogus ")
+    assert isinstance(error, ParseError) and error.kind == "invalid"
+
+
+def test_empty_line_parses_to_nothing(parser: Parser) -> None:
+    assert parser.parse("exec", "   ") is None
