@@ -1,0 +1,89 @@
+"""`solace-conformance`: replay a transcript corpus on Spark, or generate one.
+
+    solace-conformance run [--master local[*]] INPUT... --out DIR [--min-pass 0.95]
+    solace-conformance generate --count N --seed S --out DIR
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+
+def _resolve_attr(spec: str) -> object:
+    module, _, attr = spec.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """Conformance jobs for solace-shell transcripts (PySpark)."""
+
+
+@main.command("run")
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("--out", "out", required=True, help="Output directory (local path or any Hadoop URI).")
+@click.option("--master", default=None,
+              help="Spark master (local[*], spark://host:7077, yarn, ...). Default: spark-submit's --master, else local[*].")
+@click.option("--min-pass", type=click.FloatRange(0.0, 1.0), default=0.0, show_default=True,
+              help="Exit 1 when the pass rate is below this.")
+@click.option("--gate", "gate_of", type=click.Choice(["transcripts", "commands"]), default="transcripts",
+              show_default=True, help="Which pass rate --min-pass applies to (quarantined transcripts fail).")
+@click.option("--partitions", type=click.IntRange(1, 100000), default=None,
+              help="Replay partitions (default: one per 32 files, at most 1024; never depends on the cluster).")
+@click.option("--conf", "confs", multiple=True, metavar="KEY=VALUE", help="Extra Spark configuration.")
+@click.option("--progress/--no-progress", default=True, help="Progress bar on stderr (only drawn on a terminal).")
+@click.option("--replay", "replay_spec", default=None, hidden=True,
+              help="module:function of the replay engine (default: solace_shell.transcript.replay:replay_text).")
+@click.option("--grammar-nodes", "nodes_spec", default=None, hidden=True,
+              help="module:attribute holding the node ids to measure coverage against (default: the grammar).")
+def run_cmd(inputs: tuple[str, ...], out: str, master: str, min_pass: float, gate_of: str, partitions: int | None,
+            confs: tuple[str, ...], progress: bool, replay_spec: str | None, nodes_spec: str | None) -> None:
+    """Replay transcripts (files, directories, globs; any Hadoop path) and write results to --out."""
+    from .job import InputError, RunOptions, run  # noqa: PLC0415
+    from .replay_adapter import ReplayUnavailable  # noqa: PLC0415
+    from .summary import render_text  # noqa: PLC0415
+
+    conf = {}
+    for item in confs:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="--conf")
+        conf[key] = value
+    nodes = list(_resolve_attr(nodes_spec)) if nodes_spec else None  # type: ignore[call-overload]
+    opts = RunOptions(inputs=list(inputs), out=out, master=master, min_pass=min_pass,
+                      gate_of=gate_of, partitions=partitions, replay_spec=replay_spec, progress=progress,
+                      spark_conf=conf, grammar_nodes=nodes)
+    try:
+        result = run(opts)
+    except (InputError, ReplayUnavailable) as exc:
+        click.echo(f"solace-conformance: {exc}", err=True)
+        sys.exit(2)
+    click.echo(render_text(result.summary))
+    click.echo(f"wrote {out}  ({result.run_info['commands_per_second']} commands/s, "
+               f"{result.run_info['wall_seconds']} s)")
+    if not result.ok:
+        sys.exit(1)
+
+
+@main.command("generate")
+@click.option("--count", type=click.IntRange(1), required=True, help="Number of drills.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Directory for transcripts.")
+@click.option("--plan-only", is_flag=True, help="Write the drill plans (JSON) without running the emulator.")
+def generate_cmd(count: int, seed: int, out: str, plan_only: bool) -> None:
+    """Write COUNT randomized failover drills as golden transcripts recorded from the engine."""
+    from .generate import RecorderUnavailable, generate  # noqa: PLC0415
+
+    try:
+        written = generate(count=count, seed=seed, out=out, plan_only=plan_only)
+    except RecorderUnavailable as exc:
+        click.echo(f"solace-conformance: {exc} (use --plan-only to write the drill plans)", err=True)
+        sys.exit(2)
+    click.echo(f"wrote {len(written)} files to {out}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,439 @@
+"""The conformance job: replay every transcript on Spark and write results, summary and report.
+
+Pipeline (driver -> executors -> driver):
+1. List the inputs on the driver through the Hadoop FileSystem API (any Hadoop path: local, hdfs://,
+   s3a://, ...): files, directories (recursively, hidden `.`/`_` files skipped as Hadoop does) and globs.
+   Each file gets a stable *name*: the path as the user spelled it on the command line.
+2. `binaryFiles` reads the bytes; the (name, bytes) pairs are hash-partitioned by CRC-32 of the name into
+   a partition count that depends only on the number of files (fixed partitioning).
+3. `mapPartitions`: one replay engine per partition, a fresh lab per transcript (the replay's promise).
+   Undecodable, malformed or crashing transcripts become quarantine records; the job goes on.
+4. Results are persisted once, then written sorted by (transcript, line) into single-file Parquet
+   tables with fixed file names, and aggregated into `summary.json` and `report.html`.
+
+Byte-identical for the same input and arguments: commands.parquet, transcripts.parquet,
+quarantine.parquet, summary.json, report.html. Not: timings.parquet (duration_ms) and run.json.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import sys
+import time
+import zlib
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator, Sequence
+
+from . import summary as summ
+from .grammar_nodes import GrammarUnavailable, grammar_node_ids
+from .replay_adapter import default_spec, load_replayer
+
+JOB_GROUP = "solace-conformance"
+GLOB_CHARS = re.compile(r"[*?\[\]{}]")
+
+COMMAND_COLUMNS = ["transcript", "line", "router", "prompt", "command", "node", "verdict", "expected",
+                   "actual", "signature"]
+TIMING_COLUMNS = ["transcript", "line", "duration_ms"]
+TRANSCRIPT_COLUMNS = ["transcript", "status", "commands", "pass", "fail", "error", "reason"]
+
+
+@dataclass
+class RunOptions:
+    inputs: Sequence[str]
+    out: str
+    master: str | None = None   # None: spark-submit's master, else local[*]
+    min_pass: float = 0.0
+    gate_of: str = "transcripts"
+    partitions: int | None = None
+    replay_spec: str | None = None
+    progress: bool = True
+    files_per_partition: int = 32
+    grammar_nodes: Sequence[str] | None = None   # override the grammar's node list (tests, fakes)
+    spark_conf: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class RunResult:
+    summary: dict[str, Any]
+    run_info: dict[str, Any]
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.summary["gate"]["ok"])
+
+
+class InputError(Exception):
+    pass
+
+
+# ------------------------------------------------------------------------------------------ session
+
+
+def ensure_worker_python() -> None:
+    """Executors must run this interpreter (and find this package) in local mode."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if here not in paths:  # a source checkout that is not pip-installed still works on local workers
+        os.environ["PYTHONPATH"] = os.pathsep.join([here, *paths])
+
+
+def get_spark(master: str | None, app_name: str = "solace-conformance", conf: dict[str, str] | None = None) -> Any:
+    ensure_worker_python()
+    from pyspark.sql import SparkSession  # noqa: PLC0415
+
+    builder = SparkSession.builder.appName(app_name)
+    if master is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
+        master = "local[*]"  # not under spark-submit (which sets the gateway port and its own --master)
+    if master:
+        builder = builder.master(master)
+    defaults = {
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.sql.shuffle.partitions": "8",
+    }
+    for key, value in {**defaults, **(conf or {})}.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+# ------------------------------------------------------------------------------------------- inputs
+
+
+def _norm_uri(uri: str) -> str:
+    """`file:///a/b`, `file:/a/b` -> `file:/a/b`; other schemes unchanged."""
+    if uri.startswith("file:"):
+        return "file:/" + uri[5:].lstrip("/")
+    return uri
+
+
+def _hidden(name: str) -> bool:
+    return name.startswith(".") or name.startswith("_")
+
+
+def list_inputs(spark: Any, inputs: Sequence[str]) -> tuple[dict[str, str], list[str]]:
+    """Map every input file's URI to its display name; also return inputs that matched nothing."""
+    jvm = spark.sparkContext._jvm
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    Path = jvm.org.apache.hadoop.fs.Path
+    files: dict[str, str] = {}
+    missing: list[str] = []
+    for given in inputs:
+        path = Path(given)
+        fs = path.getFileSystem(conf)
+        statuses = fs.globStatus(path)
+        if not statuses:
+            missing.append(given)
+            continue
+        glob = bool(GLOB_CHARS.search(given))
+        for status in statuses:
+            uri = _norm_uri(status.getPath().toString())
+            base = given.rstrip("/") if not glob else None
+            if status.isDirectory():
+                it = fs.listFiles(status.getPath(), True)
+                while it.hasNext():
+                    child = it.next()
+                    child_uri = _norm_uri(child.getPath().toString())
+                    rel = child_uri[len(uri):].lstrip("/")
+                    if any(_hidden(part) for part in rel.split("/")):
+                        continue
+                    prefix = base if base is not None else _display(given, uri)
+                    files[child_uri] = f"{prefix}/{rel}" if prefix else rel
+            else:
+                files[uri] = given if not glob else _display(given, uri)
+    return files, missing
+
+
+def _display(given: str, uri: str) -> str:
+    """A glob match, spelled from the glob's literal prefix as the user wrote it."""
+    parts = given.split("/")
+    literal: list[str] = []
+    for part in parts:
+        if GLOB_CHARS.search(part):
+            break
+        literal.append(part)
+    prefix = "/".join(literal)
+    if not prefix:
+        return uri[5:] if uri.startswith("file:") else uri
+    anchor = prefix.rstrip("/").split("/")[-1] or "/"
+    marker = uri.find("/" + anchor + "/") if anchor != "/" else 0
+    if marker < 0:
+        return uri[5:] if uri.startswith("file:") else uri
+    rest = uri[marker + len(anchor) + 2:] if anchor != "/" else uri.split(":", 1)[-1].lstrip("/")
+    return f"{prefix.rstrip('/')}/{rest}"
+
+
+def partition_count(n_files: int, files_per_partition: int = 32) -> int:
+    return max(1, min(1024, math.ceil(n_files / max(1, files_per_partition))))
+
+
+def name_partitioner(name: str) -> int:
+    return zlib.crc32(name.encode("utf-8"))
+
+
+# -------------------------------------------------------------------------------------- executors
+
+
+def replay_partition(items: Iterable[tuple[str, bytes]], replay_spec: str) -> Iterator[tuple]:
+    """Executor side: replay every transcript of one partition with one engine.
+
+    Yields ("c", command row), ("t", timing row) and ("x", transcript row) tuples; never raises for
+    a bad transcript (quarantine), only for a broken engine (which must fail the job loudly).
+    """
+    replay = None
+    for name, data in items:
+        if replay is None:
+            replay = load_replayer(replay_spec)
+        reason: str | None = None
+        commands: list[Any] = []
+        try:
+            text = bytes(data).decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            reason = f"undecodable: not UTF-8 ({exc.reason} at byte {exc.start})"
+        else:
+            try:
+                result = replay(text, name)
+                commands = list(result.commands)
+                if result.error:
+                    reason = f"malformed: {result.error}"
+                elif not commands:
+                    reason = "malformed: no commands"
+            except Exception as exc:  # one bad transcript must not stop thousands of others
+                reason = f"replay crashed: {type(exc).__name__}: {exc}"
+                commands = []
+        counts = {"pass": 0, "fail": 0, "error": 0}
+        for c in commands:
+            verdict = c.verdict if c.verdict in counts else "error"
+            counts[verdict] += 1
+            yield ("c", (name, int(c.line), c.router, c.prompt, c.command, c.node, verdict, c.expected,
+                         c.actual, c.signature))
+            yield ("t", (name, int(c.line), float(c.duration_ms)))
+        if reason:
+            status = "quarantined"
+        elif counts["fail"] or counts["error"]:
+            status = "fail"
+        else:
+            status = "pass"
+        yield ("x", (name, status, len(commands), counts["pass"], counts["fail"], counts["error"], reason))
+
+
+# ------------------------------------------------------------------------------------------ outputs
+
+
+def _is_local(out: str) -> bool:
+    return "://" not in out and not out.startswith("hdfs:") or out.startswith("file:")
+
+
+def _local_path(out: str) -> str:
+    return out[5:] if out.startswith("file:") else out
+
+
+def write_text(spark: Any, out_dir: str, name: str, text: str) -> None:
+    if _is_local(out_dir):
+        path = os.path.join(_local_path(out_dir), name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        return
+    jvm = spark.sparkContext._jvm
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    path = jvm.org.apache.hadoop.fs.Path(out_dir.rstrip("/") + "/" + name)
+    stream = path.getFileSystem(conf).create(path, True)
+    try:
+        stream.write(bytearray(text.encode("utf-8")))
+    finally:
+        stream.close()
+
+
+def write_table(spark: Any, df: Any, out_dir: str, name: str, order: Sequence[str]) -> None:
+    """One sorted Parquet file with a fixed name: `<out>/<name>/part-00000.parquet` (+ `_SUCCESS`)."""
+    target = out_dir.rstrip("/") + "/" + name
+    # coalesce(1) + sortWithinPartitions: one sorted file, no range-partition sampling job. The input is
+    # already materialised (persisted), so the single task only reads and sorts.
+    # Parquet V2 pages without dictionary encoding: parquet-mr lists a V1 column chunk's encodings from
+    # a HashSet of enums (identity hash order), which changes the footer bytes from one JVM to the next;
+    # with V2 pages and no dictionary every chunk has exactly one encoding, so the file is byte-stable.
+    (df.coalesce(1).sortWithinPartitions(*order).write.mode("overwrite")
+       .option("compression", "snappy")
+       .option("parquet.writer.version", "v2")
+       .option("parquet.enable.dictionary", "false")
+       .parquet(target))
+    jvm = spark.sparkContext._jvm
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    Path = jvm.org.apache.hadoop.fs.Path
+    fs = Path(target).getFileSystem(conf)
+    parts = [s.getPath() for s in fs.listStatus(Path(target)) if s.getPath().getName().startswith("part-")]
+    if len(parts) != 1:
+        raise RuntimeError(f"expected one part file in {target}, found {len(parts)}")
+    fixed = Path(target + "/part-00000.parquet")
+    if parts[0].getName() != fixed.getName():
+        fs.rename(parts[0], fixed)
+
+
+# --------------------------------------------------------------------------------------------- run
+
+
+def _schema(columns: Sequence[str], ints: set[str], floats: set[str] = frozenset()) -> Any:  # type: ignore[assignment]
+    from pyspark.sql.types import DoubleType, IntegerType, StringType, StructField, StructType  # noqa: PLC0415
+
+    def kind(col: str) -> Any:
+        return IntegerType() if col in ints else DoubleType() if col in floats else StringType()
+
+    return StructType([StructField(c, kind(c), c == "reason") for c in columns])
+
+
+def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
+    from pyspark import StorageLevel  # noqa: PLC0415
+    from pyspark.sql import functions as F  # noqa: PLC0415
+
+    from .progress import SparkProgress  # noqa: PLC0415
+
+    started = time.perf_counter()
+    own_session = spark is None
+    if spark is None:
+        spark = get_spark(opts.master, conf=opts.spark_conf)
+    sc = spark.sparkContext
+    replay_spec = opts.replay_spec or default_spec()
+    load_replayer(replay_spec)  # fail fast on the driver with a clear message if the engine is missing
+    sc.setJobGroup(JOB_GROUP, "solace-shell conformance replay", interruptOnCancel=True)
+    try:
+        files, missing = list_inputs(spark, opts.inputs)
+        if missing:
+            raise InputError("no such input: " + ", ".join(missing))
+        if not files:
+            raise InputError("the inputs hold no transcript files")
+        bad = {u: n for u, n in files.items() if "," in u}
+        good = {u: n for u, n in files.items() if "," not in u}
+        n_parts = opts.partitions or partition_count(len(files), opts.files_per_partition)
+        names = sc.broadcast(good)
+
+        def named(kv: tuple[str, bytes]) -> tuple[str, bytes]:
+            uri = _norm_uri(kv[0])
+            return names.value.get(uri, uri[5:] if uri.startswith("file:") else uri), kv[1]
+
+        with SparkProgress(sc, JOB_GROUP, enabled=opts.progress) as progress:
+            progress.set_label(f"replaying {len(files)} transcripts")
+            pairs = sc.binaryFiles(",".join(sorted(good)), minPartitions=n_parts).map(named) if good else sc.emptyRDD()
+            spec = replay_spec
+            records = (
+                pairs.partitionBy(n_parts, name_partitioner)
+                .mapPartitions(lambda it: replay_partition(it, spec))
+            )
+            if bad:
+                records = records.union(sc.parallelize(
+                    [("x", (n, "quarantined", 0, 0, 0, 0, "unreadable: path contains a comma")) for n in bad.values()], 1))
+            records.persist(StorageLevel.MEMORY_AND_DISK)
+            records.count()  # the replay itself: n_parts parallel tasks, before anything is coalesced
+
+            commands = spark.createDataFrame(records.filter(lambda r: r[0] == "c").map(lambda r: r[1]),
+                                             _schema(COMMAND_COLUMNS, {"line"}))
+            timings = spark.createDataFrame(records.filter(lambda r: r[0] == "t").map(lambda r: r[1]),
+                                            _schema(TIMING_COLUMNS, {"line"}, {"duration_ms"}))
+            transcripts = spark.createDataFrame(records.filter(lambda r: r[0] == "x").map(lambda r: r[1]),
+                                                _schema(TRANSCRIPT_COLUMNS, {"commands", "pass", "fail", "error"}))
+
+            write_table(spark, commands, opts.out, "commands.parquet", ["transcript", "line"])
+            progress.set_label("writing results")
+            write_table(spark, transcripts, opts.out, "transcripts.parquet", ["transcript"])
+            quarantine = transcripts.where(F.col("status") == "quarantined").select("transcript", "reason")
+            write_table(spark, quarantine, opts.out, "quarantine.parquet", ["transcript"])
+            write_table(spark, timings, opts.out, "timings.parquet", ["transcript", "line"])
+
+            progress.set_label("aggregating")
+            summary = _aggregate(spark, opts, commands, transcripts)
+            timing_row = timings.agg(F.count(F.lit(1)).alias("n"), F.sum("duration_ms").alias("ms")).collect()[0]
+            records.unpersist()
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+
+    write_text(spark, opts.out, "summary.json", summ.dumps(summary))
+    write_text(spark, opts.out, "report.html", summ.render_report(summary))
+    wall = time.perf_counter() - started
+    n_cmd = summary["totals"]["commands"]
+    run_info = {
+        "spark_version": spark.version,
+        "master": sc.master,
+        "default_parallelism": sc.defaultParallelism,
+        "partitions": n_parts,
+        "replay": replay_spec,
+        "transcripts": summary["totals"]["transcripts"],
+        "commands": n_cmd,
+        "wall_seconds": round(wall, 3),
+        "commands_per_second": round(n_cmd / wall, 1) if wall > 0 else None,
+        "replay_cpu_ms_total": round(float(timing_row["ms"] or 0.0), 3),
+    }
+    write_text(spark, opts.out, "run.json", json.dumps(run_info, indent=2) + "\n")
+    if own_session and os.environ.get("SOLACE_CONFORMANCE_KEEP_SPARK") != "1":
+        spark.stop()
+    return RunResult(summary=summary, run_info=run_info)
+
+
+def _aggregate(spark: Any, opts: RunOptions, commands: Any, transcripts: Any) -> dict[str, Any]:
+    from pyspark.sql import functions as F  # noqa: PLC0415
+
+    t_rows = transcripts.groupBy("status").count().collect()
+    by_status = {r["status"]: r["count"] for r in t_rows}
+    t_counts = {
+        "total": sum(by_status.values()),
+        "passed": by_status.get("pass", 0),
+        "failed": by_status.get("fail", 0),
+        "quarantined": by_status.get("quarantined", 0),
+    }
+    verdicts = {r["verdict"]: r["count"] for r in commands.groupBy("verdict").count().collect()}
+
+    def n(verdict: str) -> Any:
+        return F.sum(F.when(F.col("verdict") == verdict, 1).otherwise(0)).cast("int").alias(verdict)
+
+    by_node = [r.asDict() for r in commands.groupBy("node").agg(n("pass"), n("fail"), n("error")).orderBy("node").collect()]
+
+    example = F.min(F.struct("transcript", "line")).alias("example")
+    sig_rows = (
+        commands.where(F.col("signature") != "")
+        .groupBy("signature")
+        .agg(F.count(F.lit(1)).alias("count"), F.countDistinct("transcript").alias("transcripts"),
+             F.array_sort(F.collect_set("node")).alias("nodes"), example)
+        .orderBy(F.desc("count"), "signature")
+        .collect()
+    )
+    by_signature = [
+        {"signature": r["signature"], "count": r["count"], "transcripts": r["transcripts"],
+         "nodes": [x or summ.UNPARSED for x in r["nodes"]],
+         "example": {"transcript": r["example"]["transcript"], "line": r["example"]["line"]}}
+        for r in sig_rows
+    ]
+    exercised = [r["node"] for r in commands.select("node").distinct().collect()]
+
+    regex = summ.invalid_input_regex()
+    unknown_rows = (
+        commands.where((F.col("node") == "") & (F.trim("command") != "") & F.col("actual").rlike(regex))
+        .withColumn("command", F.regexp_replace(F.trim("command"), r"\s+", " "))
+        .groupBy("command")
+        .agg(F.count(F.lit(1)).alias("count"), F.countDistinct("transcript").alias("transcripts"), example)
+        .orderBy(F.desc("count"), "command")
+        .collect()
+    )
+    unknown = [{"command": r["command"], "count": r["count"], "transcripts": r["transcripts"],
+                "example": {"transcript": r["example"]["transcript"], "line": r["example"]["line"]}}
+               for r in unknown_rows]
+    quarantine = [{"transcript": r["transcript"], "reason": r["reason"]}
+                  for r in transcripts.where(F.col("status") == "quarantined").orderBy("transcript").collect()]
+    reason = None
+    grammar_nodes: list[str] | None
+    if opts.grammar_nodes is not None:
+        grammar_nodes = sorted(set(opts.grammar_nodes))
+    else:
+        try:
+            grammar_nodes = grammar_node_ids()
+        except GrammarUnavailable as exc:
+            grammar_nodes, reason = None, str(exc)
+    return summ.build_summary(
+        inputs=opts.inputs, transcripts=t_counts, verdicts=verdicts, by_node=by_node, by_signature=by_signature,
+        grammar_nodes=grammar_nodes, grammar_reason=reason, exercised=exercised, unknown_commands=unknown,
+        quarantine=quarantine, min_pass=opts.min_pass, gate_of=opts.gate_of,
+    )
