@@ -36,19 +36,35 @@ def _is_password_keyword(token: str) -> bool:
                for kw in PASSWORD_KEYWORDS if "-" in kw)
 
 
-def redact(command: str) -> str:
-    """Replace every token that follows a password keyword by `********` (spacing kept)."""
+def redact_secrets(command: str) -> tuple[str, list[str]]:
+    """`redact` plus the secrets it removed (so echoes of them in the output can be masked too)."""
     out: list[str] = []
+    secrets: list[str] = []
     last = 0
     redact_next = False
     for m in _TOKEN.finditer(command):
         out.append(command[last:m.start()])
         token = m.group()
+        if redact_next:
+            secrets.append(token)
         out.append(REDACTED if redact_next else token)
         redact_next = _is_password_keyword(token)
         last = m.end()
     out.append(command[last:])
-    return "".join(out)
+    return "".join(out), secrets
+
+
+def redact(command: str) -> str:
+    """Replace every token that follows a password keyword by `********` (spacing kept)."""
+    return redact_secrets(command)[0]
+
+
+def mask_secrets(text: str, secrets: list[str]) -> str:
+    """Replace whitespace-delimited occurrences of each secret (an error message echoing the
+    command line, say) by `********`, so the recording replays against its own redacted command."""
+    for secret in secrets:
+        text = re.sub(rf"(?<!\S){re.escape(secret)}(?!\S)", REDACTED, text)
+    return text
 
 
 class Recorder:
@@ -59,6 +75,7 @@ class Recorder:
                  owns_stream: bool = False) -> None:
         self._stream = stream
         self._owns = owns_stream
+        self._secrets: list[str] = []
         if scenario is not None:
             self._write(f"{HEADER_PREFIX} scenario: {scenario}")
         for key in _SETTING_KEYS:
@@ -91,11 +108,14 @@ class Recorder:
 
     def command(self, prompt: str, command: str) -> None:
         """The input line: the prompt as shown (trailing space optional) and the redacted command."""
-        self._write(format_input_line(prompt.rstrip(), redact(command)))
+        written, self._secrets = redact_secrets(command)
+        self._write(format_input_line(prompt.rstrip(), written))
         self._stream.flush()
 
     def output(self, text: str) -> None:
-        """The command's output (no trailing newline, as `Outcome.text`); "" writes nothing."""
+        """The command's output (no trailing newline, as `Outcome.text`); "" writes nothing.
+        Secrets of the preceding command that the output echoes are masked."""
+        text = mask_secrets(text, self._secrets)
         if text:
             for line in text.split("\n"):
                 self._write(literal_line(line))
