@@ -142,3 +142,39 @@ def test_accept_file_in_place_keeps_bom_and_then_passes(tmp_path):
     assert report.rewritten == [1]
     assert f.read_bytes() == b"\xef\xbb\xbfNY_Appliance1> show clock\nUptime: 0s\n"
     assert not accept(f, lab_factory=FakeLab).changed
+
+
+# --- property: whatever the expected blocks say, accept makes the transcript pass ---------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+SESSION = [
+    ("NY_Appliance1", "show version"), ("NY_Appliance1", "enable"), ("lab", "advance 3s"),
+    ("lab", "status"), ("NY_Appliance1", "configure"), ("NY_Appliance1", "show state V"),
+    ("NJ_Appliance1", "nonsense"), ("NJ_Appliance1", "show clock"),
+]
+JUNK = st.sampled_from(["junk", "...", "[..]", "Version: [..]", r"\w+: .* (re)", "", "#| comment",
+                        "Uptime: 0s", "State:       standby"])
+
+
+@settings(max_examples=100, deadline=None)
+@given(blocks=st.lists(st.lists(JUNK, max_size=5), min_size=len(SESSION), max_size=len(SESSION)),
+       strict=st.booleans())
+def test_accept_always_yields_a_passing_transcript(blocks, strict):
+    lab = FakeLab()
+    lines = ["#: strict-blank-lines"] if strict else []
+    for (host, command), block in zip(SESSION, blocks):
+        lines.append(f"{lab.prompt(host)} {command}")
+        lab.execute(host, command)
+        lines.extend(block)
+    text = "\n".join(lines) + "\n"
+    new, report = acc(text)
+    assert report.before.error is None
+    assert replay_text(new, "t", lab_factory=FakeLab).passed, new
+    again, second = acc(new)
+    assert again == new and not second.changed
+    # passing blocks (and their comments) are byte-identical
+    old_lines = text.splitlines()
+    for c in report.before.commands:
+        if c.verdict == "pass":
+            assert old_lines[c.line - 1] in new.splitlines()

@@ -87,7 +87,7 @@ ROUTER_COMMANDS = st.one_of(
     st.sampled_from(["enable", "configure", "message-vpn Trading_VPN", "replication", "exit", "end",
                      "show clock", "show version", "state set active", "show state Trading_VPN", "", "nonsense",
                      "create user x password s3cret"]),
-    ECHO_TEXT.map(lambda t: "echo " + t),
+    ECHO_TEXT.map(lambda t: ("echo " + t).rstrip()),  # the format drops a command's trailing blanks
 )
 LAB_COMMANDS = st.sampled_from(["advance 1s", "advance 30s", "status", "bogus"])
 ACTIONS = st.lists(
