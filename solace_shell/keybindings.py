@@ -1,0 +1,76 @@
+"""Key bindings of the REPL, on top of prompt_toolkit's emacs (default) or vi bindings.
+
+- `?`: IOS-style help. Prints the line with its prompt, then the candidates at the cursor, and
+  redraws the prompt with the same text; the `?` itself is not inserted. Inside an open double quote
+  `?` is an ordinary character, and Ctrl-V then `?` inserts a literal `?` (the wildcard), through
+  prompt_toolkit's own quoted-insert.
+- Tab: completes at once (no waiting for a background completer): a unique candidate is inserted with
+  a trailing space, several insert their common part, otherwise the completion menu opens (and Tab
+  then cycles through it).
+- F2: switch between the current router and the lab console.
+- Ctrl-D on an empty line ends the REPL, Ctrl-C clears the line (prompt_toolkit's defaults; the loop
+  in repl.py acts on them).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from prompt_toolkit.application import get_app, run_in_terminal
+from prompt_toolkit.completion import CompleteEvent, get_common_complete_suffix
+from prompt_toolkit.filters import Condition, emacs_insert_mode, has_completions, is_searching, vi_insert_mode
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+from .completer import open_quote
+
+
+class ReplHooks(Protocol):
+    def help_for(self, text: str, cursor: int) -> str: ...
+    def write_help(self, text: str) -> None: ...
+    def toggle_console(self) -> None: ...
+
+
+@Condition
+def _in_quoted_insert() -> bool:
+    return bool(get_app().quoted_insert)
+
+
+def repl_key_bindings(repl: ReplHooks) -> KeyBindings:
+    kb = KeyBindings()
+    insert = (emacs_insert_mode | vi_insert_mode) & ~is_searching & ~_in_quoted_insert
+
+    @kb.add("?", filter=insert)
+    def _help(event: KeyPressEvent) -> None:
+        buf = event.current_buffer
+        if open_quote(buf.document.text_before_cursor):
+            buf.insert_text("?")
+            return
+        text = repl.help_for(buf.text, buf.cursor_position)
+        run_in_terminal(lambda: repl.write_help(text))
+
+    @kb.add("tab", filter=insert & ~has_completions)
+    def _tab(event: KeyPressEvent) -> None:
+        buf = event.current_buffer
+        completer = buf.completer
+        if completer is None:
+            return
+        found = list(completer.get_completions(buf.document, CompleteEvent(completion_requested=True)))
+        if not found:
+            return
+        if len(found) == 1:
+            buf.apply_completion(found[0])
+            return
+        common = get_common_complete_suffix(buf.document, found)
+        if common:
+            buf.insert_text(common)
+        else:
+            buf.start_completion(insert_common_part=False)
+
+    @kb.add("f2")
+    def _toggle(event: KeyPressEvent) -> None:
+        repl.toggle_console()
+        event.app.invalidate()
+
+    return kb
+
+

@@ -1,0 +1,125 @@
+"""Live object names for Tab completion: VPNs, queues, XIDs, clients, routers, sites, users, ...
+
+A grammar parameter names its source with `complete:` (see grammar/data/params.yaml); this module
+asks the engine for the names of that source in one read-only transaction. Names are cached for a
+keystroke burst (a short time-to-live, and `invalidate()` after every command), and completion never
+crashes: an engine that raises, or does not have the method yet, simply offers no names.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+# How long names stay cached without a command in between (one burst of Tab presses).
+BURST_SECONDS = 2.0
+
+# Each source: engine methods to try, in order, with how to call them. The first method the
+# engine has wins; its result may be names (str) or views with a `name` (or `xid`, `topic`) field.
+_Call = tuple[str, Callable[[str | None, str | None], tuple[Any, ...]]]
+_ROUTER: Callable[[str | None, str | None], tuple[Any, ...]] = lambda router, vpn: (router,)
+_ROUTER_VPN: Callable[[str | None, str | None], tuple[Any, ...]] = lambda router, vpn: (router, vpn)
+_NONE: Callable[[str | None, str | None], tuple[Any, ...]] = lambda router, vpn: ()
+
+ENGINE_SOURCES: dict[str, tuple[_Call, ...]] = {
+    "vpn": (("vpn_names", _ROUTER), ("vpns", _ROUTER)),
+    "queue": (("queue_names", _ROUTER_VPN), ("queues", _ROUTER_VPN)),
+    "xid": (("xids", _ROUTER_VPN), ("transactions", _ROUTER_VPN)),
+    "client": (("client_names", _ROUTER_VPN), ("clients", _ROUTER_VPN)),
+    "topic": (("replicated_topic_names", _ROUTER_VPN), ("replicated_topics", _ROUTER_VPN)),
+    "router": (("router_names", _NONE), ("routers", _NONE)),
+    "site": (("site_names", _NONE), ("sites", _NONE)),
+    "user": (("user_names", _NONE), ("users", _NONE)),
+}
+# Sources that need a VPN: without one (none on the line nor carried by the level) they offer nothing.
+NEEDS_VPN = frozenset({"queue", "xid", "topic"})
+_NAME_FIELDS = ("name", "xid", "topic")
+
+
+def _names_of(items: Iterable[Any]) -> list[str]:
+    out: list[str] = []
+    for item in items:
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        for attr in _NAME_FIELDS:
+            value = getattr(item, attr, None)
+            if isinstance(value, str):
+                out.append(value)
+                break
+    return sorted(set(out))
+
+
+def scenario_files(directories: Iterable[Path] | None = None) -> list[str]:
+    """Scenario files: the bundled scenarios and YAML files in the current directory."""
+    if directories is None:
+        bundled = Path(__file__).resolve().parent.parent / "state_store" / "scenarios"
+        directories = (bundled, Path.cwd())
+    out: set[str] = set()
+    for directory in directories:
+        try:
+            for path in directory.iterdir():
+                if path.suffix in (".yaml", ".yml") and path.is_file():
+                    out.add(str(path) if directory != Path.cwd() else path.name)
+        except OSError:
+            continue
+    return sorted(out)
+
+
+class LiveNames:
+    """Names from one lab for completion, cached per keystroke burst."""
+
+    def __init__(self, lab: Any, ttl: float = BURST_SECONDS, clock: Callable[[], float] = time.monotonic) -> None:
+        self.lab = lab
+        self.ttl = ttl
+        self._clock = clock
+        self._cache: dict[tuple[str, str | None, str | None], tuple[float, list[str]]] = {}
+
+    def invalidate(self) -> None:
+        """Forget every cached name (after a command ran: it may have created or deleted some)."""
+        self._cache.clear()
+
+    def names(self, source: str, router: str | None, vpn: str | None = None) -> list[str]:
+        """The names of `source` on `router` (within `vpn` for per-VPN sources); [] on any problem."""
+        key = (source, router, vpn)
+        now = self._clock()
+        hit = self._cache.get(key)
+        if hit is not None and now - hit[0] <= self.ttl:
+            return hit[1]
+        try:
+            found = self._fetch(source, router, vpn)
+        except Exception:  # completion must never cost the user their line
+            log.debug("live names for %s failed", source, exc_info=True)
+            found = []
+        self._cache[key] = (now, found)
+        return found
+
+    def _fetch(self, source: str, router: str | None, vpn: str | None) -> list[str]:
+        if source == "router":
+            routers = getattr(self.lab, "routers", None)
+            if callable(routers):
+                return sorted(routers())
+        if source == "scenario":
+            return scenario_files()
+        calls = ENGINE_SOURCES.get(source)
+        if calls is None:
+            return []
+        if source in NEEDS_VPN and not vpn:
+            return []
+        store = getattr(self.lab, "store", None)
+        if store is None:
+            return []
+        with store.transaction() as engine:
+            for method, build_args in calls:
+                fn = getattr(engine, method, None)
+                if callable(fn):
+                    args = build_args(router, vpn)
+                    if source == "vpn" and router is None:
+                        return []
+                    return _names_of(fn(*args))
+        return []

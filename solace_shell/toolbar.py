@@ -1,0 +1,59 @@
+"""The bottom toolbar: current target, simulated clock, and the F2 hint."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+
+LAB_TARGET = "lab"
+
+
+def format_clock(ms: int) -> str:
+    """Simulated time since the lab started: `T+0s`, `T+2m05s`, `T+1h02m05s`, `T+3d01h02m05s`."""
+    s, rem = divmod(max(0, int(ms)), 1000)
+    d, s = divmod(s, 86400)
+    h, s = divmod(s, 3600)
+    m, s = divmod(s, 60)
+    frac = f".{rem:03d}" if rem else ""
+    if d:
+        return f"T+{d}d{h:02d}h{m:02d}m{s:02d}{frac}s"
+    if h:
+        return f"T+{h}h{m:02d}m{s:02d}{frac}s"
+    if m:
+        return f"T+{m}m{s:02d}{frac}s"
+    return f"T+{s}{frac}s"
+
+
+def read_clock(lab: Any) -> str | None:
+    """The lab's simulated clock as toolbar text, or None when it cannot be read cheaply."""
+    store = getattr(lab, "store", None)
+    if store is None:
+        return None
+    try:
+        with store.transaction() as engine:
+            now = getattr(engine, "now_ms", None)
+            return format_clock(now()) if callable(now) else None
+    except Exception:
+        return None
+
+
+def toolbar_fragments(target: str, clock: str | None, other: str | None) -> StyleAndTextTuples:
+    """` NY_Appliance1 | T+5s | F2 lab console / router`; at the console, the router F2 returns to."""
+    is_lab = target == LAB_TARGET
+    out: StyleAndTextTuples = [
+        ("class:bottom-toolbar.lab" if is_lab else "class:bottom-toolbar.target",
+         " lab console " if is_lab else f" {target} "),
+    ]
+    if clock:
+        out += [("class:bottom-toolbar.sep", "| "), ("class:bottom-toolbar.clock", f"{clock} ")]
+    out += [("class:bottom-toolbar.sep", "| "), ("class:bottom-toolbar.key", "F2"), ("", " ")]
+    out.append(("", "lab console / router"))
+    if is_lab and other:
+        out.append(("class:bottom-toolbar.sep", f" ({other})"))
+    return out
+
+
+def toolbar_text(target: str, clock: str | None, other: str | None) -> str:
+    """The toolbar as plain text (for tests)."""
+    return "".join(text for _, text in toolbar_fragments(target, clock, other))
