@@ -77,9 +77,14 @@ def main(ctx: click.Context, db: str | None, user: str, router: str | None, scri
         recorder = None
         if record:
             from .transcript.record import Recorder
-            recorder = Recorder(Path(record))
-        sys.exit(run_repl(lab, start, history_path=path.with_suffix(".history"), recorder=recorder,
-                          editing_mode="vi" if vi else "emacs"))
+            recorder = Recorder.open(Path(record))
+        try:
+            code = run_repl(lab, start, history_path=path.with_suffix(".history"), recorder=recorder,
+                            editing_mode="vi" if vi else "emacs")
+        finally:
+            if recorder is not None:
+                recorder.close()
+        sys.exit(code)
     finally:
         lab.close()
 
@@ -92,7 +97,7 @@ def replay(paths: tuple[str, ...], accept: bool, json_out: bool) -> None:
     """Replay golden transcripts against a fresh lab each; exit 0 only if all pass."""
     from .transcript.replay import run_replay_command
 
-    sys.exit(run_replay_command([Path(p) for p in paths], accept=accept, json_out=json_out, out=sys.stdout))
+    sys.exit(run_replay_command([Path(p) for p in paths], accept, json_out, sys.stdout))
 
 
 if __name__ == "__main__":  # pragma: no cover

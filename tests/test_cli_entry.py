@@ -1,0 +1,80 @@
+"""The command-line entry points: one-shot commands, scripts, lab files, exit status."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from solace_shell.cli import main
+
+
+def invoke(*args: str, db: Path):
+    return CliRunner().invoke(main, ["--db", str(db), *args], catch_exceptions=False)
+
+
+def test_one_shot_command_prints_output_only(tmp_path: Path) -> None:
+    result = invoke("-c", "show hostname", db=tmp_path / "lab.sqlite")
+    assert result.exit_code == 0
+    assert result.stdout == "Hostname: NY_Appliance1\n"
+    assert "created lab database" in result.stderr
+
+
+def test_lab_file_is_created_once_and_reused(tmp_path: Path) -> None:
+    db = tmp_path / "lab.sqlite"
+    invoke("-c", "show hostname", db=db)
+    second = invoke("-c", "show hostname", db=db)
+    assert "created lab database" not in second.stderr
+
+
+def test_one_shot_failure_sets_exit_status(tmp_path: Path) -> None:
+    result = invoke("-c", "show nonsense", db=tmp_path / "lab.sqlite")
+    assert result.exit_code == 1
+    assert "Invalid command input" in result.stdout
+
+
+def test_router_option(tmp_path: Path) -> None:
+    result = invoke("--router", "NJ_Appliance1", "-c", "show hostname", db=tmp_path / "lab.sqlite")
+    assert result.stdout == "Hostname: NJ_Appliance1\n"
+    bad = invoke("--router", "Nowhere", "-c", "show hostname", db=tmp_path / "lab.sqlite")
+    assert bad.exit_code == 2 and "no router named 'Nowhere'" in bad.stderr
+
+
+def test_script_echoes_lines_after_the_prompt_and_skips_comments(tmp_path: Path) -> None:
+    script = tmp_path / "drill.cli"
+    script.write_text("! pragma:interpreter:ignore-already-exists\nhome\nenable\nconfigure\n"
+                      "  message-vpn Trading_VPN\nend\nshow hostname\n", encoding="utf-8")
+    result = invoke("-s", str(script), db=tmp_path / "lab.sqlite")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines() == [
+        "NY_Appliance1> home",
+        "NY_Appliance1> enable",
+        "NY_Appliance1# configure",
+        "NY_Appliance1(configure)# message-vpn Trading_VPN",
+        "NY_Appliance1(configure/message-vpn)# end",
+        "NY_Appliance1# show hostname",
+        "Hostname: NY_Appliance1",
+        "NY_Appliance1# ",
+    ]
+
+
+def test_script_with_a_failing_line_exits_non_zero(tmp_path: Path) -> None:
+    script = tmp_path / "bad.cli"
+    script.write_text("enable\nconfigure\nmessage-vpn Nowhere\n", encoding="utf-8")
+    result = invoke("-s", str(script), db=tmp_path / "lab.sqlite")
+    assert result.exit_code == 1
+    assert "ERROR: Message VPN 'Nowhere' not found." in result.stdout
+
+
+def test_corrupt_lab_file_gives_one_clear_error(tmp_path: Path) -> None:
+    db = tmp_path / "lab.sqlite"
+    db.write_bytes(b"\x00garbage" * 100)
+    result = invoke("-c", "show hostname", db=db)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"solace-shell: cannot open lab {db}")
+    assert "Traceback" not in result.output
+
+
+def test_unknown_user_is_refused(tmp_path: Path) -> None:
+    result = invoke("--user", "mallory", "-c", "show hostname", db=tmp_path / "lab.sqlite")
+    assert result.exit_code == 2 and "no CLI user 'mallory'" in result.stderr
