@@ -2,8 +2,8 @@
 
 - `?`: IOS-style help. Prints the line with its prompt, then the candidates at the cursor, and
   redraws the prompt with the same text; the `?` itself is not inserted. Inside an open double quote
-  `?` is an ordinary character, and Ctrl-V then `?` inserts a literal `?` (the wildcard), through
-  prompt_toolkit's own quoted-insert.
+  `?` is an ordinary character, and Ctrl-V then `?` inserts a literal `?` (the wildcard): Ctrl-V is
+  quoted-insert in emacs mode too (prompt_toolkit binds it only in vi insert mode; Ctrl-Q still works).
 - Tab: completes at once (no waiting for a background completer): a unique candidate is inserted with
   a trailing space, several insert their common part, otherwise the completion menu opens (and Tab
   then cycles through it).
@@ -47,6 +47,10 @@ def repl_key_bindings(repl: ReplHooks) -> KeyBindings:
             return
         text = repl.help_for(buf.text, buf.cursor_position)
         run_in_terminal(lambda: repl.write_help(text))
+
+    @kb.add("c-v", filter=emacs_insert_mode & ~is_searching)
+    def _quoted_insert(event: KeyPressEvent) -> None:
+        event.app.quoted_insert = True
 
     @kb.add("tab", filter=insert & ~has_completions)
     def _tab(event: KeyPressEvent) -> None:

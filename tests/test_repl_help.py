@@ -1,0 +1,104 @@
+"""`?` help: the echoed line, the candidates in two aligned columns, errors with their caret."""
+
+from __future__ import annotations
+
+from solace_shell.completer import format_candidates, help_text
+
+from .test_repl_fakes import FakeLab, drive, fake_lab  # noqa: F401 - fixture
+
+
+def test_help_after_a_space_lists_every_next_word_with_help(fake_lab: FakeLab) -> None:
+    text = help_text(fake_lab.parser, "privileged", "NY_Appliance1#", "configure ")
+    assert text.split("\n") == [
+        "NY_Appliance1# configure ?",
+        "  message-spool  Message spool",
+        "  message-vpn    Message VPN",
+        "  replication    Replication",
+        "  <cr>",
+    ]
+
+
+def test_help_at_an_empty_line(fake_lab: FakeLab) -> None:
+    text = help_text(fake_lab.parser, "exec", "NY_Appliance1>", "")
+    assert text.split("\n") == [
+        "NY_Appliance1> ?",
+        "  enable  Enter the Privileged EXEC level",
+        "  exit    Leave the current level",
+        "  home    Return to the User EXEC level",
+        "  no      Negate a command or set its default",
+        "  paging  Page long output",
+        "  show    Show information",
+    ]
+
+
+def test_help_inside_a_word_lists_its_completions(fake_lab: FakeLab) -> None:
+    text = help_text(fake_lab.parser, "exec", "NY_Appliance1>", "e")
+    assert text.split("\n") == [
+        "NY_Appliance1> e?",
+        "  enable  Enter the Privileged EXEC level",
+        "  exit    Leave the current level",
+    ]
+
+
+def test_help_for_a_parameter(fake_lab: FakeLab) -> None:
+    text = help_text(fake_lab.parser, "configure", "NY_Appliance1(configure)#", "message-vpn ")
+    assert text.split("\n") == [
+        "NY_Appliance1(configure)# message-vpn ?",
+        "  <vpn-name>  The name of the Message VPN",
+    ]
+
+
+def test_help_after_an_unknown_word_shows_the_error_with_its_caret(fake_lab: FakeLab) -> None:
+    text = help_text(fake_lab.parser, "exec", "NY_Appliance1>", "zz ")
+    assert text.split("\n") == [
+        "NY_Appliance1> zz ?",
+        "               ^",
+        "Invalid command input",
+        "   -> Unknown command, or command not available in current context (zz)",
+    ]
+
+
+def test_help_on_a_prefix_nothing_starts_with(fake_lab: FakeLab) -> None:
+    text = help_text(fake_lab.parser, "exec", "NY_Appliance1>", "show zz")
+    assert text.split("\n")[:2] == ["NY_Appliance1> show zz?", "                    ^"]
+
+
+def test_format_candidates_aligns_two_columns() -> None:
+    from grammar import Candidate
+
+    assert format_candidates([Candidate("a", "first"), Candidate("<long-name>", "second"), Candidate("<cr>", "")]) == [
+        "  a            first",
+        "  <long-name>  second",
+        "  <cr>",
+    ]
+
+
+def test_question_mark_prints_help_and_keeps_the_line(fake_lab: FakeLab) -> None:
+    # `?` is not inserted: Enter afterwards runs `enable`, the line as it was before the `?`.
+    code, out = drive(fake_lab, "ena?\r\x04")
+    assert code == 0
+    assert out.split("\n")[:2] == ["NY_Appliance1> ena?", "  enable  Enter the Privileged EXEC level"]
+    assert fake_lab.executed == [("NY_Appliance1", "ena")]
+    assert fake_lab.target("NY_Appliance1").prompt == "NY_Appliance1#"
+
+
+def test_question_mark_after_a_space_in_the_repl(fake_lab: FakeLab) -> None:
+    code, out = drive(fake_lab, "enable\rconfigure ?\x04")
+    assert out.split("\n")[:5] == [
+        "NY_Appliance1# configure ?",
+        "  message-spool  Message spool",
+        "  message-vpn    Message VPN",
+        "  replication    Replication",
+        "  <cr>",
+    ]
+
+
+def test_question_mark_inside_quotes_is_literal(fake_lab: FakeLab) -> None:
+    drive(fake_lab, 'echo "a?b"\r\x04')
+    assert fake_lab.executed == [("NY_Appliance1", 'echo "a?b"')]
+
+
+def test_ctrl_v_question_mark_inserts_a_literal_wildcard(fake_lab: FakeLab) -> None:
+    code, out = drive(fake_lab, "echo a\x16?b\r\x04")
+    assert fake_lab.executed == [("NY_Appliance1", "echo a?b")]
+    assert out == "a?b\n"

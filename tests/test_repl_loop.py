@@ -1,0 +1,157 @@
+"""The REPL loop: targets and F2, ending, Ctrl-C, history, recording, the toolbar."""
+
+from __future__ import annotations
+
+import io
+
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from solace_shell.repl import Repl, history_path_for, run_repl
+from solace_shell.toolbar import format_clock, read_clock, toolbar_text
+
+from .test_repl_fakes import FakeLab, ListRecorder, drive, fake_lab  # noqa: F401 - fixture
+
+F2 = "\x1bOQ"
+CTRL_C = "\x03"
+CTRL_D = "\x04"
+
+
+def test_exit_at_the_top_level_ends_the_loop(fake_lab: FakeLab) -> None:
+    code, _ = drive(fake_lab, "enable\rexit\rexit\renable\r")
+    assert code == 0
+    # The line after the top-level exit is never read.
+    assert fake_lab.executed == [("NY_Appliance1", "enable"), ("NY_Appliance1", "exit"), ("NY_Appliance1", "exit")]
+
+
+def test_ctrl_d_on_an_empty_line_ends(fake_lab: FakeLab) -> None:
+    code, out = drive(fake_lab, CTRL_D + "enable\r")
+    assert code == 0 and fake_lab.executed == [] and out == ""
+
+
+def test_ctrl_c_clears_the_line(fake_lab: FakeLab) -> None:
+    drive(fake_lab, "configure" + CTRL_C + "enable\r" + CTRL_D)
+    assert fake_lab.executed == [("NY_Appliance1", "enable")]
+
+
+def test_f2_switches_to_the_lab_console_and_back(fake_lab: FakeLab) -> None:
+    drive(fake_lab, "enable\r" + F2 + "status\r" + F2 + "configure\r" + CTRL_D)
+    assert fake_lab.executed == [
+        ("NY_Appliance1", "enable"), ("lab", "status"), ("NY_Appliance1", "configure"),
+    ]
+    assert fake_lab.target("NY_Appliance1").prompt == "NY_Appliance1(configure)#"
+
+
+def test_f2_keeps_the_typed_text(fake_lab: FakeLab) -> None:
+    drive(fake_lab, "ena" + F2 + "ble\r" + CTRL_D)
+    assert fake_lab.executed == [("lab", "enable")]
+
+
+def test_prompt_follows_the_target() -> None:
+    lab = FakeLab()
+    with create_pipe_input() as pipe:
+        repl = Repl(lab, "NY_Appliance1", input=pipe, output=DummyOutput(), stdout=io.StringIO())
+        assert repl.prompt_session.message() == "NY_Appliance1> "
+        repl.toggle_console()
+        assert repl.prompt_session.message() == "lab> "
+        assert repl.target == "lab"
+        repl.toggle_console()
+        assert repl.target == "NY_Appliance1"
+
+
+def test_console_connect_switches_the_router(fake_lab: FakeLab) -> None:
+    drive(fake_lab, F2 + "connect NJ_Appliance1\renable\r" + F2 + "status\r" + F2 + "show version\r" + CTRL_D)
+    assert fake_lab.executed == [
+        ("lab", "connect NJ_Appliance1"), ("NJ_Appliance1", "enable"), ("lab", "status"),
+        ("NJ_Appliance1", "show version"),
+    ]
+
+
+def test_start_at_the_console_f2_goes_to_the_first_router(fake_lab: FakeLab) -> None:
+    drive(fake_lab, F2 + "enable\r" + CTRL_D, start="lab")
+    assert fake_lab.executed == [("NY_Appliance1", "enable")]
+
+
+def test_unknown_start_target(fake_lab: FakeLab) -> None:
+    out = io.StringIO()
+    assert run_repl(fake_lab, "LA_Appliance9", history_path=None, stdout=out) == 1
+    assert "LA_Appliance9" in out.getvalue()
+
+
+def test_output_is_printed_plain(fake_lab: FakeLab) -> None:
+    _, out = drive(fake_lab, "echo hello\\nworld\rzz\r" + CTRL_D)
+    assert out.split("\n") == [
+        "hello", "world",
+        "               ^",
+        "Invalid command input",
+        "   -> Unknown command, or command not available in current context (zz)",
+        "",
+    ]
+    assert "\x1b" not in out
+
+
+def test_a_crashing_lab_does_not_end_the_repl(fake_lab: FakeLab) -> None:
+    calls = []
+
+    def boom(target: str, line: str):
+        calls.append(line)
+        if line == "boom":
+            raise RuntimeError("bug")
+        return FakeLab.execute(fake_lab, target, line)
+
+    fake_lab.execute = boom  # type: ignore[method-assign]
+    _, out = drive(fake_lab, "boom\renable\r" + CTRL_D)
+    assert calls == ["boom", "enable"]
+    assert out.startswith("ERROR: Internal error")
+
+
+def test_history_file_is_written(fake_lab: FakeLab, tmp_path) -> None:
+    history = history_path_for(tmp_path / "drill.lab")
+    assert history == tmp_path / "drill.lab.history"
+    drive(fake_lab, "enable\rconfigure\r" + CTRL_D, history_path=history)
+    text = history.read_text()
+    assert "+enable" in text and "+configure" in text
+    # A second run sees it: Up recalls the last command.
+    lab2 = FakeLab()
+    drive(lab2, "\x1b[A\r" + CTRL_D, history_path=history)
+    assert lab2.executed == [("NY_Appliance1", "configure")]
+
+
+def test_recorder_gets_prompt_line_and_output(fake_lab: FakeLab) -> None:
+    recorder = ListRecorder()
+    drive(fake_lab, "enable\r\recho hi\r" + F2 + "zz\r" + CTRL_D, recorder=recorder)
+    assert recorder.records[:2] == [
+        ("NY_Appliance1>", "enable", ""),
+        ("NY_Appliance1#", "echo hi", "hi"),
+    ]
+    assert recorder.records[2][0:2] == ("lab>", "zz")
+    assert "Invalid command input" in recorder.records[2][2]
+    assert len(recorder.records) == 3   # the empty line is not recorded
+
+
+def test_vi_mode(fake_lab: FakeLab) -> None:
+    # In vi mode: type, Escape to navigation, `0` to the start, `x` deletes a character, Enter runs.
+    drive(fake_lab, "xenable\x1b0x\r" + CTRL_D, editing_mode="vi")
+    assert fake_lab.executed == [("NY_Appliance1", "enable")]
+
+
+def test_toolbar() -> None:
+    assert toolbar_text("NY_Appliance1", "T+5s", "NY_Appliance1") == " NY_Appliance1 | T+5s | F2 lab console / router"
+    assert toolbar_text("lab", None, "NJ_Appliance1") == " lab console | F2 lab console / router (NJ_Appliance1)"
+
+
+def test_toolbar_reads_the_simulated_clock(fake_lab: FakeLab) -> None:
+    assert read_clock(fake_lab) == "T+5s"
+    fake_lab.store.engine.now = 3_725_250
+    assert read_clock(fake_lab) == "T+1h02m05.250s"
+
+    class Broken:
+        store = None
+
+    assert read_clock(Broken()) is None
+
+
+def test_format_clock() -> None:
+    assert format_clock(0) == "T+0s"
+    assert format_clock(125_000) == "T+2m05s"
+    assert format_clock(90_061_000) == "T+1d01h01m01s"

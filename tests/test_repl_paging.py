@@ -1,0 +1,76 @@
+"""The More pager: pure page splitting, the key-by-key pager, and paging inside the REPL."""
+
+from __future__ import annotations
+
+from solace_shell.paging import NEXT_LINE, NEXT_PAGE, QUIT, Pager, needs_paging, page_height, page_output, split_pages
+
+from .test_repl_fakes import FakeLab, drive, fake_lab  # noqa: F401 - fixture
+
+ROWS = 40   # DummyOutput's terminal height
+
+
+def numbered(n: int) -> str:
+    return "\n".join(f"line{i}" for i in range(1, n + 1))
+
+
+def test_split_pages() -> None:
+    assert split_pages("", 3) == []
+    assert split_pages("a", 3) == [["a"]]
+    assert split_pages("a\nb\nc", 3) == [["a", "b", "c"]]
+    assert split_pages(numbered(7), 3) == [["line1", "line2", "line3"], ["line4", "line5", "line6"], ["line7"]]
+    assert split_pages("a\n\nb", 2) == [["a", ""], ["b"]]
+    assert split_pages("a\nb", 0) == [["a"], ["b"]]
+
+
+def test_page_height_leaves_a_line_for_the_more_prompt() -> None:
+    assert page_height(24) == 23
+    assert page_height(1) == 1
+    assert not needs_paging(numbered(23), 24)
+    assert needs_paging(numbered(24), 24)
+
+
+def test_pager_keys() -> None:
+    pager = Pager.of(numbered(10), 3)
+    assert pager.first() == ["line1", "line2", "line3"]
+    assert pager.press(NEXT_LINE) == ["line4"]
+    assert pager.press(NEXT_PAGE) == ["line5", "line6", "line7"]
+    assert not pager.done
+    assert pager.press(QUIT) == []
+    assert pager.done
+    assert pager.press(NEXT_PAGE) == []
+
+
+def test_page_output_until_the_end() -> None:
+    written: list[str] = []
+    keys = iter([NEXT_PAGE, NEXT_PAGE, NEXT_PAGE])
+    page_output(numbered(7), 3, written.append, lambda: next(keys))
+    assert written == ["line1\nline2\nline3", "line4\nline5\nline6", "line7"]
+
+
+def test_page_output_short_text_asks_nothing() -> None:
+    written: list[str] = []
+    page_output("a\nb", 3, written.append, lambda: (_ for _ in ()).throw(AssertionError("asked")))
+    assert written == ["a\nb"]
+
+
+def test_repl_pages_long_output(fake_lab: FakeLab) -> None:
+    body = "\\n".join(f"line{i}" for i in range(1, 101))
+    # space = next page, Enter = next line, q = stop; then the prompt is back.
+    _, out = drive(fake_lab, f"echo {body}\r \rqenable\r\x04", paging=True)
+    lines = out.split("\n")[:-1]
+    per_page = page_height(ROWS)
+    assert lines == [f"line{i}" for i in range(1, 2 * per_page + 2)]
+    assert fake_lab.executed[-1] == ("NY_Appliance1", "enable")
+
+
+def test_no_paging_prints_everything(fake_lab: FakeLab) -> None:
+    body = "\\n".join(f"line{i}" for i in range(1, 101))
+    _, out = drive(fake_lab, f"no paging\recho {body}\renable\r\x04", paging=True)
+    assert out.split("\n")[:-1] == [f"line{i}" for i in range(1, 101)]
+    assert fake_lab.executed[-1] == ("NY_Appliance1", "enable")
+
+
+def test_not_interactive_prints_everything(fake_lab: FakeLab) -> None:
+    body = "\\n".join(f"line{i}" for i in range(1, 101))
+    _, out = drive(fake_lab, f"echo {body}\r\x04")   # stdout is not a terminal: no pager
+    assert len(out.split("\n")[:-1]) == 100
