@@ -27,17 +27,18 @@ _ROUTER_VPN: Callable[[str | None, str | None], tuple[Any, ...]] = lambda router
 _NONE: Callable[[str | None, str | None], tuple[Any, ...]] = lambda router, vpn: ()
 
 ENGINE_SOURCES: dict[str, tuple[_Call, ...]] = {
-    "vpn": (("vpn_names", _ROUTER), ("vpns", _ROUTER)),
-    "queue": (("queue_names", _ROUTER_VPN), ("queues", _ROUTER_VPN)),
-    "xid": (("xids", _ROUTER_VPN), ("transactions", _ROUTER_VPN)),
-    "client": (("client_names", _ROUTER_VPN), ("clients", _ROUTER_VPN)),
+    "vpn": (("vpn_names", _ROUTER),),
+    "queue": (("queue_names", _ROUTER_VPN),),
+    "xid": (("xids", _ROUTER_VPN),),                 # vpn may be None: every XID on the router
+    "client": (("client_names", _ROUTER),),
     "topic": (("replicated_topic_names", _ROUTER_VPN), ("replicated_topics", _ROUTER_VPN)),
-    "router": (("router_names", _NONE), ("routers", _NONE)),
     "site": (("site_names", _NONE), ("sites", _NONE)),
     "user": (("user_names", _NONE), ("users", _NONE)),
 }
 # Sources that need a VPN: without one (none on the line nor carried by the level) they offer nothing.
-NEEDS_VPN = frozenset({"queue", "xid", "topic"})
+NEEDS_VPN = frozenset({"queue", "topic"})
+# Sources asked per router: at the lab console (no router) they offer the names of every router.
+PER_ROUTER = frozenset({"vpn", "queue", "xid", "topic"})
 _NAME_FIELDS = ("name", "xid", "topic")
 
 
@@ -52,7 +53,7 @@ def _names_of(items: Iterable[Any]) -> list[str]:
             if isinstance(value, str):
                 out.append(value)
                 break
-    return sorted(set(out))
+    return list(dict.fromkeys(out))   # the engine's order ('#' internal VPNs first), once each
 
 
 def scenario_files(directories: Iterable[Path] | None = None) -> list[str]:
@@ -114,12 +115,18 @@ class LiveNames:
         store = getattr(self.lab, "store", None)
         if store is None:
             return []
+        routers: list[str | None] = [router]
+        if router is None and source in PER_ROUTER:
+            routers = list(self.lab.routers())
+        out: list[str] = []
         with store.transaction() as engine:
             for method, build_args in calls:
                 fn = getattr(engine, method, None)
                 if callable(fn):
-                    args = build_args(router, vpn)
-                    if source == "vpn" and router is None:
-                        return []
-                    return _names_of(fn(*args))
-        return []
+                    for r in routers:
+                        out += _names_of(fn(*build_args(r, vpn)))
+                    break
+            else:
+                if source == "site" and callable(getattr(engine, "status", None)):
+                    out = _names_of(engine.status().sites)   # no site list yet: the lab status has them
+        return list(dict.fromkeys(out))

@@ -152,3 +152,15 @@ def test_scenario_files(tmp_path) -> None:
     (tmp_path / "a.yaml").write_text("x: 1\n")
     (tmp_path / "b.txt").write_text("")
     assert scenario_files([tmp_path]) == [str(tmp_path / "a.yaml")]
+
+
+def test_live_names_at_the_console_cover_every_router(fake_lab: FakeLab) -> None:
+    assert LiveNames(fake_lab).names("vpn", None) == ["Trading_VPN", "Treasury_VPN", "default"]
+
+
+def test_sites_from_the_lab_status(fake_lab: FakeLab) -> None:
+    from types import SimpleNamespace
+
+    fake_lab.store.engine.status = lambda: SimpleNamespace(  # type: ignore[attr-defined]
+        sites=(SimpleNamespace(name="NY"), SimpleNamespace(name="NJ")))
+    assert LiveNames(fake_lab).names("site", None) == ["NY", "NJ"]
