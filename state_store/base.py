@@ -1,0 +1,199 @@
+"""Shared plumbing of the Engine mixins: lookups that raise the right EngineError, settings,
+counter maintenance and the small SQL helpers the bulk paths use.
+
+Why a base: each behaviour module (replication, messaging, clients, transactions, audit) needs the
+same name->row lookups and the same rules for "is this VPN serving?"; keeping them in one place
+keeps those rules identical everywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Optional
+
+from sqlalchemy import select, text
+from sqlalchemy.orm import Session
+
+from . import clock
+from .errors import EngineError
+from .models import Client, HaGroup, Link, Queue, ReplicatedTopic, Router, Setting, Site, Vpn
+from .topics import has_wildcard, name_matches
+
+REPL_QUEUE = "#MSGVPN_REPLICATION_DATA_QUEUE"
+REPL_BRIDGE = "#MSGVPN_REPLICATION_BRIDGE"
+MB = 1048576
+
+SETTING_DEFAULTS: dict[str, str] = {
+    "software_version": "10.4.1.52",
+    "layout": "B",
+    "replication_drain_rate": "1000",
+    "default_message_size": "600",
+}
+
+
+class EngineBase:
+    def __init__(self, session: Session) -> None:
+        self.s = session
+
+    # ------------------------------------------------------------------ sql
+    def _sql(self, sql: str, params: Optional[dict[str, Any]] = None) -> Any:
+        return self.s.execute(text(sql), params or {})
+
+    def _scalar(self, sql: str, params: Optional[dict[str, Any]] = None) -> Any:
+        return self.s.execute(text(sql), params or {}).scalar()
+
+    # ------------------------------------------------------------------ clock / settings
+    def now_ms(self) -> int:
+        return clock.now_ms(self.s)
+
+    def _setting(self, key: str) -> str:
+        row = self.s.get(Setting, key)
+        return row.value if row else SETTING_DEFAULTS[key]
+
+    def _int_setting(self, key: str) -> int:
+        return int(self._setting(key))
+
+    # ------------------------------------------------------------------ lookups
+    def _router(self, name: str, *, must_be_up: bool = False) -> Router:
+        r = self.s.scalars(select(Router).where(Router.name == name)).first()
+        if r is None:
+            raise EngineError("router_not_found", router=name)
+        if must_be_up and not r.up:
+            raise EngineError("router_down", router=name)
+        return r
+
+    def _site(self, name: str) -> Site:
+        site = self.s.scalars(select(Site).where(Site.name == name)).first()
+        if site is None:
+            raise EngineError("site_not_found", site=name)
+        return site
+
+    def _routers_of_site(self, site: Site) -> list[Router]:
+        return list(self.s.scalars(select(Router).where(Router.site_id == site.id).order_by(Router.name)))
+
+    def _vpn(self, router: Router, name: str) -> Vpn:
+        v = self.s.scalars(select(Vpn).where(Vpn.router_id == router.id, Vpn.name == name)).first()
+        if v is None:
+            raise EngineError("vpn_not_found", vpn=name, router=router.name)
+        return v
+
+    def _vpn_rw(self, router_name: str, vpn_name: str) -> Vpn:
+        """A VPN to configure: router must exist and be up, VPN must exist and not be internal."""
+        r = self._router(router_name, must_be_up=True)
+        v = self._vpn(r, vpn_name)
+        if v.internal:
+            raise EngineError("vpn_internal", vpn=vpn_name)
+        return v
+
+    def _vpns(self, router: Router, pattern: Optional[str] = None) -> list[Vpn]:
+        rows = self.s.scalars(select(Vpn).where(Vpn.router_id == router.id)).all()
+        out = [v for v in rows if name_matches(pattern, v.name)]
+        if pattern is not None and not has_wildcard(pattern) and not out:
+            raise EngineError("vpn_not_found", vpn=pattern, router=router.name)
+        return sorted(out, key=_name_key)
+
+    def _router_of(self, vpn: Vpn) -> Router:
+        return self.s.get(Router, vpn.router_id)  # type: ignore[return-value]
+
+    def _group(self, vpn: Vpn) -> HaGroup:
+        return self.s.get(HaGroup, vpn.group_id)  # type: ignore[return-value]
+
+    def _group_members(self, vpn: Vpn) -> list[Vpn]:
+        return list(self.s.scalars(select(Vpn).where(Vpn.group_id == vpn.group_id).order_by(Vpn.id)))
+
+    def _mate(self, vpn: Vpn) -> Optional[Vpn]:
+        """The replication mate: the same VPN on the other site's router."""
+        for v in self._group_members(vpn):
+            if v.id != vpn.id:
+                return v
+        return None
+
+    def _queue(self, vpn: Vpn, name: str) -> Queue:
+        q = self.s.scalars(select(Queue).where(Queue.vpn_id == vpn.id, Queue.name == name)).first()
+        if q is None:
+            raise EngineError("queue_not_found", queue=name, vpn=vpn.name)
+        return q
+
+    def _repl_queue(self, vpn: Vpn) -> Optional[Queue]:
+        return self.s.scalars(
+            select(Queue).where(Queue.vpn_id == vpn.id, Queue.kind == "replication")
+        ).first()
+
+    def _client(self, name: str) -> Client:
+        c = self.s.scalars(select(Client).where(Client.name == name)).first()
+        if c is None:
+            raise EngineError("client_not_found", client=name)
+        return c
+
+    def _replicated_topics(self, vpn: Vpn) -> list[ReplicatedTopic]:
+        return list(self.s.scalars(
+            select(ReplicatedTopic).where(ReplicatedTopic.vpn_id == vpn.id).order_by(ReplicatedTopic.topic)
+        ))
+
+    # ------------------------------------------------------------------ topology rules
+    def _sites_linked(self, a: Router, b: Router) -> bool:
+        if a.site_id == b.site_id:
+            return True
+        for link in self.s.scalars(select(Link)):
+            if {link.site_a_id, link.site_b_id} == {a.site_id, b.site_id}:
+                return link.up
+        return False
+
+    def _serving(self, vpn: Vpn) -> bool:
+        """Accepts clients and publishes: router up, VPN up, and replication-active or not
+        replicated (replication shut down)."""
+        if vpn.internal or not vpn.enabled:
+            return False
+        if not self._router_of(vpn).up:
+            return False
+        return (not vpn.repl_enabled) or vpn.role == "active"
+
+    def _has_entries(self, vpn: Vpn) -> bool:
+        return self._scalar("SELECT 1 FROM repl_entry WHERE vpn_id=:v LIMIT 1", {"v": vpn.id}) is not None
+
+    def _binding(self, holder: Vpn) -> Optional[Vpn]:
+        """The standby VPN whose bridge is bound to ``holder``'s replication queue, or None.
+
+        Bound when both routers are up, their sites are linked, replication is enabled on both,
+        the mate is standby, and the holder is active -- or the holder is a standby that still
+        has undrained entries and its mate is standby (the window of a controlled failover
+        between `replication state standby` on the old site and `active` on the new one)."""
+        if holder.internal or not holder.repl_enabled:
+            return None
+        mate = self._mate(holder)
+        if mate is None or not mate.repl_enabled or mate.role != "standby":
+            return None
+        hr, mr = self._router_of(holder), self._router_of(mate)
+        if not (hr.up and mr.up and self._sites_linked(hr, mr)):
+            return None
+        if holder.role == "active":
+            return mate
+        return mate if self._has_entries(holder) else None
+
+    # ------------------------------------------------------------------ counters
+    def _adjust_queue(self, q: Queue, dcount: int, dbytes: int) -> None:
+        if not dcount and not dbytes:
+            return
+        q.msg_count = max(0, q.msg_count + dcount)
+        q.bytes = max(0, q.bytes + dbytes)
+        if q.bytes > q.hwm_bytes:
+            q.hwm_bytes = q.bytes
+        if dbytes > 0:
+            vpn = self.s.get(Vpn, q.vpn_id)
+            router = self._router_of(vpn)  # type: ignore[arg-type]
+            total = self._router_spool_bytes(router)
+            if total > router.spool_hwm_bytes:
+                router.spool_hwm_bytes = total
+
+    def _router_spool_bytes(self, router: Router) -> int:
+        self.s.flush()
+        return int(self._scalar(
+            "SELECT COALESCE(SUM(q.bytes),0) FROM queue q JOIN vpn v ON v.id=q.vpn_id "
+            "WHERE v.router_id=:r", {"r": router.id}) or 0)
+
+    def _queues_by_id(self, ids: Iterable[int]) -> dict[int, Queue]:
+        return {i: self.s.get(Queue, i) for i in ids}  # type: ignore[misc]
+
+
+def _name_key(v: Any) -> tuple[int, str]:
+    """CLI sort: '#' names first, then by name."""
+    return (0 if v.name.startswith("#") else 1, v.name)

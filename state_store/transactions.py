@@ -1,0 +1,301 @@
+"""Local and XA transactions, their replication, and the admin heuristic actions.
+
+Why: step 4 and 6 of the controlled failover (seed 000) are about PREPARED XA transactions on the
+old active site; the lab must produce them, mirror them to the standby, and let the operator
+heuristically commit / roll back / delete them with XID wildcards.
+
+Model:
+- local: one per client session (``tx_local_start/commit/rollback``); state ACTIVE until it ends.
+- XA by XID (``0021ABC4-00-01``: format id, gtrid, bqual in hex): start -> ACTIVE (associated with
+  the client); suspend -> SUSPENDED; resume -> ACTIVE; end -> IDLE; prepare -> PREPARED;
+  commit from PREPARED, or from IDLE with one_phase=True; rollback from any live state.
+  A normal commit/rollback frees the transaction.
+- While a client has an open local transaction or an associated ACTIVE XA branch, its publishes
+  are held in the transaction (spooled only on commit) and its consumes lock the copies (removed
+  and delivered on commit, unlocked on rollback).
+- ``replicated`` = the VPN was replication-enabled and active when the transaction started
+  (transaction-replication-mode only applies at start). XA states other than ACTIVE are mirrored
+  to the standby through the replication stream ('tx' entries, in order with messages and acks);
+  the end of a transaction removes the mirror. Local transactions are not mirrored (only their
+  committed effects are). A mirror becomes a live transaction when its VPN goes active (the
+  transaction manager can then commit it on the new site).
+- Heuristics (admin message-spool): commit/rollback only XA in IDLE or PREPARED (else
+  transaction_wrong_state), applied locally (no replication), leaving state COMPLETE with
+  heuristic 'committed'/'rolled back'; delete only heuristically completed ones. A pattern that
+  matches nothing is refused with transaction_not_found. Deliveries recorded by a commit carry
+  the XID, so committing the same branch on both sites does not count a second delivery.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from sqlalchemy import select
+
+from .base import EngineBase
+from .errors import EngineError
+from .models import Client, Router, Txn, TxnOp, Vpn
+from .topics import name_matches
+from .views import TransactionInfo, TxnMessage
+
+XID_RE = re.compile(r"^[0-9A-Fa-f]{1,8}-[0-9A-Fa-f]{1,128}-[0-9A-Fa-f]{1,128}$")
+STATES = ("active", "suspended", "idle", "prepared", "complete")
+
+
+class TransactionsMixin(EngineBase):
+    # ------------------------------------------------------------------ helpers
+    def _open_txn(self, c: Client) -> Optional[Txn]:
+        if c.router_id is None:
+            return None
+        return self.s.scalars(select(Txn).where(
+            Txn.client_name == c.name, Txn.router_id == c.router_id, Txn.mirror.is_(False),
+            ((Txn.kind == "local") | ((Txn.kind == "xa") & (Txn.state == "active") & Txn.associated.is_(True))),
+        )).first()
+
+    def _xa(self, client: str, xid: str) -> tuple[Client, Vpn, Router, Txn]:
+        c, v, r = self._connected_client(client)
+        t = self.s.scalars(select(Txn).where(Txn.vpn_id == v.id, Txn.kind == "xa", Txn.xid == xid)).first()
+        if t is None:
+            raise EngineError("transaction_not_found", xid=xid)
+        return c, v, r, t
+
+    def _require(self, t: Txn, *states: str) -> None:
+        if t.state not in states:
+            raise EngineError("transaction_wrong_state", xid=t.xid or f"local:{t.client_name}",
+                              state=t.state.upper(), required=" or ".join(s.upper() for s in states))
+
+    def _set_state(self, t: Txn, state: str) -> None:
+        t.state = state
+        t.last_change_ms = self.now_ms()
+        self.s.flush()
+        self._mirror(t)
+
+    def _mirror(self, t: Txn) -> None:
+        v = self.s.get(Vpn, t.vpn_id)
+        if t.kind != "xa" or not t.replicated or t.state == "active" or v is None:
+            return
+        if not (v.repl_enabled and v.role == "active"):
+            return
+        ops = [dict(op=o.op, topic=o.topic, count=o.count, size=o.size, message_id=o.message_id,
+                    msg_id=o.msg_id, queue_name=o.queue_name)
+               for o in self.s.scalars(select(TxnOp).where(TxnOp.txn_id == t.id).order_by(TxnOp.id))]
+        self._append_tx_entry(v, {"xid": t.xid, "client": t.client_name, "username": t.client_username,
+                                  "num": t.client_num, "state": t.state, "ops": ops})
+
+    def _emit_end(self, t: Txn, outcome: str) -> None:
+        v = self.s.get(Vpn, t.vpn_id)
+        if t.kind == "xa" and t.replicated and v is not None and v.repl_enabled and v.role == "active":
+            self._append_tx_entry(v, {"xid": t.xid, "end": outcome})
+
+    def _finish(self, t: Txn, heuristic: Optional[str]) -> None:
+        self._sql("DELETE FROM txn_op WHERE txn_id=:t", {"t": t.id})
+        if heuristic is None:
+            self.s.delete(t)
+        else:
+            t.heuristic = heuristic
+            t.state = "complete"
+            t.associated = False
+            t.last_change_ms = self.now_ms()
+        self.s.flush()
+
+    def _commit_txn(self, t: Txn, heuristic: Optional[str] = None) -> None:
+        v = self.s.get(Vpn, t.vpn_id)
+        r = self.s.get(Router, t.router_id)
+        assert v is not None and r is not None
+        key = t.xid if t.kind == "xa" else f"local:{t.id}"
+        for o in list(self.s.scalars(select(TxnOp).where(TxnOp.txn_id == t.id, TxnOp.op == "publish").order_by(TxnOp.id))):
+            res = self._publish_now(v, r, t.client_name, o.topic or "", o.count, o.size)
+            if res.rejected:
+                raise EngineError("transaction_commit_rejected", xid=t.xid or f"local:{t.client_name}",
+                                  reason=res.reject_reason)
+        self._select(
+            "SELECT s.id FROM txn_op o JOIN queue q ON q.vpn_id=:v AND q.name=o.queue_name "
+            "JOIN spooled s ON s.queue_id=q.id AND s.message_id=o.message_id "
+            "WHERE o.txn_id=:t AND o.op='consume' AND (s.txn_id IS NULL OR s.txn_id=:t)",
+            {"v": v.id, "t": t.id})
+        self._consume_selected(v, r, t.client_name, key)
+        if heuristic is None:
+            self._emit_end(t, "committed")
+        self._finish(t, heuristic)
+
+    def _rollback_txn(self, t: Txn, emit: bool = True, heuristic: Optional[str] = None) -> None:
+        self._sql("UPDATE spooled SET txn_id=NULL WHERE txn_id=:t", {"t": t.id})
+        if emit and heuristic is None:
+            self._emit_end(t, "rolled back")
+        self._finish(t, heuristic)
+
+    # ------------------------------------------------------------------ local transactions
+    def tx_local_start(self, client: str) -> None:
+        c, v, r = self._connected_client(client)
+        if self._open_txn(c) is not None:
+            raise EngineError("transaction_already_open", client=client)
+        self.s.add(Txn(router_id=r.id, vpn_id=v.id, kind="local", xid=None, client_name=c.name,
+                       client_username=c.username, client_num=c.client_num, state="active",
+                       replicated=v.repl_enabled and v.role == "active", associated=True,
+                       last_change_ms=self.now_ms()))
+        self.s.flush()
+
+    def _local(self, client: str) -> Txn:
+        c, _, _ = self._connected_client(client)
+        t = self.s.scalars(select(Txn).where(Txn.client_name == c.name, Txn.router_id == c.router_id,
+                                             Txn.kind == "local")).first()
+        if t is None:
+            raise EngineError("no_transaction", client=client)
+        return t
+
+    def tx_local_commit(self, client: str) -> None:
+        self._commit_txn(self._local(client))
+
+    def tx_local_rollback(self, client: str) -> None:
+        self._rollback_txn(self._local(client))
+
+    # ------------------------------------------------------------------ XA verbs
+    def tx_xa_start(self, client: str, xid: str) -> None:
+        if not XID_RE.match(xid):
+            raise EngineError("invalid_xid", xid=xid)
+        c, v, r = self._connected_client(client)
+        if self._open_txn(c) is not None:
+            raise EngineError("transaction_already_open", client=client)
+        if self.s.scalars(select(Txn).where(Txn.vpn_id == v.id, Txn.kind == "xa", Txn.xid == xid)).first():
+            raise EngineError("transaction_exists", xid=xid)
+        self.s.add(Txn(router_id=r.id, vpn_id=v.id, kind="xa", xid=xid, client_name=c.name,
+                       client_username=c.username, client_num=c.client_num, state="active",
+                       replicated=v.repl_enabled and v.role == "active", associated=True,
+                       last_change_ms=self.now_ms()))
+        self.s.flush()
+
+    def tx_xa_end(self, client: str, xid: str) -> None:
+        _, _, _, t = self._xa(client, xid)
+        self._require(t, "active", "suspended")
+        t.associated = False
+        self._set_state(t, "idle")
+
+    def tx_xa_suspend(self, client: str, xid: str) -> None:
+        _, _, _, t = self._xa(client, xid)
+        self._require(t, "active")
+        t.associated = False
+        self._set_state(t, "suspended")
+
+    def tx_xa_resume(self, client: str, xid: str) -> None:
+        c, _, _, t = self._xa(client, xid)
+        self._require(t, "suspended")
+        if self._open_txn(c) is not None:
+            raise EngineError("transaction_already_open", client=client)
+        t.associated = True
+        t.client_name = c.name
+        self._set_state(t, "active")
+
+    def tx_xa_prepare(self, client: str, xid: str) -> None:
+        _, _, _, t = self._xa(client, xid)
+        self._require(t, "idle")
+        self._set_state(t, "prepared")
+
+    def tx_xa_commit(self, client: str, xid: str, one_phase: bool = False) -> None:
+        _, _, _, t = self._xa(client, xid)
+        if one_phase:
+            self._require(t, "idle", "prepared")
+        else:
+            self._require(t, "prepared")
+        self._commit_txn(t)
+
+    def tx_xa_rollback(self, client: str, xid: str) -> None:
+        _, _, _, t = self._xa(client, xid)
+        self._require(t, "active", "suspended", "idle", "prepared")
+        self._rollback_txn(t)
+
+    # ------------------------------------------------------------------ admin heuristics
+    def _match_xa(self, router: str, vpn: str, pattern: str) -> list[Txn]:
+        r = self._router(router, must_be_up=True)
+        v = self._vpn(r, vpn)
+        rows = [t for t in self.s.scalars(select(Txn).where(Txn.vpn_id == v.id, Txn.kind == "xa").order_by(Txn.xid))
+                if name_matches(pattern, t.xid or "")]
+        if not rows:
+            raise EngineError("transaction_not_found", xid=pattern)
+        return rows
+
+    def heuristic_commit(self, router: str, vpn: str, xid_pattern: str) -> int:
+        rows = self._match_xa(router, vpn, xid_pattern)
+        for t in rows:
+            self._require(t, "idle", "prepared")
+        for t in rows:
+            self._commit_txn(t, heuristic="committed")
+        return len(rows)
+
+    def heuristic_rollback(self, router: str, vpn: str, xid_pattern: str) -> int:
+        rows = self._match_xa(router, vpn, xid_pattern)
+        for t in rows:
+            self._require(t, "idle", "prepared")
+        for t in rows:
+            self._rollback_txn(t, heuristic="rolled back")
+        return len(rows)
+
+    def heuristic_delete(self, router: str, vpn: str, xid_pattern: str) -> int:
+        rows = self._match_xa(router, vpn, xid_pattern)
+        for t in rows:
+            if t.state != "complete" or t.heuristic is None:
+                raise EngineError("transaction_wrong_state", xid=t.xid, state=t.state.upper(),
+                                  required="COMPLETE")
+        for t in rows:
+            self.s.delete(t)
+        self.s.flush()
+        return len(rows)
+
+    # ------------------------------------------------------------------ views
+    def transactions(self, router: str, xid: Optional[str] = None, vpn: Optional[str] = None,
+                     state: Optional[str] = None, replicated: Optional[bool] = None,
+                     detail: bool = True) -> list[TransactionInfo]:
+        """`show transaction [xid <p>] [message-vpn <p>] [state <S>] [replicated]`; xid and vpn
+        take * and ? wildcards; state is case-insensitive. Local transactions have xid None
+        (an xid filter never matches them)."""
+        r = self._router(router, must_be_up=True)
+        if state is not None and state.lower() not in STATES:
+            raise EngineError("invalid_value", name="state", value=state, allowed="|".join(s.upper() for s in STATES))
+        now = self.now_ms()
+        out = []
+        for t in self.s.scalars(select(Txn).where(Txn.router_id == r.id)):
+            v = self.s.get(Vpn, t.vpn_id)
+            assert v is not None
+            if xid is not None and (t.xid is None or not name_matches(xid, t.xid)):
+                continue
+            if not name_matches(vpn, v.name):
+                continue
+            if state is not None and t.state != state.lower():
+                continue
+            if replicated is not None and t.replicated != replicated:
+                continue
+            ops = list(self.s.scalars(select(TxnOp).where(TxnOp.txn_id == t.id).order_by(TxnOp.id)))
+            n_pub = sum(o.count for o in ops if o.op == "publish")
+            n_con = sum(1 for o in ops if o.op == "consume")
+            pub: list[TxnMessage] = []
+            con: list[TxnMessage] = []
+            if detail:
+                for o in ops:
+                    if o.op == "publish":
+                        pub.extend(TxnMessage(None, None, o.topic, None, None) for _ in range(min(o.count, 1000 - len(pub))))
+                    elif len(con) < 1000:
+                        rg = self._scalar("SELECT rgmid FROM message WHERE id=:m", {"m": o.message_id})
+                        con.append(TxnMessage(o.msg_id, rg, None, "queue", o.queue_name))
+            out.append(TransactionInfo(
+                router=r.name, xid=t.xid, vpn=v.name, type="XA" if t.kind == "xa" else "Local",
+                state=t.state.upper(), replicated=t.replicated, heuristic=t.heuristic,
+                last_state_change_s=max(0, now - t.last_change_ms) // 1000,
+                messages_spooled=n_pub, messages_published=n_pub, messages_consumed=n_con,
+                client=f"{t.client_name}/{t.client_num}/#000c{t.client_num:04d}",
+                client_name=t.client_name, client_username=t.client_username, mirror=t.mirror,
+                published=tuple(pub), consumed=tuple(con)))
+        out.sort(key=lambda x: (x.xid or "", x.vpn, x.client_name))
+        return out
+
+    def xids(self, router: str, vpn: Optional[str] = None) -> list[str]:
+        """Completion: XIDs on a router (optionally one VPN)."""
+        try:
+            r = self._router(router)
+        except EngineError:
+            return []
+        out = set()
+        for t in self.s.scalars(select(Txn).where(Txn.router_id == r.id, Txn.kind == "xa")):
+            v = self.s.get(Vpn, t.vpn_id)
+            if v is not None and (vpn is None or v.name == vpn) and t.xid:
+                out.add(t.xid)
+        return sorted(out)

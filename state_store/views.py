@@ -1,0 +1,407 @@
+"""Plain, frozen dataclasses the engine returns: what the shell renders.
+
+Why: handlers and renderers must never see ORM objects or SQL; these views carry exactly the fields
+the CLI layouts print (reference solace-cli.md sections 3-5), already computed (flags are letters,
+sizes are bytes and MB). ``dataclasses.asdict`` gives the JSON twin.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+MB = 1048576
+
+
+# ---------------------------------------------------------------- lab topology
+@dataclass(frozen=True)
+class RouterInfo:
+    name: str
+    site: str
+    up: bool
+
+
+@dataclass(frozen=True)
+class SiteInfo:
+    name: str
+    routers: tuple[str, ...]
+    up: bool  # all its routers up
+
+
+@dataclass(frozen=True)
+class UserInfo:
+    name: str
+    scope: str  # global | vpn
+    level: str  # none|read-only|read-write|admin|mesh-manager
+    vpn: Optional[str]
+
+
+# ---------------------------------------------------------------- replication
+@dataclass(frozen=True)
+class VpnReplicationRow:
+    """One row of ``show message-vpn <p> replication``; flags are the letters printed."""
+
+    name: str
+    a: str
+    c: str
+    b: str
+    r: str
+    q: str
+    s: str
+    m: str
+    t: str
+
+    @property
+    def flags(self) -> str:
+        return " ".join((self.a, self.c, self.b, self.r, self.q, self.s, self.m, self.t))
+
+
+@dataclass(frozen=True)
+class ReplicatedTopicInfo:
+    topic: str
+    mode: str  # sync|async
+
+
+@dataclass(frozen=True)
+class VpnReplicationDetail:
+    name: str
+    router: str
+    flags: VpnReplicationRow
+    admin_enabled: bool
+    role: str  # active|standby
+    local_bridge_name: str
+    local_bridge_state: str  # Up|Queue Unbound|Down|N/A
+    local_bridge_queue_bound: bool
+    remote_bridge_name: str
+    remote_bridge_state: str  # Up|Down|N/A
+    queue_name: str
+    queue_state: str  # Up|Down|N/A
+    queue_max_spool_mb: int
+    queue_reject_msg_to_sender_on_discard: bool
+    queue_messages_spooled: int
+    queue_usage_mb: float
+    reject_msg_when_sync_ineligible: bool
+    sync_eligible: Optional[bool]  # None = N/A
+    sync_ineligible_reason: str
+    transaction_replication_mode: str
+    ack_propagation_enabled: bool
+    ack_propagation_interval: int
+    bridge_auth_scheme: str
+    bridge_client_username: str
+    bridge_password_configured: bool
+    bridge_compressed: bool
+    bridge_ssl: bool
+    bridge_retry_delay: int
+    bridge_window_size: int
+    bridge_client_profile: str
+    mate_router: Optional[str]
+    replicated_topics: tuple[ReplicatedTopicInfo, ...]
+
+
+@dataclass(frozen=True)
+class ReplicationStats:
+    """``show replication stats`` / ``show message-vpn X replication stats`` counters."""
+
+    scope: str  # router name or vpn name
+    sync_msgs_queued_to_standby: int = 0
+    sync_msgs_queued_to_standby_as_async: int = 0
+    async_msgs_queued_to_standby: int = 0
+    promoted_msgs_queued_to_standby: int = 0
+    pruned_locally_consumed_msgs: int = 0
+    transitions_to_ineligible: int = 0
+    ack_msgs_sent_to_standby: int = 0
+    reconcile_requests_from_standby: int = 0
+    msgs_received_from_active: int = 0
+    ack_msgs_received_from_active: int = 0
+    reconcile_requests_sent_to_active: int = 0
+    out_of_sequence_acks_received: int = 0
+    transactions_received_from_active: int = 0
+    rejected_repl_queue_full: int = 0
+    rejected_sync_ineligible: int = 0
+    not_replicated: int = 0
+
+
+@dataclass(frozen=True)
+class SystemReplication:
+    """``show replication``: per-router system-level replication config."""
+
+    router: str
+    interface: str
+    mate_virtual_router_name: str
+    connect_via: str
+    port_plain: int
+    port_compressed: int
+    port_ssl: int
+    config_sync_bridge_admin: str  # Enabled
+    config_sync_bridge_state: str  # up|down
+    stats: ReplicationStats
+
+
+# ---------------------------------------------------------------- queues / spool
+@dataclass(frozen=True)
+class QueueRow:
+    name: str
+    vpn: str
+    messages_spooled: int
+    usage_mb: float
+    hwm_mb: float
+    bind_count: int
+    ingress: str  # U|D
+    egress: str
+    access: str  # E|N
+    selector: str  # N
+    redundancy: str  # P
+    durability: str  # D|N
+    priority: str  # N
+
+    @property
+    def flags(self) -> str:
+        return " ".join(
+            (self.ingress, self.egress, self.access, self.selector, self.redundancy,
+             self.durability, self.priority)
+        )
+
+
+@dataclass(frozen=True)
+class QueueDetail:
+    name: str
+    vpn: str
+    router: str
+    kind: str  # normal|replication
+    type: str  # Primary
+    access_type: str  # Exclusive|Non-Exclusive
+    durable: bool
+    owner: str
+    permission: str
+    ingress_state: str  # Up|Down
+    egress_state: str
+    shutdown: bool
+    max_spool_mb: int
+    messages_spooled: int
+    usage_mb: float
+    hwm_mb: float
+    bind_count: int
+    max_bind_count: int
+    subscriptions: tuple[str, ...]
+    reject_msg_to_sender_on_discard: bool
+
+
+@dataclass(frozen=True)
+class QueueMessage:
+    msg_id: int
+    replication_group_msg_id: int
+    spooled_ms: int
+    size: int
+    topic: str
+    locked_by_transaction: bool = False
+
+
+@dataclass(frozen=True)
+class MessageSpool:
+    router: str
+    vpn: Optional[str]
+    config_status: str  # Enabled (Primary)
+    operational_status: str  # AD-Active | AD-Disabled
+    max_spool_mb: int
+    messages_spooled: int
+    usage_mb: float
+    hwm_mb: float
+    queues: int
+    transactions: int
+
+
+# ---------------------------------------------------------------- transactions
+@dataclass(frozen=True)
+class TxnMessage:
+    msg_id: Optional[int]  # spool message id (None for a publish not yet spooled)
+    replication_group_msg_id: Optional[int]
+    topic: Optional[str]  # publisher messages
+    endpoint_type: Optional[str]  # 'queue' for consumer messages
+    endpoint_name: Optional[str]
+
+
+@dataclass(frozen=True)
+class TransactionInfo:
+    router: str
+    xid: Optional[str]  # None for local
+    vpn: str
+    type: str  # XA|Local  (flag X|L)
+    state: str  # ACTIVE|SUSPENDED|IDLE|PREPARED|COMPLETE
+    replicated: bool
+    heuristic: Optional[str]  # committed|rolled back
+    last_state_change_s: int
+    messages_spooled: int
+    messages_published: int
+    messages_consumed: int
+    client: str  # username/<num>/#000c000N
+    client_name: str
+    client_username: str
+    mirror: bool
+    published: tuple[TxnMessage, ...] = ()
+    consumed: tuple[TxnMessage, ...] = ()
+
+    @property
+    def type_flag(self) -> str:
+        return "X" if self.type == "XA" else "L"
+
+    @property
+    def state_flag(self) -> str:
+        return self.state[0]
+
+
+# ---------------------------------------------------------------- clients / bridges
+@dataclass(frozen=True)
+class ClientInfo:
+    name: str
+    vpn: str
+    username: str
+    router: Optional[str]  # connected router, None if disconnected
+    status: str  # connected|disconnected
+    connected_since_ms: Optional[int]
+    hosts: tuple[str, ...]
+    transacted: bool  # has an open local transaction
+    reconnects: int
+    last_disconnect_reason: str
+
+
+@dataclass(frozen=True)
+class BridgeInfo:
+    name: str  # #MSGVPN_REPLICATION_BRIDGE
+    vpn: str
+    router: str
+    admin_state: str  # Enabled|Disabled
+    connection_establisher: str  # Local
+    inbound_state: str  # Ready-InSync|Ready-Syncing|Down|NotApplicable
+    outbound_state: str  # NotApplicable
+    queue_state: str  # Bound|Unbound
+    queue_bind_state: str  # Up|Down
+    queue_name: str
+    remote_vpn: str
+    remote_router: str  # v:<router>
+    uptime_s: int
+    redundancy: str  # A (auto)
+    ssl: bool
+    compressed: bool
+
+
+# ---------------------------------------------------------------- config
+@dataclass(frozen=True)
+class ConfigEntry:
+    context: tuple[str, ...]  # levels entered, e.g. ("message-vpn \"Trading_VPN\"", "replication")
+    command: str  # e.g. 'state "active"'
+
+
+@dataclass(frozen=True)
+class ConfigSection:
+    title: str  # e.g. "Configure Replication"
+    entries: tuple[ConfigEntry, ...]
+
+
+@dataclass(frozen=True)
+class CurrentConfig:
+    router: str
+    vpn: Optional[str]
+    sections: tuple[ConfigSection, ...]
+
+
+# ---------------------------------------------------------------- operation results
+@dataclass(frozen=True)
+class PublishResult:
+    client: str
+    router: Optional[str]
+    vpn: str
+    topic: str
+    requested: int
+    accepted: int  # spooled locally (or pending in the client's transaction)
+    rejected: int
+    replicated: int  # placed on the replication stream
+    not_replicated: int  # replicated topic but queue full (reject-on-discard off)
+    queues: tuple[str, ...]  # local queues that received it
+    first_rgmid: Optional[int]
+    last_rgmid: Optional[int]
+    transacted: bool
+    reject_reason: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class ConsumeResult:
+    client: str
+    router: str
+    vpn: str
+    queue: str
+    requested: int
+    consumed: int
+    rgmids: tuple[int, ...]  # first 1000 at most
+    transacted: bool
+
+
+@dataclass(frozen=True)
+class AdvanceResult:
+    from_ms: int
+    to_ms: int
+    drained: int  # replication entries applied on standbys
+    reconnected: tuple[str, ...]
+
+
+# ---------------------------------------------------------------- status / audit
+@dataclass(frozen=True)
+class VpnStatus:
+    router: str
+    vpn: str
+    replication: str  # enabled|shutdown
+    role: str
+    repl_queue_messages: int
+    repl_queue_entries: int  # messages + acks + transaction states
+
+
+@dataclass(frozen=True)
+class LabStatus:
+    now_ms: int
+    sites: tuple[SiteInfo, ...]
+    routers: tuple[RouterInfo, ...]
+    link_up: bool
+    vpns: tuple[VpnStatus, ...]
+    clients: tuple[ClientInfo, ...]
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    vpn: str
+    rgmid: int
+    topic: str
+    outcome: str  # duplicated|lost|stranded
+    deliveries: int
+    clients: tuple[str, ...]
+    routers: tuple[str, ...]
+    where: tuple[str, ...]  # router/queue still holding it
+    note: str
+
+
+@dataclass(frozen=True)
+class AuditTotals:
+    published: int
+    delivered: int  # delivered at least once
+    delivered_once: int
+    duplicated: int  # delivered more than once
+    lost: int  # never delivered, no copy anywhere
+    spooled: int  # never delivered, still spooled somewhere
+    stranded: int  # subset of spooled: only on routers where the VPN is not serving (active+up)
+    rejected: int  # refused publishes (not in 'published')
+    not_replicated: int  # accepted but never replicated (queue full, reject-on-discard off)
+    in_transaction: int  # consumed inside a still-open transaction
+
+
+@dataclass(frozen=True)
+class SpoolWhere:
+    router: str
+    vpn: str
+    queue: str
+    messages: int
+
+
+@dataclass(frozen=True)
+class Audit:
+    vpn: Optional[str]
+    totals: AuditTotals
+    problems: tuple[AuditEntry, ...]  # duplicated / lost / stranded, at most `limit`
+    spooled_where: tuple[SpoolWhere, ...] = field(default_factory=tuple)
