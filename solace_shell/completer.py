@@ -162,3 +162,23 @@ def help_text(parser: Any, mode: str, prompt: str, text: str, cursor: int | None
         word = words[-1].text if words and not before[-1:].isspace() else ""
         return echo + "\n" + parse_error_text(ParseError("invalid", start, word), len(prompt) + 1)
     return "\n".join([echo, *format_candidates(cands)])
+
+
+def help_fragments(text: str) -> list[tuple[str, str]]:
+    """`help_text` output with style classes for an interactive terminal: candidate names in
+    `help.name`, their help in `help.text`; the echoed line and any error stay plain (exact CLI text)."""
+    lines = text.split("\n")
+    out: list[tuple[str, str]] = [("class:help.echo", lines[0] + "\n")]
+    rest = lines[1:]
+    is_list = bool(rest) and all(line.startswith("  ") and len(line) > 2 and not line[2].isspace()
+                                 for line in rest)
+    for line in rest:
+        if is_list:
+            name, _, help_ = line[2:].partition("  ")
+            out += [("", "  "), ("class:help.name", name)]
+            if help_:
+                out += [("class:help.text", "  " + help_)]
+            out.append(("", "\n"))
+        else:
+            out.append(("class:help.error", line + "\n"))
+    return out

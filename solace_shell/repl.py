@@ -18,7 +18,10 @@ from prompt_toolkit.enums import EditingMode
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.shortcuts import CompleteStyle
 
-from .completer import ShellCompleter, help_text
+from prompt_toolkit import print_formatted_text
+from prompt_toolkit.formatted_text import FormattedText
+
+from .completer import ShellCompleter, help_fragments, help_text
 from .keybindings import repl_key_bindings
 from .live_names import LiveNames
 from .paging import more_prompt_reader, needs_paging, page_height, page_output
@@ -65,6 +68,9 @@ class Repl:
                 history = FileHistory(str(history_path))
             except OSError:
                 log.warning("cannot use history file %s", history_path)
+        self.style = repl_style()
+        # Colour (toolbar aside) only when writing to a real terminal.
+        self.colour = stdout is None and sys.stdout.isatty()
         self.prompt_session: PromptSession[str] = PromptSession(
             message=lambda: self.prompt + " ",
             completer=ShellCompleter(lab.parser, self.session, self.live, lambda: self.last_router),
@@ -73,7 +79,7 @@ class Repl:
             key_bindings=repl_key_bindings(self),
             history=history,
             bottom_toolbar=self._toolbar,
-            style=repl_style(),
+            style=self.style,
             include_default_pygments_style=False,
             editing_mode=_editing_mode(editing_mode),
             input=input,
@@ -118,6 +124,14 @@ class Repl:
             return f"{self.prompt} {text}?\n% help unavailable ({type(exc).__name__})"
 
     def write_help(self, text: str) -> None:
+        """`?` help; coloured only on an interactive terminal (never in tests, pipes or recordings)."""
+        if self.colour:
+            try:
+                print_formatted_text(FormattedText(help_fragments(text)), end="", style=self.style,
+                                     output=self.prompt_session.output)
+                return
+            except Exception:
+                log.debug("coloured help failed", exc_info=True)
         self.write(text)
 
     def show(self, text: str, paging: bool) -> None:

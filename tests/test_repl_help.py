@@ -102,3 +102,15 @@ def test_ctrl_v_question_mark_inserts_a_literal_wildcard(fake_lab: FakeLab) -> N
     code, out = drive(fake_lab, "echo a\x16?b\r\x04")
     assert fake_lab.executed == [("NY_Appliance1", "echo a?b")]
     assert out == "a?b\n"
+
+
+def test_help_fragments_colour_names_only(fake_lab: FakeLab) -> None:
+    from solace_shell.completer import help_fragments
+
+    text = help_text(fake_lab.parser, "exec", "NY_Appliance1>", "e")
+    fragments = help_fragments(text)
+    assert "".join(t for _, t in fragments) == text + "\n"
+    assert ("class:help.name", "enable") in fragments
+    error = help_text(fake_lab.parser, "exec", "NY_Appliance1>", "zz ")
+    assert "".join(t for _, t in help_fragments(error)) == error + "\n"
+    assert not any(style == "class:help.name" for style, _ in help_fragments(error))
