@@ -117,12 +117,14 @@ def _hidden(name: str) -> bool:
     return name.startswith(".") or name.startswith("_")
 
 
-def list_inputs(spark: Any, inputs: Sequence[str]) -> tuple[dict[str, str], list[str]]:
-    """Map every input file's URI to its display name; also return inputs that matched nothing."""
+def list_inputs(spark: Any, inputs: Sequence[str]) -> tuple[dict[str, str], dict[str, str], list[str]]:
+    """Map every input file's URI to its display name; also return explicitly named hidden files
+    (`.x`, `_x`: unreadable through Hadoop input formats) and inputs that matched nothing."""
     jvm = spark.sparkContext._jvm
     conf = spark.sparkContext._jsc.hadoopConfiguration()
     Path = jvm.org.apache.hadoop.fs.Path
     files: dict[str, str] = {}
+    hidden: dict[str, str] = {}
     missing: list[str] = []
     for given in inputs:
         path = Path(given)
@@ -145,9 +147,12 @@ def list_inputs(spark: Any, inputs: Sequence[str]) -> tuple[dict[str, str], list
                         continue
                     prefix = base if base is not None else _display(given, uri)
                     files[child_uri] = f"{prefix}/{rel}" if prefix else rel
+            elif _hidden(status.getPath().getName()):
+                if not glob:  # Hadoop input formats refuse such names: say so instead of failing
+                    hidden[uri] = given
             else:
                 files[uri] = given if not glob else _display(given, uri)
-    return files, missing
+    return files, hidden, missing
 
 
 def _display(given: str, uri: str) -> str:
@@ -180,14 +185,14 @@ def name_partitioner(name: str) -> int:
 # -------------------------------------------------------------------------------------- executors
 
 
-def replay_partition(items: Iterable[tuple[str, bytes]], replay_spec: str) -> Iterator[tuple]:
+def replay_partition(items: Iterable[tuple[str, tuple[str | None, bytes]]], replay_spec: str) -> Iterator[tuple]:
     """Executor side: replay every transcript of one partition with one engine.
 
     Yields ("c", command row), ("t", timing row) and ("x", transcript row) tuples; never raises for
     a bad transcript (quarantine), only for a broken engine (which must fail the job loudly).
     """
     replay = None
-    for name, data in items:
+    for name, (base_dir, data) in items:
         if replay is None:
             replay = load_replayer(replay_spec)
         reason: str | None = None
@@ -198,12 +203,12 @@ def replay_partition(items: Iterable[tuple[str, bytes]], replay_spec: str) -> It
             reason = f"undecodable: not UTF-8 ({exc.reason} at byte {exc.start})"
         else:
             try:
-                result = replay(text, name)
+                result = replay(text, name, base_dir)
                 commands = list(result.commands)
                 if result.error:
-                    reason = f"malformed: {result.error}"
+                    reason = result.error  # the replay's own "<name>:<line>: <problem>" lines
                 elif not commands:
-                    reason = "malformed: no commands"
+                    reason = f"{name}:0: no commands"
             except Exception as exc:  # one bad transcript must not stop thousands of others
                 reason = f"replay crashed: {type(exc).__name__}: {exc}"
                 commands = []
@@ -295,7 +300,11 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
     from .progress import SparkProgress  # noqa: PLC0415
 
     started = time.perf_counter()
-    own_session = spark is None
+    if spark is None:
+        from pyspark.sql import SparkSession  # noqa: PLC0415
+
+        spark = SparkSession.getActiveSession()
+    own_session = spark is None  # stop only a session this call created
     if spark is None:
         spark = get_spark(opts.master, conf=opts.spark_conf)
     sc = spark.sparkContext
@@ -303,19 +312,21 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
     load_replayer(replay_spec)  # fail fast on the driver with a clear message if the engine is missing
     sc.setJobGroup(JOB_GROUP, "solace-shell conformance replay", interruptOnCancel=True)
     try:
-        files, missing = list_inputs(spark, opts.inputs)
+        files, hidden, missing = list_inputs(spark, opts.inputs)
         if missing:
             raise InputError("no such input: " + ", ".join(missing))
-        if not files:
+        if not files and not hidden:
             raise InputError("the inputs hold no transcript files")
-        bad = {u: n for u, n in files.items() if "," in u}
+        bad = {u: (n, "unreadable: the path contains a comma") for u, n in files.items() if "," in u}
+        bad.update({u: (n, "unreadable: hidden file name (starts with '.' or '_')") for u, n in hidden.items()})
         good = {u: n for u, n in files.items() if "," not in u}
-        n_parts = opts.partitions or partition_count(len(files), opts.files_per_partition)
+        n_parts = opts.partitions or partition_count(len(files) + len(hidden), opts.files_per_partition)
         names = sc.broadcast(good)
 
-        def named(kv: tuple[str, bytes]) -> tuple[str, bytes]:
+        def named(kv: tuple[str, bytes]) -> tuple[str, tuple[str | None, bytes]]:
             uri = _norm_uri(kv[0])
-            return names.value.get(uri, uri[5:] if uri.startswith("file:") else uri), kv[1]
+            local_dir = os.path.dirname(uri[5:]) if uri.startswith("file:") else None
+            return names.value.get(uri, uri[5:] if uri.startswith("file:") else uri), (local_dir, kv[1])
 
         with SparkProgress(sc, JOB_GROUP, enabled=opts.progress) as progress:
             progress.set_label(f"replaying {len(files)} transcripts")
@@ -327,7 +338,7 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
             )
             if bad:
                 records = records.union(sc.parallelize(
-                    [("x", (n, "quarantined", 0, 0, 0, 0, "unreadable: path contains a comma")) for n in bad.values()], 1))
+                    [("x", (n, "quarantined", 0, 0, 0, 0, why)) for n, why in sorted(bad.values())], 1))
             records.persist(StorageLevel.MEMORY_AND_DISK)
             records.count()  # the replay itself: n_parts parallel tasks, before anything is coalesced
 
@@ -369,7 +380,7 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
         "replay_cpu_ms_total": round(float(timing_row["ms"] or 0.0), 3),
     }
     write_text(spark, opts.out, "run.json", json.dumps(run_info, indent=2) + "\n")
-    if own_session and os.environ.get("SOLACE_CONFORMANCE_KEEP_SPARK") != "1":
+    if own_session:
         spark.stop()
     return RunResult(summary=summary, run_info=run_info)
 
@@ -410,8 +421,9 @@ def _aggregate(spark: Any, opts: RunOptions, commands: Any, transcripts: Any) ->
     exercised = [r["node"] for r in commands.select("node").distinct().collect()]
 
     regex = summ.invalid_input_regex()
+    invalid = F.col("actual").rlike(regex) | F.col("signature").isin(*summ.INVALID_SIGNATURES)
     unknown_rows = (
-        commands.where((F.col("node") == "") & (F.trim("command") != "") & F.col("actual").rlike(regex))
+        commands.where((F.col("node") == "") & (F.trim("command") != "") & invalid)
         .withColumn("command", F.regexp_replace(F.trim("command"), r"\s+", " "))
         .groupBy("command")
         .agg(F.count(F.lit(1)).alias("count"), F.countDistinct("transcript").alias("transcripts"), example)

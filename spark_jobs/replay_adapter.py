@@ -7,7 +7,9 @@ inject a fake engine (`spark_jobs.fake_replay:replay_text`) through the same pat
 and gives one obvious switch (`--replay` / `SOLACE_CONFORMANCE_REPLAY`) should the engine move.
 
 A spec may name either
-- a function `(text: str, name: str) -> TranscriptResult`, or
+- a function `(text: str, name: str[, *, base_dir]) -> TranscriptResult` (when it takes `base_dir`,
+  the directory of a local input file is passed, so `#: scenario:` paths resolve next to the file
+  whatever the transcript's display name is), or
 - a factory marked with `factory = True` attribute (or a class) that, called with no arguments,
   returns such a function; the factory is called once per partition ("one emulator per partition"),
   the function once per transcript ("a fresh lab per transcript" is the replay's own promise).
@@ -16,7 +18,9 @@ A spec may name either
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
+from pathlib import Path
 from typing import Callable
 
 from solace_shell.transcript.results import TranscriptResult
@@ -24,7 +28,7 @@ from solace_shell.transcript.results import TranscriptResult
 ReplayFn = Callable[[str, str], TranscriptResult]
 
 REAL_SPEC = "solace_shell.transcript.replay:replay_text"
-FAKE_SPEC = "spark_jobs.fake_replay:replay_text"
+FAKE_SPEC = "spark_jobs.testing:replay_with_fake_lab"
 ENV_VAR = "SOLACE_CONFORMANCE_REPLAY"
 
 # Factories the real module may grow; the first one present wins (per partition), else replay_text.
@@ -71,8 +75,26 @@ class _Factory:
         self.make = make
 
 
-def load_replayer(spec: str | None = None) -> ReplayFn:
-    """Resolve a spec into a ready replay function (call once per partition)."""
+class Replayer:
+    """A resolved engine: `replayer(text, name, base_dir=None) -> TranscriptResult`."""
+
+    def __init__(self, fn: ReplayFn) -> None:
+        self.fn = fn
+        try:
+            params = inspect.signature(fn).parameters
+            self.takes_base_dir = "base_dir" in params or any(
+                p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+        except (TypeError, ValueError):
+            self.takes_base_dir = False
+
+    def __call__(self, text: str, name: str, base_dir: str | None = None) -> TranscriptResult:
+        if base_dir is not None and self.takes_base_dir:
+            return self.fn(text, name, base_dir=Path(base_dir))  # type: ignore[call-arg]
+        return self.fn(text, name)
+
+
+def load_replayer(spec: str | None = None) -> Replayer:
+    """Resolve a spec into a ready replay engine (call once per partition)."""
     target = _resolve(spec or default_spec())
     if isinstance(target, _Factory):
         made = target.make()
@@ -84,4 +106,4 @@ def load_replayer(spec: str | None = None) -> ReplayFn:
         fn = target
     if not callable(fn):
         raise ReplayUnavailable(f"{spec} does not resolve to a callable")
-    return fn  # type: ignore[return-value]
+    return Replayer(fn)  # type: ignore[arg-type]

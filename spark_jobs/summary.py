@@ -17,6 +17,8 @@ UNPARSED = "<unparsed>"
 
 # How an emulator says "the grammar does not know this": the parser's invalid-input error texts.
 # Kept in one place; `invalid_input_regex()` prefers the shell's own message table when it exists.
+# Replay signatures of a command that failed as invalid input (error_kind "invalid" / "invalid-input").
+INVALID_SIGNATURES = ("error:invalid", "error:invalid-input")
 _FALLBACK_INVALID = r"(?i)(invalid command|invalid input|unknown command|unrecognized command|invalid keyword)"
 
 

@@ -1,0 +1,274 @@
+"""The conformance job on a local Spark session, over a small corpus with known outcomes.
+
+The corpus is replayed by the real transcript replay driving the transcript layer's FakeLab
+(`spark_jobs.testing`), so every verdict, signature and node below is known exactly and does not move
+when the emulator's output does. Skipped only when no Java runtime exists.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from spark_jobs.testing import FAKE_LAB_NODES
+
+HAS_JAVA = bool(shutil.which("java") or (os.environ.get("JAVA_HOME") and Path(os.environ["JAVA_HOME"], "bin", "java").exists()))
+pytestmark = pytest.mark.skipif(
+    not HAS_JAVA, reason="no Java runtime: Spark needs one (apt-get install -y openjdk-17-jre-headless)")
+
+REPLAY = "spark_jobs.testing:replay_with_fake_lab"
+NODES = "spark_jobs.testing:FAKE_LAB_NODES"
+
+GOOD = """\
+#| a correct session
+NY_Appliance1> enable
+NY_Appliance1# configure
+NY_Appliance1(configure)# message-vpn Trading_VPN
+NY_Appliance1(configure/message-vpn)# show state Trading_VPN
+
+Message VPN: Trading_VPN
+State:       standby
+
+NY_Appliance1(configure/message-vpn)# end
+NY_Appliance1# show clock
+Uptime: 0s
+"""
+
+DIVERGENT = """\
+lab> advance 5s
+Clock advanced to T+5s
+NJ_Appliance1> show clock
+Uptime: 6s
+NJ_Appliance1> frobnicate now
+Queue count: 3
+NJ_Appliance1> boom
+"""
+
+GOOD_LAB = """\
+lab> status
+Clock: T+0s
+NY_Appliance1       NY_Appliance1>
+NJ_Appliance1       NJ_Appliance1>
+NY_Appliance1> enable
+"""
+
+FILES = {
+    "good.cli.txt": GOOD.encode(),
+    "divergent.cli.txt": DIVERGENT.encode(),
+    "malformed.cli.txt": b"this line is output before any prompt\nNY_Appliance1> enable\n",
+    "binary.cli.txt": b"\xff\xfe\x00NY_Appliance1> enable\n",
+    "nested/deeper/lab.cli.txt": GOOD_LAB.encode(),
+    ".hidden.cli.txt": b"not a transcript",
+    "_SUCCESS": b"",
+}
+
+
+@pytest.fixture(scope="session")
+def spark():
+    from spark_jobs.job import get_spark
+
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    session = get_spark("local[2]", app_name="test-spark-conformance", conf={
+        "spark.ui.enabled": "false",
+        "spark.sql.shuffle.partitions": "2",
+        "spark.default.parallelism": "2",
+        "spark.driver.memory": "1g",
+    })
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def corpus(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("corpus")
+    for rel, data in FILES.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return root
+
+
+def _run(spark, inputs, out, **kw):
+    from spark_jobs.job import RunOptions, run
+
+    opts = RunOptions(inputs=[str(i) for i in inputs], out=str(out), replay_spec=REPLAY,
+                      grammar_nodes=FAKE_LAB_NODES, progress=False, **kw)
+    return run(opts, spark=spark)
+
+
+@pytest.fixture(scope="session")
+def result(spark, corpus, tmp_path_factory):
+    out = tmp_path_factory.mktemp("out") / "run1"
+    res = _run(spark, [corpus], out)
+    return res, out
+
+
+def _rows(spark, path):
+    return [r.asDict() for r in spark.read.parquet(str(path)).collect()]
+
+
+def test_command_rows(spark, corpus, result):
+    _, out = result
+    rows = _rows(spark, out / "commands.parquet")
+    assert [(r["transcript"].removeprefix(str(corpus) + "/"), r["line"]) for r in rows] == [
+        ("divergent.cli.txt", 1), ("divergent.cli.txt", 3), ("divergent.cli.txt", 5), ("divergent.cli.txt", 7),
+        ("good.cli.txt", 2), ("good.cli.txt", 3), ("good.cli.txt", 4), ("good.cli.txt", 5),
+        ("good.cli.txt", 10), ("good.cli.txt", 11),
+        ("nested/deeper/lab.cli.txt", 1), ("nested/deeper/lab.cli.txt", 5),
+    ], "sorted by (transcript, line); hidden and _ files skipped; subdirectories read"
+    div = {r["line"]: r for r in rows if r["transcript"].endswith("divergent.cli.txt")}
+    assert (div[1]["verdict"], div[1]["node"], div[1]["router"], div[1]["prompt"]) == ("pass", "lab.advance", "lab", "lab>")
+    assert (div[3]["verdict"], div[3]["signature"], div[3]["actual"]) == ("fail", "output:line 1:number", "Uptime: 5s")
+    assert div[3]["expected"] == "Uptime: 6s" and div[3]["node"] == "show.clock"
+    assert (div[5]["verdict"], div[5]["node"], div[5]["signature"]) == ("fail", "", "error:invalid-input")
+    assert div[5]["command"] == "frobnicate now"
+    assert (div[7]["verdict"], div[7]["signature"]) == ("error", "exception:RuntimeError")
+    assert set(rows[0]) == {"transcript", "line", "router", "prompt", "command", "node", "verdict", "expected",
+                            "actual", "signature"}
+    timings = _rows(spark, out / "timings.parquet")
+    assert len(timings) == len(rows) and all(t["duration_ms"] >= 0 for t in timings)
+    assert [(t["transcript"], t["line"]) for t in timings] == [(r["transcript"], r["line"]) for r in rows]
+
+
+def test_summary_numbers(result, corpus):
+    res, out = result
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary == res.summary
+    assert summary["totals"] == {"transcripts": 5, "passed_transcripts": 2, "failed_transcripts": 1,
+                                 "quarantined": 2, "commands": 12, "pass": 9, "fail": 2, "error": 1}
+    assert summary["pass_rate"] == {"commands": 0.75, "transcripts": 0.4}
+    assert summary["gate"] == {"min_pass": 0.0, "of": "transcripts", "rate": 0.4, "ok": True}
+    by_node = {n["node"]: n for n in summary["by_node"]}
+    assert by_node["show.clock"] == {"node": "show.clock", "commands": 2, "pass": 1, "fail": 1, "error": 0,
+                                     "pass_rate": 0.5}
+    assert by_node["<unparsed>"]["commands"] == 2 and by_node["<unparsed>"]["error"] == 1
+    sigs = [(s["signature"], s["count"], s["nodes"]) for s in summary["by_signature"]]
+    assert sigs == [("error:invalid-input", 1, ["<unparsed>"]), ("exception:RuntimeError", 1, ["<unparsed>"]),
+                    ("output:line 1:number", 1, ["show.clock"])]
+    assert summary["by_signature"][2]["example"] == {"transcript": f"{corpus}/divergent.cli.txt", "line": 3}
+
+
+def test_quarantine(spark, result, corpus):
+    res, out = result
+    rows = _rows(spark, out / "quarantine.parquet")
+    assert [r["transcript"] for r in rows] == [f"{corpus}/binary.cli.txt", f"{corpus}/malformed.cli.txt"]
+    assert rows[0]["reason"].startswith("undecodable: not UTF-8")
+    assert "output before the first input line" in rows[1]["reason"]
+    assert res.summary["quarantine"] == [{"transcript": r["transcript"], "reason": r["reason"]} for r in rows]
+    status = {r["transcript"].rsplit("/", 1)[-1]: r["status"] for r in _rows(spark, out / "transcripts.parquet")}
+    assert status == {"binary.cli.txt": "quarantined", "malformed.cli.txt": "quarantined",
+                      "divergent.cli.txt": "fail", "good.cli.txt": "pass", "lab.cli.txt": "pass"}
+
+
+def test_coverage_and_unknown_commands(result, corpus):
+    res, _ = result
+    cov = res.summary["coverage"]
+    assert cov["available"] and cov["grammar_nodes"] == len(FAKE_LAB_NODES)
+    assert cov["exercised_nodes"] == ["configure", "configure.message_vpn", "enable", "end", "lab.advance",
+                                      "lab.status", "show.clock", "show.state"]
+    assert cov["untouched_nodes"] == ["configure.message_vpn.replication", "configure.state_set", "echo", "exit",
+                                      "lab.audit", "show.version"]
+    assert cov["exercised"] == 8 and cov["ratio"] == round(8 / 14, 6) and cov["not_in_grammar"] == []
+    assert res.summary["unknown_commands"] == [
+        {"command": "frobnicate now", "count": 1, "transcripts": 1,
+         "example": {"transcript": f"{corpus}/divergent.cli.txt", "line": 5}}]
+
+
+def test_report_has_chart_and_sections(result):
+    _, out = result
+    html = (out / "report.html").read_text()
+    assert html.count("<svg") == 1 and "show.clock: 1 fail" in html
+    for section in ("By grammar node", "By divergence signature", "Grammar coverage",
+                    "Commands the grammar does not know", "Quarantine"):
+        assert section in html
+    assert "frobnicate now" in html and "output:line 1:number" in html
+
+
+def test_parquet_files_have_fixed_names(result):
+    _, out = result
+    for table in ("commands", "timings", "transcripts", "quarantine"):
+        assert sorted(p.name for p in (out / f"{table}.parquet").iterdir() if not p.name.startswith(".")) == [
+            "_SUCCESS", "part-00000.parquet"]
+    run_info = json.loads((out / "run.json").read_text())
+    assert run_info["commands"] == 12 and run_info["partitions"] == 1
+
+
+BYTE_IDENTICAL = ["commands.parquet/part-00000.parquet", "transcripts.parquet/part-00000.parquet",
+                  "quarantine.parquet/part-00000.parquet", "summary.json", "report.html"]
+
+
+def test_same_input_other_partitioning_is_byte_identical(spark, corpus, result, tmp_path):
+    _, out = result
+    again = tmp_path / "run2"
+    _run(spark, [f"{corpus}/*.cli.txt", f"{corpus}/nested"], again, partitions=3)
+    # the same files spelled differently get different names: compare what does not carry names
+    rows1 = [{k: v for k, v in r.items() if k != "transcript"} for r in _rows(spark, out / "commands.parquet")]
+    rows2 = [{k: v for k, v in r.items() if k != "transcript"} for r in _rows(spark, again / "commands.parquet")]
+    assert sorted(map(str, rows1)) == sorted(map(str, rows2))
+    third = tmp_path / "run3"
+    _run(spark, [corpus], third, partitions=4)
+    for rel in BYTE_IDENTICAL:
+        assert (out / rel).read_bytes() == (third / rel).read_bytes(), rel
+
+
+def test_glob_names_follow_the_command_line(spark, corpus, tmp_path):
+    out = tmp_path / "glob"
+    res = _run(spark, [f"{corpus}/g*.cli.txt", f"{corpus}/nested/deeper/lab.cli.txt"], out)
+    names = sorted(r["transcript"] for r in _rows(spark, out / "transcripts.parquet"))
+    assert names == [f"{corpus}/good.cli.txt", f"{corpus}/nested/deeper/lab.cli.txt"]
+    assert res.summary["totals"]["transcripts"] == 2 and res.ok
+
+
+def test_missing_input_is_an_error(spark, tmp_path):
+    from spark_jobs.job import InputError
+
+    with pytest.raises(InputError, match="no such input"):
+        _run(spark, [tmp_path / "nope"], tmp_path / "out")
+
+
+def test_cli_gate_exit_codes(spark, corpus, tmp_path):
+    """In-process CLI (reuses the session): --min-pass above the rate exits 1, at or below exits 0."""
+    from click.testing import CliRunner
+
+    from spark_jobs.cli import main
+
+    args = ["run", str(corpus), "--replay", REPLAY, "--grammar-nodes", NODES, "--no-progress"]
+    ok = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "a"), "--min-pass", "0.4"])
+    assert ok.exit_code == 0, ok.output
+    assert "transcripts 5 (passed 2, failed 1, quarantined 2)" in ok.output
+    low = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "b"), "--min-pass", "0.5"])
+    assert low.exit_code == 1 and "FAILED" in low.output
+    cmd = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "c"), "--min-pass", "0.75", "--gate", "commands"])
+    assert cmd.exit_code == 0, cmd.output
+    missing = CliRunner().invoke(main, ["run", str(tmp_path / "nope"), "--out", str(tmp_path / "d"),
+                                        "--replay", REPLAY, "--no-progress"])
+    assert missing.exit_code == 2 and "no such input" in missing.output
+    assert spark.sparkContext._jsc is not None, "the CLI must not stop a session it did not create"
+
+
+def test_spark_submit_script_in_a_fresh_jvm_is_byte_identical(result, corpus, tmp_path):
+    """`python spark_jobs/conformance.py` (what spark-submit runs) in a new process and JVM: same bytes,
+    exit status 1 below --min-pass."""
+    _, out = result
+    script = Path(__file__).resolve().parents[1] / "spark_jobs" / "conformance.py"
+    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable}
+    proc = subprocess.run(
+        [sys.executable, str(script), "run", str(corpus), "--out", str(tmp_path / "sub"), "--master", "local[2]",
+         "--replay", REPLAY, "--grammar-nodes", NODES, "--min-pass", "0.9", "--conf", "spark.ui.enabled=false"],
+        capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "gate transcripts >= 90.00%: FAILED" in proc.stdout
+    sub = tmp_path / "sub"
+    for rel in BYTE_IDENTICAL[:3]:
+        assert (out / rel).read_bytes() == (sub / rel).read_bytes(), rel
+    # --min-pass is an argument, so only the gate differs in summary.json and report.html
+    s1, s2 = json.loads((out / "summary.json").read_text()), json.loads((sub / "summary.json").read_text())
+    assert s1.pop("gate")["min_pass"] == 0.0 and s2.pop("gate")["min_pass"] == 0.9 and s1 == s2
+    strip = lambda p: [ln for ln in p.read_text().splitlines() if not ln.startswith("<p>Gate:")]  # noqa: E731
+    assert strip(out / "report.html") == strip(sub / "report.html")
