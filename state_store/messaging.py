@@ -157,7 +157,7 @@ class MessagingMixin(EngineBase):
             client=client_name, router=r.name, vpn=v.name, topic=topic, requested=count,
             accepted=accepted, rejected=rejected, replicated=fit,
             not_replicated=(accepted - fit) if mode is not None else 0,
-            queues=tuple(q.name for q in queues), first_rgmid=first, last_rgmid=last,
+            queues=tuple(sorted(q.name for q in queues)), first_rgmid=first, last_rgmid=last,
             transacted=False, reject_reason=reason)
 
     # ------------------------------------------------------------------ consume
