@@ -69,7 +69,8 @@ def scope_from_line(parser: Any, mode: str, line: str, words: list[Word]) -> dic
 class ShellCompleter(Completer):
     """Completes keywords and live names for the current target of a REPL.
 
-    `get_context()` returns the session to complete for (anything with `mode`, `router`, `context`).
+    `get_session()` returns the session to complete for (anything with `mode`, `router`, `context`);
+    `default_router()` scopes names at the lab console (the router F2 returns to).
     """
 
     def __init__(self, parser: Any, get_session: Callable[[], Any], live: LiveNames | None,

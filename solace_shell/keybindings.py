@@ -76,5 +76,3 @@ def repl_key_bindings(repl: ReplHooks) -> KeyBindings:
         event.app.invalidate()
 
     return kb
-
-
