@@ -1,0 +1,189 @@
+"""LabStore: file labs (create, reopen, share, refuse bad files), in-memory speed, scenarios."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from state_store.errors import LabFileError
+from state_store.models import SCHEMA_VERSION
+from state_store.scenario import ScenarioError, load_scenario
+from state_store.store import LabStore
+
+NY, VPN = "NY_Appliance1", "Trading_VPN"
+
+
+def test_file_lab_created_persisted_and_shared(tmp_path: Path):
+    p = tmp_path / "lab.sqlite"
+    a = LabStore.open(p)
+    assert p.exists()
+    with a.transaction() as e:
+        e.publish("trader", "trading/orders/new", count=2)
+    b = LabStore.open(p)
+    with b.transaction() as e:
+        assert e.queue_detail(NY, VPN, "orders").messages_spooled == 2
+        e.advance(5)
+    with a.transaction() as e:
+        assert e.now_ms() == 5
+    assert a.dump() == b.dump()
+    a.close()
+    b.close()
+    con = sqlite3.connect(p)
+    assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    con.close()
+
+
+@pytest.mark.parametrize("content,needle", [
+    (b"", "not an SQLite database"),
+    (b"hello, this is a text file\n" * 10, "not an SQLite database"),
+    (bytes(range(256)) * 8, "not an SQLite database"),
+])
+def test_foreign_files_refused(tmp_path: Path, content: bytes, needle: str):
+    p = tmp_path / "bad.sqlite"
+    p.write_bytes(content)
+    with pytest.raises(LabFileError) as ei:
+        LabStore.open(p)
+    assert needle in ei.value.problem and "\n" not in ei.value.problem
+
+
+def test_foreign_sqlite_and_wrong_version_and_truncated(tmp_path: Path):
+    p = tmp_path / "other.sqlite"
+    con = sqlite3.connect(p)
+    con.execute("CREATE TABLE t (x)")
+    con.commit()
+    con.close()
+    with pytest.raises(LabFileError) as ei:
+        LabStore.open(p)
+    assert "no meta table" in ei.value.problem
+
+    good = tmp_path / "lab.sqlite"
+    LabStore.open(good).close()
+    con = sqlite3.connect(good)
+    con.execute("PRAGMA journal_mode=DELETE")
+    con.execute("UPDATE meta SET value='0' WHERE key='schema_version'")
+    con.commit()
+    con.close()
+    with pytest.raises(LabFileError) as ei:
+        LabStore.open(good)
+    assert ei.value.problem == f"lab schema version 0, this program needs {SCHEMA_VERSION}"
+
+    ok = tmp_path / "ok.sqlite"
+    LabStore.open(ok).close()
+    con = sqlite3.connect(ok)
+    con.execute("PRAGMA journal_mode=DELETE")
+    con.close()
+    data = ok.read_bytes()
+    trunc = tmp_path / "trunc.sqlite"
+    trunc.write_bytes(data[: len(data) // 3])
+    with pytest.raises(LabFileError) as ei:
+        LabStore.open(trunc)
+    assert "corrupt" in ei.value.problem or "missing tables" in ei.value.problem
+
+
+def test_in_memory_copy_is_fast_and_independent():
+    LabStore.in_memory().close()  # template built
+    t0 = time.perf_counter()
+    for _ in range(50):
+        LabStore.in_memory().close()
+    assert (time.perf_counter() - t0) / 50 < 0.005
+    a, b = LabStore.in_memory(), LabStore.in_memory()
+    with a.transaction() as e:
+        e.publish("trader", "trading/orders/new")
+    assert a.dump() != b.dump()
+    c = a.copy()
+    assert c.dump() == a.dump()
+
+
+def test_default_lab_is_deterministic():
+    assert LabStore.in_memory().dump() == LabStore.in_memory().dump()
+
+
+BAD = """\
+scenario: broken
+settings:
+  layout: C
+  colour: blue
+sites:
+  - name: NY
+    routers:
+      - name: NY_Appliance1
+        message_id_seed: lots
+links:
+  - sites: [NY, MARS]
+vpns:
+  - name: Trading_VPN
+    replication:
+      enabled: yes
+      roles: {NJ_Appliance1: active}
+    clients:
+      - name: trader
+        hosts: [NY_Appliance1, Boston_Appliance]
+users:
+  - {name: admin, level: admin}
+"""
+
+
+def test_scenario_reports_all_problems_with_lines(tmp_path: Path):
+    p = tmp_path / "bad.yaml"
+    p.write_text(BAD)
+    with pytest.raises(ScenarioError) as ei:
+        load_scenario(p)
+    probs = ei.value.problems
+    expect = [
+        (3, "'C' is not one of A, B"),
+        (4, "unknown key 'colour'"),
+        (9, "expected an integer"),
+        (11, "link site 'MARS' is not a site"),
+        (16, "'NJ_Appliance1', which is not a router"),
+        (19, "host 'Boston_Appliance' is not a router"),
+        (21, "needs password or password_hash"),
+    ]
+    for line, text in expect:
+        assert any(pr.startswith(f"{p}:{line}:") and text in pr for pr in probs), (line, text, probs)
+    assert len(probs) == len(expect)
+
+
+def test_scenario_yaml_syntax_error(tmp_path: Path):
+    p = tmp_path / "syntax.yaml"
+    p.write_text("sites: [\n  - a\n")
+    with pytest.raises(ScenarioError) as ei:
+        load_scenario(p)
+    assert ei.value.problems[0].startswith(f"{p}:") and "YAML syntax" in ei.value.problems[0]
+
+
+def test_scenario_initial_traffic_and_hashed_passwords(tmp_path: Path):
+    from state_store.passwords import hash_password
+
+    p = tmp_path / "s.yaml"
+    p.write_text(f"""\
+sites:
+  - name: A
+    routers: [{{name: A1}}]
+  - name: B
+    routers: [{{name: B1}}]
+links: [{{sites: [A, B]}}]
+vpns:
+  - name: V
+    replication:
+      enabled: true
+      roles: {{A1: active}}
+      replicated_topics: [{{topic: "x/>"}}]
+    queues: [{{name: q, subscriptions: ["x/>"]}}]
+    clients: [{{name: c, hosts: [A1, B1]}}]
+users:
+  - {{name: u1, password: pw1}}
+  - {{name: u2, password_hash: "{hash_password('pw2')}"}}
+messages: [{{client: c, topic: x/y, count: 3}}]
+transactions:
+  - {{client: c, type: xa, xid: "01-02-03", state: prepared, consume: [{{queue: q, count: 1}}]}}
+advance_ms: 100
+""")
+    lab = LabStore.in_memory(p)
+    with lab.transaction() as e:
+        assert e.queue_detail("B1", "V", "q").messages_spooled == 3
+        assert [t.state for t in e.transactions("B1")] == ["PREPARED"]
+        assert e.verify_password("u1", "pw1") and e.verify_password("u2", "pw2")
+        assert e.vpn_replication("A1", "V")[0].flags == "U A - U U - N A"
