@@ -70,10 +70,13 @@ class Lab:
 
     def _load_user(self, name: str) -> UserAccess:
         with self.store.transaction() as engine:
-            info = engine.user_access(name)
+            info = engine.user(name)
         if info is None:
             raise UnknownUser(name)
-        return UserAccess(info.name, info.global_level, info.default_vpn_level, dict(info.vpn_levels))
+        if info.scope == "global":
+            return UserAccess(info.name, info.level)
+        # A VPN-scoped user can look at the router but acts only within its VPN.
+        return UserAccess(info.name, "read-only", "none", {info.vpn or "": info.level})
 
     def _load_routers(self) -> list[str]:
         with self.store.transaction() as engine:

@@ -124,9 +124,10 @@ class Engine(ReplicationMixin, MessagingMixin, ClientsMixin, TransactionsMixin, 
 
     # ------------------------------------------------------------------ lab reads
     def routers(self) -> list[RouterInfo]:
+        """In scenario order: the first router is where `solace-shell` starts."""
         sites = {s.id: s.name for s in self.s.scalars(select(Site))}
         return [RouterInfo(r.name, sites[r.site_id], r.up)
-                for r in self.s.scalars(select(Router).order_by(Router.name))]
+                for r in self.s.scalars(select(Router).order_by(Router.id))]
 
     def sites(self) -> list[SiteInfo]:
         out = []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from state_store.errors import EngineError
+
 from ..results import EndToPrivileged, ExitLevel, HomeToExec, SetPaging
 from . import Args, HandlerContext, handler
 
@@ -14,7 +16,8 @@ def enter(ctx: HandlerContext, args: Args) -> None:
 @handler("nav.enter_vpn")
 def enter_vpn(ctx: HandlerContext, args: Args) -> None:
     """Entering a Message VPN's level refuses a VPN the router does not have."""
-    ctx.engine.require_vpn(ctx.router, args["vpn-name"])
+    if args["vpn-name"] not in ctx.engine.vpn_names(ctx.router):
+        raise EngineError("vpn_not_found", vpn=args["vpn-name"])
 
 
 @handler("nav.exit")
