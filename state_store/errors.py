@@ -2,6 +2,38 @@
 
 The shell owns every user-facing sentence (solace_shell/messages.py); the engine only says *what*
 went wrong, so the same failure can be rendered as CLI text, JSON or a transcript diff.
+
+Every code the engine raises, with its parameters:
+  Lookups
+    router_not_found(router)          site_not_found(site)          vpn_not_found(vpn, router)
+    queue_not_found(queue, vpn)       client_not_found(client)      transaction_not_found(xid)
+    message_not_found(msg_id, queue)  replicated_topic_not_found(topic, vpn)
+    subscription_not_found(topic, queue)   link_not_found(site_a, site_b)
+  State refusals
+    router_down(router)                    a show/config on a failed router
+    vpn_internal(vpn)                      configuring #config-sync
+    client_not_connected(client)           no host of its list serves its VPN
+    publish_rejected_standby(client, vpn, router)   its reachable hosts hold the VPN in standby
+    queue_egress_down(queue, vpn)          consume from a queue whose egress is shut down
+    queue_reserved(queue)                  queue op on #MSGVPN_REPLICATION_DATA_QUEUE
+    queue_not_shutdown(queue, vpn)         delete a queue that is not shut down
+    queue_exists(queue, vpn)               client_exists(client)      transaction_exists(xid)
+    replicated_topic_exists(topic, vpn)    subscription_exists(topic, queue)
+    replication_queue_exists(vpn, messages)  `no shutdown` (fail-on-existing-queue) with entries left
+    transaction_wrong_state(xid, state, required)   state/required upper case, e.g. "IDLE or PREPARED";
+                                           xid is "local:<client>" for local transactions
+    transaction_already_open(client)       no_transaction(client)
+    transaction_commit_rejected(xid, reason)   a commit whose publishes would be rejected
+                                           (reason: publish_rejected_repl_queue_full | ..._sync_ineligible)
+    site_already_down(site)  site_already_up(site)  link_already_down()  link_already_up()
+  Bad input
+    invalid_value(name, value, allowed)    value_out_of_range(name, value, min, max)
+    invalid_topic(topic)                   invalid_xid(xid)
+    invalid_queue_name(queue, reason)      reason: length | reserved | character
+    unknown_option(option)                 unknown_setting(name)
+
+Not exceptions (reported in PublishResult.reject_reason and counted in the audit):
+    publish_rejected_repl_queue_full, publish_rejected_sync_ineligible
 """
 
 from __future__ import annotations
