@@ -73,12 +73,16 @@ def run_cmd(inputs: tuple[str, ...], out: str, master: str, min_pass: float, gat
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Directory for transcripts.")
 @click.option("--plan-only", is_flag=True, help="Write the drill plans (JSON) without running the emulator.")
-def generate_cmd(count: int, seed: int, out: str, plan_only: bool) -> None:
+@click.option("--jobs", type=click.IntRange(1), default=None, help="Recording processes (default: all cores).")
+@click.option("--lab-factory", "lab_factory", default=None, hidden=True,
+              help="module:callable returning a lab (default: solace_shell.lab:Lab.fresh).")
+def generate_cmd(count: int, seed: int, out: str, plan_only: bool, jobs: int | None, lab_factory: str | None) -> None:
     """Write COUNT randomized failover drills as golden transcripts recorded from the engine."""
     from .generate import RecorderUnavailable, generate  # noqa: PLC0415
 
     try:
-        written = generate(count=count, seed=seed, out=out, plan_only=plan_only)
+        written = generate(count=count, seed=seed, out=out, plan_only=plan_only, jobs=jobs,
+                           lab_factory_spec=lab_factory)
     except RecorderUnavailable as exc:
         click.echo(f"solace-conformance: {exc} (use --plan-only to write the drill plans)", err=True)
         sys.exit(2)

@@ -1,0 +1,302 @@
+"""Randomised failover drills as data: `plan_drill(seed, index) -> Drill` is a pure function.
+
+A drill is a list of (target, command) steps for the lab (`lab`, `NY_Appliance1`, `NJ_Appliance1`);
+recording it against the engine (spark_jobs.generate) turns it into a golden transcript. Nothing here
+imports the emulator, so plans are cheap, testable and stable: drill *i* of seed *s* is the same
+whatever `--count` is, on any machine (Random seeded with the string "s:i").
+
+Failover types (the four procedures trainees practise on the two-site lab):
+- controlled    planned switch-over with both sites up: check the replication queue has drained,
+                demote the active VPN to standby first, then promote the mate.
+- uncontrolled  the active site fails: promote the standby site, move clients, audit.
+- link-loss     the inter-site link fails: the correct call is to wait/restore the link (both sites
+                are up, so promoting the standby splits the brain); watch the replication queue.
+- failback      after an uncontrolled failover the original site returns: it must come back as
+                standby, resynchronise, then a controlled switch moves service home.
+Each type has operator mistakes (wrong order, wrong router, typos, forgetting `enable`, promoting
+during a link loss, ...) drawn with `MISTAKE_RATE`; a share of drills run an XA or local transaction
+across the failover and finish it with the admin heuristics on the surviving site.
+
+Command vocabulary lives in `Vocab` so it can follow the grammar as it settles.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+VPN = "Trading_VPN"
+SITES = {"NY": "NY_Appliance1", "NJ": "NJ_Appliance1"}
+LAB = "lab"
+COMMENT = "#"  # a step with this target is a comment line in the transcript, not a command
+FAILOVER_TYPES = ("controlled", "uncontrolled", "link-loss", "failback")
+MISTAKES = {
+    "controlled": ("promote-before-demote", "skip-drain-check", "vpn-typo", "forgot-enable"),
+    "uncontrolled": ("promote-wrong-router", "consume-before-promote", "forgot-enable", "vpn-typo"),
+    "link-loss": ("promote-during-link-loss", "skip-drain-check", "vpn-typo"),
+    "failback": ("activate-returning-site", "skip-drain-check", "forgot-enable"),
+}
+MISTAKE_RATE = 0.4
+TRANSACTION_RATE = 0.4
+CLIENTS = ("trader", "settlement")
+TOPICS = ("trading/orders/new", "trading/orders/amend", "trading/orders/cancel")
+QUEUE = "orders"
+REPLICATION_QUEUE = "#MSGVPN_REPLICATION_DATA_QUEUE"
+
+Step = tuple[str, str]
+
+
+class Vocab:
+    """Every command text the generator emits (one place to align with the grammar)."""
+
+    enable = "enable"
+    configure = "configure"
+    end = "end"
+    exit = "exit"
+    vpn = staticmethod(lambda vpn=VPN: f"message-vpn {vpn}")
+    state = staticmethod(lambda role: f"replication state {role}")
+    show_replication = f"show message-vpn {VPN} replication"
+    show_replication_queue = f"show queue {REPLICATION_QUEUE} message-vpn {VPN}"
+    show_queue = f"show queue {QUEUE} message-vpn {VPN}"
+    show_transactions = f"show transaction message-vpn {VPN}"
+    admin = "admin"
+    admin_spool = f"message-spool message-vpn {VPN}"
+    heuristic = staticmethod(lambda action, xid: f"{action}-transaction xid {xid}")  # commit|rollback|delete
+    advance = staticmethod(lambda dur: f"advance {dur}")
+    publish = staticmethod(lambda client, topic, count, size=None:
+                           f"publish {client} {topic} count {count}" + (f" size {size}" if size else ""))
+    consume = staticmethod(lambda client, queue, count: f"consume {client} {queue} count {count}")
+    fail_site = staticmethod(lambda site: f"fail site {site}")
+    restore_site = staticmethod(lambda site: f"restore site {site}")
+    fail_link = "fail link"
+    restore_link = "restore link"
+    audit = f"audit {VPN}"
+    status = "status"
+    xa = staticmethod(lambda client, verb, xid: f"transaction {client} xa {verb} {xid}")  # start|end-xa|prepare|...
+    local = staticmethod(lambda client, verb: f"transaction {client} local {verb}")      # start|commit|rollback
+
+
+@dataclass(frozen=True)
+class Drill:
+    seed: int
+    index: int
+    kind: str
+    mistake: str | None
+    transaction: str | None          # "xa", "local" or None
+    steps: tuple[Step, ...]
+
+    @property
+    def name(self) -> str:
+        parts = [f"drill-{self.seed}-{self.index:06d}", self.kind]
+        if self.transaction:
+            parts.append(f"txn-{self.transaction}")
+        if self.mistake:
+            parts.append(self.mistake)
+        return "_".join(parts)
+
+    def commands(self) -> list[Step]:
+        return [s for s in self.steps if s[0] != COMMENT]
+
+
+@dataclass
+class _Router:
+    enabled: bool = False
+    depth: int = 0   # 0 top, 1 configure, 2 message-vpn
+
+
+@dataclass
+class _Builder:
+    rng: random.Random
+    steps: list[Step] = field(default_factory=list)
+    routers: dict[str, _Router] = field(default_factory=lambda: {r: _Router() for r in SITES.values()})
+
+    def say(self, text: str) -> None:
+        self.steps.append((COMMENT, text))
+
+    def run(self, target: str, command: str) -> None:
+        self.steps.append((target, command))
+
+    def lab(self, command: str) -> None:
+        self.run(LAB, command)
+
+    def wait(self) -> None:
+        self.lab(Vocab.advance(self.rng.choice(("1s", "5s", "10s", "30s", "1m"))))
+
+    def show(self, router: str, command: str) -> None:
+        self.enable(router)
+        self.run(router, command)
+
+    def enable(self, router: str) -> None:
+        if not self.routers[router].enabled:
+            self.run(router, Vocab.enable)
+            self.routers[router].enabled = True
+
+    def to_vpn(self, router: str, vpn: str = VPN) -> None:
+        self.enable(router)
+        state = self.routers[router]
+        if state.depth == 2:
+            return
+        if state.depth == 0:
+            self.run(router, Vocab.configure)
+        self.run(router, Vocab.vpn(vpn))
+        state.depth = 2
+
+    def top(self, router: str) -> None:
+        state = self.routers[router]
+        if state.depth:
+            if self.rng.random() < 0.5:
+                self.run(router, Vocab.end)
+            else:
+                for _ in range(state.depth):
+                    self.run(router, Vocab.exit)
+            state.depth = 0
+
+    def set_state(self, router: str, role: str) -> None:
+        self.to_vpn(router)
+        self.run(router, Vocab.state(role))
+        self.top(router)
+
+    def traffic(self, router_site: str | None = None, consume: bool = True) -> None:
+        client = self.rng.choice(CLIENTS)
+        count = self.rng.choice((1, 5, 10, 50, 100, 250))
+        size = self.rng.choice((None, None, 600, 2048, 65536))
+        self.lab(Vocab.publish(client, self.rng.choice(TOPICS), count, size))
+        if consume and self.rng.random() < 0.6:
+            self.lab(Vocab.consume(self.rng.choice(CLIENTS), QUEUE, self.rng.randint(1, count)))
+
+    def check(self, router: str, drain: bool = True) -> None:
+        self.show(router, Vocab.show_replication)
+        if drain:
+            self.show(router, Vocab.show_replication_queue)
+
+
+def _xid(rng: random.Random) -> str:
+    return f"{rng.randint(1, 9)}-{rng.getrandbits(32):08x}-{rng.getrandbits(8):02x}"
+
+
+def plan_drill(seed: int, index: int) -> Drill:
+    """Drill `index` of `seed`: deterministic, independent of every other drill."""
+    rng = random.Random(f"{seed}:{index}")
+    kind = FAILOVER_TYPES[index % len(FAILOVER_TYPES)] if index < 4 else rng.choice(FAILOVER_TYPES)
+    mistake = rng.choice(MISTAKES[kind]) if rng.random() < MISTAKE_RATE else None
+    transaction = rng.choice(("xa", "xa", "local")) if rng.random() < TRANSACTION_RATE else None
+    b = _Builder(rng)
+    ny, nj = SITES["NY"], SITES["NJ"]
+    b.say(f"{kind} failover drill (seed {seed}, #{index})" + (f"; operator mistake: {mistake}" if mistake else ""))
+    b.lab(Vocab.status)
+    b.check(ny, drain=rng.random() < 0.5)
+    for _ in range(rng.randint(1, 3)):
+        b.traffic()
+        if rng.random() < 0.5:
+            b.wait()
+
+    xid = _xid(rng) if transaction == "xa" else None
+    txn_client = rng.choice(CLIENTS)
+    if transaction == "xa":
+        b.say(f"an XA transaction {xid} is prepared when the failover starts")
+        b.lab(Vocab.xa(txn_client, "start", xid))
+        b.lab(Vocab.publish(txn_client, rng.choice(TOPICS), rng.randint(1, 20)))
+        b.lab(Vocab.xa(txn_client, "end-xa", xid))
+        b.lab(Vocab.xa(txn_client, "prepare", xid))
+    elif transaction == "local":
+        b.say("a local transaction is open when the failover starts")
+        b.lab(Vocab.local(txn_client, "start"))
+        b.lab(Vocab.publish(txn_client, rng.choice(TOPICS), rng.randint(1, 20)))
+
+    if mistake == "forgot-enable":
+        b.say("mistake: configure at the User EXEC prompt")
+        target = nj if kind in ("controlled", "uncontrolled") else ny
+        if not b.routers[target].enabled:
+            b.run(target, Vocab.configure)
+    if mistake == "vpn-typo":
+        b.say("mistake: a typo in the Message VPN name")
+        b.enable(nj)
+        b.run(nj, Vocab.configure)
+        b.run(nj, Vocab.vpn("Trading_VNP"))
+        b.run(nj, Vocab.end)
+
+    survivor = nj
+    if kind == "controlled":
+        if mistake != "skip-drain-check":
+            b.check(ny)
+            b.wait()
+        if mistake == "promote-before-demote":
+            b.say("mistake: promoting NJ while NY is still active")
+            b.set_state(nj, "active")
+            b.check(nj, drain=False)
+            b.set_state(ny, "standby")
+        else:
+            b.set_state(ny, "standby")
+            b.wait()
+            b.set_state(nj, "active")
+        b.check(nj, drain=False)
+    elif kind == "uncontrolled":
+        b.lab(Vocab.fail_site("NY"))
+        b.wait()
+        b.lab(Vocab.status)
+        if mistake == "consume-before-promote":
+            b.say("mistake: consuming at NJ before it is active")
+            b.lab(Vocab.consume(rng.choice(CLIENTS), QUEUE, 5))
+        if mistake == "promote-wrong-router":
+            b.say("mistake: the command goes to the failed router")
+            b.set_state(ny, "active")
+        b.set_state(nj, "active")
+        b.check(nj, drain=False)
+    elif kind == "link-loss":
+        b.lab(Vocab.fail_link)
+        b.traffic(consume=False)
+        b.wait()
+        if mistake != "skip-drain-check":
+            b.check(ny)
+        if mistake == "promote-during-link-loss":
+            b.say("mistake: promoting NJ while NY is alive (split brain)")
+            b.set_state(nj, "active")
+            b.traffic(consume=False)
+            b.check(nj, drain=False)
+        else:
+            survivor = ny
+        b.lab(Vocab.restore_link)
+        b.wait()
+        b.check(ny)
+    else:  # failback
+        b.lab(Vocab.fail_site("NY"))
+        b.wait()
+        b.set_state(nj, "active")
+        b.traffic()
+        b.lab(Vocab.restore_site("NY"))
+        b.wait()
+        if mistake == "activate-returning-site":
+            b.say("mistake: the returning site is made active while NJ still is")
+            b.set_state(ny, "active")
+        else:
+            b.set_state(ny, "standby")
+        b.wait()
+        if mistake != "skip-drain-check":
+            b.check(nj)
+        b.set_state(nj, "standby")
+        b.wait()
+        b.set_state(ny, "active")
+        survivor = ny
+        b.check(ny, drain=False)
+
+    if transaction == "xa":
+        b.show(survivor, Vocab.show_transactions)
+        action = rng.choice(("commit", "rollback"))
+        b.say(f"heuristic {action} of the prepared transaction on {survivor}")
+        b.top(survivor)
+        b.run(survivor, Vocab.admin)
+        b.run(survivor, Vocab.admin_spool)
+        b.run(survivor, Vocab.heuristic(action, xid))
+        if rng.random() < 0.5:
+            b.run(survivor, Vocab.heuristic("delete", xid))
+        b.run(survivor, Vocab.end)
+    elif transaction == "local":
+        b.lab(Vocab.local(txn_client, rng.choice(("commit", "rollback"))))
+    b.traffic()
+    b.wait()
+    b.lab(Vocab.audit)
+    return Drill(seed=seed, index=index, kind=kind, mistake=mistake, transaction=transaction, steps=tuple(b.steps))
+
+
+def plan_drills(count: int, seed: int) -> list[Drill]:
+    return [plan_drill(seed, i) for i in range(count)]

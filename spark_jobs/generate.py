@@ -1,0 +1,114 @@
+"""`solace-conformance generate`: failover drills recorded from the engine as golden transcripts.
+
+Planning is pure (spark_jobs.drills); this module is the thin recording step: run each drill's steps
+through a fresh lab (`Lab.fresh()`), write prompt, command and the engine's own output with the
+transcript Recorder. A recorded drill therefore replays as `pass` against the same engine by
+construction; the corpus is for regression (the engine changes, the transcripts do not), throughput
+benchmarks and coverage.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, Callable
+
+from .drills import COMMENT, Drill, plan_drill
+
+INDEX_FILE = "_drills.jsonl"  # leading "_": Hadoop input formats (and so `run`) skip it
+
+
+class RecorderUnavailable(RuntimeError):
+    pass
+
+
+def _default_lab_factory() -> Callable[[], Any]:
+    try:
+        from solace_shell.lab import Lab  # noqa: PLC0415
+    except Exception as exc:
+        raise RecorderUnavailable(f"the emulator's Lab cannot be imported: {type(exc).__name__}: {exc}") from exc
+    return Lab.fresh
+
+
+def record_drill(drill: Drill, path: Path, lab_factory: Callable[[], Any] | None = None) -> int:
+    """Run `drill` on a fresh lab and write it to `path`; returns the number of commands."""
+    try:
+        from solace_shell.transcript.record import Recorder  # noqa: PLC0415
+    except Exception as exc:
+        raise RecorderUnavailable(f"the transcript Recorder cannot be imported: {exc}") from exc
+    lab = (lab_factory or _default_lab_factory())()
+    n = 0
+    try:
+        with Recorder.open(path) as rec:
+            for target, command in drill.steps:
+                if target == COMMENT:
+                    rec.comment(command)
+                    continue
+                prompt = lab.prompt(target)
+                outcome = lab.execute(target, command)
+                rec.record(prompt, command, outcome.text)
+                n += 1
+    finally:
+        lab.close()
+    return n
+
+
+def transcript_name(drill: Drill) -> str:
+    return f"{drill.name}.cli.txt"
+
+
+def _record_one(args: tuple[int, int, str, str | None]) -> tuple[int, str, str | None]:
+    seed, index, out, factory_spec = args
+    drill = plan_drill(seed, index)
+    path = Path(out) / transcript_name(drill)
+    factory = None
+    if factory_spec:
+        import importlib  # noqa: PLC0415
+
+        module, _, attr = factory_spec.partition(":")
+        factory = getattr(importlib.import_module(module), attr)
+    try:
+        record_drill(drill, path, factory)
+    except RecorderUnavailable:
+        raise
+    except Exception as exc:  # an engine crash must not lose the other drills; it is reported
+        path.unlink(missing_ok=True)
+        return index, path.name, f"{type(exc).__name__}: {exc}"
+    return index, path.name, None
+
+
+def generate(*, count: int, seed: int, out: str | Path, plan_only: bool = False, jobs: int | None = None,
+             lab_factory_spec: str | None = None) -> list[str]:
+    """Plan and record `count` drills into `out`; returns the transcript file names written.
+
+    Output is the same for the same (count, seed) whatever `jobs` is. `lab_factory_spec`
+    (`module:callable` returning a lab) replaces `Lab.fresh` (tests use the transcript FakeLab).
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    plans = [plan_drill(seed, i) for i in range(count)]
+    with (out / INDEX_FILE).open("w", encoding="utf-8", newline="\n") as fh:
+        for d in plans:
+            row = {"name": transcript_name(d), "index": d.index, "kind": d.kind, "mistake": d.mistake,
+                   "transaction": d.transaction, "commands": len(d.commands())}
+            if plan_only:
+                row["steps"] = [list(s) for s in d.steps]
+            fh.write(json.dumps(row, sort_keys=True) + "\n")
+    if plan_only:
+        return [INDEX_FILE]
+    if lab_factory_spec is None:
+        _default_lab_factory()  # fail before forking workers when the engine is missing
+    jobs = jobs or os.cpu_count() or 1
+    tasks = [(seed, i, str(out), lab_factory_spec) for i in range(count)]
+    if jobs == 1 or count < 8:
+        results = [_record_one(t) for t in tasks]
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            results = list(pool.map(_record_one, tasks, chunksize=max(1, min(64, count // (jobs * 4) or 1))))
+    failures = [(name, err) for _, name, err in results if err]
+    if failures:
+        head = "; ".join(f"{n}: {e}" for n, e in failures[:5])
+        raise RuntimeError(f"{len(failures)} of {count} drills could not be recorded ({head})")
+    return [name for _, name, _ in results]
