@@ -1,0 +1,134 @@
+"""Drill planning (pure), drill recording, and the Spark-free half of the conformance job."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from spark_jobs import summary as summ
+from spark_jobs.drills import COMMENT, FAILOVER_TYPES, LAB, SITES, plan_drill, plan_drills
+from spark_jobs.generate import INDEX_FILE, generate
+from spark_jobs.job import _display, _norm_uri, name_partitioner, partition_count
+from spark_jobs.testing import replay_with_fake_lab
+
+FAKE = "solace_shell.transcript.fake_lab:FakeLab"
+
+
+def test_plans_are_pure_and_independent_of_count():
+    assert plan_drill(3, 17) == plan_drill(3, 17)
+    assert plan_drills(40, 3)[17] == plan_drills(20, 3)[17]
+    assert plan_drill(3, 17).steps != plan_drill(4, 17).steps
+
+
+def test_plans_cover_types_mistakes_and_transactions():
+    drills = plan_drills(300, 11)
+    assert [d.kind for d in drills[:4]] == list(FAILOVER_TYPES)
+    assert set(Counter(d.kind for d in drills)) == set(FAILOVER_TYPES)
+    mistakes = Counter(d.mistake for d in drills)
+    assert mistakes[None] > 100 and len(mistakes) >= 8, "correct drills and most kinds of mistake"
+    assert {d.transaction for d in drills} == {None, "xa", "local"}
+    for d in drills:
+        targets = {t for t, _ in d.commands()}
+        assert targets <= {LAB, *SITES.values()}
+        assert d.commands()[-1] == (LAB, "audit Trading_VPN")
+        assert d.steps[0][0] == COMMENT
+        for router in SITES.values():
+            first = next((c for t, c in d.commands() if t == router), None)
+            assert first in (None, "enable") or (d.mistake == "forgot-enable" and first == "configure")
+
+
+def test_xa_drills_prepare_then_complete_heuristically_on_the_survivor():
+    d = next(d for d in plan_drills(100, 5) if d.transaction == "xa")
+    cmds = [c for _, c in d.commands()]
+    start = next(c for c in cmds if " xa start " in c)
+    xid = start.rsplit(" ", 1)[1]
+    assert any(c.endswith(f"xa prepare {xid}") for c in cmds)
+    assert any(c in (f"commit-transaction xid {xid}", f"rollback-transaction xid {xid}") for c in cmds)
+
+
+def test_generate_with_fake_lab_is_deterministic_and_replays_as_pass(tmp_path):
+    a = generate(count=12, seed=9, out=tmp_path / "a", jobs=1, lab_factory_spec=FAKE)
+    b = generate(count=12, seed=9, out=tmp_path / "b", jobs=2, lab_factory_spec=FAKE)
+    assert a == b and len(a) == 12
+    for name in a:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+        text = (tmp_path / "a" / name).read_text()
+        result = replay_with_fake_lab(text, name)
+        assert result.error is None and result.passed, name
+    index = [json.loads(line) for line in (tmp_path / "a" / INDEX_FILE).read_text().splitlines()]
+    assert [row["name"] for row in index] == a
+
+
+def test_plan_only_needs_no_engine(tmp_path):
+    assert generate(count=3, seed=1, out=tmp_path, plan_only=True) == [INDEX_FILE]
+    rows = [json.loads(line) for line in (tmp_path / INDEX_FILE).read_text().splitlines()]
+    assert [r["kind"] for r in rows] == ["controlled", "uncontrolled", "link-loss"] and rows[0]["steps"]
+
+
+def _real_lab_works() -> bool:
+    try:
+        from solace_shell.lab import Lab
+
+        Lab.fresh().close()
+    except Exception:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _real_lab_works(), reason="solace_shell.lab.Lab.fresh() does not work yet")
+def test_generate_with_the_engine_replays_as_pass(tmp_path):
+    from solace_shell.transcript.replay import replay_file
+
+    names = generate(count=4, seed=2, out=tmp_path, jobs=1)
+    for name in names:
+        result = replay_file(tmp_path / name)
+        assert result.error is None and result.passed, (name, [c for c in result.commands if c.verdict != "pass"][:1])
+
+
+def test_naming_and_partitioning_helpers():
+    assert _norm_uri("file:///a/b") == _norm_uri("file:/a/b") == "file:/a/b"
+    assert _norm_uri("hdfs://nn:8020/x") == "hdfs://nn:8020/x"
+    assert _display("corpus/*/x*.txt", "file:/work/corpus/sub/x1.txt") == "corpus/sub/x1.txt"
+    assert partition_count(1) == 1 and partition_count(10_000) == 313 and partition_count(10**7) == 1024
+    assert name_partitioner("a/b.cli.txt") == name_partitioner("a/b.cli.txt")
+
+
+def test_invalid_input_regex_follows_the_message_table():
+    import re
+
+    from solace_shell.messages import PARSE_ERRORS
+
+    text = PARSE_ERRORS["invalid"].format(word="frob")
+    assert re.search(summ.invalid_input_regex(), text)
+    assert not re.search(summ.invalid_input_regex(), PARSE_ERRORS["invalid-value"].format(word="x", param="p", reason="r"))
+
+
+def _summary(**kw):
+    base = dict(inputs=["c"], transcripts={"total": 2, "passed": 1, "failed": 1, "quarantined": 0},
+                verdicts={"pass": 3, "fail": 1}, by_node=[{"node": "", "pass": 0, "fail": 1, "error": 0},
+                                                          {"node": "show.clock", "pass": 3, "fail": 0, "error": 0}],
+                by_signature=[], grammar_nodes=None, grammar_reason="not built", exercised=["show.clock", ""],
+                unknown_commands=[], quarantine=[], min_pass=0.6, gate_of="transcripts")
+    base.update(kw)
+    return summ.build_summary(**base)
+
+
+def test_summary_gate_and_missing_grammar():
+    s = _summary()
+    assert s["gate"] == {"min_pass": 0.6, "of": "transcripts", "rate": 0.5, "ok": False}
+    assert s["pass_rate"] == {"commands": 0.75, "transcripts": 0.5}
+    assert s["coverage"]["available"] is False and s["coverage"]["reason"] == "not built"
+    assert s["coverage"]["exercised_nodes"] == ["show.clock"]
+    assert s["by_node"][0]["node"] == summ.UNPARSED
+    assert _summary(gate_of="commands")["gate"]["ok"] is True
+
+
+def test_report_is_escaped_html_with_an_svg_chart():
+    s = _summary(by_signature=[{"signature": "output:line 1:<b>", "count": 1, "transcripts": 1, "nodes": ["x"],
+                                "example": {"transcript": "t<1>", "line": 2}}])
+    html = summ.render_report(s)
+    assert html.startswith("<!DOCTYPE html>") and "<svg" in html and "<rect" in html
+    assert "output:line 1:&lt;b&gt;" in html and "t&lt;1&gt;:2" in html and "<b>" not in html
+    assert summ.render_report(s) == html
