@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 DEFAULT_DB_ENV = "SOLACE_SHELL_DB"
+PASSWORD_ENV = "SOLACE_SHELL_PASSWORD"
 
 
 def default_db_path() -> Path:
@@ -25,7 +26,7 @@ def _fail(message: str, code: int = 2) -> "NoReturn":  # type: ignore[name-defin
     sys.exit(code)
 
 
-def _open_lab(db: str | None, user: str):
+def _open_lab(db: str | None, user: str, ask_password: bool):
     from state_store.errors import LabFileError
 
     from .lab import Lab, UnknownUser
@@ -42,13 +43,38 @@ def _open_lab(db: str | None, user: str):
         _fail(f"no CLI user '{exc.name}' in lab {path}")
     if created:
         click.echo(f"solace-shell: created lab database {path}", err=True)
+    if ask_password and not _password_ok(lab, user):
+        lab.close()
+        _fail(f"login failed for CLI user '{user}'")
     return lab, path
+
+
+def _password_ok(lab, user: str) -> bool:
+    """Like logging in over ssh: ask at a terminal, else take SOLACE_SHELL_PASSWORD."""
+    password = os.environ.get(PASSWORD_ENV)
+    if password is None:
+        if not sys.stdin.isatty():
+            _fail(f"CLI user '{user}' needs a password: set {PASSWORD_ENV} when not at a terminal")
+        import getpass
+
+        password = getpass.getpass("Password: ")
+    with lab.store.transaction() as engine:
+        return engine.verify_password(user, password)
+
+
+def _banner(lab) -> str:
+    with lab.store.transaction() as engine:
+        settings = engine.settings()
+    version = settings.get("software_version", "")
+    return (f"Solace PubSub+ Enterprise Version {version}\n\nOperating Mode: Message Routing Node\n"
+            "(solace-shell lab: ? for help, Tab to complete, F2 for the lab console)\n")
 
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--db", envvar=DEFAULT_DB_ENV, type=click.Path(dir_okay=False),
               help=f"Lab database file (default: {default_db_path()}; env {DEFAULT_DB_ENV}).")
-@click.option("--user", default="admin", show_default=True, help="Log in as this lab-defined CLI user.")
+@click.option("--user", help="Log in as this lab-defined CLI user (asks for its password; "
+              f"{PASSWORD_ENV} when not at a terminal). Without it: the built-in admin, like cli -A.")
 @click.option("--router", help="The router to start at (default: the lab's first router).")
 @click.option("-s", "--script", type=click.Path(exists=True, dir_okay=False),
               help="Run a CLI script file, echoing each line after the prompt (like cli -A -s).")
@@ -56,12 +82,12 @@ def _open_lab(db: str | None, user: str):
 @click.option("--record", type=click.Path(dir_okay=False), help="Record the interactive session as a transcript.")
 @click.option("--vi", is_flag=True, help="vi editing keys in the interactive shell.")
 @click.pass_context
-def main(ctx: click.Context, db: str | None, user: str, router: str | None, script: str | None,
+def main(ctx: click.Context, db: str | None, user: str | None, router: str | None, script: str | None,
          commands: tuple[str, ...], record: str | None, vi: bool) -> None:
     """A stateful emulator of the Solace PubSub+ broker CLI with a two-site replication lab."""
     if ctx.invoked_subcommand is not None:
         return
-    lab, path = _open_lab(db, user)
+    lab, path = _open_lab(db, user or "admin", ask_password=user is not None)
     try:
         start = router or lab.routers()[0]
         if start not in lab.routers():
@@ -73,13 +99,14 @@ def main(ctx: click.Context, db: str | None, user: str, router: str | None, scri
         if commands:
             from .script import run_commands
             sys.exit(run_commands(lab, start, commands, sys.stdout))
-        from .repl import run_repl
+        from .repl import history_path_for, run_repl
+        click.echo(_banner(lab))
         recorder = None
         if record:
             from .transcript.record import Recorder
             recorder = Recorder.open(Path(record))
         try:
-            code = run_repl(lab, start, history_path=path.with_suffix(".history"), recorder=recorder,
+            code = run_repl(lab, start, history_path=history_path_for(path), recorder=recorder,
                             editing_mode="vi" if vi else "emacs")
         finally:
             if recorder is not None:

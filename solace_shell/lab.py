@@ -18,6 +18,8 @@ from .results import Outcome
 from .session import Session
 
 LAB_TARGET = "lab"
+# Transcript headers and the command line say `version`; the engine stores `software_version`.
+SETTING_ALIASES = {"version": "software_version"}
 _PARSERS: dict[int, Parser] = {}
 
 
@@ -65,7 +67,7 @@ class Lab:
         if settings:
             with store.transaction() as engine:
                 for name, value in settings.items():
-                    engine.set_setting(name, str(value))
+                    engine.set_setting(SETTING_ALIASES.get(name, name), str(value))
         return cls(store, user=user)
 
     def _load_user(self, name: str) -> UserAccess:

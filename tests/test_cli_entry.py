@@ -78,3 +78,19 @@ def test_corrupt_lab_file_gives_one_clear_error(tmp_path: Path) -> None:
 def test_unknown_user_is_refused(tmp_path: Path) -> None:
     result = invoke("--user", "mallory", "-c", "show hostname", db=tmp_path / "lab.sqlite")
     assert result.exit_code == 2 and "no CLI user 'mallory'" in result.stderr
+
+
+def test_named_user_must_give_the_right_password(tmp_path: Path, monkeypatch) -> None:
+    db = tmp_path / "lab.sqlite"
+    monkeypatch.setenv("SOLACE_SHELL_PASSWORD", "wrong")
+    refused = invoke("--user", "monitor", "-c", "show hostname", db=db)
+    assert refused.exit_code == 2 and "login failed for CLI user 'monitor'" in refused.stderr
+    monkeypatch.setenv("SOLACE_SHELL_PASSWORD", "monitor")
+    allowed = invoke("--user", "monitor", "-c", "show hostname", db=db)
+    assert allowed.exit_code == 0 and allowed.stdout == "Hostname: NY_Appliance1\n"
+
+
+def test_named_user_without_a_terminal_or_password_is_told_how(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.delenv("SOLACE_SHELL_PASSWORD", raising=False)
+    result = invoke("--user", "monitor", "-c", "show hostname", db=tmp_path / "lab.sqlite")
+    assert result.exit_code == 2 and "set SOLACE_SHELL_PASSWORD" in result.stderr

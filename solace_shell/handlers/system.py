@@ -27,5 +27,5 @@ def show_hostname(ctx: HandlerContext, args: Args) -> Hostname:
 @handler("show.version")
 def show_version(ctx: HandlerContext, args: Args) -> Version:
     settings = ctx.engine.settings()
-    return Version(settings.get("product", "Solace PubSub+ Enterprise"), settings.get("version", "10.4.1.52"),
+    return Version(settings.get("product", "Solace PubSub+ Enterprise"), settings["software_version"],
                    ctx.engine.now_ms())
