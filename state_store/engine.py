@@ -12,7 +12,8 @@ router raise ``router_down``; completion reads (``*_names``, ``xids``) never rai
 
 Public API
   Lab / topology
-    routers() -> list[RouterInfo]; sites() -> list[SiteInfo]; status() -> LabStatus
+    routers() -> list[RouterInfo]; sites() -> list[SiteInfo]   (scenario order); status() -> LabStatus
+    site_names(); user_names(); replicated_topic_names(router, vpn)   (completion, never raise)
     settings() -> dict[str, str]; set_setting(key, value)
     user(name) -> UserInfo | None; users() -> list[UserInfo]; verify_password(name, pw) -> bool
     now_ms() -> int; advance(ms) -> AdvanceResult
@@ -131,10 +132,25 @@ class Engine(ReplicationMixin, MessagingMixin, ClientsMixin, TransactionsMixin, 
 
     def sites(self) -> list[SiteInfo]:
         out = []
-        for s in self.s.scalars(select(Site).order_by(Site.name)):
+        for s in self.s.scalars(select(Site).order_by(Site.id)):
             rs = self._routers_of_site(s)
             out.append(SiteInfo(s.name, tuple(r.name for r in rs), all(r.up for r in rs)))
         return out
+
+    def site_names(self) -> list[str]:
+        """Completion: site names in scenario order."""
+        return [s.name for s in self.sites()]
+
+    def user_names(self) -> list[str]:
+        """Completion: CLI user names."""
+        return [u.name for u in self.users()]
+
+    def replicated_topic_names(self, router: str, vpn: Optional[str]) -> list[str]:
+        """Completion: replicated topics of a VPN on a router."""
+        try:
+            return [t.topic for t in self.replicated_topics(router, vpn or "")]
+        except EngineError:
+            return []
 
     def settings(self) -> dict[str, str]:
         out = dict(SETTING_DEFAULTS)
