@@ -31,6 +31,55 @@ ENGINE_ERRORS: dict[str, str] = {
     "queue_not_found": "ERROR: Queue '{queue}' not found in Message VPN '{vpn}'.",
     "router_down": "ERROR: Router '{router}' is down.",
     "spool_not_active": "ERROR: message-spool operational status is not AD-ACTIVE",
+    # configuration and admin refusals (our wording: reference section 2 gives only the reason
+    # "not in a valid state" and the words "already exists" that automation looks for)
+    "vpn_internal": "ERROR: Message VPN '{vpn}' is not in a valid state for this command "
+                    "(it is the internal config-sync Message VPN).",
+    "invalid_value": "ERROR: Invalid value '{value}' for {name} (allowed: {allowed}).",
+    "value_out_of_range": "ERROR: Value {value} for {name} is out of range ({min} to {max}).",
+    "replicated_topic_exists": "ERROR: Replicated topic '{topic}' already exists in Message VPN '{vpn}'.",
+    "replicated_topic_not_found": "ERROR: Replicated topic '{topic}' not found in Message VPN '{vpn}'.",
+    "replication_queue_exists": "ERROR: Cannot enable replication for Message VPN '{vpn}': the replication queue "
+                                "#MSGVPN_REPLICATION_DATA_QUEUE already exists with {messages} messages "
+                                "(use force-use-existing-queue or force-recreate-queue).",
+    "replication_not_shutdown": "ERROR: Cannot change the replication mate: not in a valid state "
+                                "(replication is not shut down on Message VPN {vpns}).",
+    "queue_exists": "ERROR: Queue '{queue}' already exists in Message VPN '{vpn}'.",
+    "queue_not_shutdown": "ERROR: Queue '{queue}' in Message VPN '{vpn}' is not in a valid state: "
+                          "shut it down before deleting it.",
+    "queue_reserved": "ERROR: Queue '{queue}' is reserved for replication and cannot be configured.",
+    "invalid_queue_name": "ERROR: Invalid queue name '{queue}' ({reason}).",
+    "invalid_topic": "ERROR: Invalid topic '{topic}'.",
+    "subscription_exists": "ERROR: Subscription '{topic}' already exists on queue '{queue}'.",
+    "subscription_not_found": "ERROR: Subscription '{topic}' not found on queue '{queue}'.",
+    "message_not_found": "ERROR: Message {msg_id} not found in queue '{queue}'.",
+    "client_not_found": "ERROR: Client '{client}' not found.",
+    "transaction_not_found": "ERROR: No transaction matches XID '{xid}'.",
+    "transaction_wrong_state": "ERROR: Transaction '{xid}' is not in a valid state: it is {state}, "
+                               "the command requires {required}.",
+    "transaction_commit_rejected": "ERROR: Transaction '{xid}' cannot be committed ({reason}).",
+    # lab console (time, traffic, failures, transactions as a client, reset)
+    "router_not_found": "ERROR: Router '{router}' not found.",
+    "site_not_found": "ERROR: Site '{site}' not found.",
+    "site_already_down": "ERROR: Site '{site}' is already down.",
+    "site_already_up": "ERROR: Site '{site}' is already up.",
+    "link_already_down": "ERROR: The inter-site link is already down.",
+    "link_already_up": "ERROR: The inter-site link is already up.",
+    "client_not_connected": "ERROR: Client '{client}' is not connected: no router of its host list serves its "
+                            "Message VPN.",
+    "publish_rejected_standby": "ERROR: Client '{client}' is not connected: Message VPN '{vpn}' is replication "
+                                "standby on {router}.",
+    "publish_rejected_repl_queue_full": "ERROR: Publish rejected: the replication queue of Message VPN '{vpn}' on "
+                                        "{router} is full ({rejected} of {requested} rejected; reject-msg-to-sender-on-discard is on).",
+    "publish_rejected_sync_ineligible": "ERROR: Publish rejected: synchronous replication of Message VPN '{vpn}' on "
+                                        "{router} is ineligible ({rejected} of {requested} rejected; reject-msg-when-sync-ineligible is on).",
+    "transaction_already_open": "ERROR: Client '{client}' already has an open transaction.",
+    "no_transaction": "ERROR: Client '{client}' has no open local transaction.",
+    "transaction_exists": "ERROR: Transaction '{xid}' already exists.",
+    "invalid_xid": "ERROR: Invalid XID '{xid}' (format-gtrid-bqual in hex, e.g. 0021ABC4-00-01).",
+    "scenario_not_found": "ERROR: Scenario '{scenario}' not found (give a YAML file or a bundled scenario name).",
+    "scenario_invalid": "ERROR: Scenario '{scenario}' is invalid ({problems} problem(s)); first: {first}",
+    "unknown_setting": "ERROR: Unknown lab setting '{name}'.",
 }
 
 GENERIC_ENGINE_ERROR = "ERROR: {code_text}"

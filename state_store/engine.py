@@ -31,6 +31,7 @@ Public API
     set_replication_option(router, vpn, option, value=None)   (REPLICATION_OPTIONS; None = `no`)
     create_replicated_topic(router, vpn, topic, mode="async"); delete_replicated_topic(...)
     set_replicated_topic_mode(router, vpn, topic, mode); replicated_topics(router, vpn)
+    set_replication_mate(router, "virtual-router-name"|"connect-via", value=None)   (all VPNs shut down)
   Queues / spool
     queues(router, vpn_pattern="*", queue_pattern="*") -> list[QueueRow]
     queue_detail(router, vpn, queue) -> QueueDetail; queue_names(router, vpn) -> list[str]

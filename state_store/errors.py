@@ -20,6 +20,7 @@ Every code the engine raises, with its parameters:
     queue_exists(queue, vpn)               client_exists(client)      transaction_exists(xid)
     replicated_topic_exists(topic, vpn)    subscription_exists(topic, queue)
     replication_queue_exists(vpn, messages)  `no shutdown` (fail-on-existing-queue) with entries left
+    replication_not_shutdown(router, vpns)  mate change while replication is enabled on a VPN
     transaction_wrong_state(xid, state, required)   state/required upper case, e.g. "IDLE or PREPARED";
                                            xid is "local:<client>" for local transactions
     transaction_already_open(client)       no_transaction(client)

@@ -27,6 +27,7 @@ Messages Spooled" of the replication queue.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Optional
 
 from sqlalchemy import select
@@ -45,6 +46,7 @@ from .views import (
     VpnReplicationRow,
 )
 
+_VIRTUAL_ROUTER_NAME = re.compile(r"^v:(?=.{1,66}$)[0-9A-Za-z](?:[0-9A-Za-z_.-]*[0-9A-Za-z])?$")
 QUEUE_BEHAVIOURS = ("fail-on-existing-queue", "force-use-existing-queue", "force-recreate-queue")
 
 # name -> (Vpn attribute, kind, default for `no ...`, limits)
@@ -351,6 +353,30 @@ class ReplicationMixin(EngineBase):
             for t in self._replicated_topics(m):
                 if t.topic == topic:
                     t.mode = mode
+        self._refresh()
+
+    def set_replication_mate(self, router: str, option: str, value: Optional[str] = None) -> None:
+        """`[no] replication mate virtual-router-name <v:name>` / `connect-via <addr>` (option
+        "virtual-router-name" | "connect-via"; None clears it). Refused with
+        ``replication_not_shutdown`` unless replication is shut down on every Message VPN of the
+        router (reference 3.3). Only stored (show replication, current-config): which VPN
+        replicates with which is the scenario's replication groups."""
+        if option not in ("virtual-router-name", "connect-via"):
+            raise EngineError("unknown_option", option=option)
+        r = self._router(router, must_be_up=True)
+        enabled = [v.name for v in self._vpns(r) if not v.internal and v.repl_enabled]
+        if enabled:
+            raise EngineError("replication_not_shutdown", router=r.name, vpns=", ".join(enabled))
+        value = value or ""
+        if option == "virtual-router-name":
+            if value and not _VIRTUAL_ROUTER_NAME.match(value):
+                raise EngineError("invalid_value", name=option, value=value,
+                                  allowed="v:<name>, up to 66 characters of 0-9 A-Z a-z _ . - not starting or ending with _ . -")
+            r.mate_name = value
+        else:
+            if " " in value:
+                raise EngineError("invalid_value", name=option, value=value, allowed="host or host:port")
+            r.connect_via = value
         self._refresh()
 
     def replicated_topics(self, router: str, vpn: str) -> list[ReplicatedTopicInfo]:

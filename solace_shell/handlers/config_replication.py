@@ -1,0 +1,161 @@
+"""Message VPN replication configuration (configure/message-vpn/replication and its sub-levels).
+
+Every handler changes one engine setting and returns None: the real CLI prints nothing on success,
+only the next prompt. Refusals are EngineErrors (their text is in messages.py). The VPN comes from
+the configure/message-vpn level the line was typed at or crossed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from state_store.errors import EngineError
+
+from . import Args, HandlerContext, handler
+
+
+def _vpn(ctx: HandlerContext) -> str:
+    vpn = ctx.vpn
+    if vpn is None:  # the grammar only offers these below configure/message-vpn
+        raise EngineError("vpn_not_found", vpn="", router=ctx.router)
+    return vpn
+
+
+def _router(ctx: HandlerContext) -> str:
+    return ctx.router or ""
+
+
+def _option(ctx: HandlerContext, option: str, value: Any) -> None:
+    ctx.engine.set_replication_option(_router(ctx), _vpn(ctx), option, value)
+
+
+def _choice(args: Args, *words: str) -> str:
+    for word in words:
+        if args.get(word):
+            return word
+    raise EngineError("invalid_value", name="/".join(words), value="", allowed="|".join(words))
+
+
+# ---------------------------------------------------------------- replication level
+@handler("config_replication.state")
+def state(ctx: HandlerContext, args: Args) -> None:
+    ctx.engine.set_replication_role(_router(ctx), _vpn(ctx), _choice(args, "active", "standby"))
+
+
+@handler("config_replication.shutdown")
+def shutdown(ctx: HandlerContext, args: Args) -> None:
+    if not args.get("no"):
+        ctx.engine.set_replication_enabled(_router(ctx), _vpn(ctx), False)
+        return
+    behaviour = "fail-on-existing-queue"
+    for word in ("force-use-existing-queue", "force-recreate-queue"):
+        if args.get(word):
+            behaviour = word
+    ctx.engine.set_replication_enabled(_router(ctx), _vpn(ctx), True, behaviour)
+
+
+@handler("config_replication.transaction_mode")
+def transaction_mode(ctx: HandlerContext, args: Args) -> None:
+    _option(ctx, "transaction-replication-mode", _choice(args, "sync", "async"))
+
+
+@handler("config_replication.reject_sync_ineligible")
+def reject_sync_ineligible(ctx: HandlerContext, args: Args) -> None:
+    _option(ctx, "reject-msg-when-sync-ineligible", None if args.get("no") else True)
+
+
+@handler("config_replication.create_topic")
+def create_topic(ctx: HandlerContext, args: Args) -> None:
+    ctx.engine.create_replicated_topic(_router(ctx), _vpn(ctx), str(args["topic"]))
+
+
+@handler("config_replication.enter_topic")
+def enter_topic(ctx: HandlerContext, args: Args) -> None:
+    topic = str(args["topic"])
+    if topic not in {t.topic for t in ctx.engine.replicated_topics(_router(ctx), _vpn(ctx))}:
+        raise EngineError("replicated_topic_not_found", topic=topic, vpn=_vpn(ctx))
+
+
+@handler("config_replication.delete_topic")
+def delete_topic(ctx: HandlerContext, args: Args) -> None:
+    ctx.engine.delete_replicated_topic(_router(ctx), _vpn(ctx), str(args["topic"]))
+
+
+# ---------------------------------------------------------------- replicated-topic level
+@handler("config_replication.topic_mode")
+def topic_mode(ctx: HandlerContext, args: Args) -> None:
+    ctx.engine.set_replicated_topic_mode(_router(ctx), _vpn(ctx), ctx.context["topic"],
+                                         _choice(args, "sync", "async"))
+
+
+# ---------------------------------------------------------------- replication queue level
+@handler("config_replication.queue_max_spool")
+def queue_max_spool(ctx: HandlerContext, args: Args) -> None:
+    _option(ctx, "queue-max-spool-usage", None if args.get("no") else args["max-spool-mb"])
+
+
+@handler("config_replication.queue_reject_on_discard")
+def queue_reject_on_discard(ctx: HandlerContext, args: Args) -> None:
+    # the default is on, so the `no` form is an explicit False, not "restore the default"
+    _option(ctx, "queue-reject-msg-to-sender-on-discard", not args.get("no"))
+
+
+# ---------------------------------------------------------------- ack-propagation level
+@handler("config_replication.ack_interval")
+def ack_interval(ctx: HandlerContext, args: Args) -> None:
+    _option(ctx, "ack-propagation-interval", None if args.get("no") else args["ack-interval"])
+
+
+@handler("config_replication.ack_shutdown")
+def ack_shutdown(ctx: HandlerContext, args: Args) -> None:
+    _option(ctx, "ack-propagation-enabled", bool(args.get("no")))
+
+
+# ---------------------------------------------------------------- bridge level
+@handler("config_replication.bridge_auth_scheme")
+def bridge_auth_scheme(ctx: HandlerContext, args: Args) -> None:
+    _option(ctx, "bridge-auth-scheme", _choice(args, "basic", "client-certificate"))
+
+
+@handler("config_replication.bridge_client_username")
+def bridge_client_username(ctx: HandlerContext, args: Args) -> None:
+    """Sets the username and the password together; without `password` the bridge has none.
+    The engine stores only a hash of the password."""
+    _option(ctx, "bridge-client-username", str(args["client-username"]))
+    _option(ctx, "bridge-password", str(args["password"]) if args.get("password") else None)
+
+
+@handler("config_replication.bridge_no_client_username")
+def bridge_no_client_username(ctx: HandlerContext, args: Args) -> None:
+    _option(ctx, "bridge-client-username", None)
+    _option(ctx, "bridge-password", None)
+
+
+@handler("config_replication.bridge_compressed")
+def bridge_compressed(ctx: HandlerContext, args: Args) -> None:
+    _option(ctx, "bridge-compressed-data", not args.get("no"))
+
+
+@handler("config_replication.bridge_window_size")
+def bridge_window_size(ctx: HandlerContext, args: Args) -> None:
+    _option(ctx, "bridge-window-size", None if args.get("no") else args["window-size"])
+
+
+@handler("config_replication.bridge_retry_delay")
+def bridge_retry_delay(ctx: HandlerContext, args: Args) -> None:
+    _option(ctx, "bridge-retry-delay", None if args.get("no") else args["retry-delay"])
+
+
+@handler("config_replication.bridge_ssl")
+def bridge_ssl(ctx: HandlerContext, args: Args) -> None:
+    _option(ctx, "bridge-ssl", not args.get("no"))
+
+
+@handler("config_replication.bridge_client_profile")
+def bridge_client_profile(ctx: HandlerContext, args: Args) -> None:
+    _option(ctx, "bridge-client-profile", str(args["client-profile"]))
+
+
+@handler("config_replication.bridge_no_client_profile")
+def bridge_no_client_profile(ctx: HandlerContext, args: Args) -> None:
+    _option(ctx, "bridge-client-profile", None)

@@ -1,0 +1,96 @@
+"""Queue configuration (configure/message-spool and its queue level). Nothing prints on success.
+
+The VPN comes from `message-spool message-vpn <vpn>`, the queue from `create queue` / `queue`.
+Engine rules: a new queue starts shut down; `no queue` only when it is shut down; the replication
+queue cannot be configured here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from state_store.errors import EngineError
+
+from . import Args, HandlerContext, handler
+
+
+def _where(ctx: HandlerContext) -> tuple[str, str]:
+    vpn = ctx.vpn
+    if vpn is None:  # the grammar only offers these below configure/message-spool
+        raise EngineError("vpn_not_found", vpn="", router=ctx.router)
+    return ctx.router or "", vpn
+
+
+def _queue(ctx: HandlerContext) -> str:
+    return ctx.context["queue"]
+
+
+def _option(ctx: HandlerContext, option: str, value: Any) -> None:
+    router, vpn = _where(ctx)
+    ctx.engine.set_queue_option(router, vpn, _queue(ctx), option, value)
+
+
+def _choice(args: Args, *words: str) -> str:
+    for word in words:
+        if args.get(word):
+            return word
+    raise EngineError("invalid_value", name="/".join(words), value="", allowed="|".join(words))
+
+
+@handler("config_spool.create_queue")
+def create_queue(ctx: HandlerContext, args: Args) -> None:
+    router, vpn = _where(ctx)
+    ctx.engine.create_queue(router, vpn, str(args["queue-name"]))
+
+
+@handler("config_spool.enter_queue")
+def enter_queue(ctx: HandlerContext, args: Args) -> None:
+    """Editing needs an existing, configurable queue (not the replication queue)."""
+    router, vpn = _where(ctx)
+    name = str(args["queue-name"])
+    if ctx.engine.queue_name_is_replication(name):
+        raise EngineError("queue_reserved", queue=name)
+    if name not in ctx.engine.queue_names(router, vpn):
+        raise EngineError("queue_not_found", queue=name, vpn=vpn)
+
+
+@handler("config_spool.delete_queue")
+def delete_queue(ctx: HandlerContext, args: Args) -> None:
+    router, vpn = _where(ctx)
+    ctx.engine.delete_queue(router, vpn, str(args["queue-name"]))
+
+
+@handler("config_spool.shutdown")
+def shutdown(ctx: HandlerContext, args: Args) -> None:
+    router, vpn = _where(ctx)
+    direction = "ingress" if args.get("ingress") else "egress" if args.get("egress") else "both"
+    ctx.engine.set_queue_shutdown(router, vpn, _queue(ctx), not args.get("no"), direction)
+
+
+@handler("config_spool.access_type")
+def access_type(ctx: HandlerContext, args: Args) -> None:
+    _option(ctx, "access-type", _choice(args, "exclusive", "non-exclusive"))
+
+
+@handler("config_spool.permission")
+def permission(ctx: HandlerContext, args: Args) -> None:
+    _option(ctx, "permission", _choice(args, "no-access", "read-only", "consume", "modify-topic", "delete"))
+
+
+@handler("config_spool.subscription")
+def subscription(ctx: HandlerContext, args: Args) -> None:
+    router, vpn = _where(ctx)
+    if args.get("no"):
+        ctx.engine.remove_queue_subscription(router, vpn, _queue(ctx), str(args["topic"]))
+    else:
+        ctx.engine.add_queue_subscription(router, vpn, _queue(ctx), str(args["topic"]))
+
+
+@handler("config_spool.max_spool")
+def max_spool(ctx: HandlerContext, args: Args) -> None:
+    _option(ctx, "max-spool-usage", None if args.get("no") else args["max-spool-mb"])
+
+
+@handler("config_spool.owner")
+def owner(ctx: HandlerContext, args: Args) -> None:
+    _option(ctx, "owner", None if args.get("no") else str(args["client-username"]))
