@@ -20,11 +20,14 @@ from .messages import engine_error_text, parse_error_text, shell_error_text
 from .prompt import prompt_text
 from .renderers import render
 from .results import (
+    NAVIGATION,
     EndToPrivileged,
     ExitLevel,
     HomeToExec,
     Lines,
     Outcome,
+    Refused,
+    ResetLab,
     SetPaging,
     SwitchTarget,
 )
@@ -93,6 +96,8 @@ class Session:
             with self.lab.store.transaction() as engine:
                 for step in parsed.steps:
                     results.extend(self._run_step(engine, step, stack))
+                # Rendered inside the transaction: output that cannot be produced undoes the command.
+                text = "\n".join(t for t in (self._render(r) for r in results) if t)
         except _Denied as denied:
             return Outcome(denied.text, False, node, "access")
         except EngineError as exc:
@@ -102,7 +107,7 @@ class Session:
             return Outcome(shell_error_text("internal", detail=type(exc).__name__), False, node, "internal")
         if parsed.leaf.command.enters:
             self.stack = stack
-        return self._finish(results, node)
+        return self._navigate(results, text, node)
 
     def _run_step(self, engine: Any, step: Step, stack: list[Frame]) -> list[Any]:
         command = step.command
@@ -124,8 +129,16 @@ class Session:
             stack.append(Frame(mode.id, carried))
         return [] if result is None else [result]
 
-    def _finish(self, results: list[Any], node: str) -> Outcome:
-        texts: list[str] = []
+    @staticmethod
+    def _render(result: Any) -> str:
+        if isinstance(result, NAVIGATION):
+            return ""
+        if isinstance(result, Lines):
+            return "\n".join(result.lines)
+        return render(result)
+
+    def _navigate(self, results: list[Any], text: str, node: str) -> Outcome:
+        """Apply level changes after the commit; a refused command never reaches here."""
         switch_to: str | None = None
         for result in results:
             if isinstance(result, ExitLevel):
@@ -142,11 +155,7 @@ class Session:
                 self.paging = result.on
             elif isinstance(result, SwitchTarget):
                 switch_to = result.target
-            elif isinstance(result, Lines):
-                texts.append("\n".join(result.lines))
-            else:
-                texts.append(render(result))
-        return Outcome("\n".join(t for t in texts if t != ""), True, node, None, self.ended, switch_to)
+        return Outcome(text, True, node, None, self.ended, switch_to)
 
 
 def _context(stack: list[Frame]) -> dict[str, str]:

@@ -143,3 +143,16 @@ def test_each_router_keeps_its_own_level_stack(lab) -> None:
     run(ny, "enable", "configure")
     assert nj.prompt == "NJ_Appliance1>"
     assert run(nj, "show hostname").text == "Hostname: NJ_Appliance1"
+
+
+def test_a_failing_renderer_is_an_error_not_a_traceback_and_undoes_the_command(lab, ny, monkeypatch) -> None:
+    from solace_shell import renderers
+    from solace_shell.handlers.system import Hostname
+
+    def broken(result):
+        raise ValueError("boom")
+
+    monkeypatch.setitem(renderers.RENDERERS, Hostname, broken)
+    outcome = ny.execute("show hostname")
+    assert not outcome.ok and outcome.error_kind == "internal"
+    assert outcome.text.startswith("ERROR: Internal error")
