@@ -84,6 +84,11 @@ class Lab:
         with self.store.transaction() as engine:
             return [r.name for r in engine.routers()]
 
+    def reset(self, scenario: str | Path | None = None) -> None:
+        """`lab> reset`: the store starts again from the scenario (default lab), then reload."""
+        self.store.reset(scenario)
+        self.reload()
+
     def reload(self) -> None:
         """After `lab> reset`: the routers may differ; every session starts again at its top level."""
         self._routers = self._load_routers()

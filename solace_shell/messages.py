@@ -69,10 +69,12 @@ ENGINE_ERRORS: dict[str, str] = {
                             "Message VPN.",
     "publish_rejected_standby": "ERROR: Client '{client}' is not connected: Message VPN '{vpn}' is replication "
                                 "standby on {router}.",
-    "publish_rejected_repl_queue_full": "ERROR: Publish rejected: the replication queue of Message VPN '{vpn}' on "
-                                        "{router} is full ({rejected} of {requested} rejected; reject-msg-to-sender-on-discard is on).",
-    "publish_rejected_sync_ineligible": "ERROR: Publish rejected: synchronous replication of Message VPN '{vpn}' on "
-                                        "{router} is ineligible ({rejected} of {requested} rejected; reject-msg-when-sync-ineligible is on).",
+    "publish_rejected_repl_queue_full": "ERROR: Publish rejected: the replication queue of Message VPN '{vpn}' "
+                                        "on {router} is full ({rejected} of {requested} rejected; "
+                                        "reject-msg-to-sender-on-discard is on).",
+    "publish_rejected_sync_ineligible": "ERROR: Publish rejected: synchronous replication of Message VPN '{vpn}' "
+                                        "on {router} is ineligible ({rejected} of {requested} rejected; "
+                                        "reject-msg-when-sync-ineligible is on).",
     "transaction_already_open": "ERROR: Client '{client}' already has an open transaction.",
     "no_transaction": "ERROR: Client '{client}' has no open local transaction.",
     "transaction_exists": "ERROR: Transaction '{xid}' already exists.",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,24 @@ class SetPaging:
 @dataclass(frozen=True)
 class SwitchTarget:
     target: str
+
+
+# Lab console results the session acts on after the transaction commits.
+@dataclass(frozen=True)
+class ResetLab:
+    """`lab> reset`: the Lab starts again from `scenario` (None: the default lab)."""
+
+    scenario: str | None
+    name: str                  # the scenario's name, for the message
+
+
+@dataclass(frozen=True)
+class Refused:
+    """An action the engine refused but recorded (a publish rejected because the replication
+    queue is full: its rejection counts persist). Prints as an engine error; the outcome is not ok."""
+
+    code: str
+    params: dict[str, object] = field(default_factory=dict)
 
 
 NAVIGATION = (ExitLevel, EndToPrivileged, HomeToExec, SetPaging, SwitchTarget)

@@ -135,6 +135,8 @@ class Session:
             return ""
         if isinstance(result, Lines):
             return "\n".join(result.lines)
+        if isinstance(result, Refused):
+            return engine_error_text(EngineError(result.code, **result.params))
         return render(result)
 
     def _navigate(self, results: list[Any], text: str, node: str) -> Outcome:
@@ -155,7 +157,11 @@ class Session:
                 self.paging = result.on
             elif isinstance(result, SwitchTarget):
                 switch_to = result.target
-        return Outcome(text, True, node, None, self.ended, switch_to)
+            elif isinstance(result, ResetLab):
+                self.lab.reset(result.scenario)
+        # A Refused result was committed (its counts persist) but reports an error.
+        ok = not any(isinstance(result, Refused) for result in results)
+        return Outcome(text, ok, node, None if ok else "engine", self.ended, switch_to)
 
 
 def _context(stack: list[Frame]) -> dict[str, str]:

@@ -166,6 +166,24 @@ class LabStore:
                 finally:
                     session.close()
 
+    def reset(self, scenario: str | Path | None = None) -> None:
+        """Start this lab again from ``scenario`` (default lab): every row is replaced by what a
+        fresh lab of that scenario holds (settings included), in one transaction, so a file lab
+        shared by several shells is reset for all of them. Raises ScenarioError (nothing changed)
+        for an invalid scenario."""
+        doc = load_scenario(Path(scenario) if scenario is not None else DEFAULT_SCENARIO)
+        with self._engine.connect() as conn:
+            with conn.begin():
+                for table in reversed(Base.metadata.sorted_tables):
+                    conn.execute(table.delete())
+                session = Session(bind=conn)
+                try:
+                    session.add(Meta(key="schema_version", value=SCHEMA_VERSION))
+                    build_lab(session, doc)
+                    session.flush()
+                finally:
+                    session.close()
+
     def dump(self) -> str:
         """Every table, every row, sorted: a deterministic text image of the lab."""
         out: list[str] = []

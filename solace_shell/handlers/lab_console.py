@@ -1,0 +1,265 @@
+"""The lab console (`lab>`): time, traffic, transactions, failures, connect, status, audit, reset, set.
+
+Handlers here run with `ctx.router is None`: they act on the whole lab through the engine's lab
+methods and return small result dataclasses; renderers/lab_console.py prints each one in the fixed
+form docs/lab.md documents (drills and golden transcripts assert on it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from grammar.types import duration_ms
+from state_store.errors import EngineError
+from state_store.scenario import DEFAULT_SCENARIO, ROOT_DIR, ScenarioError, load_scenario
+from state_store.views import Audit, ConsumeResult, LabStatus, PublishResult
+
+from ..results import Refused, ResetLab, SwitchTarget
+from . import Args, HandlerContext, handler
+
+
+# ---------------------------------------------------------------- results
+@dataclass(frozen=True)
+class Advanced:
+    now_ms: int
+    step_ms: int
+    drained: int
+    reconnected: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Published:
+    result: PublishResult
+
+
+@dataclass(frozen=True)
+class Consumed:
+    result: ConsumeResult
+
+
+@dataclass(frozen=True)
+class TransactionState:
+    kind: str                  # local | xa
+    xid: str | None
+    client: str
+    state: str                 # ACTIVE IDLE SUSPENDED PREPARED COMMITTED ROLLED-BACK
+    router: str | None
+
+
+@dataclass(frozen=True)
+class SiteChange:
+    site: str
+    change: str                # down | up | replaced
+    routers: tuple[str, ...]
+    disconnected: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class LinkChange:
+    up: bool
+
+
+@dataclass(frozen=True)
+class LabStatusView:
+    status: LabStatus
+    settings: dict[str, str]
+
+
+@dataclass(frozen=True)
+class AuditView:
+    audit: Audit
+    limit: int
+
+
+@dataclass(frozen=True)
+class SettingChanged:
+    name: str                  # as typed: layout, software-version, ...
+    value: str
+
+
+# ---------------------------------------------------------------- time and traffic
+@handler("lab.advance")
+def advance(ctx: HandlerContext, args: Args) -> Advanced:
+    try:
+        ms = duration_ms(str(args["duration"]))
+    except ValueError:
+        raise EngineError("invalid_value", name="duration", value=args["duration"],
+                          allowed="250ms, 5s, 2m, 1h") from None
+    res = ctx.engine.advance(ms)
+    return Advanced(now_ms=res.to_ms, step_ms=ms, drained=res.drained, reconnected=tuple(res.reconnected))
+
+
+@handler("lab.publish")
+def publish(ctx: HandlerContext, args: Args) -> Published | Refused:
+    count = int(args.get("count", 1))
+    size = int(args["size"]) if "size" in args else None
+    res = ctx.engine.publish(str(args["client-name"]), str(args["topic"]), count=count, size=size)
+    if res.accepted == 0 and res.rejected:
+        # Refused, but recorded: the rejection counts (stats, audit) persist, so no exception.
+        return Refused(res.reject_reason or "publish_rejected", {
+            "client": res.client, "vpn": res.vpn, "router": res.router, "rejected": res.rejected,
+            "requested": res.requested})
+    return Published(res)
+
+
+@handler("lab.consume")
+def consume(ctx: HandlerContext, args: Args) -> Consumed:
+    count = int(args.get("count", 1))
+    return Consumed(ctx.engine.consume(str(args["client-name"]), str(args["queue-name"]), count=count))
+
+
+# ---------------------------------------------------------------- transactions
+_LOCAL = {
+    "start": ("tx_local_start", "ACTIVE"),
+    "commit": ("tx_local_commit", "COMMITTED"),
+    "rollback": ("tx_local_rollback", "ROLLED-BACK"),
+}
+_XA = {
+    "start": ("tx_xa_start", "ACTIVE"),
+    "end": ("tx_xa_end", "IDLE"),
+    "suspend": ("tx_xa_suspend", "SUSPENDED"),
+    "resume": ("tx_xa_resume", "ACTIVE"),
+    "prepare": ("tx_xa_prepare", "PREPARED"),
+    "rollback": ("tx_xa_rollback", "ROLLED-BACK"),
+    "commit": ("tx_xa_commit", "COMMITTED"),
+}
+
+
+def _verb(args: Args, table: dict[str, tuple[str, str]]) -> tuple[str, str]:
+    return next(table[word] for word in table if args.get(word) is True)
+
+
+@handler("lab.transaction_local")
+def transaction_local(ctx: HandlerContext, args: Args) -> TransactionState:
+    client = str(args["client-name"])
+    method, state = _verb(args, _LOCAL)
+    getattr(ctx.engine, method)(client)
+    return TransactionState("local", None, client, state, ctx.engine.client(client).router)
+
+
+@handler("lab.transaction_xa")
+def transaction_xa(ctx: HandlerContext, args: Args) -> TransactionState:
+    client, xid = str(args["client-name"]), str(args["xid"])
+    method, state = _verb(args, _XA)
+    if method == "tx_xa_commit":
+        ctx.engine.tx_xa_commit(client, xid, one_phase=bool(args.get("one-phase")))
+    else:
+        getattr(ctx.engine, method)(client, xid)
+    return TransactionState("xa", xid, client, state, ctx.engine.client(client).router)
+
+
+# ---------------------------------------------------------------- failures
+def _connected(ctx: HandlerContext) -> dict[str, str | None]:
+    return {c.name: c.router for c in ctx.engine.clients()}
+
+
+def _site_change(ctx: HandlerContext, site: str, change: str, op: str) -> SiteChange:
+    before = _connected(ctx)
+    getattr(ctx.engine, op)(site)
+    after = _connected(ctx)
+    routers = next(s.routers for s in ctx.engine.sites() if s.name == site)
+    lost = tuple(sorted(n for n, r in before.items() if r is not None and after.get(n) is None))
+    return SiteChange(site, change, tuple(routers), lost)
+
+
+@handler("lab.fail_site")
+def fail_site(ctx: HandlerContext, args: Args) -> SiteChange:
+    return _site_change(ctx, str(args["site-name"]), "down", "fail_site")
+
+
+@handler("lab.restore_site")
+def restore_site(ctx: HandlerContext, args: Args) -> SiteChange:
+    return _site_change(ctx, str(args["site-name"]), "up", "restore_site")
+
+
+@handler("lab.replace_site")
+def replace_site(ctx: HandlerContext, args: Args) -> SiteChange:
+    return _site_change(ctx, str(args["site-name"]), "replaced", "replace_site")
+
+
+@handler("lab.fail_link")
+def fail_link(ctx: HandlerContext, args: Args) -> LinkChange:
+    ctx.engine.fail_link()
+    return LinkChange(up=False)
+
+
+@handler("lab.restore_link")
+def restore_link(ctx: HandlerContext, args: Args) -> LinkChange:
+    ctx.engine.restore_link()
+    return LinkChange(up=True)
+
+
+# ---------------------------------------------------------------- moving, looking
+@handler("lab.connect")
+def connect(ctx: HandlerContext, args: Args) -> SwitchTarget:
+    router = str(args["router-name"])
+    if router not in (r.name for r in ctx.engine.routers()):
+        raise EngineError("router_not_found", router=router)
+    return SwitchTarget(router)
+
+
+@handler("lab.status")
+def status(ctx: HandlerContext, args: Args) -> LabStatusView:
+    """Sites and routers in scenario order; VPN rows by router (scenario order), then VPN name."""
+    st = ctx.engine.status()
+    order = {r.name: i for i, r in enumerate(ctx.engine.routers())}
+    st = replace(st, sites=tuple(ctx.engine.sites()),
+                 vpns=tuple(sorted(st.vpns, key=lambda v: (order.get(v.router, len(order)), v.vpn))))
+    return LabStatusView(st, ctx.engine.settings())
+
+
+AUDIT_LINES = 20   # per-message lines before `... N more`
+
+
+@handler("lab.audit")
+def audit(ctx: HandlerContext, args: Args) -> AuditView:
+    vpn = args.get("vpn-name")
+    if vpn is not None:
+        known = {v.vpn for v in ctx.engine.status().vpns}
+        if vpn not in known:
+            raise EngineError("vpn_not_found", vpn=vpn, router="")
+    return AuditView(ctx.engine.audit(vpn=None if vpn is None else str(vpn), limit=1000), AUDIT_LINES)
+
+
+# ---------------------------------------------------------------- reset, settings
+def scenario_path(name: str) -> Path:
+    """A scenario as typed: a file path, or the name of a bundled scenario (`default`)."""
+    for candidate in (Path(name), ROOT_DIR / name, ROOT_DIR / f"{name}.yaml"):
+        if candidate.is_file():
+            return candidate
+    raise EngineError("scenario_not_found", scenario=name)
+
+
+@handler("lab.reset")
+def reset(ctx: HandlerContext, args: Args) -> ResetLab:
+    """Validates the scenario now (so a bad file changes nothing); the session resets the lab
+    after this command's transaction has ended."""
+    given = args.get("scenario")
+    path = scenario_path(str(given)) if given is not None else DEFAULT_SCENARIO
+    try:
+        doc = load_scenario(path)
+    except ScenarioError as exc:
+        raise EngineError("scenario_invalid", scenario=str(given), problems=len(exc.problems),
+                          first=exc.problems[0] if exc.problems else "") from None
+    return ResetLab(None if given is None else str(path), str(doc.get("scenario") or path.stem))
+
+
+# Each `set` entry has its own parameter: parameter -> (the word typed, the engine's setting key).
+_SETTINGS = {
+    "version": ("software-version", "software_version"),
+    "layout": ("layout", "layout"),
+    "count": ("replication-drain-rate", "replication_drain_rate"),
+    "size": ("default-message-size", "default_message_size"),
+}
+
+
+@handler("lab.set")
+def set_setting(ctx: HandlerContext, args: Args) -> SettingChanged:
+    param = next(p for p in _SETTINGS if p in args)
+    name, key = _SETTINGS[param]
+    value = str(args[param])
+    if key == "layout":
+        value = value.upper()
+    ctx.engine.set_setting(key, value)
+    return SettingChanged(name, ctx.engine.settings()[key])

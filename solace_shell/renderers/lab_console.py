@@ -1,0 +1,211 @@
+"""The lab console's fixed output forms (docs/lab.md is the contract: change both together)."""
+
+from __future__ import annotations
+
+from itertools import groupby
+
+from state_store.views import AuditEntry
+
+from ..handlers.lab_console import (
+    Advanced,
+    AuditView,
+    Consumed,
+    LabStatusView,
+    LinkChange,
+    Published,
+    SettingChanged,
+    SiteChange,
+    TransactionState,
+)
+from ..results import ResetLab
+from . import renderer
+
+REPL_QUEUE = "#MSGVPN_REPLICATION_DATA_QUEUE"
+MAX_RANGES = 5   # rgmid ranges printed by consume before ",..."
+
+
+# ---------------------------------------------------------------- helpers
+def clock_text(ms: int) -> str:
+    """00:00:05.000 (hours keep counting past 24)."""
+    seconds, millis = divmod(ms, 1000)
+    minutes, seconds = divmod(seconds, 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours:02d}:{minutes:02d}:{seconds:02d}.{millis:03d}"
+
+
+def duration_text(ms: int) -> str:
+    """The largest unit that divides the duration exactly: 1h, 2m, 5s, 250ms."""
+    for unit, size in (("h", 3_600_000), ("m", 60_000), ("s", 1000)):
+        if ms and ms % size == 0:
+            return f"{ms // size}{unit}"
+    return f"{ms}ms"
+
+
+def names(items: tuple[str, ...] | list[str]) -> str:
+    return ",".join(items) if items else "-"
+
+
+def rgmid_ranges(ids: tuple[int, ...] | list[int], more: bool = False) -> str:
+    """1,2,3,5 -> 1-3,5; at most MAX_RANGES ranges, then ",..."; "-" for none."""
+    if not ids:
+        return "-"
+    ranges: list[str] = []
+    start = prev = ids[0]
+    for x in list(ids[1:]) + [None]:
+        if x is not None and x == prev + 1:
+            prev = x
+            continue
+        ranges.append(str(start) if start == prev else f"{start}-{prev}")
+        if x is not None:
+            start = prev = x
+    if len(ranges) > MAX_RANGES:
+        ranges, more = ranges[:MAX_RANGES], True
+    return ",".join(ranges) + (",..." if more else "")
+
+
+def table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [header, *rows]]
+
+
+# ---------------------------------------------------------------- time and traffic
+@renderer(Advanced)
+def advanced(r: Advanced) -> str:
+    return (f"clock {clock_text(r.now_ms)} (+{duration_text(r.step_ms)}) drained {r.drained} "
+            f"reconnected {names(r.reconnected)}")
+
+
+_REASONS = {
+    "publish_rejected_repl_queue_full": "replication queue full",
+    "publish_rejected_sync_ineligible": "sync replication ineligible",
+}
+
+
+@renderer(Published)
+def published(p: Published) -> str:
+    r = p.result
+    if r.transacted:
+        return f"held {r.accepted} in transaction on {r.router}"
+    rg = "-" if r.first_rgmid is None else (
+        str(r.first_rgmid) if r.first_rgmid == r.last_rgmid else f"{r.first_rgmid}-{r.last_rgmid}")
+    line = (f"published {r.accepted} rejected {r.rejected} replicated {r.replicated} "
+            f"not-replicated {r.not_replicated} on {r.router} (rgmid {rg})")
+    if r.rejected:
+        line += f"\nrejected {r.rejected}: {_REASONS.get(r.reject_reason or '', r.reject_reason or 'refused')}"
+    return line
+
+
+@renderer(Consumed)
+def consumed(c: Consumed) -> str:
+    r = c.result
+    rg = rgmid_ranges(r.rgmids, more=r.consumed > len(r.rgmids))
+    if r.transacted:
+        return f"locked {r.consumed} from {r.queue} on {r.router} in transaction (rgmid {rg})"
+    return f"consumed {r.consumed} from {r.queue} on {r.router} (rgmid {rg})"
+
+
+@renderer(TransactionState)
+def transaction_state(t: TransactionState) -> str:
+    what = "local" if t.kind == "local" else f"xa {t.xid}"
+    return f"transaction {what} {t.client} {t.state} on {t.router or '-'}"
+
+
+# ---------------------------------------------------------------- failures
+@renderer(SiteChange)
+def site_change(s: SiteChange) -> str:
+    return f"site {s.site} {s.change} routers {names(s.routers)} disconnected {names(s.disconnected)}"
+
+
+@renderer(LinkChange)
+def link_change(link: LinkChange) -> str:
+    return f"link {'up' if link.up else 'down'}"
+
+
+# ---------------------------------------------------------------- status
+@renderer(LabStatusView)
+def lab_status(v: LabStatusView) -> str:
+    st, se = v.status, v.settings
+    out = [
+        f"clock {clock_text(st.now_ms)} link {'up' if st.link_up else 'down'} "
+        f"scenario {se.get('scenario', '-')}",
+        f"settings layout {se.get('layout')} software-version {se.get('software_version')} "
+        f"replication-drain-rate {se.get('replication_drain_rate')} "
+        f"default-message-size {se.get('default_message_size')}",
+        "",
+    ]
+    up = {r.name: r.up for r in st.routers}
+    out += table(("site", "router", "state"),
+                 [(s.name, r, "up" if up.get(r) else "down") for s in st.sites for r in s.routers])
+    out.append("")
+    out += table(("router", "vpn", "replication", "role", "repl-queue", "entries"),
+                 [(x.router, x.vpn, x.replication, x.role, str(x.repl_queue_messages), str(x.repl_queue_entries))
+                  for x in st.vpns])
+    out.append("")
+    out += table(("client", "vpn", "router", "reconnects"),
+                 [(c.name, c.vpn, c.router or "-", str(c.reconnects)) for c in st.clients])
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- audit
+def _problem_key(e: AuditEntry) -> tuple:
+    return (e.vpn, e.outcome, e.deliveries, e.clients, e.routers, e.where, e.note)
+
+
+def _problem_line(entries: list[AuditEntry], with_vpn: bool) -> str:
+    first, last = entries[0], entries[-1]
+    ids = str(first.rgmid) if first is last else f"{first.rgmid}-{last.rgmid}"
+    head = f"{first.vpn} " if with_vpn else ""
+    head += f"rgmid {ids} {first.outcome}"
+    if first.outcome == "duplicated":
+        return f"{head} {first.deliveries}x to {names(first.clients)} via {names(first.routers)}"
+    if first.outcome == "lost":
+        return f"{head}: {first.note or 'no copy left'}"
+    note = ", ".join(n for n in first.note.split(", ")
+                     if n and n != "only on a router where the VPN is not serving")
+    return f"{head} on {names(first.where)}" + (f" ({note})" if note else "")
+
+
+def _runs(problems: tuple[AuditEntry, ...]) -> list[list[AuditEntry]]:
+    """Consecutive rgmids with the same outcome and details, as one line each."""
+    runs: list[list[AuditEntry]] = []
+    for _, group in groupby(problems, key=_problem_key):
+        for e in group:
+            if runs and _problem_key(runs[-1][-1]) == _problem_key(e) and runs[-1][-1].rgmid + 1 == e.rgmid:
+                runs[-1].append(e)
+            else:
+                runs.append([e])
+    return runs
+
+
+@renderer(AuditView)
+def audit(v: AuditView) -> str:
+    a, t = v.audit, v.audit.totals
+    out = [
+        f"published {t.published} delivered {t.delivered} duplicated {t.duplicated} lost {t.lost} "
+        f"spooled {t.spooled}",
+        f"rejected {t.rejected} not-replicated {t.not_replicated} stranded {t.stranded} "
+        f"in-transaction {t.in_transaction}",
+    ]
+    for w in a.spooled_where:
+        out.append(f"spooled {w.messages} in {w.vpn}/{w.queue} on {w.router}")
+    with_vpn = a.vpn is None and len({e.vpn for e in a.problems}) > 1
+    runs = _runs(a.problems)
+    shown = 0
+    for run in runs[:v.limit]:
+        out.append(_problem_line(run, with_vpn))
+        shown += len(run)
+    remaining = t.duplicated + t.lost + t.stranded - shown
+    if remaining > 0:
+        out.append(f"... {remaining} more")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- reset, settings
+@renderer(ResetLab)
+def reset(r: ResetLab) -> str:
+    return f"reset to scenario {r.name}"
+
+
+@renderer(SettingChanged)
+def setting_changed(s: SettingChanged) -> str:
+    return f"{s.name} {s.value}"
