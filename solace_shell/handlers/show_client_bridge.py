@@ -1,0 +1,50 @@
+"""`show client <p> [message-vpn <p>] [detail]` and `show bridge <p> [message-vpn <p>] [detail]`
+(reference 5.4, 3.5 end)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from state_store.views import BridgeInfo, ClientInfo
+
+from . import Args, HandlerContext, handler
+from .show_common import check_vpn_pattern, router_of
+
+
+@dataclass(frozen=True)
+class ClientTable:
+    now_ms: int
+    rows: tuple[ClientInfo, ...]
+
+
+@dataclass(frozen=True)
+class ClientDetails:
+    now_ms: int
+    details: tuple[ClientInfo, ...]
+
+
+@dataclass(frozen=True)
+class BridgeTable:
+    rows: tuple[BridgeInfo, ...]
+
+
+@dataclass(frozen=True)
+class BridgeDetails:
+    details: tuple[BridgeInfo, ...]
+
+
+@handler("show.client")
+def show_client(ctx: HandlerContext, args: Args) -> object:
+    """Clients connected to this router (a disconnected client is listed on no router)."""
+    router = router_of(ctx)
+    vpn = args.get("vpn-pattern")
+    check_vpn_pattern(ctx, vpn)
+    rows = tuple(ctx.engine.clients(router, args["client-pattern"], vpn))
+    now = ctx.engine.now_ms()
+    return ClientDetails(now, rows) if args.get("detail") else ClientTable(now, rows)
+
+
+@handler("show.bridge")
+def show_bridge(ctx: HandlerContext, args: Args) -> object:
+    rows = tuple(ctx.engine.bridges(router_of(ctx), args["bridge-pattern"], args.get("vpn-pattern")))
+    return BridgeDetails(rows) if args.get("detail") else BridgeTable(rows)

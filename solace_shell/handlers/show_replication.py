@@ -1,0 +1,88 @@
+"""`show message-vpn <p>`, `show message-vpn <p> replication [detail | stats]`,
+`show replication [stats]` (reference 3.5, 5.4)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from state_store.views import ReplicationStats, SystemReplication, VpnReplicationDetail, VpnReplicationRow
+
+from . import Args, HandlerContext, handler
+from .show_common import router_of
+
+
+@dataclass(frozen=True)
+class VpnSummaryRow:
+    name: str
+    status: str          # Up | Down | Standby
+    clients: int         # clients connected to this router in the VPN
+    queues: int          # configured (normal) queues
+    messages_spooled: int
+    usage_mb: float
+
+
+@dataclass(frozen=True)
+class VpnSummary:
+    rows: tuple[VpnSummaryRow, ...]
+
+
+@dataclass(frozen=True)
+class VpnReplicationTable:
+    layout: str          # "B" (newer broker, default) or "A" (the older docs / seed 000)
+    rows: tuple[VpnReplicationRow, ...]
+
+
+@dataclass(frozen=True)
+class VpnReplicationDetails:
+    details: tuple[VpnReplicationDetail, ...]
+
+
+@dataclass(frozen=True)
+class VpnReplicationStats:
+    stats: tuple[ReplicationStats, ...]
+
+
+@dataclass(frozen=True)
+class SystemReplicationShow:
+    info: SystemReplication
+    with_stats: bool
+
+
+def _status(row: VpnReplicationRow) -> str:
+    """Standby while replication is enabled in the standby state (the VPN refuses clients);
+    Up otherwise. (A Message VPN that is itself shut down would be Down; the engine has no
+    command that shuts a VPN down yet.)"""
+    return "Standby" if row.a == "U" and row.c == "S" else "Up"
+
+
+@handler("show.message_vpn")
+def show_message_vpn(ctx: HandlerContext, args: Args) -> VpnSummary:
+    router = router_of(ctx)
+    engine = ctx.engine
+    rows = []
+    for flags in engine.vpn_replication(router, args["vpn-pattern"]):
+        spool = engine.message_spool(router, flags.name)
+        clients = engine.clients(router, "*", flags.name)
+        rows.append(VpnSummaryRow(flags.name, _status(flags), len(clients), spool.queues,
+                                  spool.messages_spooled, spool.usage_mb))
+    return VpnSummary(tuple(rows))
+
+
+@handler("show.message_vpn_replication")
+def show_message_vpn_replication(ctx: HandlerContext, args: Args) -> object:
+    router = router_of(ctx)
+    engine = ctx.engine
+    rows = engine.vpn_replication(router, args["vpn-pattern"])
+    if args.get("detail"):
+        return VpnReplicationDetails(tuple(
+            engine.vpn_replication_detail(router, r.name) for r in rows if not r.name.startswith("#")))
+    if args.get("stats"):
+        return VpnReplicationStats(tuple(
+            engine.replication_stats(router, r.name) for r in rows if not r.name.startswith("#")))
+    layout = engine.settings().get("layout", "B")
+    return VpnReplicationTable("A" if layout == "A" else "B", tuple(rows))
+
+
+@handler("show.replication")
+def show_replication(ctx: HandlerContext, args: Args) -> SystemReplicationShow:
+    return SystemReplicationShow(ctx.engine.system_replication(router_of(ctx)), bool(args.get("stats")))
