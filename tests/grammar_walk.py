@@ -15,19 +15,23 @@ SAMPLE_VALUES = {
 }
 
 
-def minimal_words(element: Element) -> list[str]:
+# Values that name objects the default lab has, for lines that enter a level.
+PATH_VALUES = {**SAMPLE_VALUES, "topic": "trading/>"}
+
+
+def minimal_words(element: Element, values: dict[str, str] = SAMPLE_VALUES) -> list[str]:
     """The shortest word sequence the element accepts (first choice of each alternative)."""
     if isinstance(element, Keyword):
         return [element.word]
     if isinstance(element, ParamRef):
-        value = SAMPLE_VALUES.get(element.param.name, "1")
+        value = values.get(element.param.name, "1")
         return [f'"{value}"' if " " in value else value]
     if isinstance(element, Seq):
-        return [w for item in element.items for w in minimal_words(item)]
+        return [w for item in element.items for w in minimal_words(item, values)]
     if isinstance(element, Opt):
         return []
     if isinstance(element, Alt):
-        return minimal_words(element.choices[0])
+        return minimal_words(element.choices[0], values)
     raise TypeError(element)
 
 
@@ -37,8 +41,9 @@ def paths_to_levels(grammar: Grammar, start: str = "exec") -> dict[str, list[str
     queue = deque([start])
     while queue:
         mode = queue.popleft()
-        for command in grammar.by_mode.get(mode, []):
+        # Prefer entering an existing object over creating one (create fails when it exists).
+        for command in sorted(grammar.by_mode.get(mode, []), key=lambda c: c.syntax.startswith("create")):
             if command.enters and not command.transit and command.enters not in paths:
-                paths[command.enters] = paths[mode] + [" ".join(minimal_words(command.element))]
+                paths[command.enters] = paths[mode] + [" ".join(minimal_words(command.element, PATH_VALUES))]
                 queue.append(command.enters)
     return paths
