@@ -122,7 +122,7 @@ def main(ctx: click.Context, db: str | None, user: str | None, router: str | Non
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON result per command.")
 def replay(paths: tuple[str, ...], accept: bool, json_out: bool) -> None:
     """Replay golden transcripts against a fresh lab each; exit 0 only if all pass."""
-    from .transcript.replay import run_replay_command
+    from .transcript.runner import run_replay_command
 
     sys.exit(run_replay_command([Path(p) for p in paths], accept, json_out, sys.stdout))
 

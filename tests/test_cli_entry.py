@@ -94,3 +94,13 @@ def test_named_user_without_a_terminal_or_password_is_told_how(tmp_path: Path, m
     monkeypatch.delenv("SOLACE_SHELL_PASSWORD", raising=False)
     result = invoke("--user", "monitor", "-c", "show hostname", db=tmp_path / "lab.sqlite")
     assert result.exit_code == 2 and "set SOLACE_SHELL_PASSWORD" in result.stderr
+
+
+def test_replay_subcommand_runs_a_transcript(tmp_path: Path) -> None:
+    good = tmp_path / "good.cli.txt"
+    good.write_text("NY_Appliance1> show hostname\nHostname: NY_Appliance1\n")
+    bad = tmp_path / "bad.cli.txt"
+    bad.write_text("NY_Appliance1> show hostname\nHostname: elsewhere\n")
+    runner = CliRunner()
+    assert runner.invoke(main, ["replay", str(good)], catch_exceptions=False).exit_code == 0
+    assert runner.invoke(main, ["replay", str(bad)], catch_exceptions=False).exit_code == 1
