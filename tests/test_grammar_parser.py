@@ -72,7 +72,8 @@ def test_no_form_is_generated(parser: Parser) -> None:
 
 def test_help_after_space_lists_next_words_and_cr(parser: Parser) -> None:
     texts = [c.text for c in parser.candidates("configure/message-vpn", "replication ")]
-    assert texts == ["ack-propagation", "bridge", "queue", "<cr>"]
+    assert texts == ["ack-propagation", "bridge", "create", "no", "queue", "reject-msg-when-sync-ineligible",
+                     "replicated-topic", "shutdown", "state", "transaction-replication-mode", "<cr>"]
 
 
 def test_help_inside_a_word_lists_its_completions(parser: Parser) -> None:
