@@ -24,10 +24,16 @@ Model:
   heuristic 'committed'/'rolled back'; delete only heuristically completed ones. A pattern that
   matches nothing is refused with transaction_not_found. Deliveries recorded by a commit carry
   the XID, so committing the same branch on both sites does not count a second delivery.
+- One branch, one set of messages: the first commit of a replicated XA branch (normal or heuristic,
+  on either site) records the ledger rows it published (meta ``xa-commit:<group>:<xid>``); a later
+  commit of the same branch on the mate (the transaction manager committing the mirror after a
+  heuristic commit on the old active site, seed 000 step 4) spools those same messages instead of
+  publishing new ones, so the acks of their consumption remove the other site's copies.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Optional
 
@@ -35,7 +41,7 @@ from sqlalchemy import select
 
 from .base import EngineBase
 from .errors import EngineError
-from .models import Client, Router, Txn, TxnOp, Vpn
+from .models import Client, Meta, Router, Txn, TxnOp, Vpn
 from .topics import name_matches
 from .views import TransactionInfo, TxnMessage
 
@@ -104,11 +110,24 @@ class TransactionsMixin(EngineBase):
         r = self.s.get(Router, t.router_id)
         assert v is not None and r is not None
         key = t.xid if t.kind == "xa" else f"local:{t.id}"
-        for o in list(self.s.scalars(select(TxnOp).where(TxnOp.txn_id == t.id, TxnOp.op == "publish").order_by(TxnOp.id))):
-            res = self._publish_now(v, r, t.client_name, o.topic or "", o.count, o.size)
-            if res.rejected:
-                raise EngineError("transaction_commit_rejected", xid=t.xid or f"local:{t.client_name}",
-                                  reason=res.reject_reason)
+        pubs = list(self.s.scalars(select(TxnOp).where(TxnOp.txn_id == t.id, TxnOp.op == "publish").order_by(TxnOp.id)))
+        shared = self.s.get(Meta, self._xa_commit_key(v, t.xid)) if (t.kind == "xa" and t.replicated) else None
+        if shared is not None:
+            self._respool(v, r, json.loads(shared.value))
+            self.s.delete(shared)  # both sites have committed the branch
+        else:
+            ids: list[list[int]] = []
+            for o in pubs:
+                res = self._publish_now(v, r, t.client_name, o.topic or "", o.count, o.size)
+                if res.rejected:
+                    raise EngineError("transaction_commit_rejected", xid=t.xid or f"local:{t.client_name}",
+                                      reason=res.reject_reason)
+                ids.append([] if res.first_rgmid is None else [
+                    row[0] for row in self._sql(
+                        "SELECT id FROM message WHERE group_id=:g AND rgmid BETWEEN :a AND :b ORDER BY rgmid",
+                        {"g": v.group_id, "a": res.first_rgmid, "b": res.last_rgmid}).all()])
+            if t.kind == "xa" and t.replicated:
+                self.s.merge(Meta(key=self._xa_commit_key(v, t.xid), value=json.dumps(ids)))
         self._select(
             "SELECT s.id FROM txn_op o JOIN queue q ON q.vpn_id=:v AND q.name=o.queue_name "
             "JOIN spooled s ON s.queue_id=q.id AND s.message_id=o.message_id "
@@ -118,6 +137,28 @@ class TransactionsMixin(EngineBase):
         if heuristic is None:
             self._emit_end(t, "committed")
         self._finish(t, heuristic)
+
+    @staticmethod
+    def _xa_commit_key(v: Vpn, xid: Optional[str]) -> str:
+        return f"xa-commit:{v.group_id}:{xid}"
+
+    def _respool(self, v: Vpn, r: Router, ids: list[list[int]]) -> None:
+        """Spool on ``r`` the messages the mate's commit of the same branch published (no new
+        ledger rows, nothing queued for the mate: it has them); they count as replicated, so
+        consuming them here propagates acks that remove the mate's copies."""
+        for mid in (m for op in ids for m in op):
+            row = self._sql("SELECT topic, size FROM message WHERE id=:m", {"m": mid}).one_or_none()
+            if row is None:
+                continue
+            topic, size = row
+            self._sql("UPDATE message SET replicated=1 WHERE id=:m", {"m": mid})
+            for q in self._matching_queues(v, topic):
+                self._sql("INSERT INTO spooled (queue_id, message_id, msg_id, spooled_ms, size) "
+                          "VALUES (:q, :m, :mid, :now, :sz)",
+                          {"q": q.id, "m": mid, "mid": r.next_msg_id, "now": self.now_ms(), "sz": size})
+                self._adjust_queue(q, 1, size)
+            r.next_msg_id += 1
+        self.s.flush()
 
     def _rollback_txn(self, t: Txn, emit: bool = True, heuristic: Optional[str] = None) -> None:
         self._sql("UPDATE spooled SET txn_id=NULL WHERE txn_id=:t", {"t": t.id})
@@ -159,6 +200,9 @@ class TransactionsMixin(EngineBase):
             raise EngineError("transaction_already_open", client=client)
         if self.s.scalars(select(Txn).where(Txn.vpn_id == v.id, Txn.kind == "xa", Txn.xid == xid)).first():
             raise EngineError("transaction_exists", xid=xid)
+        stale = self.s.get(Meta, self._xa_commit_key(v, xid))
+        if stale is not None:  # a new branch reusing the XID of an old, finished one
+            self.s.delete(stale)
         self.s.add(Txn(router_id=r.id, vpn_id=v.id, kind="xa", xid=xid, client_name=c.name,
                        client_username=c.username, client_num=c.client_num, state="active",
                        replicated=v.repl_enabled and v.role == "active", associated=True,
