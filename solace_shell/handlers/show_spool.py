@@ -53,7 +53,7 @@ def _rgmid(text: str | None) -> int | None:
         return int(value)
     except ValueError:
         raise EngineError("invalid_value", name="replication-group-msg-id", value=text,
-                          allowed="a replication group message id (a number)") from None
+                          allowed="a number") from None
 
 
 @handler("show.queue")
