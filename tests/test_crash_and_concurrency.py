@@ -84,7 +84,7 @@ def test_sigkill_at_random_points_loses_nothing_that_was_reported(tmp_path: Path
     assert reported > 0
 
 
-@pytest.mark.parametrize("per_shell", [1500])
+@pytest.mark.parametrize("per_shell", [1000])
 def test_two_shells_interleave_without_locking_errors_and_match_a_serial_replay(tmp_path: Path,
                                                                                  per_shell: int) -> None:
     shared = tmp_path / "shared.sqlite"
