@@ -1,0 +1,242 @@
+"""Replay throughput, three ways, on one generated corpus: commands per second and their ratios.
+
+    python bench/bench_replay_throughput.py            # 10,000 drills (the acceptance size)
+    python bench/bench_replay_throughput.py --quick    # 200 drills, 5 through the terminal: a try-out
+
+1. in-process   `solace_shell.transcript.replay.replay_text` in one Python process, file after file
+                (a fresh lab per transcript, as replay always does);
+2. spark        the conformance job (`spark_jobs.job.run`) in local mode with every core, over the same
+                files; reported with and without the Spark session start-up;
+3. pty          the interactive `solace-shell` REPL driven through a pseudo-terminal with pexpect: one
+                shell process (fresh lab database) per transcript, each command typed and its next
+                prompt awaited; a sample of the corpus (`--pty-sample`), with process start-up reported
+                apart. F2 switches between a router and the lab console; another router is reached with
+                `lab> connect <router>`.
+It also splits the in-process cost: building a fresh lab (`Lab.fresh()` + `close()`) vs replaying.
+
+The corpus is `solace-conformance generate --count N --seed S`, recorded from the engine itself, kept
+in --corpus (default: a temporary directory) and reused when its index matches. Prints a table and,
+with --json FILE, writes the numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from spark_jobs.generate import INDEX_FILE, generate  # noqa: E402
+
+FILE_PROMPT = re.compile(rb"[A-Za-z0-9_.-]+(?:\([^()\s]+\))?[>#](?: |$)")
+# prompt_toolkit draws a waiting prompt as `ESC[0m` + prompt + a cursor move (the trailing space is a
+# move, not a character); the redraw of a submitted line has a real space and the typed text instead.
+PROMPT = re.compile(rb"\x1b\[0m(?P<p>[A-Za-z0-9_.-]+(?:\([^()\s]+\))?[>#])\x1b\[")
+ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\x1b[=>]")
+F2 = "\x1bOQ"
+
+
+def corpus(path: Path, count: int, seed: int, jobs: int | None) -> tuple[list[Path], float | None]:
+    index = path / INDEX_FILE
+    if index.exists():
+        rows = [json.loads(line) for line in index.read_text().splitlines()]
+        files = [path / r["name"] for r in rows]
+        if len(rows) == count and all(f.exists() for f in files) and f"drill-{seed}-" in rows[0]["name"]:
+            return files, None
+    if path.exists():
+        shutil.rmtree(path)
+    started = time.perf_counter()
+    names = generate(count=count, seed=seed, out=path, jobs=jobs)
+    return [path / n for n in names], time.perf_counter() - started
+
+
+def bench_in_process(files: list[Path]) -> dict[str, float]:
+    from solace_shell.lab import Lab
+    from solace_shell.transcript.replay import replay_text
+
+    texts = [(str(f), f.read_text(encoding="utf-8")) for f in files]
+    Lab.fresh().close()  # warm the template and the grammar
+    sample = min(200, len(files))
+    t = time.perf_counter()
+    for _ in range(sample):
+        Lab.fresh().close()
+    fresh_ms = (time.perf_counter() - t) / sample * 1000
+    commands = 0
+    passed = 0
+    t = time.perf_counter()
+    for name, text in texts:
+        result = replay_text(text, name)
+        commands += len(result.commands)
+        passed += result.passed
+    wall = time.perf_counter() - t
+    per_transcript_ms = wall / len(texts) * 1000
+    return {"transcripts": len(texts), "commands": commands, "passed_transcripts": passed, "seconds": wall,
+            "commands_per_second": commands / wall, "fresh_lab_ms": fresh_ms,
+            "replay_ms_per_transcript": per_transcript_ms,
+            "fresh_lab_share": fresh_ms / per_transcript_ms if per_transcript_ms else 0.0,
+            "ms_per_command_excluding_fresh_lab": (per_transcript_ms - fresh_ms) / (commands / len(texts))}
+
+
+def bench_spark(path: Path, master: str, out: Path) -> dict[str, float]:
+    from spark_jobs.job import RunOptions, get_spark, run
+
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    t0 = time.perf_counter()
+    spark = get_spark(master, app_name="bench-replay-throughput", conf={"spark.ui.enabled": "false"})
+    startup = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    result = run(RunOptions(inputs=[str(path)], out=str(out), progress=sys.stderr.isatty()), spark=spark)
+    job = time.perf_counter() - t1
+    cores = spark.sparkContext.defaultParallelism
+    spark.stop()
+    commands = result.summary["totals"]["commands"]
+    return {"transcripts": result.summary["totals"]["transcripts"], "commands": commands, "cores": cores,
+            "passed_transcripts": result.summary["totals"]["passed_transcripts"],
+            "session_startup_seconds": startup, "job_seconds": job, "seconds": startup + job,
+            "commands_per_second": commands / (startup + job), "commands_per_second_job_only": commands / job}
+
+
+def _steps(text: str, name: str) -> list[tuple[str, str]]:
+    from solace_shell.transcript.format import parse_transcript
+
+    return [(s.host, s.command) for s in parse_transcript(text, name, hosts=None).steps]
+
+
+def bench_pty(files: list[Path], timeout: float) -> dict[str, float]:
+    import pexpect
+
+    env = {**os.environ, "PROMPT_TOOLKIT_NO_CPR": "1", "TERM": "xterm", "PYTHONPATH": str(ROOT)}
+    shell = [sys.executable, "-c", "from solace_shell.cli import main; main()"]
+    commands = 0
+    startup = 0.0
+    driving = 0.0
+    lost = 0
+    tmp = Path(tempfile.mkdtemp(prefix="bench-pty-"))
+    try:
+        for i, f in enumerate(files):
+            steps = _steps(f.read_text(encoding="utf-8"), str(f))
+            routers = [h for h, _ in steps if h != "lab"]
+            start = routers[0] if routers else "NY_Appliance1"
+            t = time.perf_counter()
+            child = pexpect.spawn(shell[0], [*shell[1:], "--db", str(tmp / f"lab{i}.sqlite"), "--router", start],
+                                  env=env, dimensions=(5000, 250), timeout=timeout)
+            child.delaybeforesend = None  # measure the shell, not pexpect's default 50 ms pause per send
+            try:
+                child.expect(PROMPT)
+            except (pexpect.EOF, pexpect.TIMEOUT) as exc:
+                tail = ANSI.sub(b"", child.before or b"").decode("utf-8", "replace").strip().splitlines()[-3:]
+                raise RuntimeError(f"the shell did not show a prompt ({type(exc).__name__}): {' | '.join(tail)}") from None
+            startup += time.perf_counter() - t
+            current, last_router = start, start
+            t = time.perf_counter()
+            for host, command in steps:
+                if host != current:
+                    if host == "lab" or current != "lab":
+                        child.send(F2)  # router <-> lab console
+                        current = "lab" if current != "lab" else last_router
+                        child.expect(PROMPT)
+                    if host != current:  # from the console to another router
+                        child.sendline(f"connect {host}")
+                        child.expect(PROMPT)
+                        current = host
+                    if host != "lab":
+                        last_router = host
+                child.sendline(command)
+                try:
+                    child.expect_exact("\n")
+                    child.expect(PROMPT)
+                except pexpect.TIMEOUT:
+                    lost += 1
+                commands += 1
+            driving += time.perf_counter() - t
+            child.sendeof()
+            child.close(force=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return {"transcripts": len(files), "commands": commands, "startup_seconds": startup, "seconds": driving,
+            "commands_per_second": commands / driving if driving else 0.0,
+            "commands_per_second_with_startup": commands / (driving + startup) if driving else 0.0,
+            "startup_ms_per_shell": startup / len(files) * 1000 if files else 0.0, "timeouts": lost}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--count", type=int, default=10_000, help="drills in the corpus (default 10,000)")
+    ap.add_argument("--quick", action="store_true", help="200 drills, 5 through the terminal")
+    ap.add_argument("--seed", type=int, default=20240601)
+    ap.add_argument("--corpus", type=Path, default=None, help="keep/reuse the corpus here")
+    ap.add_argument("--pty-sample", type=int, default=None, help="transcripts driven through the pty (default 50)")
+    ap.add_argument("--pty-timeout", type=float, default=10.0, help="seconds to wait for a prompt")
+    ap.add_argument("--master", default="local[*]")
+    ap.add_argument("--jobs", type=int, default=None, help="processes for generating the corpus")
+    ap.add_argument("--skip", action="append", default=[], choices=["in-process", "spark", "pty"])
+    ap.add_argument("--json", type=Path, default=None, help="also write the numbers here")
+    args = ap.parse_args()
+    count = 200 if args.quick else args.count
+    sample = args.pty_sample if args.pty_sample is not None else (5 if args.quick else 50)
+
+    work = Path(tempfile.mkdtemp(prefix="bench-replay-"))
+    path = args.corpus or work / "corpus"
+    try:
+        files, gen_seconds = corpus(path, count, args.seed, args.jobs)
+        n_cmd = sum(1 for f in files for line in f.read_text().splitlines() if FILE_PROMPT.match(line.encode()))
+        print(f"corpus: {len(files)} transcripts, ~{n_cmd} input lines in {path}"
+              + (f" (generated in {gen_seconds:.1f} s)" if gen_seconds else " (reused)"))
+        results: dict[str, dict[str, float]] = {}
+        failed: dict[str, str] = {}
+        step = max(1, len(files) // sample) if sample > 0 else 1
+        modes = {
+            "in-process": lambda: bench_in_process(files),
+            "spark": lambda: bench_spark(path, args.master, work / "spark-out"),
+            "pty": lambda: bench_pty(files[::step][:sample], args.pty_timeout),
+        }
+        for mode, fn in modes.items():
+            if mode in args.skip or (mode == "pty" and sample <= 0):
+                continue
+            print(f"running {mode} ...", flush=True)
+            try:
+                results[mode] = fn()
+            except Exception as exc:  # one broken mode still reports the others
+                failed[mode] = f"{type(exc).__name__}: {exc}"
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    print()
+    print(f"{'mode':<12}{'transcripts':>12}{'commands':>10}{'seconds':>10}{'cmd/s':>10}   notes")
+    for mode, r in results.items():
+        notes = ""
+        if mode == "spark":
+            notes = (f"{int(r['cores'])} cores; {r['session_startup_seconds']:.1f} s session start-up, "
+                     f"{r['commands_per_second_job_only']:.0f} cmd/s job only")
+        elif mode == "pty":
+            notes = (f"{r['startup_ms_per_shell']:.0f} ms shell start-up each; "
+                     f"{r['commands_per_second_with_startup']:.0f} cmd/s with it; {int(r['timeouts'])} timeouts")
+        elif mode == "in-process":
+            notes = (f"fresh lab {r['fresh_lab_ms']:.2f} ms of {r['replay_ms_per_transcript']:.2f} ms per transcript "
+                     f"({r['fresh_lab_share']:.0%}); {r['ms_per_command_excluding_fresh_lab']:.3f} ms/command")
+        print(f"{mode:<12}{int(r['transcripts']):>12}{int(r['commands']):>10}{r['seconds']:>10.2f}"
+              f"{r['commands_per_second']:>10.0f}   {notes}")
+    for mode, why in failed.items():
+        print(f"{mode:<12}FAILED: {why}")
+    base = results.get("in-process", {}).get("commands_per_second")
+    if base:
+        print()
+        for mode, r in results.items():
+            print(f"ratio {mode:<12} {r['commands_per_second'] / base:8.2f}x in-process")
+    if args.json:
+        args.json.write_text(json.dumps({"count": count, "seed": args.seed, "results": results, "failed": failed},
+                                        indent=2) + "\n")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
