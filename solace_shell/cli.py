@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -21,7 +22,7 @@ def default_db_path() -> Path:
     return Path(base) / "solace-shell" / "lab.sqlite"
 
 
-def _fail(message: str, code: int = 2) -> "NoReturn":  # type: ignore[name-defined]
+def _fail(message: str, code: int = 2) -> NoReturn:
     click.echo(f"solace-shell: {message}", err=True)
     sys.exit(code)
 

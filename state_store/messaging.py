@@ -31,6 +31,7 @@ from sqlalchemy import select
 
 from .base import MB, REPL_QUEUE, EngineBase
 from .errors import EngineError
+from .options import coerce_option
 from .models import Queue, Rejection, Router, Subscription, TxnOp, Vpn
 from .topics import has_wildcard, name_matches
 from .views import ConsumeResult, MessageSpool, PublishResult, QueueDetail, QueueMessage, QueueRow
@@ -436,21 +437,9 @@ class MessagingMixin(EngineBase):
         max-bind-count); None restores the default."""
         if option not in QUEUE_OPTIONS:
             raise EngineError("unknown_option", option=option)
-        attr, kind, default, limits = QUEUE_OPTIONS[option]
+        attr = QUEUE_OPTIONS[option][0]
         v, _ = self._queue_rw(router, vpn, queue)
-        if value is None:
-            value = default
-        elif kind.startswith("enum:"):
-            allowed = kind[5:].split(",")
-            if value not in allowed:
-                raise EngineError("invalid_value", name=option, value=value, allowed="|".join(allowed))
-        elif kind == "int":
-            try:
-                value = int(value)
-            except (TypeError, ValueError):
-                raise EngineError("invalid_value", name=option, value=value, allowed="integer") from None
-            if limits and not (limits[0] <= value <= limits[1]):
-                raise EngineError("value_out_of_range", name=option, value=value, min=limits[0], max=limits[1])
+        value = coerce_option(option, QUEUE_OPTIONS[option], value)
         for q in self._synced_queues(v, queue):
             setattr(q, attr, value)
         self.s.flush()

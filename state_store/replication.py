@@ -34,8 +34,8 @@ from sqlalchemy import select
 
 from .base import MB, REPL_BRIDGE, REPL_QUEUE, EngineBase
 from .errors import EngineError
+from .options import coerce_option
 from .models import Queue, ReplicatedTopic, Router, Txn, TxnOp, Vpn
-from .passwords import hash_password
 from .topics import any_matches, has_wildcard, name_matches
 from .views import (
     BridgeInfo,
@@ -289,29 +289,9 @@ class ReplicationMixin(EngineBase):
         restores the default (the `no ...` form)."""
         if option not in REPLICATION_OPTIONS:
             raise EngineError("unknown_option", option=option)
-        attr, kind, default, limits = REPLICATION_OPTIONS[option]
+        attr = REPLICATION_OPTIONS[option][0]
         v = self._vpn_rw(router, vpn)
-        if value is None:
-            value = default
-        elif kind.startswith("enum:"):
-            allowed = kind[5:].split(",")
-            value = str(value).lower()
-            if value not in allowed:
-                raise EngineError("invalid_value", name=option, value=value, allowed="|".join(allowed))
-        elif kind == "bool":
-            value = bool(value)
-        elif kind == "int":
-            try:
-                value = int(value)
-            except (TypeError, ValueError):
-                raise EngineError("invalid_value", name=option, value=value, allowed="integer") from None
-            if limits and not (limits[0] <= value <= limits[1]):
-                raise EngineError("value_out_of_range", name=option, value=value,
-                                  min=limits[0], max=limits[1])
-        elif kind == "password":
-            value = hash_password(str(value)) if value else ""
-        else:
-            value = str(value)
+        value = coerce_option(option, REPLICATION_OPTIONS[option], value)
         setattr(v, attr, value)
         if attr == "rq_max_spool_mb":
             rq = self._repl_queue(v)

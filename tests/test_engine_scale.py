@@ -1,8 +1,6 @@
-"""Bulk paths stay set-based: a quick, smaller version of the bench/ numbers."""
+"""Bulk paths give exact results at size; their speed is measured in bench/bench_engine_scale.py."""
 
 from __future__ import annotations
-
-import time
 
 from state_store.store import LabStore
 
@@ -14,14 +12,10 @@ def test_bulk_publish_drain_consume_audit():
     n = 50_000
     lab = LabStore.in_memory()
     with lab.transaction() as e:
-        t0 = time.perf_counter()
         r = e.publish("trader", "trading/orders/new", count=n)
-        assert time.perf_counter() - t0 < 10
         assert (r.accepted, r.first_rgmid, r.last_rgmid) == (n, 1000001, 1000000 + n)
-        t0 = time.perf_counter()
         rows = {q.name: q for q in e.queues(NY)}
         flags = e.vpn_replication(NY, VPN)[0].flags
-        assert time.perf_counter() - t0 < 0.5
         assert rows[RQ].messages_spooled == n and rows["orders"].messages_spooled == n
         assert f"{rows[RQ].usage_mb:.2f}" == f"{n * 600 / 1048576:.2f}"
         assert flags == "U A - U U - N A"

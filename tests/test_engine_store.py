@@ -83,12 +83,8 @@ def test_foreign_sqlite_and_wrong_version_and_truncated(tmp_path: Path):
     assert "corrupt" in ei.value.problem or "missing tables" in ei.value.problem
 
 
-def test_in_memory_copy_is_fast_and_independent():
-    LabStore.in_memory().close()  # template built
-    t0 = time.perf_counter()
-    for _ in range(50):
-        LabStore.in_memory().close()
-    assert (time.perf_counter() - t0) / 50 < 0.005
+def test_in_memory_copies_are_independent():
+    # How fast a copy is, is measured in bench/bench_engine_scale.py, not asserted here.
     a, b = LabStore.in_memory(), LabStore.in_memory()
     with a.transaction() as e:
         e.publish("trader", "trading/orders/new")

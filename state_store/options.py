@@ -1,0 +1,42 @@
+"""Typed settings set by CLI-ish name: one coercion rule for every option table.
+
+Replication and queue options arrive as the CLI gives them (strings, or None for the `no` form);
+each table entry says how to check and convert a value, so a bad value is refused the same way
+whichever object it is for.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from .errors import EngineError
+from .passwords import hash_password
+
+# option name -> (model attribute, kind, default, (min, max) for ints)
+OptionSpec = tuple[str, str, Any, Optional[tuple[int, int]]]
+
+
+def coerce_option(option: str, spec: OptionSpec, value: Any) -> Any:
+    """The value to store for `option`; None restores the default (the `no ...` form)."""
+    _, kind, default, limits = spec
+    if value is None:
+        return default
+    if kind.startswith("enum:"):
+        allowed = kind[5:].split(",")
+        value = str(value).lower()
+        if value not in allowed:
+            raise EngineError("invalid_value", name=option, value=value, allowed="|".join(allowed))
+        return value
+    if kind == "bool":
+        return bool(value)
+    if kind == "int":
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            raise EngineError("invalid_value", name=option, value=value, allowed="integer") from None
+        if limits and not (limits[0] <= number <= limits[1]):
+            raise EngineError("value_out_of_range", name=option, value=number, min=limits[0], max=limits[1])
+        return number
+    if kind == "password":
+        return hash_password(str(value)) if value else ""
+    return str(value)
