@@ -7,31 +7,15 @@ import pytest
 
 from solace_shell.lab import Lab
 
+from .cli_steps import go, refused
+
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
 SPOOL_PROMPT = "NY_Appliance1(admin/message-spool)#"
 X1, X2, X3 = "0021ABC4-00-01", "0021ABC4-00-02", "0021ABC5-00-01"
 
 
-def go(session, *lines):
-    for line in lines:
-        outcome = session.execute(line)
-        assert outcome.ok, (line, outcome.text)
-        assert outcome.text == "", (line, outcome.text)
-    return session
-
-
 def at_admin_spool(session):
     return go(session, "enable", "admin", f"message-spool message-vpn {VPN}")
-
-
-def refused(lab, session, line, kind="engine"):
-    before, prompt = lab.store.dump(), session.prompt
-    outcome = session.execute(line)
-    assert not outcome.ok, line
-    assert outcome.error_kind == kind, (line, outcome)
-    assert lab.store.dump() == before
-    assert session.prompt == prompt
-    return outcome
 
 
 def prepared(lab, *xids, client="trader"):

@@ -10,18 +10,11 @@ import pytest
 
 from solace_shell.lab import Lab
 
+from .cli_steps import go, refused
+
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
 VPN_PROMPT = "NY_Appliance1(configure/message-vpn)#"
 REPL_PROMPT = "NY_Appliance1(configure/message-vpn/replication)#"
-
-
-def go(session, *lines):
-    """Run lines that must succeed silently; returns the session."""
-    for line in lines:
-        outcome = session.execute(line)
-        assert outcome.ok, (line, outcome.text)
-        assert outcome.text == "", (line, outcome.text)
-    return session
 
 
 def at_vpn(session):
@@ -36,17 +29,6 @@ def flags(lab, router=NY):
 def detail(lab, router=NY):
     with lab.store.transaction() as e:
         return e.vpn_replication_detail(router, VPN)
-
-
-def refused(lab, session, line, kind="engine"):
-    """The line is refused; nothing in the lab and nothing in the prompt changed."""
-    before, prompt = lab.store.dump(), session.prompt
-    outcome = session.execute(line)
-    assert not outcome.ok, line
-    assert outcome.error_kind == kind, (line, outcome)
-    assert lab.store.dump() == before
-    assert session.prompt == prompt
-    return outcome
 
 
 # ------------------------------------------------------------------ seed 000, step 2

@@ -6,17 +6,11 @@ import pytest
 
 from solace_shell.lab import Lab
 
+from .cli_steps import go, refused
+
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
 SPOOL_PROMPT = "NY_Appliance1(configure/message-spool)#"
 QUEUE_PROMPT = "NY_Appliance1(configure/message-spool/queue)#"
-
-
-def go(session, *lines):
-    for line in lines:
-        outcome = session.execute(line)
-        assert outcome.ok, (line, outcome.text)
-        assert outcome.text == "", (line, outcome.text)
-    return session
 
 
 def at_spool(session):
@@ -31,16 +25,6 @@ def queue(lab, name, router=NY):
 def names(lab, router=NY):
     with lab.store.transaction() as e:
         return e.queue_names(router, VPN)
-
-
-def refused(lab, session, line, kind="engine"):
-    before, prompt = lab.store.dump(), session.prompt
-    outcome = session.execute(line)
-    assert not outcome.ok, line
-    assert outcome.error_kind == kind, (line, outcome)
-    assert lab.store.dump() == before
-    assert session.prompt == prompt
-    return outcome
 
 
 def test_create_queue_enters_its_level_and_syncs_to_the_mate(lab, ny) -> None:

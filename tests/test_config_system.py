@@ -6,33 +6,17 @@ from __future__ import annotations
 import pytest
 
 from solace_shell.lab import Lab
+
+from .cli_steps import go, refused
 from state_store.errors import EngineError
 
 NY, VPN = "NY_Appliance1", "Trading_VPN"
-
-
-def go(session, *lines):
-    for line in lines:
-        outcome = session.execute(line)
-        assert outcome.ok, (line, outcome.text)
-        assert outcome.text == "", (line, outcome.text)
-    return session
 
 
 def mate(lab):
     with lab.store.transaction() as e:
         rep = e.system_replication(NY)
     return rep.mate_virtual_router_name, rep.connect_via
-
-
-def refused(lab, session, line, kind="engine"):
-    before, prompt = lab.store.dump(), session.prompt
-    outcome = session.execute(line)
-    assert not outcome.ok, line
-    assert outcome.error_kind == kind, (line, outcome)
-    assert lab.store.dump() == before
-    assert session.prompt == prompt
-    return outcome
 
 
 def shut_down_replication(ny):
