@@ -27,17 +27,23 @@ def _fail(message: str, code: int = 2) -> NoReturn:
     sys.exit(code)
 
 
-def _open_lab(db: str | None, user: str, ask_password: bool):
+def _open_lab(db: str | None, user: str, ask_password: bool, scenario: str | None = None):
     from state_store.errors import LabFileError
+    from state_store.scenario import ScenarioError
 
     from .lab import Lab, UnknownUser
 
     path = Path(db) if db else default_db_path()
     created = not path.exists()
+    if scenario and not created:
+        _fail(f"lab {path} already exists; --scenario only builds a new lab "
+              "(choose another --db, or use `lab> reset <scenario>` inside the shell)")
     if created:
         path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        lab = Lab.open(path, user=user)
+        lab = Lab.open(path, user=user, scenario=scenario)
+    except ScenarioError as exc:
+        _fail(f"scenario {exc.path} has {len(exc.problems)} problem(s):\n" + "\n".join(exc.problems))
     except LabFileError as exc:
         _fail(f"cannot open lab {exc.path}: {exc.problem}")
     except UnknownUser as exc:
@@ -77,18 +83,21 @@ def _banner(lab) -> str:
 @click.option("--user", help="Log in as this lab-defined CLI user (asks for its password; "
               f"{PASSWORD_ENV} when not at a terminal). Without it: the built-in admin, like cli -A.")
 @click.option("--router", help="The router to start at (default: the lab's first router).")
+@click.option("--scenario", type=click.Path(exists=True, dir_okay=False),
+              help="Build a new lab file from this scenario (YAML) instead of the default two-site lab.")
 @click.option("-s", "--script", type=click.Path(exists=True, dir_okay=False),
               help="Run a CLI script file, echoing each line after the prompt (like cli -A -s).")
 @click.option("-c", "--command", "commands", multiple=True, help="Run one command and exit (repeatable).")
 @click.option("--record", type=click.Path(dir_okay=False), help="Record the interactive session as a transcript.")
 @click.option("--vi", is_flag=True, help="vi editing keys in the interactive shell.")
 @click.pass_context
-def main(ctx: click.Context, db: str | None, user: str | None, router: str | None, script: str | None,
+def main(ctx: click.Context, db: str | None, user: str | None, router: str | None, scenario: str | None,
+         script: str | None,
          commands: tuple[str, ...], record: str | None, vi: bool) -> None:
     """A stateful emulator of the Solace PubSub+ broker CLI with a two-site replication lab."""
     if ctx.invoked_subcommand is not None:
         return
-    lab, path = _open_lab(db, user or "admin", ask_password=user is not None)
+    lab, path = _open_lab(db, user or "admin", ask_password=user is not None, scenario=scenario)
     try:
         start = router or lab.routers()[0]
         if start not in lab.routers():

@@ -55,8 +55,9 @@ class Lab:
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | Path, user: str = "admin") -> "Lab":
-        return cls(LabStore.open(path), user=user)
+    def open(cls, path: str | Path, user: str = "admin", scenario: str | Path | None = None) -> "Lab":
+        """Open a lab file; a missing file is created from `scenario` (default: the two-site lab)."""
+        return cls(LabStore.open(path, scenario=scenario), user=user)
 
     @classmethod
     def fresh(cls, scenario: str | Path | None = None, settings: dict[str, Any] | None = None) -> "Lab":

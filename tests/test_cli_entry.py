@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from solace_shell.cli import main
@@ -104,3 +106,54 @@ def test_replay_subcommand_runs_a_transcript(tmp_path: Path) -> None:
     runner = CliRunner()
     assert runner.invoke(main, ["replay", str(good)], catch_exceptions=False).exit_code == 0
     assert runner.invoke(main, ["replay", str(bad)], catch_exceptions=False).exit_code == 1
+
+
+def test_a_new_lab_can_be_built_from_a_scenario(tmp_path: Path) -> None:
+    scenario = Path(__file__).resolve().parent.parent / "transcripts" / "scenarios" / "blue_02.yaml"
+    db = tmp_path / "blue.sqlite"
+    result = invoke("--scenario", str(scenario), "-c", "show message-vpn blue_02 replication", db=db)
+    assert result.exit_code == 0, result.output
+    assert "blue_02" in result.stdout
+    again = invoke("--scenario", str(scenario), "-c", "show hostname", db=db)
+    assert again.exit_code == 2 and "already exists; --scenario only builds a new lab" in again.stderr
+
+
+def test_an_invalid_scenario_lists_every_problem_and_creates_nothing(tmp_path: Path) -> None:
+    scenario = tmp_path / "bad.yaml"
+    scenario.write_text("sites:\n  - name: NY\n    colour: red\nrouters:\n  - {name: R1, site: Nowhere}\n",
+                        encoding="utf-8")
+    db = tmp_path / "lab.sqlite"
+    result = invoke("--scenario", str(scenario), "-c", "show hostname", db=db)
+    assert result.exit_code == 2
+    assert f"scenario {scenario} has" in result.stderr
+    assert result.stderr.count(f"{scenario}:") >= 2, result.stderr
+    assert "Traceback" not in result.output
+    assert not db.exists()
+
+
+def _wrong_schema(db: Path) -> None:
+    import sqlite3
+
+    invoke("-c", "show hostname", db=db)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE meta SET value='999' WHERE key='schema_version'")
+    con.commit()
+    con.close()
+
+
+@pytest.mark.parametrize("make", [
+    lambda db: db.write_bytes(os.urandom(4096)),
+    lambda db: db.write_text("this is not a lab\n", encoding="utf-8"),
+    lambda db: db.write_bytes(b""),
+    lambda db: (invoke("-c", "show hostname", db=db), db.write_bytes(db.read_bytes()[:3000])),
+    lambda db: __import__("sqlite3").connect(db).execute("CREATE TABLE t(x)").connection.commit(),
+    _wrong_schema,
+], ids=["random-bytes", "text-file", "empty", "truncated", "foreign-sqlite", "wrong-schema-version"])
+def test_every_kind_of_bad_lab_file_gives_one_clear_error(tmp_path: Path, make) -> None:
+    db = tmp_path / "lab.sqlite"
+    make(db)
+    result = invoke("-c", "show hostname", db=db)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"solace-shell: cannot open lab {db}: "), result.stderr
+    assert "Traceback" not in result.output
