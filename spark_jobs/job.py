@@ -349,6 +349,10 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
             transcripts = spark.createDataFrame(records.filter(lambda r: r[0] == "x").map(lambda r: r[1]),
                                                 _schema(TRANSCRIPT_COLUMNS, {"commands", "pass", "fail", "error"}))
 
+            # Keep the three tables in Spark's columnar cache: the writes and a dozen aggregations then
+            # run in the JVM instead of unpickling every Python row again for each of them.
+            commands, timings, transcripts = (df.persist(StorageLevel.MEMORY_AND_DISK)
+                                              for df in (commands, timings, transcripts))
             write_table(spark, commands, opts.out, "commands.parquet", ["transcript", "line"])
             progress.set_label("writing results")
             write_table(spark, transcripts, opts.out, "transcripts.parquet", ["transcript"])
@@ -359,6 +363,8 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
             progress.set_label("aggregating")
             summary = _aggregate(spark, opts, commands, transcripts)
             timing_row = timings.agg(F.count(F.lit(1)).alias("n"), F.sum("duration_ms").alias("ms")).collect()[0]
+            for cached in (commands, timings, transcripts):
+                cached.unpersist()
             records.unpersist()
     finally:
         sc.setLocalProperty("spark.jobGroup.id", None)
