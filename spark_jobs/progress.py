@@ -1,6 +1,7 @@
 """Driver-side progress bar: rich.progress fed by polling Spark's status tracker.
 
-Counts tasks of every stage of every job in our job group (the replay stage dominates). Colour and
+Counts the tasks of every stage that ran in every job of our job group (the replay stage dominates;
+stages a job skips because their output is cached are left out). Colour and
 live redraw only when stderr is a terminal; otherwise the bar is not drawn at all (CI logs stay clean).
 """
 
@@ -43,11 +44,15 @@ class SparkProgress:
 
     def _poll(self) -> None:
         tracker = self.sc.statusTracker()
+        active = set(tracker.getActiveStageIds())
         for job_id in tracker.getJobIdsForGroup(self.group):
             info = tracker.getJobInfo(job_id)
             if info is None:
                 continue
             for stage_id in info.stageIds:
+                # only stages that actually ran: a job lists stages it skips (cached shuffle output)
+                if stage_id not in active and stage_id not in self._seen_stages:
+                    continue
                 stage = tracker.getStageInfo(stage_id)
                 if stage is not None:
                     done = max(stage.numCompletedTasks, self._seen_stages.get(stage_id, (0, 0))[0])
