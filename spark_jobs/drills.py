@@ -72,8 +72,8 @@ class Vocab:
     restore_link = "restore link"
     audit = f"audit {VPN}"
     status = "status"
-    xa = staticmethod(lambda client, verb, xid: f"transaction {client} xa {verb} {xid}")  # start|end-xa|prepare|...
-    local = staticmethod(lambda client, verb: f"transaction {client} local {verb}")      # start|commit|rollback
+    xa = staticmethod(lambda client, verb, xid: f"transaction xa {verb} {client} {xid}")  # start|end|prepare|...
+    local = staticmethod(lambda client, verb: f"transaction local {verb} {client}")      # start|commit|rollback
 
 
 @dataclass(frozen=True)
@@ -196,7 +196,7 @@ def plan_drill(seed: int, index: int) -> Drill:
         b.say(f"an XA transaction {xid} is prepared when the failover starts")
         b.lab(Vocab.xa(txn_client, "start", xid))
         b.lab(Vocab.publish(txn_client, rng.choice(TOPICS), rng.randint(1, 20)))
-        b.lab(Vocab.xa(txn_client, "end-xa", xid))
+        b.lab(Vocab.xa(txn_client, "end", xid))
         b.lab(Vocab.xa(txn_client, "prepare", xid))
     elif transaction == "local":
         b.say("a local transaction is open when the failover starts")
