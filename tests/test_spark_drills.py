@@ -42,9 +42,9 @@ def test_plans_cover_types_mistakes_and_transactions():
 def test_xa_drills_prepare_then_complete_heuristically_on_the_survivor():
     d = next(d for d in plan_drills(100, 5) if d.transaction == "xa")
     cmds = [c for _, c in d.commands()]
-    start = next(c for c in cmds if " xa start " in c)
-    xid = start.rsplit(" ", 1)[1]
-    assert any(c.endswith(f"xa prepare {xid}") for c in cmds)
+    start = next(c for c in cmds if c.startswith("transaction xa start "))
+    client, xid = start.split()[3:5]
+    assert f"transaction xa prepare {client} {xid}" in cmds
     assert any(c in (f"commit-transaction xid {xid}", f"rollback-transaction xid {xid}") for c in cmds)
 
 
