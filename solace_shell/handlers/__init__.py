@@ -45,6 +45,16 @@ def handler(handler_id: str) -> Callable[[Handler], Handler]:
     return register
 
 
+def chosen_keyword(args: Args, *words: str) -> str:
+    """Which of `{a | b}`'s keywords the line used (the parser guarantees exactly one)."""
+    for word in words:
+        if args.get(word):
+            return word
+    from state_store.errors import EngineError
+
+    raise EngineError("invalid_value", name="/".join(words), value="", allowed="|".join(words))
+
+
 def load_all() -> dict[str, Handler]:
     """Import every handler module once; returns the registry."""
     for info in pkgutil.iter_modules(__path__):

@@ -11,7 +11,7 @@ from typing import Any
 
 from state_store.errors import EngineError
 
-from . import Args, HandlerContext, handler
+from . import Args, HandlerContext, chosen_keyword, handler
 
 
 def _vpn(ctx: HandlerContext) -> str:
@@ -29,17 +29,11 @@ def _option(ctx: HandlerContext, option: str, value: Any) -> None:
     ctx.engine.set_replication_option(_router(ctx), _vpn(ctx), option, value)
 
 
-def _choice(args: Args, *words: str) -> str:
-    for word in words:
-        if args.get(word):
-            return word
-    raise EngineError("invalid_value", name="/".join(words), value="", allowed="|".join(words))
-
 
 # ---------------------------------------------------------------- replication level
 @handler("config_replication.state")
 def state(ctx: HandlerContext, args: Args) -> None:
-    ctx.engine.set_replication_role(_router(ctx), _vpn(ctx), _choice(args, "active", "standby"))
+    ctx.engine.set_replication_role(_router(ctx), _vpn(ctx), chosen_keyword(args, "active", "standby"))
 
 
 @handler("config_replication.shutdown")
@@ -56,7 +50,7 @@ def shutdown(ctx: HandlerContext, args: Args) -> None:
 
 @handler("config_replication.transaction_mode")
 def transaction_mode(ctx: HandlerContext, args: Args) -> None:
-    _option(ctx, "transaction-replication-mode", _choice(args, "sync", "async"))
+    _option(ctx, "transaction-replication-mode", chosen_keyword(args, "sync", "async"))
 
 
 @handler("config_replication.reject_sync_ineligible")
@@ -85,7 +79,7 @@ def delete_topic(ctx: HandlerContext, args: Args) -> None:
 @handler("config_replication.topic_mode")
 def topic_mode(ctx: HandlerContext, args: Args) -> None:
     ctx.engine.set_replicated_topic_mode(_router(ctx), _vpn(ctx), ctx.context["topic"],
-                                         _choice(args, "sync", "async"))
+                                         chosen_keyword(args, "sync", "async"))
 
 
 # ---------------------------------------------------------------- replication queue level
@@ -114,7 +108,7 @@ def ack_shutdown(ctx: HandlerContext, args: Args) -> None:
 # ---------------------------------------------------------------- bridge level
 @handler("config_replication.bridge_auth_scheme")
 def bridge_auth_scheme(ctx: HandlerContext, args: Args) -> None:
-    _option(ctx, "bridge-auth-scheme", _choice(args, "basic", "client-certificate"))
+    _option(ctx, "bridge-auth-scheme", chosen_keyword(args, "basic", "client-certificate"))
 
 
 @handler("config_replication.bridge_client_username")

@@ -11,7 +11,7 @@ from typing import Any
 
 from state_store.errors import EngineError
 
-from . import Args, HandlerContext, handler
+from . import Args, HandlerContext, chosen_keyword, handler
 
 
 def _where(ctx: HandlerContext) -> tuple[str, str]:
@@ -29,12 +29,6 @@ def _option(ctx: HandlerContext, option: str, value: Any) -> None:
     router, vpn = _where(ctx)
     ctx.engine.set_queue_option(router, vpn, _queue(ctx), option, value)
 
-
-def _choice(args: Args, *words: str) -> str:
-    for word in words:
-        if args.get(word):
-            return word
-    raise EngineError("invalid_value", name="/".join(words), value="", allowed="|".join(words))
 
 
 @handler("config_spool.create_queue")
@@ -69,12 +63,12 @@ def shutdown(ctx: HandlerContext, args: Args) -> None:
 
 @handler("config_spool.access_type")
 def access_type(ctx: HandlerContext, args: Args) -> None:
-    _option(ctx, "access-type", _choice(args, "exclusive", "non-exclusive"))
+    _option(ctx, "access-type", chosen_keyword(args, "exclusive", "non-exclusive"))
 
 
 @handler("config_spool.permission")
 def permission(ctx: HandlerContext, args: Args) -> None:
-    _option(ctx, "permission", _choice(args, "no-access", "read-only", "consume", "modify-topic", "delete"))
+    _option(ctx, "permission", chosen_keyword(args, "no-access", "read-only", "consume", "modify-topic", "delete"))
 
 
 @handler("config_spool.subscription")
