@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from grammar import ParseError, Step
+from grammar.prompts import prompt_text
 from state_store.errors import EngineError
 
 from .access import UserAccess, allowed, effective_level
 from .handlers import HANDLERS, HandlerContext
 from .messages import engine_error_text, parse_error_text, shell_error_text
-from .prompt import prompt_text
 from .renderers import render
 from .results import (
     NAVIGATION,

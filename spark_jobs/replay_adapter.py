@@ -3,7 +3,7 @@
 `solace_shell.transcript.replay.replay_text(text, name) -> TranscriptResult` is the contract. The
 jobs never import it directly: they carry a *replay spec* (`"module:callable"`) to the executors and
 resolve it there, once per partition. That keeps the executor code picklable by reference, lets tests
-inject a fake engine (`spark_jobs.fake_replay:replay_text`) through the same path the real one takes,
+inject a fake lab (`solace_shell.transcript.fake_lab:FakeLab`) through the same path the real one takes,
 and gives one obvious switch (`--replay` / `SOLACE_CONFORMANCE_REPLAY`) should the engine move.
 
 A spec may name either

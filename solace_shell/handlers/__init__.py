@@ -31,6 +31,14 @@ class HandlerContext:
     def vpn(self) -> str | None:
         return self.context.get("vpn")
 
+    def router_and_vpn(self) -> tuple[str, str]:
+        """The router and the VPN a level below `message-vpn` / `message-spool` carries."""
+        if self.vpn is None:  # the grammar offers these commands only at levels that carry a VPN
+            from state_store.errors import EngineError
+
+            raise EngineError("vpn_not_found", vpn="", router=self.router)
+        return self.router or "", self.vpn
+
 
 Handler = Callable[[HandlerContext, Args], Any]
 HANDLERS: dict[str, Handler] = {}

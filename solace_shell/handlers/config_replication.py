@@ -14,38 +14,26 @@ from state_store.errors import EngineError
 from . import Args, HandlerContext, chosen_keyword, handler
 
 
-def _vpn(ctx: HandlerContext) -> str:
-    vpn = ctx.vpn
-    if vpn is None:  # the grammar only offers these below configure/message-vpn
-        raise EngineError("vpn_not_found", vpn="", router=ctx.router)
-    return vpn
-
-
-def _router(ctx: HandlerContext) -> str:
-    return ctx.router or ""
-
-
 def _option(ctx: HandlerContext, option: str, value: Any) -> None:
-    ctx.engine.set_replication_option(_router(ctx), _vpn(ctx), option, value)
-
+    ctx.engine.set_replication_option(*ctx.router_and_vpn(), option, value)
 
 
 # ---------------------------------------------------------------- replication level
 @handler("config_replication.state")
 def state(ctx: HandlerContext, args: Args) -> None:
-    ctx.engine.set_replication_role(_router(ctx), _vpn(ctx), chosen_keyword(args, "active", "standby"))
+    ctx.engine.set_replication_role(*ctx.router_and_vpn(), chosen_keyword(args, "active", "standby"))
 
 
 @handler("config_replication.shutdown")
 def shutdown(ctx: HandlerContext, args: Args) -> None:
     if not args.get("no"):
-        ctx.engine.set_replication_enabled(_router(ctx), _vpn(ctx), False)
+        ctx.engine.set_replication_enabled(*ctx.router_and_vpn(), False)
         return
     behaviour = "fail-on-existing-queue"
     for word in ("force-use-existing-queue", "force-recreate-queue"):
         if args.get(word):
             behaviour = word
-    ctx.engine.set_replication_enabled(_router(ctx), _vpn(ctx), True, behaviour)
+    ctx.engine.set_replication_enabled(*ctx.router_and_vpn(), True, behaviour)
 
 
 @handler("config_replication.transaction_mode")
@@ -60,25 +48,26 @@ def reject_sync_ineligible(ctx: HandlerContext, args: Args) -> None:
 
 @handler("config_replication.create_topic")
 def create_topic(ctx: HandlerContext, args: Args) -> None:
-    ctx.engine.create_replicated_topic(_router(ctx), _vpn(ctx), str(args["topic"]))
+    ctx.engine.create_replicated_topic(*ctx.router_and_vpn(), str(args["topic"]))
 
 
 @handler("config_replication.enter_topic")
 def enter_topic(ctx: HandlerContext, args: Args) -> None:
     topic = str(args["topic"])
-    if topic not in {t.topic for t in ctx.engine.replicated_topics(_router(ctx), _vpn(ctx))}:
-        raise EngineError("replicated_topic_not_found", topic=topic, vpn=_vpn(ctx))
+    router, vpn = ctx.router_and_vpn()
+    if topic not in {t.topic for t in ctx.engine.replicated_topics(router, vpn)}:
+        raise EngineError("replicated_topic_not_found", topic=topic, vpn=vpn)
 
 
 @handler("config_replication.delete_topic")
 def delete_topic(ctx: HandlerContext, args: Args) -> None:
-    ctx.engine.delete_replicated_topic(_router(ctx), _vpn(ctx), str(args["topic"]))
+    ctx.engine.delete_replicated_topic(*ctx.router_and_vpn(), str(args["topic"]))
 
 
 # ---------------------------------------------------------------- replicated-topic level
 @handler("config_replication.topic_mode")
 def topic_mode(ctx: HandlerContext, args: Args) -> None:
-    ctx.engine.set_replicated_topic_mode(_router(ctx), _vpn(ctx), ctx.context["topic"],
+    ctx.engine.set_replicated_topic_mode(*ctx.router_and_vpn(), ctx.context["topic"],
                                          chosen_keyword(args, "sync", "async"))
 
 

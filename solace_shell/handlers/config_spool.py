@@ -14,33 +14,25 @@ from state_store.errors import EngineError
 from . import Args, HandlerContext, chosen_keyword, handler
 
 
-def _where(ctx: HandlerContext) -> tuple[str, str]:
-    vpn = ctx.vpn
-    if vpn is None:  # the grammar only offers these below configure/message-spool
-        raise EngineError("vpn_not_found", vpn="", router=ctx.router)
-    return ctx.router or "", vpn
-
-
 def _queue(ctx: HandlerContext) -> str:
     return ctx.context["queue"]
 
 
 def _option(ctx: HandlerContext, option: str, value: Any) -> None:
-    router, vpn = _where(ctx)
+    router, vpn = ctx.router_and_vpn()
     ctx.engine.set_queue_option(router, vpn, _queue(ctx), option, value)
-
 
 
 @handler("config_spool.create_queue")
 def create_queue(ctx: HandlerContext, args: Args) -> None:
-    router, vpn = _where(ctx)
+    router, vpn = ctx.router_and_vpn()
     ctx.engine.create_queue(router, vpn, str(args["queue-name"]))
 
 
 @handler("config_spool.enter_queue")
 def enter_queue(ctx: HandlerContext, args: Args) -> None:
     """Editing needs an existing, configurable queue (not the replication queue)."""
-    router, vpn = _where(ctx)
+    router, vpn = ctx.router_and_vpn()
     name = str(args["queue-name"])
     if ctx.engine.queue_name_is_replication(name):
         raise EngineError("queue_reserved", queue=name)
@@ -50,13 +42,13 @@ def enter_queue(ctx: HandlerContext, args: Args) -> None:
 
 @handler("config_spool.delete_queue")
 def delete_queue(ctx: HandlerContext, args: Args) -> None:
-    router, vpn = _where(ctx)
+    router, vpn = ctx.router_and_vpn()
     ctx.engine.delete_queue(router, vpn, str(args["queue-name"]))
 
 
 @handler("config_spool.shutdown")
 def shutdown(ctx: HandlerContext, args: Args) -> None:
-    router, vpn = _where(ctx)
+    router, vpn = ctx.router_and_vpn()
     direction = "ingress" if args.get("ingress") else "egress" if args.get("egress") else "both"
     ctx.engine.set_queue_shutdown(router, vpn, _queue(ctx), not args.get("no"), direction)
 
@@ -73,7 +65,7 @@ def permission(ctx: HandlerContext, args: Args) -> None:
 
 @handler("config_spool.subscription")
 def subscription(ctx: HandlerContext, args: Args) -> None:
-    router, vpn = _where(ctx)
+    router, vpn = ctx.router_and_vpn()
     if args.get("no"):
         ctx.engine.remove_queue_subscription(router, vpn, _queue(ctx), str(args["topic"]))
     else:
