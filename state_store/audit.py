@@ -16,13 +16,13 @@ from typing import Optional
 from sqlalchemy import select
 
 from .base import EngineBase
-from .models import Client, Link, Router, Site, Vpn
+from .models import Client
 from .views import Audit, AuditEntry, AuditTotals, LabStatus, RouterInfo, SiteInfo, SpoolWhere, VpnStatus
 
 
 class AuditMixin(EngineBase):
     def audit(self, vpn: Optional[str] = None, limit: int = 1000) -> Audit:
-        serving = [v.id for v in self.s.scalars(select(Vpn)) if self._serving(v)]
+        serving = [v.id for v in self.topo.vpns if self._serving(v)]
         serving_sql = ",".join(map(str, serving)) or "NULL"
         vf = "WHERE m.vpn_name = :vpn" if vpn is not None else ""
         p = {"vpn": vpn, "lim": limit}
@@ -88,11 +88,11 @@ class AuditMixin(EngineBase):
                      spooled_where=tuple(SpoolWhere(*w) for w in where_rows))
 
     def status(self) -> LabStatus:
-        routers = list(self.s.scalars(select(Router).order_by(Router.name)))
-        sites = list(self.s.scalars(select(Site).order_by(Site.name)))
+        routers = sorted(self.topo.routers, key=lambda r: r.name)
+        sites = sorted(self.topo.sites, key=lambda s: s.name)
         site_name = {s.id: s.name for s in sites}
         vpns = []
-        for v in self.s.scalars(select(Vpn).where(Vpn.internal.is_(False))):
+        for v in [v for v in self.topo.vpns if not v.internal]:
             rq = self._repl_queue(v)
             entries = self._scalar("SELECT COUNT(*) FROM repl_entry WHERE vpn_id=:v", {"v": v.id})
             vpns.append(VpnStatus(
@@ -100,7 +100,7 @@ class AuditMixin(EngineBase):
                 replication="enabled" if v.repl_enabled else "shutdown", role=v.role,
                 repl_queue_messages=rq.msg_count if rq else 0, repl_queue_entries=int(entries or 0)))
         vpns.sort(key=lambda x: (x.vpn, x.router))
-        links = list(self.s.scalars(select(Link)))
+        links = self.topo.links
         return LabStatus(
             now_ms=self.now_ms(),
             sites=tuple(SiteInfo(s.name, tuple(r.name for r in routers if r.site_id == s.id),

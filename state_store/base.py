@@ -8,6 +8,7 @@ keeps those rules identical everywhere.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
 from sqlalchemy import select, text
@@ -30,9 +31,67 @@ SETTING_DEFAULTS: dict[str, str] = {
 }
 
 
+@dataclass
+class Topology:
+    """The lab's shape: sites, routers, links, HA groups and VPNs, loaded once per transaction.
+
+    Why: no command inserts or deletes these rows (only a scenario or a lab reset does, in a
+    transaction of its own), yet nearly every command looks several of them up. Loading the few
+    rows once and holding them here turns those lookups into dictionary reads, and the strong
+    references keep the objects in the session's identity map (which holds them only weakly), so
+    changes made during the command stay visible through every path."""
+
+    sites: list[Site]
+    routers: list[Router]
+    links: list[Link]
+    groups: dict[int, HaGroup]
+    vpns: list[Vpn]
+    site_by_name: dict[str, Site] = field(init=False)
+    router_by_id: dict[int, Router] = field(init=False)
+    router_by_name: dict[str, Router] = field(init=False)
+    vpn_by_id: dict[int, Vpn] = field(init=False)
+    vpn_by_router_name: dict[tuple[int, str], Vpn] = field(init=False)
+    vpns_by_router: dict[int, list[Vpn]] = field(init=False)
+    vpns_by_group: dict[int, list[Vpn]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.site_by_name = {s.name: s for s in self.sites}
+        self.router_by_id = {r.id: r for r in self.routers}
+        self.router_by_name = {}
+        for r in self.routers:  # the first of a duplicated name wins, as `.first()` did
+            self.router_by_name.setdefault(r.name, r)
+        self.vpn_by_id = {v.id: v for v in self.vpns}
+        self.vpn_by_router_name = {}
+        self.vpns_by_router = {}
+        self.vpns_by_group = {}
+        for v in self.vpns:
+            self.vpn_by_router_name.setdefault((v.router_id, v.name), v)
+            self.vpns_by_router.setdefault(v.router_id, []).append(v)
+            self.vpns_by_group.setdefault(v.group_id, []).append(v)
+
+    @classmethod
+    def load(cls, session: Session) -> "Topology":
+        return cls(
+            sites=list(session.scalars(select(Site).order_by(Site.id))),
+            routers=list(session.scalars(select(Router).order_by(Router.id))),
+            links=list(session.scalars(select(Link).order_by(Link.id))),
+            groups={g.id: g for g in session.scalars(select(HaGroup))},
+            vpns=list(session.scalars(select(Vpn).order_by(Vpn.id))),
+        )
+
+
 class EngineBase:
     def __init__(self, session: Session) -> None:
         self.s = session
+        self._topology: Optional[Topology] = None
+        self._now: Optional[int] = None
+        self._settings: dict[str, str] = {}
+
+    @property
+    def topo(self) -> Topology:
+        if self._topology is None:
+            self._topology = Topology.load(self.s)
+        return self._topology
 
     # ------------------------------------------------------------------ sql
     def _sql(self, sql: str, params: Optional[dict[str, Any]] = None) -> Any:
@@ -43,18 +102,26 @@ class EngineBase:
 
     # ------------------------------------------------------------------ clock / settings
     def now_ms(self) -> int:
-        return clock.now_ms(self.s)
+        if self._now is None:
+            self._now = clock.now_ms(self.s)
+        return self._now
+
+    def _set_now_ms(self, value: int) -> None:
+        clock.set_now_ms(self.s, value)
+        self._now = value
 
     def _setting(self, key: str) -> str:
-        row = self.s.get(Setting, key)
-        return row.value if row else SETTING_DEFAULTS[key]
+        if key not in self._settings:
+            row = self.s.get(Setting, key)
+            self._settings[key] = row.value if row else SETTING_DEFAULTS[key]
+        return self._settings[key]
 
     def _int_setting(self, key: str) -> int:
         return int(self._setting(key))
 
     # ------------------------------------------------------------------ lookups
     def _router(self, name: str, *, must_be_up: bool = False) -> Router:
-        r = self.s.scalars(select(Router).where(Router.name == name)).first()
+        r = self.topo.router_by_name.get(name)
         if r is None:
             raise EngineError("router_not_found", router=name)
         if must_be_up and not r.up:
@@ -62,16 +129,16 @@ class EngineBase:
         return r
 
     def _site(self, name: str) -> Site:
-        site = self.s.scalars(select(Site).where(Site.name == name)).first()
+        site = self.topo.site_by_name.get(name)
         if site is None:
             raise EngineError("site_not_found", site=name)
         return site
 
     def _routers_of_site(self, site: Site) -> list[Router]:
-        return list(self.s.scalars(select(Router).where(Router.site_id == site.id).order_by(Router.name)))
+        return sorted((r for r in self.topo.routers if r.site_id == site.id), key=lambda r: r.name)
 
     def _vpn(self, router: Router, name: str) -> Vpn:
-        v = self.s.scalars(select(Vpn).where(Vpn.router_id == router.id, Vpn.name == name)).first()
+        v = self.topo.vpn_by_router_name.get((router.id, name))
         if v is None:
             raise EngineError("vpn_not_found", vpn=name, router=router.name)
         return v
@@ -85,20 +152,20 @@ class EngineBase:
         return v
 
     def _vpns(self, router: Router, pattern: Optional[str] = None) -> list[Vpn]:
-        rows = self.s.scalars(select(Vpn).where(Vpn.router_id == router.id)).all()
+        rows = self.topo.vpns_by_router.get(router.id, [])
         out = [v for v in rows if name_matches(pattern, v.name)]
         if pattern is not None and not has_wildcard(pattern) and not out:
             raise EngineError("vpn_not_found", vpn=pattern, router=router.name)
         return sorted(out, key=_name_key)
 
     def _router_of(self, vpn: Vpn) -> Router:
-        return self.s.get(Router, vpn.router_id)  # type: ignore[return-value]
+        return self.topo.router_by_id[vpn.router_id]
 
     def _group(self, vpn: Vpn) -> HaGroup:
-        return self.s.get(HaGroup, vpn.group_id)  # type: ignore[return-value]
+        return self.topo.groups[vpn.group_id]
 
     def _group_members(self, vpn: Vpn) -> list[Vpn]:
-        return list(self.s.scalars(select(Vpn).where(Vpn.group_id == vpn.group_id).order_by(Vpn.id)))
+        return list(self.topo.vpns_by_group.get(vpn.group_id, []))
 
     def _mate(self, vpn: Vpn) -> Optional[Vpn]:
         """The replication mate: the same VPN on the other site's router."""
@@ -133,7 +200,7 @@ class EngineBase:
     def _sites_linked(self, a: Router, b: Router) -> bool:
         if a.site_id == b.site_id:
             return True
-        for link in self.s.scalars(select(Link)):
+        for link in self.topo.links:
             if {link.site_a_id, link.site_b_id} == {a.site_id, b.site_id}:
                 return link.up
         return False
@@ -178,8 +245,7 @@ class EngineBase:
         if q.bytes > q.hwm_bytes:
             q.hwm_bytes = q.bytes
         if dbytes > 0:
-            vpn = self.s.get(Vpn, q.vpn_id)
-            router = self._router_of(vpn)  # type: ignore[arg-type]
+            router = self._router_of(self.topo.vpn_by_id[q.vpn_id])
             total = self._router_spool_bytes(router)
             if total > router.spool_hwm_bytes:
                 router.spool_hwm_bytes = total

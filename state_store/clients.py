@@ -33,7 +33,7 @@ class ClientsMixin(EngineBase):
     def _client_vpn(self, c: Client) -> Optional[Vpn]:
         if c.router_id is None:
             return None
-        return self.s.scalars(select(Vpn).where(Vpn.router_id == c.router_id, Vpn.name == c.vpn_name)).first()
+        return self.topo.vpn_by_router_name.get((c.router_id, c.vpn_name))
 
     def _try_connect(self, c: Client) -> bool:
         """Validate the current connection, else walk the host list. True if connected."""
@@ -45,10 +45,10 @@ class ClientsMixin(EngineBase):
         if not c.wants_connection:
             return False
         for host in self._hosts(c):
-            r = self.s.scalars(select(Router).where(Router.name == host)).first()
+            r = self.topo.router_by_name.get(host)
             if r is None or not r.up:
                 continue
-            v = self.s.scalars(select(Vpn).where(Vpn.router_id == r.id, Vpn.name == c.vpn_name)).first()
+            v = self.topo.vpn_by_router_name.get((r.id, c.vpn_name))
             if v is None or not self._serving(v):
                 continue
             c.router_id = r.id
@@ -95,9 +95,9 @@ class ClientsMixin(EngineBase):
         c = self._client(name)
         if not self._try_connect(c):
             for host in self._hosts(c):
-                r = self.s.scalars(select(Router).where(Router.name == host)).first()
+                r = self.topo.router_by_name.get(host)
                 if r is not None and r.up:
-                    v = self.s.scalars(select(Vpn).where(Vpn.router_id == r.id, Vpn.name == c.vpn_name)).first()
+                    v = self.topo.vpn_by_router_name.get((r.id, c.vpn_name))
                     if v is not None and v.repl_enabled and v.role == "standby" and c.wants_connection:
                         raise EngineError("publish_rejected_standby", client=name, vpn=c.vpn_name,
                                           router=r.name)
@@ -108,7 +108,7 @@ class ClientsMixin(EngineBase):
 
     # ------------------------------------------------------------------ views
     def _client_info(self, c: Client) -> ClientInfo:
-        r = self.s.get(Router, c.router_id) if c.router_id is not None else None
+        r = self.topo.router_by_id[c.router_id] if c.router_id is not None else None
         transacted = self._scalar(
             "SELECT 1 FROM txn WHERE client_name=:c AND kind='local' AND mirror=0 LIMIT 1",
             {"c": c.name}) is not None

@@ -65,14 +65,13 @@ from typing import Any, Optional
 
 from sqlalchemy import select
 
-from . import clock
 from .audit import AuditMixin
 from .base import SETTING_DEFAULTS
 from .clients import ClientsMixin
 from .errors import EngineError
 from .failures import FailuresMixin
 from .messaging import MessagingMixin
-from .models import Queue, Router, Setting, Site, Subscription, User, Vpn
+from .models import Queue, Setting, Subscription, User
 from .passwords import verify_password as _verify
 from .replication import ReplicationMixin
 from .transactions import TransactionsMixin
@@ -105,10 +104,10 @@ class Engine(ReplicationMixin, MessagingMixin, ClientsMixin, TransactionsMixin, 
             raise EngineError("invalid_value", name="duration", value=ms, allowed=">= 0")
         start = self.now_ms()
         reconnected = self._reconnect_all()
-        clock.set_now_ms(self.s, start + ms)
+        self._set_now_ms(start + ms)
         rate = self._int_setting("replication_drain_rate")
         drained = 0
-        for v in list(self.s.scalars(select(Vpn).where(Vpn.internal.is_(False)).order_by(Vpn.id))):
+        for v in [v for v in self.topo.vpns if not v.internal]:
             if not self._has_entries(v) or self._binding(v) is None:
                 v.drain_carry = 0
                 continue
@@ -127,13 +126,12 @@ class Engine(ReplicationMixin, MessagingMixin, ClientsMixin, TransactionsMixin, 
     # ------------------------------------------------------------------ lab reads
     def routers(self) -> list[RouterInfo]:
         """In scenario order: the first router is where `solace-shell` starts."""
-        sites = {s.id: s.name for s in self.s.scalars(select(Site))}
-        return [RouterInfo(r.name, sites[r.site_id], r.up)
-                for r in self.s.scalars(select(Router).order_by(Router.id))]
+        sites = {s.id: s.name for s in self.topo.sites}
+        return [RouterInfo(r.name, sites[r.site_id], r.up) for r in self.topo.routers]
 
     def sites(self) -> list[SiteInfo]:
         out = []
-        for s in self.s.scalars(select(Site).order_by(Site.id)):
+        for s in self.topo.sites:
             rs = self._routers_of_site(s)
             out.append(SiteInfo(s.name, tuple(r.name for r in rs), all(r.up for r in rs)))
         return out
@@ -178,6 +176,7 @@ class Engine(ReplicationMixin, MessagingMixin, ClientsMixin, TransactionsMixin, 
             self.s.add(Setting(key=key, value=str(value)))
         else:
             row.value = str(value)
+        self._settings.pop(key, None)
         self.s.flush()
 
     def user(self, name: str) -> Optional[UserInfo]:

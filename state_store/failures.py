@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from .base import EngineBase
 from .errors import EngineError
-from .models import Link, Queue, Txn, Vpn
+from .models import Link, Queue, Txn
 
 
 class FailuresMixin(EngineBase):
@@ -42,7 +42,7 @@ class FailuresMixin(EngineBase):
         self._refresh()
 
     def _links(self, site_a: Optional[str], site_b: Optional[str]) -> list[Link]:
-        links = list(self.s.scalars(select(Link)))
+        links = list(self.topo.links)
         if site_a is None and site_b is None:
             return links
         ids = {self._site(n).id for n in (site_a, site_b) if n is not None}
@@ -78,7 +78,7 @@ class FailuresMixin(EngineBase):
         s = self._site(site)
         for r in self._routers_of_site(s):
             self._disconnect_router_clients(r, "router replaced")
-            vpns = list(self.s.scalars(select(Vpn).where(Vpn.router_id == r.id)))
+            vpns = list(self.topo.vpns_by_router.get(r.id, []))
             vids = ",".join(str(v.id) for v in vpns) or "NULL"
             qsel = f"SELECT id FROM queue WHERE vpn_id IN ({vids})"
             self._sql(

@@ -108,7 +108,7 @@ class ReplicationMixin(EngineBase):
         """Recompute derived bookkeeping after a change: bridge uptime start, sync-eligibility
         transitions (counted as "Transitions To Ineligible")."""
         now = self.now_ms()
-        for v in self.s.scalars(select(Vpn).where(Vpn.internal.is_(False))):
+        for v in [v for v in self.topo.vpns if not v.internal]:
             if v.role == "standby" and v.repl_enabled:
                 mate = self._mate(v)
                 bound = mate is not None and (b := self._binding(mate)) is not None and b.id == v.id
@@ -203,8 +203,8 @@ class ReplicationMixin(EngineBase):
         r = self._router(router, must_be_up=True)
         mate_up = False
         if r.mate_name.startswith("v:"):
-            mates = self.s.scalars(select(Router).where(Router.name == r.mate_name[2:])).all()
-            mate_up = bool(mates) and mates[0].up and self._sites_linked(r, mates[0])
+            mate = self.topo.router_by_name.get(r.mate_name[2:])
+            mate_up = mate is not None and mate.up and self._sites_linked(r, mate)
         return SystemReplication(
             router=r.name, interface=r.repl_interface, mate_virtual_router_name=r.mate_name,
             connect_via=r.connect_via, port_plain=r.port_plain,

@@ -78,7 +78,7 @@ class TransactionsMixin(EngineBase):
         self._mirror(t)
 
     def _mirror(self, t: Txn) -> None:
-        v = self.s.get(Vpn, t.vpn_id)
+        v = self.topo.vpn_by_id[t.vpn_id]
         if t.kind != "xa" or not t.replicated or t.state == "active" or v is None:
             return
         if not (v.repl_enabled and v.role == "active"):
@@ -90,7 +90,7 @@ class TransactionsMixin(EngineBase):
                                   "num": t.client_num, "state": t.state, "ops": ops})
 
     def _emit_end(self, t: Txn, outcome: str) -> None:
-        v = self.s.get(Vpn, t.vpn_id)
+        v = self.topo.vpn_by_id[t.vpn_id]
         if t.kind == "xa" and t.replicated and v is not None and v.repl_enabled and v.role == "active":
             self._append_tx_entry(v, {"xid": t.xid, "end": outcome})
 
@@ -106,8 +106,8 @@ class TransactionsMixin(EngineBase):
         self.s.flush()
 
     def _commit_txn(self, t: Txn, heuristic: Optional[str] = None) -> None:
-        v = self.s.get(Vpn, t.vpn_id)
-        r = self.s.get(Router, t.router_id)
+        v = self.topo.vpn_by_id[t.vpn_id]
+        r = self.topo.router_by_id[t.router_id]
         assert v is not None and r is not None
         key = t.xid if t.kind == "xa" else f"local:{t.id}"
         pubs = list(self.s.scalars(select(TxnOp).where(TxnOp.txn_id == t.id, TxnOp.op == "publish").order_by(TxnOp.id)))
@@ -298,7 +298,7 @@ class TransactionsMixin(EngineBase):
         now = self.now_ms()
         out = []
         for t in self.s.scalars(select(Txn).where(Txn.router_id == r.id)):
-            v = self.s.get(Vpn, t.vpn_id)
+            v = self.topo.vpn_by_id[t.vpn_id]
             assert v is not None
             if xid is not None and (t.xid is None or not name_matches(xid, t.xid)):
                 continue
@@ -339,7 +339,7 @@ class TransactionsMixin(EngineBase):
             return []
         out = set()
         for t in self.s.scalars(select(Txn).where(Txn.router_id == r.id, Txn.kind == "xa")):
-            v = self.s.get(Vpn, t.vpn_id)
+            v = self.topo.vpn_by_id[t.vpn_id]
             if v is not None and (vpn is None or v.name == vpn) and t.xid:
                 out.add(t.xid)
         return sorted(out)
