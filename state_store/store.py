@@ -41,8 +41,29 @@ def _install_begin(engine: SAEngine, immediate: bool) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
+_memory_prototype: Optional[SAEngine] = None
+_prototype_lock = threading.Lock()  # apart from _templates_lock, which is held while templates build
+
+
 def _memory_engine(raw: sqlite3.Connection) -> SAEngine:
-    engine = create_engine("sqlite://", creator=lambda: raw, poolclass=StaticPool)
+    """An engine over one in-memory connection, sharing its dialect and compiled-statement cache
+    with every other in-memory lab of the process.
+
+    Why: SQLAlchemy caches compiled SQL per engine, keyed by the dialect object. A replay builds
+    a fresh lab per transcript, and with ``create_engine`` per lab each transcript recompiled the
+    same ~75 statements, about a sixth of its replay time (bench/bench_replay_throughput.py)."""
+    global _memory_prototype
+    with _prototype_lock:
+        if _memory_prototype is None:
+            proto = create_engine("sqlite://", poolclass=StaticPool,
+                                  creator=lambda: sqlite3.connect(":memory:", check_same_thread=False))
+            proto.connect().close()  # initialises the dialect (server version, features)
+            _memory_prototype = proto
+        proto = _memory_prototype
+    dialect = proto.dialect
+    dialect.on_connect()(raw)  # what create_engine's pool would run on a new connection
+    engine = SAEngine(StaticPool(lambda: raw, dialect=dialect), dialect, proto.url)
+    engine._compiled_cache = proto._compiled_cache  # noqa: SLF001 -- the point of sharing
     _install_begin(engine, immediate=False)
     return engine
 
