@@ -46,6 +46,7 @@ class Topology:
     links: list[Link]
     groups: dict[int, HaGroup]
     vpns: list[Vpn]
+    repl_queues: dict[int, Queue]  # by VPN id; scenarios create them, commands never do
     site_by_name: dict[str, Site] = field(init=False)
     router_by_id: dict[int, Router] = field(init=False)
     router_by_name: dict[str, Router] = field(init=False)
@@ -69,6 +70,12 @@ class Topology:
             self.vpns_by_router.setdefault(v.router_id, []).append(v)
             self.vpns_by_group.setdefault(v.group_id, []).append(v)
 
+    def attach(self, session: Session) -> None:
+        """Make the rows of an earlier transaction persistent in ``session`` again, without SQL."""
+        for rows in (self.sites, self.routers, self.links, self.groups.values(), self.vpns,
+                     self.repl_queues.values()):
+            session.add_all(rows)
+
     @classmethod
     def load(cls, session: Session) -> "Topology":
         return cls(
@@ -77,20 +84,31 @@ class Topology:
             links=list(session.scalars(select(Link).order_by(Link.id))),
             groups={g.id: g for g in session.scalars(select(HaGroup))},
             vpns=list(session.scalars(select(Vpn).order_by(Vpn.id))),
+            repl_queues={q.vpn_id: q for q in session.scalars(
+                select(Queue).where(Queue.kind == "replication").order_by(Queue.id))},
         )
 
 
 class EngineBase:
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, topology: Optional[Topology] = None) -> None:
         self.s = session
         self._topology: Optional[Topology] = None
+        self._detached = topology  # from an earlier transaction; attached on first use
         self._now: Optional[int] = None
         self._settings: dict[str, str] = {}
 
     @property
+    def loaded_topology(self) -> Optional[Topology]:
+        return self._topology or self._detached
+
+    @property
     def topo(self) -> Topology:
         if self._topology is None:
-            self._topology = Topology.load(self.s)
+            if self._detached is not None:
+                self._detached.attach(self.s)
+                self._topology = self._detached
+            else:
+                self._topology = Topology.load(self.s)
         return self._topology
 
     # ------------------------------------------------------------------ sql
@@ -181,9 +199,7 @@ class EngineBase:
         return q
 
     def _repl_queue(self, vpn: Vpn) -> Optional[Queue]:
-        return self.s.scalars(
-            select(Queue).where(Queue.vpn_id == vpn.id, Queue.kind == "replication")
-        ).first()
+        return self.topo.repl_queues.get(vpn.id)
 
     def _client(self, name: str) -> Client:
         c = self.s.scalars(select(Client).where(Client.name == name)).first()

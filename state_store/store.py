@@ -25,6 +25,7 @@ from sqlalchemy.engine import Engine as SAEngine
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 
+from .base import Topology
 from .engine import Engine
 from .errors import LabFileError
 from .models import SCHEMA_VERSION, Base, Meta
@@ -96,6 +97,9 @@ class LabStore:
         self._engine = engine
         self.path = path
         self._raw = raw  # in-memory connection (kept alive here)
+        # An in-memory lab has one connection and no other writer, so the shape it loaded in
+        # one transaction is still true in the next unless that transaction rolled back.
+        self._topology: Optional[Topology] = None
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -181,14 +185,18 @@ class LabStore:
     @contextmanager
     def transaction(self) -> Iterator[Engine]:
         """One DB transaction: commit on normal exit, roll back on ANY exception (re-raised)."""
+        topology, self._topology = self._topology, None  # restored only once the commit is done
         with self._engine.connect() as conn:
             with conn.begin():
                 session = Session(bind=conn, autoflush=True, expire_on_commit=False)
                 try:
-                    yield Engine(session)
+                    engine = Engine(session, topology)
+                    yield engine
                     session.flush()
                 finally:
                     session.close()
+        if self._raw is not None:
+            self._topology = engine.loaded_topology
 
     def reset(self, scenario: str | Path | None = None) -> None:
         """Start this lab again from ``scenario`` (default lab): every row is replaced by what a
@@ -196,6 +204,7 @@ class LabStore:
         shared by several shells is reset for all of them. Raises ScenarioError (nothing changed)
         for an invalid scenario."""
         doc = load_scenario(Path(scenario) if scenario is not None else DEFAULT_SCENARIO)
+        self._topology = None
         with self._engine.connect() as conn:
             with conn.begin():
                 for table in reversed(Base.metadata.sorted_tables):

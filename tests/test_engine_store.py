@@ -182,3 +182,33 @@ advance_ms: 100
         assert [t.state for t in e.transactions("B1")] == ["PREPARED"]
         assert e.verify_password("u1", "pw1") and e.verify_password("u2", "pw2")
         assert e.vpn_replication("A1", "V")[0].flags == "U A - U U - N A"
+
+
+def _roles(store: LabStore) -> list[tuple[str, str]]:
+    with store.transaction() as e:
+        return [(r.name, r.c) for r in e.vpn_replication(NY, VPN)] + \
+               [(f"{r.name}@NJ", r.c) for r in e.vpn_replication("NJ_Appliance1", VPN)]
+
+
+def test_in_memory_lab_keeps_its_shape_between_commands_but_not_a_rolled_back_change():
+    """The in-memory lab carries the loaded sites/routers/VPNs from one transaction to the next;
+    a change made in a transaction that then fails must not survive in that carried state."""
+    store = LabStore.in_memory()
+    before = _roles(store)
+    assert before == [(VPN, "A"), (f"{VPN}@NJ", "S")]
+    with pytest.raises(RuntimeError):
+        with store.transaction() as e:
+            e.set_replication_role(NY, VPN, "standby")
+            e.fail_site("NJ")
+            raise RuntimeError("a later step of the command failed")
+    assert _roles(store) == before
+    with store.transaction() as e:
+        assert [s.up for s in e.sites()] == [True, True]
+        e.set_replication_role(NY, VPN, "standby")
+    assert _roles(store) == [(VPN, "S"), (f"{VPN}@NJ", "S")]
+    # what the carried state says is what a lab loaded from scratch (a copy) says
+    assert _roles(store.copy()) == _roles(store)
+    assert store.copy().dump() == store.dump()
+    store.reset()
+    assert _roles(store) == before
+    store.close()
