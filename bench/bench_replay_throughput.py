@@ -6,7 +6,9 @@
 1. in-process   `solace_shell.transcript.replay.replay_text` in one Python process, file after file
                 (a fresh lab per transcript, as replay always does);
 2. spark        the conformance job (`spark_jobs.job.run`) in local mode with every core, over the same
-                files; reported with and without the Spark session start-up;
+                files; reported with and without the Spark session start-up; with --scaling it also runs
+                on local[1], local[2], local[4] ... up to every core and reports the speed-up of the job
+                (session start-up excluded) and its efficiency (speed-up / cores);
 3. pty          the interactive `solace-shell` REPL driven through a pseudo-terminal with pexpect: one
                 shell process (fresh lab database) per transcript, each command typed and its next
                 prompt awaited; a sample of the corpus (`--pty-sample`), with process start-up reported
@@ -105,6 +107,28 @@ def bench_spark(path: Path, master: str, out: Path) -> dict[str, float]:
             "commands_per_second": commands / (startup + job), "commands_per_second_job_only": commands / job}
 
 
+def bench_scaling(path: Path, cores: int, out: Path, known: dict[int, dict[str, float]]) -> dict[str, float]:
+    """The Spark job on 1, 2, 4 ... `cores` local cores; speed-up of the job beyond session start-up.
+    `known` holds runs already made (the `spark` mode on every core), so they are not repeated."""
+    counts = sorted({1, cores} | {2 ** k for k in range(1, cores.bit_length()) if 2 ** k < cores})
+    out_rows: dict[str, float] = {}
+    base = None
+    for n in counts:
+        r = known.get(n) or bench_spark(path, f"local[{n}]", out / f"scaling-{n}")
+        rate = r["commands_per_second_job_only"]
+        base = base or rate
+        out_rows[f"local[{n}]_job_seconds"] = r["job_seconds"]
+        out_rows[f"local[{n}]_commands_per_second_job_only"] = rate
+        out_rows[f"local[{n}]_speedup"] = rate / base
+        out_rows[f"local[{n}]_efficiency"] = rate / base / n
+    out_rows["transcripts"] = r["transcripts"]
+    out_rows["commands"] = r["commands"]
+    out_rows["seconds"] = sum(v for k, v in out_rows.items() if k.endswith("_job_seconds"))
+    out_rows["commands_per_second"] = rate
+    out_rows["cores"] = counts[-1]
+    return out_rows
+
+
 def _steps(text: str, name: str) -> list[tuple[str, str]]:
     from solace_shell.transcript.format import parse_transcript
 
@@ -179,6 +203,8 @@ def main() -> int:
     ap.add_argument("--master", default="local[*]")
     ap.add_argument("--jobs", type=int, default=None, help="processes for generating the corpus")
     ap.add_argument("--skip", action="append", default=[], choices=["in-process", "spark", "pty"])
+    ap.add_argument("--scaling", action="store_true",
+                    help="also run the Spark job on local[1], local[2] ... every core (core scaling)")
     ap.add_argument("--json", type=Path, default=None, help="also write the numbers here")
     args = ap.parse_args()
     count = 200 if args.quick else args.count
@@ -199,6 +225,11 @@ def main() -> int:
             "spark": lambda: bench_spark(path, args.master, work / "spark-out"),
             "pty": lambda: bench_pty(files[::step][:sample], args.pty_timeout),
         }
+        if args.scaling:
+            every = os.cpu_count() or 1
+            modes["scaling"] = lambda: bench_scaling(
+                path, every, work / "scaling",
+                {int(results["spark"]["cores"]): results["spark"]} if "spark" in results else {})
         for mode, fn in modes.items():
             if mode in args.skip or (mode == "pty" and sample <= 0):
                 continue
@@ -220,6 +251,11 @@ def main() -> int:
         elif mode == "pty":
             notes = (f"{r['startup_ms_per_shell']:.0f} ms shell start-up each; "
                      f"{r['commands_per_second_with_startup']:.0f} cmd/s with it; {int(r['timeouts'])} timeouts")
+        elif mode == "scaling":
+            notes = "; ".join(
+                f"local[{n}] x{r[f'local[{n}]_speedup']:.2f} ({r[f'local[{n}]_efficiency']:.0%})"
+                for n in sorted(int(k[6:k.index(']')]) for k in r if k.endswith("_speedup")))
+            notes = "job speed-up vs local[1], efficiency: " + notes
         elif mode == "in-process":
             notes = (f"fresh lab {r['fresh_lab_ms']:.2f} ms of {r['replay_ms_per_transcript']:.2f} ms per transcript "
                      f"({r['fresh_lab_share']:.0%}); {r['ms_per_command_excluding_fresh_lab']:.3f} ms/command")
@@ -231,7 +267,8 @@ def main() -> int:
     if base:
         print()
         for mode, r in results.items():
-            print(f"ratio {mode:<12} {r['commands_per_second'] / base:8.2f}x in-process")
+            if mode != "scaling":
+                print(f"ratio {mode:<12} {r['commands_per_second'] / base:8.2f}x in-process")
     if args.json:
         args.json.write_text(json.dumps({"count": count, "seed": args.seed, "results": results, "failed": failed},
                                         indent=2) + "\n")
