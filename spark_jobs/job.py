@@ -38,6 +38,11 @@ COMMAND_COLUMNS = ["transcript", "line", "router", "prompt", "command", "node", 
                    "actual", "signature"]
 TIMING_COLUMNS = ["transcript", "line", "duration_ms"]
 TRANSCRIPT_COLUMNS = ["transcript", "status", "commands", "pass", "fail", "error", "reason"]
+# What the executors yield: one wide row per command ("c") and per transcript ("x"), so the rows cross
+# from Python to the JVM once; the three tables are then selected from it inside the JVM.
+INT_COLUMNS = {"line", "commands", "pass", "fail", "error"}
+RECORD_COLUMNS = ["kind", *COMMAND_COLUMNS, "duration_ms", *TRANSCRIPT_COLUMNS[1:]]
+_NO_COMMAND = (None,) * (len(COMMAND_COLUMNS) - 1)
 
 
 @dataclass
@@ -188,8 +193,9 @@ def name_partitioner(name: str) -> int:
 def replay_partition(items: Iterable[tuple[str, tuple[str | None, bytes]]], replay_spec: str) -> Iterator[tuple]:
     """Executor side: replay every transcript of one partition with one engine.
 
-    Yields ("c", command row), ("t", timing row) and ("x", transcript row) tuples; never raises for
-    a bad transcript (quarantine), only for a broken engine (which must fail the job loudly).
+    Yields RECORD_COLUMNS tuples: a "c" row per command (with its duration) and an "x" row per
+    transcript; never raises for a bad transcript (quarantine), only for a broken engine (which must
+    fail the job loudly).
     """
     replay = None
     for name, (base_dir, data) in items:
@@ -216,16 +222,21 @@ def replay_partition(items: Iterable[tuple[str, tuple[str | None, bytes]]], repl
         for c in commands:
             verdict = c.verdict if c.verdict in counts else "error"
             counts[verdict] += 1
-            yield ("c", (name, int(c.line), c.router, c.prompt, c.command, c.node, verdict, c.expected,
-                         c.actual, c.signature))
-            yield ("t", (name, int(c.line), float(c.duration_ms)))
+            yield ("c", name, int(c.line), c.router, c.prompt, c.command, c.node, verdict, c.expected,
+                   c.actual, c.signature, float(c.duration_ms), None, None, None, None, None, None)
         if reason:
             status = "quarantined"
         elif counts["fail"] or counts["error"]:
             status = "fail"
         else:
             status = "pass"
-        yield ("x", (name, status, len(commands), counts["pass"], counts["fail"], counts["error"], reason))
+        yield _transcript_record(name, status, len(commands), counts["pass"], counts["fail"], counts["error"],
+                                 reason)
+
+
+def _transcript_record(name: str, status: str, n: int, passed: int, failed: int, errors: int,
+                       reason: str | None) -> tuple:
+    return ("x", name, *_NO_COMMAND, None, status, n, passed, failed, errors, reason)
 
 
 # ------------------------------------------------------------------------------------------ outputs
@@ -290,7 +301,7 @@ def _schema(columns: Sequence[str], ints: set[str], floats: set[str] = frozenset
     def kind(col: str) -> Any:
         return IntegerType() if col in ints else DoubleType() if col in floats else StringType()
 
-    return StructType([StructField(c, kind(c), c == "reason") for c in columns])
+    return StructType([StructField(c, kind(c), True) for c in columns])
 
 
 def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
@@ -338,21 +349,18 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
             )
             if bad:
                 records = records.union(sc.parallelize(
-                    [("x", (n, "quarantined", 0, 0, 0, 0, why)) for n, why in sorted(bad.values())], 1))
-            records.persist(StorageLevel.MEMORY_AND_DISK)
-            records.count()  # the replay itself: n_parts parallel tasks, before anything is coalesced
-
-            commands = spark.createDataFrame(records.filter(lambda r: r[0] == "c").map(lambda r: r[1]),
-                                             _schema(COMMAND_COLUMNS, {"line"}))
-            timings = spark.createDataFrame(records.filter(lambda r: r[0] == "t").map(lambda r: r[1]),
-                                            _schema(TIMING_COLUMNS, {"line"}, {"duration_ms"}))
-            transcripts = spark.createDataFrame(records.filter(lambda r: r[0] == "x").map(lambda r: r[1]),
-                                                _schema(TRANSCRIPT_COLUMNS, {"commands", "pass", "fail", "error"}))
-
-            # Keep the three tables in Spark's columnar cache: the writes and a dozen aggregations then
-            # run in the JVM instead of unpickling every Python row again for each of them.
-            commands, timings, transcripts = (df.persist(StorageLevel.MEMORY_AND_DISK)
-                                              for df in (commands, timings, transcripts))
+                    [_transcript_record(n, "quarantined", 0, 0, 0, 0, why) for n, why in sorted(bad.values())], 1))
+            # Spark's columnar cache holds the rows once they are in the JVM: the replay runs once (the
+            # count), and the writes and a dozen aggregations never unpickle a Python row again.
+            rows = spark.createDataFrame(records, _schema(RECORD_COLUMNS, INT_COLUMNS, {"duration_ms"}))
+            rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
+            phase_started = time.perf_counter()
+            rows.count()  # the replay itself: n_parts parallel tasks, before anything is coalesced
+            phases = {"replay": time.perf_counter() - phase_started}
+            phase_started = time.perf_counter()
+            commands = rows.where(F.col("kind") == "c").select(*COMMAND_COLUMNS)
+            timings = rows.where(F.col("kind") == "c").select(*TIMING_COLUMNS)
+            transcripts = rows.where(F.col("kind") == "x").select(*TRANSCRIPT_COLUMNS)
             write_table(spark, commands, opts.out, "commands.parquet", ["transcript", "line"])
             progress.set_label("writing results")
             write_table(spark, transcripts, opts.out, "transcripts.parquet", ["transcript"])
@@ -360,12 +368,13 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
             write_table(spark, quarantine, opts.out, "quarantine.parquet", ["transcript"])
             write_table(spark, timings, opts.out, "timings.parquet", ["transcript", "line"])
 
+            phases["write"] = time.perf_counter() - phase_started
+            phase_started = time.perf_counter()
             progress.set_label("aggregating")
             summary = _aggregate(spark, opts, commands, transcripts)
             timing_row = timings.agg(F.count(F.lit(1)).alias("n"), F.sum("duration_ms").alias("ms")).collect()[0]
-            for cached in (commands, timings, transcripts):
-                cached.unpersist()
-            records.unpersist()
+            phases["aggregate"] = time.perf_counter() - phase_started
+            rows.unpersist()
     finally:
         sc.setLocalProperty("spark.jobGroup.id", None)
 
@@ -384,6 +393,7 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
         "wall_seconds": round(wall, 3),
         "commands_per_second": round(n_cmd / wall, 1) if wall > 0 else None,
         "replay_cpu_ms_total": round(float(timing_row["ms"] or 0.0), 3),
+        "phase_seconds": {k: round(v, 3) for k, v in phases.items()},
     }
     write_text(spark, opts.out, "run.json", json.dumps(run_info, indent=2) + "\n")
     if own_session:

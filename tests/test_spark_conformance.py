@@ -197,6 +197,8 @@ def test_parquet_files_have_fixed_names(result):
             "_SUCCESS", "part-00000.parquet"]
     run_info = json.loads((out / "run.json").read_text())
     assert run_info["commands"] == 12 and run_info["partitions"] == 1
+    assert sorted(run_info["phase_seconds"]) == ["aggregate", "replay", "write"]
+    assert all(v >= 0 for v in run_info["phase_seconds"].values())
 
 
 BYTE_IDENTICAL = ["commands.parquet/part-00000.parquet", "transcripts.parquet/part-00000.parquet",
