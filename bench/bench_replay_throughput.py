@@ -87,6 +87,39 @@ def bench_in_process(files: list[Path]) -> dict[str, float]:
             "ms_per_command_excluding_fresh_lab": (per_transcript_ms - fresh_ms) / (commands / len(texts))}
 
 
+def _descendant_cpu_seconds() -> dict[str, float]:
+    """CPU seconds (user + system) of this process and its live descendants, by kind: "jvm" (the
+    Spark JVM), "python" (this driver and the Python workers). Linux /proc only; {} elsewhere.
+    Why: on few cores the JVM competes with the Python workers for CPU, which caps the speed-up."""
+    try:
+        tick = os.sysconf("SC_CLK_TCK")
+        stats = {}
+        for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
+            try:
+                raw = Path(f"/proc/{pid}/stat").read_text()
+            except OSError:
+                continue
+            fields = raw[raw.rindex(")") + 2:].split()
+            stats[pid] = (raw[raw.index("(") + 1:raw.rindex(")")], int(fields[1]),
+                          (int(fields[11]) + int(fields[12])) / tick)
+    except (OSError, ValueError, AttributeError):
+        return {}
+    mine = {os.getpid()}
+    grew = True
+    while grew:
+        more = {pid for pid, (_, ppid, _) in stats.items() if ppid in mine} - mine
+        mine |= more
+        grew = bool(more)
+    out = {"jvm": 0.0, "python": 0.0}
+    for pid in mine & stats.keys():
+        name, _, cpu = stats[pid]
+        if name == "java":
+            out["jvm"] += cpu
+        elif name.startswith("python"):
+            out["python"] += cpu
+    return out
+
+
 def bench_spark(path: Path, master: str, out: Path) -> dict[str, float]:
     from spark_jobs.job import RunOptions, get_spark, run
 
@@ -94,20 +127,48 @@ def bench_spark(path: Path, master: str, out: Path) -> dict[str, float]:
     t0 = time.perf_counter()
     spark = get_spark(master, app_name="bench-replay-throughput", conf={"spark.ui.enabled": "false"})
     startup = time.perf_counter() - t0
+    cpu_before = _descendant_cpu_seconds()
     t1 = time.perf_counter()
     result = run(RunOptions(inputs=[str(path)], out=str(out), progress=sys.stderr.isatty()), spark=spark)
     job = time.perf_counter() - t1
+    cpu_after = _descendant_cpu_seconds()  # before stop(): the Python workers are still alive
     cores = spark.sparkContext.defaultParallelism
     spark.stop()
     commands = result.summary["totals"]["commands"]
-    return {"transcripts": result.summary["totals"]["transcripts"], "commands": commands, "cores": cores,
+    cpu = {f"{kind}_cpu_seconds": cpu_after[kind] - cpu_before.get(kind, 0.0) for kind in cpu_after}
+    return {**cpu, **{f"phase_{k}_seconds": v for k, v in result.run_info.get("phase_seconds", {}).items()},
+            "transcripts": result.summary["totals"]["transcripts"], "commands": commands, "cores": cores,
             "passed_transcripts": result.summary["totals"]["passed_transcripts"],
             "session_startup_seconds": startup, "job_seconds": job, "seconds": startup + job,
             "commands_per_second": commands / (startup + job), "commands_per_second_job_only": commands / job}
 
 
-def bench_scaling(path: Path, cores: int, out: Path, known: dict[int, dict[str, float]]) -> dict[str, float]:
-    """The Spark job on 1, 2, 4 ... `cores` local cores; speed-up of the job beyond session start-up.
+def _replay_files(files: list[Path]) -> int:
+    from solace_shell.transcript.replay import replay_text
+
+    return sum(len(replay_text(f.read_text(encoding="utf-8"), str(f)).commands) for f in files)
+
+
+def machine_reference(files: list[Path], cores: int) -> dict[str, float]:
+    """The same replays in 1 and in `cores` plain processes (no Spark): what this machine's cores
+    give to perfectly parallel work, the ceiling for the Spark job's speed-up."""
+    from multiprocessing import get_context
+
+    out: dict[str, float] = {}
+    for n in sorted({1, cores}):
+        with get_context("fork").Pool(n) as pool:
+            pool.map(_replay_files, [files[:2]] * n)  # warm each process (imports, grammar, template)
+            t = time.perf_counter()
+            commands = sum(pool.map(_replay_files, [files[i::n] for i in range(n)]))
+            out[f"processes_{n}_commands_per_second"] = commands / (time.perf_counter() - t)
+    out["speedup"] = out[f"processes_{cores}_commands_per_second"] / out["processes_1_commands_per_second"]
+    return out
+
+
+def bench_scaling(path: Path, files: list[Path], cores: int, out: Path,
+                  known: dict[int, dict[str, float]]) -> dict[str, float]:
+    """The Spark job on 1, 2, 4 ... `cores` local cores; speed-up of the job beyond session start-up,
+    next to the machine's own speed-up for plain processes (on a sample of 300 transcripts).
     `known` holds runs already made (the `spark` mode on every core), so they are not repeated."""
     counts = sorted({1, cores} | {2 ** k for k in range(1, cores.bit_length()) if 2 ** k < cores})
     out_rows: dict[str, float] = {}
@@ -125,6 +186,8 @@ def bench_scaling(path: Path, cores: int, out: Path, known: dict[int, dict[str, 
     out_rows["seconds"] = sum(v for k, v in out_rows.items() if k.endswith("_job_seconds"))
     out_rows["commands_per_second"] = rate
     out_rows["cores"] = counts[-1]
+    sample = files[::max(1, len(files) // 300)][:300]
+    out_rows.update({f"machine_{k}": v for k, v in machine_reference(sample, counts[-1]).items()})
     return out_rows
 
 
@@ -227,7 +290,7 @@ def main() -> int:
         if args.scaling:
             every = os.cpu_count() or 1
             modes["scaling"] = lambda: bench_scaling(
-                path, every, work / "scaling",
+                path, files, every, work / "scaling",
                 {int(results["spark"]["cores"]): results["spark"]} if "spark" in results else {})
         for mode, fn in modes.items():
             if mode in args.skip or (mode == "pty" and sample <= 0):
@@ -247,6 +310,9 @@ def main() -> int:
         if mode == "spark":
             notes = (f"{int(r['cores'])} cores; {r['session_startup_seconds']:.1f} s session start-up, "
                      f"{r['commands_per_second_job_only']:.0f} cmd/s job only")
+            if "jvm_cpu_seconds" in r:
+                notes += (f"; CPU: Python {r['python_cpu_seconds']:.0f} s, JVM {r['jvm_cpu_seconds']:.0f} s "
+                          f"({r['jvm_cpu_seconds'] / (r['python_cpu_seconds'] + r['jvm_cpu_seconds']):.0%})")
         elif mode == "pty":
             notes = (f"{r['startup_ms_per_shell']:.0f} ms shell start-up each; "
                      f"{r['commands_per_second_with_startup']:.0f} cmd/s with it; {int(r['timeouts'])} timeouts")
@@ -254,7 +320,8 @@ def main() -> int:
             notes = "; ".join(
                 f"local[{n}] x{r[f'local[{n}]_speedup']:.2f} ({r[f'local[{n}]_efficiency']:.0%})"
                 for n in sorted(int(k[6:k.index(']')]) for k in r if k.endswith("_speedup")))
-            notes = "job speed-up vs local[1], efficiency: " + notes
+            notes = ("job speed-up vs local[1], efficiency: " + notes
+                     + f"; plain processes on this machine: x{r['machine_speedup']:.2f} on {int(r['cores'])}")
         elif mode == "in-process":
             notes = (f"fresh lab {r['fresh_lab_ms']:.2f} ms of {r['replay_ms_per_transcript']:.2f} ms per transcript "
                      f"({r['fresh_lab_share']:.0%}); {r['ms_per_command_excluding_fresh_lab']:.3f} ms/command")
