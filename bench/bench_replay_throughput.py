@@ -303,6 +303,9 @@ def main() -> int:
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
+    if args.json:  # first: a long run's numbers must survive a problem in the printing below
+        args.json.write_text(json.dumps({"count": count, "seed": args.seed, "results": results, "failed": failed},
+                                        indent=2) + "\n")
     print()
     print(f"{'mode':<12}{'transcripts':>12}{'commands':>10}{'seconds':>10}{'cmd/s':>10}   notes")
     for mode, r in results.items():
@@ -319,7 +322,7 @@ def main() -> int:
         elif mode == "scaling":
             notes = "; ".join(
                 f"local[{n}] x{r[f'local[{n}]_speedup']:.2f} ({r[f'local[{n}]_efficiency']:.0%})"
-                for n in sorted(int(k[6:k.index(']')]) for k in r if k.endswith("_speedup")))
+                for n in sorted(int(k[6:k.index(']')]) for k in r if k.startswith("local[") and k.endswith("_speedup")))
             notes = ("job speed-up vs local[1], efficiency: " + notes
                      + f"; plain processes on this machine: x{r['machine_speedup']:.2f} on {int(r['cores'])}")
         elif mode == "in-process":
@@ -335,9 +338,6 @@ def main() -> int:
         for mode, r in results.items():
             if mode != "scaling":
                 print(f"ratio {mode:<12} {r['commands_per_second'] / base:8.2f}x in-process")
-    if args.json:
-        args.json.write_text(json.dumps({"count": count, "seed": args.seed, "results": results, "failed": failed},
-                                        indent=2) + "\n")
     return 1 if failed else 0
 
 
