@@ -92,7 +92,7 @@ class AuditMixin(EngineBase):
         sites = sorted(self.topo.sites, key=lambda s: s.name)
         site_name = {s.id: s.name for s in sites}
         vpns = []
-        for v in [v for v in self.topo.vpns if not v.internal]:
+        for v in self.topo.user_vpns:
             rq = self._repl_queue(v)
             entries = self._scalar("SELECT COUNT(*) FROM repl_entry WHERE vpn_id=:v", {"v": v.id})
             vpns.append(VpnStatus(

@@ -51,6 +51,7 @@ class Topology:
     router_by_id: dict[int, Router] = field(init=False)
     router_by_name: dict[str, Router] = field(init=False)
     vpn_by_id: dict[int, Vpn] = field(init=False)
+    user_vpns: list[Vpn] = field(init=False)  # the non-internal VPNs, by id
     vpn_by_router_name: dict[tuple[int, str], Vpn] = field(init=False)
     vpns_by_router: dict[int, list[Vpn]] = field(init=False)
     vpns_by_group: dict[int, list[Vpn]] = field(init=False)
@@ -62,6 +63,7 @@ class Topology:
         for r in self.routers:  # the first of a duplicated name wins, as `.first()` did
             self.router_by_name.setdefault(r.name, r)
         self.vpn_by_id = {v.id: v for v in self.vpns}
+        self.user_vpns = [v for v in self.vpns if not v.internal]
         self.vpn_by_router_name = {}
         self.vpns_by_router = {}
         self.vpns_by_group = {}

@@ -107,7 +107,7 @@ class Engine(ReplicationMixin, MessagingMixin, ClientsMixin, TransactionsMixin, 
         self._set_now_ms(start + ms)
         rate = self._int_setting("replication_drain_rate")
         drained = 0
-        for v in [v for v in self.topo.vpns if not v.internal]:
+        for v in self.topo.user_vpns:
             if not self._has_entries(v) or self._binding(v) is None:
                 v.drain_carry = 0
                 continue

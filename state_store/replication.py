@@ -108,7 +108,7 @@ class ReplicationMixin(EngineBase):
         """Recompute derived bookkeeping after a change: bridge uptime start, sync-eligibility
         transitions (counted as "Transitions To Ineligible")."""
         now = self.now_ms()
-        for v in [v for v in self.topo.vpns if not v.internal]:
+        for v in self.topo.user_vpns:
             if v.role == "standby" and v.repl_enabled:
                 mate = self._mate(v)
                 bound = mate is not None and (b := self._binding(mate)) is not None and b.id == v.id
