@@ -42,7 +42,7 @@ def main() -> None:
 def run_cmd(inputs: tuple[str, ...], out: str, master: str, min_pass: float, gate_of: str, partitions: int | None,
             confs: tuple[str, ...], progress: bool, replay_spec: str | None, nodes_spec: str | None) -> None:
     """Replay transcripts (files, directories, globs; any Hadoop path) and write results to --out."""
-    from .job import InputError, RunOptions, run  # noqa: PLC0415
+    from .job import InputError, MissingDependency, RunOptions, run  # noqa: PLC0415
     from .replay_adapter import ReplayUnavailable  # noqa: PLC0415
     from .summary import render_text  # noqa: PLC0415
 
@@ -58,7 +58,7 @@ def run_cmd(inputs: tuple[str, ...], out: str, master: str, min_pass: float, gat
                       spark_conf=conf, grammar_nodes=nodes)
     try:
         result = run(opts)
-    except (InputError, ReplayUnavailable) as exc:
+    except (InputError, MissingDependency, ReplayUnavailable) as exc:
         click.echo(f"solace-conformance: {exc}", err=True)
         sys.exit(2)
     click.echo(render_text(result.summary))

@@ -227,6 +227,20 @@ def test_glob_names_follow_the_command_line(spark, corpus, tmp_path):
     assert res.summary["totals"]["transcripts"] == 2 and res.ok
 
 
+def test_commas_spaces_and_percent_signs_in_file_names_replay_like_any_other(spark, tmp_path):
+    odd = tmp_path / "odd corpus"
+    names = ["a,b.cli.txt", "c d.cli.txt", "sub dir/50%25 off.cli.txt"]
+    for name in names:
+        (odd / name).parent.mkdir(parents=True, exist_ok=True)
+        (odd / name).write_bytes(FILES["good.cli.txt"])
+    (odd / "empty").mkdir()
+    out = tmp_path / "out"
+    res = _run(spark, [odd, odd / "empty"], out)
+    rows = _rows(spark, out / "transcripts.parquet")
+    assert sorted((r["transcript"], r["status"]) for r in rows) == [(f"{odd}/{n}", "pass") for n in names]
+    assert res.summary["totals"]["quarantined"] == 0
+
+
 def test_missing_input_is_an_error(spark, tmp_path):
     from spark_jobs.job import InputError
 
@@ -252,6 +266,19 @@ def test_cli_gate_exit_codes(spark, corpus, tmp_path):
                                         "--replay", REPLAY, "--no-progress"])
     assert missing.exit_code == 2 and "no such input" in missing.output
     assert spark.sparkContext._jsc is not None, "the CLI must not stop a session it did not create"
+
+
+def test_cli_without_the_spark_extra_says_what_to_install(corpus, tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from spark_jobs.cli import main
+
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # `import pyarrow` now raises ImportError
+    res = CliRunner().invoke(main, ["run", str(corpus), "--out", str(tmp_path / "o"), "--replay", REPLAY,
+                                    "--no-progress"])
+    assert res.exit_code == 2
+    assert res.output == "solace-conformance: the Spark job needs pyarrow: pip install 'solace-shell[spark]'\n"
+    assert not (tmp_path / "o").exists()
 
 
 def test_spark_submit_script_in_a_fresh_jvm_is_byte_identical(result, corpus, tmp_path):

@@ -10,7 +10,7 @@ import pytest
 from spark_jobs import summary as summ
 from spark_jobs.drills import COMMENT, FAILOVER_TYPES, LAB, SITES, plan_drill, plan_drills
 from spark_jobs.generate import INDEX_FILE, generate
-from spark_jobs.job import _display, _norm_uri, name_partitioner, partition_count
+from spark_jobs.job import _display, _norm_uri, partition_count
 from spark_jobs.testing import replay_with_fake_lab
 
 FAKE = "solace_shell.transcript.fake_lab:FakeLab"
@@ -92,7 +92,6 @@ def test_naming_and_partitioning_helpers():
     assert _norm_uri("hdfs://nn:8020/x") == "hdfs://nn:8020/x"
     assert _display("corpus/*/x*.txt", "file:/work/corpus/sub/x1.txt") == "corpus/sub/x1.txt"
     assert partition_count(1) == 1 and partition_count(10_000) == 313 and partition_count(10**7) == 1024
-    assert name_partitioner("a/b.cli.txt") == name_partitioner("a/b.cli.txt")
 
 
 def test_invalid_input_regex_follows_the_message_table():
