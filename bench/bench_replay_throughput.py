@@ -8,7 +8,9 @@
 2. spark        the conformance job (`spark_jobs.job.run`) in local mode with every core, over the same
                 files; reported with and without the Spark session start-up; with --scaling it also runs
                 on local[1], local[2], local[4] ... up to every core and reports the speed-up of the job
-                (session start-up excluded) and its efficiency (speed-up / cores);
+                (session start-up excluded) and its efficiency (speed-up / cores); each point below
+                every core runs in its own process confined to that many CPUs (JVM and Python workers
+                alike), so local[1] cannot borrow a second core for the JVM's threads;
 3. pty          the interactive `solace-shell` REPL driven through a pseudo-terminal with pexpect: one
                 shell process (fresh lab database) per transcript, each command typed and its next
                 prompt awaited; a sample of the corpus (`--pty-sample`), with process start-up reported
@@ -28,6 +30,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -165,8 +168,19 @@ def machine_reference(files: list[Path], cores: int) -> dict[str, float]:
     return out
 
 
-def bench_scaling(path: Path, files: list[Path], cores: int, out: Path,
-                  known: dict[int, dict[str, float]]) -> dict[str, float]:
+def bench_spark_pinned(path: Path, n: int) -> dict[str, float]:
+    """`bench_spark` on local[n] in a new process confined to n CPUs. Why: Spark's JVM runs threads of
+    its own (the Arrow reader and writer, GC, JIT); unconfined, local[1] quietly uses a second core for
+    them and the measured speed-up understates how the job scales with the cores it is given."""
+    cpus = sorted(os.sched_getaffinity(0))[:n]
+    with tempfile.TemporaryDirectory(prefix="bench-point-") as tmp:
+        report = Path(tmp) / "point.json"
+        subprocess.run([sys.executable, __file__, "--spark-point", str(n), "--corpus", str(path),
+                        "--json", str(report)], check=True, preexec_fn=lambda: os.sched_setaffinity(0, cpus))
+        return json.loads(report.read_text())
+
+
+def bench_scaling(path: Path, files: list[Path], cores: int, known: dict[int, dict[str, float]]) -> dict[str, float]:
     """The Spark job on 1, 2, 4 ... `cores` local cores; speed-up of the job beyond session start-up,
     next to the machine's own speed-up for plain processes (on a sample of 300 transcripts).
     `known` holds runs already made (the `spark` mode on every core), so they are not repeated."""
@@ -174,13 +188,16 @@ def bench_scaling(path: Path, files: list[Path], cores: int, out: Path,
     out_rows: dict[str, float] = {}
     base = None
     for n in counts:
-        r = known.get(n) or bench_spark(path, f"local[{n}]", out / f"scaling-{n}")
+        r = known.get(n) or bench_spark_pinned(path, n)
         rate = r["commands_per_second_job_only"]
         base = base or rate
         out_rows[f"local[{n}]_job_seconds"] = r["job_seconds"]
         out_rows[f"local[{n}]_commands_per_second_job_only"] = rate
         out_rows[f"local[{n}]_speedup"] = rate / base
         out_rows[f"local[{n}]_efficiency"] = rate / base / n
+        for kind in ("python", "jvm"):
+            if f"{kind}_cpu_seconds" in r:
+                out_rows[f"local[{n}]_{kind}_cpu_seconds"] = r[f"{kind}_cpu_seconds"]
     out_rows["transcripts"] = r["transcripts"]
     out_rows["commands"] = r["commands"]
     out_rows["seconds"] = sum(v for k, v in out_rows.items() if k.endswith("_job_seconds"))
@@ -268,7 +285,13 @@ def main() -> int:
     ap.add_argument("--scaling", action="store_true",
                     help="also run the Spark job on local[1], local[2] ... every core (core scaling)")
     ap.add_argument("--json", type=Path, default=None, help="also write the numbers here")
+    ap.add_argument("--spark-point", type=int, default=None, help=argparse.SUPPRESS)  # one pinned scaling run
     args = ap.parse_args()
+    if args.spark_point:
+        with tempfile.TemporaryDirectory(prefix="bench-point-out-") as tmp:
+            point = bench_spark(args.corpus, f"local[{args.spark_point}]", Path(tmp) / "out")
+        args.json.write_text(json.dumps(point) + "\n")
+        return 0
     count = 200 if args.quick else args.count
     sample = args.pty_sample if args.pty_sample is not None else (5 if args.quick else 50)
 
@@ -290,8 +313,7 @@ def main() -> int:
         if args.scaling:
             every = os.cpu_count() or 1
             modes["scaling"] = lambda: bench_scaling(
-                path, files, every, work / "scaling",
-                {int(results["spark"]["cores"]): results["spark"]} if "spark" in results else {})
+                path, files, every, {int(results["spark"]["cores"]): results["spark"]} if "spark" in results else {})
         for mode, fn in modes.items():
             if mode in args.skip or (mode == "pty" and sample <= 0):
                 continue
