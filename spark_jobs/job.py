@@ -37,6 +37,7 @@ from .replay_adapter import default_spec, load_replayer
 
 JOB_GROUP = "solace-conformance"
 GLOB_CHARS = re.compile(r"[*?\[\]{}]")
+HADOOP_GLOB_META = re.compile(r"([*?\[\]{}\\])")
 
 COMMAND_COLUMNS = ["transcript", "line", "router", "prompt", "command", "node", "verdict", "expected",
                    "actual", "signature"]
@@ -188,7 +189,8 @@ def files_under(spark: Any, directory: str) -> list[str]:
     Spark's file index lists the whole tree inside the JVM and hands back one array; walking it from
     Python costs several Py4J round trips per file (about 3 ms a file: 6 s for 2,000)."""
     with listed_on_the_driver(spark):
-        found = spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(directory).inputFiles()
+        found = (spark.read.format("binaryFile").option("recursiveFileLookup", "true")
+                 .load(literal_path(directory)).inputFiles())
     # inputFiles() gives URIs (`a%20b`); the rows' `path` column and globStatus give Path strings (`a b`)
     return sorted(_norm_uri(unquote(uri)) for uri in found)
 
@@ -207,6 +209,12 @@ def listed_on_the_driver(spark: Any) -> Iterator[None]:
             spark.conf.unset(key)
         else:
             spark.conf.set(key, before)
+
+
+def literal_path(uri: str) -> str:
+    """A listed path as Spark's readers must be given it: they expand every path as a glob, so a file
+    named `x[1].txt` or `y{a,b}.txt` would otherwise match other files or none."""
+    return HADOOP_GLOB_META.sub(r"\\\1", uri)
 
 
 def _display(given: str, uri: str) -> str:
@@ -423,7 +431,7 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
             spec = replay_spec
             if files:
                 with listed_on_the_driver(spark):
-                    sources = spark.read.format("binaryFile").load(sorted(files))
+                    sources = spark.read.format("binaryFile").load([literal_path(u) for u in sorted(files)])
                 sources = sources.select("path", "content").repartition(n_parts, "path")
                 rows = sources.mapInArrow(lambda batches: replay_arrow(batches, spec, names.value), record_schema)
             else:
