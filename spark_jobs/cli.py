@@ -61,6 +61,10 @@ def run_cmd(inputs: tuple[str, ...], out: str, master: str, min_pass: float, gat
     except (InputError, MissingDependency, ReplayUnavailable) as exc:
         click.echo(f"solace-conformance: {exc}", err=True)
         sys.exit(2)
+    except Exception as exc:  # Spark's own failures (a lost executor, a full disk): one line, no traceback
+        first = (str(exc).strip().splitlines() or [""])[0]
+        click.echo(f"solace-conformance: the job failed: {type(exc).__name__}: {first}", err=True)
+        sys.exit(3)
     click.echo(render_text(result.summary))
     click.echo(f"wrote {out}  ({result.run_info['commands_per_second']} commands/s, "
                f"{result.run_info['wall_seconds']} s)")
