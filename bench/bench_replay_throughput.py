@@ -311,7 +311,7 @@ def main() -> int:
             "pty": lambda: bench_pty(files[::step][:sample], args.pty_timeout),
         }
         if args.scaling:
-            every = os.cpu_count() or 1
+            every = len(os.sched_getaffinity(0))  # the CPUs this process may use, as the pinned points do
             modes["scaling"] = lambda: bench_scaling(
                 path, files, every, {int(results["spark"]["cores"]): results["spark"]} if "spark" in results else {})
         for mode, fn in modes.items():

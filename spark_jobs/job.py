@@ -187,7 +187,8 @@ def files_under(spark: Any, directory: str) -> list[str]:
     """Every file below a directory, hidden names skipped, as normalised URIs.
 
     Spark's file index lists the whole tree inside the JVM and hands back one array; walking it from
-    Python costs several Py4J round trips per file (about 3 ms a file: 6 s for 2,000)."""
+    Python costs several Py4J round trips per file, which added seconds per thousand files to the job's
+    serial start (docs/conformance.md, Benchmark)."""
     with listed_on_the_driver(spark):
         found = (spark.read.format("binaryFile").option("recursiveFileLookup", "true")
                  .load(literal_path(directory)).inputFiles())
@@ -197,8 +198,8 @@ def files_under(spark: Any, directory: str) -> list[str]:
 
 @contextmanager
 def listed_on_the_driver(spark: Any) -> Iterator[None]:
-    """Above 32 paths Spark lists files with a distributed job, which costs about 4 ms per transcript
-    file (8 s for 2,000 on two cores); the driver's own listing of the same files takes 0.3 s."""
+    """Above 32 paths Spark lists files with a distributed job; for explicit transcript files it cost
+    milliseconds per file, many times the driver's own listing of the same files (docs/conformance.md)."""
     key = "spark.sql.sources.parallelPartitionDiscovery.threshold"
     before = spark.conf.get(key, None)
     spark.conf.set(key, str(2**31 - 1))
@@ -311,6 +312,7 @@ def replay_arrow(batches: Iterable[Any], replay_spec: str, names: dict[str, str]
 
 
 def arrow_record_schema() -> Any:
+    """RECORD_COLUMNS in Arrow's types, as `replay_arrow` hands them to Spark (see spark_record_schema)."""
     import pyarrow as pa  # noqa: PLC0415
 
     def kind(col: str) -> Any:
@@ -387,13 +389,14 @@ def write_table(spark: Any, df: Any, out_dir: str, name: str, order: Sequence[st
 # --------------------------------------------------------------------------------------------- run
 
 
-def _schema(columns: Sequence[str], ints: set[str], floats: set[str] = frozenset()) -> Any:  # type: ignore[assignment]
+def spark_record_schema() -> Any:
+    """RECORD_COLUMNS in Spark's types; every field nullable (a row is either kind)."""
     from pyspark.sql.types import DoubleType, IntegerType, StringType, StructField, StructType  # noqa: PLC0415
 
     def kind(col: str) -> Any:
-        return IntegerType() if col in ints else DoubleType() if col in floats else StringType()
+        return IntegerType() if col in INT_COLUMNS else DoubleType() if col in FLOAT_COLUMNS else StringType()
 
-    return StructType([StructField(c, kind(c), True) for c in columns])
+    return StructType([StructField(col, kind(col), True) for col in RECORD_COLUMNS])
 
 
 def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
@@ -424,7 +427,7 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
         bad = {u: (n, "unreadable: hidden file name (starts with '.' or '_')") for u, n in hidden.items()}
         n_parts = opts.partitions or partition_count(len(files) + len(hidden), opts.files_per_partition)
         names = sc.broadcast(files)
-        record_schema = _schema(RECORD_COLUMNS, INT_COLUMNS, FLOAT_COLUMNS)
+        record_schema = spark_record_schema()
 
         with SparkProgress(sc, JOB_GROUP, enabled=opts.progress) as progress:
             progress.set_label(f"replaying {len(files)} transcripts")
