@@ -27,7 +27,3 @@ def set_now_ms(session: Session, value: int) -> None:
         row.value = str(value)
 
 
-def format_duration(ms: int) -> str:
-    """'0d 0h 0m 1s' style used by the CLI for ages."""
-    s = max(0, ms) // 1000
-    return f"{s // 86400}d {s % 86400 // 3600}h {s % 3600 // 60}m {s % 60}s"

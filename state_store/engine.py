@@ -55,7 +55,7 @@ Public API
     heuristic_commit / heuristic_rollback / heuristic_delete(router, vpn, xid_pattern) -> int
     xids(router, vpn=None) -> list[str]
   Config / audit
-    current_config(router, vpn=None) -> CurrentConfig
+    current_config(router, vpn=None) -> RouterConfig
     audit(vpn=None, limit=1000) -> Audit
 """
 
@@ -71,18 +71,20 @@ from .clients import ClientsMixin
 from .errors import EngineError
 from .failures import FailuresMixin
 from .messaging import MessagingMixin
-from .models import Queue, Setting, Subscription, User
+from .models import Queue, Setting, Subscription, User, Vpn
 from .passwords import verify_password as _verify
 from .replication import ReplicationMixin
 from .transactions import TransactionsMixin
 from .views import (
     AdvanceResult,
-    ConfigEntry,
-    ConfigSection,
-    CurrentConfig,
+    QueueConfig,
+    ReplicatedTopicInfo,
+    RouterConfig,
     RouterInfo,
     SiteInfo,
     UserInfo,
+    VpnConfig,
+    VpnReplicationConfig,
 )
 
 SETTING_RULES: dict[str, Any] = {
@@ -192,72 +194,33 @@ class Engine(ReplicationMixin, MessagingMixin, ClientsMixin, TransactionsMixin, 
         return u is not None and _verify(password, u.password_hash)
 
     # ------------------------------------------------------------------ current config
-    def current_config(self, router: str, vpn: Optional[str] = None) -> CurrentConfig:
-        """What `show current-config [message-vpn <v>]` prints, as ordered sections of
-        (context levels, command) entries; values are quoted as the CLI prints them."""
+    def current_config(self, router: str, vpn: Optional[str] = None) -> RouterConfig:
+        """The configuration behind `show current-config [message-vpn <v>]`, as data."""
         r = self._router(router, must_be_up=True)
-        sections: list[ConfigSection] = []
-        if vpn is None:
-            rep = []
-            if r.mate_name:
-                rep.append(ConfigEntry(("replication",), f'mate virtual-router-name "{r.mate_name}"'))
-                rep.append(ConfigEntry(("replication",), f'mate connect-via "{r.connect_via}"'))
-            if r.repl_interface:
-                rep.append(ConfigEntry(("replication",), f'interface "{r.repl_interface}"'))
-            rep.append(ConfigEntry(("replication",), "config-sync bridge no shutdown"))
-            sections.append(ConfigSection("Configure Replication", tuple(rep)))
         vpns = [self._vpn(r, vpn)] if vpn is not None else [v for v in self._vpns(r) if not v.internal]
-        for v in vpns:
-            ctx = (f'message-vpn "{v.name}"',)
-            sections.append(ConfigSection("Configure Message VPN", (
-                ConfigEntry((), f'create message-vpn "{v.name}"'),
-                ConfigEntry(ctx, "no shutdown" if v.enabled else "shutdown"),
-            )))
-            rctx = ctx + ("replication",)
-            e = [
-                ConfigEntry(rctx + ("ack-propagation",), f"interval messages {v.ack_interval}"),
-                ConfigEntry(rctx + ("ack-propagation",), "no shutdown" if v.ack_prop_enabled else "shutdown"),
-                ConfigEntry(rctx + ("bridge",), f'authentication auth-scheme "{v.bridge_auth_scheme}"'),
-            ]
-            if v.bridge_username:
-                e.append(ConfigEntry(rctx + ("bridge",), f'authentication basic client-username "{v.bridge_username}"'
-                                     + (" password <redacted>" if v.bridge_password_hash else "")))
-            e += [
-                ConfigEntry(rctx + ("bridge",), "compressed-data" if v.bridge_compressed else "no compressed-data"),
-                ConfigEntry(rctx + ("bridge",), f"message-spool window-size {v.bridge_window_size}"),
-                ConfigEntry(rctx + ("bridge",), f"retry-delay {v.bridge_retry_delay}"),
-                ConfigEntry(rctx + ("bridge",), "ssl" if v.bridge_ssl else "no ssl"),
-                ConfigEntry(rctx + ("bridge",), f'unidirectional client-profile "{v.bridge_client_profile}"'),
-                ConfigEntry(rctx + ("queue",), f"max-spool-usage {v.rq_max_spool_mb}"),
-                ConfigEntry(rctx + ("queue",), "reject-msg-to-sender-on-discard" if v.rq_reject_on_discard
-                            else "no reject-msg-to-sender-on-discard"),
-                ConfigEntry(rctx, "reject-msg-when-sync-ineligible" if v.reject_sync_ineligible
-                            else "no reject-msg-when-sync-ineligible"),
-                ConfigEntry(rctx, f'transaction-replication-mode "{v.trm}"'),
-            ]
-            for t in self._replicated_topics(v):
-                e.append(ConfigEntry(rctx + (f'create replicated-topic "{t.topic}"',), f'replication-mode "{t.mode}"'))
-            e.append(ConfigEntry(rctx, f'state "{v.role}"'))
-            e.append(ConfigEntry(rctx, "no shutdown" if v.repl_enabled else "shutdown"))
-            sections.append(ConfigSection("Configure Replication", tuple(e)))
-            qe = []
-            for q in sorted(self.s.scalars(select(Queue).where(Queue.vpn_id == v.id, Queue.kind == "normal")),
-                            key=lambda q: q.name):
-                qctx = (f'message-spool message-vpn "{v.name}"', f'create queue "{q.name}"')
-                qe.append(ConfigEntry(qctx, f'access-type "{q.access_type}"'))
-                if q.owner:
-                    qe.append(ConfigEntry(qctx, f'owner "{q.owner}"'))
-                qe.append(ConfigEntry(qctx, f'permission all "{q.permission}"'))
-                qe.append(ConfigEntry(qctx, f"max-spool-usage {q.max_spool_mb}"))
-                qe.append(ConfigEntry(qctx, f"max-bind-count {q.max_bind_count}"))
-                for sub in sorted(s.topic for s in self.s.scalars(select(Subscription).where(Subscription.queue_id == q.id))):
-                    qe.append(ConfigEntry(qctx, f'subscription topic "{sub}"'))
-                if q.ingress_up and q.egress_up:
-                    qe.append(ConfigEntry(qctx, "no shutdown"))
-                elif q.ingress_up:
-                    qe.append(ConfigEntry(qctx, "no shutdown ingress"))
-                elif q.egress_up:
-                    qe.append(ConfigEntry(qctx, "no shutdown egress"))
-            if qe:
-                sections.append(ConfigSection("Configure Queues", tuple(qe)))
-        return CurrentConfig(router=r.name, vpn=vpn, sections=tuple(sections))
+        return RouterConfig(
+            router=r.name, vpn=vpn, mate_virtual_router_name=r.mate_name,
+            mate_connect_via=r.connect_via, replication_interface=r.repl_interface,
+            vpns=tuple(self._vpn_config(v) for v in vpns))
+
+    def _vpn_config(self, v: Vpn) -> VpnConfig:
+        replication = VpnReplicationConfig(
+            enabled=v.repl_enabled, role=v.role, transaction_replication_mode=v.trm,
+            reject_msg_when_sync_ineligible=v.reject_sync_ineligible,
+            queue_max_spool_mb=v.rq_max_spool_mb,
+            queue_reject_msg_to_sender_on_discard=v.rq_reject_on_discard,
+            ack_propagation_enabled=v.ack_prop_enabled, ack_propagation_interval=v.ack_interval,
+            bridge_auth_scheme=v.bridge_auth_scheme, bridge_client_username=v.bridge_username,
+            bridge_password_set=bool(v.bridge_password_hash), bridge_compressed=v.bridge_compressed,
+            bridge_window_size=v.bridge_window_size, bridge_retry_delay=v.bridge_retry_delay,
+            bridge_ssl=v.bridge_ssl, bridge_client_profile=v.bridge_client_profile,
+            replicated_topics=tuple(ReplicatedTopicInfo(t.topic, t.mode) for t in self._replicated_topics(v)))
+        queues = []
+        for q in sorted(self.s.scalars(select(Queue).where(Queue.vpn_id == v.id, Queue.kind == "normal")),
+                        key=lambda q: q.name):
+            subs = tuple(sorted(s.topic for s in self.s.scalars(select(Subscription).where(Subscription.queue_id == q.id))))
+            queues.append(QueueConfig(
+                name=q.name, access_type=q.access_type, owner=q.owner, permission=q.permission,
+                max_spool_mb=q.max_spool_mb, max_bind_count=q.max_bind_count, subscriptions=subs,
+                ingress_up=q.ingress_up, egress_up=q.egress_up))
+        return VpnConfig(name=v.name, enabled=v.enabled, replication=replication, queues=tuple(queues))

@@ -286,22 +286,62 @@ class BridgeInfo:
 
 # ---------------------------------------------------------------- config
 @dataclass(frozen=True)
-class ConfigEntry:
-    context: tuple[str, ...]  # levels entered, e.g. ("message-vpn \"Trading_VPN\"", "replication")
-    command: str  # e.g. 'state "active"'
+class QueueConfig:
+    """A queue's configuration, as `show current-config` needs it (no counters)."""
+
+    name: str
+    access_type: str  # exclusive|non-exclusive
+    owner: str
+    permission: str
+    max_spool_mb: int
+    max_bind_count: int
+    subscriptions: tuple[str, ...]  # sorted
+    ingress_up: bool
+    egress_up: bool
 
 
 @dataclass(frozen=True)
-class ConfigSection:
-    title: str  # e.g. "Configure Replication"
-    entries: tuple[ConfigEntry, ...]
+class VpnReplicationConfig:
+    """A Message VPN's replication settings (the `replication` level and its sub-levels)."""
+
+    enabled: bool
+    role: str  # active|standby
+    transaction_replication_mode: str  # sync|async
+    reject_msg_when_sync_ineligible: bool
+    queue_max_spool_mb: int
+    queue_reject_msg_to_sender_on_discard: bool
+    ack_propagation_enabled: bool
+    ack_propagation_interval: int
+    bridge_auth_scheme: str
+    bridge_client_username: str
+    bridge_password_set: bool  # the password itself never leaves the engine
+    bridge_compressed: bool
+    bridge_window_size: int
+    bridge_retry_delay: int
+    bridge_ssl: bool
+    bridge_client_profile: str
+    replicated_topics: tuple["ReplicatedTopicInfo", ...]  # sorted by topic
 
 
 @dataclass(frozen=True)
-class CurrentConfig:
+class VpnConfig:
+    name: str
+    enabled: bool
+    replication: VpnReplicationConfig
+    queues: tuple[QueueConfig, ...]  # sorted by name; reserved queues excluded
+
+
+@dataclass(frozen=True)
+class RouterConfig:
+    """The configuration of one router, or of one of its VPNs (``vpn`` set): the data behind
+    `show current-config`; the renderer decides the script's words and order."""
+
     router: str
     vpn: Optional[str]
-    sections: tuple[ConfigSection, ...]
+    mate_virtual_router_name: str
+    mate_connect_via: str
+    replication_interface: str
+    vpns: tuple[VpnConfig, ...]
 
 
 # ---------------------------------------------------------------- operation results

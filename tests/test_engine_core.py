@@ -281,10 +281,10 @@ def test_current_config_and_spool_and_status(lab):
     with lab.transaction() as e:
         e.publish("trader", "trading/orders/new", count=2)
         cc = e.current_config(NY, VPN)
-        cmds = [(x.context, x.command) for s in cc.sections for x in s.entries]
-        assert (('message-vpn "Trading_VPN"', "replication"), 'state "active"') in cmds
-        assert (('message-vpn "Trading_VPN"', "replication", 'create replicated-topic "trading/>"'),
-                'replication-mode "async"') in cmds
+        (vpn,) = cc.vpns
+        assert (cc.vpn, vpn.name, vpn.replication.role) == (VPN, VPN, "active")
+        assert [(t.topic, t.mode) for t in vpn.replication.replicated_topics] == [("trading/>", "async")]
+        assert vpn.replication.bridge_password_set and [q.name for q in vpn.queues] == ["orders"]
         ms = e.message_spool(NY)
         assert (ms.messages_spooled, ms.operational_status) == (4, "AD-Active")
         assert e.message_spool(NY, VPN).queues == 1

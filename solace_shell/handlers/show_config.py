@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from state_store.views import CurrentConfig
+from state_store.views import RouterConfig
 
 from . import Args, HandlerContext, handler
 from .show_common import router_of
@@ -12,7 +12,7 @@ from .show_common import router_of
 
 @dataclass(frozen=True)
 class CurrentConfigShow:
-    config: CurrentConfig
+    config: RouterConfig
 
 
 @handler("show.current_config")
