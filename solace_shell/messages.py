@@ -23,6 +23,8 @@ SHELL_ERRORS: dict[str, str] = {
                      "user '{user}' has {actual}.",
     "unknown_target": "ERROR: No router named '{target}' in this lab.",
     "internal": "ERROR: Internal error while running the command; nothing was changed ({detail}).",
+    "lab_busy": "ERROR: The lab is busy: another shell kept it locked for {seconds} s; nothing was changed, "
+                "try the command again.",
 }
 
 # Engine refusal codes -> text. Codes and parameters are listed in state_store/errors.py.

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from grammar import ParseError, Step
 from grammar.prompts import prompt_text
-from state_store.errors import EngineError
+from state_store.errors import EngineError, LabBusy
 
 from .access import UserAccess, allowed, effective_level
 from .handlers import HANDLERS, HandlerContext
@@ -90,18 +90,24 @@ class Session:
         if isinstance(parsed, ParseError):
             return Outcome(parse_error_text(parsed, len(self.prompt) + 1), False, "", parsed.kind)
         node = parsed.leaf.command.node
-        stack = list(self.stack)
-        results: list[Any] = []
+
+        def attempt(engine: Any) -> tuple[list[Frame], list[Any], str]:
+            # Fresh on every attempt: the store runs this again when the write lock was busy.
+            stack = list(self.stack)
+            results: list[Any] = []
+            for step in parsed.steps:
+                results.extend(self._run_step(engine, step, stack))
+            # Rendered inside the transaction: output that cannot be produced undoes the command.
+            return stack, results, "\n".join(t for t in (self._render(r) for r in results) if t)
+
         try:
-            with self.lab.store.transaction() as engine:
-                for step in parsed.steps:
-                    results.extend(self._run_step(engine, step, stack))
-                # Rendered inside the transaction: output that cannot be produced undoes the command.
-                text = "\n".join(t for t in (self._render(r) for r in results) if t)
+            stack, results, text = self.lab.store.run(attempt)
         except _Denied as denied:
             return Outcome(denied.text, False, node, "access")
         except EngineError as exc:
             return Outcome(engine_error_text(exc), False, node, "engine")
+        except LabBusy as busy:
+            return Outcome(shell_error_text("lab_busy", seconds=f"{busy.waited_s:.0f}"), False, node, "busy")
         except Exception as exc:  # a bug must not cost the user their session or their lab
             log.exception("internal error running %r", line)
             return Outcome(shell_error_text("internal", detail=type(exc).__name__), False, node, "internal")

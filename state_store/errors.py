@@ -59,3 +59,13 @@ class LabFileError(Exception):
         super().__init__(f"{path}: {problem}")
         self.path = path
         self.problem = problem
+
+
+class LabBusy(Exception):
+    """Another shell kept the lab's write lock for longer than this shell would wait.
+
+    Raised by ``LabStore.run`` after its bounded retries; the command changed nothing."""
+
+    def __init__(self, waited_s: float) -> None:
+        super().__init__(f"lab busy after {waited_s:.1f} s")
+        self.waited_s = waited_s

@@ -1,9 +1,13 @@
 """LabStore: one lab database (a file shared by several shells, or a fast in-memory copy).
 
 Why:
-- A file lab is shared by one shell per site, possibly in several processes: WAL mode, a 10 s
-  busy timeout, and every write transaction opened with BEGIN IMMEDIATE (so two writers queue
-  instead of failing on lock upgrade).
+- A file lab is shared by one shell per site, possibly in several processes: WAL mode, so readers
+  never wait for a writer nor take the write lock. Every transaction begins DEFERRED: a command
+  that only reads never asks for the write lock; one that writes takes it at its first write. When
+  the lock cannot be had (another shell holds it, or committed since this command read), the
+  command is rolled back and run again from the start by ``LabStore.run`` -- safe because a
+  command is deterministic and a rolled-back command changed nothing -- up to a bounded wait, then
+  ``LabBusy`` (one clear line for the user, never a traceback).
 - Tests and transcript replay need thousands of fresh labs: each scenario's template database is
   built once per process (cached by path + mtime) and copied with ``sqlite3.Connection.backup``
   into a new in-memory connection, which takes well under a millisecond for the default lab.
@@ -16,22 +20,27 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional, TypeVar
 
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine as SAEngine
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 
 from .base import Topology
 from .engine import Engine
-from .errors import LabFileError
+from .errors import LabBusy, LabFileError
 from .models import SCHEMA_VERSION, Base, Meta
 from .scenario import DEFAULT_SCENARIO, build_lab, load_scenario
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+T = TypeVar("T")
+BUSY_TIMEOUT_MS = 2000  # one attempt's wait for the write lock (SQLite's busy handler)
+MAX_WAIT_S = 10.0  # all attempts of one command together
 _templates: dict[tuple[str, int], sqlite3.Connection] = {}
 _templates_lock = threading.Lock()
 
@@ -136,18 +145,18 @@ class LabStore:
             os.replace(tmp, p)
         else:
             cls._check_file(p)
-        engine = create_engine(f"sqlite:///{p}", connect_args={"timeout": 10, "check_same_thread": False})
+        engine = create_engine(f"sqlite:///{p}", connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False})
 
         @event.listens_for(engine, "connect")
         def _on_connect(dbapi_conn, _rec):  # type: ignore[no-untyped-def]
             dbapi_conn.isolation_level = None
-            dbapi_conn.execute("PRAGMA busy_timeout=10000")
+            dbapi_conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             dbapi_conn.execute("PRAGMA journal_mode=WAL")
             # In WAL mode NORMAL keeps every commit across a killed process (the kill test proves
             # it); only a power cut can lose the last commits. FULL would fsync every command.
             dbapi_conn.execute("PRAGMA synchronous=NORMAL")
 
-        _install_begin(engine, immediate=True)
+        _install_begin(engine, immediate=False)
         return cls(engine, str(p))
 
     @staticmethod
@@ -182,6 +191,27 @@ class LabStore:
             raise LabFileError(str(p), f"lab file is corrupt or truncated ({e})") from e
 
     # ------------------------------------------------------------------ use
+    def run(self, work: Callable[[Engine], T], *, max_wait_s: Optional[float] = None) -> T:
+        """``work(engine)`` in one transaction, run again from the start while the write lock
+        cannot be had, for at most ``max_wait_s`` in all; then ``LabBusy``. ``work`` must not
+        have effects outside the engine before it returns (the shell applies mode changes only
+        after this returns)."""
+        max_wait_s = MAX_WAIT_S if max_wait_s is None else max_wait_s
+        start = time.monotonic()
+        pause = 0.005
+        while True:
+            try:
+                with self.transaction() as engine:
+                    return work(engine)
+            except OperationalError as exc:
+                if not _is_busy(exc):
+                    raise
+                waited = time.monotonic() - start
+                if waited >= max_wait_s:
+                    raise LabBusy(waited) from exc
+                time.sleep(min(pause, max(0.0, max_wait_s - waited)))
+                pause = min(pause * 2, 0.2)
+
     @contextmanager
     def transaction(self) -> Iterator[Engine]:
         """One DB transaction: commit on normal exit, roll back on ANY exception (re-raised)."""
@@ -236,3 +266,9 @@ class LabStore:
         if self._raw is not None:
             self._raw.close()
             self._raw = None
+
+
+def _is_busy(exc: OperationalError) -> bool:
+    """SQLITE_BUSY in its forms: the lock is held, or this snapshot is stale for writing."""
+    text = str(exc.orig).lower()
+    return "locked" in text or "busy" in text

@@ -1,0 +1,57 @@
+"""The write lock of a shared lab file: readers never need it; a writer that cannot get it waits
+a bounded time, then gets one clear line and the lab is unchanged."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+import state_store.store as store_module
+from solace_shell.lab import Lab
+
+
+@pytest.fixture
+def lab_file(tmp_path: Path) -> Path:
+    path = tmp_path / "lab.sqlite"
+    Lab.open(path).close()
+    return path
+
+
+def _hold_write_lock(path: Path) -> sqlite3.Connection:
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("UPDATE setting SET value=value")  # a write in progress
+    return other
+
+
+def test_reads_run_while_another_shell_holds_the_write_lock(lab_file: Path) -> None:
+    lab = Lab.open(lab_file)
+    other = _hold_write_lock(lab_file)
+    try:
+        out = lab.execute("NY_Appliance1", "show message-vpn * replication")
+        assert out.ok and "Trading_VPN" in out.text
+    finally:
+        other.rollback()
+        other.close()
+        lab.close()
+
+
+def test_a_writer_waits_a_bounded_time_then_one_clear_line(lab_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store_module, "MAX_WAIT_S", 0.5)
+    monkeypatch.setattr(store_module, "BUSY_TIMEOUT_MS", 100)
+    lab = Lab.open(lab_file)
+    before = lab.store.dump()
+    other = _hold_write_lock(lab_file)
+    try:
+        out = lab.execute("lab", "advance 5s")
+        assert not out.ok and out.error_kind == "busy"
+        assert out.text.startswith("ERROR: The lab is busy") and "nothing was changed" in out.text
+        assert "Traceback" not in out.text
+    finally:
+        other.rollback()
+        other.close()
+    assert lab.store.dump() == before
+    assert lab.execute("lab", "advance 5s").ok  # the lock is free again: the same command runs
+    lab.close()
