@@ -6,23 +6,9 @@ from typing import Any
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
+from .durations import elapsed_text
+
 LAB_TARGET = "lab"
-
-
-def format_clock(ms: int) -> str:
-    """Simulated time since the lab started: `T+0s`, `T+2m05s`, `T+1h02m05s`, `T+3d01h02m05s`."""
-    s, rem = divmod(max(0, int(ms)), 1000)
-    d, s = divmod(s, 86400)
-    h, s = divmod(s, 3600)
-    m, s = divmod(s, 60)
-    frac = f".{rem:03d}" if rem else ""
-    if d:
-        return f"T+{d}d{h:02d}h{m:02d}m{s:02d}{frac}s"
-    if h:
-        return f"T+{h}h{m:02d}m{s:02d}{frac}s"
-    if m:
-        return f"T+{m}m{s:02d}{frac}s"
-    return f"T+{s}{frac}s"
 
 
 def read_clock(lab: Any) -> str | None:
@@ -33,7 +19,7 @@ def read_clock(lab: Any) -> str | None:
     try:
         with store.transaction() as engine:
             now = getattr(engine, "now_ms", None)
-            return format_clock(now()) if callable(now) else None
+            return elapsed_text(now()) if callable(now) else None
     except Exception:
         return None
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
 import pytest
 from prompt_toolkit.input import create_pipe_input
@@ -52,6 +52,9 @@ class FakeEngine:
         return self.now
 
 
+T = TypeVar("T")
+
+
 class FakeStore:
     def __init__(self) -> None:
         self.engine = FakeEngine()
@@ -61,6 +64,10 @@ class FakeStore:
     def transaction(self) -> Iterator[FakeEngine]:
         self.transactions += 1
         yield self.engine
+
+    def run(self, work: Callable[[FakeEngine], T]) -> T:
+        with self.transaction() as engine:
+            return work(engine)
 
 
 class FakeLab:

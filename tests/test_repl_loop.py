@@ -8,7 +8,8 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from solace_shell.repl import Repl, history_path_for, run_repl
-from solace_shell.toolbar import format_clock, read_clock, toolbar_text
+from solace_shell.durations import elapsed_text as format_clock
+from solace_shell.toolbar import read_clock, toolbar_text
 
 from .test_repl_fakes import FakeLab, ListRecorder, drive, fake_lab  # noqa: F401 - fixture
 

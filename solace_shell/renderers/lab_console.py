@@ -6,6 +6,7 @@ from itertools import groupby
 
 from state_store.views import AuditEntry
 
+from ..durations import clock_text, step_text
 from ..handlers.lab_console import (
     Advanced,
     AuditView,
@@ -25,22 +26,6 @@ MAX_RANGES = 5   # rgmid ranges printed by consume before ",..."
 
 
 # ---------------------------------------------------------------- helpers
-def clock_text(ms: int) -> str:
-    """00:00:05.000 (hours keep counting past 24)."""
-    seconds, millis = divmod(ms, 1000)
-    minutes, seconds = divmod(seconds, 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours:02d}:{minutes:02d}:{seconds:02d}.{millis:03d}"
-
-
-def duration_text(ms: int) -> str:
-    """The largest unit that divides the duration exactly: 1h, 2m, 5s, 250ms."""
-    for unit, size in (("h", 3_600_000), ("m", 60_000), ("s", 1000)):
-        if ms and ms % size == 0:
-            return f"{ms // size}{unit}"
-    return f"{ms}ms"
-
-
 def names(items: tuple[str, ...] | list[str]) -> str:
     return ",".join(items) if items else "-"
 
@@ -71,7 +56,7 @@ def table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
 # ---------------------------------------------------------------- time and traffic
 @renderer(Advanced)
 def advanced(r: Advanced) -> str:
-    return (f"clock {clock_text(r.now_ms)} (+{duration_text(r.step_ms)}) drained {r.drained} "
+    return (f"clock {clock_text(r.now_ms)} (+{step_text(r.step_ms)}) drained {r.drained} "
             f"reconnected {names(r.reconnected)}")
 
 

@@ -12,9 +12,15 @@ from __future__ import annotations
 
 from state_store.views import BridgeInfo, ClientInfo
 
-from ..handlers.show_client_bridge import BridgeDetails, BridgeTable, ClientDetails, ClientTable
+from ..durations import dhms
+from ..handlers.show_client_bridge import (
+    BridgeDetails,
+    BridgeTable,
+    ClientDetails,
+    ClientTable,
+)
 from . import renderer
-from .tables import dashes, dhms, field, join_blocks, text, yes_no
+from .tables import dashes, field, join_blocks, text, yes_no
 
 
 def _uptime(c: ClientInfo, now_ms: int) -> str:

@@ -22,7 +22,18 @@ from ..handlers.show_replication import (
     VpnSummary,
 )
 from . import renderer
-from .tables import VALUE_COLUMN, continuation, dashes, enabled_disabled, field, join_blocks, mb2, mb4, text, yes_no
+from .tables import (
+    VALUE_COLUMN,
+    continuation,
+    dashes,
+    enabled_disabled,
+    field,
+    join_blocks,
+    mb2,
+    mb4,
+    text,
+    yes_no,
+)
 
 LEGEND_B = (
     "Flags Legend:",

@@ -15,9 +15,16 @@ from __future__ import annotations
 
 from state_store.views import QueueDetail
 
-from ..handlers.show_spool import MESSAGES_LIMIT, MessageSpoolShow, QueueDetails, QueueMessages, QueueTable
+from ..durations import ago
+from ..handlers.show_spool import (
+    MESSAGES_LIMIT,
+    MessageSpoolShow,
+    QueueDetails,
+    QueueMessages,
+    QueueTable,
+)
 from . import renderer
-from .tables import ago, colon_field, dashes, field, join_blocks, mb2, mb4, text, yes_no
+from .tables import colon_field, dashes, field, join_blocks, mb2, mb4, text, yes_no
 
 QUEUE_LEGEND = (
     "Flags Legend:",

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from state_store.views import TransactionInfo
 
+from ..durations import ago, dhms
 from ..handlers.show_transaction import TransactionDetails, TransactionTable
 from . import renderer
-from .tables import ago, dashes, dhms, join_blocks, text, yes_no
+from .tables import dashes, join_blocks, text, yes_no
 
 LEGEND = (
     "Flags Legend",

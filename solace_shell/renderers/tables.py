@@ -48,24 +48,6 @@ def enabled_disabled(flag: bool) -> str:
     return "Enabled" if flag else "Disabled"
 
 
-def dhms(seconds: int) -> str:
-    """`0d 0h 0m 0s` (reference 4.1 `Last State Change`, `show version` uptime)."""
-    seconds = max(0, int(seconds))
-    days, seconds = divmod(seconds, 86400)
-    hours, seconds = divmod(seconds, 3600)
-    minutes, seconds = divmod(seconds, 60)
-    return f"{days}d {hours}h {minutes}m {seconds}s"
-
-
-def ago(seconds: int) -> str:
-    """A compact age for table cells: `1s`, `2m 5s`, `1h 0m 3s`, `2d 1h 0m 0s` [INFER; the
-    reference only shows `1s`]."""
-    full = dhms(seconds).split(" ")
-    while len(full) > 1 and full[0][:-1] == "0":
-        full.pop(0)
-    return " ".join(full)
-
-
 def mb2(value: float) -> str:
     return f"{value:.2f}"
 
