@@ -72,7 +72,13 @@ def test_sigkill_at_random_points_loses_nothing_that_was_reported(tmp_path: Path
             elif line.startswith("failed"):
                 pytest.fail(line)
         proc.send_signal(signal.SIGKILL)
-        rest, _ = proc.communicate()
+        # Read the rest through the same text stream: lines it already buffered were reported too
+        # (reading the pipe underneath, as communicate() does, would miss them).
+        os.set_blocking(proc.stdout.fileno(), True)
+        rest = proc.stdout.read()
+        proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
         done_now += sum(1 for line in rest.splitlines() if line.startswith("done"))
         reported += done_now
         assert consistency_problems(path) == [], f"after kill {kill}"
