@@ -15,6 +15,7 @@ PARSE_ERRORS: dict[str, str] = {
     "ambiguous": "Ambiguous command input\n   -> '{word}' could be: {candidates}",
     "incomplete": "Incomplete command input\n   -> Expected: {candidates}",
     "unterminated": "Incomplete command input\n   -> Unterminated quoted string",
+    "control": "Invalid command input\n   -> Control character {word} is not allowed in a command line",
     "invalid-value": "Invalid command input\n   -> Invalid value '{word}' for <{param}>: {reason}",
 }
 
@@ -92,6 +93,8 @@ def parse_error_text(error: ParseError, prompt_width: int) -> str:
     caret = " " * (prompt_width + error.column) + "^"
     if error.reason == "unterminated quote":
         template = PARSE_ERRORS["unterminated"]
+    elif error.reason == "control character":
+        template = PARSE_ERRORS["control"]
     else:
         template = PARSE_ERRORS[error.kind]
     body = template.format(
