@@ -163,11 +163,11 @@ class Parser:
                         keyword_moves.append((th, token, target))
                 else:
                     param_moves.append((th, token.param, target))
-        if word.quoted and keyword_moves:
-            # A quoted word is a value first: `create queue "primary"` names a queue. Only where
-            # no value fits does it spell a keyword, in full (`access-type "exclusive"`).
-            if any(check_value(param.type, word.text) is None for _, param, _ in param_moves):
-                keyword_moves = []
+        # A quoted word is a value first: `create queue "primary"` names a queue. Only where no
+        # value fits does it spell a keyword, in full (`access-type "exclusive"`).
+        if word.quoted and keyword_moves and any(
+                check_value(param.type, word.text) is None for _, param, _ in param_moves):
+            keyword_moves = []
         exact = [m for m in keyword_moves if m[1].word == word.text.lower()]
         if exact:
             keyword_moves = exact
