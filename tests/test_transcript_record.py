@@ -25,7 +25,7 @@ def test_redact_password_tokens():
 
 def test_recorder_writes_header_inputs_and_escaped_output():
     buf = io.StringIO()
-    rec = Recorder(buf, scenario="../s.yaml", settings={"version": "9.1", "layout": "B"}, strict_blank_lines=True)
+    rec = Recorder(buf, scenario="../s.yaml", settings={"version": "9.1", "layout": "B"}, strict_blank_lines=False)
     rec.comment("drill 7\nsecond line")
     rec.record("NY_Appliance1> ", "enable", "")
     rec.record("NY_Appliance1#", "create user x password hunter2", "ok")
@@ -35,7 +35,7 @@ def test_recorder_writes_header_inputs_and_escaped_output():
         "#: scenario: ../s.yaml\n"
         "#: version: 9.1\n"
         "#: layout: B\n"
-        "#: strict-blank-lines\n"
+        "#: strict-blank-lines: no\n"
         "#| drill 7\n"
         "#| second line\n"
         "NY_Appliance1> enable\n"
