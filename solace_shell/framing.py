@@ -1,33 +1,31 @@
 """Blank lines around command output, command by command, as the real CLI prints them.
 
 Why separate from the renderers: the renderers give a layout's lines; where a layout sits between
-the echoed command and the next prompt is a property of the command seen in captures:
+the echoed command and the next prompt is a property of the command seen in captures, kept with
+each layout's evidence in grammar/data/layouts.yaml:
 - show output begins with one blank line (T04, T12, T13, T15, T19, T23, C04 show service/system/
   config-sync, C06, C11, C18), except `show redundancy*`, which starts on the next line (C01, C04,
   C05, C22);
 - `show replication` ends with one blank line before the prompt (T13); the other captured show
   layouts end on their last row (T12, T15, T19, C05 redundancy group, C06);
 - commands without output print nothing (T03, T07, T15 `enable`, T22).
-Show commands with no capture follow the same rule; docs/commands.md marks them non-authoritative.
 """
 
 from __future__ import annotations
 
 from grammar import Command
+from grammar.layouts import load_layouts
 
 SHOW_PREFIX = "show."
-# Handlers whose output starts right after the echoed command (C01, C04, C05, C22).
-NO_LEADING_BLANK: frozenset[str] = frozenset({"show.redundancy"})
-# Handlers whose output ends with one blank line before the next prompt (T13).
-TRAILING_BLANK: frozenset[str] = frozenset({"show.replication"})
 
 
 def frame(command: Command, text: str) -> str:
     """`text` as printed after the echoed command line (no final newline; "" prints nothing)."""
     if not text or not command.handler.startswith(SHOW_PREFIX):
         return text
-    if command.handler not in NO_LEADING_BLANK:
+    layout = load_layouts().get(command.handler)
+    if layout is None or layout.leading:
         text = "\n" + text
-    if command.handler in TRAILING_BLANK:
+    if layout is not None and layout.trailing:
         text += "\n"
     return text
