@@ -113,3 +113,19 @@ def test_any_recorded_session_replays_as_pass(actions, strict, layout):
     result = replay_text(text, "recorded.cli.txt", lab_factory=FakeLab)
     assert result.error is None, result.error
     assert [c.verdict for c in result.commands] == ["pass"] * len(actions), text
+
+
+def test_recording_needs_a_fresh_lab(tmp_path) -> None:
+    import pytest
+
+    from solace_shell.lab import Lab
+    from solace_shell.transcript.record import RecordRefused, check_fresh
+
+    lab = Lab.open(tmp_path / "lab.sqlite")
+    try:
+        check_fresh(lab)                       # a new lab file is where replay starts
+        assert lab.execute("lab", "advance 5s").ok
+        with pytest.raises(RecordRefused, match="record on a new --db file"):
+            check_fresh(lab)
+    finally:
+        lab.close()
