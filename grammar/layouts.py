@@ -10,9 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-import yaml
-
 from .loader import DATA_DIR
+from .yaml_source import load_located
 
 LAYOUTS_FILE = DATA_DIR / "layouts.yaml"
 _KEYS = {"evidence", "authoritative", "leading", "trailing"}
@@ -33,7 +32,7 @@ class LayoutError(Exception):
 
 @lru_cache(maxsize=1)
 def load_layouts() -> dict[str, Layout]:
-    doc = yaml.safe_load(LAYOUTS_FILE.read_text(encoding="utf-8"))
+    doc = load_located(LAYOUTS_FILE.read_text(encoding="utf-8"))
     out: dict[str, Layout] = {}
     problems: list[str] = []
     for handler, entry in (doc.get("layouts") or {}).items():

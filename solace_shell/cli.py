@@ -9,9 +9,12 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
+
+if TYPE_CHECKING:
+    from .lab import Lab
 
 DEFAULT_DB_ENV = "SOLACE_SHELL_DB"
 PASSWORD_ENV = "SOLACE_SHELL_PASSWORD"
@@ -69,9 +72,10 @@ def _password_ok(lab, user: str) -> bool:
         return engine.verify_password(user, password)
 
 
-def _settings(lab) -> dict[str, str]:
+def _settings(lab: Lab) -> dict[str, str]:
     with lab.store.transaction() as engine:
-        return engine.settings()
+        settings: dict[str, str] = engine.settings()
+    return settings
 
 
 def _script_text(data: bytes, source: str) -> str:
@@ -114,7 +118,11 @@ def main(ctx: click.Context, db: str | None, user: str | None, router: str | Non
     _check_commands(commands)
     script_text: str | None = None
     if script:
-        script_text = _script_text(Path(script).read_bytes(), script)
+        try:
+            data = Path(script).read_bytes()
+        except OSError as exc:
+            _fail(f"cannot read script {script}: {exc.strerror or exc}")
+        script_text = _script_text(data, script)
     elif not commands and not sys.stdin.isatty():
         # `solace-shell < file`, a pipe: a script, as `-s` runs it (no terminal, no control codes)
         script_text = _script_text(sys.stdin.buffer.read(), "<stdin>")

@@ -6,7 +6,12 @@ import re
 import string
 from pathlib import Path
 
-from solace_shell.messages import ENGINE_ERRORS, SHELL_ENGINE_CODES, engine_error_text, missing_texts
+from solace_shell.messages import (
+    ENGINE_ERRORS,
+    SHELL_ENGINE_CODES,
+    engine_error_text,
+    missing_texts,
+)
 from state_store.errors import ERROR_CODES, EngineError
 
 ROOT = Path(__file__).resolve().parent.parent
