@@ -210,7 +210,7 @@ class Parser:
         try:
             words = split_words(line)
         except LexError as exc:
-            return _lex_error(exc)
+            return lex_error(exc)
         if not words:
             return None
         threads = self._run(mode, words)
@@ -238,7 +238,7 @@ class Parser:
         try:
             words = split_words(before_cursor)
         except LexError as exc:
-            return _lex_error(exc)
+            return lex_error(exc)
         partial: Word | None = None
         if words and before_cursor[-1:] not in (" ", "\t"):
             partial = words.pop()
@@ -274,7 +274,8 @@ class Parser:
         return out
 
 
-def _lex_error(exc: LexError) -> ParseError:
+def lex_error(exc: LexError) -> ParseError:
+    """The parse error of a line that cannot be split into words (the caret at `exc.column`)."""
     if isinstance(exc, ControlCharacter):
         return ParseError("invalid", exc.column, word=f"U+{ord(exc.char):04X}", reason="control character")
     assert isinstance(exc, UnterminatedQuote)

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from grammar import ParseError, Step
+from grammar.parser import lex_error
 from grammar.prompts import prompt_text
+from grammar.tokens import ControlCharacter, check_characters
 from state_store.errors import EngineError
 
 from .access import UserAccess, allowed, effective_level
@@ -152,9 +154,11 @@ class Session:
     def _comment(self, line: str) -> Outcome:
         """`!` starts a comment line, in scripts and at the prompt alike; two comments are
         interpreter pragmas. Comment lines with a control character are refused like any line."""
-        check = self.lab.parser.parse(self.mode, line.replace("!", " ", 1))
-        if isinstance(check, ParseError) and check.reason == "control character":
-            return Outcome(parse_error_text(check, len(self.prompt) + 1), False, "", check.kind)
+        try:
+            check_characters(line)
+        except ControlCharacter as exc:
+            error = lex_error(exc)
+            return Outcome(parse_error_text(error, len(self.prompt) + 1), False, "", error.kind)
         pragma = line.strip(" \t")[1:].strip(" \t")
         if pragma == PRAGMA_IGNORE:
             self.ignore_already_exists = True
