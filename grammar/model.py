@@ -112,6 +112,11 @@ class Command:
     local: bool = False       # only at its own level, never after crossing levels on one line
     source: Source | None = None
 
+    @property
+    def creates(self) -> bool:
+        """A `create ...` command: the one an ignore-already-exists pragma may let through."""
+        return not self.negated and self.syntax.split(" ", 1)[0] == "create"
+
 
 @dataclass
 class Grammar:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Union
 
 from .model import Alt, Command, Element, Grammar, Keyword, Opt, Param, ParamRef, Seq
-from .tokens import UnterminatedQuote, Word, split_words
+from .tokens import ControlCharacter, LexError, UnterminatedQuote, Word, split_words
 from .types import check_value
 
 
@@ -158,10 +158,16 @@ class Parser:
         for th in threads:
             for token, target in self._graph(th.mode, bool(th.steps)).edges[th.state]:
                 if isinstance(token, Keyword):
-                    if not word.quoted and token.word.startswith(word.text.lower()):
+                    if token.word.startswith(word.text.lower()) and (
+                            not word.quoted or token.word == word.text.lower()):
                         keyword_moves.append((th, token, target))
                 else:
                     param_moves.append((th, token.param, target))
+        # A quoted word is a value first: `create queue "primary"` names a queue. Only where no
+        # value fits does it spell a keyword, in full (`access-type "exclusive"`).
+        if word.quoted and keyword_moves and any(
+                check_value(param.type, word.text) is None for _, param, _ in param_moves):
+            keyword_moves = []
         exact = [m for m in keyword_moves if m[1].word == word.text.lower()]
         if exact:
             keyword_moves = exact
@@ -203,8 +209,8 @@ class Parser:
         """Parse `line` in `mode`. None for an empty line."""
         try:
             words = split_words(line)
-        except UnterminatedQuote as exc:
-            return ParseError("incomplete", exc.column, reason="unterminated quote")
+        except LexError as exc:
+            return lex_error(exc)
         if not words:
             return None
         threads = self._run(mode, words)
@@ -231,10 +237,10 @@ class Parser:
         """
         try:
             words = split_words(before_cursor)
-        except UnterminatedQuote as exc:
-            return ParseError("incomplete", exc.column, reason="unterminated quote")
+        except LexError as exc:
+            return lex_error(exc)
         partial: Word | None = None
-        if words and not before_cursor[-1:].isspace():
+        if words and before_cursor[-1:] not in (" ", "\t"):
             partial = words.pop()
         threads = self._run(mode, words)
         if isinstance(threads, ParseError):
@@ -243,7 +249,8 @@ class Parser:
         if partial is None:
             return found
         prefix = partial.text.lower()
-        return [c for c in found if (c.is_keyword and c.text.startswith(prefix) and not partial.quoted)
+        return [c for c in found if (c.is_keyword and c.text.startswith(prefix)
+                                     and (not partial.quoted or c.text == prefix))
                 or (c.param is not None and check_value(c.param.type, partial.text) is None)]
 
     def _next(self, threads: list[_Thread]) -> list[Candidate]:
@@ -265,3 +272,11 @@ class Parser:
         if complete:
             out.append(Candidate("<cr>", ""))
         return out
+
+
+def lex_error(exc: LexError) -> ParseError:
+    """The parse error of a line that cannot be split into words (the caret at `exc.column`)."""
+    if isinstance(exc, ControlCharacter):
+        return ParseError("invalid", exc.column, word=f"U+{ord(exc.char):04X}", reason="control character")
+    assert isinstance(exc, UnterminatedQuote)
+    return ParseError("incomplete", exc.column, reason="unterminated quote")

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from . import load_grammar
+from .layouts import load_layouts
 from .model import Grammar
 from .prompts import prompt_text
 
@@ -48,7 +49,29 @@ def generate(grammar: Grammar | None = None) -> str:
             what = cmd.help + (f" (enters `{cmd.enters}`)" if cmd.enters and not cmd.transit else "")
             syntax = cmd.syntax.replace("|", "\\|")
             out.append(f"| `{syntax}` | {what} | {cmd.access} | `{cmd.handler}` |")
+    out += _layouts(grammar)
     return "\n".join(out) + "\n"
+
+
+def _layouts(grammar: Grammar) -> list[str]:
+    """Which output layouts rest on a public capture; the rest are ours (non-authoritative)."""
+    layouts = load_layouts()
+    handlers = sorted({c.handler for c in grammar.commands if c.handler.startswith("show.")})
+    missing = [h for h in handlers if h not in layouts]
+    if missing:
+        raise ValueError(f"show handlers without an entry in grammar/data/layouts.yaml: {', '.join(missing)}")
+    out = ["", "## Output layouts", "",
+           "From grammar/data/layouts.yaml. Show output begins with a blank line unless noted; a layout",
+           "marked non-authoritative has no public capture and is this project's choice. The lab console's",
+           "forms (docs/lab.md), error texts (solace_shell/messages.py) and `?` help are non-authoritative too.",
+           "", "| Handler | Authority | Framing | Evidence |", "|---|---|---|---|"]
+    for handler in handlers:
+        layout = layouts[handler]
+        framing = ("blank line before" if layout.leading else "no blank line before") + (
+            ", blank line after" if layout.trailing else "")
+        authority = "captured" if layout.authoritative else "**non-authoritative**"
+        out.append(f"| `{handler}` | {authority} | {framing} | {layout.evidence} |")
+    return out
 
 
 def main(argv: list[str]) -> int:

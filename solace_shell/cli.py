@@ -9,9 +9,12 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
+
+if TYPE_CHECKING:
+    from .lab import Lab
 
 DEFAULT_DB_ENV = "SOLACE_SHELL_DB"
 PASSWORD_ENV = "SOLACE_SHELL_PASSWORD"
@@ -69,12 +72,26 @@ def _password_ok(lab, user: str) -> bool:
         return engine.verify_password(user, password)
 
 
-def _banner(lab) -> str:
+def _settings(lab: Lab) -> dict[str, str]:
     with lab.store.transaction() as engine:
-        settings = engine.settings()
-    version = settings.get("software_version", "")
-    return (f"Solace PubSub+ Enterprise Version {version}\n\nOperating Mode: Message Routing Node\n"
-            "(solace-shell lab: ? for help, Tab to complete, F2 for the lab console)\n")
+        settings: dict[str, str] = engine.settings()
+    return settings
+
+
+def _script_text(data: bytes, source: str) -> str:
+    from .script import ScriptDecodeError, decode_script
+
+    try:
+        return decode_script(data)
+    except ScriptDecodeError as exc:
+        _fail(f"{source}:{exc.line}: not valid UTF-8 (byte offset {exc.offset})")
+
+
+def _check_commands(commands: tuple[str, ...]) -> None:
+    """Arguments that were not valid UTF-8 reach Python as lone surrogates: one clear line."""
+    for number, command in enumerate(commands, 1):
+        if any("\udc80" <= ch <= "\udcff" for ch in command):
+            _fail(f"-c argument {number} is not valid UTF-8")
 
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
@@ -90,6 +107,7 @@ def _banner(lab) -> str:
 @click.option("-c", "--command", "commands", multiple=True, help="Run one command and exit (repeatable).")
 @click.option("--record", type=click.Path(dir_okay=False), help="Record the interactive session as a transcript.")
 @click.option("--vi", is_flag=True, help="vi editing keys in the interactive shell.")
+@click.version_option(package_name="solace-shell", prog_name="solace-shell")
 @click.pass_context
 def main(ctx: click.Context, db: str | None, user: str | None, router: str | None, scenario: str | None,
          script: str | None,
@@ -97,24 +115,43 @@ def main(ctx: click.Context, db: str | None, user: str | None, router: str | Non
     """A stateful emulator of the Solace PubSub+ broker CLI with a two-site replication lab."""
     if ctx.invoked_subcommand is not None:
         return
+    _check_commands(commands)
+    script_text: str | None = None
+    if script:
+        try:
+            data = Path(script).read_bytes()
+        except OSError as exc:
+            _fail(f"cannot read script {script}: {exc.strerror or exc}")
+        script_text = _script_text(data, script)
+    elif not commands and not sys.stdin.isatty():
+        # `solace-shell < file`, a pipe: a script, as `-s` runs it (no terminal, no control codes)
+        script_text = _script_text(sys.stdin.buffer.read(), "<stdin>")
+    if record and (script_text is not None or commands):
+        _fail("--record records an interactive session; it cannot be used with -s, -c or piped input")
     lab, path = _open_lab(db, user or "admin", ask_password=user is not None, scenario=scenario)
     try:
         start = router or lab.routers()[0]
         if start not in lab.routers():
             _fail(f"no router named '{start}' in this lab (routers: {', '.join(lab.routers())})")
-        if script:
-            text = Path(script).read_text(encoding="utf-8", errors="replace")
-            from .script import run_script
-            sys.exit(run_script(lab, start, text.splitlines(), sys.stdout))
+        if script_text is not None:
+            from .banner import script_banner
+            from .script import run_script, script_lines
+            sys.exit(run_script(lab, start, script_lines(script_text), sys.stdout,
+                                banner=script_banner(_settings(lab))))
         if commands:
             from .script import run_commands
             sys.exit(run_commands(lab, start, commands, sys.stdout))
+        from .banner import interactive_banner
         from .repl import history_path_for, run_repl
-        click.echo(_banner(lab))
         recorder = None
         if record:
-            from .transcript.record import Recorder
-            recorder = Recorder.open(Path(record))
+            from .transcript.record import Recorder, RecordRefused, check_fresh
+            try:
+                check_fresh(lab, scenario)
+            except RecordRefused as refused:
+                _fail(f"cannot record on lab {path}: {refused}")
+            recorder = Recorder.open(Path(record), scenario=scenario)
+        click.echo(interactive_banner(_settings(lab)), nl=False)
         try:
             code = run_repl(lab, start, history_path=history_path_for(path), recorder=recorder,
                             editing_mode="vi" if vi else "emacs")

@@ -18,7 +18,7 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
 from grammar import Candidate, ParseError
-from grammar.tokens import UnterminatedQuote, Word, split_words
+from grammar.tokens import LexError, Word, split_words
 
 from .live_names import LiveNames
 from .messages import parse_error_text
@@ -98,7 +98,7 @@ class ShellCompleter(Completer):
         else:
             try:
                 words = split_words(before)
-            except UnterminatedQuote:
+            except LexError:
                 return
             if words and not before[-1:].isspace():
                 base, partial = before[:words[-1].start], words[-1].text
@@ -128,7 +128,7 @@ class ShellCompleter(Completer):
     def _context(self, session: Any, mode: str, base: str) -> LineContext:
         try:
             words = split_words(base)
-        except UnterminatedQuote:
+        except LexError:
             words = []
         scope = scope_from_line(self.parser, mode, base, words)
         router = scope.get("router") or getattr(session, "router", None) or self.default_router()
@@ -157,7 +157,7 @@ def help_text(parser: Any, mode: str, prompt: str, text: str, cursor: int | None
     if not cands:
         try:
             words = split_words(before)
-        except UnterminatedQuote:  # pragma: no cover - candidates reported it already
+        except LexError:  # pragma: no cover - candidates reported it already
             words = []
         start = words[-1].start if words and not before[-1:].isspace() else len(before)
         word = words[-1].text if words and not before[-1:].isspace() else ""

@@ -7,7 +7,8 @@
 - Tab: completes at once (no waiting for a background completer): a unique candidate is inserted with
   a trailing space, several insert their common part, otherwise the completion menu opens (and Tab
   then cycles through it).
-- F2: switch between the current router and the lab console.
+- F2: switch between the current router and the lab console (each side has its own history; the
+  typed text goes along).
 - Ctrl-D on an empty line ends the REPL, Ctrl-C clears the line (prompt_toolkit's defaults; the loop
   in repl.py acts on them).
 """
@@ -22,6 +23,14 @@ from prompt_toolkit.filters import Condition, emacs_insert_mode, has_completions
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from .completer import open_quote
+
+
+class ConsoleToggled(Exception):
+    """F2 ended the prompt; the REPL prompts again on the other side with `text` already typed."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
 
 
 class ReplHooks(Protocol):
@@ -72,7 +81,8 @@ def repl_key_bindings(repl: ReplHooks) -> KeyBindings:
 
     @kb.add("f2")
     def _toggle(event: KeyPressEvent) -> None:
+        # The prompt of the other side (its own history) takes over, with the typed text.
         repl.toggle_console()
-        event.app.invalidate()
+        event.app.exit(exception=ConsoleToggled(event.current_buffer.text))
 
     return kb

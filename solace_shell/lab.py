@@ -14,6 +14,7 @@ from state_store.store import LabStore
 
 from . import handlers, renderers
 from .access import UserAccess
+from .messages import check_texts
 from .results import Outcome
 from .session import Session
 
@@ -24,7 +25,9 @@ _PARSERS: dict[int, Parser] = {}
 
 
 def shell_grammar() -> Grammar:
-    """The grammar, checked against the handlers that exist (every problem reported at once)."""
+    """The grammar, checked against the handlers that exist (every problem reported at once),
+    and the error texts checked against the error codes."""
+    check_texts()
     return load_grammar(handlers=handlers.load_all().keys())
 
 

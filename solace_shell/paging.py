@@ -1,8 +1,12 @@
-"""The `--More--` pager for long output, as the broker CLI pages it when `paging` is on.
+"""The pager for long output, as the broker CLI pages it when `paging` is on.
+
+Captures C05 and C06 (10.25) show its line, "---Press any key to continue, or `q' to quit---",
+left in the session log between pages, and pages of the terminal height less two lines (22 on a
+24-line terminal in C06: the line above the page, the echoed command or the previous pager line,
+stays on screen, and the pager line takes the last). Any key shows the next page; `q` stops.
 
 The paging decisions are pure (`split_pages`, `Pager`) so they are testable without a terminal; only
-`page_output` touches the terminal, reading one key at a time through a tiny prompt_toolkit
-application (space = next page, Enter = next line, q = stop).
+`more_prompt_reader` touches the terminal, reading one key through a tiny prompt_toolkit application.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-MORE_PROMPT = "--More--"
+MORE_PROMPT = "---Press any key to continue, or `q' to quit---"
 
 # Keys the More prompt understands, as `Pager.press` takes them.
 NEXT_PAGE = "page"
@@ -19,8 +23,8 @@ QUIT = "quit"
 
 
 def page_height(terminal_rows: int) -> int:
-    """Output lines per page: the terminal height less the line the More prompt takes."""
-    return max(1, terminal_rows - 1)
+    """Output lines per page: the terminal height less the line kept above and the pager line."""
+    return max(1, terminal_rows - 2)
 
 
 def needs_paging(text: str, terminal_rows: int) -> bool:
@@ -85,11 +89,12 @@ def page_output(text: str, height: int, write: Callable[[str], None],
             write("\n".join(chunk))
         if pager.done:
             return
+        write(MORE_PROMPT)   # part of the session's output, as in the captures
         chunk = pager.press(read_key())
 
 
 def more_prompt_reader(input=None, output=None) -> Callable[[], str]:  # noqa: A002 - prompt_toolkit names
-    """A `read_key` for `page_output` that shows `--More--` and waits for one key."""
+    """A `read_key` for `page_output`: waits for one key (the pager line is already printed)."""
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.keys import Keys
@@ -100,15 +105,6 @@ def more_prompt_reader(input=None, output=None) -> Callable[[], str]:  # noqa: A
     def read_key() -> str:
         kb = KeyBindings()
 
-        @kb.add(" ")
-        def _page(event) -> None:  # type: ignore[no-untyped-def]
-            event.app.exit(result=NEXT_PAGE)
-
-        @kb.add("enter")
-        @kb.add("c-j")
-        def _line(event) -> None:  # type: ignore[no-untyped-def]
-            event.app.exit(result=NEXT_LINE)
-
         @kb.add("q")
         @kb.add("Q")
         @kb.add("c-c")
@@ -118,11 +114,11 @@ def more_prompt_reader(input=None, output=None) -> Callable[[], str]:  # noqa: A
             event.app.exit(result=QUIT)
 
         @kb.add(Keys.Any)
-        def _ignore(event) -> None:  # type: ignore[no-untyped-def]
-            pass
+        def _page(event) -> None:  # type: ignore[no-untyped-def]
+            event.app.exit(result=NEXT_PAGE)
 
         app: Application[str] = Application(
-            layout=Layout(Window(FormattedTextControl(MORE_PROMPT), height=1, dont_extend_height=True)),
+            layout=Layout(Window(FormattedTextControl(""), height=1, dont_extend_height=True)),
             key_bindings=kb, input=input, output=output, full_screen=False, erase_when_done=True,
         )
         try:

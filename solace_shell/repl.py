@@ -22,21 +22,39 @@ from prompt_toolkit import print_formatted_text
 from prompt_toolkit.formatted_text import FormattedText
 
 from .completer import ShellCompleter, help_fragments, help_text
-from .keybindings import repl_key_bindings
+from .keybindings import ConsoleToggled, repl_key_bindings
 from .live_names import LiveNames
 from .paging import more_prompt_reader, needs_paging, page_height, page_output
 from .style import repl_style
+from .results import BACK_TO_ROUTER
 from .toolbar import LAB_TARGET, read_clock, toolbar_fragments
 
 log = logging.getLogger(__name__)
 
 HISTORY_SUFFIX = ".history"
+CONSOLE_HISTORY_SUFFIX = ".lab"
 
 
 def history_path_for(lab_path: str | Path) -> Path:
     """Command history lives next to the lab file: `labs/drill.lab` -> `labs/drill.lab.history`."""
     lab_path = Path(lab_path)
     return lab_path.with_name(lab_path.name + HISTORY_SUFFIX)
+
+
+def console_history_path(history_path: str | Path) -> Path:
+    """The lab console's history, next to the routers': `drill.lab.history` -> `drill.lab.history.lab`."""
+    history_path = Path(history_path)
+    return history_path.with_name(history_path.name + CONSOLE_HISTORY_SUFFIX)
+
+
+def _history(path: str | Path | None) -> History:
+    if path is not None:
+        try:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            return FileHistory(str(path))
+        except OSError:
+            log.warning("cannot use history file %s", path)
+    return InMemoryHistory()
 
 
 def _editing_mode(value: EditingMode | str) -> EditingMode:
@@ -61,33 +79,37 @@ class Repl:
             routers[0] if routers else None)
         self.live = LiveNames(lab)
         self.clock = read_clock(lab)
-        history: History = InMemoryHistory()
-        if history_path is not None:
-            try:
-                Path(history_path).parent.mkdir(parents=True, exist_ok=True)
-                history = FileHistory(str(history_path))
-            except OSError:
-                log.warning("cannot use history file %s", history_path)
         self.style = repl_style()
         # Colour (toolbar aside) only when writing to a real terminal.
         self.colour = stdout is None and sys.stdout.isatty()
-        self.prompt_session: PromptSession[str] = PromptSession(
-            message=lambda: self.prompt + " ",
-            completer=ShellCompleter(lab.parser, self.session, self.live, lambda: self.last_router),
-            complete_while_typing=False,
-            complete_style=CompleteStyle.COLUMN,
-            key_bindings=repl_key_bindings(self),
-            history=history,
-            bottom_toolbar=self._toolbar,
-            style=self.style,
-            include_default_pygments_style=False,
-            editing_mode=_editing_mode(editing_mode),
-            input=input,
-            output=output,
-        )
+        # The routers share one history and the lab console keeps its own, so Up at a router
+        # never brings back `fail site NY`, and Up at `lab>` never a CLI command.
+        console_history = None if history_path is None else console_history_path(history_path)
+        self._prompt_sessions: dict[bool, PromptSession[str]] = {
+            at_console: PromptSession(
+                message=lambda: self.prompt + " ",
+                completer=ShellCompleter(lab.parser, self.session, self.live, lambda: self.last_router),
+                complete_while_typing=False,
+                complete_style=CompleteStyle.COLUMN,
+                key_bindings=repl_key_bindings(self),
+                history=_history(console_history if at_console else history_path),
+                bottom_toolbar=self._toolbar,
+                style=self.style,
+                include_default_pygments_style=False,
+                editing_mode=_editing_mode(editing_mode),
+                input=input,
+                output=output,
+            )
+            for at_console in (False, True)
+        }
         # The More pager only when writing to a real terminal (a test or a pipe gets everything).
         self.paging_enabled = (stdout is None and sys.stdout.isatty()) if paging is None else paging
         self._read_key = more_prompt_reader(self.prompt_session.input, self.prompt_session.output)
+
+    @property
+    def prompt_session(self) -> PromptSession[str]:
+        """The prompt of the current target: the routers' or the lab console's (own history)."""
+        return self._prompt_sessions[self.target == LAB_TARGET]
 
     # -- targets --------------------------------------------------------------------------------
     def session(self) -> Any:
@@ -170,18 +192,26 @@ class Repl:
             self.recorder.record(prompt, line, outcome.text)
         self.show(outcome.text, bool(getattr(self.lab.target(target), "paging", False)))
         switch_to = getattr(outcome, "switch_to", None)
-        if switch_to:
+        if switch_to == BACK_TO_ROUTER:
+            self.toggle_console()
+        elif switch_to:
             self.switch(switch_to)
         return not getattr(outcome, "ended", False)
 
     def run(self) -> int:
+        typed = ""
         while True:
             try:
-                line = self.prompt_session.prompt()
+                line = self.prompt_session.prompt(default=typed)
+            except ConsoleToggled as toggled:
+                typed = toggled.text
+                continue
             except KeyboardInterrupt:
+                typed = ""
                 continue
             except EOFError:
                 return 0
+            typed = ""
             if not self.run_line(line):
                 return 0
 

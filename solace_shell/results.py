@@ -47,7 +47,11 @@ class SetPaging:
 
 @dataclass(frozen=True)
 class SwitchTarget:
-    target: str
+    target: str     # a router, or BACK_TO_ROUTER
+
+
+# `lab> exit`: back to the router the console was opened from (the REPL knows which).
+BACK_TO_ROUTER = "-"
 
 
 # Lab console results the session acts on after the transaction commits.

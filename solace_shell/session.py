@@ -12,10 +12,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from grammar import ParseError, Step
+from grammar.parser import lex_error
 from grammar.prompts import prompt_text
+from grammar.tokens import ControlCharacter, check_characters
 from state_store.errors import EngineError, LabBusy
 
 from .access import UserAccess, allowed, effective_level
+from .framing import frame
 from .handlers import HANDLERS, HandlerContext
 from .messages import engine_error_text, parse_error_text, shell_error_text
 from .renderers import render
@@ -36,6 +39,12 @@ if TYPE_CHECKING:
     from .lab import Lab
 
 log = logging.getLogger(__name__)
+
+COMMENT = "!"
+PRAGMA_IGNORE = "pragma:interpreter:ignore-already-exists"
+PRAGMA_NO_IGNORE = "pragma:interpreter:no-ignore-already-exists"
+# Engine refusals that mean "the object a `create` names is already there".
+ALREADY_EXISTS = frozenset({"queue_exists", "replicated_topic_exists", "client_exists"})
 
 
 @dataclass(frozen=True)
@@ -60,6 +69,9 @@ class Session:
         self.stack: list[Frame] = [Frame(start_mode)]
         self.paging = True
         self.ended = False
+        # `! pragma:interpreter:ignore-already-exists`: a `create` of an existing object enters
+        # its level silently, so a script can run twice (T16).
+        self.ignore_already_exists = False
 
     # -- state ----------------------------------------------------------------------------------
     @property
@@ -84,6 +96,8 @@ class Session:
     def execute(self, line: str) -> Outcome:
         if self.ended:
             self.restart()
+        if line.lstrip(" \t").startswith(COMMENT):
+            return self._comment(line)
         parsed = self.lab.parser.parse(self.mode, line)
         if parsed is None:
             return Outcome("", True)
@@ -113,6 +127,8 @@ class Session:
             return Outcome(shell_error_text("internal", detail=type(exc).__name__), False, node, "internal")
         if parsed.leaf.command.enters:
             self.stack = stack
+        if not any(isinstance(result, Refused) for result in results):
+            text = frame(parsed.leaf.command, text)
         return self._navigate(results, text, node)
 
     def _run_step(self, engine: Any, step: Step, stack: list[Frame]) -> list[Any]:
@@ -128,12 +144,33 @@ class Session:
                 actual=f"{command.access.scope}/{effective_level(self.user, command.access, vpn)}",
             ))
         ctx = HandlerContext(engine=engine, router=self.router, user=self.user.name, session=self, context=context)
-        result = HANDLERS[command.handler](ctx, args)
+        try:
+            result = HANDLERS[command.handler](ctx, args)
+        except EngineError as exc:
+            # The engine checks existence before it writes anything, so going on is safe.
+            if not (self.ignore_already_exists and command.creates and exc.code in ALREADY_EXISTS):
+                raise
+            result = None
         if command.enters:
             mode = self.lab.grammar.modes[command.enters]
             carried = tuple((key, str(args[param])) for key, param in mode.carries if param in args)
             stack.append(Frame(mode.id, carried))
         return [] if result is None else [result]
+
+    def _comment(self, line: str) -> Outcome:
+        """`!` starts a comment line, in scripts and at the prompt alike; two comments are
+        interpreter pragmas. Comment lines with a control character are refused like any line."""
+        try:
+            check_characters(line)
+        except ControlCharacter as exc:
+            error = lex_error(exc)
+            return Outcome(parse_error_text(error, len(self.prompt) + 1), False, "", error.kind)
+        pragma = line.strip(" \t")[1:].strip(" \t")
+        if pragma == PRAGMA_IGNORE:
+            self.ignore_already_exists = True
+        elif pragma == PRAGMA_NO_IGNORE:
+            self.ignore_already_exists = False
+        return Outcome("", True)
 
     @staticmethod
     def _render(result: Any) -> str:
@@ -172,6 +209,6 @@ class Session:
 
 def _context(stack: list[Frame]) -> dict[str, str]:
     out: dict[str, str] = {}
-    for frame in stack:
-        out.update(frame.context)
+    for level in stack:
+        out.update(level.context)
     return out

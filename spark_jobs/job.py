@@ -144,6 +144,11 @@ def _norm_uri(uri: str) -> str:
     return uri
 
 
+# Transcript files, as solace_shell.transcript.format.TRANSCRIPT_SUFFIX names them (not imported:
+# the driver lists files without loading the replay engine).
+TRANSCRIPT_SUFFIX = ".cli.txt"
+
+
 def _hidden(name: str) -> bool:
     return name.startswith(".") or name.startswith("_")
 
@@ -171,7 +176,9 @@ def list_inputs(spark: Any, inputs: Sequence[str]) -> tuple[dict[str, str], dict
             if status.isDirectory():
                 for child_uri in files_under(spark, uri):
                     rel = child_uri[len(uri):].lstrip("/")
-                    if any(_hidden(part) for part in rel.split("/")):
+                    # a directory holds transcripts and what they use (scenarios, notes): only
+                    # `*.cli.txt` files are transcripts, as for `solace-shell replay DIR`
+                    if any(_hidden(part) for part in rel.split("/")) or not rel.endswith(TRANSCRIPT_SUFFIX):
                         continue
                     prefix = base if base is not None else _display(given, uri)
                     files[child_uri] = f"{prefix}/{rel}" if prefix else rel

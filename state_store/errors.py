@@ -39,6 +39,22 @@ Not exceptions (reported in PublishResult.reject_reason and counted in the audit
 
 from __future__ import annotations
 
+# Every code above, for the shell's start-up check that each has its text (tests keep this list
+# equal to the codes the engine's source raises).
+ERROR_CODES: frozenset[str] = frozenset({
+    "router_not_found", "site_not_found", "vpn_not_found", "queue_not_found", "client_not_found",
+    "transaction_not_found", "message_not_found", "replicated_topic_not_found", "subscription_not_found",
+    "link_not_found",
+    "router_down", "vpn_internal", "client_not_connected", "publish_rejected_standby", "queue_egress_down",
+    "queue_reserved", "queue_not_shutdown", "queue_exists", "client_exists", "transaction_exists",
+    "replicated_topic_exists", "subscription_exists", "replication_queue_exists", "replication_not_shutdown",
+    "transaction_wrong_state", "transaction_already_open", "no_transaction", "transaction_commit_rejected",
+    "site_already_down", "site_already_up", "link_already_down", "link_already_up",
+    "invalid_value", "value_out_of_range", "invalid_topic", "invalid_xid", "invalid_queue_name",
+    "unknown_option", "unknown_setting",
+    "publish_rejected_repl_queue_full", "publish_rejected_sync_ineligible",
+})
+
 
 class EngineError(Exception):
     """A broker operation was refused; the enclosing transaction is rolled back."""

@@ -18,7 +18,7 @@ def invoke(*args: str, db: Path):
 def test_one_shot_command_prints_output_only(tmp_path: Path) -> None:
     result = invoke("-c", "show hostname", db=tmp_path / "lab.sqlite")
     assert result.exit_code == 0
-    assert result.stdout == "Hostname: NY_Appliance1\n"
+    assert result.stdout == "\nHostname: NY_Appliance1\n"
     assert "created lab database" in result.stderr
 
 
@@ -37,27 +37,117 @@ def test_one_shot_failure_sets_exit_status(tmp_path: Path) -> None:
 
 def test_router_option(tmp_path: Path) -> None:
     result = invoke("--router", "NJ_Appliance1", "-c", "show hostname", db=tmp_path / "lab.sqlite")
-    assert result.stdout == "Hostname: NJ_Appliance1\n"
+    assert result.stdout == "\nHostname: NJ_Appliance1\n"
     bad = invoke("--router", "Nowhere", "-c", "show hostname", db=tmp_path / "lab.sqlite")
     assert bad.exit_code == 2 and "no router named 'Nowhere'" in bad.stderr
 
 
-def test_script_echoes_lines_after_the_prompt_and_skips_comments(tmp_path: Path) -> None:
+BANNER_10_4 = [
+    "Solace PubSub+ Enterprise Version 10.4.1.52",
+    "",
+    "This Solace product is proprietary software of",
+    "Solace Corporation. By accessing this Solace product",
+    "you are agreeing to the license terms and conditions",
+    "located at http://www.solace.com/license-software",
+    "",
+    "Copyright 2004-2023 Solace Corporation. All rights reserved.",
+    "",
+    "Operating Mode: Message Routing Node",
+]
+
+
+def test_script_is_framed_like_cli_dash_s(tmp_path: Path) -> None:
+    """T15: the banner, two blank lines, then each echoed line after a blank line, output after
+    its echo (show output with its own leading blank line); comments are echoed (C17)."""
     script = tmp_path / "drill.cli"
     script.write_text("! pragma:interpreter:ignore-already-exists\nhome\nenable\nconfigure\n"
-                      "  message-vpn Trading_VPN\nend\nshow hostname\n", encoding="utf-8")
+                      "  message-vpn Trading_VPN\nend\n\nshow hostname\n", encoding="utf-8")
     result = invoke("-s", str(script), db=tmp_path / "lab.sqlite")
     assert result.exit_code == 0
-    assert result.stdout.splitlines() == [
-        "NY_Appliance1> home",
-        "NY_Appliance1> enable",
-        "NY_Appliance1# configure",
-        "NY_Appliance1(configure)# message-vpn Trading_VPN",
-        "NY_Appliance1(configure/message-vpn)# end",
-        "NY_Appliance1# show hostname",
+    assert result.stdout.split("\n") == [*BANNER_10_4, "", "",
+        "NY_Appliance1> ! pragma:interpreter:ignore-already-exists", "",
+        "NY_Appliance1> home", "",
+        "NY_Appliance1> enable", "",
+        "NY_Appliance1# configure", "",
+        "NY_Appliance1(configure)# message-vpn Trading_VPN", "",
+        "NY_Appliance1(configure/message-vpn)# end", "",
+        "NY_Appliance1# show hostname", "",
         "Hostname: NY_Appliance1",
-        "NY_Appliance1# ",
+        "",
     ]
+
+
+T16 = """home
+enable
+configure
+message-spool message-vpn "default"
+! pragma:interpreter:ignore-already-exists
+  create queue "connector-quickstart" primary
+! pragma:interpreter:no-ignore-already-exists
+    access-type "exclusive"
+    permission all "delete"
+    no shutdown
+    exit
+  exit
+"""
+
+
+def test_the_t16_script_runs_twice_on_one_lab(tmp_path: Path) -> None:
+    db = tmp_path / "lab.sqlite"
+    script = tmp_path / "create_queue_cmd"
+    script.write_text(T16, encoding="utf-8")
+    for _ in range(2):
+        result = invoke("-s", str(script), db=db)
+        assert result.exit_code == 0, result.stdout
+        assert "ERROR" not in result.stdout
+    # without the pragma the second create is refused
+    script.write_text(T16.replace("! pragma:interpreter:ignore-already-exists\n", ""), encoding="utf-8")
+    result = invoke("-s", str(script), db=db)
+    assert result.exit_code == 1 and "already exists" in result.stdout
+
+
+def test_piped_standard_input_runs_as_a_script(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["--db", str(tmp_path / "lab.sqlite")], input="enable\nshow hostname\n",
+                                catch_exceptions=False)
+    assert result.exit_code == 0
+    assert result.stdout.split("\n")[-6:] == [
+        "NY_Appliance1> enable", "", "NY_Appliance1# show hostname", "", "Hostname: NY_Appliance1", ""]
+    assert "\x1b" not in result.stdout and "Input is not a terminal" not in result.output
+    failing = CliRunner().invoke(main, ["--db", str(tmp_path / "lab.sqlite")], input="show nonsense\n",
+                                 catch_exceptions=False)
+    assert failing.exit_code == 1
+
+
+def test_script_lines_split_only_on_newline(tmp_path: Path) -> None:
+    """FF, VT, NEL, LS, PS stay inside their line: a comment cannot smuggle a command."""
+    script = tmp_path / "smuggle.cli"
+    for sep in ("\x0c", "\x0b", "\x85", "\u2028", "\u2029", "\x1c"):
+        script.write_text(f"enable\r\n! comment{sep}configure\n", encoding="utf-8")
+        result = invoke("-s", str(script), db=tmp_path / "lab.sqlite")
+        assert result.exit_code == 1, repr(sep)
+        assert "NY_Appliance1(configure)#" not in result.stdout
+        assert "Control character" in result.stdout and "! comment?configure" in result.stdout
+
+
+def test_undecodable_script_and_arguments_are_one_clear_line(tmp_path: Path) -> None:
+    script = tmp_path / "bad.cli"
+    script.write_bytes(b"enable\nshow \xff\n")
+    result = invoke("-s", str(script), db=tmp_path / "lab.sqlite")
+    assert result.exit_code == 2 and result.stderr == f"solace-shell: {script}:2: not valid UTF-8 (byte offset 12)\n"
+    bad_arg = invoke("-c", "show \udcff", db=tmp_path / "lab.sqlite")
+    assert bad_arg.exit_code == 2 and bad_arg.stderr == "solace-shell: -c argument 1 is not valid UTF-8\n"
+
+
+def test_a_failing_one_shot_command_is_echoed_above_its_caret(tmp_path: Path) -> None:
+    result = invoke("-c", "show nonsense", db=tmp_path / "lab.sqlite")
+    lines = result.stdout.split("\n")
+    assert lines[0] == "NY_Appliance1> show nonsense"
+    assert lines[1].index("^") == lines[0].index("nonsense")
+
+
+def test_version_option() -> None:
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.exit_code == 0 and result.stdout.startswith("solace-shell, version ")
 
 
 def test_script_with_a_failing_line_exits_non_zero(tmp_path: Path) -> None:
@@ -89,7 +179,7 @@ def test_named_user_must_give_the_right_password(tmp_path: Path, monkeypatch) ->
     assert refused.exit_code == 2 and "login failed for CLI user 'monitor'" in refused.stderr
     monkeypatch.setenv("SOLACE_SHELL_PASSWORD", "monitor")
     allowed = invoke("--user", "monitor", "-c", "show hostname", db=db)
-    assert allowed.exit_code == 0 and allowed.stdout == "Hostname: NY_Appliance1\n"
+    assert allowed.exit_code == 0 and allowed.stdout == "\nHostname: NY_Appliance1\n"
 
 
 def test_named_user_without_a_terminal_or_password_is_told_how(tmp_path: Path, monkeypatch) -> None:
@@ -100,7 +190,7 @@ def test_named_user_without_a_terminal_or_password_is_told_how(tmp_path: Path, m
 
 def test_replay_subcommand_runs_a_transcript(tmp_path: Path) -> None:
     good = tmp_path / "good.cli.txt"
-    good.write_text("NY_Appliance1> show hostname\nHostname: NY_Appliance1\n")
+    good.write_text("NY_Appliance1> show hostname\n\nHostname: NY_Appliance1\n")
     bad = tmp_path / "bad.cli.txt"
     bad.write_text("NY_Appliance1> show hostname\nHostname: elsewhere\n")
     runner = CliRunner()

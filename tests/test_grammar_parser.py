@@ -48,10 +48,32 @@ def test_typed_values_are_checked(parser: Parser) -> None:
     assert "';'" in error.reason
 
 
-def test_quoted_values_keep_spaces_and_are_never_keywords(parser: Parser) -> None:
+def test_quoted_values_keep_spaces(parser: Parser) -> None:
     result = parser.parse("configure", 'message-vpn "A VPN WITH SPACES"')
     assert result.steps[0].args["vpn-name"] == "A VPN WITH SPACES"
     assert parser.parse("configure", 'message-vpn "x').reason == "unterminated quote"
+
+
+def test_a_quoted_word_spells_a_keyword_in_full_where_no_value_fits(parser: Parser) -> None:
+    # T16: `access-type "exclusive"`, `permission all "delete"`; seed 000: `state standby` quoted
+    assert isinstance(parser.parse("configure/message-spool/queue", 'access-type "exclusive"'), Parsed)
+    assert parser.parse("configure/message-spool/queue", 'permission all "DELETE"').leaf.args.get("delete") is True
+    assert nodes(parser.parse("configure/message-vpn", 'replication state "standby"'))[-1] == "state {active | standby}"
+    # never an abbreviation
+    error = parser.parse("configure/message-vpn", 'replication state "stand"')
+    assert isinstance(error, ParseError) and (error.kind, error.column) == ("invalid", 18)
+    # a value first: the quoted word names the queue, the bare one is the keyword
+    result = parser.parse("configure/message-spool", 'create queue "primary" primary')
+    assert result.leaf.args["queue-name"] == "primary" and result.leaf.args.get("primary") is True
+
+
+def test_control_characters_are_refused_where_they_stand(parser: Parser) -> None:
+    for char in ("\x0c", "\x0b", "\x85", "\u2028", "\u2029", "\x1c", "\x00"):
+        error = parser.parse("privileged", f"show{char}hostname")
+        assert isinstance(error, ParseError), repr(char)
+        assert (error.kind, error.column, error.reason) == ("invalid", 4, "control character")
+    assert isinstance(parser.parse("privileged", "show\thostname"), Parsed)
+    assert isinstance(parser.candidates("privileged", "show\x0c"), ParseError)
 
 
 def test_a_line_can_cross_levels(parser: Parser) -> None:

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from solace_shell.paging import NEXT_LINE, NEXT_PAGE, QUIT, Pager, needs_paging, page_height, page_output, split_pages
+from solace_shell.paging import (
+    MORE_PROMPT,
+    NEXT_LINE,
+    NEXT_PAGE,
+    QUIT,
+    Pager,
+    needs_paging,
+    page_height,
+    page_output,
+    split_pages,
+)
 
 from .test_repl_fakes import FakeLab, drive, fake_lab  # noqa: F401 - fixture
 
@@ -22,11 +32,13 @@ def test_split_pages() -> None:
     assert split_pages("a\nb", 0) == [["a"], ["b"]]
 
 
-def test_page_height_leaves_a_line_for_the_more_prompt() -> None:
-    assert page_height(24) == 23
+def test_page_height_is_the_terminal_less_two_lines_as_in_c06() -> None:
+    assert page_height(24) == 22     # C06: 22 lines between pager lines on a 24-line terminal
+    assert page_height(32) == 30     # C05: 30
     assert page_height(1) == 1
-    assert not needs_paging(numbered(23), 24)
-    assert needs_paging(numbered(24), 24)
+    assert not needs_paging(numbered(22), 24)
+    assert needs_paging(numbered(23), 24)
+    assert MORE_PROMPT == "---Press any key to continue, or `q' to quit---"
 
 
 def test_pager_keys() -> None:
@@ -44,7 +56,7 @@ def test_page_output_until_the_end() -> None:
     written: list[str] = []
     keys = iter([NEXT_PAGE, NEXT_PAGE, NEXT_PAGE])
     page_output(numbered(7), 3, written.append, lambda: next(keys))
-    assert written == ["line1\nline2\nline3", "line4\nline5\nline6", "line7"]
+    assert written == ["line1\nline2\nline3", MORE_PROMPT, "line4\nline5\nline6", MORE_PROMPT, "line7"]
 
 
 def test_page_output_short_text_asks_nothing() -> None:
@@ -54,12 +66,13 @@ def test_page_output_short_text_asks_nothing() -> None:
 
 
 def test_repl_pages_long_output(fake_lab: FakeLab) -> None:
-    body = "\\n".join(f"line{i}" for i in range(1, 101))
-    # space = next page, Enter = next line, q = stop; then the prompt is back.
+    body = "\\n".join(f"line{i}" for i in range(1, 201))
+    # any key = next page (space, Enter alike), q = stop; then the prompt is back.
     _, out = drive(fake_lab, f"echo {body}\r \rqenable\r\x04", paging=True)
     lines = out.split("\n")[:-1]
     per_page = page_height(ROWS)
-    assert lines == [f"line{i}" for i in range(1, 2 * per_page + 2)]
+    pages = [[f"line{i}" for i in range(start, start + per_page)] for start in (1, per_page + 1, 2 * per_page + 1)]
+    assert lines == [*pages[0], MORE_PROMPT, *pages[1], MORE_PROMPT, *pages[2], MORE_PROMPT]
     assert fake_lab.executed[-1] == ("NY_Appliance1", "enable")
 
 

@@ -76,3 +76,22 @@ def test_f2_and_exit_on_a_real_lab(real_lab: Any) -> None:
     assert [r[:2] for r in recorder.records] == [
         ("NY_Appliance1>", "enable"), ("NY_Appliance1#", "exit"), ("NY_Appliance1>", "exit"),
     ]
+
+
+def test_lab_console_exit_returns_to_the_router_and_help_lists_its_commands(real_lab: Any) -> None:
+    code, out = drive(real_lab, "enable\r" + F2 + "help\rexit\rshow hostname\r" + CTRL_D)
+    assert code == 0
+    assert "advance <duration>" in out and "exit  " in out and "Leave the lab console" in out
+    assert "\nHostname: NY_Appliance1" in out     # `show hostname` ran on the router again
+    assert real_lab.target("NY_Appliance1").prompt == "NY_Appliance1#"
+
+
+def test_the_lab_console_keeps_its_own_history(real_lab: Any, tmp_path: Any) -> None:
+    from solace_shell.repl import console_history_path
+
+    history = tmp_path / "lab.sqlite.history"
+    drive(real_lab, "enable\r" + F2 + "advance 1s\r" + F2 + "show hostname\r" + CTRL_D, history_path=history)
+    routers = history.read_text(encoding="utf-8")
+    console = console_history_path(history).read_text(encoding="utf-8")
+    assert "+enable" in routers and "+show hostname" in routers and "advance" not in routers
+    assert "+advance 1s" in console and "enable" not in console

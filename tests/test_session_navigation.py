@@ -55,7 +55,7 @@ def test_crossing_levels_on_one_line_keeps_intermediate_levels_for_exit(ny) -> N
 def test_a_crossed_line_ending_on_a_leaf_leaves_the_prompt_where_it_was(ny) -> None:
     run(ny, "enable")
     outcome = run(ny, "show hostname")
-    assert outcome.text == "Hostname: NY_Appliance1"
+    assert outcome.text == "\nHostname: NY_Appliance1"
     assert ny.prompt == "NY_Appliance1#"
 
 
@@ -80,13 +80,13 @@ def test_exit_at_the_top_level_ends_the_session(ny) -> None:
 
 def test_show_level_takes_show_objects(ny) -> None:
     run(ny, "enable", "show")
-    assert run(ny, "hostname").text == "Hostname: NY_Appliance1"
+    assert run(ny, "hostname").text == "\nHostname: NY_Appliance1"
     assert ny.prompt == "NY_Appliance1(show)>"
 
 
 def test_show_works_from_config_levels(ny) -> None:
     run(ny, "enable", "configure", "message-vpn Trading_VPN")
-    assert run(ny, "show hostname").text == "Hostname: NY_Appliance1"
+    assert run(ny, "show hostname").text == "\nHostname: NY_Appliance1"
     assert ny.prompt == "NY_Appliance1(configure/message-vpn)#"
 
 
@@ -142,7 +142,7 @@ def test_each_router_keeps_its_own_level_stack(lab) -> None:
     ny, nj = lab.session("NY_Appliance1"), lab.session("NJ_Appliance1")
     run(ny, "enable", "configure")
     assert nj.prompt == "NJ_Appliance1>"
-    assert run(nj, "show hostname").text == "Hostname: NJ_Appliance1"
+    assert run(nj, "show hostname").text == "\nHostname: NJ_Appliance1"
 
 
 def test_a_failing_renderer_is_an_error_not_a_traceback_and_undoes_the_command(lab, ny, monkeypatch) -> None:

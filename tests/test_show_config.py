@@ -85,7 +85,8 @@ configure
 def show(session, line):
     outcome = session.execute(line)
     assert outcome.ok, outcome.text
-    return outcome.text
+    assert outcome.text.startswith("\n"), "show output begins with a blank line (solace_shell/framing.py)"
+    return outcome.text[1:]
 
 
 def test_vpn_config_default_lab(ny, nj) -> None:

@@ -26,7 +26,9 @@ Message VPN                      A C B R Q S M T
 def show(session, line):
     outcome = session.execute(line)
     assert outcome.ok, outcome.text
-    return outcome.text
+    assert outcome.text.startswith("\n"), "show output begins with a blank line (solace_shell/framing.py)"
+    # `show replication` also ends with one (capture T13)
+    return outcome.text[1:-1] if line.split()[1:2] == ["replication"] else outcome.text[1:]
 
 
 def flags_row(session, vpn="Trading_VPN"):

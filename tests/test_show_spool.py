@@ -25,6 +25,7 @@ Message VPN                   Spooled  Usage(MB)   HWM (MB) Count I E A S R D P
 def show(session, line):
     outcome = session.execute(line)
     assert outcome.ok, outcome.text
+    assert outcome.text.startswith("\n"), "show output begins with a blank line (solace_shell/framing.py)"
     return outcome.text
 
 
@@ -197,19 +198,19 @@ Current Transactions:              0"""
 
 
 def test_message_spool(lab, ny, nj) -> None:
-    assert show(ny, "show message-spool") == SPOOL.format(detail="", usage="0.0000", count=0, tx=0)
-    assert show(ny, "show message-spool detail") == SPOOL.format(
+    assert show(ny, "show message-spool") == "\n" + SPOOL.format(detail="", usage="0.0000", count=0, tx=0)
+    assert show(ny, "show message-spool detail") == "\n" + SPOOL.format(
         detail="Defragmentation Status:            Idle\nDisk Contents:                     Ready\n",
         usage="0.0000", count=0, tx=0)
-    assert show(ny, "show message-spool message-vpn Trading_VPN") == VPN_SPOOL.format(
+    assert show(ny, "show message-spool message-vpn Trading_VPN") == "\n" + VPN_SPOOL.format(
         usage="0.0000", count=0, queues=1)
-    assert show(ny, "show message-spool message-vpn default detail") == VPN_SPOOL.format(
+    assert show(ny, "show message-spool message-vpn default detail") == "\n" + VPN_SPOOL.format(
         usage="0.0000", count=0, queues=0).replace("Trading_VPN", "default")
     with lab.store.transaction() as e:
         e.publish("trader", "trading/orders/1", count=5)
         e.tx_local_start("settlement")
-    assert show(ny, "show message-spool") == SPOOL.format(detail="", usage="0.0057", count=10, tx=1)
-    assert show(nj, "show message-spool message-vpn Trading_VPN") == VPN_SPOOL.format(
+    assert show(ny, "show message-spool") == "\n" + SPOOL.format(detail="", usage="0.0057", count=10, tx=1)
+    assert show(nj, "show message-spool message-vpn Trading_VPN") == "\n" + VPN_SPOOL.format(
         usage="0.0000", count=0, queues=1)
     assert ny.execute("show message-spool message-vpn Nope").text == "ERROR: Message VPN 'Nope' not found."
 

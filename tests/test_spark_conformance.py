@@ -66,7 +66,17 @@ FILES = {
     "nested/deeper/lab.cli.txt": GOOD_LAB.encode(),
     ".hidden.cli.txt": b"not a transcript",
     "_SUCCESS": b"",
+    # beside the transcripts, not transcripts: a directory contributes `*.cli.txt` files only
+    "scenarios/blue_02.yaml": b"scenario: blue_02\n",
+    "notes.txt": b"NY_Appliance1> enable\n",
 }
+
+
+def test_the_job_and_replay_agree_on_the_transcript_suffix() -> None:
+    from solace_shell.transcript.format import TRANSCRIPT_SUFFIX
+    from spark_jobs.job import TRANSCRIPT_SUFFIX as JOB_SUFFIX
+
+    assert JOB_SUFFIX == TRANSCRIPT_SUFFIX
 
 
 @pytest.fixture(scope="session")

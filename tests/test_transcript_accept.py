@@ -11,7 +11,7 @@ def acc(text, name="t.cli.txt"):
 
 
 def test_passing_transcript_is_unchanged():
-    text = "#: version: 9.1\n#| c\nNY_Appliance1> show clock\nUptime: [..]\n\n"
+    text = "#: version: 9.1\n#: strict-blank-lines: no\n#| c\nNY_Appliance1> show clock\nUptime: [..]\n\n"
     new, report = acc(text)
     assert new == text and not report.changed
 
@@ -19,6 +19,7 @@ def test_passing_transcript_is_unchanged():
 def test_failing_literal_lines_are_replaced_and_passing_blocks_kept_byte_identical():
     text = (
         "#: version: 9.1   \n"
+        "#: strict-blank-lines: no\n"
         "#| keep me  \n"
         "NY_Appliance1> show clock   \n"
         "Uptime: 0s  \r\n"
@@ -33,7 +34,7 @@ def test_failing_literal_lines_are_replaced_and_passing_blocks_kept_byte_identic
         "...\n"
     )
     new, report = acc(text)
-    assert report.rewritten == [6]
+    assert report.rewritten == [7]
     assert new == text.replace("Version: 8.0\n", "Version: 9.1\n").replace("User:    root\n", "User:    admin\n")
     assert replay_text(new, "t", lab_factory=FakeLab).passed
 
@@ -80,15 +81,23 @@ def test_ellipsis_in_front_keeps_tail():
 
 
 def test_empty_expected_block_gets_output_before_separators():
-    text = "NY_Appliance1> show clock\n\n#| note\nNY_Appliance1> show clock\nUptime: 0s\n"
+    head = "#: strict-blank-lines: no\n"
+    text = head + "NY_Appliance1> show clock\n\n#| note\nNY_Appliance1> show clock\nUptime: 0s\n"
     new, _ = acc(text)
-    assert new == "NY_Appliance1> show clock\nUptime: 0s\n\n#| note\nNY_Appliance1> show clock\nUptime: 0s\n"
+    assert new == head + "NY_Appliance1> show clock\nUptime: 0s\n\n#| note\nNY_Appliance1> show clock\nUptime: 0s\n"
+
+
+def test_strict_blank_lines_by_default_a_separator_blank_line_is_output():
+    text = "NY_Appliance1> show clock\nUptime: 0s\n\nNY_Appliance1> show clock\nUptime: 0s\n"
+    new, report = acc(text)
+    assert report.rewritten == [1]
+    assert new == "NY_Appliance1> show clock\nUptime: 0s\nNY_Appliance1> show clock\nUptime: 0s\n"
 
 
 def test_output_removed_when_command_prints_nothing():
-    text = "NY_Appliance1> enable\nsomething\n\nNY_Appliance1# show clock\nUptime: 0s\n"
+    text = "#: strict-blank-lines: no\nNY_Appliance1> enable\nsomething\n\nNY_Appliance1# show clock\nUptime: 0s\n"
     new, _ = acc(text)
-    assert new == "NY_Appliance1> enable\n\nNY_Appliance1# show clock\nUptime: 0s\n"
+    assert new == "#: strict-blank-lines: no\nNY_Appliance1> enable\n\nNY_Appliance1# show clock\nUptime: 0s\n"
 
 
 def test_comments_inside_block_stay_with_their_line():

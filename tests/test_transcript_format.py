@@ -42,8 +42,8 @@ def test_steps_prompts_and_blocks():
         (12, "NY_Appliance1", "NY_Appliance1(...e/message-vpn/replication)#", ""),
     ]
     show = t.steps[1]
-    assert show.expected == ("Message VPN   State", "Trading_VPN   active")
-    assert show.expected_lines == (6, 8)
+    assert show.expected == ("", "Message VPN   State", "Trading_VPN   active", "")
+    assert show.expected_lines == (5, 6, 8, 9)
     assert t.steps[0].expected == ()
 
 
@@ -62,7 +62,7 @@ def test_crlf_and_trailing_spaces():
     t = parse("#: user: ops\r\nNY_Appliance1> show x  \r\nline 1   \r\n\r\n")
     assert t.header.user == "ops"
     assert t.steps[0].command == "show x"
-    assert t.steps[0].expected == ("line 1",)
+    assert t.steps[0].expected == ("line 1", "")
 
 
 def test_strict_blank_lines_keeps_edges():
@@ -70,7 +70,10 @@ def test_strict_blank_lines_keeps_edges():
     t = parse(text)
     assert t.header.strict_blank_lines
     assert t.steps[0].expected == ("", "A", "")
-    assert parse(text.replace("#: strict-blank-lines\n", "")).steps[0].expected == ("A",)
+    # strict is the default; leniency only by header
+    assert parse(text.replace("#: strict-blank-lines\n", "")).steps[0].expected == ("", "A", "")
+    lenient = parse(text.replace("#: strict-blank-lines\n", "#: strict-blank-lines: no\n"))
+    assert not lenient.header.strict_blank_lines and lenient.steps[0].expected == ("A",)
 
 
 def test_header_values():

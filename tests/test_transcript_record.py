@@ -25,7 +25,7 @@ def test_redact_password_tokens():
 
 def test_recorder_writes_header_inputs_and_escaped_output():
     buf = io.StringIO()
-    rec = Recorder(buf, scenario="../s.yaml", settings={"version": "9.1", "layout": "B"}, strict_blank_lines=True)
+    rec = Recorder(buf, scenario="../s.yaml", settings={"version": "9.1", "layout": "B"}, strict_blank_lines=False)
     rec.comment("drill 7\nsecond line")
     rec.record("NY_Appliance1> ", "enable", "")
     rec.record("NY_Appliance1#", "create user x password hunter2", "ok")
@@ -35,7 +35,7 @@ def test_recorder_writes_header_inputs_and_escaped_output():
         "#: scenario: ../s.yaml\n"
         "#: version: 9.1\n"
         "#: layout: B\n"
-        "#: strict-blank-lines\n"
+        "#: strict-blank-lines: no\n"
         "#| drill 7\n"
         "#| second line\n"
         "NY_Appliance1> enable\n"
@@ -113,3 +113,19 @@ def test_any_recorded_session_replays_as_pass(actions, strict, layout):
     result = replay_text(text, "recorded.cli.txt", lab_factory=FakeLab)
     assert result.error is None, result.error
     assert [c.verdict for c in result.commands] == ["pass"] * len(actions), text
+
+
+def test_recording_needs_a_fresh_lab(tmp_path) -> None:
+    import pytest
+
+    from solace_shell.lab import Lab
+    from solace_shell.transcript.record import RecordRefused, check_fresh
+
+    lab = Lab.open(tmp_path / "lab.sqlite")
+    try:
+        check_fresh(lab)                       # a new lab file is where replay starts
+        assert lab.execute("lab", "advance 5s").ok
+        with pytest.raises(RecordRefused, match="record on a new --db file"):
+            check_fresh(lab)
+    finally:
+        lab.close()

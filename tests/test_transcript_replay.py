@@ -43,7 +43,7 @@ def test_good_transcript_passes_with_nodes():
     assert r.passed and r.error is None
     assert [c.verdict for c in r.commands] == ["pass"] * 7
     assert [c.node for c in r.commands][:3] == ["enable", "configure", "configure.message_vpn"]
-    assert r.commands[3].expected == "Message VPN: [..]\nState:       standby"
+    assert r.commands[3].expected == "\nMessage VPN: [..]\nState:       standby\n"
     assert r.commands[3].line == 6 and r.commands[3].router == "NY_Appliance1"
     assert all(c.signature == "" for c in r.commands)
 
@@ -104,9 +104,9 @@ def test_signatures():
 
 
 def test_signature_is_stable_across_names():
-    a = replay("NY_Appliance1> show state VPN_A\nMessage VPN: VPN_A\nState:       active\n")
-    b = replay("NJ_Appliance1> show state Other_9\nMessage VPN: Other_9\nState:       active\n")
-    assert a.commands[0].signature == b.commands[0].signature == "output:line 2:value"
+    a = replay("NY_Appliance1> show state VPN_A\n\nMessage VPN: VPN_A\nState:       active\n\n")
+    b = replay("NJ_Appliance1> show state Other_9\n\nMessage VPN: Other_9\nState:       active\n\n")
+    assert a.commands[0].signature == b.commands[0].signature == "output:line 3:value"
 
 
 def test_exception_is_error_verdict_and_replay_continues():

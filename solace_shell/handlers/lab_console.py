@@ -15,7 +15,7 @@ from state_store.errors import EngineError
 from state_store.scenario import DEFAULT_SCENARIO, ROOT_DIR, ScenarioError, load_scenario
 from state_store.views import Audit, ConsumeResult, LabStatus, PublishResult
 
-from ..results import Refused, ResetLab, SwitchTarget
+from ..results import BACK_TO_ROUTER, Lines, Refused, ResetLab, SwitchTarget
 from . import Args, HandlerContext, handler
 
 
@@ -191,6 +191,19 @@ def restore_link(ctx: HandlerContext, args: Args) -> LinkChange:
 
 
 # ---------------------------------------------------------------- moving, looking
+@handler("lab.exit")
+def exit_console(ctx: HandlerContext, args: Args) -> SwitchTarget:
+    return SwitchTarget(BACK_TO_ROUTER)
+
+
+@handler("lab.help")
+def console_help(ctx: HandlerContext, args: Args) -> Lines:
+    """Every console command with its one-line help, from the grammar (docs/lab.md has the forms)."""
+    commands = ctx.session.lab.grammar.by_mode.get("lab", [])
+    width = max(len(c.syntax) for c in commands)
+    return Lines(tuple(f"{c.syntax:<{width}}  {c.help}" for c in commands))
+
+
 @handler("lab.connect")
 def connect(ctx: HandlerContext, args: Args) -> SwitchTarget:
     router = str(args["router-name"])

@@ -45,7 +45,7 @@ QUEUE_HEADER = (
 
 @renderer(QueueTable)
 def queue_table(result: QueueTable) -> str:
-    lines = ["", *QUEUE_LEGEND, "", *QUEUE_HEADER]
+    lines = [*QUEUE_LEGEND, "", *QUEUE_HEADER]
     for r in result.rows:
         lines.append(r.name)
         lines.append(f"{r.vpn:<25} {r.messages_spooled:>11} {mb2(r.usage_mb):>10} {mb2(r.hwm_mb):>10} "
@@ -85,7 +85,7 @@ def _queue_detail(d: QueueDetail) -> list[str]:
 
 @renderer(QueueDetails)
 def queue_details(result: QueueDetails) -> str:
-    return text([""] + join_blocks(_queue_detail(d) for d in result.details))
+    return text(join_blocks(_queue_detail(d) for d in result.details))
 
 
 MESSAGE_HEADER = (
@@ -107,7 +107,7 @@ def queue_messages(result: QueueMessages) -> str:
         if len(q.messages) >= MESSAGES_LIMIT and q.total > len(q.messages):
             lines.append(f"(first {len(q.messages)} messages shown)")
         blocks.append(lines)
-    return text([""] + join_blocks(blocks))
+    return text(join_blocks(blocks))
 
 
 @renderer(MessageSpoolShow)

@@ -61,7 +61,7 @@ class Header:
     version: str | None = None
     layout: str | None = None
     user: str | None = None
-    strict_blank_lines: bool = False
+    strict_blank_lines: bool = True
     lines: dict[str, int] = field(default_factory=dict, compare=False)  # key -> line it was set on
 
     def settings(self) -> dict[str, str]:
@@ -190,7 +190,8 @@ def _parse_header_line(line: str, lineno: int, values: dict[str, str], lines: di
 
 
 def _header_from(values: dict[str, str], lines: dict[str, int]) -> Header:
-    strict = "strict-blank-lines" in values and values["strict-blank-lines"].lower() in _TRUE
+    # Blank lines count by default (the captures frame output with them); `no` is the leniency.
+    strict = values.get("strict-blank-lines", "yes").lower() in _TRUE
     return Header(
         scenario=values.get("scenario"),
         version=values.get("version"),

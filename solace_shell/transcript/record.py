@@ -14,9 +14,25 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import TextIO
+from typing import Protocol, TextIO
 
-from solace_shell.transcript.format import COMMENT_PREFIX, HEADER_PREFIX, clean, format_input_line, literal_line
+from solace_shell.transcript.format import (
+    COMMENT_PREFIX,
+    HEADER_PREFIX,
+    clean,
+    format_input_line,
+    literal_line,
+)
+
+
+class _Dumpable(Protocol):
+    def dump(self) -> str: ...
+
+
+class LabLike(Protocol):
+    @property
+    def store(self) -> _Dumpable: ...
+
 
 REDACTED = "********"
 PASSWORD_KEYWORDS = ("password", "encrypted-password", "aes-password")
@@ -67,11 +83,30 @@ def mask_secrets(text: str, secrets: list[str]) -> str:
     return text
 
 
+class RecordRefused(Exception):
+    """A recording would not replay: the lab does not start where replay starts."""
+
+
+def check_fresh(lab: LabLike, scenario: Path | str | None = None) -> None:
+    """Replay starts every transcript on a fresh lab, so a recording must start on one too: the
+    lab's state must equal a fresh lab built from `scenario` (default: the default lab)."""
+    from state_store.store import LabStore
+
+    fresh = LabStore.in_memory(scenario)
+    try:
+        same = fresh.dump() == lab.store.dump()
+    finally:
+        fresh.close()
+    if not same:
+        raise RecordRefused("its state has changed since it was built, and replay starts from a fresh lab "
+                            "(record on a new --db file)")
+
+
 class Recorder:
     """Writes a session in transcript format to a text stream, as it happens."""
 
     def __init__(self, stream: TextIO, *, scenario: str | None = None,
-                 settings: Mapping[str, str] | None = None, strict_blank_lines: bool = False,
+                 settings: Mapping[str, str] | None = None, strict_blank_lines: bool = True,
                  owns_stream: bool = False) -> None:
         self._stream = stream
         self._owns = owns_stream
@@ -81,13 +116,13 @@ class Recorder:
         for key in _SETTING_KEYS:
             if settings and settings.get(key):
                 self._write(f"{HEADER_PREFIX} {key}: {settings[key]}")
-        if strict_blank_lines:
-            self._write(f"{HEADER_PREFIX} strict-blank-lines")
+        if not strict_blank_lines:
+            self._write(f"{HEADER_PREFIX} strict-blank-lines: no")
         self._stream.flush()
 
     @classmethod
     def open(cls, path: Path | str, *, scenario: Path | str | None = None,
-             settings: Mapping[str, str] | None = None, strict_blank_lines: bool = False) -> Recorder:
+             settings: Mapping[str, str] | None = None, strict_blank_lines: bool = True) -> Recorder:
         """Create (truncate) `path`; a scenario path is written relative to the transcript."""
         path = Path(path)
         written = None

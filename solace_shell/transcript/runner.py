@@ -39,7 +39,7 @@ def _print_failures(run: ReplayRun, out: TextIO) -> None:
     if run.result.error is not None:
         out.write(f"ERROR {run.result.error}\n")
         return
-    strict = run.transcript.header.strict_blank_lines if run.transcript else False
+    strict = run.transcript.header.strict_blank_lines if run.transcript else True
     for step in run.steps:
         r = step.result
         if r.verdict == "pass":

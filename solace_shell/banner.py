@@ -1,0 +1,101 @@
+"""The start banner the broker CLI prints, by product line and software version.
+
+Why a table: the banner changed across releases, and each captured form is a fact to reproduce
+(captures T15, T17, T20, T21, C05, C06, C17):
+- 8.x and 9.x name the product in the licence paragraph ("The Solace PubSub+ Standard is
+  proprietary software of"); 10.x and later say "This Solace product" (T17 100.0 EA, C05 10.25).
+- Only the Standard edition adds the support paragraph (T15 9.1, T17, T20 8.10, T21 9.4);
+  Enterprise builds print none (C05/C06 10.25, C17 8.13 and 9.0).
+- The copyright year is the build's year.
+- An appliance prints "System Software. SolOS-TR Version ..." and the copyright only (C17 8.3).
+Versions between the captured ones take the nearest captured form; their copyright year is
+inferred from the release calendar (non-authoritative, see docs/commands.md).
+"""
+
+from __future__ import annotations
+
+import re
+
+PRODUCT_LINES: tuple[str, ...] = ("enterprise", "standard", "appliance")
+DEFAULT_PRODUCT_LINE = "enterprise"
+
+OPERATING_MODE = "Operating Mode: Message Routing Node"
+
+# (major, minor) at or after which a copyright year applies; captured points are marked.
+_YEARS: tuple[tuple[tuple[int, int], int], ...] = (
+    ((8, 0), 2017),    # C17 8.3.0.11 (appliance)
+    ((8, 10), 2018),   # T20 8.10.0.1057, C17 8.13.0.30, C17 9.0.0.17
+    ((9, 1), 2019),    # T15 9.1.0.77, T21 9.4.0.105
+    ((9, 5), 2020),
+    ((9, 10), 2021),
+    ((10, 0), 2022),   # T17 100.0 EA build (2022)
+    ((10, 3), 2023),
+    ((10, 6), 2024),
+    ((10, 10), 2025),
+    ((10, 22), 2026),  # C05/C06 10.25.0.217
+)
+
+
+def _release(version: str) -> tuple[int, int]:
+    """`10.25.0.217` -> (10, 25); early-access builds (`100.0distributed...`) count as 10.0."""
+    m = re.match(r"(\d+)(?:\.(\d+))?", version)
+    if not m:
+        return (10, 0)
+    major, minor = int(m.group(1)), int(m.group(2) or 0)
+    if major >= 100:
+        return (10, 0)
+    return (major, minor)
+
+
+def copyright_year(version: str) -> int:
+    release = _release(version)
+    year = _YEARS[0][1]
+    for start, value in _YEARS:
+        if release >= start:
+            year = value
+    return year
+
+
+def _support_url(version: str) -> str:
+    return "http://dev.solace.com/contact-us/" if _release(version) < (9, 0) else "https://solace.com/contact-us/"
+
+
+def banner(product_line: str, version: str) -> str:
+    """The banner lines, each ending in a newline, up to and including the Operating Mode line."""
+    copyright_line = f"Copyright 2004-{copyright_year(version)} Solace Corporation. All rights reserved."
+    if product_line == "appliance":
+        return f"System Software. SolOS-TR Version {version}\n\n{copyright_line}\n"
+    edition = "Standard" if product_line == "standard" else "Enterprise"
+    product = f"Solace PubSub+ {edition}"
+    if _release(version) < (10, 0):
+        licence = (f"The {product} is proprietary software of\n"
+                   f"Solace Corporation. By accessing the {product}\n"
+                   "you are agreeing to the license terms and conditions located at\n"
+                   "http://www.solace.com/license-software\n")
+    else:
+        licence = ("This Solace product is proprietary software of\n"
+                   "Solace Corporation. By accessing this Solace product\n"
+                   "you are agreeing to the license terms and conditions\n"
+                   "located at http://www.solace.com/license-software\n")
+    support = ""
+    if edition == "Standard":
+        support = f"To purchase product support, please contact Solace at:\n{_support_url(version)}\n\n"
+    return f"{product} Version {version}\n\n{licence}\n{copyright_line}\n\n{support}{OPERATING_MODE}\n"
+
+
+def lab_banner(settings: dict[str, str]) -> str:
+    """The banner of a lab, from its settings (`product_line` and `software_version`)."""
+    product_line = settings.get("product_line", DEFAULT_PRODUCT_LINE).lower()
+    if product_line not in PRODUCT_LINES:
+        product_line = DEFAULT_PRODUCT_LINE
+    return banner(product_line, settings.get("software_version", ""))
+
+
+def interactive_banner(settings: dict[str, str]) -> str:
+    """`cli` at a terminal (T17, C05): a blank line, the banner, a blank line, then the prompt."""
+    return "\n" + lab_banner(settings) + "\n"
+
+
+def script_banner(settings: dict[str, str]) -> str:
+    """`cli -A -s` (T15): the banner and one blank line; each echoed prompt line then brings its own."""
+    return lab_banner(settings) + "\n"
