@@ -17,6 +17,22 @@ CORPUS = ROOT / "transcripts"
 FILES = sorted(CORPUS.rglob("*.cli.txt"))
 IDS = [str(p.relative_to(CORPUS)) for p in FILES]
 
+# Drills written ahead of the behaviour they define (issue 13): each must FAIL until it lands
+# (strict xfail), and is removed from this set in the commit that implements it.
+PENDING: frozenset[str] = frozenset({
+    "seed000/xa-prepared-left-on-old-active.cli.txt",
+    "seed000/xa-delete-completed.cli.txt",
+    "mistakes/xa-heuristic-on-new-active.cli.txt",
+    "failover-types/sync-transactions.cli.txt",
+    "failover-types/sync-eligibility-catch-up.cli.txt",
+    "failover-types/ack-propagation-interval.cli.txt",
+    "failover-types/failback-after-complete-failure.cli.txt",
+    "mistakes/activate-before-drain.cli.txt",
+    "mistakes/split-brain.cli.txt",
+})
+GREEN = [pytest.param(p, id=i, marks=[pytest.mark.xfail(strict=True, reason="pending behaviour (issue 13)")]
+                      if i in PENDING else []) for p, i in zip(FILES, IDS)]
+
 
 @lru_cache(maxsize=None)
 def _replay(path: Path):
@@ -37,7 +53,11 @@ def test_corpus_is_not_empty():
         assert any(p.parent.name == d for p in FILES), d
 
 
-@pytest.mark.parametrize("path", FILES, ids=IDS)
+def test_pending_drills_exist():
+    assert PENDING <= set(IDS), sorted(PENDING - set(IDS))
+
+
+@pytest.mark.parametrize("path", GREEN)
 def test_transcript_replays_green(path: Path):
     result = _replay(path)
     assert result.commands, f"{path}: no commands"
