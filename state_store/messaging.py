@@ -200,6 +200,12 @@ class MessagingMixin(EngineBase):
         return ConsumeResult(client=c.name, router=r.name, vpn=v.name, queue=q.name, requested=count,
                              consumed=n, rgmids=rgmids, transacted=t is not None)
 
+    def _in_split_brain(self, v: Vpn) -> bool:
+        """True while v's replication group has the VPN active on more than one up router:
+        what is delivered then is marked "split brain" for the audit (issue 13 item 8)."""
+        return sum(1 for m in self._group_members(v)
+                   if m.repl_enabled and m.role == "active" and self._router_of(m).up) > 1
+
     def _consume_selected(self, v: Vpn, r: Router, client_name: str, txn_key: Optional[str]) -> int:
         """Acknowledge the copies in _sel (all in VPN ``v`` on ``r``): deliveries, ack
         propagation, removal. Ack propagation (active VPN, replication enabled, ack-propagation
@@ -215,6 +221,11 @@ class MessagingMixin(EngineBase):
             "SELECT s.message_id, :c, :r, q.name, :now, :tk FROM _sel JOIN spooled s ON s.id=_sel.id "
             f"JOIN queue q ON q.id=s.queue_id WHERE 1=1 {dedupe} ORDER BY s.id",
             {"c": client_name, "r": r.name, "now": now, "tk": txn_key})
+        if self._in_split_brain(v):
+            self._sql(
+                "UPDATE message SET note = CASE WHEN note IS NULL THEN 'split brain' "
+                "ELSE note || '; split brain' END WHERE id IN (SELECT s.message_id FROM _sel "
+                "JOIN spooled s ON s.id=_sel.id) AND (note IS NULL OR note NOT LIKE '%split brain%')")
         if v.repl_enabled and v.role == "active" and v.ack_prop_enabled:
             self._sql("CREATE TEMP TABLE IF NOT EXISTS _prune (message_id INTEGER PRIMARY KEY, size INT)")
             self._sql("DELETE FROM _prune")

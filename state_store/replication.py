@@ -463,9 +463,19 @@ class ReplicationMixin(EngineBase):
         return n
 
     def _apply_tx_mirror(self, receiver: Vpn, pl: dict[str, Any]) -> None:
-        """Mirror an XA transaction state on the standby (XA Active is never sent)."""
+        """Mirror an XA transaction state on the standby (XA Active is never sent).
+
+        Rule (seed 000 step 4, "there may be some prepared transactions on the formerly active
+        site that need to be heuristically committed or rolled back"): replicated states and
+        ends only ever touch the receiver's *mirror* of the branch. A branch the receiver holds
+        as its own (it was the active site when the branch was prepared, or an operator
+        completed it heuristically there) is left alone whatever the transaction manager does
+        with the copy on the new active site; only a heuristic action and delete-transaction on
+        that site end it (steps 4 and 6)."""
         existing = self.s.scalars(select(Txn).where(
             Txn.vpn_id == receiver.id, Txn.xid == pl["xid"], Txn.kind == "xa")).first()
+        if existing is not None and not existing.mirror:
+            return
         if pl.get("end"):
             if existing is not None:
                 self._sql("DELETE FROM txn_op WHERE txn_id=:t", {"t": existing.id})

@@ -29,6 +29,15 @@ Model:
   commit of the same branch on the mate (the transaction manager committing the mirror after a
   heuristic commit on the old active site, seed 000 step 4) spools those same messages instead of
   publishing new ones, so the acks of their consumption remove the other site's copies.
+- Each site's own branch is its own (seed 000 step 4): the replicated end of a branch removes
+  only the receiver's mirror (see ``_apply_tx_mirror``), so a PREPARED branch left on the
+  formerly active site stays, holding a transaction resource ("Current Transactions"), until
+  a heuristic action and ``delete-transaction`` there (steps 4 and 6).
+- Every end of a replicated XA branch (commit or rollback, by the transaction manager or
+  heuristic, on either site) is logged per replication group and XID (meta
+  ``xa-log:<group>:<xid>``, cleared when a new branch reuses the XID); the audit derives from it
+  the consequences seed 000 warns about (``XaIssue``: heuristic action on the new active site,
+  branches resolved differently, a leftover resolved after failback).
 """
 
 from __future__ import annotations
@@ -136,11 +145,37 @@ class TransactionsMixin(EngineBase):
         self._consume_selected(v, r, t.client_name, key)
         if heuristic is None:
             self._emit_end(t, "committed")
+        self._log_xa_end(t, "committed", heuristic is not None)
         self._finish(t, heuristic)
 
     @staticmethod
     def _xa_commit_key(v: Vpn, xid: Optional[str]) -> str:
         return f"xa-commit:{v.group_id}:{xid}"
+
+    @staticmethod
+    def _xa_log_key(v: Vpn, xid: str | None) -> str:
+        return f"xa-log:{v.group_id}:{xid}"
+
+    def _log_xa_end(self, t: Txn, outcome: str, heuristic: bool) -> None:
+        """Record how this site ended a replicated XA branch (see the module docstring).
+
+        ``wrong_site``: a heuristic action on a mirror, i.e. on the replicated copy held by the
+        new active site (seed 000: "only perform the heuristic commit or heuristic rollback
+        operations on the formerly active Message VPN"). ``after_failback``: the site's own
+        branch ended while the site is replication active again, after the mate resolved it."""
+        if t.kind != "xa" or not t.replicated:
+            return
+        v = self.topo.vpn_by_id[t.vpn_id]
+        r = self.topo.router_by_id[t.router_id]
+        assert v is not None and r is not None
+        key = self._xa_log_key(v, t.xid)
+        row = self.s.get(Meta, key)
+        log: list[dict[str, object]] = json.loads(row.value) if row is not None else []
+        active = v.repl_enabled and v.role == "active"
+        log.append({"router": r.name, "vpn": v.name, "outcome": outcome, "heuristic": heuristic,
+                    "wrong_site": heuristic and t.mirror,
+                    "after_failback": (not t.mirror) and active and any(e["router"] != r.name for e in log)})
+        self.s.merge(Meta(key=key, value=json.dumps(log)))
 
     def _respool(self, v: Vpn, r: Router, ids: list[list[int]]) -> None:
         """Spool on ``r`` the messages the mate's commit of the same branch published (no new
@@ -164,6 +199,8 @@ class TransactionsMixin(EngineBase):
         self._sql("UPDATE spooled SET txn_id=NULL WHERE txn_id=:t", {"t": t.id})
         if emit and heuristic is None:
             self._emit_end(t, "rolled back")
+        if emit:
+            self._log_xa_end(t, "rolled back", heuristic is not None)
         self._finish(t, heuristic)
 
     # ------------------------------------------------------------------ local transactions
@@ -203,6 +240,9 @@ class TransactionsMixin(EngineBase):
         stale = self.s.get(Meta, self._xa_commit_key(v, xid))
         if stale is not None:  # a new branch reusing the XID of an old, finished one
             self.s.delete(stale)
+        old_log = self.s.get(Meta, self._xa_log_key(v, xid))
+        if old_log is not None:
+            self.s.delete(old_log)
         self.s.add(Txn(router_id=r.id, vpn_id=v.id, kind="xa", xid=xid, client_name=c.name,
                        client_username=c.username, client_num=c.client_num, state="active",
                        replicated=v.repl_enabled and v.role == "active", associated=True,

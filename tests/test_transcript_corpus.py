@@ -20,15 +20,9 @@ IDS = [str(p.relative_to(CORPUS)) for p in FILES]
 # Drills written ahead of the behaviour they define (issue 13): each must FAIL until it lands
 # (strict xfail), and is removed from this set in the commit that implements it.
 PENDING: frozenset[str] = frozenset({
-    "seed000/xa-prepared-left-on-old-active.cli.txt",
-    "seed000/xa-delete-completed.cli.txt",
-    "mistakes/xa-heuristic-on-new-active.cli.txt",
     "failover-types/sync-transactions.cli.txt",
     "failover-types/sync-eligibility-catch-up.cli.txt",
     "failover-types/ack-propagation-interval.cli.txt",
-    "failover-types/failback-after-complete-failure.cli.txt",
-    "mistakes/activate-before-drain.cli.txt",
-    "mistakes/split-brain.cli.txt",
 })
 GREEN = [pytest.param(p, id=i, marks=[pytest.mark.xfail(strict=True, reason="pending behaviour (issue 13)")]
                       if i in PENDING else []) for p, i in zip(FILES, IDS)]
