@@ -92,7 +92,7 @@ class MessagingMixin(EngineBase):
         fit, rejected, reason = 0, 0, None
         eligible = False
         if mode is not None:
-            eligible = self._binding(v) is not None
+            eligible = bool(self._sync_eligible(v))
             if mode == "sync" and not eligible and v.reject_sync_ineligible:
                 rejected, reason = count, "publish_rejected_sync_ineligible"
                 v.st_rejected_sync += count

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from state_store.engine import Engine
+from state_store.errors import EngineError
 from state_store.store import LabStore
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
@@ -209,3 +210,99 @@ def test_split_brain_is_reported_and_its_duplicates_marked(e: Engine) -> None:
     assert [b.vpn for b in a.split_brains] == [VPN]
     e.set_replication_role(NY, VPN, "standby")
     assert e.status().split_brains == () and e.audit().split_brains == ()
+
+
+# ---------------------------------------------------------------- item 4
+def _sync_mode(e: Engine) -> None:
+    e.set_replication_option(NY, VPN, "transaction-replication-mode", "sync")
+
+
+def _fail_over_uncontrolled(e: Engine) -> None:
+    e.fail_site("NY")
+    e.set_replication_role(NJ, VPN, "active")
+    e.advance(1000)
+
+
+def test_sync_transaction_is_on_the_standby_when_the_commit_returns(e: Engine) -> None:
+    _sync_mode(e)
+    e.tx_local_start("trader")
+    e.publish("trader", "trading/orders/new", count=5)
+    e.tx_local_commit("trader")
+    assert e.queue_detail(NY, VPN, "#MSGVPN_REPLICATION_DATA_QUEUE").messages_spooled == 0
+    assert e.queue_detail(NJ, VPN, "orders").messages_spooled == 5
+    _fail_over_uncontrolled(e)
+    assert e.consume("settlement", "orders", 10).consumed == 5
+    t = e.audit().totals
+    assert (t.delivered, t.lost) == (5, 0)
+
+
+def test_async_transaction_waits_on_the_replication_queue(e: Engine) -> None:
+    e.tx_local_start("trader")
+    e.publish("trader", "trading/orders/new", count=5)
+    e.tx_local_commit("trader")
+    assert e.queue_detail(NY, VPN, "#MSGVPN_REPLICATION_DATA_QUEUE").messages_spooled == 5
+    _fail_over_uncontrolled(e)
+    assert e.consume("settlement", "orders", 10).consumed == 0
+    assert e.audit().totals.lost == 5
+
+
+def test_the_mode_applies_to_transactions_started_in_it(e: Engine) -> None:
+    e.tx_local_start("trader")  # started async
+    _sync_mode(e)
+    e.publish("trader", "trading/orders/new", count=2)
+    e.tx_local_commit("trader")
+    assert e.queue_detail(NY, VPN, "#MSGVPN_REPLICATION_DATA_QUEUE").messages_spooled == 2
+
+
+def test_sync_xa_prepare_is_on_the_standby_at_once(e: Engine) -> None:
+    _sync_mode(e)
+    _prepare_branch(e)
+    assert _xids(e, NJ) == [(XID, "PREPARED")]
+
+
+def test_sync_transaction_while_ineligible_is_async_or_refused(e: Engine) -> None:
+    _sync_mode(e)
+    e.fail_link()
+    e.tx_local_start("trader")
+    e.publish("trader", "trading/orders/new", count=2)
+    e.tx_local_commit("trader")  # ineligible: replicated asynchronously
+    assert e.queue_detail(NY, VPN, "#MSGVPN_REPLICATION_DATA_QUEUE").messages_spooled == 2
+    e.set_replication_option(NY, VPN, "reject-msg-when-sync-ineligible", True)
+    e.tx_local_start("trader")
+    e.publish("trader", "trading/orders/new", count=2)
+    with pytest.raises(EngineError) as ei:
+        e.tx_local_commit("trader")
+    assert ei.value.code == "transaction_commit_rejected"
+
+
+# ---------------------------------------------------------------- item 5
+def _sync_flag(e: Engine) -> str:
+    return e.vpn_replication(NY, VPN)[0].s
+
+
+def test_sync_eligibility_returns_only_after_the_backlog_drained(e: Engine) -> None:
+    e.create_replicated_topic(NY, VPN, "trading/settle/>", "sync")
+    e.set_setting("replication_drain_rate", 2)
+    assert _sync_flag(e) == "Y"
+    e.fail_link()
+    assert _sync_flag(e) == "N"
+    e.publish("trader", "trading/settle/new", count=4)
+    e.restore_link()
+    assert _sync_flag(e) == "N"
+    assert e.vpn_replication_detail(NY, VPN).sync_eligible is False
+    e.publish("trader", "trading/settle/new", count=1)  # while catching up: queued as async
+    e.advance(1000)
+    assert _sync_flag(e) == "N"
+    e.advance(2000)
+    assert _sync_flag(e) == "Y"
+    e.publish("trader", "trading/settle/new", count=1)
+    st = e.replication_stats(NY, VPN)
+    assert (st.sync_msgs_queued_to_standby, st.sync_msgs_queued_to_standby_as_async,
+            st.transitions_to_ineligible) == (1, 5, 1)
+
+
+def test_rebinding_with_an_empty_queue_is_eligible_at_once(e: Engine) -> None:
+    e.create_replicated_topic(NY, VPN, "trading/settle/>", "sync")
+    e.fail_link()
+    e.restore_link()
+    assert _sync_flag(e) == "Y"

@@ -20,8 +20,6 @@ IDS = [str(p.relative_to(CORPUS)) for p in FILES]
 # Drills written ahead of the behaviour they define (issue 13): each must FAIL until it lands
 # (strict xfail), and is removed from this set in the commit that implements it.
 PENDING: frozenset[str] = frozenset({
-    "failover-types/sync-transactions.cli.txt",
-    "failover-types/sync-eligibility-catch-up.cli.txt",
     "failover-types/ack-propagation-interval.cli.txt",
 })
 GREEN = [pytest.param(p, id=i, marks=[pytest.mark.xfail(strict=True, reason="pending behaviour (issue 13)")]
