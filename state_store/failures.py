@@ -99,6 +99,7 @@ class FailuresMixin(EngineBase):
                 q.msg_count = q.bytes = q.hwm_bytes = 0
             now = self.now_ms()
             for v in vpns:
+                self._drop_pending_acks(v)
                 if v.repl_enabled and not v.internal:
                     if v.role != "standby":
                         v.role_since_ms = now

@@ -302,6 +302,10 @@ class ReplicationMixin(EngineBase):
         v.role_since_ms = self.now_ms()
         if role == "standby" and v.repl_enabled:
             self._disconnect_vpn_clients(v, "replication state standby")
+            # giving up activity sends the acks still waiting for a batch (a controlled
+            # failover loses none of them; lab choice, docs/lab.md "Failover semantics")
+            if v.ack_prop_enabled:
+                v.st_acks_sent += self._take_pending_acks(v)
         self._refresh()
 
     def set_replication_enabled(self, router: str, vpn: str, enabled: bool,

@@ -120,6 +120,7 @@ def test_one_message_shows_0_0006_mb(lab):
 
 def test_ack_propagation_and_pruning(lab):
     with lab.transaction() as e:
+        e.set_replication_option(NY, VPN, "ack-propagation-interval", 1)  # every ack at once
         e.publish("trader", "trading/orders/new", count=4)
         e.advance(2)  # 2 replicated, 2 still waiting
         c = e.consume("settlement", "orders", count=3)

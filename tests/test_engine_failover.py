@@ -91,7 +91,7 @@ def test_uncontrolled_short_term_outage(lab):
         assert flags(e, NY) == "U A - D D - N A" and flags(e, NJ) == "U A - D D - N A"
         e.set_replication_role(NY, VPN, "standby")
         assert flags(e, NY) == "U S U - - - N A" and flags(e, NJ) == "U A - U U - N A"
-        e.advance(100)
+        e.advance(1000)  # NJ's 3 acks wait for a batch of 20 or the one-second timer
         assert depth(e, NJ) == 0
         assert depth(e, NY, "orders") == 2  # the 3 acked ones are gone, the 2 unreplicated remain
         a = e.audit()

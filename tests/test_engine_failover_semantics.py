@@ -306,3 +306,57 @@ def test_rebinding_with_an_empty_queue_is_eligible_at_once(e: Engine) -> None:
     e.fail_link()
     e.restore_link()
     assert _sync_flag(e) == "Y"
+
+
+# ---------------------------------------------------------------- item 6
+def _consume_then_fail(e: Engine, consumed: int, wait_ms: int) -> int:
+    """Publish and replicate 30, consume ``consumed`` on NY, wait, fail NY, fail over to NJ:
+    how many does NJ deliver again?"""
+    e.publish("trader", "trading/orders/new", count=30)
+    e.advance(1000)
+    assert e.consume("settlement", "orders", consumed).consumed == consumed
+    e.advance(wait_ms)
+    _fail_over_uncontrolled(e)
+    return e.consume("settlement", "orders", 100).consumed - (30 - consumed)
+
+
+def test_acks_leave_in_batches_of_the_interval(e: Engine) -> None:
+    e.publish("trader", "trading/orders/new", count=30)
+    e.advance(1000)
+    e.consume("settlement", "orders", 30)
+    assert e.replication_stats(NY, VPN).ack_msgs_sent_to_standby == 20
+    [ny] = [x for x in e.status().vpns if (x.router, x.vpn) == (NY, VPN)]
+    assert ny.repl_queue_entries == 20
+
+
+def test_an_uncontrolled_failover_redelivers_the_acks_not_sent(e: Engine) -> None:
+    assert _consume_then_fail(e, 30, 250) == 10
+    t = e.audit().totals
+    assert (t.delivered, t.duplicated) == (30, 10)
+
+
+def test_a_larger_interval_redelivers_more(e: Engine) -> None:
+    e.set_replication_option(NY, VPN, "ack-propagation-interval", 50)
+    assert _consume_then_fail(e, 30, 250) == 30
+
+
+def test_the_one_second_timer_sends_what_is_waiting(e: Engine) -> None:
+    assert _consume_then_fail(e, 5, 1000) == 0
+    assert e.audit().totals.duplicated == 0
+
+
+def test_ack_propagation_shut_down_keeps_every_consumed_message_on_the_standby(e: Engine) -> None:
+    e.set_replication_option(NY, VPN, "ack-propagation-enabled", False)
+    assert _consume_then_fail(e, 30, 5000) == 30
+
+
+def test_going_standby_sends_the_waiting_acks(e: Engine) -> None:
+    e.publish("trader", "trading/orders/new", count=10)
+    e.advance(1000)
+    e.consume("settlement", "orders", 4)
+    e.set_replication_role(NY, VPN, "standby")
+    assert e.replication_stats(NY, VPN).ack_msgs_sent_to_standby == 4
+    e.advance(100)
+    e.set_replication_role(NJ, VPN, "active")
+    e.advance(100)
+    assert e.consume("settlement", "orders", 100).consumed == 6

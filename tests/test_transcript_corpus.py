@@ -17,15 +17,6 @@ CORPUS = ROOT / "transcripts"
 FILES = sorted(CORPUS.rglob("*.cli.txt"))
 IDS = [str(p.relative_to(CORPUS)) for p in FILES]
 
-# Drills written ahead of the behaviour they define (issue 13): each must FAIL until it lands
-# (strict xfail), and is removed from this set in the commit that implements it.
-PENDING: frozenset[str] = frozenset({
-    "failover-types/ack-propagation-interval.cli.txt",
-})
-GREEN = [pytest.param(p, id=i, marks=[pytest.mark.xfail(strict=True, reason="pending behaviour (issue 13)")]
-                      if i in PENDING else []) for p, i in zip(FILES, IDS)]
-
-
 @lru_cache(maxsize=None)
 def _replay(path: Path):
     return replay_file(path)
@@ -45,11 +36,7 @@ def test_corpus_is_not_empty():
         assert any(p.parent.name == d for p in FILES), d
 
 
-def test_pending_drills_exist():
-    assert PENDING <= set(IDS), sorted(PENDING - set(IDS))
-
-
-@pytest.mark.parametrize("path", GREEN)
+@pytest.mark.parametrize("path", FILES, ids=IDS)
 def test_transcript_replays_green(path: Path):
     result = _replay(path)
     assert result.commands, f"{path}: no commands"
