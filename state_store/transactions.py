@@ -198,9 +198,10 @@ class TransactionsMixin(EngineBase):
     def _log_xa_end(self, t: Txn, outcome: str, heuristic: bool) -> None:
         """Record how this site ended a replicated XA branch (see the module docstring).
 
-        ``wrong_site``: a heuristic action on a mirror, i.e. on the replicated copy held by the
-        new active site (seed 000: "only perform the heuristic commit or heuristic rollback
-        operations on the formerly active Message VPN"). ``after_failback``: the site's own
+        ``wrong_site``: a heuristic action on a mirror, i.e. on the replicated copy (held by the
+        new active site after a failover, or by a standby) rather than on the site that ran the
+        branch (seed 000: "only perform the heuristic commit or heuristic rollback operations on
+        the formerly active Message VPN"). ``after_failback``: the site's own
         branch ended while the site is replication active again, after the mate resolved it."""
         if t.kind != "xa" or not t.replicated:
             return

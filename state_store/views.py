@@ -415,8 +415,9 @@ class XaIssue:
     """A consequence of skipping seed 000 steps 4/6 or of acting on the wrong site.
 
     kind:
-    - ``wrong-site``: ``resolution`` was a heuristic action on the replicated copy on the new
-      active site (seed: only on the formerly active Message VPN);
+    - ``wrong-site``: ``resolution`` was a heuristic action on a replicated copy (a mirror:
+      on the new active site after a failover, or on a standby), not on the site that ran the
+      branch (seed: only on the formerly active Message VPN);
     - ``inconsistent``: the branch was committed on one site and rolled back on another
       (``others`` lists every site's last resolution);
     - ``after-failback``: ``resolution`` ended the formerly active site's own branch while that

@@ -360,3 +360,10 @@ def test_going_standby_sends_the_waiting_acks(e: Engine) -> None:
     e.set_replication_role(NJ, VPN, "active")
     e.advance(100)
     assert e.consume("settlement", "orders", 100).consumed == 6
+
+
+def test_heuristic_action_on_a_standby_mirror_is_the_wrong_site_too(e: Engine) -> None:
+    _prepare_branch(e, publish=1)
+    e.advance(1000)
+    assert e.heuristic_rollback(NJ, VPN, XID) == 1  # NJ is standby: its copy is the mirror
+    assert _issues(e)[0] == ("wrong-site", NJ)

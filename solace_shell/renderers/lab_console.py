@@ -162,7 +162,7 @@ def xa_issue_line(i: XaIssue, with_vpn: bool) -> str:
     head = (f"{i.vpn} " if with_vpn else "") + f"xid {i.xid}"
     others = ", ".join(f"{_resolution(x)} on {x.router}" for x in i.others)
     if i.kind == "wrong-site" and i.resolution is not None:
-        return (f"{head} {_resolution(i.resolution)} on {i.router} while it was replication active: "
+        return (f"{head} {_resolution(i.resolution)} on {i.router} (the replicated copy): "
                 "heuristic actions belong on the formerly active site only")
     if i.kind == "inconsistent":
         return f"{head} resolved inconsistently: {others}"
