@@ -107,6 +107,7 @@ class Engine(ReplicationMixin, MessagingMixin, ClientsMixin, TransactionsMixin, 
         start = self.now_ms()
         reconnected = self._reconnect_all()
         self._set_now_ms(start + ms)
+        self._ack_timer(start, start + ms)  # waiting acks leave at each whole second
         rate = self._int_setting("replication_drain_rate")
         drained = 0
         for v in self.topo.user_vpns:

@@ -93,11 +93,13 @@ class FailuresMixin(EngineBase):
             self._sql(f"DELETE FROM repl_entry WHERE vpn_id IN ({vids})")
             for t in self.s.scalars(select(Txn).where(Txn.router_id == r.id)):
                 self._sql("DELETE FROM txn_op WHERE txn_id=:t", {"t": t.id})
+                self._sql("DELETE FROM meta WHERE key=:k", {"k": f"txn-sync:{t.id}"})
                 self.s.delete(t)
             for q in self.s.scalars(select(Queue).where(Queue.vpn_id.in_([v.id for v in vpns]))):
                 q.msg_count = q.bytes = q.hwm_bytes = 0
             now = self.now_ms()
             for v in vpns:
+                self._drop_pending_acks(v)
                 if v.repl_enabled and not v.internal:
                     if v.role != "standby":
                         v.role_since_ms = now

@@ -25,6 +25,7 @@ Rules:
 
 from __future__ import annotations
 
+import json
 from typing import Any, Optional
 
 from sqlalchemy import select
@@ -32,7 +33,7 @@ from sqlalchemy import select
 from .base import MB, REPL_QUEUE, EngineBase
 from .errors import EngineError
 from .options import coerce_option
-from .models import Queue, Rejection, Router, Subscription, TxnOp, Vpn
+from .models import Meta, Queue, Rejection, Router, Subscription, TxnOp, Vpn
 from .topics import has_wildcard, name_matches
 from .views import ConsumeResult, MessageSpool, PublishResult, QueueDetail, QueueMessage, QueueRow
 
@@ -92,7 +93,7 @@ class MessagingMixin(EngineBase):
         fit, rejected, reason = 0, 0, None
         eligible = False
         if mode is not None:
-            eligible = self._binding(v) is not None
+            eligible = bool(self._sync_eligible(v))
             if mode == "sync" and not eligible and v.reject_sync_ineligible:
                 rejected, reason = count, "publish_rejected_sync_ineligible"
                 v.st_rejected_sync += count
@@ -200,6 +201,61 @@ class MessagingMixin(EngineBase):
         return ConsumeResult(client=c.name, router=r.name, vpn=v.name, queue=q.name, requested=count,
                              consumed=n, rgmids=rgmids, transacted=t is not None)
 
+    # ------------------------------------------------------------------ ack propagation
+    # Rule (issue 13 item 6; Solace docs "Configuring ACK Propagation Intervals"): the active
+    # VPN sends the acks of consumed messages to its standby in batches of `ack-propagation
+    # interval messages N`; acks short of a batch wait (meta ``ack-pending:<vpn id>``) until the
+    # batch fills or the one-second timer fires (each whole second of the simulated clock,
+    # ``_ack_timer``). A failover before they leave makes the standby deliver those messages
+    # again: up to N-1 duplicates. With ack propagation shut down nothing is sent at all.
+    @staticmethod
+    def _pending_key(v: Vpn) -> str:
+        return f"ack-pending:{v.id}"
+
+    def _take_pending_acks(self, v: Vpn) -> int:
+        """Put v's waiting acks back on its stream (in order, after what is there); count them."""
+        row = self.s.get(Meta, self._pending_key(v))
+        if row is None:
+            return 0
+        waiting = json.loads(row.value)
+        self.s.delete(row)
+        for message_id, msg_id, queue_name, queued_ms in waiting:
+            self._sql("INSERT INTO repl_entry (vpn_id, kind, message_id, msg_id, queue_name, size, queued_ms) "
+                      "VALUES (:v, 'ack', :m, :mid, :qn, 0, :at)",
+                      {"v": v.id, "m": message_id, "mid": msg_id, "qn": queue_name, "at": queued_ms})
+        self.s.flush()
+        return len(waiting)
+
+    def _hold_pending_acks(self, v: Vpn, keep: int) -> None:
+        """Take the last ``keep`` acks off v's stream: they wait for the next batch or tick."""
+        rows = self._sql("SELECT seq, message_id, msg_id, queue_name, queued_ms FROM repl_entry "
+                         "WHERE vpn_id=:v AND kind='ack' ORDER BY seq DESC LIMIT :k",
+                         {"v": v.id, "k": keep}).all()
+        rows = sorted(rows)
+        self._sql(f"DELETE FROM repl_entry WHERE seq IN ({','.join(str(r[0]) for r in rows)})")
+        self.s.add(Meta(key=self._pending_key(v), value=json.dumps([list(r[1:]) for r in rows])))
+        self.s.flush()
+
+    def _ack_timer(self, from_ms: int, to_ms: int) -> None:
+        """The one-second ack propagation timer: when the clock passes a whole second, every
+        replication-enabled VPN on an up router with ack propagation on sends its waiting acks."""
+        if to_ms // 1000 == from_ms // 1000:
+            return
+        for v in self.topo.user_vpns:
+            if v.repl_enabled and v.ack_prop_enabled and self._router_of(v).up:
+                v.st_acks_sent += self._take_pending_acks(v)
+
+    def _drop_pending_acks(self, v: Vpn) -> None:
+        row = self.s.get(Meta, self._pending_key(v))
+        if row is not None:
+            self.s.delete(row)
+
+    def _in_split_brain(self, v: Vpn) -> bool:
+        """True while v's replication group has the VPN active on more than one up router:
+        what is delivered then is marked "split brain" for the audit (issue 13 item 8)."""
+        return sum(1 for m in self._group_members(v)
+                   if m.repl_enabled and m.role == "active" and self._router_of(m).up) > 1
+
     def _consume_selected(self, v: Vpn, r: Router, client_name: str, txn_key: Optional[str]) -> int:
         """Acknowledge the copies in _sel (all in VPN ``v`` on ``r``): deliveries, ack
         propagation, removal. Ack propagation (active VPN, replication enabled, ack-propagation
@@ -215,6 +271,11 @@ class MessagingMixin(EngineBase):
             "SELECT s.message_id, :c, :r, q.name, :now, :tk FROM _sel JOIN spooled s ON s.id=_sel.id "
             f"JOIN queue q ON q.id=s.queue_id WHERE 1=1 {dedupe} ORDER BY s.id",
             {"c": client_name, "r": r.name, "now": now, "tk": txn_key})
+        if self._in_split_brain(v):
+            self._sql(
+                "UPDATE message SET note = CASE WHEN note IS NULL THEN 'split brain' "
+                "ELSE note || '; split brain' END WHERE id IN (SELECT s.message_id FROM _sel "
+                "JOIN spooled s ON s.id=_sel.id) AND (note IS NULL OR note NOT LIKE '%split brain%')")
         if v.repl_enabled and v.role == "active" and v.ack_prop_enabled:
             self._sql("CREATE TEMP TABLE IF NOT EXISTS _prune (message_id INTEGER PRIMARY KEY, size INT)")
             self._sql("DELETE FROM _prune")
@@ -233,6 +294,7 @@ class MessagingMixin(EngineBase):
                 rq = self._repl_queue(v)
                 if rq is not None:
                     self._adjust_queue(rq, -pn, -pbytes)
+            pending = self._take_pending_acks(v)
             acks = self._sql(
                 "INSERT INTO repl_entry (vpn_id, kind, message_id, msg_id, queue_name, size, queued_ms) "
                 "SELECT :v, 'ack', s.message_id, s.msg_id, q.name, 0, :now FROM _sel "
@@ -240,7 +302,11 @@ class MessagingMixin(EngineBase):
                 "JOIN message m ON m.id=s.message_id WHERE m.replicated=1 "
                 "AND s.message_id NOT IN (SELECT message_id FROM _prune) ORDER BY s.id",
                 {"v": v.id, "now": now}).rowcount
-            v.st_acks_sent += acks
+            total = pending + acks
+            keep = total % max(1, v.ack_interval)
+            if keep:
+                self._hold_pending_acks(v, keep)
+            v.st_acks_sent += total - keep
         for qid, cnt, nbytes in self._sql(
                 "SELECT s.queue_id, COUNT(*), COALESCE(SUM(s.size),0) FROM _sel JOIN spooled s "
                 "ON s.id=_sel.id GROUP BY s.queue_id").all():

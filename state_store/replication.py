@@ -13,9 +13,16 @@ Flag rules (reference 3.5, INFER parts decided here):
   Q  active only: U when the replication queue is bound by the mate's bridge, else D
      (seed: active+bound = 'U U'; Layout B `default` active+unbound = 'D D')
   S  '-' unless A=U and C=A and the VPN has at least one *sync* replicated topic; then Y when
-     the remote bridge is bound (eligible), N when not. With async-only topics it stays '-'
-     (seed row `U A - U U - N A`), and Layout B's `U A - D D N Y A` is a VPN with sync topics
-     whose bridge is down.
+     eligible, N when not (sync transactions, T=S, use the same eligibility without showing it). With async-only topics it stays '-' (seed row `U A - U U - N A`), and Layout B's
+     `U A - D D N Y A` is a VPN with sync topics whose bridge is down.
+
+Sync eligibility (issue 13 item 5): eligible when the mate's bridge is bound AND the standby has
+caught up. When the bridge unbinds (link or mate down) the VPN becomes ineligible ("Transitions
+To Ineligible"); when it binds again, everything then waiting on the replication queue is the
+backlog, and the VPN stays ineligible until the standby has applied it (meta
+``sync-catchup:<vpn id>``: "pending" while unbound, then the last stream seq of the backlog).
+Meanwhile sync topics go to the queue as async (or are rejected with
+reject-msg-when-sync-ineligible), as a broker does until its standby is in sync again.
   M  reject-msg-when-sync-ineligible Y/N          T  transaction-replication-mode A/S
   A=D: B R Q S are '-'. The internal #config-sync VPN shows '-' everywhere.
 
@@ -35,7 +42,7 @@ from sqlalchemy import select
 from .base import MB, REPL_BRIDGE, REPL_QUEUE, EngineBase
 from .errors import EngineError
 from .options import coerce_option
-from .models import Queue, ReplicatedTopic, Router, Txn, TxnOp, Vpn
+from .models import Meta, Queue, ReplicatedTopic, Router, Txn, TxnOp, Vpn
 from .topics import any_matches, has_wildcard, name_matches
 from .views import (
     BridgeInfo,
@@ -85,7 +92,7 @@ class ReplicationMixin(EngineBase):
                 bound = self._binding(v) is not None
                 r = q = "U" if bound else "D"
                 if any(t_.mode == "sync" for t_ in self._replicated_topics(v)):
-                    s = "Y" if bound else "N"
+                    s = "Y" if self._sync_eligible(v) else "N"
         return VpnReplicationRow(v.name, a, c, b, r, q, s, m, t)
 
     def _local_bridge_flag(self, v: Vpn) -> str:
@@ -99,16 +106,57 @@ class ReplicationMixin(EngineBase):
             return "D"
         return "Q"
 
+    @staticmethod
+    def _catchup_key(v: Vpn) -> str:
+        return f"sync-catchup:{v.id}"
+
     def _sync_eligible(self, v: Vpn) -> Optional[bool]:
+        """None when not applicable (not an enabled active VPN); else bound and caught up (see
+        the module docstring)."""
         if v.internal or not v.repl_enabled or v.role != "active":
             return None
-        return self._binding(v) is not None
+        if self._binding(v) is None:
+            return False
+        mark = self.s.get(Meta, self._catchup_key(v))
+        if mark is None:
+            return True
+        if mark.value == "pending":
+            return not self._has_entries(v)
+        return not self._scalar("SELECT 1 FROM repl_entry WHERE vpn_id=:v AND seq<=:u LIMIT 1",
+                                {"v": v.id, "u": int(mark.value)})
+
+    def _track_catchup(self, v: Vpn) -> None:
+        """Maintain the sync catch-up mark of an enabled active VPN: "pending" while its queue is
+        not bound; on binding, the backlog's last seq (none: caught up); gone once applied."""
+        key = self._catchup_key(v)
+        mark = self.s.get(Meta, key)
+        if v.internal or not v.repl_enabled or v.role != "active":
+            if mark is not None:
+                self.s.delete(mark)
+            return
+        if self._binding(v) is None:
+            if mark is None:
+                self.s.add(Meta(key=key, value="pending"))
+            else:
+                mark.value = "pending"
+            return
+        if mark is None:
+            return
+        if mark.value == "pending":
+            upto = self._scalar("SELECT MAX(seq) FROM repl_entry WHERE vpn_id=:v", {"v": v.id})
+            if upto is None:
+                self.s.delete(mark)
+            else:
+                mark.value = str(upto)
+        elif self._sync_eligible(v):
+            self.s.delete(mark)
 
     def _refresh(self) -> None:
-        """Recompute derived bookkeeping after a change: bridge uptime start, sync-eligibility
-        transitions (counted as "Transitions To Ineligible")."""
+        """Recompute derived bookkeeping after a change: bridge uptime start, sync catch-up,
+        sync-eligibility transitions (counted as "Transitions To Ineligible")."""
         now = self.now_ms()
         for v in self.topo.user_vpns:
+            self._track_catchup(v)
             if v.role == "standby" and v.repl_enabled:
                 mate = self._mate(v)
                 bound = mate is not None and (b := self._binding(mate)) is not None and b.id == v.id
@@ -148,7 +196,7 @@ class ReplicationMixin(EngineBase):
         eligible = self._sync_eligible(v)
         reason = ""
         if eligible is False:
-            reason = "Remote bridge down"
+            reason = "Remote bridge down" if self._binding(v) is None else "Standby catching up"
         return VpnReplicationDetail(
             name=v.name, router=r.name, flags=f, admin_enabled=v.repl_enabled, role=v.role,
             local_bridge_name=REPL_BRIDGE, local_bridge_state=bridge_state,
@@ -254,6 +302,10 @@ class ReplicationMixin(EngineBase):
         v.role_since_ms = self.now_ms()
         if role == "standby" and v.repl_enabled:
             self._disconnect_vpn_clients(v, "replication state standby")
+            # giving up activity sends the acks still waiting for a batch (a controlled
+            # failover loses none of them; lab choice, docs/lab.md "Failover semantics")
+            if v.ack_prop_enabled:
+                v.st_acks_sent += self._take_pending_acks(v)
         self._refresh()
 
     def set_replication_enabled(self, router: str, vpn: str, enabled: bool,
@@ -463,9 +515,19 @@ class ReplicationMixin(EngineBase):
         return n
 
     def _apply_tx_mirror(self, receiver: Vpn, pl: dict[str, Any]) -> None:
-        """Mirror an XA transaction state on the standby (XA Active is never sent)."""
+        """Mirror an XA transaction state on the standby (XA Active is never sent).
+
+        Rule (seed 000 step 4, "there may be some prepared transactions on the formerly active
+        site that need to be heuristically committed or rolled back"): replicated states and
+        ends only ever touch the receiver's *mirror* of the branch. A branch the receiver holds
+        as its own (it was the active site when the branch was prepared, or an operator
+        completed it heuristically there) is left alone whatever the transaction manager does
+        with the copy on the new active site; only a heuristic action and delete-transaction on
+        that site end it (steps 4 and 6)."""
         existing = self.s.scalars(select(Txn).where(
             Txn.vpn_id == receiver.id, Txn.xid == pl["xid"], Txn.kind == "xa")).first()
+        if existing is not None and not existing.mirror:
+            return
         if pl.get("end"):
             if existing is not None:
                 self._sql("DELETE FROM txn_op WHERE txn_id=:t", {"t": existing.id})

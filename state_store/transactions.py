@@ -29,6 +29,23 @@ Model:
   commit of the same branch on the mate (the transaction manager committing the mirror after a
   heuristic commit on the old active site, seed 000 step 4) spools those same messages instead of
   publishing new ones, so the acks of their consumption remove the other site's copies.
+- transaction-replication-mode sync (issue 13 item 4; applies to transactions *started* in it,
+  reference 3.3): a replicated transaction started while the VPN's mode is sync (meta
+  ``txn-sync:<txn id>``) replicates synchronously: when a commit (or an XA state change, or a
+  rollback) returns, it and everything queued before it is on the standby, so an uncontrolled
+  failover right after loses none of it. While sync replication is ineligible (bridge unbound or
+  the standby catching up) the transaction is replicated asynchronously, or its commit is
+  refused (transaction_commit_rejected, publish_rejected_sync_ineligible) when
+  reject-msg-when-sync-ineligible is on. Mirrors and async-mode transactions are asynchronous.
+- Each site's own branch is its own (seed 000 step 4): the replicated end of a branch removes
+  only the receiver's mirror (see ``_apply_tx_mirror``), so a PREPARED branch left on the
+  formerly active site stays, holding a transaction resource ("Current Transactions"), until
+  a heuristic action and ``delete-transaction`` there (steps 4 and 6).
+- Every end of a replicated XA branch (commit or rollback, by the transaction manager or
+  heuristic, on either site) is logged per replication group and XID (meta
+  ``xa-log:<group>:<xid>``, cleared when a new branch reuses the XID); the audit derives from it
+  the consequences seed 000 warns about (``XaIssue``: heuristic action on the new active site,
+  branches resolved differently, a leftover resolved after failback).
 """
 
 from __future__ import annotations
@@ -76,6 +93,28 @@ class TransactionsMixin(EngineBase):
         t.last_change_ms = self.now_ms()
         self.s.flush()
         self._mirror(t)
+        self._sync_replicate(t)
+
+    @staticmethod
+    def _sync_key(t: Txn) -> str:
+        return f"txn-sync:{t.id}"
+
+    def _started(self, t: Txn, v: Vpn) -> None:
+        """Add a new transaction; remember sync mode when it starts replicated in it."""
+        self.s.add(t)
+        self.s.flush()
+        if t.replicated and v.trm == "sync":
+            self.s.add(Meta(key=self._sync_key(t), value="sync"))
+
+    def _is_sync(self, t: Txn) -> bool:
+        return self.s.get(Meta, self._sync_key(t)) is not None
+
+    def _sync_replicate(self, t: Txn) -> None:
+        """A sync-mode transaction's replication completes before the verb returns: drain the
+        VPN's stream to the standby now, when sync replication is eligible."""
+        v = self.topo.vpn_by_id[t.vpn_id]
+        if v is not None and self._is_sync(t) and self._sync_eligible(v):
+            self._drain(v)
 
     def _mirror(self, t: Txn) -> None:
         v = self.topo.vpn_by_id[t.vpn_id]
@@ -96,6 +135,9 @@ class TransactionsMixin(EngineBase):
 
     def _finish(self, t: Txn, heuristic: Optional[str]) -> None:
         self._sql("DELETE FROM txn_op WHERE txn_id=:t", {"t": t.id})
+        mark = self.s.get(Meta, self._sync_key(t))
+        if mark is not None:
+            self.s.delete(mark)
         if heuristic is None:
             self.s.delete(t)
         else:
@@ -111,6 +153,10 @@ class TransactionsMixin(EngineBase):
         assert v is not None and r is not None
         key = t.xid if t.kind == "xa" else f"local:{t.id}"
         pubs = list(self.s.scalars(select(TxnOp).where(TxnOp.txn_id == t.id, TxnOp.op == "publish").order_by(TxnOp.id)))
+        sync = heuristic is None and self._is_sync(t)
+        if sync and v.reject_sync_ineligible and self._sync_eligible(v) is False:
+            raise EngineError("transaction_commit_rejected", xid=t.xid or f"local:{t.client_name}",
+                              reason="publish_rejected_sync_ineligible")
         shared = self.s.get(Meta, self._xa_commit_key(v, t.xid)) if (t.kind == "xa" and t.replicated) else None
         if shared is not None:
             self._respool(v, r, json.loads(shared.value))
@@ -136,11 +182,40 @@ class TransactionsMixin(EngineBase):
         self._consume_selected(v, r, t.client_name, key)
         if heuristic is None:
             self._emit_end(t, "committed")
+        self._log_xa_end(t, "committed", heuristic is not None)
+        if sync:
+            self._sync_replicate(t)
         self._finish(t, heuristic)
 
     @staticmethod
     def _xa_commit_key(v: Vpn, xid: Optional[str]) -> str:
         return f"xa-commit:{v.group_id}:{xid}"
+
+    @staticmethod
+    def _xa_log_key(v: Vpn, xid: str | None) -> str:
+        return f"xa-log:{v.group_id}:{xid}"
+
+    def _log_xa_end(self, t: Txn, outcome: str, heuristic: bool) -> None:
+        """Record how this site ended a replicated XA branch (see the module docstring).
+
+        ``wrong_site``: a heuristic action on a mirror, i.e. on the replicated copy (held by the
+        new active site after a failover, or by a standby) rather than on the site that ran the
+        branch (seed 000: "only perform the heuristic commit or heuristic rollback operations on
+        the formerly active Message VPN"). ``after_failback``: the site's own
+        branch ended while the site is replication active again, after the mate resolved it."""
+        if t.kind != "xa" or not t.replicated:
+            return
+        v = self.topo.vpn_by_id[t.vpn_id]
+        r = self.topo.router_by_id[t.router_id]
+        assert v is not None and r is not None
+        key = self._xa_log_key(v, t.xid)
+        row = self.s.get(Meta, key)
+        log: list[dict[str, object]] = json.loads(row.value) if row is not None else []
+        active = v.repl_enabled and v.role == "active"
+        log.append({"router": r.name, "vpn": v.name, "outcome": outcome, "heuristic": heuristic,
+                    "wrong_site": heuristic and t.mirror,
+                    "after_failback": (not t.mirror) and active and any(e["router"] != r.name for e in log)})
+        self.s.merge(Meta(key=key, value=json.dumps(log)))
 
     def _respool(self, v: Vpn, r: Router, ids: list[list[int]]) -> None:
         """Spool on ``r`` the messages the mate's commit of the same branch published (no new
@@ -164,6 +239,10 @@ class TransactionsMixin(EngineBase):
         self._sql("UPDATE spooled SET txn_id=NULL WHERE txn_id=:t", {"t": t.id})
         if emit and heuristic is None:
             self._emit_end(t, "rolled back")
+        if emit:
+            self._log_xa_end(t, "rolled back", heuristic is not None)
+            if heuristic is None:
+                self._sync_replicate(t)
         self._finish(t, heuristic)
 
     # ------------------------------------------------------------------ local transactions
@@ -171,11 +250,10 @@ class TransactionsMixin(EngineBase):
         c, v, r = self._connected_client(client)
         if self._open_txn(c) is not None:
             raise EngineError("transaction_already_open", client=client)
-        self.s.add(Txn(router_id=r.id, vpn_id=v.id, kind="local", xid=None, client_name=c.name,
-                       client_username=c.username, client_num=c.client_num, state="active",
-                       replicated=v.repl_enabled and v.role == "active", associated=True,
-                       last_change_ms=self.now_ms()))
-        self.s.flush()
+        self._started(Txn(router_id=r.id, vpn_id=v.id, kind="local", xid=None, client_name=c.name,
+                          client_username=c.username, client_num=c.client_num, state="active",
+                          replicated=v.repl_enabled and v.role == "active", associated=True,
+                          last_change_ms=self.now_ms()), v)
 
     def _local(self, client: str) -> Txn:
         c, _, _ = self._connected_client(client)
@@ -203,11 +281,13 @@ class TransactionsMixin(EngineBase):
         stale = self.s.get(Meta, self._xa_commit_key(v, xid))
         if stale is not None:  # a new branch reusing the XID of an old, finished one
             self.s.delete(stale)
-        self.s.add(Txn(router_id=r.id, vpn_id=v.id, kind="xa", xid=xid, client_name=c.name,
-                       client_username=c.username, client_num=c.client_num, state="active",
-                       replicated=v.repl_enabled and v.role == "active", associated=True,
-                       last_change_ms=self.now_ms()))
-        self.s.flush()
+        old_log = self.s.get(Meta, self._xa_log_key(v, xid))
+        if old_log is not None:
+            self.s.delete(old_log)
+        self._started(Txn(router_id=r.id, vpn_id=v.id, kind="xa", xid=xid, client_name=c.name,
+                          client_username=c.username, client_num=c.client_num, state="active",
+                          replicated=v.repl_enabled and v.role == "active", associated=True,
+                          last_change_ms=self.now_ms()), v)
 
     def tx_xa_end(self, client: str, xid: str) -> None:
         _, _, _, t = self._xa(client, xid)

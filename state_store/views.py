@@ -402,6 +402,7 @@ class LabStatus:
     link_up: bool
     vpns: tuple[VpnStatus, ...]
     clients: tuple[ClientInfo, ...]
+    split_brains: tuple[SplitBrain, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -423,9 +424,9 @@ class AuditTotals:
     delivered: int  # delivered at least once
     delivered_once: int
     duplicated: int  # delivered more than once
-    lost: int  # never delivered, no copy anywhere
+    lost: int  # never delivered, no copy where the VPN serves (no copy at all, or stranded)
     spooled: int  # never delivered, still spooled somewhere
-    stranded: int  # subset of spooled: only on routers where the VPN is not serving (active+up)
+    stranded: int  # spooled and lost: copies only on routers where the VPN is not serving
     rejected: int  # refused publishes (not in 'published')
     not_replicated: int  # accepted but never replicated (queue full, reject-on-discard off)
     in_transaction: int  # consumed inside a still-open transaction
@@ -440,8 +441,53 @@ class SpoolWhere:
 
 
 @dataclass(frozen=True)
+class XaResolution:
+    """How one site ended an XA branch: outcome 'committed' | 'rolled back'; heuristic when an
+    operator did it (admin message-spool) rather than the transaction manager."""
+
+    router: str
+    outcome: str
+    heuristic: bool
+
+
+@dataclass(frozen=True)
+class XaIssue:
+    """A consequence of skipping seed 000 steps 4/6 or of acting on the wrong site.
+
+    kind:
+    - ``wrong-site``: ``resolution`` was a heuristic action on a replicated copy (a mirror:
+      on the new active site after a failover, or on a standby), not on the site that ran the
+      branch (seed: only on the formerly active Message VPN);
+    - ``inconsistent``: the branch was committed on one site and rolled back on another
+      (``others`` lists every site's last resolution);
+    - ``after-failback``: ``resolution`` ended the formerly active site's own branch while that
+      site was active again, after the mate had already resolved it (``others``);
+    - ``left-prepared``: the formerly active site (now standby) still holds the branch
+      PREPARED (step 4 not done); ``others`` are the mate's resolutions so far;
+    - ``left-complete``: a heuristically completed branch not deleted (step 6 not done);
+      ``resolution`` is its heuristic outcome."""
+
+    vpn: str
+    xid: str
+    kind: str
+    router: str
+    resolution: XaResolution | None = None
+    others: tuple[XaResolution, ...] = ()
+
+
+@dataclass(frozen=True)
+class SplitBrain:
+    """A Message VPN replication-active on more than one up router of its replication group."""
+
+    vpn: str
+    routers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Audit:
     vpn: Optional[str]
     totals: AuditTotals
     problems: tuple[AuditEntry, ...]  # duplicated / lost / stranded, at most `limit`
     spooled_where: tuple[SpoolWhere, ...] = field(default_factory=tuple)
+    xa_issues: tuple[XaIssue, ...] = ()
+    split_brains: tuple[SplitBrain, ...] = ()

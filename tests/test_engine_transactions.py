@@ -97,7 +97,7 @@ def test_xa_lifecycle_mirroring_and_wrong_states(lab):
         assert code(lambda: e.tx_xa_start("settlement", "nothex"))[0] == "invalid_xid"
         assert code(lambda: e.tx_xa_start("settlement", X1))[0] == "transaction_exists"
         e.tx_xa_commit("settlement", X1)
-        e.advance(100)
+        e.advance(1000)  # the consume's ack waits for its batch or the one-second timer
         assert e.transactions(NY) == [] and e.transactions(NJ) == []  # mirror removed in order
         assert depth(e, NY) == 3 and depth(e, NJ) == 3  # 3 - 1 consumed + 1 published
         # one-phase commit only from IDLE with one_phase

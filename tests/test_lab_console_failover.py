@@ -47,8 +47,10 @@ def test_controlled_failover_seed_000(lab, ny, nj):
     # step 3: wait for the drain (40 acks, 2 XA states, 20 messages)
     assert run(con, "advance 5s") == "clock 00:00:10.000 (+5s) drained 62 reconnected -"
     assert spooled(ny) == 0
-    # step 4: the PREPARED XA transaction on the old active site: roll it back heuristically there
-    run(ny, "end", "admin", "message-spool message-vpn Trading_VPN", f"rollback-transaction xid {XID}")
+    # step 4: the PREPARED XA transaction on the old active site: the transaction manager's log
+    # says the other branches commit, so commit it heuristically there (a rollback here and the
+    # manager's commit on NJ would be inconsistent, which the audit reports: issue 13)
+    run(ny, "end", "admin", "message-spool message-vpn Trading_VPN", f"commit-transaction xid {XID}")
     # step 5: NJ active; the clients follow their host list
     run(nj, "configure", "message-vpn Trading_VPN", "replication state active")
     assert role_flags(nj) == "U A - U U - N A"
@@ -78,11 +80,12 @@ def test_classic_mistake_activate_before_drain(lab, ny, nj):
         "consumed 10 from orders on NJ_Appliance1 (rgmid 1000001-1000010)")
     run(con, "advance 1s")
     assert run(con, "audit Trading_VPN") == (
-        "published 15 delivered 10 duplicated 0 lost 0 spooled 5\n"
+        "published 15 delivered 10 duplicated 0 lost 5 spooled 5\n"
         "rejected 0 not-replicated 0 stranded 5 in-transaction 0\n"
         "spooled 5 in Trading_VPN/#MSGVPN_REPLICATION_DATA_QUEUE on NY_Appliance1\n"
         "spooled 5 in Trading_VPN/orders on NY_Appliance1\n"
-        "rgmid 1000011-1000015 stranded on NY_Appliance1/#MSGVPN_REPLICATION_DATA_QUEUE,NY_Appliance1/orders")
+        "rgmid 1000011-1000015 stranded on NY_Appliance1/#MSGVPN_REPLICATION_DATA_QUEUE,NY_Appliance1/orders"
+        " (may reappear out of order or as duplicates if NY_Appliance1 becomes active again)")
 
 
 def test_uncontrolled_short_term_outage_and_failback(lab, ny, nj):
@@ -106,11 +109,12 @@ def test_uncontrolled_short_term_outage_and_failback(lab, ny, nj):
     run(con, "advance 5s")
     assert role_flags(ny) == "U S U - - - N A"
     assert run(con, "audit") == (
-        "published 9 delivered 7 duplicated 0 lost 0 spooled 2\n"
+        "published 9 delivered 7 duplicated 0 lost 2 spooled 2\n"
         "rejected 0 not-replicated 0 stranded 2 in-transaction 0\n"
         "spooled 2 in Trading_VPN/#MSGVPN_REPLICATION_DATA_QUEUE on NY_Appliance1\n"
         "spooled 2 in Trading_VPN/orders on NY_Appliance1\n"
-        "rgmid 1000004-1000005 stranded on NY_Appliance1/#MSGVPN_REPLICATION_DATA_QUEUE,NY_Appliance1/orders")
+        "rgmid 1000004-1000005 stranded on NY_Appliance1/#MSGVPN_REPLICATION_DATA_QUEUE,NY_Appliance1/orders"
+        " (may reappear out of order or as duplicates if NY_Appliance1 becomes active again)")
 
 
 def test_complete_failure_replace_site_then_failback(lab, ny, nj):

@@ -17,7 +17,6 @@ CORPUS = ROOT / "transcripts"
 FILES = sorted(CORPUS.rglob("*.cli.txt"))
 IDS = [str(p.relative_to(CORPUS)) for p in FILES]
 
-
 @lru_cache(maxsize=None)
 def _replay(path: Path):
     return replay_file(path)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from itertools import groupby
 
-from state_store.views import AuditEntry
+from state_store.views import AuditEntry, SplitBrain, XaIssue, XaResolution
 
 from ..durations import clock_text, step_text
 from ..handlers.lab_console import (
@@ -128,7 +128,38 @@ def lab_status(v: LabStatusView) -> str:
     out.append("")
     out += table(("client", "vpn", "router", "reconnects"),
                  [(c.name, c.vpn, c.router or "-", str(c.reconnects)) for c in st.clients])
+    if st.split_brains:
+        out.append("")
+        out += [split_brain_line(b) for b in st.split_brains]
     return "\n".join(out)
+
+
+def split_brain_line(b: SplitBrain) -> str:
+    return f"warning: split brain: {b.vpn} is replication active on {names(b.routers)}"
+
+
+def _resolution(r: XaResolution) -> str:
+    return ("heuristically " if r.heuristic else "") + r.outcome
+
+
+def xa_issue_line(i: XaIssue, with_vpn: bool) -> str:
+    """One line per XA consequence (docs/lab.md "audit")."""
+    head = (f"{i.vpn} " if with_vpn else "") + f"xid {i.xid}"
+    others = ", ".join(f"{_resolution(x)} on {x.router}" for x in i.others)
+    if i.kind == "wrong-site" and i.resolution is not None:
+        return (f"{head} {_resolution(i.resolution)} on {i.router} (the replicated copy): "
+                "heuristic actions belong on the formerly active site only")
+    if i.kind == "inconsistent":
+        return f"{head} resolved inconsistently: {others}"
+    if i.kind == "after-failback" and i.resolution is not None:
+        return (f"{head} {_resolution(i.resolution)} on {i.router} after failback "
+                f"(already {others}): duplicates or loss")
+    if i.kind == "left-prepared":
+        return (f"{head} left PREPARED on {i.router} (formerly active{'; ' + others if others else ''}): "
+                "step 4 skipped, holds a transaction, duplicates or loss on failback")
+    assert i.resolution is not None
+    return (f"{head} left complete on {i.router} ({_resolution(i.resolution)}): "
+            "step 6 not done, holds a transaction")
 
 
 # ---------------------------------------------------------------- audit
@@ -141,13 +172,17 @@ def _problem_line(entries: list[AuditEntry], with_vpn: bool) -> str:
     ids = str(first.rgmid) if first is last else f"{first.rgmid}-{last.rgmid}"
     head = f"{first.vpn} " if with_vpn else ""
     head += f"rgmid {ids} {first.outcome}"
+    notes = [n for n in first.note.split(", ") if n]
     if first.outcome == "duplicated":
-        return f"{head} {first.deliveries}x to {names(first.clients)} via {names(first.routers)}"
+        sb = " (split brain)" if "split brain" in notes else ""
+        return f"{head} {first.deliveries}x to {names(first.clients)} via {names(first.routers)}{sb}"
+    notes = [n for n in notes if n != "split brain"]
     if first.outcome == "lost":
-        return f"{head}: {first.note or 'no copy left'}"
-    note = ", ".join(n for n in first.note.split(", ")
-                     if n and n != "only on a router where the VPN is not serving")
-    return f"{head} on {names(first.where)}" + (f" ({note})" if note else "")
+        return f"{head}: {', '.join(notes) or 'no copy left'}"
+    notes = [n for n in notes if n != "only on a router where the VPN is not serving"]
+    holders = sorted({w.split("/", 1)[0] for w in first.where})
+    notes.append(f"may reappear out of order or as duplicates if {names(holders)} becomes active again")
+    return f"{head} on {names(first.where)} ({', '.join(notes)})"
 
 
 def _runs(problems: tuple[AuditEntry, ...]) -> list[list[AuditEntry]]:
@@ -173,15 +208,17 @@ def audit(v: AuditView) -> str:
     ]
     for w in a.spooled_where:
         out.append(f"spooled {w.messages} in {w.vpn}/{w.queue} on {w.router}")
-    with_vpn = a.vpn is None and len({e.vpn for e in a.problems}) > 1
+    with_vpn = a.vpn is None and len({e.vpn for e in a.problems} | {i.vpn for i in a.xa_issues}) > 1
     runs = _runs(a.problems)
     shown = 0
     for run in runs[:v.limit]:
         out.append(_problem_line(run, with_vpn))
         shown += len(run)
-    remaining = t.duplicated + t.lost + t.stranded - shown
+    remaining = t.duplicated + t.lost - shown
     if remaining > 0:
         out.append(f"... {remaining} more")
+    out += [xa_issue_line(i, with_vpn) for i in a.xa_issues]
+    out += [split_brain_line(b) for b in a.split_brains]
     return "\n".join(out)
 
 
