@@ -26,6 +26,8 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 
 from .base import Topology
+from .core.persist import clear as clear_ha_core
+from .core.persist import ensure_table
 from .engine import Engine
 from .errors import LabFileError
 from .models import SCHEMA_VERSION, Base, Meta
@@ -72,6 +74,7 @@ def _memory_engine(raw: sqlite3.Connection) -> SAEngine:
 def _populate(engine: SAEngine, scenario: Path) -> None:
     doc = load_scenario(scenario)
     Base.metadata.create_all(engine)
+    ensure_table_on(engine)
     with engine.connect() as conn:
         with conn.begin():
             session = Session(bind=conn)
@@ -79,6 +82,12 @@ def _populate(engine: SAEngine, scenario: Path) -> None:
             build_lab(session, doc)
             session.flush()
             session.close()
+
+
+def ensure_table_on(engine: SAEngine) -> None:
+    with engine.connect() as conn:
+        with conn.begin():
+            ensure_table(conn)
 
 
 def _template(scenario: Path) -> sqlite3.Connection:
@@ -148,6 +157,7 @@ class LabStore:
             dbapi_conn.execute("PRAGMA synchronous=NORMAL")
 
         _install_begin(engine, immediate=True)
+        ensure_table_on(engine)  # lab files older than the HA core lack its table
         return cls(engine, str(p))
 
     @staticmethod
@@ -192,6 +202,7 @@ class LabStore:
                 try:
                     engine = Engine(session, topology)
                     yield engine
+                    engine.save_ha_core()
                     session.flush()
                 finally:
                     session.close()
@@ -209,6 +220,7 @@ class LabStore:
             with conn.begin():
                 for table in reversed(Base.metadata.sorted_tables):
                     conn.execute(table.delete())
+                clear_ha_core(conn)
                 session = Session(bind=conn)
                 try:
                     session.add(Meta(key="schema_version", value=SCHEMA_VERSION))
