@@ -40,6 +40,13 @@ def _open_lab(db: str | None, user: str, ask_password: bool, scenario: str | Non
               "(choose another --db, or use `lab> reset <scenario>` inside the shell)")
     if created:
         path.parent.mkdir(parents=True, exist_ok=True)
+    if scenario:
+        from state_store.scenario import resolve_scenario
+
+        found = resolve_scenario(scenario)
+        if found is None:
+            _fail(f"scenario '{scenario}' not found (give a YAML file or a bundled scenario name)")
+        scenario = str(found)
     try:
         lab = Lab.open(path, user=user, scenario=scenario)
     except ScenarioError as exc:
@@ -73,6 +80,9 @@ def _banner(lab) -> str:
     with lab.store.transaction() as engine:
         settings = engine.settings()
     version = settings.get("software_version", "")
+    if not lab.routers():
+        return ("solace-shell lab: SwiftMQ HA routers (SwiftMQ admin CLI; ? for help, Tab to complete, "
+                "F2 for the lab console)\n")
     return (f"Solace PubSub+ Enterprise Version {version}\n\nOperating Mode: Message Routing Node\n"
             "(solace-shell lab: ? for help, Tab to complete, F2 for the lab console)\n")
 
@@ -83,8 +93,8 @@ def _banner(lab) -> str:
 @click.option("--user", help="Log in as this lab-defined CLI user (asks for its password; "
               f"{PASSWORD_ENV} when not at a terminal). Without it: the built-in admin, like cli -A.")
 @click.option("--router", help="The router to start at (default: the lab's first router).")
-@click.option("--scenario", type=click.Path(exists=True, dir_okay=False),
-              help="Build a new lab file from this scenario (YAML) instead of the default two-site lab.")
+@click.option("--scenario", help="Build a new lab file from this scenario (a YAML file, or a bundled scenario "
+              "name: default, swiftmq-ha) instead of the default two-site lab.")
 @click.option("-s", "--script", type=click.Path(exists=True, dir_okay=False),
               help="Run a CLI script file, echoing each line after the prompt (like cli -A -s).")
 @click.option("-c", "--command", "commands", multiple=True, help="Run one command and exit (repeatable).")
@@ -99,9 +109,9 @@ def main(ctx: click.Context, db: str | None, user: str | None, router: str | Non
         return
     lab, path = _open_lab(db, user or "admin", ask_password=user is not None, scenario=scenario)
     try:
-        start = router or lab.routers()[0]
-        if start not in lab.routers():
-            _fail(f"no router named '{start}' in this lab (routers: {', '.join(lab.routers())})")
+        start = router or lab.start_target()
+        if start not in lab.targets():
+            _fail(f"no router named '{start}' in this lab (routers: {', '.join(lab.targets())})")
         if script:
             text = Path(script).read_text(encoding="utf-8", errors="replace")
             from .script import run_script

@@ -98,6 +98,13 @@ class Repl:
         """The current prompt without the trailing space."""
         return self.session().prompt
 
+    def recorded_prompt(self, target: str) -> str:
+        """The prompt as a transcript writes it: a personality without a host in its prompt (the
+        SwiftMQ admin CLI) is prefixed with its name, `swiftmq:ha1>` (docs/transcripts.md)."""
+        from .transcript.format import PERSONALITY_PREFIXES
+
+        return f"{target}:{self.prompt}" if target in PERSONALITY_PREFIXES else self.prompt
+
     def switch(self, target: str) -> None:
         if target != LAB_TARGET:
             self.last_router = target
@@ -158,7 +165,7 @@ class Repl:
         """Run one line on the current target; False when the REPL should end."""
         target = self.target
         try:
-            prompt = self.prompt
+            prompt = self.recorded_prompt(target)
             outcome = self.lab.execute(target, line)
         except Exception as exc:  # the lab guards its own commands; this is a last resort
             log.exception("internal error running %r", line)

@@ -12,7 +12,7 @@ from .lab import Lab
 
 
 def run_script(lab: Lab, router: str, lines: Iterable[str], out: TextIO) -> int:
-    session = lab.session(router)
+    session = lab.target(router)
     failed = False
     for raw in lines:
         line = raw.rstrip("\r\n").strip()
@@ -32,7 +32,7 @@ def run_script(lab: Lab, router: str, lines: Iterable[str], out: TextIO) -> int:
 
 def run_commands(lab: Lab, router: str, commands: Iterable[str], out: TextIO) -> int:
     """`solace-shell -c CMD`: output only, no echo; non-zero exit status when a command fails."""
-    session = lab.session(router)
+    session = lab.target(router)
     failed = False
     for command in commands:
         outcome = session.execute(command)

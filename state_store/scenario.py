@@ -51,6 +51,15 @@ ROOT_DIR = Path(__file__).parent / "scenarios"
 DEFAULT_SCENARIO = ROOT_DIR / "default.yaml"
 
 
+def resolve_scenario(name: str) -> Path | None:
+    """A scenario as typed: a file path, or the name of a bundled scenario (`default`,
+    `swiftmq-ha`); None when neither exists."""
+    for candidate in (Path(name), ROOT_DIR / name, ROOT_DIR / f"{name}.yaml"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
 class ScenarioError(Exception):
     """A scenario file is invalid; ``problems`` lists every problem as ``file:line: message``."""
 

@@ -77,6 +77,22 @@ class HaCoreMixin:
             store(self.s.connection(), self._ha_core, self._ha_core_text)
             self._ha_core_text = encode(self._ha_core) if self._ha_core.groups else ""
 
+    # completion sources (never raise)
+    def ha_instance_names(self) -> list[str]:
+        return list(self.ha_core().nodes)
+
+    def ha_router_names(self) -> list[str]:
+        return list(self.ha_core().groups)
+
+    def jms_client_names(self) -> list[str]:
+        return sorted(self.ha_core().clients)
+
+    def ha_queue_names(self) -> list[str]:
+        out: list[str] = []
+        for group in self.ha_core().groups.values():
+            out += [q for q in group.data.get("queues", {}) if q not in out]
+        return out
+
     def advance_ha_core(self, to_ms: int) -> list[str]:
         """Run the HA timers up to the lab clock; returns the clients that (re)connected."""
         core = self.ha_core()

@@ -95,14 +95,16 @@ def _change(core: HaCore, key: str, change: str) -> ProcessChange:
         raise EngineError("ha_instance_down", instance=key)
     if change == "hang" and node.proc == "hung":
         raise EngineError("ha_instance_hung", instance=key)
-    before = {c.name for c in core.clients.values() if c.group == node.group and c.node is not None}
+    mine = [c for c in core.clients.values() if c.group == node.group]
+    before = {c.name: c.node for c in mine}
     core.set_process(node, change)
-    reconnect(core)
-    after = {c.name for c in core.clients.values() if c.group == node.group and c.node is not None}
+    reconnect(core, node.group)
+    after = {c.name: c.node for c in mine}
     peer = p.peer_of(core, node)
     done = {"start": "started", "kill": "killed", "hang": "hung"}[change]
     return ProcessChange(key, done, node.state, node.files.get(p.HA_STATE_FILE, ""), peer.key, peer.state,
-                         tuple(sorted(before - after)))
+                         tuple(sorted(n for n in after if after[n] is None and before[n] is not None)),
+                         tuple(sorted(n for n in after if after[n] is not None and after[n] != before[n])))
 
 
 def start(core: HaCore, key: str) -> ProcessChange:
@@ -284,3 +286,30 @@ def stats(core: HaCore, client: str) -> JmsStats:
         duplicates_delivered=sum(1 for d in mine if d.duplicate and not d.discarded),
         lost=lost, reconnects=c.reconnects,
     )
+
+
+# ---------------------------------------------------------------- the HA edition's Swiftlet Manager commands
+def roles(core: HaCore, name: str) -> tuple[Node | None, Node | None]:
+    """The instance that serves (ACTIVE or STANDALONE) and the other one if it is running."""
+    group = router(core, name)
+    active = p.serving_node(core, group)
+    others = [n for n in core.group_nodes(group) if n is not active and n.proc != "down"]
+    return active, (others[0] if others else None)
+
+
+def router_action(core: HaCore, name: str, action: str, which: str) -> list[str]:
+    """`reboot`/`halt` of `all` instances (ACTIVE first), or only the `active` / `standby` one.
+    Returns the instances acted on."""
+    active, standby = roles(core, name)
+    chosen = {"all": [active, standby], "active": [active], "standby": [standby]}[which]
+    nodes = [n for n in chosen if n is not None]
+    if not nodes:
+        raise EngineError("swift_no_instance", router=name, role=which)
+    for n in nodes:
+        if n.proc != "down":
+            core.set_process(n, "kill")
+    if action == "reboot":
+        for n in nodes:
+            core.set_process(n, "start")
+    reconnect(core, name)
+    return [n.key for n in nodes]

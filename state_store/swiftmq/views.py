@@ -36,7 +36,8 @@ class ProcessChange:
     saved: str                 # its ha.state
     peer: str                  # the other instance
     peer_state: str            # its state right after
-    disconnected: tuple[str, ...]
+    disconnected: tuple[str, ...]   # JMS clients left without a serving instance
+    reconnected: tuple[str, ...]    # JMS clients that moved to (or found) a serving instance
 
 
 @dataclass(frozen=True)
