@@ -64,8 +64,14 @@ class SwiftMqCli:
 
     @staticmethod
     def _serving(engine: Any) -> dict[str, str | None]:
+        """Per HA router, the serving instance and when its process started (a reboot of the same
+        instance is a new connection too)."""
         core = engine.ha_core()
-        return {r: ha.serving_instance(core, r) for r in ha.routers(core)}
+        out: dict[str, str | None] = {}
+        for r in ha.routers(core):
+            name = ha.serving_instance(core, r)
+            out[r] = None if name is None else f"{name}@{core.node(r, name).started_ms}"
+        return out
 
     def restart(self) -> None:
         self.router, self.path, self.ended = None, (), False

@@ -164,10 +164,14 @@ def reconnect(core: HaCore, group: str | None = None) -> list[str]:
     return out
 
 
-def _client(core: HaCore, name: str) -> tuple[str, Node]:
+def _client(core: HaCore, name: str, queue: str | None = None) -> tuple[str, Node]:
+    """The client's router and serving instance (it reconnects first); refuses an unknown
+    client, an unknown queue of its router, and a client that finds no serving instance."""
     c = core.clients.get(name)
     if c is None or core.groups[c.group].system != SYSTEM:
         raise EngineError("jms_client_not_found", client=name)
+    if queue is not None:
+        _queue(core, c.group, queue)
     reconnect(core)
     if c.node is None:
         raise EngineError("jms_client_reconnecting", client=name, router=c.group)
@@ -193,7 +197,7 @@ def _in_backlog(core: HaCore, node: Node, queue: str, key: str) -> bool:
 
 
 def publish(core: HaCore, client: str, queue: str, count: int = 1, persistent: bool = True) -> JmsPublish:
-    group, node = _client(core, client)
+    group, node = _client(core, client, queue)
     qp = _queue(core, group, queue)
     if count < 1:
         raise EngineError("value_out_of_range", name="count", value=count, min=1, max="")
@@ -247,8 +251,7 @@ def consume(core: HaCore, client: str, queue: str, count: int = 1) -> JmsConsume
     duplicate detection (JMS message ID per connection)."""
     from ..core import Delivery
 
-    group, node = _client(core, client)
-    _queue(core, group, queue)
+    group, node = _client(core, client, queue)
     replica = _replica(core, node)
     held = core.ledger.queue_copies(node.key, queue)
     taken = list(held[:max(count, 0)])
@@ -305,6 +308,8 @@ def router_action(core: HaCore, name: str, action: str, which: str) -> list[str]
     nodes = [n for n in chosen if n is not None]
     if not nodes:
         raise EngineError("swift_no_instance", router=name, role=which)
+    if which == "all":
+        p.POLICY.close_channel(core, name)   # both stop together: no failover, ha.state kept
     for n in nodes:
         if n.proc != "down":
             core.set_process(n, "kill")

@@ -134,7 +134,7 @@ class SwiftMqPolicy:
             if peer.proc == "up":
                 self._connection_lost(core, peer, "io-exception")
             else:
-                self._close_channel(core, node.group)
+                self.close_channel(core, node.group)
 
     def _hang(self, core: HaCore, node: Node) -> None:
         """A hung process sends no heartbeats and raises no IOException at the other side."""
@@ -210,7 +210,7 @@ class SwiftMqPolicy:
             core.set_state(late, DOWN)
             late.proc = "down"
             self._stop_serving(core, late)
-            self._close_channel(core, group)
+            self.close_channel(core, group)
             core.set_state(keep, STANDALONE)
             return
         pref = params(core, group).preferred_active
@@ -276,7 +276,7 @@ class SwiftMqPolicy:
     def _connection_lost(self, core: HaCore, survivor: Node, cause: str) -> None:
         group = survivor.group
         before = core.groups[group].data.get("before", {}).get(survivor.name, UNKNOWN)
-        self._close_channel(core, group)
+        self.close_channel(core, group)
         core.log(survivor, "channel-closed", cause=cause)
         if survivor.state in (INITIALIZE, NEGOTIATE) and before != STANDALONE:
             core.set_state(survivor, UNKNOWN)   # never synchronised: waits again
@@ -289,7 +289,8 @@ class SwiftMqPolicy:
         node.serving = True
         node.files[HA_STATE_FILE] = STANDALONE
 
-    def _close_channel(self, core: HaCore, group: str) -> None:
+    def close_channel(self, core: HaCore, group: str) -> None:
+        """The channel is gone without a failure (both instances are told to stop together)."""
         data = core.groups[group].data
         data["channel"] = "none"
         for key in ("winner", "before", "connected_ms", "keep-roles"):
