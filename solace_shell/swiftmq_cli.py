@@ -43,7 +43,7 @@ CANCELLED = "Reconnect occured: Request cancelled."
 
 
 class SwiftMqCli:
-    def __init__(self, lab: "Lab", user: UserAccess) -> None:
+    def __init__(self, lab: Lab, user: UserAccess) -> None:
         self.lab = lab
         self.host = SWIFTMQ_TARGET
         self.user = user

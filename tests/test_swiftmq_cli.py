@@ -13,7 +13,12 @@ from prompt_toolkit.document import Document
 from solace_shell.completer import ShellCompleter, help_text
 from solace_shell.lab import Lab
 from solace_shell.live_names import LiveNames
-from solace_shell.transcript.format import TranscriptError, literal_line, match_prompt, parse_transcript
+from solace_shell.transcript.format import (
+    TranscriptError,
+    literal_line,
+    match_prompt,
+    parse_transcript,
+)
 from solace_shell.transcript.replay import replay_text
 from state_store.scenario import ROOT_DIR, ScenarioError, load_scenario
 

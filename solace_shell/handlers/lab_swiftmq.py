@@ -23,7 +23,6 @@ from ..results import SwitchTarget
 from . import Args, HandlerContext, handler
 
 
-
 @dataclass(frozen=True)
 class HaRouters:
     now_ms: int

@@ -45,7 +45,7 @@ class Bye:
     pass
 
 
-def _cli(ctx: HandlerContext) -> "SwiftMqCli":
+def _cli(ctx: HandlerContext) -> SwiftMqCli:
     return cast("SwiftMqCli", ctx.session)
 
 

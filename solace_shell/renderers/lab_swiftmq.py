@@ -15,7 +15,6 @@ from state_store.swiftmq.views import (
     JmsResend,
     JmsStats,
     ProcessChange,
-    RouterView,
 )
 
 from ..handlers.lab_swiftmq import HaAudit, HaRouters
@@ -83,7 +82,7 @@ def process_change(r: ProcessChange) -> str:
 def ha_routers(r: HaRouters) -> str:
     blocks: list[str] = []
     for router in r.routers:
-        rows = []
+        rows: list[tuple[str, ...]] = []
         for i in router.instances:
             if i.waiting_forever:
                 waiting = "forever"
@@ -125,8 +124,8 @@ _FINDINGS = {
 @renderer(HaAudit)
 def ha_audit(r: HaAudit) -> str:
     t = r.totals
-    lines = [f"published {t.published} delivered {t.delivered} duplicated {t.duplicated} lost {t.lost} "
-             f"stored {t.stored} discarded {t.discarded}"]
+    lines = [(f"published {t.published} delivered {t.delivered} duplicated {t.duplicated} lost {t.lost} "
+             f"stored {t.stored} discarded {t.discarded}")]
     for f in r.findings:
         text = _FINDINGS.get((f.kind, f.reason), f"{f.kind} {{n}}: {f.reason}").format(n=f.count)
         lines.append(f"{text} ({id_ranges(f.message_ids, r.messages)})")

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from state_store.swiftmq.mgmt import EntityListView, EntityView
 
-from ..handlers.swiftmq_cli import AvailableRouters, Bye, ChangeContext, CliHelp, SwitchRouter
+from ..handlers.swiftmq_cli import (
+    AvailableRouters,
+    Bye,
+    ChangeContext,
+    CliHelp,
+    SwitchRouter,
+)
 from . import renderer
 
 NAME_WIDTH = 40
