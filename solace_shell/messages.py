@@ -89,6 +89,8 @@ ENGINE_ERRORS: dict[str, str] = {
     "ha_instance_running": "ERROR: HA instance '{instance}' is running ({process}); kill it first.",
     "ha_instance_down": "ERROR: HA instance '{instance}' is down.",
     "ha_instance_hung": "ERROR: HA instance '{instance}' is already hung.",
+    "ha_link_already_down": "ERROR: The network between the instances of HA router '{router}' is already down.",
+    "ha_link_already_up": "ERROR: The network between the instances of HA router '{router}' is already up.",
     "ha_file_not_found": "ERROR: HA instance '{instance}' has no {file} file.",
     "ha_queue_not_found": "ERROR: Queue '{queue}' not found on HA router '{router}'.",
     "swift_no_instance": "ERROR: HA router '{router}' has no running {role} instance.",

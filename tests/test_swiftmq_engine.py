@@ -218,3 +218,15 @@ def test_default_lab_has_no_ha_core_row_and_advance_does_not_write_one() -> None
     advance(s, 0)
     assert s.dump() == before
     assert "== ha_core (id, snapshot) 0 rows" in before
+
+
+def test_partition_makes_both_standalone_after_20_s_and_healing_shuts_one_down(store: LabStore) -> None:
+    _pair_up(store)
+    do(store, ha.set_link, "ha1", False)
+    advance(store, 19_000)
+    assert states(store) == {"A": "ACTIVE", "B": "STANDBY"}
+    advance(store, 2_000)
+    assert states(store) == {"A": "STANDALONE", "B": "STANDALONE"}
+    do(store, ha.set_link, "ha1", True)
+    advance(store, 1_000)
+    assert states(store) == {"A": "STANDALONE", "B": ""}

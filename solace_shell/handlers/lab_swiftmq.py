@@ -15,6 +15,7 @@ from state_store.swiftmq.views import (
     JmsPublish,
     JmsResend,
     JmsStats,
+    LinkChange,
     ProcessChange,
     RouterView,
 )
@@ -49,6 +50,16 @@ def kill(ctx: HandlerContext, args: Args) -> ProcessChange:
 @handler("lab_swiftmq.hang")
 def hang(ctx: HandlerContext, args: Args) -> ProcessChange:
     return ha.hang(ctx.engine.ha_core(), str(args["ha-instance"]))
+
+
+@handler("lab_swiftmq.partition")
+def partition(ctx: HandlerContext, args: Args) -> LinkChange:
+    return ha.set_link(ctx.engine.ha_core(), str(args["ha-router"]), up=False)
+
+
+@handler("lab_swiftmq.heal")
+def heal(ctx: HandlerContext, args: Args) -> LinkChange:
+    return ha.set_link(ctx.engine.ha_core(), str(args["ha-router"]), up=True)
 
 
 @handler("lab_swiftmq.state")

@@ -14,6 +14,7 @@ from state_store.swiftmq.views import (
     JmsPublish,
     JmsResend,
     JmsStats,
+    LinkChange,
     ProcessChange,
 )
 
@@ -76,6 +77,11 @@ def id_ranges(ids: tuple[int, ...], messages: dict[int, Message]) -> str:
 def process_change(r: ProcessChange) -> str:
     return (f"instance {r.instance} {r.change} state {dash(r.state)} peer {r.peer} {dash(r.peer_state)} "
             f"disconnected {names(r.disconnected)} reconnected {names(r.reconnected)}")
+
+
+@renderer(LinkChange)
+def link_change(r: LinkChange) -> str:
+    return f"link {r.router} {'up' if r.up else 'down'}"
 
 
 @renderer(HaRouters)

@@ -76,6 +76,11 @@ class HaCore:
             node.started_ms = self.now_ms
         self.policy(node.group).on_process(self, node, change)
 
+    def set_link(self, link: Link, up: bool) -> None:
+        """Cut or restore a link; the policy of the group its nodes belong to reacts."""
+        link.up = up
+        self.policy(self.nodes[link.a].group).on_link(self, link)
+
     def after_change(self) -> list[str]:
         """Let every policy settle its groups after a change or an advance (clients reconnect);
         returns the clients that connected, by name."""

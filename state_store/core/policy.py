@@ -15,7 +15,7 @@ from .timers import Timer
 
 if TYPE_CHECKING:
     from .hacore import HaCore
-    from .model import Node
+    from .model import Link, Node
 
 
 class Policy(Protocol):
@@ -27,6 +27,9 @@ class Policy(Protocol):
 
     def on_process(self, core: HaCore, node: Node, change: str) -> None:
         """`change` is start | kill | hang; the core has already set `node.proc`."""
+
+    def on_link(self, core: HaCore, link: Link) -> None:
+        """A link between two nodes of a group went down or came back (`link.up` is already set)."""
 
     def after_change(self, core: HaCore, group: str) -> list[str]:
         """Settle the group after a change or an advance; returns the clients that connected."""

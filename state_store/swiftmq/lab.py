@@ -25,6 +25,7 @@ from .views import (
     JmsPublish,
     JmsResend,
     JmsStats,
+    LinkChange,
     ProcessChange,
     RouterView,
 )
@@ -117,6 +118,19 @@ def kill(core: HaCore, key: str) -> ProcessChange:
 
 def hang(core: HaCore, key: str) -> ProcessChange:
     return _change(core, key, "hang")
+
+
+def set_link(core: HaCore, name: str, up: bool) -> LinkChange:
+    """Partition the network between the two instances (`up=False`) or heal it."""
+    a, b = core.group_nodes(router(core, name))
+    link = core.link(a.key, b.key)
+    if link is None:
+        raise EngineError("ha_router_not_found", router=name)
+    if link.up == up:
+        raise EngineError("ha_link_already_up" if up else "ha_link_already_down", router=name)
+    core.set_link(link, up)
+    reconnect(core, name)
+    return LinkChange(name, up)
 
 
 def ha_file(core: HaCore, key: str, delete: bool = False, write: str | None = None) -> HaFile:

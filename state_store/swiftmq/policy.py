@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..core import HaCore, Node, Timer, register
+from ..core import HaCore, Link, Node, Timer, register
 from ..core.model import node_key
 from .params import SYSTEM, HaParams
 
@@ -143,11 +143,32 @@ class SwiftMqPolicy:
         peer = peer_of(core, node)
         if channel(core, group) == "none" or peer.proc != "up":
             return
+        self._watch(core, peer, node)
+
+    def on_link(self, core: HaCore, link: Link) -> None:
+        """A network partition: no IOException, heartbeats stop reaching either side, so each side
+        closes the channel when the threshold is reached (and serves alone: split brain ahead)."""
+        group = core.nodes[link.a].group
+        if link.up:
+            self.try_connect(core, group)
+            return
+        if channel(core, group) == "none":
+            return
+        core.timers.cancel_where(group, kinds=SEQUENCE)
+        a, b = core.group_nodes(group)
+        for me, other in ((a, b), (b, a)):
+            if me.proc == "up":
+                self._watch(core, me, other)
+
+    def _watch(self, core: HaCore, me: Node, other: Node) -> None:
+        """`me` closes the channel when the threshold of heartbeats from `other` is missing, counted
+        from the last heartbeat it received (heartbeats keep the phase of the connection)."""
+        group = me.group
         p = params(core, group)
         since = int(core.groups[group].data.get("connected_ms", core.now_ms))
         last_beat = since + (core.now_ms - since) // p.heartbeat_interval_ms * p.heartbeat_interval_ms
         due = last_beat + p.heartbeat_interval_ms * p.heartbeat_missing_threshold
-        core.timers.schedule(max(due, core.now_ms), group, peer.name, "heartbeat-missing", {"peer": node.name})
+        core.timers.schedule(max(due, core.now_ms), group, me.name, "heartbeat-missing", {"peer": other.name})
 
     def after_change(self, core: HaCore, group: str) -> list[str]:
         from .lab import reconnect
@@ -168,7 +189,10 @@ class SwiftMqPolicy:
             return
         if timer.kind == "heartbeat-missing":
             node = core.node(group, timer.node)
-            if core.node(group, str(timer.payload["peer"])).proc == "hung" and channel(core, group) != "none":
+            peer = core.node(group, str(timer.payload["peer"]))
+            link = core.link(node.key, peer.key)
+            unreachable = peer.proc == "hung" or (link is not None and not link.up)
+            if unreachable and node.state != STANDALONE:
                 self._connection_lost(core, node, "heartbeat-missing")
             return
         if any(n.proc != "up" for n in core.group_nodes(group)):
@@ -276,7 +300,11 @@ class SwiftMqPolicy:
     def _connection_lost(self, core: HaCore, survivor: Node, cause: str) -> None:
         group = survivor.group
         before = core.groups[group].data.get("before", {}).get(survivor.name, UNKNOWN)
+        watching = [t for t in core.timers.pending() if t.group == group and t.kind == "heartbeat-missing"
+                    and t.node != survivor.name]
         self.close_channel(core, group)
+        for t in watching:   # the other side of a partition still waits for its own threshold
+            core.timers.schedule(t.due_ms, group, t.node, t.kind, t.payload)
         core.log(survivor, "channel-closed", cause=cause)
         if survivor.state in (INITIALIZE, NEGOTIATE) and before != STANDALONE:
             core.set_state(survivor, UNKNOWN)   # never synchronised: waits again

@@ -99,3 +99,9 @@ class JmsStats:
     duplicates_delivered: int
     lost: int
     reconnects: int
+
+
+@dataclass(frozen=True)
+class LinkChange:
+    router: str
+    up: bool
