@@ -27,6 +27,7 @@ from .live_names import LiveNames
 from .paging import more_prompt_reader, needs_paging, page_height, page_output
 from .style import repl_style
 from .toolbar import LAB_TARGET, read_clock, toolbar_fragments
+from .transcript.format import PERSONALITY_PREFIXES
 
 log = logging.getLogger(__name__)
 
@@ -101,8 +102,6 @@ class Repl:
     def recorded_prompt(self, target: str) -> str:
         """The prompt as a transcript writes it: a personality without a host in its prompt (the
         SwiftMQ admin CLI) is prefixed with its name, `swiftmq:ha1>` (docs/transcripts.md)."""
-        from .transcript.format import PERSONALITY_PREFIXES
-
         return f"{target}:{self.prompt}" if target in PERSONALITY_PREFIXES else self.prompt
 
     def switch(self, target: str) -> None:
@@ -188,6 +187,8 @@ class Repl:
             except KeyboardInterrupt:
                 continue
             except EOFError:
+                if self.target in PERSONALITY_PREFIXES:   # the SwiftMQ CLI says goodbye on EOF
+                    self.write("Bye.")
                 return 0
             if not self.run_line(line):
                 return 0

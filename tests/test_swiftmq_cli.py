@@ -184,3 +184,17 @@ def test_a_lab_file_keeps_the_ha_state_between_shells(tmp_path: Path) -> None:
         assert second.target("swiftmq").prompt == "ha1>"
     finally:
         second.close()
+
+
+def test_the_repl_on_the_swiftmq_cli_records_swiftmq_prompts_and_says_bye_on_eof(lab: Lab) -> None:
+    from .test_repl_fakes import ListRecorder, drive
+
+    pair(lab)
+    recorder = ListRecorder()
+    code, out = drive(lab, "sr ha1\rcc /sys$hacontroller/usage\rlc\r", start="swiftmq", recorder=recorder)
+    assert code == 0
+    assert [r[:2] for r in recorder.records] == [
+        ("swiftmq:>", "sr ha1"), ("swiftmq:ha1>", "cc /sys$hacontroller/usage"),
+        ("swiftmq:ha1/sys$hacontroller/usage>", "lc")]
+    assert "ha-state (R/O)                          ACTIVE" in out
+    assert out.rstrip("\n").endswith("Bye.")
