@@ -114,7 +114,9 @@ class Repl:
         if self.target != LAB_TARGET:
             self.switch(LAB_TARGET)
         elif self.last_router is not None:
-            self.switch(self.last_router)
+            targets = self.lab.targets()
+            # after `lab> reset <scenario>` the last router may be gone (e.g. to the SwiftMQ lab)
+            self.switch(self.last_router if self.last_router in targets else targets[0])
 
     # -- output ---------------------------------------------------------------------------------
     def write(self, text: str) -> None:

@@ -198,3 +198,16 @@ def test_the_repl_on_the_swiftmq_cli_records_swiftmq_prompts_and_says_bye_on_eof
         ("swiftmq:ha1/sys$hacontroller/usage>", "lc")]
     assert "ha-state (R/O)                          ACTIVE" in out
     assert out.rstrip("\n").endswith("Bye.")
+
+
+def test_f2_after_resetting_to_the_swiftmq_lab_goes_to_its_cli() -> None:
+    from .test_repl_fakes import ListRecorder, drive
+
+    lab = Lab.fresh()
+    try:
+        recorder = ListRecorder()
+        F2 = "\x1bOQ"
+        drive(lab, F2 + "reset swiftmq-ha\r" + F2 + "ar\r", recorder=recorder)
+        assert [r[:2] for r in recorder.records] == [("lab>", "reset swiftmq-ha"), ("swiftmq:>", "ar")]
+    finally:
+        lab.close()
