@@ -230,3 +230,20 @@ def test_partition_makes_both_standalone_after_20_s_and_healing_shuts_one_down(s
     do(store, ha.set_link, "ha1", True)
     advance(store, 1_000)
     assert states(store) == {"A": "STANDALONE", "B": ""}
+
+
+def test_findings_say_whether_swiftmq_allows_them(store: LabStore) -> None:
+    """A stale store served after a wrong recovery delivers again to another client: a visible
+    duplicate, against SwiftMQ's promise; a non-persistent loss is documented."""
+    _pair_up(store)
+    do(store, ha.publish, "c1", "q1", 2, True)
+    do(store, ha.publish, "c2", "q2", 1, False)
+    do(store, ha.kill, "ha1.A")                      # A keeps its copies on disk
+    assert do(store, ha.consume, "c1", "q1", 5).received == 2
+    do(store, ha.kill, "ha1.B")
+    do(store, ha.ha_file, "ha1.A", write="STANDALONE")
+    do(store, ha.start, "ha1.A")                     # the wrong survivor: its store is stale
+    assert do(store, ha.consume, "c2", "q1", 5).received == 2
+    _, findings = do(store, HaCore.audit)
+    assert {(f.kind, f.reason, f.allowed) for f in findings} == {
+        ("duplicate", "delivered-twice", False), ("loss", "non-persistent-in-transit", True)}

@@ -120,10 +120,12 @@ def instance_log(r: InstanceLog) -> str:
 
 
 _FINDINGS = {
-    ("loss", "non-persistent-in-transit"): "lost {n}: non-persistent, in transit when its instance stopped serving",
-    ("loss", "overwritten-by-sync"): "lost {n}: overwritten by the ACTIVE's store image at synchronisation",
-    ("duplicate", "delivered-twice"): "duplicated {n}: delivered to the application more than once",
-    ("discarded-resend", "duplicate-detection"): "discarded {n}: resent, dropped by duplicate detection",
+    ("loss", "non-persistent-in-transit"): "lost {n} {verdict}: non-persistent, in transit when its instance "
+                                           "stopped serving",
+    ("loss", "overwritten-by-sync"): "lost {n} {verdict}: overwritten by the ACTIVE's store image at "
+                                     "synchronisation",
+    ("duplicate", "delivered-twice"): "duplicated {n} {verdict}: delivered to the application more than once",
+    ("discarded-resend", "duplicate-detection"): "discarded {n} {verdict}: resent, dropped by duplicate detection",
 }
 
 
@@ -133,7 +135,9 @@ def ha_audit(r: HaAudit) -> str:
     lines = [(f"published {t.published} delivered {t.delivered} duplicated {t.duplicated} lost {t.lost} "
              f"stored {t.stored} discarded {t.discarded}")]
     for f in r.findings:
-        text = _FINDINGS.get((f.kind, f.reason), f"{f.kind} {{n}}: {f.reason}").format(n=f.count)
+        verdict = "(allowed)" if f.allowed else "(violation)"
+        text = _FINDINGS.get((f.kind, f.reason), f"{f.kind} {{n}} {{verdict}}: {f.reason}").format(
+            n=f.count, verdict=verdict)
         lines.append(f"{text} ({id_ranges(f.message_ids, r.messages)})")
     return "\n".join(lines)
 

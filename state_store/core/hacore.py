@@ -102,7 +102,7 @@ class HaCore:
         return self.after_change()
 
     def audit(self, group: str | None = None) -> tuple[AuditTotals, tuple[Finding, ...]]:
-        return audit(self.ledger, group)
+        return audit(self.ledger, lambda g, kind, reason: self.policy(g).allows(kind, reason), group)
 
     # -- snapshot ------------------------------------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:

@@ -31,6 +31,10 @@ class Policy(Protocol):
     def on_link(self, core: HaCore, link: Link) -> None:
         """A link between two nodes of a group went down or came back (`link.up` is already set)."""
 
+    def allows(self, kind: str, reason: str) -> bool:
+        """Message guarantee rule: is this audit finding (loss, duplicate, ...) a documented
+        consequence in this product, or a violation of its promise?"""
+
     def after_change(self, core: HaCore, group: str) -> list[str]:
         """Settle the group after a change or an advance; returns the clients that connected."""
 

@@ -170,6 +170,15 @@ class SwiftMqPolicy:
         due = last_beat + p.heartbeat_interval_ms * p.heartbeat_missing_threshold
         core.timers.schedule(max(due, core.now_ms), group, me.name, "heartbeat-missing", {"peer": other.name})
 
+    def allows(self, kind: str, reason: str) -> bool:
+        """SwiftMQ promises no persistent loss and no application-visible duplicate across a
+        failover. Documented exceptions: non-persistent messages in transit may be lost; resends
+        dropped by duplicate detection are the mechanism itself; what the instance made STANDBY
+        took while it was STANDALONE is overwritten at sync (the split-brain procedure says to
+        pick the survivor)."""
+        return (kind, reason) in {("loss", NON_PERSISTENT_IN_TRANSIT), ("loss", OVERWRITTEN_BY_SYNC),
+                                  ("discarded-resend", "duplicate-detection")}
+
     def after_change(self, core: HaCore, group: str) -> list[str]:
         from .lab import reconnect
 
