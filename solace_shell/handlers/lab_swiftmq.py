@@ -66,6 +66,10 @@ def heal(ctx: HandlerContext, args: Args) -> LinkChange:
 def state(ctx: HandlerContext, args: Args) -> HaRouters:
     core = ctx.engine.ha_core()
     names = [str(args["ha-router"])] if "ha-router" in args else ha.routers(core)
+    if not names:
+        from state_store.errors import EngineError
+
+        raise EngineError("no_ha_router")
     return HaRouters(ctx.engine.now_ms(), tuple(ha.router_view(core, n) for n in names))
 
 
