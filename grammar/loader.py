@@ -34,7 +34,8 @@ _MODE_KEYS = {"prompt", "char", "kind", "help", "carries"}
 _TYPE_KEYS = {"kind", "help", "min", "max", "max-length", "forbidden", "values"}
 _PARAM_KEYS = {"type", "help", "complete"}
 _COMMAND_KEYS = {"syntax", "modes", "help", "handler", "access", "enters", "transit", "local", "no-form", "no-help", "words"}
-COMPLETION_SOURCES = {"vpn", "queue", "xid", "client", "router", "site", "user", "topic", "scenario"}
+COMPLETION_SOURCES = {"vpn", "queue", "xid", "client", "router", "site", "user", "topic", "scenario",
+                      "ha-instance", "ha-router", "jms-client", "ha-queue"}
 
 
 class GrammarError(Exception):
@@ -137,8 +138,8 @@ def _modes(doc: Any, path: Path, problems: _Problems) -> tuple[dict[str, Mode], 
         if char not in (">", "#"):
             problems.add(_rel(path), line, f"mode {mode_id}: char must be '>' or '#'")
         kind = spec.get("kind", "router")
-        if kind not in ("router", "lab"):
-            problems.add(_rel(path), line, f"mode {mode_id}: kind must be router or lab")
+        if kind not in ("router", "lab", "swiftmq"):
+            problems.add(_rel(path), line, f"mode {mode_id}: kind must be router, lab or swiftmq")
         if not spec.get("help"):
             problems.add(_rel(path), line, f"mode {mode_id}: help is missing")
         carries = spec.get("carries") or {}

@@ -99,3 +99,10 @@ def interactive_banner(settings: dict[str, str]) -> str:
 def script_banner(settings: dict[str, str]) -> str:
     """`cli -A -s` (T15): the banner and one blank line; each echoed prompt line then brings its own."""
     return lab_banner(settings) + "\n"
+
+
+def swiftmq_lab_banner() -> str:
+    """A lab with SwiftMQ HA routers only: the SwiftMQ admin CLI prints no banner of its own that a
+    capture shows, so the lab says where the operator is (non-authoritative)."""
+    return ("solace-shell lab: SwiftMQ HA routers (SwiftMQ admin CLI; ? for help, Tab to complete, "
+            "F2 for the lab console)\n")

@@ -43,6 +43,13 @@ def _open_lab(db: str | None, user: str, ask_password: bool, scenario: str | Non
               "(choose another --db, or use `lab> reset <scenario>` inside the shell)")
     if created:
         path.parent.mkdir(parents=True, exist_ok=True)
+    if scenario:
+        from state_store.scenario import resolve_scenario
+
+        found = resolve_scenario(scenario)
+        if found is None:
+            _fail(f"scenario '{scenario}' not found (give a YAML file or a bundled scenario name)")
+        scenario = str(found)
     try:
         lab = Lab.open(path, user=user, scenario=scenario)
     except ScenarioError as exc:
@@ -100,8 +107,8 @@ def _check_commands(commands: tuple[str, ...]) -> None:
 @click.option("--user", help="Log in as this lab-defined CLI user (asks for its password; "
               f"{PASSWORD_ENV} when not at a terminal). Without it: the built-in admin, like cli -A.")
 @click.option("--router", help="The router to start at (default: the lab's first router).")
-@click.option("--scenario", type=click.Path(exists=True, dir_okay=False),
-              help="Build a new lab file from this scenario (YAML) instead of the default two-site lab.")
+@click.option("--scenario", help="Build a new lab file from this scenario (a YAML file, or a bundled scenario "
+              "name: default, swiftmq-ha) instead of the default two-site lab.")
 @click.option("-s", "--script", type=click.Path(exists=True, dir_okay=False),
               help="Run a CLI script file, echoing each line after the prompt (like cli -A -s).")
 @click.option("-c", "--command", "commands", multiple=True, help="Run one command and exit (repeatable).")
@@ -130,9 +137,9 @@ def main(ctx: click.Context, db: str | None, user: str | None, router: str | Non
         _fail("--record records an interactive session; it cannot be used with -s, -c or piped input")
     lab, path = _open_lab(db, user or "admin", ask_password=user is not None, scenario=scenario)
     try:
-        start = router or lab.routers()[0]
-        if start not in lab.routers():
-            _fail(f"no router named '{start}' in this lab (routers: {', '.join(lab.routers())})")
+        start = router or lab.start_target()
+        if start not in lab.targets():
+            _fail(f"no router named '{start}' in this lab (routers: {', '.join(lab.targets())})")
         if script_text is not None:
             from .banner import script_banner
             from .script import run_script, script_lines
@@ -141,7 +148,7 @@ def main(ctx: click.Context, db: str | None, user: str | None, router: str | Non
         if commands:
             from .script import run_commands
             sys.exit(run_commands(lab, start, commands, sys.stdout))
-        from .banner import interactive_banner
+        from .banner import interactive_banner, swiftmq_lab_banner
         from .repl import history_path_for, run_repl
         recorder = None
         if record:
@@ -151,7 +158,7 @@ def main(ctx: click.Context, db: str | None, user: str | None, router: str | Non
             except RecordRefused as refused:
                 _fail(f"cannot record on lab {path}: {refused}")
             recorder = Recorder.open(Path(record), scenario=scenario)
-        click.echo(interactive_banner(_settings(lab)), nl=False)
+        click.echo(interactive_banner(_settings(lab)) if lab.routers() else swiftmq_lab_banner(), nl=False)
         try:
             code = run_repl(lab, start, history_path=history_path_for(path), recorder=recorder,
                             editing_mode="vi" if vi else "emacs")

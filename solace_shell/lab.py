@@ -17,6 +17,7 @@ from .access import UserAccess
 from .messages import check_texts
 from .results import Outcome
 from .session import Session
+from .swiftmq_cli import SWIFTMQ_TARGET, SwiftMqCli
 
 LAB_TARGET = "lab"
 # Transcript headers and the command line say `version`; the engine stores `software_version`.
@@ -55,6 +56,7 @@ class Lab:
         self.console = Session(self, host=LAB_TARGET, router=None, start_mode="lab",
                                user=UserAccess(self.user.name, "admin", "read-write"))
         self._routers = self._load_routers()
+        self._swiftmq: SwiftMqCli | None = None
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
@@ -86,6 +88,7 @@ class Lab:
 
     def _load_routers(self) -> list[str]:
         with self.store.transaction() as engine:
+            self._ha_routers = engine.ha_router_names()
             return [r.name for r in engine.routers()]
 
     def reset(self, scenario: str | Path | None = None) -> None:
@@ -97,13 +100,24 @@ class Lab:
         """After `lab> reset`: the routers may differ; every session starts again at its top level."""
         self._routers = self._load_routers()
         self._sessions.clear()
+        self._swiftmq = None
 
     # -- sessions ----------------------------------------------------------------------------
     def routers(self) -> list[str]:
         return list(self._routers)
 
     def targets(self) -> list[str]:
-        return self.routers() + [LAB_TARGET]
+        """Routers, the SwiftMQ admin CLI when the lab has an HA router, and the lab console."""
+        return self.routers() + ([SWIFTMQ_TARGET] if self._ha_routers else []) + [LAB_TARGET]
+
+    def start_target(self) -> str:
+        """Where a shell starts: the first router, else the SwiftMQ CLI, else the lab console."""
+        return self.targets()[0]
+
+    def swiftmq(self) -> SwiftMqCli:
+        if self._swiftmq is None:
+            self._swiftmq = SwiftMqCli(self, self.user)
+        return self._swiftmq
 
     def session(self, router: str) -> Session:
         session = self._sessions.get(router)
@@ -114,14 +128,19 @@ class Lab:
                                                        user=self.user)
         return session
 
-    def target(self, name: str) -> Session:
+    def target(self, name: str) -> Session | SwiftMqCli:
+        if name == SWIFTMQ_TARGET and self._ha_routers:
+            return self.swiftmq()
         return self.console if name == LAB_TARGET else self.session(name)
 
     def prompt(self, target: str) -> str:
-        return self.target(target).prompt
+        """The prompt as a transcript writes it: a personality's prompt has no host, so it is
+        prefixed with the target (`swiftmq:ha1>`; docs/transcripts.md)."""
+        prompt = self.target(target).prompt
+        return f"{SWIFTMQ_TARGET}:{prompt}" if target == SWIFTMQ_TARGET else prompt
 
     def execute(self, target: str, line: str) -> Outcome:
-        if target != LAB_TARGET and target not in self._routers:
+        if target not in self.targets():
             from .messages import shell_error_text
             return Outcome(shell_error_text("unknown_target", target=target), False, "", "invalid")
         return self.target(target).execute(line)

@@ -34,6 +34,10 @@ ENGINE_SOURCES: dict[str, tuple[_Call, ...]] = {
     "topic": (("replicated_topic_names", _ROUTER_VPN), ("replicated_topics", _ROUTER_VPN)),
     "site": (("site_names", _NONE), ("sites", _NONE)),
     "user": (("user_names", _NONE), ("users", _NONE)),
+    "ha-instance": (("ha_instance_names", _NONE),),
+    "ha-router": (("ha_router_names", _NONE),),
+    "jms-client": (("jms_client_names", _NONE),),
+    "ha-queue": (("ha_queue_names", _NONE),),
 }
 # Sources that need a VPN: without one (none on the line nor carried by the level) they offer nothing.
 NEEDS_VPN = frozenset({"queue", "topic"})

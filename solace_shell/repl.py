@@ -28,6 +28,7 @@ from .paging import more_prompt_reader, needs_paging, page_height, page_output
 from .style import repl_style
 from .results import BACK_TO_ROUTER
 from .toolbar import LAB_TARGET, read_clock, toolbar_fragments
+from .transcript.format import PERSONALITY_PREFIXES
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +121,11 @@ class Repl:
         """The current prompt without the trailing space."""
         return self.session().prompt
 
+    def recorded_prompt(self, target: str) -> str:
+        """The prompt as a transcript writes it: a personality without a host in its prompt (the
+        SwiftMQ admin CLI) is prefixed with its name, `swiftmq:ha1>` (docs/transcripts.md)."""
+        return f"{target}:{self.prompt}" if target in PERSONALITY_PREFIXES else self.prompt
+
     def switch(self, target: str) -> None:
         if target != LAB_TARGET:
             self.last_router = target
@@ -130,7 +136,9 @@ class Repl:
         if self.target != LAB_TARGET:
             self.switch(LAB_TARGET)
         elif self.last_router is not None:
-            self.switch(self.last_router)
+            targets = self.lab.targets()
+            # after `lab> reset <scenario>` the last router may be gone (e.g. to the SwiftMQ lab)
+            self.switch(self.last_router if self.last_router in targets else targets[0])
 
     # -- output ---------------------------------------------------------------------------------
     def write(self, text: str) -> None:
@@ -180,7 +188,7 @@ class Repl:
         """Run one line on the current target; False when the REPL should end."""
         target = self.target
         try:
-            prompt = self.prompt
+            prompt = self.recorded_prompt(target)
             outcome = self.lab.execute(target, line)
         except Exception as exc:  # the lab guards its own commands; this is a last resort
             log.exception("internal error running %r", line)
@@ -210,6 +218,8 @@ class Repl:
                 typed = ""
                 continue
             except EOFError:
+                if self.target in PERSONALITY_PREFIXES:   # the SwiftMQ CLI says goodbye on EOF
+                    self.write("Bye.")
                 return 0
             typed = ""
             if not self.run_line(line):

@@ -53,7 +53,7 @@ def script_lines(text: str) -> list[str]:
 
 def run_script(lab: Lab, router: str, lines: Iterable[str], out: TextIO, banner: str = "") -> int:
     """Run `lines` on `router` as `cli -A -s` would; 1 if any line failed, else 0."""
-    session = lab.session(router)
+    session = lab.target(router)
     out.write(banner)
     failed = False
     for raw in lines:
@@ -75,7 +75,7 @@ def run_commands(lab: Lab, router: str, commands: Iterable[str], out: TextIO) ->
     """`solace-shell -c CMD`: output only; a failing command is echoed after its prompt first, so
     the caret of a parse error points into a line the reader can see. Non-zero exit status when a
     command fails."""
-    session = lab.session(router)
+    session = lab.target(router)
     failed = False
     for command in commands:
         prompt = session.prompt

@@ -16,7 +16,8 @@ Public API
     site_names(); user_names(); replicated_topic_names(router, vpn)   (completion, never raise)
     settings() -> dict[str, str]; set_setting(key, value)
     user(name) -> UserInfo | None; users() -> list[UserInfo]; verify_password(name, pw) -> bool
-    now_ms() -> int; advance(ms) -> AdvanceResult
+    now_ms() -> int; advance(ms) -> AdvanceResult   (also runs the HA core's timers: one clock)
+    ha_core() -> HaCore   (the SwiftMQ routers etc., state_store.core; lab ops in state_store.swiftmq.lab)
     fail_site(site); restore_site(site); replace_site(site)
     fail_link(site_a=None, site_b=None); restore_link(site_a=None, site_b=None)
   Replication
@@ -68,6 +69,7 @@ from sqlalchemy import select
 from .audit import AuditMixin
 from .base import SETTING_DEFAULTS
 from .clients import ClientsMixin
+from .core.persist import HaCoreMixin
 from .errors import EngineError
 from .failures import FailuresMixin
 from .messaging import MessagingMixin
@@ -96,7 +98,7 @@ SETTING_RULES: dict[str, Any] = {
 
 
 class Engine(ReplicationMixin, MessagingMixin, ClientsMixin, TransactionsMixin, FailuresMixin,
-             AuditMixin):
+             AuditMixin, HaCoreMixin):
     # ------------------------------------------------------------------ time
     def advance(self, ms: int) -> AdvanceResult:
         """Move the simulated clock. Clients reconnect (before and after), then every bound
@@ -122,6 +124,7 @@ class Engine(ReplicationMixin, MessagingMixin, ClientsMixin, TransactionsMixin, 
                 v.drain_carry = 0
         self._refresh()
         reconnected += [c for c in self._reconnect_all() if c not in reconnected]
+        reconnected += [c for c in self.advance_ha_core(start + ms) if c not in reconnected]
         self.s.flush()
         return AdvanceResult(from_ms=start, to_ms=start + ms, drained=drained,
                              reconnected=tuple(reconnected))

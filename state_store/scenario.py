@@ -44,8 +44,20 @@ from typing import Any
 
 import yaml
 
+from .swiftmq.scenario import SCHEMA as SWIFTMQ_SCHEMA
+from .swiftmq.scenario import check as check_swiftmq
+
 ROOT_DIR = Path(__file__).parent / "scenarios"
 DEFAULT_SCENARIO = ROOT_DIR / "default.yaml"
+
+
+def resolve_scenario(name: str) -> Path | None:
+    """A scenario as typed: a file path, or the name of a bundled scenario (`default`,
+    `swiftmq-ha`); None when neither exists."""
+    for candidate in (Path(name), ROOT_DIR / name, ROOT_DIR / f"{name}.yaml"):
+        if candidate.is_file():
+            return candidate
+    return None
 
 
 class ScenarioError(Exception):
@@ -148,6 +160,7 @@ SCHEMA = _m(
         consume=(("list", _m(queue=("str", REQ), count=("int", OPT))), OPT),
     )), OPT),
     advance_ms=("int", OPT),
+    swiftmq=(SWIFTMQ_SCHEMA, OPT),                      # SwiftMQ HA routers: state_store/swiftmq/scenario.py
 )
 
 _TYPE_NAMES = {"str": "a string", "int": "an integer", "bool": "true or false", "num": "a number"}
@@ -370,6 +383,10 @@ def _semantic_checks(v: _Validator, doc: MDict) -> None:
                                              f" in VPN {clients[cl]!r}")
 
 
+    if doc.get("swiftmq") is not None:
+        check_swiftmq(v.err, doc["swiftmq"], set(routers) | set(clients))
+
+
 def load_scenario(path: str | Path) -> MDict:
     """Parse and validate; raise ScenarioError listing every problem."""
     p = Path(path)
@@ -539,9 +556,21 @@ def build_lab(session: Any, doc: MDict) -> None:
                     size=msg.get("size"))
     for t in doc.get("transactions") or []:
         _build_txn(eng, t)
+    _build_ha_core(eng, doc)
     if doc.get("advance_ms"):
         eng.advance(doc["advance_ms"])
+    eng.save_ha_core()
     session.flush()
+
+
+def _build_ha_core(eng: Any, doc: MDict) -> None:
+    """The HA core's part of the scenario (SwiftMQ routers), stored with the lab."""
+    from .core.persist import ensure_table
+    from .swiftmq.scenario import build
+
+    ensure_table(eng.s.connection())
+    if doc.get("swiftmq") is not None:
+        build(eng.ha_core(), doc["swiftmq"])
 
 
 def _build_txn(eng: Any, t: MDict) -> None:

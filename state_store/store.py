@@ -32,6 +32,8 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 
 from .base import Topology
+from .core.persist import clear as clear_ha_core
+from .core.persist import ensure_table
 from .engine import Engine
 from .errors import LabBusy, LabFileError
 from .models import SCHEMA_VERSION, Base, Meta
@@ -81,6 +83,7 @@ def _memory_engine(raw: sqlite3.Connection) -> SAEngine:
 def _populate(engine: SAEngine, scenario: Path) -> None:
     doc = load_scenario(scenario)
     Base.metadata.create_all(engine)
+    ensure_table_on(engine)
     with engine.connect() as conn:
         with conn.begin():
             session = Session(bind=conn)
@@ -88,6 +91,12 @@ def _populate(engine: SAEngine, scenario: Path) -> None:
             build_lab(session, doc)
             session.flush()
             session.close()
+
+
+def ensure_table_on(engine: SAEngine) -> None:
+    with engine.connect() as conn:
+        with conn.begin():
+            ensure_table(conn)
 
 
 def _template(scenario: Path) -> sqlite3.Connection:
@@ -157,6 +166,7 @@ class LabStore:
             dbapi_conn.execute("PRAGMA synchronous=NORMAL")
 
         _install_begin(engine, immediate=False)
+        ensure_table_on(engine)  # lab files older than the HA core lack its table
         return cls(engine, str(p))
 
     @staticmethod
@@ -222,6 +232,7 @@ class LabStore:
                 try:
                     engine = Engine(session, topology)
                     yield engine
+                    engine.save_ha_core()
                     session.flush()
                 finally:
                     session.close()
@@ -239,6 +250,7 @@ class LabStore:
             with conn.begin():
                 for table in reversed(Base.metadata.sorted_tables):
                     conn.execute(table.delete())
+                clear_ha_core(conn)
                 session = Session(bind=conn)
                 try:
                     session.add(Meta(key="schema_version", value=SCHEMA_VERSION))

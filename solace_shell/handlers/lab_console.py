@@ -12,7 +12,7 @@ from pathlib import Path
 
 from grammar.types import duration_ms
 from state_store.errors import EngineError
-from state_store.scenario import DEFAULT_SCENARIO, ROOT_DIR, ScenarioError, load_scenario
+from state_store.scenario import DEFAULT_SCENARIO, ScenarioError, load_scenario, resolve_scenario
 from state_store.views import Audit, ConsumeResult, LabStatus, PublishResult
 
 from ..results import BACK_TO_ROUTER, Lines, Refused, ResetLab, SwitchTarget
@@ -238,10 +238,10 @@ def audit(ctx: HandlerContext, args: Args) -> AuditView:
 # ---------------------------------------------------------------- reset, settings
 def scenario_path(name: str) -> Path:
     """A scenario as typed: a file path, or the name of a bundled scenario (`default`)."""
-    for candidate in (Path(name), ROOT_DIR / name, ROOT_DIR / f"{name}.yaml"):
-        if candidate.is_file():
-            return candidate
-    raise EngineError("scenario_not_found", scenario=name)
+    found = resolve_scenario(name)
+    if found is None:
+        raise EngineError("scenario_not_found", scenario=name)
+    return found
 
 
 @handler("lab.reset")

@@ -27,6 +27,12 @@ PROMPT_RE = re.compile(
     r"(?P<prompt>(?P<host>[A-Za-z0-9_.-]+)(?P<suffix>\([^()\s]+\))?(?P<char>[>#]))"
     r"(?: (?P<command>.*))?"
 )
+# A prompt personality without a host in its prompt is addressed as `<personality>:<prompt>`:
+# `swiftmq:> sr ha1`, `swiftmq:ha1/sys$hacontroller/usage> lc` (the SwiftMQ admin CLI).
+PERSONALITY_PREFIXES = ("swiftmq",)
+PERSONALITY_RE = re.compile(
+    r"(?P<prompt>(?P<host>" + "|".join(PERSONALITY_PREFIXES) + r"):(?:[^\s>]+)?>)(?: (?P<command>.*))?"
+)
 _HEADER_RE = re.compile(r"#:\s*(?P<key>[A-Za-z][A-Za-z0-9_-]*)\s*(?::\s*(?P<value>.*))?")
 _SURROGATE_RE = re.compile("[\udc80-\udcff]")
 
@@ -119,7 +125,7 @@ def clean(raw: str) -> str:
 
 def match_prompt(line: str) -> PromptLine | None:
     """Parse a cleaned line as `<prompt>[ <command>]`, ignoring whether the host exists."""
-    m = PROMPT_RE.fullmatch(line)
+    m = PROMPT_RE.fullmatch(line) or PERSONALITY_RE.fullmatch(line)
     if m is None:
         return None
     return PromptLine(m["prompt"], m["host"], m["command"] or "")

@@ -1,0 +1,169 @@
+"""Fixed output forms of the lab console's SwiftMQ verbs (docs/lab.md), and the System.out lines
+an HA instance prints, rendered from the core's event codes.
+
+Only one System.out line is documented verbatim (seed 001): the preferred-active failover notice.
+The others are written in the same style and are marked synthesized in docs/lab.md."""
+
+from __future__ import annotations
+
+from state_store.core import Event, Message
+from state_store.swiftmq.views import (
+    HaFile,
+    InstanceLog,
+    JmsConsume,
+    JmsPublish,
+    JmsResend,
+    JmsStats,
+    LinkChange,
+    ProcessChange,
+)
+
+from ..handlers.lab_swiftmq import HaAudit, HaRouters
+from . import renderer
+from .lab_console import clock_text, names, table
+
+MAX_ID_RANGES = 5
+SYSTEM_OUT_INDENT = " " * 8
+
+
+def dash(value: str | None) -> str:
+    return value if value else "-"
+
+
+def system_out(event: Event) -> list[str]:
+    """What the instance printed on System.out for one event (none for silent events)."""
+    p = event.params
+    out = SYSTEM_OUT_INDENT + "+++ "
+    if event.code == "start":
+        return [f"{out}Starting HA instance {event.node} (last saved HA state: {p['saved']})"]
+    if event.code == "waiting":
+        if p.get("timeout_ms") is None:
+            return [f"{out}Waiting for the other HA instance (no timeout: last saved HA state is UNKNOWN) ..."]
+        return [f"{out}Waiting for the other HA instance (negotiation timeout {p['timeout_ms']} ms) ..."]
+    if event.code == "state":
+        return [f"{out}HA state: {p['new']}"] if p.get("new") else []
+    if event.code == "negotiation-timeout":
+        return [f"{out}Negotiation timeout reached, no connection to the other HA instance"]
+    if event.code == "channel-closed":
+        if p.get("cause") == "heartbeat-missing":
+            return [f"{out}Replication channel closed: heart beat missing threshold reached"]
+        return [f"{out}Replication channel closed: java.io.IOException: Connection reset"]
+    if event.code == "preferred-failover":
+        seconds = int(p["delay_ms"]) // 1000
+        return [f"{out}STANDBY is preferred ACTIVE instance: Failover in {seconds} seconds ..."]
+    if event.code == "split-brain-shutdown":
+        return [f"{out}Split brain: the other HA instance ({p['peer']}) is STANDALONE too",
+                "java.lang.Exception: Both HA instances are in HA state STANDALONE, shutting down this instance"]
+    return []
+
+
+def id_ranges(ids: tuple[int, ...], messages: dict[int, Message]) -> str:
+    """JMS message IDs of consecutive ledger ids as ranges: ID:c1-1..ID:c1-10,ID:c2-4."""
+    ranges: list[str] = []
+    run: list[int] = []
+    for i in list(ids) + [0]:
+        if run and i == run[-1] + 1 and i in messages and messages[i].client == messages[run[0]].client:
+            run.append(i)
+            continue
+        if run:
+            first, last = messages[run[0]].origin_key, messages[run[-1]].origin_key
+            ranges.append(first if first == last else f"{first}..{last}")
+        run = [i] if i else []
+    more = len(ranges) > MAX_ID_RANGES
+    return ",".join(ranges[:MAX_ID_RANGES]) + (",..." if more else "") if ranges else "-"
+
+
+@renderer(ProcessChange)
+def process_change(r: ProcessChange) -> str:
+    return (f"instance {r.instance} {r.change} state {dash(r.state)} peer {r.peer} {dash(r.peer_state)} "
+            f"disconnected {names(r.disconnected)} reconnected {names(r.reconnected)}")
+
+
+@renderer(LinkChange)
+def link_change(r: LinkChange) -> str:
+    return f"link {r.router} {'up' if r.up else 'down'}"
+
+
+@renderer(HaRouters)
+def ha_routers(r: HaRouters) -> str:
+    blocks: list[str] = []
+    for router in r.routers:
+        rows: list[tuple[str, ...]] = []
+        for i in router.instances:
+            if i.waiting_forever:
+                waiting = "forever"
+            elif i.waiting_until_ms is not None:
+                waiting = "until " + clock_text(i.waiting_until_ms)
+            else:
+                waiting = "-"
+            rows.append((i.instance, i.process, dash(i.state), dash(i.saved), "yes" if i.preferred else "no",
+                         "yes" if i.serving else "no", names(i.clients), waiting))
+        lines = [f"router {router.router} channel {router.channel} clock {clock_text(r.now_ms)}", ""]
+        lines += table(("instance", "process", "ha-state", "ha.state", "preferred", "serving", "clients",
+                        "waiting"), rows)
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+@renderer(HaFile)
+def ha_file(r: HaFile) -> str:
+    if r.change == "deleted":
+        return f"{r.instance} {r.name} deleted"
+    if r.change == "written":
+        return f"{r.instance} {r.name} written {r.content}"
+    return f"{r.instance} {r.name} {r.content if r.content is not None else '(no file)'}"
+
+
+@renderer(InstanceLog)
+def instance_log(r: InstanceLog) -> str:
+    return "\n".join(line for e in r.events for line in system_out(e))
+
+
+_FINDINGS = {
+    ("loss", "non-persistent-in-transit"): "lost {n} {verdict}: non-persistent, in transit when its instance "
+                                           "stopped serving",
+    ("loss", "overwritten-by-sync"): "lost {n} {verdict}: overwritten by the ACTIVE's store image at "
+                                     "synchronisation",
+    ("duplicate", "delivered-twice"): "duplicated {n} {verdict}: delivered to the application more than once",
+    ("discarded-resend", "duplicate-detection"): "discarded {n} {verdict}: resent, dropped by duplicate detection",
+}
+
+
+@renderer(HaAudit)
+def ha_audit(r: HaAudit) -> str:
+    t = r.totals
+    lines = [(f"published {t.published} delivered {t.delivered} duplicated {t.duplicated} lost {t.lost} "
+             f"stored {t.stored} discarded {t.discarded}")]
+    for f in r.findings:
+        verdict = "(allowed)" if f.allowed else "(violation)"
+        text = _FINDINGS.get((f.kind, f.reason), f"{f.kind} {{n}} {{verdict}}: {f.reason}").format(
+            n=f.count, verdict=verdict)
+        lines.append(f"{text} ({id_ranges(f.message_ids, r.messages)})")
+    return "\n".join(lines)
+
+
+@renderer(JmsPublish)
+def jms_publish(r: JmsPublish) -> str:
+    kind = "persistent" if r.persistent else "non-persistent"
+    ids = r.first_id if r.first_id == r.last_id else f"{r.first_id}..{r.last_id}"
+    return (f"published {r.count} {kind} to {r.router}/{r.queue} on {r.instance} replicated {r.replicated} "
+            f"({ids})")
+
+
+@renderer(JmsResend)
+def jms_resend(r: JmsResend) -> str:
+    return (f"resent {r.resent} discarded {r.discarded} accepted {r.accepted} "
+            f"on {r.router}/{r.instance}")
+
+
+@renderer(JmsConsume)
+def jms_consume(r: JmsConsume) -> str:
+    ids = "-" if not r.ids else (r.ids[0] if len(r.ids) == 1 else f"{r.ids[0]}..{r.ids[-1]}")
+    return f"received {r.received} from {r.router}/{r.queue} on {r.instance} discarded {r.discarded} ({ids})"
+
+
+@renderer(JmsStats)
+def jms_stats(r: JmsStats) -> str:
+    return (f"client {r.client} router {r.router} instance {dash(r.instance)} sent {r.sent} received {r.received} "
+            f"duplicates-discarded {r.duplicates_discarded} duplicates-delivered {r.duplicates_delivered} "
+            f"lost {r.lost} reconnects {r.reconnects}")
