@@ -116,7 +116,8 @@ ENGINE_ERRORS: dict[str, str] = {
 
 GENERIC_ENGINE_ERROR = "ERROR: {code_text}"
 # Refusals the shell raises itself (lab console), beside the engine's codes.
-SHELL_ENGINE_CODES: frozenset[str] = frozenset({"scenario_not_found", "scenario_invalid"})
+SHELL_ENGINE_CODES: frozenset[str] = frozenset({"scenario_not_found", "scenario_invalid", "no_ha_router",
+                                               "swift_no_router", "swift_router_unknown"})
 
 
 def missing_texts() -> list[str]:

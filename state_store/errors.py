@@ -53,6 +53,12 @@ ERROR_CODES: frozenset[str] = frozenset({
     "invalid_value", "value_out_of_range", "invalid_topic", "invalid_xid", "invalid_queue_name",
     "unknown_option", "unknown_setting",
     "publish_rejected_repl_queue_full", "publish_rejected_sync_ineligible",
+    # HA-core systems (state_store/core, state_store/swiftmq)
+    "ha_file_not_found", "ha_instance_down", "ha_instance_hung", "ha_instance_not_found",
+    "ha_instance_running", "ha_link_already_up", "ha_queue_not_found", "ha_router_not_found",
+    "jms_client_not_found", "jms_client_reconnecting",
+    "swift_invalid_value", "swift_no_instance", "swift_read_only", "swift_unknown_context",
+    "swift_unknown_property",
 })
 
 

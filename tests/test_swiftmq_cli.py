@@ -142,7 +142,7 @@ def test_transcript_prompt_rule() -> None:
 def test_a_transcript_on_the_shipped_scenario(tmp_path: Path) -> None:
     text = ("#: scenario: ../scenarios/swiftmq-ha.yaml\nlab> ha start ha1.A\n"
             "instance ha1.A started state UNKNOWN peer ha1.B - disconnected - reconnected -\n"
-            "swiftmq:> ar\nAvailable Routers:\n")
+            "swiftmq:> ar\nAvailable Routers:\n\n\n")
     base = Path(__file__).resolve().parent.parent / "transcripts" / "swiftmq"
     result = replay_text(text, "t.cli.txt", base_dir=base)
     assert [c.verdict for c in result.commands] == ["pass", "pass"]
