@@ -7,7 +7,8 @@
 - Tab: completes at once (no waiting for a background completer): a unique candidate is inserted with
   a trailing space, several insert their common part, otherwise the completion menu opens (and Tab
   then cycles through it).
-- F2: switch between the current router and the lab console.
+- F2: switch between the current router and the lab console (for users with the lab-administration
+  right; others get one refusal line and stay where they are).
 - Ctrl-D on an empty line ends the REPL, Ctrl-C clears the line (prompt_toolkit's defaults; the loop
   in repl.py acts on them).
 """
@@ -27,7 +28,8 @@ from .completer import open_quote
 class ReplHooks(Protocol):
     def help_for(self, text: str, cursor: int) -> str: ...
     def write_help(self, text: str) -> None: ...
-    def toggle_console(self) -> None: ...
+    def toggle_console(self) -> str | None: ...
+    def write(self, text: str) -> None: ...
 
 
 @Condition
@@ -72,7 +74,14 @@ def repl_key_bindings(repl: ReplHooks) -> KeyBindings:
 
     @kb.add("f2")
     def _toggle(event: KeyPressEvent) -> None:
-        repl.toggle_console()
+        refusal = repl.toggle_console()
+        if refusal is not None:
+            line = refusal
+
+            def _refuse() -> None:  # printed above the prompt, which stays as it was
+                repl.write(line)
+
+            run_in_terminal(_refuse)
         event.app.invalidate()
 
     return kb

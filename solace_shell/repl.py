@@ -98,17 +98,26 @@ class Repl:
         """The current prompt without the trailing space."""
         return self.session().prompt
 
-    def switch(self, target: str) -> None:
-        if target != LAB_TARGET:
+    def switch(self, target: str) -> str | None:
+        """Go to `target`; returns the refusal line (nothing changed) when it is the lab console
+        and the user has no lab-administration right."""
+        if target == LAB_TARGET:
+            refusal: str | None = self.lab.console_refusal()
+            if refusal is not None:
+                return refusal
+        else:
             self.last_router = target
         self.target = target
+        return None
 
-    def toggle_console(self) -> None:
-        """F2: the lab console from a router; back to the last router from the console."""
+    def toggle_console(self) -> str | None:
+        """F2: the lab console from a router; back to the last router from the console.
+        Returns the refusal line when the console is not this user's."""
         if self.target != LAB_TARGET:
-            self.switch(LAB_TARGET)
-        elif self.last_router is not None:
-            self.switch(self.last_router)
+            return self.switch(LAB_TARGET)
+        if self.last_router is not None:
+            return self.switch(self.last_router)
+        return None
 
     # -- output ---------------------------------------------------------------------------------
     def write(self, text: str) -> None:
@@ -171,7 +180,9 @@ class Repl:
         self.show(outcome.text, bool(getattr(self.lab.target(target), "paging", False)))
         switch_to = getattr(outcome, "switch_to", None)
         if switch_to:
-            self.switch(switch_to)
+            refusal = self.switch(switch_to)
+            if refusal is not None:
+                self.write(refusal)
         return not getattr(outcome, "ended", False)
 
     def run(self) -> int:
@@ -199,6 +210,10 @@ def run_repl(lab: Any, start_target: str, *, history_path: Path | None, recorder
     """
     if start_target not in lab.targets():
         (stdout or sys.stderr).write(f"ERROR: No router named '{start_target}' in this lab.\n")
+        return 1
+    refusal = lab.console_refusal() if start_target == LAB_TARGET else None
+    if refusal is not None:
+        (stdout or sys.stderr).write(refusal + "\n")
         return 1
     repl = Repl(lab, start_target, history_path=history_path, recorder=recorder, input=input, output=output,
                 editing_mode=editing_mode, stdout=stdout, paging=paging)

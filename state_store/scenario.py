@@ -137,7 +137,7 @@ SCHEMA = _m(
         name=("str", REQ), password=("str", OPT), password_hash=("str", OPT),
         scope=(("enum", ("global", "vpn")), OPT),
         level=(("enum", ("none", "read-only", "read-write", "admin", "mesh-manager")), OPT),
-        vpn=("str", OPT),
+        vpn=("str", OPT), lab_admin=("bool", OPT),
     )), OPT),
     messages=(("list", _m(client=("str", REQ), topic=("str", REQ), count=("int", OPT),
                           size=("int", OPT))), OPT),
@@ -526,7 +526,8 @@ def build_lab(session: Any, doc: MDict) -> None:
             pw = u["password"]
             stored = pw if is_hashed(pw) else hash_password(pw, salt=f"user:{u['name']}".encode())
         session.add(m.User(name=u["name"], password_hash=stored, scope=u.get("scope", "global"),
-                           level=u.get("level", "read-only"), vpn=u.get("vpn")))
+                           level=u.get("level", "read-only"), vpn=u.get("vpn"),
+                           lab_admin=u.get("lab_admin", False)))
     session.flush()
 
     from .engine import Engine
