@@ -189,7 +189,7 @@ class Engine(ReplicationMixin, MessagingMixin, ClientsMixin, TransactionsMixin, 
 
     def verify_password(self, name: str, password: str) -> bool:
         u = self.s.scalars(select(User).where(User.name == name)).first()
-        return u is not None and _verify(password, u.password_hash)
+        return _verify(password, u.password_hash if u is not None else None)  # same work either way
 
     # ------------------------------------------------------------------ current config
     def current_config(self, router: str, vpn: Optional[str] = None) -> CurrentConfig:
