@@ -224,11 +224,17 @@ def audit(ctx: HandlerContext, args: Args) -> AuditView:
 
 # ---------------------------------------------------------------- reset, settings
 def scenario_path(name: str) -> Path:
-    """A scenario as typed: a file path, or the name of a bundled scenario (`default`)."""
+    """A scenario as typed: a file path, or the name of a bundled scenario (`default`). A name the
+    file system cannot even look up (too long, a NUL byte) is not found, like any other."""
+    if len(name.encode("utf-8", "surrogatepass")) > 4096:
+        raise EngineError("scenario_not_found", scenario=name[:64] + "...")
     for candidate in (Path(name), ROOT_DIR / name, ROOT_DIR / f"{name}.yaml"):
-        if candidate.is_file():
-            return candidate
-    raise EngineError("scenario_not_found", scenario=name)
+        try:
+            if candidate.is_file():
+                return candidate
+        except (OSError, ValueError):
+            continue
+    raise EngineError("scenario_not_found", scenario=name if len(name) <= 64 else name[:64] + "...")
 
 
 @handler("lab.reset")
