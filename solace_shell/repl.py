@@ -15,13 +15,16 @@ from typing import Any, TextIO
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.enums import EditingMode
-from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.history import History
 from prompt_toolkit.shortcuts import CompleteStyle
 
 from prompt_toolkit import print_formatted_text
 from prompt_toolkit.formatted_text import FormattedText
 
+from grammar.secrets import mask_secrets
+
 from .completer import ShellCompleter, help_fragments, help_text
+from .history import open_history
 from .keybindings import repl_key_bindings
 from .live_names import LiveNames
 from .paging import more_prompt_reader, needs_paging, page_height, page_output
@@ -61,11 +64,10 @@ class Repl:
             routers[0] if routers else None)
         self.live = LiveNames(lab)
         self.clock = read_clock(lab)
-        history: History = InMemoryHistory()
+        history: History = open_history(None, self.mask)
         if history_path is not None:
             try:
-                Path(history_path).parent.mkdir(parents=True, exist_ok=True)
-                history = FileHistory(str(history_path))
+                history = open_history(Path(history_path), self.mask)
             except OSError:
                 log.warning("cannot use history file %s", history_path)
         self.style = repl_style()
@@ -119,6 +121,10 @@ class Repl:
             return self.switch(self.last_router)
         return None
 
+    def mask(self, line: str) -> str:
+        """`line` as it may be kept (history, recording, logs): passwords masked."""
+        return mask_secrets(self.lab.parser, self.session().mode, line)
+
     # -- output ---------------------------------------------------------------------------------
     def write(self, text: str) -> None:
         stream = self.stdout if self.stdout is not None else sys.stdout
@@ -166,17 +172,18 @@ class Repl:
     def run_line(self, line: str) -> bool:
         """Run one line on the current target; False when the REPL should end."""
         target = self.target
+        kept = self.mask(line)
         try:
             prompt = self.prompt
             outcome = self.lab.execute(target, line)
         except Exception as exc:  # the lab guards its own commands; this is a last resort
-            log.exception("internal error running %r", line)
+            log.exception("internal error running %r", kept)
             self.write(f"ERROR: Internal error while running the command ({type(exc).__name__}).")
             return True
         self.live.invalidate()
         self.clock = read_clock(self.lab)
         if self.recorder is not None and line.strip():
-            self.recorder.record(prompt, line, outcome.text)
+            self.recorder.record(prompt, kept, outcome.text)
         self.show(outcome.text, bool(getattr(self.lab.target(target), "paging", False)))
         switch_to = getattr(outcome, "switch_to", None)
         if switch_to:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from grammar import ParseError, Step
 from grammar.prompts import prompt_text
+from grammar.secrets import mask_secrets
 from state_store.errors import EngineError
 
 from .access import UserAccess, allowed, effective_level
@@ -103,7 +104,7 @@ class Session:
         except EngineError as exc:
             return Outcome(engine_error_text(exc), False, node, "engine")
         except Exception as exc:  # a bug must not cost the user their session or their lab
-            log.exception("internal error running %r", line)
+            log.exception("internal error running %r", mask_secrets(self.lab.parser, self.mode, line))
             return Outcome(shell_error_text("internal", detail=type(exc).__name__), False, node, "internal")
         if parsed.leaf.command.enters:
             self.stack = stack
