@@ -9,7 +9,7 @@ refused here. The builder can then trust its input.
 
 Ranges follow the broker's own limits where the docs give them (names 1-32 bytes for a VPN, 200
 for a queue, 250 for a topic, ports 1-65535) and otherwise bound what a lab may cost to build:
-at most 100,000 messages per `messages`/`publish` entry and 1,000,000 in all, message sizes up
+at most 100,000 messages per `messages`/`publish` entry and 200,000 in all, message sizes up
 to 30,000,000 bytes, `advance_ms` up to one year.
 """
 
@@ -26,7 +26,7 @@ from .passwords import hash_password, is_hashed
 MAX_FILE_BYTES = 1_000_000
 LIMITS = Limits(max_chars=MAX_FILE_BYTES, max_depth=32, max_nodes=100_000, max_alias_nodes=1_000)
 MAX_MESSAGES_PER_ENTRY = 100_000
-MAX_MESSAGES_TOTAL = 1_000_000
+MAX_MESSAGES_TOTAL = 200_000
 MAX_PROBLEMS = 200  # a report longer than this is cut, with a count of the rest
 
 

@@ -8,6 +8,8 @@ wrong types, control characters, overlong names.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hypothesis import strategies as st
 
 _ROUTERS = ["NY_Appliance1", "NJ_Appliance1", "lab", "XX_Unknown"]
@@ -72,7 +74,7 @@ def hostile_transcripts(draw: st.DrawFn) -> str:
 
 # ------------------------------------------------------------------ scenario files
 _INT = st.one_of(
-    st.integers(-5, 70000), st.just(10**40), st.just(-(10**30)), st.just(2**63),
+    st.integers(-5, 70000), st.integers(1, 500), st.just(10**40), st.just(-(10**30)), st.just(2**63),
     st.sampled_from(["1:30", "0x7fffffffffffffffffff", "1e9", ".inf", "-1", "1_000", "0o777"]),
 )
 _NAME = st.one_of(
@@ -95,7 +97,17 @@ def _yaml_scalar(value: object) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').encode("unicode_escape").decode("ascii") + '"'
 
 
+_DEFAULT_LAB = (Path(__file__).resolve().parent.parent / "state_store" / "scenarios" / "default.yaml").read_text()
+
 _BODY_TEMPLATES = [
+    # the default lab (so the file often builds) with hostile initial traffic and settings
+    _DEFAULT_LAB.replace("{", "{{").replace("}", "}}") + """messages:
+  - {{client: trader, topic: {topic}, count: {int4}, size: {int5}}}
+  - {{client: settlement, topic: trading/orders/x, count: {int1}}}
+transactions:
+  - {{client: settlement, type: xa, xid: "1-2-3", state: {level}, publish: [{{topic: trading/x, count: {int2}}}]}}
+advance_ms: {int6}
+""",
     # a plausible lab with one field made hostile
     """scenario: {name}
 sites:
@@ -164,9 +176,21 @@ def hostile_scenarios(draw: st.DrawFn) -> str:
     fields = {
         "name": _yaml_scalar(draw(_NAME)), "user": _yaml_scalar(draw(_NAME)),
         "topic": _yaml_scalar(draw(st.one_of(_NAME, st.sampled_from(["a/*", "a//b", "x/>/y", ">", "*"])))),
-        "level": _yaml_scalar(draw(st.one_of(st.sampled_from(["admin", "read-only", "root"]), _ANY_SCALAR))),
+        "level": _yaml_scalar(draw(st.one_of(st.sampled_from(["admin", "read-only", "root", "prepared", "idle"]),
+                                             _ANY_SCALAR))),
         "flag": _yaml_scalar(draw(_ANY_SCALAR)), "scalar": _yaml_scalar(draw(_ANY_SCALAR)),
     }
     for i in range(1, 7):
         fields[f"int{i}"] = _yaml_scalar(draw(_INT))
+    if template is _BODY_TEMPLATES[0] and draw(st.booleans()):
+        # mostly valid, so the builder runs: one hostile value at most
+        for i in range(1, 7):
+            fields[f"int{i}"] = str(draw(st.integers(1, 300)))
+        fields["topic"] = draw(st.sampled_from(["trading/orders/x", "trading/y", "other/z", "trading/orders/new"]))
+        fields["level"] = draw(st.sampled_from(["prepared", "idle", "active", "suspended"]))
+        hostile = draw(st.sampled_from(["", *fields]))
+        if hostile.startswith("int"):
+            fields[hostile] = _yaml_scalar(draw(_INT))
+        elif hostile in ("topic", "level"):
+            fields[hostile] = _yaml_scalar(draw(_NAME))
     return template.format(**fields)
