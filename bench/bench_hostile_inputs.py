@@ -20,12 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
+from hypothesis import HealthCheck, Phase, given, seed, settings
 
-from solace_shell.transcript.replay import replay_text  # noqa: E402
-from state_store.scenario import ScenarioError  # noqa: E402
-from state_store.store import LabStore  # noqa: E402
-from tests.hostile_inputs import hostile_scenarios, hostile_transcripts  # noqa: E402
+from solace_shell.transcript.replay import replay_text
+from state_store.scenario import ScenarioError
+from state_store.store import LabStore
+from tests.hostile_inputs import hostile_scenarios, hostile_transcripts
 
 
 class Tally:

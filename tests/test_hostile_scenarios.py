@@ -43,8 +43,8 @@ def test_generated_scenarios_are_a_lab_or_one_clear_error(tmp_path_factory: pyte
     ("sites:\n  - name: NY\n    routers: [{name: R, message_id_seed: 9999999999999999999999}]\n",
      3, "sites[0].routers[0].message_id_seed: 9999999999999999999999 is out of range 1..4,611,686,018,427,387,904"),
     ("sites: " + "[" * 20000 + "]" * 20000 + "\n", 1, "YAML syntax: nested deeper than 32 levels"),
-    ("a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
-     "d: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n", 4, "aliases expand to more than 1,000 values"),
+    (("a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
+      "d: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n"), 4, "aliases expand to more than 1,000 values"),
     ("messages:\n  - {client: trader, topic: a/*, count: -3}\n", 2, "has a wildcard"),
     ("messages:\n  - {client: trader, topic: a/b, count: -3}\n", 2, "count: -3 is out of range 1..100,000"),
     ("sites:\n  - {name: NY, routers: []}\n", 1, "the lab needs at least one router"),
