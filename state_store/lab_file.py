@@ -101,6 +101,34 @@ def check_path(path: Path) -> None:
     check_directory(path)
 
 
+def upgrade(path: Path, from_version: str, to_version: str, statements: Iterable[str]) -> bool:
+    """Bring a lab of schema `from_version` to `to_version` in one transaction (True when it did);
+    anything else (another version, not a lab, damaged) is left for check_contents to judge."""
+    try:
+        with open(path, "rb") as fh:
+            if not fh.read(100).startswith(SQLITE_MAGIC):
+                return False
+        con = sqlite3.connect(path, timeout=10, isolation_level=None)
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                row = con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            except sqlite3.DatabaseError:
+                row = None
+            if row is None or row[0] != from_version:
+                con.execute("ROLLBACK")
+                return False
+            for statement in statements:
+                con.execute(statement)
+            con.execute("UPDATE meta SET value=? WHERE key='schema_version'", (to_version,))
+            con.execute("COMMIT")
+            return True
+        finally:
+            con.close()
+    except (sqlite3.DatabaseError, OSError):
+        return False
+
+
 def check_contents(path: Path, schema_version: str, tables: Iterable[str]) -> None:
     """The file must be a whole, undamaged lab of this schema version that someone can use."""
     try:

@@ -40,6 +40,14 @@ _templates: dict[tuple[str, int], sqlite3.Connection] = {}
 _templates_lock = threading.Lock()
 
 
+# Schema 4 added the lab-administration right; a schema 3 lab gives it to its global admin `admin`
+# (the default lab's trainer), so labs made before it keep working, password hashes included.
+_UPGRADE_3_TO_4 = ("3", "4", [
+    "ALTER TABLE cli_user ADD COLUMN lab_admin BOOLEAN NOT NULL DEFAULT 0",
+    "UPDATE cli_user SET lab_admin = 1 WHERE name = 'admin' AND scope = 'global' AND level = 'admin'",
+])
+
+
 def _install_begin(engine: SAEngine, immediate: bool) -> None:
     @event.listens_for(engine, "begin")
     def _begin(conn):  # type: ignore[no-untyped-def]
@@ -171,6 +179,7 @@ class LabStore:
     @staticmethod
     def _check_file(p: Path) -> None:
         lab_file.check_path(p)
+        lab_file.upgrade(p, *_UPGRADE_3_TO_4)
         lab_file.check_contents(p, SCHEMA_VERSION, (t.name for t in Base.metadata.sorted_tables))
 
     # ------------------------------------------------------------------ use

@@ -43,8 +43,8 @@ def _edit(db: Path, sql: str) -> None:
     (lambda db: _edit(db, "DELETE FROM router;"), "the lab has no routers"),
     (lambda db: _edit(db, "UPDATE cli_user SET level='root' WHERE name='monitor';"),
      "CLI user 'monitor' has an unknown access level 'root'"),
-    (lambda db: _edit(db, "UPDATE meta SET value='3' WHERE key='schema_version';"),
-     "lab schema version 3, this program needs 4"),
+    (lambda db: _edit(db, "UPDATE meta SET value='2' WHERE key='schema_version';"),
+     "lab schema version 2, this program needs 4"),
 ], ids=["directory", "missing-directory", "dangling-symlink", "fifo", "no-routers", "bad-level", "old-schema"])
 def test_every_bad_db_is_one_clear_line(tmp_path: Path, make, expected: str) -> None:
     db = tmp_path / "lab.sqlite"
@@ -110,3 +110,25 @@ def test_no_wal_or_shm_after_a_clean_close_even_after_a_kill(tmp_path: Path) -> 
     result = run("--db", str(db), "-c", "show hostname")
     assert result.exit_code == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lab.sqlite"]
+
+
+def test_a_schema_3_lab_with_old_password_hashes_still_opens(tmp_path: Path, monkeypatch) -> None:
+    import hashlib
+
+    db = tmp_path / "lab.sqlite"
+    legacy = "scrypt$4096$" + b"user:admin".hex() + "$" + hashlib.scrypt(
+        b"admin", salt=b"user:admin", n=4096, r=8, p=1, dklen=32).hex()
+    _edit(db, "ALTER TABLE cli_user DROP COLUMN lab_admin; UPDATE meta SET value='3' WHERE key='schema_version'; "
+              f"UPDATE cli_user SET password_hash='{legacy}' WHERE name='admin';")
+    monkeypatch.setenv("SOLACE_SHELL_PASSWORD", "admin")
+    result = run("--db", str(db), "--user", "admin", "-c", "show hostname")
+    assert (result.exit_code, result.stdout) == (0, "Hostname: NY_Appliance1\n")
+    from solace_shell.lab import Lab
+
+    lab = Lab.open(db, user="admin")
+    try:
+        assert lab.console_refusal() is None  # the upgrade gave `admin` the lab-administration right
+    finally:
+        lab.close()
+    monkeypatch.setenv("SOLACE_SHELL_PASSWORD", "wrong")
+    assert run("--db", str(db), "--user", "admin", "-c", "show hostname").exit_code == 2
