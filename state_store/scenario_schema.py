@@ -24,7 +24,7 @@ from located_yaml import Limits, LocatedDict, LocatedList, YamlSyntaxError, load
 from .passwords import hash_password, is_hashed
 
 MAX_FILE_BYTES = 1_000_000
-LIMITS = Limits(max_chars=MAX_FILE_BYTES, max_depth=32, max_nodes=100_000, max_alias_nodes=1_000)
+LIMITS = Limits(max_chars=MAX_FILE_BYTES, max_depth=32, max_nodes=20_000, max_alias_nodes=1_000)
 MAX_MESSAGES_PER_ENTRY = 100_000
 MAX_MESSAGES_TOTAL = 200_000
 MAX_PROBLEMS = 200  # a report longer than this is cut, with a count of the rest
