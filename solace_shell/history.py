@@ -3,7 +3,7 @@
 Why: history lives next to the lab file, which may sit in a shared directory. prompt_toolkit's
 FileHistory stores every typed line verbatim in a file created with the umask's mode (0644), so
 `authentication basic client-username u password s3cret` would be readable by everyone. Here
-every line is masked (grammar.secrets: the parameters the grammar marks secret) before it is
+every line is masked (grammar.masking: the parameters the grammar marks secret) before it is
 kept, in memory or on disk, and the file is created 0600 without following a symlink (an
 existing file is tightened to 0600).
 """

@@ -21,7 +21,7 @@ from prompt_toolkit.shortcuts import CompleteStyle
 from prompt_toolkit import print_formatted_text
 from prompt_toolkit.formatted_text import FormattedText
 
-from grammar.secrets import mask_secrets
+from grammar.masking import mask_secrets
 
 from .completer import ShellCompleter, help_fragments, help_text
 from .history import open_history

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from grammar import ParseError, Step
 from grammar.prompts import prompt_text
-from grammar.secrets import mask_secrets
+from grammar.masking import mask_secrets
 from state_store.errors import EngineError
 
 from .access import UserAccess, allowed, effective_level

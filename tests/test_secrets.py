@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from grammar.secrets import mask_secrets
+from grammar.masking import mask_secrets
 from solace_shell.lab import Lab
 from solace_shell.repl import history_path_for
 
