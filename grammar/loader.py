@@ -32,7 +32,7 @@ DATA_DIR = Path(__file__).with_name("data")
 
 _MODE_KEYS = {"prompt", "char", "kind", "help", "carries"}
 _TYPE_KEYS = {"kind", "help", "min", "max", "max-length", "forbidden", "values"}
-_PARAM_KEYS = {"type", "help", "complete"}
+_PARAM_KEYS = {"type", "help", "complete", "secret"}
 _COMMAND_KEYS = {"syntax", "modes", "help", "handler", "access", "enters", "transit", "local", "no-form", "no-help", "words"}
 COMPLETION_SOURCES = {"vpn", "queue", "xid", "client", "router", "site", "user", "topic", "scenario",
                       "ha-instance", "ha-router", "jms-client", "ha-queue"}
@@ -212,7 +212,12 @@ def _params(doc: Any, path: Path, types: dict[str, ParamType], problems: _Proble
         complete = spec.get("complete")
         if complete is not None and complete not in COMPLETION_SOURCES:
             problems.add(_rel(path), line, f"parameter <{name}>: unknown completion source {complete!r}")
-        out[name] = Param(name=name, type=types[type_name], help=str(spec.get("help", "")), complete=complete)
+        secret = spec.get("secret", False)
+        if not isinstance(secret, bool):
+            problems.add(_rel(path), spec.key_lines.get("secret", line), f"parameter <{name}>: secret must be true or false")
+            secret = False
+        out[name] = Param(name=name, type=types[type_name], help=str(spec.get("help", "")), complete=complete,
+                          secret=secret)
     return out
 
 

@@ -54,6 +54,7 @@ class Param:
     type: ParamType
     help: str
     complete: str | None = None        # live-name source: vpn, queue, xid, client, router, site, user
+    secret: bool = False               # a password: masked before history, recordings and logs
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 DEFAULT_DB_ENV = "SOLACE_SHELL_DB"
 PASSWORD_ENV = "SOLACE_SHELL_PASSWORD"
+LOGIN_DELAY_ENV = "SOLACE_SHELL_LOGIN_DELAY"  # seconds after a failed login (default 1; tests use 0)
 
 
 def default_db_path() -> Path:
@@ -41,8 +42,12 @@ def _open_lab(db: str | None, user: str, ask_password: bool, scenario: str | Non
     if scenario and not created:
         _fail(f"lab {path} already exists; --scenario only builds a new lab "
               "(choose another --db, or use `lab> reset <scenario>` inside the shell)")
-    if created:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    if created and not db:  # the default lab's directory is ours to make; a --db one is not
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            _fail(f"cannot create the directory of the default lab {path.parent}: {exc.strerror or exc} "
+                  f"(choose a lab file with --db or {DEFAULT_DB_ENV})")
     if scenario:
         from state_store.scenario import resolve_scenario
 
@@ -57,17 +62,33 @@ def _open_lab(db: str | None, user: str, ask_password: bool, scenario: str | Non
     except LabFileError as exc:
         _fail(f"cannot open lab {exc.path}: {exc.problem}")
     except UnknownUser as exc:
+        if ask_password:  # the same question, the same work and the same answer as a wrong password
+            _password_ok(None, user)
+            _login_failed(user)
         _fail(f"no CLI user '{exc.name}' in lab {path}")
     if created:
         click.echo(f"solace-shell: created lab database {path}", err=True)
     if ask_password and not _password_ok(lab, user):
         lab.close()
-        _fail(f"login failed for CLI user '{user}'")
+        _login_failed(user)
     return lab, path
 
 
+def _login_failed(user: str) -> NoReturn:
+    """One answer for an unknown user and a wrong password, after a pause that makes guessing slow."""
+    import time
+
+    try:
+        delay = float(os.environ.get(LOGIN_DELAY_ENV, "1"))
+    except ValueError:
+        delay = 1.0
+    time.sleep(min(max(delay, 0.0), 10.0))
+    _fail(f"login failed for CLI user '{user}'")
+
+
 def _password_ok(lab, user: str) -> bool:
-    """Like logging in over ssh: ask at a terminal, else take SOLACE_SHELL_PASSWORD."""
+    """Like logging in over ssh: ask at a terminal, else take SOLACE_SHELL_PASSWORD. With no lab
+    (an unknown user) the password is still asked for and checked against nothing."""
     password = os.environ.get(PASSWORD_ENV)
     if password is None:
         if not sys.stdin.isatty():
@@ -75,6 +96,10 @@ def _password_ok(lab, user: str) -> bool:
         import getpass
 
         password = getpass.getpass("Password: ")
+    if lab is None:
+        from state_store.passwords import verify_password
+
+        return verify_password(password, None)
     with lab.store.transaction() as engine:
         return engine.verify_password(user, password)
 
@@ -102,7 +127,7 @@ def _check_commands(commands: tuple[str, ...]) -> None:
 
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--db", envvar=DEFAULT_DB_ENV, type=click.Path(dir_okay=False),
+@click.option("--db", envvar=DEFAULT_DB_ENV, type=click.Path(),  # checked by state_store.lab_file
               help=f"Lab database file (default: {default_db_path()}; env {DEFAULT_DB_ENV}).")
 @click.option("--user", help="Log in as this lab-defined CLI user (asks for its password; "
               f"{PASSWORD_ENV} when not at a terminal). Without it: the built-in admin, like cli -A.")

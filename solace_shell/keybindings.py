@@ -8,7 +8,8 @@
   a trailing space, several insert their common part, otherwise the completion menu opens (and Tab
   then cycles through it).
 - F2: switch between the current router and the lab console (each side has its own history; the
-  typed text goes along).
+  typed text goes along), for users with the lab-administration right; others get one refusal
+  line and stay where they are.
 - Ctrl-D on an empty line ends the REPL, Ctrl-C clears the line (prompt_toolkit's defaults; the loop
   in repl.py acts on them).
 """
@@ -36,7 +37,8 @@ class ConsoleToggled(Exception):
 class ReplHooks(Protocol):
     def help_for(self, text: str, cursor: int) -> str: ...
     def write_help(self, text: str) -> None: ...
-    def toggle_console(self) -> None: ...
+    def toggle_console(self) -> str | None: ...
+    def write(self, text: str) -> None: ...
 
 
 @Condition
@@ -81,8 +83,18 @@ def repl_key_bindings(repl: ReplHooks) -> KeyBindings:
 
     @kb.add("f2")
     def _toggle(event: KeyPressEvent) -> None:
-        # The prompt of the other side (its own history) takes over, with the typed text.
-        repl.toggle_console()
+        # The prompt of the other side (its own history) takes over, with the typed text; a user
+        # without the lab-administration right gets one line and stays where they are.
+        refusal = repl.toggle_console()
+        if refusal is not None:
+            line = refusal
+
+            def _refuse() -> None:  # printed above the prompt, which stays as it was
+                repl.write(line)
+
+            run_in_terminal(_refuse)
+            event.app.invalidate()
+            return
         event.app.exit(exception=ConsoleToggled(event.current_buffer.text))
 
     return kb

@@ -51,7 +51,7 @@ class Lab:
         renderers.load_all()
         self.parser = _parser(self.grammar)
         self.store = store
-        self.user = self._load_user(user)
+        self.user, self.lab_admin = self._load_user(user)
         self._sessions: dict[str, Session] = {}
         self.console = Session(self, host=LAB_TARGET, router=None, start_mode="lab",
                                user=UserAccess(self.user.name, "admin", "read-write"))
@@ -76,15 +76,29 @@ class Lab:
                     engine.set_setting(SETTING_ALIASES.get(name, name), str(value))
         return cls(store, user=user)
 
-    def _load_user(self, name: str) -> UserAccess:
+    def _load_user(self, name: str) -> tuple[UserAccess, bool]:
+        """The user's CLI access, and whether it holds the lab-administration right."""
         with self.store.transaction() as engine:
             info = engine.user(name)
         if info is None:
             raise UnknownUser(name)
         if info.scope == "global":
-            return UserAccess(info.name, info.level)
+            return UserAccess(info.name, info.level), info.lab_admin
         # A VPN-scoped user can look at the router but acts only within its VPN.
-        return UserAccess(info.name, "read-only", "none", {info.vpn or "": info.level})
+        return UserAccess(info.name, "read-only", "none", {info.vpn or "": info.level}), info.lab_admin
+
+    def console_refusal(self) -> str | None:
+        """None when the logged-in user may open the lab console from a terminal, else the one
+        line that refuses it.
+
+        Why: the console can fail sites, publish and `reset` the lab (even to a scenario that
+        makes the user admin), so it is the trainer's. Every way into it from a user's session
+        (F2, a start at `lab`) asks here; `execute(LAB_TARGET, ...)` itself stays open because
+        `lab>` lines in transcripts and drills are the harness, not the trainee."""
+        if self.lab_admin:
+            return None
+        from .messages import shell_error_text
+        return shell_error_text("console_denied", user=self.user.name)
 
     def _load_routers(self) -> list[str]:
         with self.store.transaction() as engine:

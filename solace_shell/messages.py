@@ -23,6 +23,8 @@ SHELL_ERRORS: dict[str, str] = {
     "access_denied": "ERROR: Permission denied: '{command}' requires {required} access; "
                      "user '{user}' has {actual}.",
     "unknown_target": "ERROR: No router named '{target}' in this lab.",
+    "console_denied": "ERROR: The lab console is for lab administrators; "
+                      "user '{user}' has no lab-administration right.",
     "internal": "ERROR: Internal error while running the command; nothing was changed ({detail}).",
     "lab_busy": "ERROR: The lab is busy: another shell kept it locked for {seconds} s; nothing was changed, "
                 "try the command again.",

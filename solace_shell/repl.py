@@ -15,13 +15,16 @@ from typing import Any, TextIO
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.enums import EditingMode
-from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.history import History
 from prompt_toolkit.shortcuts import CompleteStyle
 
 from prompt_toolkit import print_formatted_text
 from prompt_toolkit.formatted_text import FormattedText
 
+from grammar.masking import mask_secrets
+
 from .completer import ShellCompleter, help_fragments, help_text
+from .history import open_history
 from .keybindings import ConsoleToggled, repl_key_bindings
 from .live_names import LiveNames
 from .paging import more_prompt_reader, needs_paging, page_height, page_output
@@ -46,16 +49,6 @@ def console_history_path(history_path: str | Path) -> Path:
     """The lab console's history, next to the routers': `drill.lab.history` -> `drill.lab.history.lab`."""
     history_path = Path(history_path)
     return history_path.with_name(history_path.name + CONSOLE_HISTORY_SUFFIX)
-
-
-def _history(path: str | Path | None) -> History:
-    if path is not None:
-        try:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            return FileHistory(str(path))
-        except OSError:
-            log.warning("cannot use history file %s", path)
-    return InMemoryHistory()
 
 
 def _editing_mode(value: EditingMode | str) -> EditingMode:
@@ -93,7 +86,7 @@ class Repl:
                 complete_while_typing=False,
                 complete_style=CompleteStyle.COLUMN,
                 key_bindings=repl_key_bindings(self),
-                history=_history(console_history if at_console else history_path),
+                history=self._history(console_history if at_console else history_path),
                 bottom_toolbar=self._toolbar,
                 style=self.style,
                 include_default_pygments_style=False,
@@ -126,19 +119,41 @@ class Repl:
         SwiftMQ admin CLI) is prefixed with its name, `swiftmq:ha1>` (docs/transcripts.md)."""
         return f"{target}:{self.prompt}" if target in PERSONALITY_PREFIXES else self.prompt
 
-    def switch(self, target: str) -> None:
-        if target != LAB_TARGET:
+    def switch(self, target: str) -> str | None:
+        """Go to `target`; returns the refusal line (nothing changed) when it is the lab console
+        and the user has no lab-administration right."""
+        if target == LAB_TARGET:
+            refusal: str | None = self.lab.console_refusal()
+            if refusal is not None:
+                return refusal
+        else:
             self.last_router = target
         self.target = target
+        return None
 
-    def toggle_console(self) -> None:
-        """F2: the lab console from a router; back to the last router from the console."""
+    def toggle_console(self) -> str | None:
+        """F2: the lab console from a router; back to the last router from the console.
+        Returns the refusal line when the console is not this user's."""
         if self.target != LAB_TARGET:
-            self.switch(LAB_TARGET)
-        elif self.last_router is not None:
+            return self.switch(LAB_TARGET)
+        if self.last_router is not None:
             targets = self.lab.targets()
             # after `lab> reset <scenario>` the last router may be gone (e.g. to the SwiftMQ lab)
-            self.switch(self.last_router if self.last_router in targets else targets[0])
+            return self.switch(self.last_router if self.last_router in targets else targets[0])
+        return None
+
+    def mask(self, line: str) -> str:
+        """`line` as it may be kept (history, recording, logs): passwords masked."""
+        return mask_secrets(self.lab.parser, self.session().mode, line)
+
+    def _history(self, path: Path | None) -> History:
+        """A private, masked history file; memory when there is none or it cannot be used."""
+        if path is not None:
+            try:
+                return open_history(Path(path), self.mask)
+            except OSError:
+                log.warning("cannot use history file %s", path)
+        return open_history(None, self.mask)
 
     # -- output ---------------------------------------------------------------------------------
     def write(self, text: str) -> None:
@@ -187,23 +202,28 @@ class Repl:
     def run_line(self, line: str) -> bool:
         """Run one line on the current target; False when the REPL should end."""
         target = self.target
+        kept = self.mask(line)
         try:
             prompt = self.recorded_prompt(target)
             outcome = self.lab.execute(target, line)
         except Exception as exc:  # the lab guards its own commands; this is a last resort
-            log.exception("internal error running %r", line)
+            log.exception("internal error running %r", kept)
             self.write(f"ERROR: Internal error while running the command ({type(exc).__name__}).")
             return True
         self.live.invalidate()
         self.clock = read_clock(self.lab)
         if self.recorder is not None and line.strip():
-            self.recorder.record(prompt, line, outcome.text)
+            self.recorder.record(prompt, kept, outcome.text)
         self.show(outcome.text, bool(getattr(self.lab.target(target), "paging", False)))
         switch_to = getattr(outcome, "switch_to", None)
         if switch_to == BACK_TO_ROUTER:
-            self.toggle_console()
+            refusal = self.toggle_console()
         elif switch_to:
-            self.switch(switch_to)
+            refusal = self.switch(switch_to)
+        else:
+            refusal = None
+        if refusal is not None:
+            self.write(refusal)
         return not getattr(outcome, "ended", False)
 
     def run(self) -> int:
@@ -239,6 +259,10 @@ def run_repl(lab: Any, start_target: str, *, history_path: Path | None, recorder
     """
     if start_target not in lab.targets():
         (stdout or sys.stderr).write(f"ERROR: No router named '{start_target}' in this lab.\n")
+        return 1
+    refusal = lab.console_refusal() if start_target == LAB_TARGET else None
+    if refusal is not None:
+        (stdout or sys.stderr).write(refusal + "\n")
         return 1
     repl = Repl(lab, start_target, history_path=history_path, recorder=recorder, input=input, output=output,
                 editing_mode=editing_mode, stdout=stdout, paging=paging)

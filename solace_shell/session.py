@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from grammar import ParseError, Step
 from grammar.parser import lex_error
 from grammar.prompts import prompt_text
+from grammar.masking import mask_secrets
 from grammar.tokens import ControlCharacter, check_characters
 from state_store.errors import EngineError, LabBusy
 
@@ -123,7 +124,7 @@ class Session:
         except LabBusy as busy:
             return Outcome(shell_error_text("lab_busy", seconds=f"{busy.waited_s:.0f}"), False, node, "busy")
         except Exception as exc:  # a bug must not cost the user their session or their lab
-            log.exception("internal error running %r", line)
+            log.exception("internal error running %r", mask_secrets(self.lab.parser, self.mode, line))
             return Outcome(shell_error_text("internal", detail=type(exc).__name__), False, node, "internal")
         if parsed.leaf.command.enters:
             self.stack = stack

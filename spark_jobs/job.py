@@ -1,14 +1,18 @@
 """The conformance job: replay every transcript on Spark and write results, summary and report.
 
 Pipeline (driver -> executors -> driver):
-1. List the inputs on the driver through the Hadoop FileSystem API and Spark's file index (any Hadoop
-   path: local, hdfs://, s3a://, ...): files, directories (recursively, hidden `.`/`_` files skipped as
-   Hadoop does) and globs.
+1. List the inputs on the driver: local files and directories with Python (which can name any file:
+   `:` in a name, bytes that are not UTF-8, empty files, none of which Hadoop's Path can carry), globs
+   and remote paths (hdfs://, s3a://, ...) through the Hadoop FileSystem API and Spark's file index;
+   directories recursively, hidden `.`/`_` names skipped as Hadoop does.
    Each file gets a stable *name*: the path as the user spelled it on the command line.
-2. Spark's `binaryFile` source reads the bytes inside the JVM; the (path, bytes) rows are hash-partitioned
-   by path into a partition count that depends only on the number of files (fixed partitioning).
+2. Local files are read by the executors themselves (at most MAX_TRANSCRIPT_BYTES + 1 bytes each);
+   remote ones by Spark's `binaryFile` source inside the JVM, files over the size limit left unread.
+   Rows are hash-partitioned by name into a partition count that depends only on the number of files.
 3. `mapInArrow`: one replay engine per partition, a fresh lab per transcript (the replay's promise).
-   Undecodable, malformed or crashing transcripts become quarantine records; the job goes on. Bytes in
+   Every input yields a row: unreadable, oversized, empty, undecodable, malformed, over-long (more
+   than MAX_COMMANDS commands) or crashing transcripts become quarantine records with their reason,
+   and the job goes on; stored output is capped per command (MAX_STORED_OUTPUT). Bytes in
    and result rows out cross between the JVM and Python as Arrow batches, not pickled rows: on few cores
    the JVM's share of the CPU is what the replay workers lose.
 4. Results are persisted once, then written sorted by (transcript, line) into single-file Parquet
@@ -24,6 +28,7 @@ import json
 import math
 import os
 import re
+import stat
 import sys
 import time
 from contextlib import contextmanager
@@ -50,6 +55,10 @@ FLOAT_COLUMNS = {"duration_ms"}
 RECORD_COLUMNS = ["kind", *COMMAND_COLUMNS, "duration_ms", *TRANSCRIPT_COLUMNS[1:]]
 _NO_COMMAND = (None,) * (len(COMMAND_COLUMNS) - 1)
 ARROW_BATCH_ROWS = 2048  # result rows per Arrow batch: large enough to amortise, small enough to stream
+# Per-transcript limits (docs/conformance.md): what one input may cost an executor.
+MAX_TRANSCRIPT_BYTES = 10_000_000
+MAX_COMMANDS = 20_000
+MAX_STORED_OUTPUT = 65_536  # characters of `expected`/`actual` kept per command
 
 
 @dataclass
@@ -153,9 +162,41 @@ def _hidden(name: str) -> bool:
     return name.startswith(".") or name.startswith("_")
 
 
+def _local_uri(given: str) -> str | None:
+    """The local path of an input without glob characters, or None for globs and remote paths."""
+    if GLOB_CHARS.search(given):
+        return None
+    if given.startswith("file:"):
+        return "/" + given[5:].lstrip("/")
+    return None if "://" in given or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:/", given) else given
+
+
+def walk_local(directory: str) -> list[str]:
+    """Every file below a local directory, hidden names (`.x`, `_x`) skipped, as paths relative to it.
+
+    Python lists names Hadoop's Path cannot hold (a `:` in a name, bytes that are not UTF-8)."""
+    found: list[str] = []
+    for root, dirs, names in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if not _hidden(d))
+        rel_root = os.path.relpath(root, directory)
+        for name in sorted(names):
+            if not _hidden(name):
+                found.append(name if rel_root == "." else f"{rel_root}/{name}")
+    return found
+
+
+def display_safe(name: str) -> str:
+    """A name as text Arrow and Parquet accept: bytes that are not UTF-8 are shown as `\\xff`."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace") if _SURROGATE.search(name) else name
+
+
+_SURROGATE = re.compile("[\udc80-\udcff]")
+
+
 def list_inputs(spark: Any, inputs: Sequence[str]) -> tuple[dict[str, str], dict[str, str], list[str]]:
-    """Map every input file's URI to its display name; also return explicitly named hidden files
-    (`.x`, `_x`: unreadable through Hadoop input formats) and inputs that matched nothing."""
+    """Map every input file to its display name (local files by their path, remote ones by URI);
+    also return explicitly named hidden files (`.x`, `_x`: skipped inside directories, as Hadoop
+    does) and inputs that matched nothing."""
     jvm = spark.sparkContext._jvm
     conf = spark.sparkContext._jsc.hadoopConfiguration()
     Path = jvm.org.apache.hadoop.fs.Path
@@ -163,6 +204,20 @@ def list_inputs(spark: Any, inputs: Sequence[str]) -> tuple[dict[str, str], dict
     hidden: dict[str, str] = {}
     missing: list[str] = []
     for given in inputs:
+        local = _local_uri(given)
+        if local is not None:
+            if os.path.isdir(local):
+                base = given.rstrip("/")
+                for rel in walk_local(local):
+                    files[os.path.join(os.path.abspath(local), rel)] = f"{base}/{rel}" if base else rel
+            elif os.path.lexists(local):
+                if _hidden(os.path.basename(local.rstrip("/"))):
+                    hidden[os.path.abspath(local)] = given
+                else:
+                    files[os.path.abspath(local)] = given
+            else:
+                missing.append(given)
+            continue
         path = Path(given)
         fs = path.getFileSystem(conf)
         statuses = fs.globStatus(path)
@@ -174,19 +229,24 @@ def list_inputs(spark: Any, inputs: Sequence[str]) -> tuple[dict[str, str], dict
             uri = _norm_uri(status.getPath().toString())
             base = given.rstrip("/") if not glob else None
             if status.isDirectory():
+                prefix = base if base is not None else _display(given, uri)
+                if uri.startswith("file:"):
+                    for rel in walk_local(uri[5:]):
+                        files[os.path.join(uri[5:], rel)] = f"{prefix}/{rel}" if prefix else rel
+                    continue
                 for child_uri in files_under(spark, uri):
                     rel = child_uri[len(uri):].lstrip("/")
                     # a directory holds transcripts and what they use (scenarios, notes): only
                     # `*.cli.txt` files are transcripts, as for `solace-shell replay DIR`
                     if any(_hidden(part) for part in rel.split("/")) or not rel.endswith(TRANSCRIPT_SUFFIX):
                         continue
-                    prefix = base if base is not None else _display(given, uri)
                     files[child_uri] = f"{prefix}/{rel}" if prefix else rel
             elif _hidden(status.getPath().getName()):
                 if not glob:  # Hadoop input formats refuse such names: say so instead of failing
                     hidden[uri] = given
             else:
-                files[uri] = given if not glob else _display(given, uri)
+                key = uri[5:] if uri.startswith("file:") else uri  # a local match is read as a local file
+                files[key] = given if not glob else _display(given, uri)
     return files, hidden, missing
 
 
@@ -251,40 +311,46 @@ def partition_count(n_files: int, files_per_partition: int = 32) -> int:
 # -------------------------------------------------------------------------------------- executors
 
 
-def replay_partition(items: Iterable[tuple[str, tuple[str | None, bytes]]], replay_spec: str) -> Iterator[tuple]:
+Source = bytes | str  # a transcript's bytes, or why it could not be read
+
+
+def replay_partition(items: Iterable[tuple[str, tuple[str | None, Source]]], replay_spec: str) -> Iterator[tuple]:
     """Executor side: replay every transcript of one partition with one engine.
 
     Yields RECORD_COLUMNS tuples: a "c" row per command (with its duration) and an "x" row per
-    transcript; never raises for a bad transcript (quarantine), only for a broken engine (which must
-    fail the job loudly).
+    transcript, for every input whatever it holds; never raises for a bad transcript (quarantine),
+    only for a broken engine (which must fail the job loudly).
     """
     replay = None
-    for name, (base_dir, data) in items:
+    for raw_name, (base_dir, data) in items:
+        name = display_safe(raw_name)
         if replay is None:
             replay = load_replayer(replay_spec)
-        reason: str | None = None
         commands: list[Any] = []
         try:
-            text = bytes(data).decode("utf-8-sig")
+            reason = _unusable(name, data)
+            if reason is None:
+                assert isinstance(data, (bytes, bytearray, memoryview))
+                text = bytes(data).decode("utf-8-sig")
+                reason = _too_many_commands(text)
+                if reason is None:
+                    result = replay(text, name, base_dir)
+                    commands = list(result.commands)
+                    if result.error:
+                        reason = display_safe(result.error)  # the replay's own "<name>:<line>: <problem>" lines
+                    elif not commands:
+                        reason = f"{name}:0: no commands"
         except UnicodeDecodeError as exc:
             reason = f"undecodable: not UTF-8 ({exc.reason} at byte {exc.start})"
-        else:
-            try:
-                result = replay(text, name, base_dir)
-                commands = list(result.commands)
-                if result.error:
-                    reason = result.error  # the replay's own "<name>:<line>: <problem>" lines
-                elif not commands:
-                    reason = f"{name}:0: no commands"
-            except Exception as exc:  # one bad transcript must not stop thousands of others
-                reason = f"replay crashed: {type(exc).__name__}: {exc}"
-                commands = []
+        except Exception as exc:  # one bad transcript must not stop thousands of others
+            reason = display_safe(f"replay crashed: {type(exc).__name__}: {exc}")
+            commands = []
         counts = {"pass": 0, "fail": 0, "error": 0}
         for c in commands:
             verdict = c.verdict if c.verdict in counts else "error"
             counts[verdict] += 1
-            yield ("c", name, int(c.line), c.router, c.prompt, c.command, c.node, verdict, c.expected,
-                   c.actual, c.signature, float(c.duration_ms), None, None, None, None, None, None)
+            yield ("c", name, int(c.line), c.router, c.prompt, c.command, c.node, verdict, _cap(c.expected),
+                   _cap(c.actual), c.signature, float(c.duration_ms), None, None, None, None, None, None)
         if reason:
             status = "quarantined"
         elif counts["fail"] or counts["error"]:
@@ -295,27 +361,83 @@ def replay_partition(items: Iterable[tuple[str, tuple[str | None, bytes]]], repl
                                  reason)
 
 
-def replay_arrow(batches: Iterable[Any], replay_spec: str, names: dict[str, str]) -> Iterator[Any]:
-    """Executor side of `mapInArrow`: (path, content) Arrow batches in, RECORD_COLUMNS batches out.
+def _unusable(name: str, data: Source) -> str | None:
+    if isinstance(data, str):
+        return data
+    if len(data) > MAX_TRANSCRIPT_BYTES:
+        return f"too large: more than {MAX_TRANSCRIPT_BYTES:,} bytes (the limit per transcript)"
+    if len(data) == 0:
+        return "empty file"
+    return None
 
-    `names` maps a file's URI to its display name (the path as the user spelled it)."""
-    schema = arrow_record_schema()
 
-    def transcripts() -> Iterator[tuple[str, tuple[str | None, bytes]]]:
+def _too_many_commands(text: str) -> str | None:
+    """More prompt lines than MAX_COMMANDS: refused before replay (each command's result is kept)."""
+    if text.count("\n") <= MAX_COMMANDS:
+        return None
+    from solace_shell.transcript.format import match_prompt  # noqa: PLC0415
+
+    prompts = sum(1 for line in text.split("\n") if match_prompt(line.rstrip("\r")) is not None)
+    if prompts > MAX_COMMANDS:
+        return f"too many commands: {prompts:,} (the limit per transcript is {MAX_COMMANDS:,})"
+    return None
+
+
+def _cap(text: str | None) -> str | None:
+    if text is None or len(text) <= MAX_STORED_OUTPUT:
+        return None if text is None else display_safe(text)
+    return display_safe(text[:MAX_STORED_OUTPUT]) + f"\n[... {len(text) - MAX_STORED_OUTPUT:,} more characters not stored]"
+
+
+def read_local(path: bytes) -> Source:
+    """A local transcript's bytes (at most one byte over the limit), or why it cannot be read."""
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            return "unreadable: not a regular file"
+        if st.st_size > MAX_TRANSCRIPT_BYTES:
+            return f"too large: {st.st_size:,} bytes (the limit per transcript is {MAX_TRANSCRIPT_BYTES:,})"
+        with open(path, "rb") as fh:
+            return fh.read(MAX_TRANSCRIPT_BYTES + 1)
+    except OSError as exc:
+        return f"unreadable: {exc.strerror or exc}"
+
+
+def replay_local_arrow(batches: Iterable[Any], replay_spec: str) -> Iterator[Any]:
+    """Executor side of `mapInArrow` for local files: (name, path bytes) in, RECORD_COLUMNS out."""
+    def transcripts() -> Iterator[tuple[str, tuple[str | None, Source]]]:
         for batch in batches:
-            for path, content in zip(batch.column("path").to_pylist(), batch.column("content").to_pylist()):
-                uri = _norm_uri(path)
-                local_dir = os.path.dirname(uri[5:]) if uri.startswith("file:") else None
-                yield names.get(uri, uri[5:] if uri.startswith("file:") else uri), (local_dir, content)
+            for name, path in zip(batch.column("name").to_pylist(), batch.column("path").to_pylist()):
+                yield name, (os.path.dirname(os.fsdecode(path)), read_local(path))
 
+    yield from _batches(replay_partition(transcripts(), replay_spec))
+
+
+def _batches(records: Iterable[tuple]) -> Iterator[Any]:
+    schema = arrow_record_schema()
     rows: list[tuple] = []
-    for record in replay_partition(transcripts(), replay_spec):
+    for record in records:
         rows.append(record)
         if len(rows) >= ARROW_BATCH_ROWS:
             yield _record_batch(rows, schema)
             rows = []
     if rows:
         yield _record_batch(rows, schema)
+
+
+def replay_arrow(batches: Iterable[Any], replay_spec: str, names: dict[str, str]) -> Iterator[Any]:
+    """Executor side of `mapInArrow` for remote files: (path, content) Arrow batches in (read by
+    Spark's binaryFile source), RECORD_COLUMNS batches out.
+
+    `names` maps a file's URI to its display name (the path as the user spelled it)."""
+    def transcripts() -> Iterator[tuple[str, tuple[str | None, Source]]]:
+        for batch in batches:
+            for path, content in zip(batch.column("path").to_pylist(), batch.column("content").to_pylist()):
+                uri = _norm_uri(path)
+                local_dir = os.path.dirname(uri[5:]) if uri.startswith("file:") else None
+                yield names.get(uri, uri[5:] if uri.startswith("file:") else uri), (local_dir, content)
+
+    yield from _batches(replay_partition(transcripts(), replay_spec))
 
 
 def arrow_record_schema() -> Any:
@@ -433,19 +555,36 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
             raise InputError("the inputs hold no transcript files")
         bad = {u: (n, "unreadable: hidden file name (starts with '.' or '_')") for u, n in hidden.items()}
         n_parts = opts.partitions or partition_count(len(files) + len(hidden), opts.files_per_partition)
-        names = sc.broadcast(files)
+        local = {path: name for path, name in files.items() if "://" not in path and not path.startswith("hdfs:")}
+        remote = {uri: name for uri, name in files.items() if uri not in local}
+        names = sc.broadcast(remote)
         record_schema = spark_record_schema()
 
         with SparkProgress(sc, JOB_GROUP, enabled=opts.progress) as progress:
             progress.set_label(f"replaying {len(files)} transcripts")
             spec = replay_spec
-            if files:
+            rows = spark.createDataFrame([], record_schema)
+            if local:
+                from pyspark.sql.types import BinaryType, StringType, StructField, StructType  # noqa: PLC0415
+
+                listed = spark.createDataFrame(
+                    [(display_safe(name), os.fsencode(path)) for path, name in sorted(local.items())],
+                    StructType([StructField("name", StringType(), False), StructField("path", BinaryType(), False)]))
+                rows = rows.unionByName(listed.repartition(n_parts, "name").mapInArrow(
+                    lambda batches: replay_local_arrow(batches, spec), record_schema))
+            if remote:
                 with listed_on_the_driver(spark):
-                    sources = spark.read.format("binaryFile").load([literal_path(u) for u in sorted(files)])
-                sources = sources.select("path", "content").repartition(n_parts, "path")
-                rows = sources.mapInArrow(lambda batches: replay_arrow(batches, spec, names.value), record_schema)
-            else:
-                rows = spark.createDataFrame([], record_schema)
+                    sources = spark.read.format("binaryFile").load([literal_path(u) for u in sorted(remote)])
+                # binaryFile reads a file's content only for rows its length filter keeps
+                too_large = sources.where(F.col("length") > MAX_TRANSCRIPT_BYTES).select("path", "length").collect()
+                for r in too_large:
+                    uri = _norm_uri(r["path"])
+                    bad[uri] = (remote.get(uri, uri), f"too large: {r['length']:,} bytes "
+                                                      f"(the limit per transcript is {MAX_TRANSCRIPT_BYTES:,})")
+                sources = (sources.where(F.col("length") <= MAX_TRANSCRIPT_BYTES).select("path", "content")
+                           .repartition(n_parts, "path"))
+                rows = rows.unionByName(
+                    sources.mapInArrow(lambda batches: replay_arrow(batches, spec, names.value), record_schema))
             if bad:
                 rows = rows.unionByName(spark.createDataFrame(
                     [_transcript_record(n, "quarantined", 0, 0, 0, 0, why) for n, why in sorted(bad.values())],

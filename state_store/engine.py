@@ -187,15 +187,15 @@ class Engine(ReplicationMixin, MessagingMixin, ClientsMixin, TransactionsMixin, 
 
     def user(self, name: str) -> Optional[UserInfo]:
         u = self.s.scalars(select(User).where(User.name == name)).first()
-        return UserInfo(u.name, u.scope, u.level, u.vpn) if u else None
+        return UserInfo(u.name, u.scope, u.level, u.vpn, u.lab_admin) if u else None
 
     def users(self) -> list[UserInfo]:
-        return [UserInfo(u.name, u.scope, u.level, u.vpn)
+        return [UserInfo(u.name, u.scope, u.level, u.vpn, u.lab_admin)
                 for u in self.s.scalars(select(User).order_by(User.name))]
 
     def verify_password(self, name: str, password: str) -> bool:
         u = self.s.scalars(select(User).where(User.name == name)).first()
-        return u is not None and _verify(password, u.password_hash)
+        return _verify(password, u.password_hash if u is not None else None)  # same work either way
 
     # ------------------------------------------------------------------ current config
     def current_config(self, router: str, vpn: Optional[str] = None) -> RouterConfig:

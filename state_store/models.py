@@ -19,7 +19,7 @@ from typing import Optional
 from sqlalchemy import ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"  # 4: cli_user.lab_admin
 
 
 class Base(DeclarativeBase):
@@ -206,6 +206,7 @@ class User(Base):
     scope: Mapped[str] = mapped_column(String, default="global")  # global|vpn
     level: Mapped[str] = mapped_column(String, default="read-only")
     vpn: Mapped[Optional[str]] = mapped_column(String, nullable=True)
+    lab_admin: Mapped[bool] = mapped_column(default=False)  # may open the lab console
 
 
 class Message(Base):

@@ -11,13 +11,15 @@ Why:
 - Tests and transcript replay need thousands of fresh labs: each scenario's template database is
   built once per process (cached by path + mtime) and copied with ``sqlite3.Connection.backup``
   into a new in-memory connection, which takes well under a millisecond for the default lab.
-- A foreign, corrupt or truncated file, or another schema version, is refused with a one-line
-  ``LabFileError`` instead of an SQL traceback.
+- A path that cannot be a usable lab (a directory, unwritable, foreign, damaged, another schema
+  version, no routers, ...) is refused with a one-line ``LabFileError`` instead of an SQL
+  traceback, and new lab files are created atomically: both in ``lab_file``.
+- A scenario the builder cannot complete (its initial traffic refused by the engine) is a
+  ``ScenarioError``, like any other problem of the file.
 """
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import threading
 import time
@@ -31,20 +33,30 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 
+from sqlalchemy.exc import SQLAlchemyError
+
+from . import lab_file
 from .base import Topology
 from .core.persist import clear as clear_ha_core
 from .core.persist import ensure_table
 from .engine import Engine
-from .errors import LabBusy, LabFileError
+from .errors import EngineError, LabBusy
 from .models import SCHEMA_VERSION, Base, Meta
-from .scenario import DEFAULT_SCENARIO, build_lab, load_scenario
+from .scenario import DEFAULT_SCENARIO, MDict, ScenarioError, build_lab, load_scenario
 
-_SQLITE_MAGIC = b"SQLite format 3\x00"
 T = TypeVar("T")
 BUSY_TIMEOUT_MS = 2000  # one attempt's wait for the write lock (SQLite's busy handler)
 MAX_WAIT_S = 10.0  # all attempts of one command together
 _templates: dict[tuple[str, int], sqlite3.Connection] = {}
 _templates_lock = threading.Lock()
+
+
+# Schema 4 added the lab-administration right; a schema 3 lab gives it to its global admin `admin`
+# (the default lab's trainer), so labs made before it keep working, password hashes included.
+_UPGRADE_3_TO_4 = ("3", "4", [
+    "ALTER TABLE cli_user ADD COLUMN lab_admin BOOLEAN NOT NULL DEFAULT 0",
+    "UPDATE cli_user SET lab_admin = 1 WHERE name = 'admin' AND scope = 'global' AND level = 'admin'",
+])
 
 
 def _install_begin(engine: SAEngine, immediate: bool) -> None:
@@ -88,8 +100,7 @@ def _populate(engine: SAEngine, scenario: Path) -> None:
         with conn.begin():
             session = Session(bind=conn)
             session.add(Meta(key="schema_version", value=SCHEMA_VERSION))
-            build_lab(session, doc)
-            session.flush()
+            _build(session, doc, scenario)
             session.close()
 
 
@@ -97,6 +108,22 @@ def ensure_table_on(engine: SAEngine) -> None:
     with engine.connect() as conn:
         with conn.begin():
             ensure_table(conn)
+
+
+def _build(session: Session, doc: MDict, scenario: Path) -> None:
+    """build_lab, with what only building can find (the initial traffic refused by the engine's
+    own rules, e.g. a publish from a client whose routers are all standby) reported as a
+    ScenarioError rather than a traceback."""
+    try:
+        build_lab(session, doc)
+        session.flush()
+    except EngineError as exc:
+        detail = ", ".join(f"{k}={v}" for k, v in exc.params.items())
+        raise ScenarioError(str(scenario), [f"{scenario}:0: the lab cannot be built: its initial traffic "
+                                            f"was refused ({exc.code}{': ' + detail if detail else ''})"]) from None
+    except (SQLAlchemyError, ValueError, OverflowError) as exc:
+        raise ScenarioError(str(scenario), [f"{scenario}:0: the lab cannot be built: "
+                                            f"{type(exc).__name__}: {str(exc).splitlines()[0]}"]) from None
 
 
 def _template(scenario: Path) -> sqlite3.Connection:
@@ -142,16 +169,15 @@ class LabStore:
     def open(cls, path: str | Path, scenario: str | Path | None = None) -> "LabStore":
         """Open a lab file, creating it from ``scenario`` (default lab) when missing."""
         p = Path(path)
-        if not p.exists():
+        if not p.exists() and not p.is_symlink():
             tpl = _template(Path(scenario) if scenario is not None else DEFAULT_SCENARIO)
-            tmp = p.with_name(p.name + ".creating")
-            if tmp.exists():
-                tmp.unlink()
-            raw = sqlite3.connect(str(tmp))
-            with _templates_lock:
-                tpl.backup(raw)
-            raw.close()
-            os.replace(tmp, p)
+
+            def fill(raw: sqlite3.Connection) -> None:
+                with _templates_lock:
+                    tpl.backup(raw)
+
+            if not lab_file.create(p, fill):
+                cls._check_file(p)  # another shell created it a moment ago
         else:
             cls._check_file(p)
         engine = create_engine(f"sqlite:///{p}", connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False})
@@ -171,34 +197,9 @@ class LabStore:
 
     @staticmethod
     def _check_file(p: Path) -> None:
-        try:
-            with open(p, "rb") as fh:
-                head = fh.read(100)
-        except OSError as e:
-            raise LabFileError(str(p), f"cannot read: {e.strerror or e}") from e
-        if len(head) < 100 or not head.startswith(_SQLITE_MAGIC):
-            raise LabFileError(str(p), "not a lab file (not an SQLite database)")
-        try:
-            con = sqlite3.connect(f"file:{p}?mode=ro", uri=True, timeout=10)
-            try:
-                tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-                if "meta" not in tables:
-                    raise LabFileError(str(p), "not a solace-shell lab (no meta table)")
-                row = con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-                if row is None:
-                    raise LabFileError(str(p), "not a solace-shell lab (no schema version)")
-                if row[0] != SCHEMA_VERSION:
-                    raise LabFileError(str(p), f"lab schema version {row[0]}, this program needs {SCHEMA_VERSION}")
-                missing = {t.name for t in Base.metadata.sorted_tables} - tables
-                if missing:
-                    raise LabFileError(str(p), f"lab file is missing tables: {', '.join(sorted(missing))}")
-                bad = con.execute("PRAGMA quick_check").fetchone()
-                if bad is None or bad[0] != "ok":
-                    raise LabFileError(str(p), "lab file is corrupt (integrity check failed)")
-            finally:
-                con.close()
-        except sqlite3.DatabaseError as e:
-            raise LabFileError(str(p), f"lab file is corrupt or truncated ({e})") from e
+        lab_file.check_path(p)
+        lab_file.upgrade(p, *_UPGRADE_3_TO_4)
+        lab_file.check_contents(p, SCHEMA_VERSION, (t.name for t in Base.metadata.sorted_tables))
 
     # ------------------------------------------------------------------ use
     def run(self, work: Callable[[Engine], T], *, max_wait_s: Optional[float] = None) -> T:
@@ -254,8 +255,7 @@ class LabStore:
                 session = Session(bind=conn)
                 try:
                     session.add(Meta(key="schema_version", value=SCHEMA_VERSION))
-                    build_lab(session, doc)
-                    session.flush()
+                    _build(session, doc, Path(scenario) if scenario is not None else DEFAULT_SCENARIO)
                 finally:
                     session.close()
 

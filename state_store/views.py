@@ -34,6 +34,7 @@ class UserInfo:
     scope: str  # global | vpn
     level: str  # none|read-only|read-write|admin|mesh-manager
     vpn: Optional[str]
+    lab_admin: bool  # the lab-administration right: may open the lab console (the trainer)
 
 
 # ---------------------------------------------------------------- replication

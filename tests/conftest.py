@@ -22,3 +22,9 @@ def ny(lab):
 @pytest.fixture
 def nj(lab):
     return lab.session("NJ_Appliance1")
+
+
+@pytest.fixture(autouse=True)
+def _no_login_delay(monkeypatch):
+    """A failed login pauses (solace_shell.cli); tests that fail logins on purpose need no pause."""
+    monkeypatch.setenv("SOLACE_SHELL_LOGIN_DELAY", "0")

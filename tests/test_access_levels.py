@@ -65,3 +65,49 @@ def test_every_command_against_every_user(user: str) -> None:
     assert checked == len(CASES)
     if user == "monitor":
         assert refused > 0, "a read-only user must be refused something"
+
+
+# ---------------------------------------------------------------- the lab console
+# Which users hold the lab-administration right (`lab_admin: true` in the default scenario): only
+# the trainer's admin. Every console command is tried the way a user's terminal reaches it (F2 in
+# the REPL): refused users get one line and nothing changes; the harness path (`lab>` lines of a
+# transcript, Lab.execute) keeps running whatever user the lab is logged in as.
+LAB_ADMINS = {"admin"}
+CONSOLE_CASES = list(GRAMMAR.by_mode["lab"])
+
+
+@pytest.mark.parametrize("user", sorted(ORACLE))
+def test_the_console_against_every_user(user: str) -> None:
+    import io
+
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from solace_shell.repl import Repl
+
+    checked = 0
+    for command in CONSOLE_CASES:
+        line = " ".join(minimal_words(command.element))
+        lab = Lab.fresh(settings={"user": user})
+        try:
+            out = io.StringIO()
+            with create_pipe_input() as pipe:
+                repl = Repl(lab, "NY_Appliance1", input=pipe, output=DummyOutput(), stdout=out)
+                before = lab.store.dump()
+                refusal = repl.toggle_console()
+                if user in LAB_ADMINS:
+                    assert refusal is None and repl.target == "lab", (user, line)
+                    repl.run_line(line)
+                    assert "Permission denied" not in out.getvalue(), (user, line, out.getvalue())
+                else:
+                    assert refusal == (f"ERROR: The lab console is for lab administrators; user '{user}' "
+                                       "has no lab-administration right."), (user, refusal)
+                    assert repl.target == "NY_Appliance1" and repl.prompt == "NY_Appliance1>"
+                    assert lab.store.dump() == before, (user, line)
+            # the harness: a transcript's `lab>` line runs for every user
+            harness = lab.execute("lab", line)
+            assert harness.error_kind != "access", (user, line, harness.text)
+            checked += 1
+        finally:
+            lab.close()
+    assert checked == len(CONSOLE_CASES) == 19

@@ -167,9 +167,27 @@ def test_corrupt_lab_file_gives_one_clear_error(tmp_path: Path) -> None:
     assert "Traceback" not in result.output
 
 
-def test_unknown_user_is_refused(tmp_path: Path) -> None:
-    result = invoke("--user", "mallory", "-c", "show hostname", db=tmp_path / "lab.sqlite")
-    assert result.exit_code == 2 and "no CLI user 'mallory'" in result.stderr
+def test_unknown_user_and_wrong_password_get_the_same_answer(tmp_path: Path, monkeypatch) -> None:
+    db = tmp_path / "lab.sqlite"
+    invoke("-c", "show hostname", db=db)
+    monkeypatch.setenv("SOLACE_SHELL_PASSWORD", "guess")
+    unknown = invoke("--user", "mallory", "-c", "show hostname", db=db)
+    wrong = invoke("--user", "monitor", "-c", "show hostname", db=db)
+    assert (unknown.exit_code, unknown.stderr) == (2, "solace-shell: login failed for CLI user 'mallory'\n")
+    assert (wrong.exit_code, wrong.stderr) == (2, "solace-shell: login failed for CLI user 'monitor'\n")
+
+
+def test_a_failed_login_waits_before_answering(tmp_path: Path, monkeypatch) -> None:
+    import time
+
+    db = tmp_path / "lab.sqlite"
+    invoke("-c", "show hostname", db=db)
+    monkeypatch.setenv("SOLACE_SHELL_PASSWORD", "guess")
+    monkeypatch.setenv("SOLACE_SHELL_LOGIN_DELAY", "0.3")
+    for user in ("mallory", "monitor"):
+        started = time.monotonic()
+        assert invoke("--user", user, "-c", "show hostname", db=db).exit_code == 2
+        assert time.monotonic() - started >= 0.3
 
 
 def test_named_user_must_give_the_right_password(tmp_path: Path, monkeypatch) -> None:

@@ -135,6 +135,7 @@ def test_scenario_reports_all_problems_with_lines(tmp_path: Path):
         (16, "'NJ_Appliance1', which is not a router"),
         (19, "host 'Boston_Appliance' is not a router"),
         (21, "needs password or password_hash"),
+        (20, "no usable administrator: the lab needs a user with scope global, level admin, lab_admin: true"),
     ]
     for line, text in expect:
         assert any(pr.startswith(f"{p}:{line}:") and text in pr for pr in probs), (line, text, probs)
@@ -169,6 +170,7 @@ vpns:
     queues: [{{name: q, subscriptions: ["x/>"]}}]
     clients: [{{name: c, hosts: [A1, B1]}}]
 users:
+  - {{name: trainer, password: t, level: admin, lab_admin: true}}
   - {{name: u1, password: pw1}}
   - {{name: u2, password_hash: "{hash_password('pw2')}"}}
 messages: [{{client: c, topic: x/y, count: 3}}]

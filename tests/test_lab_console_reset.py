@@ -90,3 +90,23 @@ def test_reset_keeps_the_lab_user():
         assert lab.session("NY_Appliance1").execute("enable").ok
     finally:
         lab.close()
+
+
+@pytest.mark.parametrize("name", ["x" * 300, "a/" + "b" * 300, "d/" * 200 + "f.yaml"])
+def test_reset_with_an_overlong_name_is_one_clear_error(lab, name):
+    before = lab.store.dump()
+    outcome = lab.execute("lab", f"reset {name}")
+    assert not outcome.ok and outcome.error_kind == "engine"
+    assert outcome.text.startswith(f"ERROR: Scenario '{name[:64]}") and outcome.text.count("\n") == 0
+    assert lab.store.dump() == before
+
+
+def test_reset_to_a_lab_nobody_can_administer_is_refused(lab, tmp_path):
+    path = tmp_path / "noadmin.yaml"
+    path.write_text("sites:\n  - {name: NY, routers: [{name: R}]}\n")
+    before = lab.store.dump()
+    outcome = lab.execute("lab", f"reset {path}")
+    assert (outcome.ok, outcome.text) == (False, (
+        f"ERROR: Scenario '{path}' is invalid (1 problem(s)); first: {path}:1: no usable administrator: "
+        "the lab needs a user with scope global, level admin, lab_admin: true and a password (the trainer)"))
+    assert lab.store.dump() == before

@@ -86,6 +86,9 @@ class FakeLab:
     def routers(self) -> list[str]:
         return list(ROUTERS)
 
+    def console_refusal(self) -> str | None:
+        return None  # the fake's user is the trainer
+
     def targets(self) -> list[str]:
         return [*ROUTERS, "lab"]
 

@@ -252,6 +252,46 @@ def test_commas_spaces_percent_signs_and_glob_characters_in_file_names_replay_li
     assert res.summary["totals"]["quarantined"] == 0
 
 
+def test_every_hostile_input_yields_a_row(spark, tmp_path):
+    """`:` and non-UTF-8 bytes in names, empty, oversized and over-long files, a catastrophic regex
+    and a huge output: one row each, the job never fails, stored output is capped."""
+    from spark_jobs.job import MAX_COMMANDS, MAX_STORED_OUTPUT, MAX_TRANSCRIPT_BYTES
+
+    corpus = tmp_path / "hostile"
+    corpus.mkdir()
+    good = FILES["good.cli.txt"]
+    (corpus / "a:b.cli.txt").write_bytes(good)
+    with open(os.fsencode(corpus) + b"/bad\xffname.cli.txt", "wb") as fh:
+        fh.write(good)
+    (corpus / "empty.cli.txt").write_bytes(b"")
+    (corpus / "big.cli.txt").write_bytes(b"NY_Appliance1> enable\n" + b"x" * MAX_TRANSCRIPT_BYTES)
+    (corpus / "long.cli.txt").write_bytes(b"NY_Appliance1> enable\n" * (MAX_COMMANDS + 1))
+    (corpus / "regex.cli.txt").write_bytes(b"NY_Appliance1> echo " + b"a" * 50_000 + b"\n(a+)+b (re)\n")
+    (corpus / "huge-output.cli.txt").write_bytes(b"NY_Appliance1> echo " + b"y" * 100_000 + b"\n")
+    (corpus / "bad-regex.cli.txt").write_bytes(b"NY_Appliance1> enable\n(a)\\1 (re)\n")
+    out = tmp_path / "out"
+    res = _run(spark, [corpus, corpus / "a:b.cli.txt"], out)
+    status = {r["transcript"].rsplit("/", 1)[-1]: (r["status"], r["reason"])
+              for r in _rows(spark, out / "transcripts.parquet")}
+    assert status == {
+        "a:b.cli.txt": ("pass", None),
+        "bad\\xffname.cli.txt": ("pass", None),
+        "empty.cli.txt": ("quarantined", "empty file"),
+        "big.cli.txt": ("quarantined", f"too large: {MAX_TRANSCRIPT_BYTES + 22:,} bytes "
+                                       f"(the limit per transcript is {MAX_TRANSCRIPT_BYTES:,})"),
+        "long.cli.txt": ("quarantined", f"too many commands: {MAX_COMMANDS + 1:,} "
+                                        f"(the limit per transcript is {MAX_COMMANDS:,})"),
+        "regex.cli.txt": ("fail", None),
+        "huge-output.cli.txt": ("fail", None),
+        "bad-regex.cli.txt": ("quarantined", f"{corpus}/bad-regex.cli.txt:2: bad regular expression: "
+                                             "invalid escape sequence: \\1"),
+    }
+    assert res.summary["totals"]["transcripts"] == 8
+    huge = [r for r in _rows(spark, out / "commands.parquet") if r["transcript"].endswith("huge-output.cli.txt")]
+    assert len(huge[0]["actual"]) < MAX_STORED_OUTPUT + 100
+    assert huge[0]["actual"].endswith(f"[... {100_000 - MAX_STORED_OUTPUT:,} more characters not stored]")
+
+
 def test_missing_input_is_an_error(spark, tmp_path):
     from spark_jobs.job import InputError
 

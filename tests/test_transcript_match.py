@@ -1,10 +1,9 @@
 """Matcher semantics of expected output blocks."""
 
-import re
 
 import pytest
 
-from solace_shell.transcript.match import match_block
+from solace_shell.transcript.match import BadPattern, match_block
 
 
 def m(expected, actual, strict=False):
@@ -86,7 +85,7 @@ def test_regex_marker_needs_space():
 
 
 def test_bad_regex_raises():
-    with pytest.raises(re.error):
+    with pytest.raises(BadPattern):
         m("(unclosed (re)", "x")
 
 

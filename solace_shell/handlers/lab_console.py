@@ -240,7 +240,7 @@ def scenario_path(name: str) -> Path:
     """A scenario as typed: a file path, or the name of a bundled scenario (`default`)."""
     found = resolve_scenario(name)
     if found is None:
-        raise EngineError("scenario_not_found", scenario=name)
+        raise EngineError("scenario_not_found", scenario=name if len(name) <= 64 else name[:64] + "...")
     return found
 
 

@@ -245,7 +245,10 @@ def parse_transcript(text: str, name: str, *, hosts: Iterable[str] | None = None
     input line is output. With `hosts=None` every syntactically valid prompt counts (for tools that
     check structure without building a lab).
     """
-    from solace_shell.transcript.match import compile_line  # local: match imports format
+    from solace_shell.transcript.match import (  # local: match imports format
+        BadPattern,
+        compile_line,
+    )
 
     known = None if hosts is None else frozenset(hosts)
     raw_lines = split_raw(text)
@@ -284,7 +287,7 @@ def parse_transcript(text: str, name: str, *, hosts: Iterable[str] | None = None
         if line.endswith(REGEX_SUFFIX):
             try:
                 compile_line(line)
-            except re.error as exc:
+            except BadPattern as exc:
                 problems.append(Problem(lineno, f"bad regular expression: {exc}"))
 
     if not inputs and not problems:

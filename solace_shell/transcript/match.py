@@ -2,10 +2,16 @@
 
 - a line `...` matches any number of lines (including none);
 - `[..]` inside a line matches any run of characters (several per line allowed);
-- a line ending in ` (re)` is a Python regular expression that must match the whole line.
+- a line ending in ` (re)` is a regular expression (RE2 syntax, which is Python's minus
+  backreferences and lookaround) that must match the whole line.
 Anything else must be equal. Both sides are compared without line endings and trailing blanks, and
 (unless strict) without blank lines at the start and end of the block. Keeping matchers this small
 keeps transcripts readable as terminal sessions and makes `accept` predictable.
+
+Patterns are compiled with RE2 (google-re2), a linear-time engine: a transcript is untrusted input
+(the Spark job replays whatever it is given), and a backtracking engine lets one `(a+)+b (re)`
+line hang a replay. A pattern RE2 cannot compile raises `BadPattern`, reported at load time with
+the transcript's FILE:LINE.
 """
 
 from __future__ import annotations
@@ -14,11 +20,46 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, Protocol
+
+import re2  # type: ignore[import-untyped]  # google-re2 ships no type information
 
 from solace_shell.transcript.format import ANY_LINES, ANY_RUN, REGEX_SUFFIX, clean
 
 MatcherKind = Literal["any", "regex", "glob", "literal"]
+
+
+class Pattern(Protocol):
+    """What matching needs of a compiled RE2 pattern (the bindings ship no type information)."""
+
+    def fullmatch(self, text: str) -> object | None: ...
+
+
+class BadPattern(ValueError):
+    """An expected ` (re)` line RE2 cannot compile; the message says why."""
+
+
+def _options() -> re2.Options:
+    options = re2.Options()
+    options.log_errors = False  # the error is reported with its FILE:LINE, not logged to stderr
+    options.dot_nl = True       # `[..]` spans any character, as it always has
+    return options
+
+
+_GLOB_OPTIONS = _options()
+_REGEX_OPTIONS = _options()
+_REGEX_OPTIONS.dot_nl = False
+
+
+def _compile(pattern: str, options: re2.Options) -> Pattern:
+    try:
+        compiled: Pattern = re2.compile(pattern, options)
+    except re2.error as exc:
+        detail = exc.args[0] if exc.args else exc
+        if isinstance(detail, bytes):
+            detail = detail.decode("utf-8", "replace")
+        raise BadPattern(str(detail)) from None
+    return compiled
 
 
 @dataclass(frozen=True)
@@ -27,7 +68,7 @@ class LineMatcher:
 
     text: str
     kind: MatcherKind
-    pattern: re.Pattern[str] | None = None
+    pattern: Pattern | None = None
 
     def matches(self, actual: str) -> bool:
         if self.kind == "literal":
@@ -40,7 +81,7 @@ class LineMatcher:
 
 @lru_cache(maxsize=4096)
 def compile_line(text: str) -> LineMatcher:
-    """Compile one expected line; raises re.error for a bad ` (re)` line.
+    """Compile one expected line; raises BadPattern for a ` (re)` line RE2 cannot compile.
 
     Precedence: `...` first, then ` (re)` (its pattern is taken verbatim, so `[..]` inside it is a
     regex class), then `[..]`.
@@ -48,10 +89,10 @@ def compile_line(text: str) -> LineMatcher:
     if text == ANY_LINES:
         return LineMatcher(text, "any")
     if text.endswith(REGEX_SUFFIX):
-        return LineMatcher(text, "regex", re.compile(text[: -len(REGEX_SUFFIX)]))
+        return LineMatcher(text, "regex", _compile(text[: -len(REGEX_SUFFIX)], _REGEX_OPTIONS))
     if ANY_RUN in text:
         pattern = ".*".join(re.escape(part) for part in text.split(ANY_RUN))
-        return LineMatcher(text, "glob", re.compile(pattern, re.DOTALL))
+        return LineMatcher(text, "glob", _compile(pattern, _GLOB_OPTIONS))
     return LineMatcher(text, "literal")
 
 
@@ -95,7 +136,7 @@ def match_block(expected_lines: Sequence[str], actual_lines: Sequence[str], stri
     """Whether an expected block (matchers allowed) matches the actual output lines.
 
     Lines may still carry "\\r" or trailing spaces; both sides are normalised here. Raises
-    re.error when an expected ` (re)` line is not a valid regular expression.
+    BadPattern when an expected ` (re)` line is not a valid regular expression.
     """
     expected = normalise(expected_lines, strict_blank)
     actual = normalise(actual_lines, strict_blank)

@@ -31,45 +31,32 @@ from ..core.model import node_key
 from . import lab as swift_lab
 from .params import PARAM_LIMITS, SYSTEM, HaParams, QueueParams
 from .policy import SAVED_STATES
+from ..scenario_spec import OPT, REQ, Bool, DictOf, Enum, Int, ListOf, Str, line_of, spec_map
 
-_INT, _STR, _BOOL = "int", "str", "bool"
-REQ, OPT = True, False
+_NAME = Str(64)
+_MS = Int(1, 24 * 3600 * 1000)
+_COUNT = Int(1, 1_000_000)
 
-
-def _m(**fields: tuple[Any, bool]) -> tuple[str, dict[str, tuple[Any, bool]]]:
-    return ("map", fields)
-
-
-SCHEMA = _m(routers=(("list", _m(
-    name=(_STR, REQ),
-    instances=(("list", _STR), REQ),
-    preferred_active=(_STR, OPT),
-    negotiation_timeout_ms=(_INT, OPT),
-    heartbeat_interval_ms=(_INT, OPT),
-    heartbeat_missing_threshold=(_INT, OPT),
-    max_packet_size_kb=(_INT, OPT),
-    spool=(_m(max_cache_size_kb=(_INT, OPT), directory=(_STR, OPT)), OPT),
-    preferred_failover_delay_ms=(_INT, OPT),
-    sync_step_ms=(_INT, OPT),
-    replication_channel=(_m(listener=(_STR, OPT), connector=(_STR, OPT), port=(_INT, OPT)), OPT),
-    ha_state=(("dict", ("enum", SAVED_STATES)), OPT),
-    start=(("list", _STR), OPT),
-    queues=(("list", _m(name=(_STR, REQ), duplicate_detection=(_BOOL, OPT),
-                        duplicate_backlog_size=(_INT, OPT), log_duplicates=(_BOOL, OPT))), OPT),
-    clients=(("list", _m(name=(_STR, REQ))), OPT),
-)), REQ))
+SCHEMA = spec_map(routers=(ListOf(spec_map(
+    name=(_NAME, REQ),
+    instances=(ListOf(_NAME, 2), REQ),
+    preferred_active=(_NAME, OPT),
+    negotiation_timeout_ms=(_MS, OPT),
+    heartbeat_interval_ms=(_MS, OPT),
+    heartbeat_missing_threshold=(_COUNT, OPT),
+    max_packet_size_kb=(_COUNT, OPT),
+    spool=(spec_map(max_cache_size_kb=(_COUNT, OPT), directory=(Str(255), OPT)), OPT),
+    preferred_failover_delay_ms=(_MS, OPT),
+    sync_step_ms=(_MS, OPT),
+    replication_channel=(spec_map(listener=(_NAME, OPT), connector=(_NAME, OPT), port=(Int(1, 65535), OPT)), OPT),
+    ha_state=(DictOf(Enum(SAVED_STATES)), OPT),
+    start=(ListOf(_NAME, 2), OPT),
+    queues=(ListOf(spec_map(name=(Str(200), REQ), duplicate_detection=(Bool(), OPT),
+                            duplicate_backlog_size=(_COUNT, OPT), log_duplicates=(Bool(), OPT)), 100), OPT),
+    clients=(ListOf(spec_map(name=(_NAME, REQ)), 100), OPT),
+), 16), REQ))
 
 Err = Callable[[int, str], None]
-
-
-def _line(obj: Any, key: Any = None) -> int:
-    lines = getattr(obj, "lines", None)
-    if key is not None and lines is not None:
-        try:
-            return int(lines[key])
-        except (KeyError, IndexError):
-            pass
-    return int(getattr(obj, "line", 0))
 
 
 def check(err: Err, section: Any, other_names: set[str]) -> None:
@@ -81,43 +68,43 @@ def check(err: Err, section: Any, other_names: set[str]) -> None:
             continue
         name = r["name"]
         if name in seen or name in other_names:
-            err(_line(r, "name"), f"swiftmq router {name!r}: name already used")
+            err(line_of(r, "name"), f"swiftmq router {name!r}: name already used")
         seen.add(name)
         inst = [i for i in r.get("instances") or [] if i is not None]
         if len(inst) != 2 or inst[0] == inst[1]:
-            err(_line(r, "instances"), f"swiftmq router {name!r}: an HA router has exactly two instances")
+            err(line_of(r, "instances"), f"swiftmq router {name!r}: an HA router has exactly two instances")
         for key in ("preferred_active",):
             if r.get(key) is not None and r[key] not in inst:
-                err(_line(r, key), f"swiftmq router {name!r}: {key} {r[key]!r} is not one of its instances")
+                err(line_of(r, key), f"swiftmq router {name!r}: {key} {r[key]!r} is not one of its instances")
         channel = r.get("replication_channel") or {}
         for key in ("listener", "connector"):
             if channel.get(key) is not None and channel[key] not in inst:
-                err(_line(channel, key), f"swiftmq router {name!r}: {key} {channel[key]!r} is not an instance")
+                err(line_of(channel, key), f"swiftmq router {name!r}: {key} {channel[key]!r} is not an instance")
         for i in r.get("ha_state") or {}:
             if i not in inst:
-                err(_line(r["ha_state"], i), f"swiftmq router {name!r}: ha_state for {i!r}, not an instance")
+                err(line_of(r["ha_state"], i), f"swiftmq router {name!r}: ha_state for {i!r}, not an instance")
         starts = r.get("start") or []
         for n, i in enumerate(starts):
             if i is not None and i not in inst:
-                err(_line(starts, n), f"swiftmq router {name!r}: cannot start {i!r}, not an instance")
+                err(line_of(starts, n), f"swiftmq router {name!r}: cannot start {i!r}, not an instance")
         limits = dict(r)
         limits.update({"spool_max_cache_size_kb": (r.get("spool") or {}).get("max_cache_size_kb")})
         for key, low in PARAM_LIMITS.items():
             if isinstance(limits.get(key), int) and limits[key] < low:
-                err(_line(r, key), f"swiftmq router {name!r}: {key} must be at least {low}")
+                err(line_of(r, key), f"swiftmq router {name!r}: {key} must be at least {low}")
         queues: set[str] = set()
         for q in r.get("queues") or []:
             if isinstance(q, dict) and q.get("name") is not None:
                 if q["name"] in queues:
-                    err(_line(q, "name"), f"swiftmq router {name!r}: queue {q['name']!r} defined twice")
+                    err(line_of(q, "name"), f"swiftmq router {name!r}: queue {q['name']!r} defined twice")
                 queues.add(q["name"])
                 size = q.get("duplicate_backlog_size")
                 if isinstance(size, int) and size < 1:
-                    err(_line(q, "duplicate_backlog_size"), "duplicate_backlog_size must be at least 1")
+                    err(line_of(q, "duplicate_backlog_size"), "duplicate_backlog_size must be at least 1")
         for c in r.get("clients") or []:
             if isinstance(c, dict) and c.get("name") is not None:
                 if c["name"] in seen or c["name"] in other_names:
-                    err(_line(c, "name"), f"JMS client {c['name']!r}: name already used")
+                    err(line_of(c, "name"), f"JMS client {c['name']!r}: name already used")
                 seen.add(c["name"])
 
 

@@ -1,0 +1,112 @@
+"""Masking the parameters the grammar marks `secret: true` (passwords) in a typed line.
+
+Why here: only the grammar knows which word of a line is a password, and every place a line is
+kept (history file, transcript recording, logs) must hide the same words. A line that parses is
+masked exactly (the word bound to a secret parameter, abbreviations and quotes included). A line
+that does not parse is masked conservatively: the word after a keyword that introduces a secret
+parameter (or an abbreviation of it) is hidden even when the rest of the line is wrong.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from itertools import pairwise
+
+from .model import Alt, Element, Grammar, Keyword, Opt, ParamRef, Seq
+from .parser import Parsed, Parser
+from .tokens import UnterminatedQuote, Word, split_words
+
+MASK = "********"
+_MIN_PREFIX = 3  # `pas` abbreviates `password`; shorter prefixes are too common to hide after
+
+
+def _elements(element: Element) -> Iterator[Element]:
+    yield element
+    if isinstance(element, Seq):
+        for item in element.items:
+            yield from _elements(item)
+    elif isinstance(element, Opt):
+        yield from _elements(element.body)
+    elif isinstance(element, Alt):
+        for choice in element.choices:
+            yield from _elements(choice)
+
+
+def _secret_keywords_in(element: Element) -> Iterator[str]:
+    """Keywords directly followed by a secret parameter in a syntax."""
+    for el in _elements(element):
+        if isinstance(el, Seq):
+            for before, after in pairwise(el.items):
+                if isinstance(before, Keyword) and isinstance(after, ParamRef) and after.param.secret:
+                    yield before.word
+
+
+_KEYWORDS: dict[int, frozenset[str]] = {}
+
+
+def secret_keywords(grammar: Grammar) -> frozenset[str]:
+    """Every keyword that introduces a secret parameter somewhere in the grammar."""
+    found = _KEYWORDS.get(id(grammar))
+    if found is None:
+        found = _KEYWORDS[id(grammar)] = frozenset(
+            word for commands in grammar.by_mode.values() for command in commands
+            for word in _secret_keywords_in(command.element))
+    return found
+
+
+def _secret_params(element: Element) -> set[str]:
+    return {el.param.name for el in _elements(element) if isinstance(el, ParamRef) and el.param.secret}
+
+
+def _exact(parsed: Parsed) -> list[Word]:
+    hidden: list[Word] = []
+    for step in parsed.steps:
+        for name in _secret_params(step.command.element):
+            value = step.args.get(name)
+            if not isinstance(value, str):
+                continue
+            # bindings and words run in parallel; the parameter's word is the last with its value
+            matches = [w for w in step.words if w.text == value]
+            if matches:
+                hidden.append(matches[-1])
+    return hidden
+
+
+def _conservative(grammar: Grammar, words: list[Word]) -> list[Word]:
+    keywords = secret_keywords(grammar)
+    hidden: list[Word] = []
+    for before, word in pairwise(words):
+        text = before.text.lower()
+        if not before.quoted and len(text) >= _MIN_PREFIX and any(k.startswith(text) for k in keywords):
+            hidden.append(word)
+    return hidden
+
+
+def mask_secrets(parser: Parser, mode: str, line: str) -> str:
+    """`line` with every secret word replaced by ********."""
+    grammar = parser.grammar
+    if not secret_keywords(grammar):
+        return line
+    try:
+        words = split_words(line)
+    except UnterminatedQuote:
+        return _mask_unterminated(grammar, line)
+    if not any(len(w.text) >= _MIN_PREFIX and any(k.startswith(w.text.lower()) for k in secret_keywords(grammar))
+               for w in words):
+        return line
+    parsed = parser.parse(mode, line)
+    hidden = _exact(parsed) if isinstance(parsed, Parsed) else _conservative(grammar, words)
+    for word in sorted(hidden, key=lambda w: w.start, reverse=True):
+        line = line[:word.start] + MASK + line[word.end:]
+    return line
+
+
+def _mask_unterminated(grammar: Grammar, line: str) -> str:
+    """An open quote: hide everything after the first secret keyword (or prefix of one)."""
+    keywords = secret_keywords(grammar)
+    for m in re.finditer(r"\S+", line):
+        text = m.group().lower()
+        if len(text) >= _MIN_PREFIX and any(k.startswith(text) for k in keywords):
+            return line[:m.end()] + " " + MASK
+    return line

@@ -1,0 +1,172 @@
+"""Lab files on disk: creating one safely, and refusing a path that cannot be a usable lab with one
+clear line (a LabFileError) before SQLite or SQLAlchemy ever see it.
+
+Why its own module: the storage engine behind a lab may change, but where the file comes from and
+what makes a path unusable do not.
+
+- Creation: the new lab is written into a temporary file that `tempfile.mkstemp` creates in the
+  target directory (O_CREAT|O_EXCL with a random name: never an existing file, never through a
+  symlink an attacker planted), synced, then linked to its final name with `os.link`, which is
+  atomic and fails rather than replace a lab another shell created at the same moment (that lab
+  is then used). Readers never see a half-written lab.
+- Checking: a directory, a missing or unwritable directory, an unreadable or read-only file, a
+  file that is not SQLite, a foreign or damaged database, another schema version, a lab without
+  routers or with an access level this program does not know: each is its own sentence.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import stat
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from .errors import LabFileError
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+ACCESS_LEVELS = ("none", "read-only", "mesh-manager", "read-write", "admin")
+SIDECARS = ("-wal", "-shm", "-journal")
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def check_directory(path: Path) -> None:
+    """The directory that holds (or will hold) the lab must exist and be writable: SQLite creates
+    the -wal and -shm files next to the lab."""
+    parent = path.parent
+    if not parent.exists():
+        raise LabFileError(str(path), f"directory {parent} does not exist")
+    if not parent.is_dir():
+        raise LabFileError(str(path), f"{parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise LabFileError(str(path), f"directory {parent} is not writable "
+                                      "(the lab needs it for its -wal and -shm files)")
+
+
+def create(path: Path, fill: Callable[[sqlite3.Connection], None]) -> bool:
+    """Create the lab file `path` with `fill(connection)`; False when another process created it
+    first (its lab is kept). Raises LabFileError when the directory cannot take it."""
+    check_directory(path)
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".creating", dir=path.parent)
+    except OSError as exc:
+        raise LabFileError(str(path), f"cannot create a file in {path.parent}: {_why(exc)}") from None
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        con = sqlite3.connect(tmp)
+        try:
+            fill(con)
+            con.commit()
+        finally:
+            con.close()
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        except OSError as exc:
+            raise LabFileError(str(path), f"cannot create: {_why(exc)}") from None
+        return True
+    except sqlite3.Error as exc:
+        raise LabFileError(str(path), f"cannot write the new lab: {exc}") from None
+    except OSError as exc:
+        raise LabFileError(str(path), f"cannot write the new lab: {_why(exc)}") from None
+    finally:
+        for name in [tmp, *(Path(f"{tmp}{s}") for s in SIDECARS)]:
+            with contextlib.suppress(FileNotFoundError):
+                name.unlink()
+
+
+def check_path(path: Path) -> None:
+    """An existing path must be a readable, writable regular file in a writable directory."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise LabFileError(str(path), f"cannot use: {_why(exc)}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise LabFileError(str(path), "is a directory, not a lab file")
+    if not stat.S_ISREG(st.st_mode):
+        raise LabFileError(str(path), "is not a regular file")
+    if not os.access(path, os.R_OK):
+        raise LabFileError(str(path), "cannot read: Permission denied")
+    if not os.access(path, os.W_OK):
+        raise LabFileError(str(path), "is read-only (the shell writes every command to its lab)")
+    check_directory(path)
+
+
+def upgrade(path: Path, from_version: str, to_version: str, statements: Iterable[str]) -> bool:
+    """Bring a lab of schema `from_version` to `to_version` in one transaction (True when it did);
+    anything else (another version, not a lab, damaged) is left for check_contents to judge."""
+    try:
+        with open(path, "rb") as fh:
+            if not fh.read(100).startswith(SQLITE_MAGIC):
+                return False
+        con = sqlite3.connect(path, timeout=10, isolation_level=None)
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                row = con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            except sqlite3.DatabaseError:
+                row = None
+            if row is None or row[0] != from_version:
+                con.execute("ROLLBACK")
+                return False
+            for statement in statements:
+                con.execute(statement)
+            con.execute("UPDATE meta SET value=? WHERE key='schema_version'", (to_version,))
+            con.execute("COMMIT")
+            return True
+        finally:
+            con.close()
+    except (sqlite3.DatabaseError, OSError):
+        return False
+
+
+def check_contents(path: Path, schema_version: str, tables: Iterable[str]) -> None:
+    """The file must be a whole, undamaged lab of this schema version that someone can use."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(100)
+    except OSError as exc:
+        raise LabFileError(str(path), f"cannot read: {_why(exc)}") from None
+    if len(head) < 100 or not head.startswith(SQLITE_MAGIC):
+        raise LabFileError(str(path), "not a lab file (not an SQLite database)")
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+        try:
+            _check_database(con, str(path), schema_version, set(tables))
+        finally:
+            con.close()
+    except sqlite3.DatabaseError as exc:
+        raise LabFileError(str(path), f"lab file is corrupt or truncated ({exc})") from None
+
+
+def _check_database(con: sqlite3.Connection, path: str, schema_version: str, needed: set[str]) -> None:
+    tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if "meta" not in tables:
+        raise LabFileError(path, "not a solace-shell lab (no meta table)")
+    row = con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+    if row is None:
+        raise LabFileError(path, "not a solace-shell lab (no schema version)")
+    if row[0] != schema_version:
+        raise LabFileError(path, f"lab schema version {row[0]}, this program needs {schema_version}")
+    missing = needed - tables
+    if missing:
+        raise LabFileError(path, f"lab file is missing tables: {', '.join(sorted(missing))}")
+    bad = con.execute("PRAGMA quick_check").fetchone()
+    if bad is None or bad[0] != "ok":
+        raise LabFileError(path, "lab file is corrupt (integrity check failed)")
+    if con.execute("SELECT count(*) FROM router").fetchone()[0] == 0:
+        raise LabFileError(path, "the lab has no routers")
+    for name, scope, level in con.execute("SELECT name, scope, level FROM cli_user ORDER BY name"):
+        if level not in ACCESS_LEVELS:
+            raise LabFileError(path, f"CLI user {name!r} has an unknown access level {level!r}")
+        if scope not in ("global", "vpn"):
+            raise LabFileError(path, f"CLI user {name!r} has an unknown scope {scope!r}")
