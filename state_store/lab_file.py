@@ -163,7 +163,8 @@ def _check_database(con: sqlite3.Connection, path: str, schema_version: str, nee
     bad = con.execute("PRAGMA quick_check").fetchone()
     if bad is None or bad[0] != "ok":
         raise LabFileError(path, "lab file is corrupt (integrity check failed)")
-    if con.execute("SELECT count(*) FROM router").fetchone()[0] == 0:
+    ha_routers = "ha_core" in tables and con.execute("SELECT count(*) FROM ha_core").fetchone()[0] > 0
+    if con.execute("SELECT count(*) FROM router").fetchone()[0] == 0 and not ha_routers:
         raise LabFileError(path, "the lab has no routers")
     for name, scope, level in con.execute("SELECT name, scope, level FROM cli_user ORDER BY name"):
         if level not in ACCESS_LEVELS:

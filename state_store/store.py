@@ -42,6 +42,7 @@ from .core.persist import ensure_table
 from .engine import Engine
 from .errors import EngineError, LabBusy
 from .models import SCHEMA_VERSION, Base, Meta
+from .passwords import is_hashed
 from .scenario import DEFAULT_SCENARIO, MDict, ScenarioError, build_lab, load_scenario
 
 T = TypeVar("T")
@@ -260,7 +261,9 @@ class LabStore:
                     session.close()
 
     def dump(self) -> str:
-        """Every table, every row, sorted: a deterministic text image of the lab."""
+        """Every table, every row, sorted: a deterministic text image of the lab. Password hashes
+        show as ``<password hash>``: each carries a random salt, so two labs built from one
+        scenario differ there and nowhere else."""
         out: list[str] = []
         with self._engine.connect() as conn:
             raw = conn.connection.dbapi_connection
@@ -270,6 +273,8 @@ class LabStore:
                 cols = [r[1] for r in raw.execute(f'PRAGMA table_info("{name}")')]  # type: ignore[union-attr]
                 rows = raw.execute(f'SELECT * FROM "{name}"').fetchall()  # type: ignore[union-attr]
                 out.append(f"== {name} ({', '.join(cols)}) {len(rows)} rows")
+                rows = [tuple("<password hash>" if isinstance(v, str) and is_hashed(v) else v for v in r)
+                        for r in rows]
                 out.extend(repr(r) for r in sorted(rows, key=repr))
         return "\n".join(out) + "\n"
 

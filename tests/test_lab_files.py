@@ -122,7 +122,7 @@ def test_a_schema_3_lab_with_old_password_hashes_still_opens(tmp_path: Path, mon
               f"UPDATE cli_user SET password_hash='{legacy}' WHERE name='admin';")
     monkeypatch.setenv("SOLACE_SHELL_PASSWORD", "admin")
     result = run("--db", str(db), "--user", "admin", "-c", "show hostname")
-    assert (result.exit_code, result.stdout) == (0, "Hostname: NY_Appliance1\n")
+    assert (result.exit_code, result.stdout) == (0, "\nHostname: NY_Appliance1\n")
     from solace_shell.lab import Lab
 
     lab = Lab.open(db, user="admin")

@@ -33,7 +33,7 @@ def test_f2_is_refused_without_the_lab_administration_right() -> None:
         refusal = "ERROR: The lab console is for lab administrators; user 'monitor' has no lab-administration right."
         # the typed text stayed at the router's prompt; `status` is not a router command
         assert code == 0 and out == (
-            f"{refusal}\nHostname: NY_Appliance1\n{refusal}\n               ^\nInvalid command input\n"
+            f"{refusal}\n\nHostname: NY_Appliance1\n{refusal}\n               ^\nInvalid command input\n"
             "   -> Unknown command, or command not available in current context (status)\n")
         assert lab.store.dump() == before
         code, out = drive(lab, "status\r", start="lab")
