@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.enums import EditingMode
@@ -27,6 +27,10 @@ from .live_names import LiveNames
 from .paging import more_prompt_reader, needs_paging, page_height, page_output
 from .style import repl_style
 from .toolbar import LAB_TARGET, read_clock, toolbar_fragments
+
+if TYPE_CHECKING:
+    from .lab import Lab
+    from .session import Session
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +52,7 @@ def _editing_mode(value: EditingMode | str) -> EditingMode:
 class Repl:
     """State of one interactive run: the current target, the last router, the prompt session."""
 
-    def __init__(self, lab: Any, start_target: str, *, history_path: Path | None = None, recorder: Any = None,
+    def __init__(self, lab: Lab, start_target: str, *, history_path: Path | None = None, recorder: Any = None,
                  input: Any = None, output: Any = None,  # noqa: A002 - prompt_toolkit's names
                  editing_mode: EditingMode | str = EditingMode.EMACS, stdout: TextIO | None = None,
                  paging: bool | None = None) -> None:
@@ -90,7 +94,7 @@ class Repl:
         self._read_key = more_prompt_reader(self.prompt_session.input, self.prompt_session.output)
 
     # -- targets --------------------------------------------------------------------------------
-    def session(self) -> Any:
+    def session(self) -> Session:
         return self.lab.target(self.target)
 
     @property
@@ -168,11 +172,10 @@ class Repl:
         self.clock = read_clock(self.lab)
         if self.recorder is not None and line.strip():
             self.recorder.record(prompt, line, outcome.text)
-        self.show(outcome.text, bool(getattr(self.lab.target(target), "paging", False)))
-        switch_to = getattr(outcome, "switch_to", None)
-        if switch_to:
-            self.switch(switch_to)
-        return not getattr(outcome, "ended", False)
+        self.show(outcome.text, self.lab.target(target).paging)
+        if outcome.switch_to:
+            self.switch(outcome.switch_to)
+        return not outcome.ended
 
     def run(self) -> int:
         while True:
@@ -186,7 +189,7 @@ class Repl:
                 return 0
 
 
-def run_repl(lab: Any, start_target: str, *, history_path: Path | None, recorder: Any = None,
+def run_repl(lab: Lab, start_target: str, *, history_path: Path | None, recorder: Any = None,
              input: Any = None, output: Any = None,  # noqa: A002 - prompt_toolkit's names
              editing_mode: EditingMode | str = EditingMode.EMACS, stdout: TextIO | None = None,
              paging: bool | None = None) -> int:

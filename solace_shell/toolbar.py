@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+import logging
+from typing import TYPE_CHECKING
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
+
+if TYPE_CHECKING:
+    from .lab import Lab
+
+log = logging.getLogger(__name__)
 
 LAB_TARGET = "lab"
 
@@ -25,16 +31,14 @@ def format_clock(ms: int) -> str:
     return f"T+{s}{frac}s"
 
 
-def read_clock(lab: Any) -> str | None:
-    """The lab's simulated clock as toolbar text, or None when it cannot be read cheaply."""
-    store = getattr(lab, "store", None)
-    if store is None:
-        return None
+def read_clock(lab: Lab) -> str | None:
+    """The lab's simulated clock as toolbar text, or None when it cannot be read (the toolbar must
+    never end the session)."""
     try:
-        with store.transaction() as engine:
-            now = getattr(engine, "now_ms", None)
-            return format_clock(now()) if callable(now) else None
+        with lab.store.transaction() as engine:
+            return format_clock(engine.now_ms())
     except Exception:
+        log.debug("reading the clock failed", exc_info=True)
         return None
 
 

@@ -28,12 +28,14 @@ import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 from urllib.parse import unquote
 
+from solace_shell.transcript.replay import replay_text
+
 from . import summary as summ
 from .grammar_nodes import GrammarUnavailable, grammar_node_ids
-from .replay_adapter import default_spec, load_replayer
 
 JOB_GROUP = "solace-conformance"
 GLOB_CHARS = re.compile(r"[*?\[\]{}]")
@@ -60,7 +62,6 @@ class RunOptions:
     min_pass: float = 0.0
     gate_of: str = "transcripts"
     partitions: int | None = None
-    replay_spec: str | None = None
     progress: bool = True
     files_per_partition: int = 32
     grammar_nodes: Sequence[str] | None = None   # override the grammar's node list (tests, fakes)
@@ -244,17 +245,14 @@ def partition_count(n_files: int, files_per_partition: int = 32) -> int:
 # -------------------------------------------------------------------------------------- executors
 
 
-def replay_partition(items: Iterable[tuple[str, tuple[str | None, bytes]]], replay_spec: str) -> Iterator[tuple]:
-    """Executor side: replay every transcript of one partition with one engine.
+def replay_partition(items: Iterable[tuple[str, tuple[str | None, bytes]]]) -> Iterator[tuple]:
+    """Executor side: replay every transcript of one partition (a fresh lab per transcript).
 
     Yields RECORD_COLUMNS tuples: a "c" row per command (with its duration) and an "x" row per
     transcript; never raises for a bad transcript (quarantine), only for a broken engine (which must
     fail the job loudly).
     """
-    replay = None
     for name, (base_dir, data) in items:
-        if replay is None:
-            replay = load_replayer(replay_spec)
         reason: str | None = None
         commands: list[Any] = []
         try:
@@ -263,7 +261,7 @@ def replay_partition(items: Iterable[tuple[str, tuple[str | None, bytes]]], repl
             reason = f"undecodable: not UTF-8 ({exc.reason} at byte {exc.start})"
         else:
             try:
-                result = replay(text, name, base_dir)
+                result = replay_text(text, name, base_dir=Path(base_dir) if base_dir is not None else None)
                 commands = list(result.commands)
                 if result.error:
                     reason = result.error  # the replay's own "<name>:<line>: <problem>" lines
@@ -288,7 +286,7 @@ def replay_partition(items: Iterable[tuple[str, tuple[str | None, bytes]]], repl
                                  reason)
 
 
-def replay_arrow(batches: Iterable[Any], replay_spec: str, names: dict[str, str]) -> Iterator[Any]:
+def replay_arrow(batches: Iterable[Any], names: dict[str, str]) -> Iterator[Any]:
     """Executor side of `mapInArrow`: (path, content) Arrow batches in, RECORD_COLUMNS batches out.
 
     `names` maps a file's URI to its display name (the path as the user spelled it)."""
@@ -302,7 +300,7 @@ def replay_arrow(batches: Iterable[Any], replay_spec: str, names: dict[str, str]
                 yield names.get(uri, uri[5:] if uri.startswith("file:") else uri), (local_dir, content)
 
     rows: list[tuple] = []
-    for record in replay_partition(transcripts(), replay_spec):
+    for record in replay_partition(transcripts()):
         rows.append(record)
         if len(rows) >= ARROW_BATCH_ROWS:
             yield _record_batch(rows, schema)
@@ -415,8 +413,6 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
     if spark is None:
         spark = get_spark(opts.master, conf=opts.spark_conf)
     sc = spark.sparkContext
-    replay_spec = opts.replay_spec or default_spec()
-    load_replayer(replay_spec)  # fail fast on the driver with a clear message if the engine is missing
     sc.setJobGroup(JOB_GROUP, "solace-shell conformance replay", interruptOnCancel=True)
     try:
         files, hidden, missing = list_inputs(spark, opts.inputs)
@@ -431,12 +427,11 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
 
         with SparkProgress(sc, JOB_GROUP, enabled=opts.progress) as progress:
             progress.set_label(f"replaying {len(files)} transcripts")
-            spec = replay_spec
             if files:
                 with listed_on_the_driver(spark):
                     sources = spark.read.format("binaryFile").load([literal_path(u) for u in sorted(files)])
                 sources = sources.select("path", "content").repartition(n_parts, "path")
-                rows = sources.mapInArrow(lambda batches: replay_arrow(batches, spec, names.value), record_schema)
+                rows = sources.mapInArrow(lambda batches: replay_arrow(batches, names.value), record_schema)
             else:
                 rows = spark.createDataFrame([], record_schema)
             if bad:
@@ -479,7 +474,6 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
         "master": sc.master,
         "default_parallelism": sc.defaultParallelism,
         "partitions": n_parts,
-        "replay": replay_spec,
         "transcripts": summary["totals"]["transcripts"],
         "commands": n_cmd,
         "wall_seconds": round(wall, 3),
