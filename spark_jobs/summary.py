@@ -15,30 +15,22 @@ from typing import Any, Iterable, Sequence
 SCHEMA_VERSION = 1
 UNPARSED = "<unparsed>"
 
-# How an emulator says "the grammar does not know this": the parser's invalid-input error texts.
-# Kept in one place; `invalid_input_regex()` prefers the shell's own message table when it exists.
-# Replay signatures of a command that failed as invalid input (error_kind "invalid" / "invalid-input").
-INVALID_SIGNATURES = ("error:invalid", "error:invalid-input")
-_FALLBACK_INVALID = r"(?i)(invalid command|invalid input|unknown command|unrecognized command|invalid keyword)"
+# How the emulator says "the grammar does not know this": the replay signature of a command the parser
+# rejected as invalid input (error_kind "invalid"), and the text of that error (`invalid_input_regex`).
+INVALID_SIGNATURES = ("error:invalid",)
 
 
 def invalid_input_regex() -> str:
-    """A Java/Python-compatible regex matching the emulator's invalid-input error output."""
-    try:
-        from solace_shell import messages  # noqa: PLC0415
-    except Exception:
-        return _FALLBACK_INVALID
-    # solace_shell.messages.PARSE_ERRORS["invalid"] is the parser's "unknown command" text; its longest
-    # literal line (before any {placeholder}) identifies it ("invalid-value" shares only the first line).
-    template = getattr(messages, "PARSE_ERRORS", {}).get("invalid") if hasattr(messages, "PARSE_ERRORS") else None
-    if not isinstance(template, str):
-        return _FALLBACK_INVALID
-    literal = template.split("{", 1)[0]
+    """A Java/Python-compatible regex matching the emulator's invalid-input error output.
+
+    `solace_shell.messages.PARSE_ERRORS["invalid"]` is the parser's "unknown command" text; its longest
+    literal line (before any {placeholder}) identifies it ("invalid-value" shares only the first line).
+    """
+    from solace_shell.messages import PARSE_ERRORS  # noqa: PLC0415
+
+    literal = PARSE_ERRORS["invalid"].split("{", 1)[0]
     lines = [re.sub(r"^[\s\->]+", "", ln).strip(" (") for ln in literal.split("\n")]
-    best = max(lines, key=len, default="")
-    if len(best) < 8:
-        return _FALLBACK_INVALID
-    return re.escape(best).replace("\\ ", " ")
+    return re.escape(max(lines, key=len)).replace("\\ ", " ")
 
 
 def _rate(num: int, den: int) -> float:
