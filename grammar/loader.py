@@ -34,7 +34,6 @@ _MODE_KEYS = {"prompt", "char", "kind", "help", "carries"}
 _TYPE_KEYS = {"kind", "help", "min", "max", "max-length", "forbidden", "values"}
 _PARAM_KEYS = {"type", "help", "complete"}
 _COMMAND_KEYS = {"syntax", "modes", "help", "handler", "access", "enters", "transit", "local", "no-form", "no-help", "words"}
-COMPLETION_SOURCES = {"vpn", "queue", "xid", "client", "router", "site", "user", "topic", "scenario"}
 
 
 class GrammarError(Exception):
@@ -53,7 +52,8 @@ class _Problems:
         self.items.append(f"{file}:{line}: {message}")
 
 
-def load_grammar_from(data_dir: Path, handlers: Collection[str] | None = None) -> Grammar:
+def load_grammar_from(data_dir: Path, handlers: Collection[str] | None = None,
+                      completion_sources: Collection[str] | None = None) -> Grammar:
     problems = _Problems()
     docs = {name: _read(data_dir / f"{name}.yaml", problems) for name in ("modes", "types", "params", "keywords")}
     command_files = sorted((data_dir / "commands").glob("*.yaml"))
@@ -62,7 +62,7 @@ def load_grammar_from(data_dir: Path, handlers: Collection[str] | None = None) -
 
     modes, groups = _modes(docs["modes"], data_dir / "modes.yaml", problems)
     types = _types(docs["types"], data_dir / "types.yaml", problems)
-    params = _params(docs["params"], data_dir / "params.yaml", types, problems)
+    params = _params(docs["params"], data_dir / "params.yaml", types, completion_sources, problems)
     keywords = _keywords(docs["keywords"], data_dir / "keywords.yaml", problems)
 
     commands: list[Command] = []
@@ -188,7 +188,8 @@ def _types(doc: Any, path: Path, problems: _Problems) -> dict[str, ParamType]:
     return out
 
 
-def _params(doc: Any, path: Path, types: dict[str, ParamType], problems: _Problems) -> dict[str, Param]:
+def _params(doc: Any, path: Path, types: dict[str, ParamType], completion_sources: Collection[str] | None,
+            problems: _Problems) -> dict[str, Param]:
     out: dict[str, Param] = {}
     if not isinstance(doc, dict) or not isinstance(doc.get("params"), dict):
         problems.add(_rel(path), 1, "expected a 'params:' mapping")
@@ -209,8 +210,12 @@ def _params(doc: Any, path: Path, types: dict[str, ParamType], problems: _Proble
         if not spec.get("help"):
             problems.add(_rel(path), line, f"parameter <{name}> has no help")
         complete = spec.get("complete")
-        if complete is not None and complete not in COMPLETION_SOURCES:
-            problems.add(_rel(path), line, f"parameter <{name}>: unknown completion source {complete!r}")
+        if complete is not None and not isinstance(complete, str):
+            problems.add(_rel(path), line, f"parameter <{name}>: 'complete' must be a source name")
+            complete = None
+        elif complete is not None and completion_sources is not None and complete not in completion_sources:
+            problems.add(_rel(path), line, f"parameter <{name}>: unknown completion source {complete!r} "
+                                           f"(known: {', '.join(sorted(completion_sources))})")
         out[name] = Param(name=name, type=types[type_name], help=str(spec.get("help", "")), complete=complete)
     return out
 

@@ -31,8 +31,14 @@ def _open_lab(db: str | None, user: str, ask_password: bool, scenario: str | Non
     from state_store.errors import LabFileError
     from state_store.scenario import ScenarioError
 
-    from .lab import Lab, UnknownUser
+    from .lab import Lab, UnknownUser, shell_grammar
+    from .registries import RegistryError
 
+    try:  # before any lab file is created: a broken installation changes nothing
+        shell_grammar()
+    except RegistryError as exc:
+        _fail(f"this installation does not fit together ({len(exc.problems)} problem(s)):\n"
+              + "\n".join(exc.problems))
     path = Path(db) if db else default_db_path()
     created = not path.exists()
     if scenario and not created:

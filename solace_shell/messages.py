@@ -30,7 +30,6 @@ ENGINE_ERRORS: dict[str, str] = {
     "vpn_not_found": "ERROR: Message VPN '{vpn}' not found.",
     "queue_not_found": "ERROR: Queue '{queue}' not found in Message VPN '{vpn}'.",
     "router_down": "ERROR: Router '{router}' is down.",
-    "spool_not_active": "ERROR: message-spool operational status is not AD-ACTIVE",
     # configuration and admin refusals (our wording: reference section 2 gives only the reason
     # "not in a valid state" and the words "already exists" that automation looks for)
     "vpn_internal": "ERROR: Message VPN '{vpn}' is not in a valid state for this command "
@@ -54,6 +53,11 @@ ENGINE_ERRORS: dict[str, str] = {
     "subscription_not_found": "ERROR: Subscription '{topic}' not found on queue '{queue}'.",
     "message_not_found": "ERROR: Message {msg_id} not found in queue '{queue}'.",
     "client_not_found": "ERROR: Client '{client}' not found.",
+    "client_exists": "ERROR: Client '{client}' already exists.",
+    "link_not_found": "ERROR: No link between sites '{site_a}' and '{site_b}'.",
+    "queue_egress_down": "ERROR: Queue '{queue}' in Message VPN '{vpn}' is not in a valid state: its egress is "
+                         "shut down.",
+    "unknown_option": "ERROR: Unknown option '{option}'.",
     "transaction_not_found": "ERROR: No transaction matches XID '{xid}'.",
     "transaction_wrong_state": "ERROR: Transaction '{xid}' is not in a valid state: it is {state}, "
                                "the command requires {required}.",

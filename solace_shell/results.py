@@ -69,3 +69,7 @@ class Refused:
 
 
 NAVIGATION = (ExitLevel, EndToPrivileged, HomeToExec, SetPaging, SwitchTarget)
+
+# Results the session itself turns into text or actions (no renderer needed): navigation, fixed lines,
+# refusals, and `lab> reset`. Every other handler result type needs a renderer.
+SESSION_RESULTS: tuple[type, ...] = (*NAVIGATION, Lines, Refused, ResetLab)

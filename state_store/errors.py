@@ -59,3 +59,58 @@ class LabFileError(Exception):
         super().__init__(f"{path}: {problem}")
         self.path = path
         self.problem = problem
+
+
+# Every code an EngineError (or a recorded refusal, see PublishResult.reject_reason) carries, with the
+# parameters it is raised with: the data behind the list above. The shell has a text for each one,
+# naming only these parameters (checked at start-up by solace_shell.registries).
+ERROR_CODES: dict[str, tuple[str, ...]] = {
+    # lookups
+    "router_not_found": ("router",),
+    "site_not_found": ("site",),
+    "vpn_not_found": ("vpn", "router"),
+    "queue_not_found": ("queue", "vpn"),
+    "client_not_found": ("client",),
+    "transaction_not_found": ("xid",),
+    "message_not_found": ("msg_id", "queue"),
+    "replicated_topic_not_found": ("topic", "vpn"),
+    "subscription_not_found": ("topic", "queue"),
+    "link_not_found": ("site_a", "site_b"),
+    # state refusals
+    "router_down": ("router",),
+    "vpn_internal": ("vpn",),
+    "client_not_connected": ("client",),
+    "publish_rejected_standby": ("client", "vpn", "router"),
+    "queue_egress_down": ("queue", "vpn"),
+    "queue_reserved": ("queue",),
+    "queue_not_shutdown": ("queue", "vpn"),
+    "queue_exists": ("queue", "vpn"),
+    "client_exists": ("client",),
+    "transaction_exists": ("xid",),
+    "replicated_topic_exists": ("topic", "vpn"),
+    "subscription_exists": ("topic", "queue"),
+    "replication_queue_exists": ("vpn", "messages"),
+    "replication_not_shutdown": ("router", "vpns"),
+    "transaction_wrong_state": ("xid", "state", "required"),
+    "transaction_already_open": ("client",),
+    "no_transaction": ("client",),
+    "transaction_commit_rejected": ("xid", "reason"),
+    "site_already_down": ("site",),
+    "site_already_up": ("site",),
+    "link_already_down": (),
+    "link_already_up": (),
+    # bad input
+    "invalid_value": ("name", "value", "allowed"),
+    "value_out_of_range": ("name", "value", "min", "max"),
+    "invalid_topic": ("topic",),
+    "invalid_xid": ("xid",),
+    "invalid_queue_name": ("queue", "reason"),
+    "unknown_option": ("option",),
+    "unknown_setting": ("name",),
+    # lab console (raised by the shell's handlers)
+    "scenario_not_found": ("scenario",),
+    "scenario_invalid": ("scenario", "problems", "first"),
+    # recorded refusals (not exceptions): a publish rejected as a whole
+    "publish_rejected_repl_queue_full": ("client", "vpn", "router", "rejected", "requested"),
+    "publish_rejected_sync_ineligible": ("client", "vpn", "router", "rejected", "requested"),
+}
