@@ -6,8 +6,8 @@ command lines against it. This package knows nothing about broker state or outpu
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from functools import lru_cache
-from typing import Collection
 
 from .loader import DATA_DIR, GrammarError, load_grammar_from
 from .model import ACCESS_LEVELS, Access, Command, Grammar, Mode

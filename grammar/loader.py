@@ -7,8 +7,9 @@ unknown modes and handlers that do not exist, and lists all of them with file an
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
 from pathlib import Path
-from typing import Any, Collection, Iterable
+from typing import Any
 
 from .model import (
     ACCESS_LEVELS,
@@ -33,7 +34,8 @@ DATA_DIR = Path(__file__).with_name("data")
 _MODE_KEYS = {"prompt", "char", "kind", "help", "carries"}
 _TYPE_KEYS = {"kind", "help", "min", "max", "max-length", "forbidden", "values"}
 _PARAM_KEYS = {"type", "help", "complete"}
-_COMMAND_KEYS = {"syntax", "modes", "help", "handler", "access", "enters", "transit", "local", "no-form", "no-help", "words"}
+_COMMAND_KEYS = {"syntax", "modes", "help", "handler", "access", "enters", "transit", "local", "no-form", "no-help",
+                 "words"}
 
 
 class GrammarError(Exception):

@@ -71,12 +71,12 @@ class Lab:
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | Path, user: str = "admin", scenario: str | Path | None = None) -> "Lab":
+    def open(cls, path: str | Path, user: str = "admin", scenario: str | Path | None = None) -> Lab:
         """Open a lab file; a missing file is created from `scenario` (default: the two-site lab)."""
         return cls(LabStore.open(path, scenario=scenario), user=user)
 
     @classmethod
-    def fresh(cls, scenario: str | Path | None = None, settings: dict[str, Any] | None = None) -> "Lab":
+    def fresh(cls, scenario: str | Path | None = None, settings: dict[str, Any] | None = None) -> Lab:
         """An in-memory lab (copied from a cached template), for replay and tests."""
         settings = dict(settings or {})
         user = str(settings.pop("user", "admin"))

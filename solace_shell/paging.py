@@ -49,7 +49,7 @@ class Pager:
     stopped: bool = field(default=False, init=False)
 
     @classmethod
-    def of(cls, text: str, height: int) -> "Pager":
+    def of(cls, text: str, height: int) -> Pager:
         return cls(text.split("\n") if text else [], max(1, height))
 
     @property

@@ -13,13 +13,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from prompt_toolkit import PromptSession
+from prompt_toolkit import PromptSession, print_formatted_text
 from prompt_toolkit.enums import EditingMode
+from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.shortcuts import CompleteStyle
-
-from prompt_toolkit import print_formatted_text
-from prompt_toolkit.formatted_text import FormattedText
 
 from .completer import ShellCompleter, help_fragments, help_text
 from .keybindings import repl_key_bindings

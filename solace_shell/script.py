@@ -6,7 +6,8 @@ session log; `!` lines are comments (including the `! pragma:` lines real script
 
 from __future__ import annotations
 
-from typing import Iterable, TextIO
+from collections.abc import Iterable
+from typing import TextIO
 
 from .lab import Lab
 

@@ -51,7 +51,7 @@ class _Denied(Exception):
 
 
 class Session:
-    def __init__(self, lab: "Lab", host: str, router: str | None, start_mode: str, user: UserAccess) -> None:
+    def __init__(self, lab: Lab, host: str, router: str | None, start_mode: str, user: UserAccess) -> None:
         self.lab = lab
         self.host = host
         self.router = router

@@ -20,7 +20,8 @@ def main() -> None:
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--out", "out", required=True, help="Output directory (local path or any Hadoop URI).")
 @click.option("--master", default=None,
-              help="Spark master (local[*], spark://host:7077, yarn, ...). Default: spark-submit's --master, else local[*].")
+              help="Spark master (local[*], spark://host:7077, yarn, ...). "
+                   "Default: spark-submit's --master, else local[*].")
 @click.option("--min-pass", type=click.FloatRange(0.0, 1.0), default=0.0, show_default=True,
               help="Exit 1 when the pass rate is below this.")
 @click.option("--gate", "gate_of", type=click.Choice(["transcripts", "commands"]), default="transcripts",

@@ -10,7 +10,8 @@ from __future__ import annotations
 import html
 import json
 import re
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 SCHEMA_VERSION = 1
 UNPARSED = "<unparsed>"
@@ -126,7 +127,8 @@ def dumps(summary: dict[str, Any]) -> str:
 _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:1100px;color:#222}
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top}
+table{border-collapse:collapse;font-size:13px}
+td,th{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top}
 td.n{text-align:right;font-variant-numeric:tabular-nums}code{font-size:12px;white-space:pre-wrap}
 .ok{color:#18794e;font-weight:bold}.bad{color:#c62828;font-weight:bold}.muted{color:#777}
 """
@@ -160,7 +162,8 @@ def svg_bar_chart(rows: Sequence[dict[str, Any]], *, label_key: str = "node", li
         y = top + i * row_h
         label = row[label_key]
         short = label if len(label) <= 52 else label[:50] + "\u2026"
-        parts.append(f'<text x="{label_w - 6}" y="{y + 12}" text-anchor="end"><title>{_e(label)}</title>{_e(short)}</text>')
+        parts.append(f'<text x="{label_w - 6}" y="{y + 12}" text-anchor="end">'
+                     f'<title>{_e(label)}</title>{_e(short)}</text>')
         x = float(label_w)
         for verdict in ("pass", "fail", "error"):
             n = row[verdict]

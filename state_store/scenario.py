@@ -363,7 +363,7 @@ def _semantic_checks(v: _Validator, doc: MDict) -> None:
                 xids.add(t["xid"])
         elif t.get("type") == "local" and t.get("state") not in (None, "active"):
             v.err(_line(t, "state"), "a local transaction can only be 'active'")
-        for i, c in enumerate(t.get("consume") or []):
+        for c in t.get("consume") or []:
             if isinstance(c, dict) and cl in clients and c.get("queue") is not None:
                 if c["queue"] not in vpn_queues.get(clients[cl], set()):
                     v.err(_line(c, "queue"), f"transaction consume: no queue {c['queue']!r}"

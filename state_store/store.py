@@ -16,9 +16,9 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Optional
 
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine as SAEngine
@@ -42,7 +42,7 @@ def _install_begin(engine: SAEngine, immediate: bool) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
-_memory_prototype: Optional[SAEngine] = None
+_memory_prototype: SAEngine | None = None
 _prototype_lock = threading.Lock()  # apart from _templates_lock, which is held while templates build
 
 
@@ -93,17 +93,17 @@ def _template(scenario: Path) -> sqlite3.Connection:
 
 
 class LabStore:
-    def __init__(self, engine: SAEngine, path: Optional[str], raw: Optional[sqlite3.Connection] = None) -> None:
+    def __init__(self, engine: SAEngine, path: str | None, raw: sqlite3.Connection | None = None) -> None:
         self._engine = engine
         self.path = path
         self._raw = raw  # in-memory connection (kept alive here)
         # An in-memory lab has one connection and no other writer, so the shape it loaded in
         # one transaction is still true in the next unless that transaction rolled back.
-        self._topology: Optional[Topology] = None
+        self._topology: Topology | None = None
 
     # ------------------------------------------------------------------ constructors
     @classmethod
-    def in_memory(cls, scenario: str | Path | None = None) -> "LabStore":
+    def in_memory(cls, scenario: str | Path | None = None) -> LabStore:
         """A fresh in-memory lab: a copy of the scenario's cached template."""
         path = Path(scenario) if scenario is not None else DEFAULT_SCENARIO
         tpl = _template(path)
@@ -112,7 +112,7 @@ class LabStore:
             tpl.backup(raw)
         return cls(_memory_engine(raw), None, raw)
 
-    def copy(self) -> "LabStore":
+    def copy(self) -> LabStore:
         """An in-memory copy of this lab's current state."""
         raw = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
         with self._engine.connect() as conn:
@@ -121,7 +121,7 @@ class LabStore:
         return LabStore(_memory_engine(raw), None, raw)
 
     @classmethod
-    def open(cls, path: str | Path, scenario: str | Path | None = None) -> "LabStore":
+    def open(cls, path: str | Path, scenario: str | Path | None = None) -> LabStore:
         """Open a lab file, creating it from ``scenario`` (default lab) when missing."""
         p = Path(path)
         if not p.exists():

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from grammar import GrammarError
+from grammar import DATA_DIR, GrammarError
 from grammar.loader import load_grammar_from
-from grammar import DATA_DIR
 from solace_shell import handlers, renderers
 from solace_shell.handlers import Args, HandlerContext
 from solace_shell.lab import shell_grammar

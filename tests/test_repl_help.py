@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from solace_shell.completer import format_candidates, help_text
-
 from solace_shell.lab import Lab
 
 from .repl_driver import drive

@@ -5,15 +5,13 @@ from __future__ import annotations
 import io
 
 import pytest
-
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from solace_shell.results import Outcome
-from solace_shell.repl import Repl, history_path_for, run_repl
-from solace_shell.toolbar import format_clock, read_clock, toolbar_text
-
 from solace_shell.lab import Lab
+from solace_shell.repl import Repl, history_path_for, run_repl
+from solace_shell.results import Outcome
+from solace_shell.toolbar import format_clock, read_clock, toolbar_text
 
 from .repl_driver import ListRecorder, drive
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from solace_shell.paging import NEXT_LINE, NEXT_PAGE, QUIT, Pager, needs_paging, page_height, page_output, split_pages
-
 from solace_shell.lab import Lab
+from solace_shell.paging import NEXT_LINE, NEXT_PAGE, QUIT, Pager, needs_paging, page_height, page_output, split_pages
 
 from .repl_driver import drive
 

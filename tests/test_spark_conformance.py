@@ -19,7 +19,8 @@ import pytest
 
 from grammar import load_grammar
 
-HAS_JAVA = bool(shutil.which("java") or (os.environ.get("JAVA_HOME") and Path(os.environ["JAVA_HOME"], "bin", "java").exists()))
+HAS_JAVA = bool(shutil.which("java")
+                or (os.environ.get("JAVA_HOME") and Path(os.environ["JAVA_HOME"], "bin", "java").exists()))
 pytestmark = pytest.mark.skipif(
     not HAS_JAVA, reason="no Java runtime: Spark needs one (apt-get install -y openjdk-17-jre-headless)")
 
@@ -155,7 +156,7 @@ def test_a_command_that_raises_is_an_error_verdict_and_the_partition_goes_on(mon
         return real_execute(self, target, line)
 
     monkeypatch.setattr(Lab, "execute", execute)
-    records = [dict(zip(RECORD_COLUMNS, r)) for r in replay_partition(
+    records = [dict(zip(RECORD_COLUMNS, r, strict=True)) for r in replay_partition(
         [("good", (None, FILES["good.cli.txt"])), ("lab", (None, FILES["nested/deeper/lab.cli.txt"]))])]
     commands = [r for r in records if r["kind"] == "c"]
     assert [(r["line"], r["verdict"]) for r in commands] == [

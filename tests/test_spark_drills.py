@@ -5,13 +5,11 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-import pytest
-
+from solace_shell.transcript.replay import replay_file
 from spark_jobs import summary as summ
 from spark_jobs.drills import COMMENT, FAILOVER_TYPES, LAB, SITES, plan_drill, plan_drills
 from spark_jobs.generate import INDEX_FILE, generate
 from spark_jobs.job import _display, _norm_uri, partition_count
-from solace_shell.transcript.replay import replay_file
 
 
 def test_plans_are_pure_and_independent_of_count():
@@ -78,7 +76,8 @@ def test_invalid_input_regex_follows_the_message_table():
 
     text = PARSE_ERRORS["invalid"].format(word="frob")
     assert re.search(summ.invalid_input_regex(), text)
-    assert not re.search(summ.invalid_input_regex(), PARSE_ERRORS["invalid-value"].format(word="x", param="p", reason="r"))
+    invalid_value = PARSE_ERRORS["invalid-value"].format(word="x", param="p", reason="r")
+    assert not re.search(summ.invalid_input_regex(), invalid_value)
 
 
 def _summary(**kw):

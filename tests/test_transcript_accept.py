@@ -11,7 +11,9 @@ from solace_shell.results import Outcome
 from solace_shell.transcript.accept import accept, accept_text
 from solace_shell.transcript.replay import replay_text
 
-V1, V3, V4 = "Solace PubSub+ Enterprise Version 10.4.1.52", "Current load is: soltr_10.4.1.52", "System uptime: 0d 0h 0m 0s"
+V1 = "Solace PubSub+ Enterprise Version 10.4.1.52"
+V3 = "Current load is: soltr_10.4.1.52"
+V4 = "System uptime: 0d 0h 0m 0s"
 VERSION = f"{V1}\n\n{V3}\n{V4}\n"
 
 
@@ -192,7 +194,7 @@ def test_accept_always_yields_a_passing_transcript(blocks, strict):
     lab = Lab.fresh()
     lines = ["#: strict-blank-lines"] if strict else []
     try:
-        for (host, command), block in zip(SESSION, blocks):
+        for (host, command), block in zip(SESSION, blocks, strict=True):
             lines.append(f"{lab.prompt(host)} {command}")
             lab.execute(host, command)
             lines.extend(block)

@@ -55,7 +55,8 @@ def test_recorder_writes_header_inputs_and_escaped_output():
 def test_recorder_masks_secrets_echoed_in_output():
     buf = io.StringIO()
     rec = Recorder(buf)
-    rec.record("NY_Appliance1#", "user x password s3cret", "Invalid command input\n ->  user x password s3cret\nxs3cret")
+    rec.record("NY_Appliance1#", "user x password s3cret",
+               "Invalid command input\n ->  user x password s3cret\nxs3cret")
     rec.record("NY_Appliance1#", "show s3cret", "s3cret")
     assert buf.getvalue().splitlines() == [
         "NY_Appliance1# user x password ********",

@@ -81,8 +81,8 @@ def test_good_transcript_passes_with_nodes():
 
 def test_header_settings_reach_the_lab():
     labs, seen = [], []
-    r = replay_text("#: layout: A\n#: version: 9.2\nNY_Appliance1> show version\nSolace PubSub+ Enterprise Version 9.2\n"
-                    "...\n", "t", lab_factory=spy_factory(labs, seen))
+    r = replay_text("#: layout: A\n#: version: 9.2\nNY_Appliance1> show version\n"
+                    "Solace PubSub+ Enterprise Version 9.2\n...\n", "t", lab_factory=spy_factory(labs, seen))
     assert seen == [(None, {"layout": "A", "version": "9.2"})]
     assert r.passed
 

@@ -65,7 +65,7 @@ def rgmid_ranges(ids: tuple[int, ...] | list[int], more: bool = False) -> str:
 
 def table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [header, *rows]]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in [header, *rows]]
 
 
 # ---------------------------------------------------------------- time and traffic
