@@ -86,6 +86,7 @@ def load_grammar_from(data_dir: Path, handlers: Collection[str] | None = None,
             key = (mode, cmd.syntax)
             if key in seen:
                 first = seen[key]
+                assert cmd.source is not None  # every command read from a file has its source
                 problems.add(cmd.source.file, cmd.source.line,
                              f"duplicate command {cmd.syntax!r} in mode {mode} (first at {first.source})")
                 continue
@@ -131,7 +132,7 @@ def _modes(doc: Any, path: Path, problems: _Problems) -> tuple[dict[str, Mode], 
         return modes, groups
     for mode_id, spec in doc["modes"].items():
         line = doc["modes"].key_lines.get(mode_id, 0)
-        if not isinstance(spec, dict):
+        if not isinstance(spec, LocatedDict):
             problems.add(_rel(path), line, f"mode {mode_id}: expected a mapping")
             continue
         _unknown_keys(spec, _MODE_KEYS, path, problems, f"mode {mode_id}")
@@ -172,7 +173,7 @@ def _types(doc: Any, path: Path, problems: _Problems) -> dict[str, ParamType]:
         return out
     for name, spec in doc["types"].items():
         line = doc["types"].key_lines.get(name, 0)
-        if not isinstance(spec, dict):
+        if not isinstance(spec, LocatedDict):
             problems.add(_rel(path), line, f"type {name}: expected a mapping")
             continue
         _unknown_keys(spec, _TYPE_KEYS, path, problems, f"type {name}")
@@ -198,7 +199,7 @@ def _params(doc: Any, path: Path, types: dict[str, ParamType], completion_source
         return out
     for name, spec in doc["params"].items():
         line = doc["params"].key_lines.get(name, 0)
-        if not isinstance(spec, dict):
+        if not isinstance(spec, LocatedDict):
             problems.add(_rel(path), line, f"parameter <{name}>: expected a mapping")
             continue
         _unknown_keys(spec, _PARAM_KEYS, path, problems, f"parameter <{name}>")
@@ -234,7 +235,7 @@ def _command(
     keywords: dict[str, str], handlers: Collection[str] | None, problems: _Problems,
 ) -> Iterable[Command]:
     file = _rel(path)
-    if not isinstance(entry, dict):
+    if not isinstance(entry, LocatedDict):
         problems.add(file, getattr(entry, "line", 0), "a command entry must be a mapping")
         return []
     line = entry.line

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from .model import Alt, Command, Element, Grammar, Keyword, Opt, Param, ParamRef, Seq
 from .tokens import UnterminatedQuote, Word, split_words
@@ -132,7 +133,7 @@ class Parser:
     # -- simulation ---------------------------------------------------------------------------
     def _closure(self, threads: Iterable[_Thread]) -> list[_Thread]:
         out: list[_Thread] = []
-        seen: set[tuple[str, int, tuple, tuple]] = set()
+        seen: set[tuple[str, int, tuple[Any, ...], tuple[Any, ...]]] = set()
         stack = list(threads)
         while stack:
             th = stack.pop()

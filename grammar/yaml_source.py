@@ -11,12 +11,12 @@ from typing import Any
 import yaml
 
 
-class LocatedDict(dict):
+class LocatedDict(dict[str, Any]):
     line: int = 0
     key_lines: dict[str, int]
 
 
-class LocatedList(list):
+class LocatedList(list[Any]):
     line: int = 0
 
 

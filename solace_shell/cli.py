@@ -9,9 +9,12 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
+
+if TYPE_CHECKING:
+    from .lab import Lab
 
 DEFAULT_DB_ENV = "SOLACE_SHELL_DB"
 PASSWORD_ENV = "SOLACE_SHELL_PASSWORD"
@@ -27,7 +30,7 @@ def _fail(message: str, code: int = 2) -> NoReturn:
     sys.exit(code)
 
 
-def _open_lab(db: str | None, user: str, ask_password: bool, scenario: str | None = None):
+def _open_lab(db: str | None, user: str, ask_password: bool, scenario: str | None = None) -> tuple[Lab, Path]:
     from state_store.errors import LabFileError
     from state_store.scenario import ScenarioError
 
@@ -62,7 +65,7 @@ def _open_lab(db: str | None, user: str, ask_password: bool, scenario: str | Non
     return lab, path
 
 
-def _password_ok(lab, user: str) -> bool:
+def _password_ok(lab: Lab, user: str) -> bool:
     """Like logging in over ssh: ask at a terminal, else take SOLACE_SHELL_PASSWORD."""
     password = os.environ.get(PASSWORD_ENV)
     if password is None:
@@ -75,7 +78,7 @@ def _password_ok(lab, user: str) -> bool:
         return engine.verify_password(user, password)
 
 
-def _banner(lab) -> str:
+def _banner(lab: Lab) -> str:
     with lab.store.transaction() as engine:
         settings = engine.settings()
     version = settings.get("software_version", "")

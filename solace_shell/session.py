@@ -115,7 +115,8 @@ class Session:
         args = dict(step.args)
         if command.negated:
             args["no"] = True
-        vpn = args.get("vpn-name") or args.get("vpn-pattern") or context.get("vpn")
+        named = args.get("vpn-name") or args.get("vpn-pattern")
+        vpn = str(named) if named else context.get("vpn")
         if not allowed(self.user, command.access, vpn):
             raise _Denied(shell_error_text(
                 "access_denied", command=command.syntax, required=str(command.access), user=self.user.name,

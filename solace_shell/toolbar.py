@@ -60,4 +60,4 @@ def toolbar_fragments(target: str, clock: str | None, other: str | None) -> Styl
 
 def toolbar_text(target: str, clock: str | None, other: str | None) -> str:
     """The toolbar as plain text (for tests)."""
-    return "".join(text for _, text in toolbar_fragments(target, clock, other))
+    return "".join(fragment[1] for fragment in toolbar_fragments(target, clock, other))

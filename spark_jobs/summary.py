@@ -153,7 +153,7 @@ def svg_bar_chart(rows: Sequence[dict[str, Any]], *, label_key: str = "node", li
         f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11" role="img" '
         f'aria-label="commands per grammar node by verdict">'
     ]
-    x = label_w
+    x: float = label_w
     for verdict in ("pass", "fail", "error"):
         parts.append(f'<rect x="{x}" y="4" width="10" height="10" fill="{_COLORS[verdict]}"/>'
                      f'<text x="{x + 14}" y="13">{verdict}</text>')

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
@@ -19,6 +19,10 @@ from . import clock
 from .errors import EngineError
 from .models import Client, HaGroup, Link, Queue, ReplicatedTopic, Router, Setting, Site, Vpn
 from .topics import has_wildcard, name_matches
+
+if TYPE_CHECKING:
+    from .models import Txn
+    from .views import ClientInfo, PublishResult
 
 REPL_QUEUE = "#MSGVPN_REPLICATION_DATA_QUEUE"
 REPL_BRIDGE = "#MSGVPN_REPLICATION_BRIDGE"
@@ -277,6 +281,57 @@ class EngineBase:
 
     def _queues_by_id(self, ids: Iterable[int]) -> dict[int, Queue]:
         return {i: self.s.get(Queue, i) for i in ids}  # type: ignore[misc]
+
+    if TYPE_CHECKING:
+        # What the behaviour mixins call on one another, declared once here (the definition lives in
+        # the module named) so each mixin type-checks on its own and mypy holds every definition to
+        # its declared signature. Type-checking only: at run time the Engine's MRO finds the mixin's.
+        def _connected_client(self, name: str) -> tuple[Client, Vpn, Router]:      # clients
+            raise NotImplementedError
+
+        def _client_info(self, c: Client) -> ClientInfo:                            # clients
+            raise NotImplementedError
+
+        def _disconnect_vpn_clients(self, v: Vpn, reason: str) -> None:            # clients
+            raise NotImplementedError
+
+        def _disconnect_router_clients(self, r: Router, reason: str) -> None:      # clients
+            raise NotImplementedError
+
+        def _select(self, sql: str, params: dict[str, Any]) -> int:                # messaging
+            raise NotImplementedError
+
+        def _publish_now(self, v: Vpn, r: Router, client_name: str, topic: str, count: int,
+                         size: int) -> PublishResult:                              # messaging
+            raise NotImplementedError
+
+        def _consume_selected(self, v: Vpn, r: Router, client_name: str,
+                              txn_key: str | None) -> int:                         # messaging
+            raise NotImplementedError
+
+        def _refresh(self) -> None:                                                 # replication
+            raise NotImplementedError
+
+        def _replication_mode(self, v: Vpn, topic: str) -> str | None:             # replication
+            raise NotImplementedError
+
+        def _append_tx_entry(self, v: Vpn, payload: dict[str, Any]) -> None:       # replication
+            raise NotImplementedError
+
+        def _drain(self, holder: Vpn, limit: int | None = None, upto_seq: int | None = None) -> int:  # replication
+            raise NotImplementedError
+
+        def _matching_queues(self, v: Vpn, topic: str) -> list[Queue]:             # replication
+            raise NotImplementedError
+
+        def _wildcard_vpns(self, r: Router, pattern: str | None) -> list[Vpn]:     # replication
+            raise NotImplementedError
+
+        def _open_txn(self, c: Client) -> Txn | None:                               # transactions
+            raise NotImplementedError
+
+        def _rollback_txn(self, t: Txn, emit: bool = True, heuristic: str | None = None) -> None:  # transactions
+            raise NotImplementedError
 
 
 def _name_key(v: Any) -> tuple[int, str]:

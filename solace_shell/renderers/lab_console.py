@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from itertools import groupby
+from typing import Any
 
 from state_store.views import AuditEntry
 
@@ -147,7 +148,7 @@ def lab_status(v: LabStatusView) -> str:
 
 
 # ---------------------------------------------------------------- audit
-def _problem_key(e: AuditEntry) -> tuple:
+def _problem_key(e: AuditEntry) -> tuple[Any, ...]:
     return (e.vpn, e.outcome, e.deliveries, e.clients, e.routers, e.where, e.note)
 
 

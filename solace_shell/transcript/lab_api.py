@@ -12,10 +12,14 @@ from typing import Protocol
 
 
 class OutcomeLike(Protocol):
-    text: str                 # output after the command line, no trailing newline
-    ok: bool
-    node: str                 # grammar node id ("" when the line did not parse)
-    error_kind: str | None
+    @property
+    def text(self) -> str: ...              # output after the command line, no trailing newline
+    @property
+    def ok(self) -> bool: ...
+    @property
+    def node(self) -> str: ...              # grammar node id ("" when the line did not parse)
+    @property
+    def error_kind(self) -> str | None: ...
 
 
 class LabLike(Protocol):
