@@ -52,7 +52,7 @@ class MessagingMixin(EngineBase):
         """Fill the temp table _sel with spooled ids chosen by ``sql`` (a SELECT of ids)."""
         self._sql("CREATE TEMP TABLE IF NOT EXISTS _sel (id INTEGER PRIMARY KEY)")
         self._sql("DELETE FROM _sel")
-        return self._sql(f"INSERT INTO _sel (id) {sql}", params).rowcount
+        return int(self._sql(f"INSERT INTO _sel (id) {sql}", params).rowcount)
 
     # ------------------------------------------------------------------ publish
     def publish(self, client: str, topic: str, count: int = 1, size: int | None = None) -> PublishResult:
@@ -245,7 +245,7 @@ class MessagingMixin(EngineBase):
                 "SELECT s.queue_id, COUNT(*), COALESCE(SUM(s.size),0) FROM _sel JOIN spooled s "
                 "ON s.id=_sel.id GROUP BY s.queue_id").all():
             self._adjust_queue(self.s.get(Queue, qid), -cnt, -nbytes)  # type: ignore[arg-type]
-        return self._sql("DELETE FROM spooled WHERE id IN (SELECT id FROM _sel)").rowcount
+        return int(self._sql("DELETE FROM spooled WHERE id IN (SELECT id FROM _sel)").rowcount)
 
     # ------------------------------------------------------------------ queue views
     def _queue_visible(self, v: Vpn, q: Queue) -> bool:

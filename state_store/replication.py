@@ -92,7 +92,8 @@ class ReplicationMixin(EngineBase):
         mate = self._mate(v)
         if mate is None:
             return "D"
-        if self._binding(mate) is v or (self._binding(mate) is not None and self._binding(mate).id == v.id):
+        bound = self._binding(mate)
+        if bound is v or (bound is not None and bound.id == v.id):
             return "U"
         mr, vr = self._router_of(mate), self._router_of(v)
         if not (mr.up and vr.up and self._sites_linked(mr, vr)) or not mate.repl_enabled:
@@ -217,7 +218,7 @@ class ReplicationMixin(EngineBase):
     def bridges(self, router: str, pattern: str = "*", vpn: str | None = None) -> list[BridgeInfo]:
         """Replication bridges: one per replication-enabled standby VPN on the router."""
         r = self._router(router, must_be_up=True)
-        out = []
+        out: list[BridgeInfo] = []
         if not name_matches(pattern, REPL_BRIDGE):
             return out
         now = self.now_ms()
@@ -383,7 +384,7 @@ class ReplicationMixin(EngineBase):
             "UPDATE message SET replicated=0, note=:n WHERE id IN "
             "(SELECT message_id FROM repl_entry WHERE vpn_id=:v AND kind='msg')",
             {"v": v.id, "n": note})
-        n = self._sql("DELETE FROM repl_entry WHERE vpn_id=:v", {"v": v.id}).rowcount
+        n = int(self._sql("DELETE FROM repl_entry WHERE vpn_id=:v", {"v": v.id}).rowcount)
         rq = self._repl_queue(v)
         if rq is not None:
             rq.msg_count = 0
@@ -459,7 +460,7 @@ class ReplicationMixin(EngineBase):
                 p).all():
             self._apply_tx_mirror(receiver, json.loads(payload))
             receiver.st_tx_received += 1
-        n = self._sql("DELETE FROM repl_entry WHERE vpn_id=:h AND seq<=:u", p).rowcount
+        n = int(self._sql("DELETE FROM repl_entry WHERE vpn_id=:h AND seq<=:u", p).rowcount)
         self.s.flush()
         return n
 

@@ -58,12 +58,12 @@ class ScenarioError(Exception):
 
 
 # ------------------------------------------------------------------ values that remember lines
-class MDict(dict):
+class MDict(dict[str, Any]):
     line: int = 0
     lines: dict[str, int]
 
 
-class MList(list):
+class MList(list[Any]):
     line: int = 0
     lines: list[int]
 
@@ -71,7 +71,7 @@ class MList(list):
 # ------------------------------------------------------------------ schema
 # spec forms: "str" "int" "bool" "num" "any-str-list"; ("enum", (...)); ("list", spec);
 # ("map", {key: (spec, required)}); ("dict", value_spec)  (free keys, typed values)
-def _m(**fields: Any) -> tuple:
+def _m(**fields: Any) -> tuple[Any, ...]:
     return ("map", fields)
 
 
@@ -214,48 +214,49 @@ class _Validator:
                 out.lines.append(item.start_mark.line + 1)
             return out
         if kind in ("map", "dict"):
-            out = MDict()
-            out.line = node.start_mark.line + 1
-            out.lines = {}
+            mapping = MDict()
+            mapping.line = node.start_mark.line + 1
+            mapping.lines = {}
             if not isinstance(node, yaml.MappingNode):
                 self.err(node, f"{where}: expected a mapping")
-                return out
+                return mapping
             for knode, vnode in node.value:
                 key = knode.value if isinstance(knode, yaml.ScalarNode) else None
                 if key is None:
                     self.err(knode, f"{where}: keys must be plain names")
                     continue
                 sub = f"{where}.{key}" if where else key
-                if key in out:
+                if key in mapping:
                     self.err(knode, f"{sub}: duplicate key")
                     continue
                 if kind == "dict":
-                    out[key] = self.check(vnode, spec[1], sub)
-                    out.lines[key] = knode.start_mark.line + 1
+                    mapping[key] = self.check(vnode, spec[1], sub)
+                    mapping.lines[key] = knode.start_mark.line + 1
                     continue
                 if key not in spec[1]:
                     self.err(knode, f"{where or 'top level'}: unknown key {key!r}"
                              f" (expected one of: {', '.join(sorted(spec[1]))})")
                     continue
-                out[key] = self.check(vnode, spec[1][key][0], sub)
-                out.lines[key] = knode.start_mark.line + 1
+                mapping[key] = self.check(vnode, spec[1][key][0], sub)
+                mapping.lines[key] = knode.start_mark.line + 1
             if kind == "map":
                 for key, (_, required) in spec[1].items():
-                    if required and key not in out:
+                    if required and key not in mapping:
                         self.err(node, f"{where or 'top level'}: missing required key {key!r}")
-            return out
+            return mapping
         raise AssertionError(spec)
 
 
 def _line(obj: Any, key: Any = None) -> int:
+    """The line of `obj[key]` (of `obj` itself without a key); 0 for a value that kept no lines."""
+    if not isinstance(obj, (MDict, MList)):
+        return 0
     if key is not None:
-        lines = getattr(obj, "lines", None)
         try:
-            if lines is not None:
-                return lines[key]
-        except (KeyError, IndexError):
+            return int(obj.lines[key])
+        except (KeyError, IndexError, TypeError):
             pass
-    return getattr(obj, "line", 0)
+    return obj.line
 
 
 def _semantic_checks(v: _Validator, doc: MDict) -> None:
@@ -329,7 +330,7 @@ def _semantic_checks(v: _Validator, doc: MDict) -> None:
                 elif h is not None and h not in on:
                     v.err(_line(hosts, i), f"client {c['name']!r}: VPN {name!r} is not on {h!r}")
     for u in doc.get("users") or []:
-        if not isinstance(u, dict):
+        if not isinstance(u, MDict):
             continue
         if "password" in u and "password_hash" in u:
             v.err(_line(u, "password_hash"), "give password or password_hash, not both")
@@ -349,7 +350,7 @@ def _semantic_checks(v: _Validator, doc: MDict) -> None:
             v.err(_line(m, "client"), f"message: client {m['client']!r} is not defined")
     xids: set[str] = set()
     for t in doc.get("transactions") or []:
-        if not isinstance(t, dict):
+        if not isinstance(t, MDict):
             continue
         cl = t.get("client")
         if cl is not None and cl not in clients:
@@ -389,6 +390,7 @@ def load_scenario(path: str | Path) -> MDict:
         raise ScenarioError(str(p), [f"{p}:1: empty scenario"])
     v = _Validator(str(p))
     doc = v.check(node, SCHEMA, "")
+    assert isinstance(doc, MDict)  # the top-level spec is a map: check() always returns one
     _semantic_checks(v, doc)
     if v.problems:
         raise ScenarioError(str(p), v.problems)
@@ -471,7 +473,7 @@ def build_lab(session: Any, doc: MDict) -> None:
             pw_hash = br["password_hash"]
         for rn in vpn.get("routers") or list(router_rows):
             router = router_rows[rn]
-            row = m.Vpn(
+            vpn_row = m.Vpn(
                 router_id=router.id, group_id=group.id, name=vpn["name"],
                 repl_enabled=rep.get("enabled", False),
                 role=(rep.get("roles") or {}).get(rn, "standby"),
@@ -490,18 +492,18 @@ def build_lab(session: Any, doc: MDict) -> None:
                 bridge_window_size=br.get("window_size", 255),
                 bridge_client_profile=br.get("client_profile", "#client-profile"),
             )
-            session.add(row)
+            session.add(vpn_row)
             session.flush()
-            session.add(m.Queue(vpn_id=row.id, name="#MSGVPN_REPLICATION_DATA_QUEUE",
-                                kind="replication", max_spool_mb=row.rq_max_spool_mb,
+            session.add(m.Queue(vpn_id=vpn_row.id, name="#MSGVPN_REPLICATION_DATA_QUEUE",
+                                kind="replication", max_spool_mb=vpn_row.rq_max_spool_mb,
                                 access_type="exclusive", owner="#replication",
                                 permission="no-access", max_bind_count=1))
             for t in rep.get("replicated_topics") or []:
-                session.add(m.ReplicatedTopic(vpn_id=row.id, topic=t["topic"],
+                session.add(m.ReplicatedTopic(vpn_id=vpn_row.id, topic=t["topic"],
                                               mode=t.get("mode", "async")))
             for qd in vpn.get("queues") or []:
                 qr = m.Queue(
-                    vpn_id=row.id, name=qd["name"],
+                    vpn_id=vpn_row.id, name=qd["name"],
                     access_type=qd.get("access_type", "exclusive"),
                     durable=qd.get("durable", True), owner=qd.get("owner", ""),
                     permission=qd.get("permission", "no-access"),

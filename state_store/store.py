@@ -19,6 +19,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine as SAEngine
@@ -62,8 +63,13 @@ def _memory_engine(raw: sqlite3.Connection) -> SAEngine:
             _memory_prototype = proto
         proto = _memory_prototype
     dialect = proto.dialect
-    dialect.on_connect()(raw)  # what create_engine's pool would run on a new connection
-    engine = SAEngine(StaticPool(lambda: raw, dialect=dialect), dialect, proto.url)
+    on_connect = dialect.on_connect()  # what create_engine's pool would run on a new connection
+    if on_connect is not None:
+        on_connect(raw)
+    def creator() -> Any:  # the pool's one connection: sqlite3.Connection is a DB-API connection
+        return raw
+
+    engine = SAEngine(StaticPool(creator, dialect=dialect), dialect, proto.url)
     engine._compiled_cache = proto._compiled_cache  # noqa: SLF001 -- the point of sharing
     _install_begin(engine, immediate=False)
     return engine
