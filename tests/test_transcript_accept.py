@@ -1,15 +1,18 @@
 """`accept`: failing blocks are rewritten, matchers that still match and everything else are kept.
 
 Run against the real lab. Two lines no real command prints (an exception, and output that looks like
-transcript syntax) come from `Lab.execute` patched for the `boom` and `echo` words only.
+transcript syntax) come from `tests.lab_patches.echo_and_boom` (`boom` and `echo` only).
 """
+
+from collections.abc import Iterator
 
 import pytest
 
 from solace_shell.lab import Lab
-from solace_shell.results import Outcome
 from solace_shell.transcript.accept import accept, accept_text
 from solace_shell.transcript.replay import replay_text
+
+from .lab_patches import echo_and_boom
 
 V1 = "Solace PubSub+ Enterprise Version 10.4.1.52"
 V3 = "Current load is: soltr_10.4.1.52"
@@ -18,18 +21,9 @@ VERSION = f"{V1}\n\n{V3}\n{V4}\n"
 
 
 @pytest.fixture
-def patched(monkeypatch):
-    """`boom` raises; `echo TEXT` prints TEXT (`\\n` for a new line); every other line is the real lab's."""
-    real_execute = Lab.execute
-
-    def execute(self, target, line):
-        if line == "boom":
-            raise RuntimeError("the lab exploded")
-        if line.startswith("echo "):
-            return Outcome(line[5:].replace("\\n", "\n"), True, "echo")
-        return real_execute(self, target, line)
-
-    monkeypatch.setattr(Lab, "execute", execute)
+def patched() -> Iterator[None]:
+    with echo_and_boom():
+        yield
 
 
 def acc(text, name="t.cli.txt"):

@@ -2,6 +2,7 @@
 
 import io
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,8 @@ from solace_shell.lab import Lab
 from solace_shell.transcript.diff import command_diff
 from solace_shell.transcript.replay import replay_file, replay_text, run_text
 from solace_shell.transcript.runner import run_replay_command
+
+from .lab_patches import echo_and_boom
 
 GOOD = """\
 #: version: 9.2
@@ -45,16 +48,10 @@ def strip_times(result):
 
 
 @pytest.fixture
-def exploding(monkeypatch):
+def exploding() -> Iterator[None]:
     """The real lab, except that `boom` raises (a crash no real command can be made to cause)."""
-    real_execute = Lab.execute
-
-    def execute(self, target, line):
-        if line == "boom":
-            raise RuntimeError("the lab exploded")
-        return real_execute(self, target, line)
-
-    monkeypatch.setattr(Lab, "execute", execute)
+    with echo_and_boom():
+        yield
 
 
 def spy_factory(labs, seen=None):
