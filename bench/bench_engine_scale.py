@@ -54,7 +54,8 @@ def main() -> int:
         assert result.accepted == args.messages, result
         full = time_shows(lab, args.repeats)
         with lab.store.transaction() as engine:
-            depth = engine.queue_detail("NY_Appliance1", "Trading_VPN", "#MSGVPN_REPLICATION_DATA_QUEUE").messages_spooled
+            depth = engine.queue_detail(
+                "NY_Appliance1", "Trading_VPN", "#MSGVPN_REPLICATION_DATA_QUEUE").messages_spooled
         lab.close()
     LabStore.in_memory().close()  # the template is built once per process
     copies = []

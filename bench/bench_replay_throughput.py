@@ -237,7 +237,8 @@ def bench_pty(files: list[Path], timeout: float) -> dict[str, float]:
                 child.expect(PROMPT)
             except (pexpect.EOF, pexpect.TIMEOUT) as exc:
                 tail = ANSI.sub(b"", child.before or b"").decode("utf-8", "replace").strip().splitlines()[-3:]
-                raise RuntimeError(f"the shell did not show a prompt ({type(exc).__name__}): {' | '.join(tail)}") from None
+                raise RuntimeError(
+                    f"the shell did not show a prompt ({type(exc).__name__}): {' | '.join(tail)}") from None
             startup += time.perf_counter() - t
             current, last_router = start, start
             t = time.perf_counter()

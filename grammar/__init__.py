@@ -6,8 +6,8 @@ command lines against it. This package knows nothing about broker state or outpu
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from functools import lru_cache
-from typing import Collection
 
 from .loader import DATA_DIR, GrammarError, load_grammar_from
 from .model import ACCESS_LEVELS, Access, Command, Grammar, Mode
@@ -20,10 +20,14 @@ __all__ = [
 
 
 @lru_cache(maxsize=4)
-def _cached(handlers: frozenset[str] | None) -> Grammar:
-    return load_grammar_from(DATA_DIR, handlers)
+def _cached(handlers: frozenset[str] | None, completion_sources: frozenset[str] | None) -> Grammar:
+    return load_grammar_from(DATA_DIR, handlers, completion_sources)
 
 
-def load_grammar(handlers: Collection[str] | None = None) -> Grammar:
-    """The project grammar; with `handlers`, also check that every handler id exists."""
-    return _cached(frozenset(handlers) if handlers is not None else None)
+def load_grammar(handlers: Collection[str] | None = None,
+                 completion_sources: Collection[str] | None = None) -> Grammar:
+    """The project grammar; with `handlers`, also check that every handler id exists, and with
+    `completion_sources`, that every parameter's `complete:` names one of them (the shell owns
+    both lists; the grammar only refers to them)."""
+    return _cached(frozenset(handlers) if handlers is not None else None,
+                   frozenset(completion_sources) if completion_sources is not None else None)

@@ -7,8 +7,9 @@ unknown modes and handlers that do not exist, and lists all of them with file an
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
 from pathlib import Path
-from typing import Any, Collection, Iterable
+from typing import Any
 
 from .model import (
     ACCESS_LEVELS,
@@ -33,9 +34,8 @@ DATA_DIR = Path(__file__).with_name("data")
 _MODE_KEYS = {"prompt", "char", "kind", "help", "carries"}
 _TYPE_KEYS = {"kind", "help", "min", "max", "max-length", "forbidden", "values"}
 _PARAM_KEYS = {"type", "help", "complete", "secret"}
-_COMMAND_KEYS = {"syntax", "modes", "help", "handler", "access", "enters", "transit", "local", "no-form", "no-help", "words"}
-COMPLETION_SOURCES = {"vpn", "queue", "xid", "client", "router", "site", "user", "topic", "scenario",
-                      "ha-instance", "ha-router", "jms-client", "ha-queue"}
+_COMMAND_KEYS = {"syntax", "modes", "help", "handler", "access", "enters", "transit", "local", "no-form", "no-help",
+                 "words"}
 
 
 class GrammarError(Exception):
@@ -54,7 +54,8 @@ class _Problems:
         self.items.append(f"{file}:{line}: {message}")
 
 
-def load_grammar_from(data_dir: Path, handlers: Collection[str] | None = None) -> Grammar:
+def load_grammar_from(data_dir: Path, handlers: Collection[str] | None = None,
+                      completion_sources: Collection[str] | None = None) -> Grammar:
     problems = _Problems()
     docs = {name: _read(data_dir / f"{name}.yaml", problems) for name in ("modes", "types", "params", "keywords")}
     command_files = sorted((data_dir / "commands").glob("*.yaml"))
@@ -63,7 +64,7 @@ def load_grammar_from(data_dir: Path, handlers: Collection[str] | None = None) -
 
     modes, groups = _modes(docs["modes"], data_dir / "modes.yaml", problems)
     types = _types(docs["types"], data_dir / "types.yaml", problems)
-    params = _params(docs["params"], data_dir / "params.yaml", types, problems)
+    params = _params(docs["params"], data_dir / "params.yaml", types, completion_sources, problems)
     keywords = _keywords(docs["keywords"], data_dir / "keywords.yaml", problems)
 
     commands: list[Command] = []
@@ -85,6 +86,7 @@ def load_grammar_from(data_dir: Path, handlers: Collection[str] | None = None) -
             key = (mode, cmd.syntax)
             if key in seen:
                 first = seen[key]
+                assert cmd.source is not None  # every command read from a file has its source
                 problems.add(cmd.source.file, cmd.source.line,
                              f"duplicate command {cmd.syntax!r} in mode {mode} (first at {first.source})")
                 continue
@@ -130,7 +132,7 @@ def _modes(doc: Any, path: Path, problems: _Problems) -> tuple[dict[str, Mode], 
         return modes, groups
     for mode_id, spec in doc["modes"].items():
         line = doc["modes"].key_lines.get(mode_id, 0)
-        if not isinstance(spec, dict):
+        if not isinstance(spec, LocatedDict):
             problems.add(_rel(path), line, f"mode {mode_id}: expected a mapping")
             continue
         _unknown_keys(spec, _MODE_KEYS, path, problems, f"mode {mode_id}")
@@ -171,7 +173,7 @@ def _types(doc: Any, path: Path, problems: _Problems) -> dict[str, ParamType]:
         return out
     for name, spec in doc["types"].items():
         line = doc["types"].key_lines.get(name, 0)
-        if not isinstance(spec, dict):
+        if not isinstance(spec, LocatedDict):
             problems.add(_rel(path), line, f"type {name}: expected a mapping")
             continue
         _unknown_keys(spec, _TYPE_KEYS, path, problems, f"type {name}")
@@ -189,14 +191,15 @@ def _types(doc: Any, path: Path, problems: _Problems) -> dict[str, ParamType]:
     return out
 
 
-def _params(doc: Any, path: Path, types: dict[str, ParamType], problems: _Problems) -> dict[str, Param]:
+def _params(doc: Any, path: Path, types: dict[str, ParamType], completion_sources: Collection[str] | None,
+            problems: _Problems) -> dict[str, Param]:
     out: dict[str, Param] = {}
     if not isinstance(doc, dict) or not isinstance(doc.get("params"), dict):
         problems.add(_rel(path), 1, "expected a 'params:' mapping")
         return out
     for name, spec in doc["params"].items():
         line = doc["params"].key_lines.get(name, 0)
-        if not isinstance(spec, dict):
+        if not isinstance(spec, LocatedDict):
             problems.add(_rel(path), line, f"parameter <{name}>: expected a mapping")
             continue
         _unknown_keys(spec, _PARAM_KEYS, path, problems, f"parameter <{name}>")
@@ -210,11 +213,16 @@ def _params(doc: Any, path: Path, types: dict[str, ParamType], problems: _Proble
         if not spec.get("help"):
             problems.add(_rel(path), line, f"parameter <{name}> has no help")
         complete = spec.get("complete")
-        if complete is not None and complete not in COMPLETION_SOURCES:
-            problems.add(_rel(path), line, f"parameter <{name}>: unknown completion source {complete!r}")
+        if complete is not None and not isinstance(complete, str):
+            problems.add(_rel(path), line, f"parameter <{name}>: 'complete' must be a source name")
+            complete = None
+        elif complete is not None and completion_sources is not None and complete not in completion_sources:
+            problems.add(_rel(path), line, f"parameter <{name}>: unknown completion source {complete!r} "
+                                           f"(known: {', '.join(sorted(completion_sources))})")
         secret = spec.get("secret", False)
         if not isinstance(secret, bool):
-            problems.add(_rel(path), spec.key_lines.get("secret", line), f"parameter <{name}>: secret must be true or false")
+            problems.add(_rel(path), spec.key_lines.get("secret", line),
+                         f"parameter <{name}>: secret must be true or false")
             secret = False
         out[name] = Param(name=name, type=types[type_name], help=str(spec.get("help", "")), complete=complete,
                           secret=secret)
@@ -233,7 +241,7 @@ def _command(
     keywords: dict[str, str], handlers: Collection[str] | None, problems: _Problems,
 ) -> Iterable[Command]:
     file = _rel(path)
-    if not isinstance(entry, dict):
+    if not isinstance(entry, LocatedDict):
         problems.add(file, getattr(entry, "line", 0), "a command entry must be a mapping")
         return []
     line = entry.line

@@ -8,7 +8,6 @@ Parsing, `?` help, Tab completion, caret positions and the command reference all
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 ACCESS_LEVELS: tuple[str, ...] = ("none", "read-only", "mesh-manager", "read-write", "admin")
 ACCESS_SCOPES: tuple[str, ...] = ("global", "vpn")
@@ -70,21 +69,21 @@ class ParamRef:
 
 @dataclass(frozen=True)
 class Seq:
-    items: tuple["Element", ...]
+    items: tuple[Element, ...]
 
 
 @dataclass(frozen=True)
 class Opt:
-    body: "Element"
+    body: Element
 
 
 @dataclass(frozen=True)
 class Alt:
-    choices: tuple["Element", ...]
+    choices: tuple[Element, ...]
 
 
-Element = Union[Keyword, ParamRef, Seq, Opt, Alt]
-Token = Union[Keyword, ParamRef]
+Element = Keyword | ParamRef | Seq | Opt | Alt
+Token = Keyword | ParamRef
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,9 @@ continues the same line (`replication state standby` from the message-vpn level)
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable, Union
+from typing import Any
 
 from .model import Alt, Command, Element, Grammar, Keyword, Opt, Param, ParamRef, Seq
 from .tokens import ControlCharacter, LexError, UnterminatedQuote, Word, split_words
@@ -58,12 +59,13 @@ class Candidate:
         return self.param is None and self.text != "<cr>"
 
 
-ParseOutcome = Union[Parsed, ParseError]
+ParseOutcome = Parsed | ParseError
+PARSE_CACHE_SIZE = 4096   # (mode, line) outcomes kept per parser
 
 
 @dataclass
 class _Graph:
-    edges: list[list[tuple[Union[Keyword, ParamRef], int]]] = field(default_factory=list)
+    edges: list[list[tuple[Keyword | ParamRef, int]]] = field(default_factory=list)
     eps: list[list[int]] = field(default_factory=list)
     accept: dict[int, Command] = field(default_factory=dict)
 
@@ -88,6 +90,7 @@ class Parser:
     def __init__(self, grammar: Grammar) -> None:
         self.grammar = grammar
         self._graphs: dict[tuple[str, bool], _Graph] = {}
+        self._parsed: dict[tuple[str, str], ParseOutcome | None] = {}
 
     # -- automaton construction -------------------------------------------------------------
     def _graph(self, mode: str, crossed: bool = False) -> _Graph:
@@ -130,7 +133,7 @@ class Parser:
     # -- simulation ---------------------------------------------------------------------------
     def _closure(self, threads: Iterable[_Thread]) -> list[_Thread]:
         out: list[_Thread] = []
-        seen: set[tuple[str, int, tuple, tuple]] = set()
+        seen: set[tuple[str, int, tuple[Any, ...], tuple[Any, ...]]] = set()
         stack = list(threads)
         while stack:
             th = stack.pop()
@@ -152,7 +155,7 @@ class Parser:
     def _start(self, mode: str) -> list[_Thread]:
         return self._closure([_Thread(mode, 0, (), (), ())])
 
-    def _advance(self, threads: list[_Thread], word: Word) -> Union[list[_Thread], ParseError]:
+    def _advance(self, threads: list[_Thread], word: Word) -> list[_Thread] | ParseError:
         keyword_moves: list[tuple[_Thread, Keyword, int]] = []
         param_moves: list[tuple[_Thread, Param, int]] = []
         for th in threads:
@@ -195,7 +198,7 @@ class Parser:
         assert first_reason is not None
         return ParseError("invalid-value", word.start, word.text, param=first_reason[0], reason=first_reason[1])
 
-    def _run(self, mode: str, words: list[Word]) -> Union[list[_Thread], ParseError]:
+    def _run(self, mode: str, words: list[Word]) -> list[_Thread] | ParseError:
         threads = self._start(mode)
         for word in words:
             result = self._advance(threads, word)
@@ -206,7 +209,22 @@ class Parser:
 
     # -- public API ---------------------------------------------------------------------------
     def parse(self, mode: str, line: str) -> ParseOutcome | None:
-        """Parse `line` in `mode`. None for an empty line."""
+        """Parse `line` in `mode`. None for an empty line.
+
+        The outcome depends only on (mode, line), and drills, scripts and replays type the same
+        lines again and again, so outcomes are cached (bounded: emptied when full). Outcomes are
+        frozen; callers copy `Step.args` before changing it (the session does).
+        """
+        key = (mode, line)
+        if key in self._parsed:
+            return self._parsed[key]
+        outcome = self._parse(mode, line)
+        if len(self._parsed) >= PARSE_CACHE_SIZE:
+            self._parsed.clear()
+        self._parsed[key] = outcome
+        return outcome
+
+    def _parse(self, mode: str, line: str) -> ParseOutcome | None:
         try:
             words = split_words(line)
         except LexError as exc:
@@ -229,7 +247,7 @@ class Parser:
         leaf = Step(command, dict(best.bindings), best.words)
         return Parsed(best.steps + (leaf,))
 
-    def candidates(self, mode: str, before_cursor: str) -> Union[list[Candidate], ParseError]:
+    def candidates(self, mode: str, before_cursor: str) -> list[Candidate] | ParseError:
         """What may come next at the cursor: for `?` help and Tab.
 
         After a space: every next keyword and parameter (and `<cr>` when the line is complete).

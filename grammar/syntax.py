@@ -8,7 +8,7 @@ at most one of. Keeping the docs' own notation makes an entry checkable against 
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from .model import Alt, Element, Keyword, Opt, ParamRef, Seq
 

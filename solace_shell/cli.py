@@ -31,12 +31,18 @@ def _fail(message: str, code: int = 2) -> NoReturn:
     sys.exit(code)
 
 
-def _open_lab(db: str | None, user: str, ask_password: bool, scenario: str | None = None):
+def _open_lab(db: str | None, user: str, ask_password: bool, scenario: str | None = None) -> tuple[Lab, Path]:
     from state_store.errors import LabFileError
     from state_store.scenario import ScenarioError
 
-    from .lab import Lab, UnknownUser
+    from .lab import Lab, UnknownUser, shell_grammar
+    from .registries import RegistryError
 
+    try:  # before any lab file is created: a broken installation changes nothing
+        shell_grammar()
+    except RegistryError as exc:
+        _fail(f"this installation does not fit together ({len(exc.problems)} problem(s)):\n"
+              + "\n".join(exc.problems))
     path = Path(db) if db else default_db_path()
     created = not path.exists()
     if scenario and not created:
@@ -86,7 +92,7 @@ def _login_failed(user: str) -> NoReturn:
     _fail(f"login failed for CLI user '{user}'")
 
 
-def _password_ok(lab, user: str) -> bool:
+def _password_ok(lab: Lab | None, user: str) -> bool:
     """Like logging in over ssh: ask at a terminal, else take SOLACE_SHELL_PASSWORD. With no lab
     (an unknown user) the password is still asked for and checked against nothing."""
     password = os.environ.get(PASSWORD_ENV)

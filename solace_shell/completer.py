@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-from grammar import Candidate, ParseError
+from grammar import Candidate, ParseError, Parser
 from grammar.tokens import LexError, Word, split_words
 
 from .live_names import LiveNames
@@ -38,6 +38,17 @@ def _quote(name: str) -> str:
     return f'"{name}"' if (not name or any(ch.isspace() for ch in name) or '"' in name) else name
 
 
+class Level(Protocol):
+    """What completion needs of the session it completes for (`solace_shell.session.Session`)."""
+
+    @property
+    def mode(self) -> str: ...
+    @property
+    def router(self) -> str | None: ...
+    @property
+    def context(self) -> dict[str, str]: ...
+
+
 @dataclass(frozen=True)
 class LineContext:
     """Where completion happens: the session's mode and what scopes live names."""
@@ -47,7 +58,7 @@ class LineContext:
     vpn: str | None
 
 
-def scope_from_line(parser: Any, mode: str, line: str, words: list[Word]) -> dict[str, str]:
+def scope_from_line(parser: Parser, mode: str, line: str, words: list[Word]) -> dict[str, str]:
     """Values given on the line to parameters that scope names (a VPN, a router), by source.
 
     Uses only `Parser.candidates`: a word is a value of a parameter when no keyword could take it.
@@ -69,11 +80,11 @@ def scope_from_line(parser: Any, mode: str, line: str, words: list[Word]) -> dic
 class ShellCompleter(Completer):
     """Completes keywords and live names for the current target of a REPL.
 
-    `get_session()` returns the session to complete for (anything with `mode`, `router`, `context`);
+    `get_session()` returns the session to complete for (its `mode`, `router` and carried `context`);
     `default_router()` scopes names at the lab console (the router F2 returns to).
     """
 
-    def __init__(self, parser: Any, get_session: Callable[[], Any], live: LiveNames | None,
+    def __init__(self, parser: Parser, get_session: Callable[[], Level], live: LiveNames | None,
                  default_router: Callable[[], str | None] | None = None) -> None:
         self.parser = parser
         self.get_session = get_session
@@ -125,15 +136,14 @@ class ShellCompleter(Completer):
                 seen.add(name)
                 yield Completion(_quote(name) + " ", -replace, display=name, display_meta=c.help)
 
-    def _context(self, session: Any, mode: str, base: str) -> LineContext:
+    def _context(self, session: Level, mode: str, base: str) -> LineContext:
         try:
             words = split_words(base)
         except LexError:
             words = []
         scope = scope_from_line(self.parser, mode, base, words)
-        router = scope.get("router") or getattr(session, "router", None) or self.default_router()
-        carried = getattr(session, "context", {}) or {}
-        return LineContext(mode, router, scope.get("vpn") or carried.get("vpn"))
+        router = scope.get("router") or session.router or self.default_router()
+        return LineContext(mode, router, scope.get("vpn") or session.context.get("vpn"))
 
 
 def format_candidates(cands: list[Candidate]) -> list[str]:
@@ -144,7 +154,7 @@ def format_candidates(cands: list[Candidate]) -> list[str]:
     return [f"  {c.text:<{width}}  {c.help}".rstrip() for c in cands]
 
 
-def help_text(parser: Any, mode: str, prompt: str, text: str, cursor: int | None = None) -> str:
+def help_text(parser: Parser, mode: str, prompt: str, text: str, cursor: int | None = None) -> str:
     """What `?` prints for `text` with the cursor at `cursor` (default: the end), after `prompt`
     (the prompt without its trailing space): the echoed line, then the candidates or the error."""
     if cursor is None:

@@ -9,12 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from grammar import Grammar, Parser, load_grammar
+from grammar import Grammar, GrammarError, Parser, load_grammar
 from state_store.store import LabStore
 
 from . import handlers, renderers
 from .access import UserAccess
-from .messages import check_texts
+from .live_names import COMPLETION_SOURCES
+from .registries import RegistryError, registry_problems
 from .results import Outcome
 from .session import Session
 from .swiftmq_cli import SWIFTMQ_TARGET, SwiftMqCli
@@ -23,13 +24,25 @@ LAB_TARGET = "lab"
 # Transcript headers and the command line say `version`; the engine stores `software_version`.
 SETTING_ALIASES = {"version": "software_version"}
 _PARSERS: dict[int, Parser] = {}
+_CHECKED = False   # the registries are checked once per process
 
 
 def shell_grammar() -> Grammar:
-    """The grammar, checked against the handlers that exist (every problem reported at once),
-    and the error texts checked against the error codes."""
-    check_texts()
-    return load_grammar(handlers=handlers.load_all().keys())
+    """The grammar, checked against the handlers and completion sources that exist, plus the shell's
+    other registries (solace_shell.registries); every problem is reported at once."""
+    global _CHECKED
+    problems: list[str] = []
+    grammar: Grammar | None = None
+    try:
+        grammar = load_grammar(handlers=handlers.load_all().keys(), completion_sources=COMPLETION_SOURCES)
+    except GrammarError as exc:
+        problems += exc.problems
+    if not _CHECKED:
+        problems += registry_problems()
+    if problems or grammar is None:
+        raise RegistryError(problems)
+    _CHECKED = True
+    return grammar
 
 
 def _parser(grammar: Grammar) -> Parser:
@@ -60,12 +73,12 @@ class Lab:
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | Path, user: str = "admin", scenario: str | Path | None = None) -> "Lab":
+    def open(cls, path: str | Path, user: str = "admin", scenario: str | Path | None = None) -> Lab:
         """Open a lab file; a missing file is created from `scenario` (default: the two-site lab)."""
         return cls(LabStore.open(path, scenario=scenario), user=user)
 
     @classmethod
-    def fresh(cls, scenario: str | Path | None = None, settings: dict[str, Any] | None = None) -> "Lab":
+    def fresh(cls, scenario: str | Path | None = None, settings: dict[str, Any] | None = None) -> Lab:
         """An in-memory lab (copied from a cached template), for replay and tests."""
         settings = dict(settings or {})
         user = str(settings.pop("user", "admin"))

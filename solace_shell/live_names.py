@@ -3,7 +3,7 @@
 A grammar parameter names its source with `complete:` (see grammar/data/params.yaml); this module
 asks the engine for the names of that source in one read-only transaction. Names are cached for a
 keystroke burst (a short time-to-live, and `invalidate()` after every command), and completion never
-crashes: an engine that raises, or does not have the method yet, simply offers no names.
+crashes: an engine that raises simply offers no names.
 """
 
 from __future__ import annotations
@@ -12,52 +12,44 @@ import logging
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from state_store.engine import Engine
+
+    from .lab import Lab
 
 log = logging.getLogger(__name__)
 
 # How long names stay cached without a command in between (one burst of Tab presses).
 BURST_SECONDS = 2.0
 
-# Each source: engine methods to try, in order, with how to call them. The first method the
-# engine has wins; its result may be names (str) or views with a `name` (or `xid`, `topic`) field.
-_Call = tuple[str, Callable[[str | None, str | None], tuple[Any, ...]]]
-_ROUTER: Callable[[str | None, str | None], tuple[Any, ...]] = lambda router, vpn: (router,)
-_ROUTER_VPN: Callable[[str | None, str | None], tuple[Any, ...]] = lambda router, vpn: (router, vpn)
-_NONE: Callable[[str | None, str | None], tuple[Any, ...]] = lambda router, vpn: ()
-
-ENGINE_SOURCES: dict[str, tuple[_Call, ...]] = {
-    "vpn": (("vpn_names", _ROUTER),),
-    "queue": (("queue_names", _ROUTER_VPN),),
-    "xid": (("xids", _ROUTER_VPN),),                 # vpn may be None: every XID on the router
-    "client": (("client_names", _ROUTER),),
-    "topic": (("replicated_topic_names", _ROUTER_VPN), ("replicated_topics", _ROUTER_VPN)),
-    "site": (("site_names", _NONE), ("sites", _NONE)),
-    "user": (("user_names", _NONE), ("users", _NONE)),
-    "ha-instance": (("ha_instance_names", _NONE),),
-    "ha-router": (("ha_router_names", _NONE),),
-    "jms-client": (("jms_client_names", _NONE),),
-    "ha-queue": (("ha_queue_names", _NONE),),
+# Each engine source: (engine, router, vpn) -> names. Per-router sources get a router (at the lab
+# console, each router in turn); per-VPN sources are only asked with a VPN.
+EngineSource = Callable[["Engine", "str | None", "str | None"], list[str]]
+ENGINE_SOURCES: dict[str, EngineSource] = {
+    "vpn": lambda engine, router, vpn: engine.vpn_names(router) if router else [],
+    "queue": lambda engine, router, vpn: engine.queue_names(router, vpn) if router and vpn else [],
+    "xid": lambda engine, router, vpn: engine.xids(router, vpn) if router else [],  # no VPN: every XID
+    "client": lambda engine, router, vpn: engine.client_names(router),
+    "topic": lambda engine, router, vpn: engine.replicated_topic_names(router, vpn) if router and vpn else [],
+    "site": lambda engine, router, vpn: engine.site_names(),
+    "user": lambda engine, router, vpn: engine.user_names(),
+    # the HA-core systems' names are the lab's, not a router's
+    "ha-instance": lambda engine, router, vpn: engine.ha_instance_names(),
+    "ha-router": lambda engine, router, vpn: engine.ha_router_names(),
+    "jms-client": lambda engine, router, vpn: engine.jms_client_names(),
+    "ha-queue": lambda engine, router, vpn: engine.ha_queue_names(),
 }
+# Sources the lab answers without the engine.
+LAB_SOURCES = frozenset({"router", "scenario"})
+# The one list of completion sources: every grammar parameter's `complete:` must be one of these
+# (checked at start-up, see solace_shell.registries).
+COMPLETION_SOURCES = frozenset(ENGINE_SOURCES) | LAB_SOURCES
 # Sources that need a VPN: without one (none on the line nor carried by the level) they offer nothing.
 NEEDS_VPN = frozenset({"queue", "topic"})
 # Sources asked per router: at the lab console (no router) they offer the names of every router.
 PER_ROUTER = frozenset({"vpn", "queue", "xid", "topic"})
-_NAME_FIELDS = ("name", "xid", "topic")
-
-
-def _names_of(items: Iterable[Any]) -> list[str]:
-    out: list[str] = []
-    for item in items:
-        if isinstance(item, str):
-            out.append(item)
-            continue
-        for attr in _NAME_FIELDS:
-            value = getattr(item, attr, None)
-            if isinstance(value, str):
-                out.append(value)
-                break
-    return list(dict.fromkeys(out))   # the engine's order ('#' internal VPNs first), once each
 
 
 def scenario_files(directories: Iterable[Path] | None = None) -> list[str]:
@@ -79,7 +71,7 @@ def scenario_files(directories: Iterable[Path] | None = None) -> list[str]:
 class LiveNames:
     """Names from one lab for completion, cached per keystroke burst."""
 
-    def __init__(self, lab: Any, ttl: float = BURST_SECONDS, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, lab: Lab, ttl: float = BURST_SECONDS, clock: Callable[[], float] = time.monotonic) -> None:
         self.lab = lab
         self.ttl = ttl
         self._clock = clock
@@ -106,31 +98,17 @@ class LiveNames:
 
     def _fetch(self, source: str, router: str | None, vpn: str | None) -> list[str]:
         if source == "router":
-            routers = getattr(self.lab, "routers", None)
-            if callable(routers):
-                return sorted(routers())
+            return sorted(self.lab.routers())
         if source == "scenario":
             return scenario_files()
-        calls = ENGINE_SOURCES.get(source)
-        if calls is None:
-            return []
-        if source in NEEDS_VPN and not vpn:
-            return []
-        store = getattr(self.lab, "store", None)
-        if store is None:
+        fetch = ENGINE_SOURCES.get(source)
+        if fetch is None or (source in NEEDS_VPN and not vpn):
             return []
         routers: list[str | None] = [router]
         if router is None and source in PER_ROUTER:
             routers = list(self.lab.routers())
         out: list[str] = []
-        with store.transaction() as engine:
-            for method, build_args in calls:
-                fn = getattr(engine, method, None)
-                if callable(fn):
-                    for r in routers:
-                        out += _names_of(fn(*build_args(r, vpn)))
-                    break
-            else:
-                if source == "site" and callable(getattr(engine, "status", None)):
-                    out = _names_of(engine.status().sites)   # no site list yet: the lab status has them
-        return list(dict.fromkeys(out))
+        with self.lab.store.transaction() as engine:
+            for r in routers:
+                out += fetch(engine, r, vpn)
+        return list(dict.fromkeys(out))   # the engine's order ('#' internal VPNs first), once each

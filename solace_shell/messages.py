@@ -35,7 +35,6 @@ ENGINE_ERRORS: dict[str, str] = {
     "vpn_not_found": "ERROR: Message VPN '{vpn}' not found.",
     "queue_not_found": "ERROR: Queue '{queue}' not found in Message VPN '{vpn}'.",
     "router_down": "ERROR: Router '{router}' is down.",
-    "spool_not_active": "ERROR: message-spool operational status is not AD-ACTIVE",
     # configuration and admin refusals (our wording: reference section 2 gives only the reason
     # "not in a valid state" and the words "already exists" that automation looks for)
     "vpn_internal": "ERROR: Message VPN '{vpn}' is not in a valid state for this command "
@@ -117,25 +116,6 @@ ENGINE_ERRORS: dict[str, str] = {
 }
 
 GENERIC_ENGINE_ERROR = "ERROR: {code_text}"
-# Refusals the shell raises itself (lab console), beside the engine's codes.
-SHELL_ENGINE_CODES: frozenset[str] = frozenset({"scenario_not_found", "scenario_invalid", "no_ha_router",
-                                               "swift_no_router", "swift_router_unknown"})
-
-
-def missing_texts() -> list[str]:
-    """Error codes with no text in ENGINE_ERRORS (the start-up check wants none)."""
-    from state_store.errors import ERROR_CODES
-
-    return sorted((ERROR_CODES | SHELL_ENGINE_CODES) - ENGINE_ERRORS.keys())
-
-
-def check_texts() -> None:
-    """Start-up check: every error code has its sentence, so no raw key can reach a user."""
-    missing = missing_texts()
-    if missing:
-        raise RuntimeError("error codes without a text in solace_shell/messages.py: " + ", ".join(missing))
-
-
 def parse_error_text(error: ParseError, prompt_width: int) -> str:
     """The caret line (aligned under the typed line, which follows a prompt) and the message."""
     caret = " " * (prompt_width + error.column) + "^"

@@ -13,6 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from prompt_toolkit.input import Input
+    from prompt_toolkit.output import Output
 
 MORE_PROMPT = "---Press any key to continue, or `q' to quit---"
 
@@ -53,7 +58,7 @@ class Pager:
     stopped: bool = field(default=False, init=False)
 
     @classmethod
-    def of(cls, text: str, height: int) -> "Pager":
+    def of(cls, text: str, height: int) -> Pager:
         return cls(text.split("\n") if text else [], max(1, height))
 
     @property
@@ -93,7 +98,7 @@ def page_output(text: str, height: int, write: Callable[[str], None],
         chunk = pager.press(read_key())
 
 
-def more_prompt_reader(input=None, output=None) -> Callable[[], str]:  # noqa: A002 - prompt_toolkit names
+def more_prompt_reader(input: Input | None = None, output: Output | None = None) -> Callable[[], str]:  # noqa: A002
     """A `read_key` for `page_output`: waits for one key (the pager line is already printed)."""
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings

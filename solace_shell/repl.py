@@ -11,15 +11,13 @@ from __future__ import annotations
 import logging
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from prompt_toolkit import PromptSession
+from prompt_toolkit import PromptSession, print_formatted_text
 from prompt_toolkit.enums import EditingMode
+from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import History
 from prompt_toolkit.shortcuts import CompleteStyle
-
-from prompt_toolkit import print_formatted_text
-from prompt_toolkit.formatted_text import FormattedText
 
 from grammar.masking import mask_secrets
 
@@ -28,10 +26,14 @@ from .history import open_history
 from .keybindings import ConsoleToggled, repl_key_bindings
 from .live_names import LiveNames
 from .paging import more_prompt_reader, needs_paging, page_height, page_output
-from .style import repl_style
 from .results import BACK_TO_ROUTER
+from .style import repl_style
 from .toolbar import LAB_TARGET, read_clock, toolbar_fragments
 from .transcript.format import PERSONALITY_PREFIXES
+
+if TYPE_CHECKING:
+    from .lab import Lab
+    from .session import Session
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +62,7 @@ def _editing_mode(value: EditingMode | str) -> EditingMode:
 class Repl:
     """State of one interactive run: the current target, the last router, the prompt session."""
 
-    def __init__(self, lab: Any, start_target: str, *, history_path: Path | None = None, recorder: Any = None,
+    def __init__(self, lab: Lab, start_target: str, *, history_path: Path | None = None, recorder: Any = None,
                  input: Any = None, output: Any = None,  # noqa: A002 - prompt_toolkit's names
                  editing_mode: EditingMode | str = EditingMode.EMACS, stdout: TextIO | None = None,
                  paging: bool | None = None) -> None:
@@ -106,7 +108,7 @@ class Repl:
         return self._prompt_sessions[self.target == LAB_TARGET]
 
     # -- targets --------------------------------------------------------------------------------
-    def session(self) -> Any:
+    def session(self) -> Session:
         return self.lab.target(self.target)
 
     @property
@@ -214,17 +216,16 @@ class Repl:
         self.clock = read_clock(self.lab)
         if self.recorder is not None and line.strip():
             self.recorder.record(prompt, kept, outcome.text)
-        self.show(outcome.text, bool(getattr(self.lab.target(target), "paging", False)))
-        switch_to = getattr(outcome, "switch_to", None)
-        if switch_to == BACK_TO_ROUTER:
+        self.show(outcome.text, self.lab.target(target).paging)
+        if outcome.switch_to == BACK_TO_ROUTER:
             refusal = self.toggle_console()
-        elif switch_to:
-            refusal = self.switch(switch_to)
+        elif outcome.switch_to:
+            refusal = self.switch(outcome.switch_to)
         else:
             refusal = None
         if refusal is not None:
             self.write(refusal)
-        return not getattr(outcome, "ended", False)
+        return not outcome.ended
 
     def run(self) -> int:
         typed = ""
@@ -246,7 +247,7 @@ class Repl:
                 return 0
 
 
-def run_repl(lab: Any, start_target: str, *, history_path: Path | None, recorder: Any = None,
+def run_repl(lab: Lab, start_target: str, *, history_path: Path | None, recorder: Any = None,
              input: Any = None, output: Any = None,  # noqa: A002 - prompt_toolkit's names
              editing_mode: EditingMode | str = EditingMode.EMACS, stdout: TextIO | None = None,
              paging: bool | None = None) -> int:

@@ -12,7 +12,8 @@ class Outcome:
     text: str                  # the output, without a trailing newline ("" for none)
     ok: bool
     node: str = ""             # grammar node of the leaf command ("" when it did not parse)
-    error_kind: str | None = None   # invalid | ambiguous | incomplete | invalid-value | access | engine | busy | internal
+    # invalid | ambiguous | incomplete | invalid-value | access | engine | busy | internal
+    error_kind: str | None = None
     ended: bool = False        # the session ended (exit at the top level)
     switch_to: str | None = None    # the lab console asked to talk to this target next
 
@@ -73,3 +74,7 @@ class Refused:
 
 
 NAVIGATION = (ExitLevel, EndToPrivileged, HomeToExec, SetPaging, SwitchTarget)
+
+# Results the session itself turns into text or actions (no renderer needed): navigation, fixed lines,
+# refusals, and `lab> reset`. Every other handler result type needs a renderer.
+SESSION_RESULTS: tuple[type, ...] = (*NAVIGATION, Lines, Refused, ResetLab)

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from grammar import ParseError, Step
+from grammar.masking import mask_secrets
 from grammar.parser import lex_error
 from grammar.prompts import prompt_text
-from grammar.masking import mask_secrets
 from grammar.tokens import ControlCharacter, check_characters
 from state_store.errors import EngineError, LabBusy
 
@@ -61,7 +61,7 @@ class _Denied(Exception):
 
 
 class Session:
-    def __init__(self, lab: "Lab", host: str, router: str | None, start_mode: str, user: UserAccess) -> None:
+    def __init__(self, lab: Lab, host: str, router: str | None, start_mode: str, user: UserAccess) -> None:
         self.lab = lab
         self.host = host
         self.router = router
@@ -138,7 +138,8 @@ class Session:
         args = dict(step.args)
         if command.negated:
             args["no"] = True
-        vpn = args.get("vpn-name") or args.get("vpn-pattern") or context.get("vpn")
+        named = args.get("vpn-name") or args.get("vpn-pattern")
+        vpn = str(named) if named else context.get("vpn")
         if not allowed(self.user, command.access, vpn):
             raise _Denied(shell_error_text(
                 "access_denied", command=command.syntax, required=str(command.access), user=self.user.name,

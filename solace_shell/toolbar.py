@@ -2,25 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Any
+import logging
+from typing import TYPE_CHECKING
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from .durations import elapsed_text
 
+if TYPE_CHECKING:
+    from .lab import Lab
+
+log = logging.getLogger(__name__)
+
 LAB_TARGET = "lab"
 
 
-def read_clock(lab: Any) -> str | None:
-    """The lab's simulated clock as toolbar text, or None when it cannot be read cheaply."""
-    store = getattr(lab, "store", None)
-    if store is None:
-        return None
+def read_clock(lab: Lab) -> str | None:
+    """The lab's simulated clock as toolbar text, or None when it cannot be read (the toolbar must
+    never end the session)."""
     try:
-        with store.transaction() as engine:
-            now = getattr(engine, "now_ms", None)
-            return elapsed_text(now()) if callable(now) else None
+        with lab.store.transaction() as engine:
+            return elapsed_text(engine.now_ms())
     except Exception:
+        log.debug("reading the clock failed", exc_info=True)
         return None
 
 
@@ -42,4 +46,4 @@ def toolbar_fragments(target: str, clock: str | None, other: str | None) -> Styl
 
 def toolbar_text(target: str, clock: str | None, other: str | None) -> str:
     """The toolbar as plain text (for tests)."""
-    return "".join(text for _, text in toolbar_fragments(target, clock, other))
+    return "".join(fragment[1] for fragment in toolbar_fragments(target, clock, other))

@@ -6,15 +6,9 @@
 
 from __future__ import annotations
 
-import importlib
 import sys
 
 import click
-
-
-def _resolve_attr(spec: str) -> object:
-    module, _, attr = spec.partition(":")
-    return getattr(importlib.import_module(module), attr)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -26,7 +20,8 @@ def main() -> None:
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--out", "out", required=True, help="Output directory (local path or any Hadoop URI).")
 @click.option("--master", default=None,
-              help="Spark master (local[*], spark://host:7077, yarn, ...). Default: spark-submit's --master, else local[*].")
+              help="Spark master (local[*], spark://host:7077, yarn, ...). "
+                   "Default: spark-submit's --master, else local[*].")
 @click.option("--min-pass", type=click.FloatRange(0.0, 1.0), default=0.0, show_default=True,
               help="Exit 1 when the pass rate is below this.")
 @click.option("--gate", "gate_of", type=click.Choice(["transcripts", "commands"]), default="transcripts",
@@ -35,15 +30,10 @@ def main() -> None:
               help="Replay partitions (default: one per 32 files, at most 1024; never depends on the cluster).")
 @click.option("--conf", "confs", multiple=True, metavar="KEY=VALUE", help="Extra Spark configuration.")
 @click.option("--progress/--no-progress", default=True, help="Progress bar on stderr (only drawn on a terminal).")
-@click.option("--replay", "replay_spec", default=None, hidden=True,
-              help="module:function of the replay engine (default: solace_shell.transcript.replay:replay_text).")
-@click.option("--grammar-nodes", "nodes_spec", default=None, hidden=True,
-              help="module:attribute holding the node ids to measure coverage against (default: the grammar).")
 def run_cmd(inputs: tuple[str, ...], out: str, master: str, min_pass: float, gate_of: str, partitions: int | None,
-            confs: tuple[str, ...], progress: bool, replay_spec: str | None, nodes_spec: str | None) -> None:
+            confs: tuple[str, ...], progress: bool) -> None:
     """Replay transcripts (files, directories, globs; any Hadoop path) and write results to --out."""
     from .job import InputError, MissingDependency, RunOptions, run  # noqa: PLC0415
-    from .replay_adapter import ReplayUnavailable  # noqa: PLC0415
     from .summary import render_text  # noqa: PLC0415
 
     conf = {}
@@ -52,13 +42,12 @@ def run_cmd(inputs: tuple[str, ...], out: str, master: str, min_pass: float, gat
         if not sep:
             raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="--conf")
         conf[key] = value
-    nodes = list(_resolve_attr(nodes_spec)) if nodes_spec else None  # type: ignore[call-overload]
     opts = RunOptions(inputs=list(inputs), out=out, master=master, min_pass=min_pass,
-                      gate_of=gate_of, partitions=partitions, replay_spec=replay_spec, progress=progress,
-                      spark_conf=conf, grammar_nodes=nodes)
+                      gate_of=gate_of, partitions=partitions, progress=progress,
+                      spark_conf=conf)
     try:
         result = run(opts)
-    except (InputError, MissingDependency, ReplayUnavailable) as exc:
+    except (InputError, MissingDependency) as exc:
         click.echo(f"solace-conformance: {exc}", err=True)
         sys.exit(2)
     except Exception as exc:  # Spark's own failures (a lost executor, a full disk): one line, no traceback
@@ -78,18 +67,11 @@ def run_cmd(inputs: tuple[str, ...], out: str, master: str, min_pass: float, gat
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Directory for transcripts.")
 @click.option("--plan-only", is_flag=True, help="Write the drill plans (JSON) without running the emulator.")
 @click.option("--jobs", type=click.IntRange(1), default=None, help="Recording processes (default: all cores).")
-@click.option("--lab-factory", "lab_factory", default=None, hidden=True,
-              help="module:callable returning a lab (default: solace_shell.lab:Lab.fresh).")
-def generate_cmd(count: int, seed: int, out: str, plan_only: bool, jobs: int | None, lab_factory: str | None) -> None:
+def generate_cmd(count: int, seed: int, out: str, plan_only: bool, jobs: int | None) -> None:
     """Write COUNT randomized failover drills as golden transcripts recorded from the engine."""
-    from .generate import RecorderUnavailable, generate  # noqa: PLC0415
+    from .generate import generate  # noqa: PLC0415
 
-    try:
-        written = generate(count=count, seed=seed, out=out, plan_only=plan_only, jobs=jobs,
-                           lab_factory_spec=lab_factory)
-    except RecorderUnavailable as exc:
-        click.echo(f"solace-conformance: {exc} (use --plan-only to write the drill plans)", err=True)
-        sys.exit(2)
+    written = generate(count=count, seed=seed, out=out, plan_only=plan_only, jobs=jobs)
     click.echo(f"wrote {len(written)} files to {out}")
 
 

@@ -13,32 +13,18 @@ import json
 import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, Callable
 
 from .drills import COMMENT, Drill, plan_drill
 
 INDEX_FILE = "_drills.jsonl"  # leading "_": Hadoop input formats (and so `run`) skip it
 
 
-class RecorderUnavailable(RuntimeError):
-    pass
-
-
-def _default_lab_factory() -> Callable[[], Any]:
-    try:
-        from solace_shell.lab import Lab  # noqa: PLC0415
-    except Exception as exc:
-        raise RecorderUnavailable(f"the emulator's Lab cannot be imported: {type(exc).__name__}: {exc}") from exc
-    return Lab.fresh
-
-
-def record_drill(drill: Drill, path: Path, lab_factory: Callable[[], Any] | None = None) -> int:
+def record_drill(drill: Drill, path: Path) -> int:
     """Run `drill` on a fresh lab and write it to `path`; returns the number of commands."""
-    try:
-        from solace_shell.transcript.record import Recorder  # noqa: PLC0415
-    except Exception as exc:
-        raise RecorderUnavailable(f"the transcript Recorder cannot be imported: {exc}") from exc
-    lab = (lab_factory or _default_lab_factory())()
+    from solace_shell.lab import Lab  # noqa: PLC0415 - the planner (--plan-only) needs no engine
+    from solace_shell.transcript.record import Recorder  # noqa: PLC0415
+
+    lab = Lab.fresh()
     n = 0
     try:
         with Recorder.open(path) as rec:
@@ -59,32 +45,23 @@ def transcript_name(drill: Drill) -> str:
     return f"{drill.name}.cli.txt"
 
 
-def _record_one(args: tuple[int, int, str, str | None]) -> tuple[int, str, str | None]:
-    seed, index, out, factory_spec = args
+def _record_one(args: tuple[int, int, str]) -> tuple[int, str, str | None]:
+    seed, index, out = args
     drill = plan_drill(seed, index)
     path = Path(out) / transcript_name(drill)
-    factory = None
-    if factory_spec:
-        import importlib  # noqa: PLC0415
-
-        module, _, attr = factory_spec.partition(":")
-        factory = getattr(importlib.import_module(module), attr)
     try:
-        record_drill(drill, path, factory)
-    except RecorderUnavailable:
-        raise
+        record_drill(drill, path)
     except Exception as exc:  # an engine crash must not lose the other drills; it is reported
         path.unlink(missing_ok=True)
         return index, path.name, f"{type(exc).__name__}: {exc}"
     return index, path.name, None
 
 
-def generate(*, count: int, seed: int, out: str | Path, plan_only: bool = False, jobs: int | None = None,
-             lab_factory_spec: str | None = None) -> list[str]:
+def generate(*, count: int, seed: int, out: str | Path, plan_only: bool = False,
+             jobs: int | None = None) -> list[str]:
     """Plan and record `count` drills into `out`; returns the transcript file names written.
 
-    Output is the same for the same (count, seed) whatever `jobs` is. `lab_factory_spec`
-    (`module:callable` returning a lab) replaces `Lab.fresh` (tests use the transcript FakeLab).
+    Output is the same for the same (count, seed) whatever `jobs` is.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -98,10 +75,8 @@ def generate(*, count: int, seed: int, out: str | Path, plan_only: bool = False,
             fh.write(json.dumps(row, sort_keys=True) + "\n")
     if plan_only:
         return [INDEX_FILE]
-    if lab_factory_spec is None:
-        _default_lab_factory()  # fail before forking workers when the engine is missing
     jobs = jobs or os.cpu_count() or 1
-    tasks = [(seed, i, str(out), lab_factory_spec) for i in range(count)]
+    tasks = [(seed, i, str(out)) for i in range(count)]
     if jobs == 1 or count < 8:
         results = [_record_one(t) for t in tasks]
     else:

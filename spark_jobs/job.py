@@ -33,12 +33,14 @@ import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 from urllib.parse import unquote
 
+from solace_shell.transcript.replay import replay_text
+
 from . import summary as summ
 from .grammar_nodes import GrammarUnavailable, grammar_node_ids
-from .replay_adapter import default_spec, load_replayer
 
 JOB_GROUP = "solace-conformance"
 GLOB_CHARS = re.compile(r"[*?\[\]{}]")
@@ -69,7 +71,6 @@ class RunOptions:
     min_pass: float = 0.0
     gate_of: str = "transcripts"
     partitions: int | None = None
-    replay_spec: str | None = None
     progress: bool = True
     files_per_partition: int = 32
     grammar_nodes: Sequence[str] | None = None   # override the grammar's node list (tests, fakes)
@@ -314,18 +315,15 @@ def partition_count(n_files: int, files_per_partition: int = 32) -> int:
 Source = bytes | str  # a transcript's bytes, or why it could not be read
 
 
-def replay_partition(items: Iterable[tuple[str, tuple[str | None, Source]]], replay_spec: str) -> Iterator[tuple]:
-    """Executor side: replay every transcript of one partition with one engine.
+def replay_partition(items: Iterable[tuple[str, tuple[str | None, Source]]]) -> Iterator[tuple]:
+    """Executor side: replay every transcript of one partition (a fresh lab per transcript).
 
     Yields RECORD_COLUMNS tuples: a "c" row per command (with its duration) and an "x" row per
     transcript, for every input whatever it holds; never raises for a bad transcript (quarantine),
     only for a broken engine (which must fail the job loudly).
     """
-    replay = None
     for raw_name, (base_dir, data) in items:
         name = display_safe(raw_name)
-        if replay is None:
-            replay = load_replayer(replay_spec)
         commands: list[Any] = []
         try:
             reason = _unusable(name, data)
@@ -334,7 +332,7 @@ def replay_partition(items: Iterable[tuple[str, tuple[str | None, Source]]], rep
                 text = bytes(data).decode("utf-8-sig")
                 reason = _too_many_commands(text)
                 if reason is None:
-                    result = replay(text, name, base_dir)
+                    result = replay_text(text, name, base_dir=Path(base_dir) if base_dir is not None else None)
                     commands = list(result.commands)
                     if result.error:
                         reason = display_safe(result.error)  # the replay's own "<name>:<line>: <problem>" lines
@@ -403,14 +401,14 @@ def read_local(path: bytes) -> Source:
         return f"unreadable: {exc.strerror or exc}"
 
 
-def replay_local_arrow(batches: Iterable[Any], replay_spec: str) -> Iterator[Any]:
+def replay_local_arrow(batches: Iterable[Any]) -> Iterator[Any]:
     """Executor side of `mapInArrow` for local files: (name, path bytes) in, RECORD_COLUMNS out."""
     def transcripts() -> Iterator[tuple[str, tuple[str | None, Source]]]:
         for batch in batches:
             for name, path in zip(batch.column("name").to_pylist(), batch.column("path").to_pylist()):
                 yield name, (os.path.dirname(os.fsdecode(path)), read_local(path))
 
-    yield from _batches(replay_partition(transcripts(), replay_spec))
+    yield from _batches(replay_partition(transcripts()))
 
 
 def _batches(records: Iterable[tuple]) -> Iterator[Any]:
@@ -425,7 +423,7 @@ def _batches(records: Iterable[tuple]) -> Iterator[Any]:
         yield _record_batch(rows, schema)
 
 
-def replay_arrow(batches: Iterable[Any], replay_spec: str, names: dict[str, str]) -> Iterator[Any]:
+def replay_arrow(batches: Iterable[Any], names: dict[str, str]) -> Iterator[Any]:
     """Executor side of `mapInArrow` for remote files: (path, content) Arrow batches in (read by
     Spark's binaryFile source), RECORD_COLUMNS batches out.
 
@@ -437,7 +435,7 @@ def replay_arrow(batches: Iterable[Any], replay_spec: str, names: dict[str, str]
                 local_dir = os.path.dirname(uri[5:]) if uri.startswith("file:") else None
                 yield names.get(uri, uri[5:] if uri.startswith("file:") else uri), (local_dir, content)
 
-    yield from _batches(replay_partition(transcripts(), replay_spec))
+    yield from _batches(replay_partition(transcripts()))
 
 
 def arrow_record_schema() -> Any:
@@ -544,8 +542,6 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
     if spark is None:
         spark = get_spark(opts.master, conf=opts.spark_conf)
     sc = spark.sparkContext
-    replay_spec = opts.replay_spec or default_spec()
-    load_replayer(replay_spec)  # fail fast on the driver with a clear message if the engine is missing
     sc.setJobGroup(JOB_GROUP, "solace-shell conformance replay", interruptOnCancel=True)
     try:
         files, hidden, missing = list_inputs(spark, opts.inputs)
@@ -562,7 +558,6 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
 
         with SparkProgress(sc, JOB_GROUP, enabled=opts.progress) as progress:
             progress.set_label(f"replaying {len(files)} transcripts")
-            spec = replay_spec
             rows = spark.createDataFrame([], record_schema)
             if local:
                 from pyspark.sql.types import BinaryType, StringType, StructField, StructType  # noqa: PLC0415
@@ -571,7 +566,7 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
                     [(display_safe(name), os.fsencode(path)) for path, name in sorted(local.items())],
                     StructType([StructField("name", StringType(), False), StructField("path", BinaryType(), False)]))
                 rows = rows.unionByName(listed.repartition(n_parts, "name").mapInArrow(
-                    lambda batches: replay_local_arrow(batches, spec), record_schema))
+                    replay_local_arrow, record_schema))
             if remote:
                 with listed_on_the_driver(spark):
                     sources = spark.read.format("binaryFile").load([literal_path(u) for u in sorted(remote)])
@@ -584,7 +579,7 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
                 sources = (sources.where(F.col("length") <= MAX_TRANSCRIPT_BYTES).select("path", "content")
                            .repartition(n_parts, "path"))
                 rows = rows.unionByName(
-                    sources.mapInArrow(lambda batches: replay_arrow(batches, spec, names.value), record_schema))
+                    sources.mapInArrow(lambda batches: replay_arrow(batches, names.value), record_schema))
             if bad:
                 rows = rows.unionByName(spark.createDataFrame(
                     [_transcript_record(n, "quarantined", 0, 0, 0, 0, why) for n, why in sorted(bad.values())],
@@ -625,7 +620,6 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
         "master": sc.master,
         "default_parallelism": sc.defaultParallelism,
         "partitions": n_parts,
-        "replay": replay_spec,
         "transcripts": summary["totals"]["transcripts"],
         "commands": n_cmd,
         "wall_seconds": round(wall, 3),

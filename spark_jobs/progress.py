@@ -27,7 +27,7 @@ class SparkProgress:
         self._seen_stages: dict[int, tuple[int, int]] = {}
         self.label = "starting"
 
-    def __enter__(self) -> "SparkProgress":
+    def __enter__(self) -> SparkProgress:
         if self.enabled:
             self._progress = Progress(
                 TextColumn("[bold blue]{task.description}"), BarColumn(), MofNCompleteColumn(),

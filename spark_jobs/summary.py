@@ -10,35 +10,28 @@ from __future__ import annotations
 import html
 import json
 import re
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 SCHEMA_VERSION = 1
 UNPARSED = "<unparsed>"
 
-# How an emulator says "the grammar does not know this": the parser's invalid-input error texts.
-# Kept in one place; `invalid_input_regex()` prefers the shell's own message table when it exists.
-# Replay signatures of a command that failed as invalid input (error_kind "invalid" / "invalid-input").
-INVALID_SIGNATURES = ("error:invalid", "error:invalid-input")
-_FALLBACK_INVALID = r"(?i)(invalid command|invalid input|unknown command|unrecognized command|invalid keyword)"
+# How the emulator says "the grammar does not know this": the replay signature of a command the parser
+# rejected as invalid input (error_kind "invalid"), and the text of that error (`invalid_input_regex`).
+INVALID_SIGNATURES = ("error:invalid",)
 
 
 def invalid_input_regex() -> str:
-    """A Java/Python-compatible regex matching the emulator's invalid-input error output."""
-    try:
-        from solace_shell import messages  # noqa: PLC0415
-    except Exception:
-        return _FALLBACK_INVALID
-    # solace_shell.messages.PARSE_ERRORS["invalid"] is the parser's "unknown command" text; its longest
-    # literal line (before any {placeholder}) identifies it ("invalid-value" shares only the first line).
-    template = getattr(messages, "PARSE_ERRORS", {}).get("invalid") if hasattr(messages, "PARSE_ERRORS") else None
-    if not isinstance(template, str):
-        return _FALLBACK_INVALID
-    literal = template.split("{", 1)[0]
+    """A Java/Python-compatible regex matching the emulator's invalid-input error output.
+
+    `solace_shell.messages.PARSE_ERRORS["invalid"]` is the parser's "unknown command" text; its longest
+    literal line (before any {placeholder}) identifies it ("invalid-value" shares only the first line).
+    """
+    from solace_shell.messages import PARSE_ERRORS  # noqa: PLC0415
+
+    literal = PARSE_ERRORS["invalid"].split("{", 1)[0]
     lines = [re.sub(r"^[\s\->]+", "", ln).strip(" (") for ln in literal.split("\n")]
-    best = max(lines, key=len, default="")
-    if len(best) < 8:
-        return _FALLBACK_INVALID
-    return re.escape(best).replace("\\ ", " ")
+    return re.escape(max(lines, key=len)).replace("\\ ", " ")
 
 
 def _rate(num: int, den: int) -> float:
@@ -134,7 +127,8 @@ def dumps(summary: dict[str, Any]) -> str:
 _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:1100px;color:#222}
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top}
+table{border-collapse:collapse;font-size:13px}
+td,th{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top}
 td.n{text-align:right;font-variant-numeric:tabular-nums}code{font-size:12px;white-space:pre-wrap}
 .ok{color:#18794e;font-weight:bold}.bad{color:#c62828;font-weight:bold}.muted{color:#777}
 """
@@ -159,7 +153,7 @@ def svg_bar_chart(rows: Sequence[dict[str, Any]], *, label_key: str = "node", li
         f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11" role="img" '
         f'aria-label="commands per grammar node by verdict">'
     ]
-    x = label_w
+    x: float = label_w
     for verdict in ("pass", "fail", "error"):
         parts.append(f'<rect x="{x}" y="4" width="10" height="10" fill="{_COLORS[verdict]}"/>'
                      f'<text x="{x + 14}" y="13">{verdict}</text>')
@@ -168,7 +162,8 @@ def svg_bar_chart(rows: Sequence[dict[str, Any]], *, label_key: str = "node", li
         y = top + i * row_h
         label = row[label_key]
         short = label if len(label) <= 52 else label[:50] + "\u2026"
-        parts.append(f'<text x="{label_w - 6}" y="{y + 12}" text-anchor="end"><title>{_e(label)}</title>{_e(short)}</text>')
+        parts.append(f'<text x="{label_w - 6}" y="{y + 12}" text-anchor="end">'
+                     f'<title>{_e(label)}</title>{_e(short)}</text>')
         x = float(label_w)
         for verdict in ("pass", "fail", "error"):
             n = row[verdict]

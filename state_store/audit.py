@@ -24,7 +24,6 @@ Rules (issue 13, seeds 000 and 004):
 from __future__ import annotations
 
 import json
-from typing import Optional
 
 from sqlalchemy import select
 
@@ -48,7 +47,7 @@ _XA_KIND_ORDER = ("wrong-site", "inconsistent", "after-failback", "left-prepared
 
 
 class AuditMixin(EngineBase):
-    def audit(self, vpn: Optional[str] = None, limit: int = 1000) -> Audit:
+    def audit(self, vpn: str | None = None, limit: int = 1000) -> Audit:
         serving = [v.id for v in self.topo.vpns if self._serving(v)]
         serving_sql = ",".join(map(str, serving)) or "NULL"
         vf = "WHERE m.vpn_name = :vpn" if vpn is not None else ""
@@ -75,7 +74,7 @@ class AuditMixin(EngineBase):
             spooled=row[5], stranded=row[6], rejected=int(rej or 0), not_replicated=row[7],
             in_transaction=row[8])
         problems: list[AuditEntry] = []
-        for mid, vn, rg, topic, repl, note, nd, sp, sv, _tx in self._sql(
+        for mid, vn, rg, topic, repl, note, nd, sp, _sv, _tx in self._sql(
                 f"SELECT * FROM ({per_msg}) WHERE nd>1 OR (nd=0 AND NOT sp) OR (nd=0 AND sp AND NOT sv) "
                 "ORDER BY vpn_name, rgmid LIMIT :lim", p).all():
             if nd > 1:

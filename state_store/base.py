@@ -8,8 +8,9 @@ keeps those rules identical everywhere.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
@@ -18,6 +19,10 @@ from . import clock
 from .errors import EngineError
 from .models import Client, HaGroup, Link, Queue, ReplicatedTopic, Router, Setting, Site, Vpn
 from .topics import has_wildcard, name_matches
+
+if TYPE_CHECKING:
+    from .models import Txn
+    from .views import ClientInfo, PublishResult
 
 REPL_QUEUE = "#MSGVPN_REPLICATION_DATA_QUEUE"
 REPL_BRIDGE = "#MSGVPN_REPLICATION_BRIDGE"
@@ -79,7 +84,7 @@ class Topology:
             session.add_all(rows)
 
     @classmethod
-    def load(cls, session: Session) -> "Topology":
+    def load(cls, session: Session) -> Topology:
         return cls(
             sites=list(session.scalars(select(Site).order_by(Site.id))),
             routers=list(session.scalars(select(Router).order_by(Router.id))),
@@ -92,15 +97,15 @@ class Topology:
 
 
 class EngineBase:
-    def __init__(self, session: Session, topology: Optional[Topology] = None) -> None:
+    def __init__(self, session: Session, topology: Topology | None = None) -> None:
         self.s = session
-        self._topology: Optional[Topology] = None
+        self._topology: Topology | None = None
         self._detached = topology  # from an earlier transaction; attached on first use
-        self._now: Optional[int] = None
+        self._now: int | None = None
         self._settings: dict[str, str] = {}
 
     @property
-    def loaded_topology(self) -> Optional[Topology]:
+    def loaded_topology(self) -> Topology | None:
         return self._topology or self._detached
 
     @property
@@ -114,10 +119,10 @@ class EngineBase:
         return self._topology
 
     # ------------------------------------------------------------------ sql
-    def _sql(self, sql: str, params: Optional[dict[str, Any]] = None) -> Any:
+    def _sql(self, sql: str, params: dict[str, Any] | None = None) -> Any:
         return self.s.execute(text(sql), params or {})
 
-    def _scalar(self, sql: str, params: Optional[dict[str, Any]] = None) -> Any:
+    def _scalar(self, sql: str, params: dict[str, Any] | None = None) -> Any:
         return self.s.execute(text(sql), params or {}).scalar()
 
     # ------------------------------------------------------------------ clock / settings
@@ -171,7 +176,7 @@ class EngineBase:
             raise EngineError("vpn_internal", vpn=vpn_name)
         return v
 
-    def _vpns(self, router: Router, pattern: Optional[str] = None) -> list[Vpn]:
+    def _vpns(self, router: Router, pattern: str | None = None) -> list[Vpn]:
         rows = self.topo.vpns_by_router.get(router.id, [])
         out = [v for v in rows if name_matches(pattern, v.name)]
         if pattern is not None and not has_wildcard(pattern) and not out:
@@ -187,7 +192,7 @@ class EngineBase:
     def _group_members(self, vpn: Vpn) -> list[Vpn]:
         return list(self.topo.vpns_by_group.get(vpn.group_id, []))
 
-    def _mate(self, vpn: Vpn) -> Optional[Vpn]:
+    def _mate(self, vpn: Vpn) -> Vpn | None:
         """The replication mate: the same VPN on the other site's router."""
         for v in self._group_members(vpn):
             if v.id != vpn.id:
@@ -200,7 +205,7 @@ class EngineBase:
             raise EngineError("queue_not_found", queue=name, vpn=vpn.name)
         return q
 
-    def _repl_queue(self, vpn: Vpn) -> Optional[Queue]:
+    def _repl_queue(self, vpn: Vpn) -> Queue | None:
         return self.topo.repl_queues.get(vpn.id)
 
     def _client(self, name: str) -> Client:
@@ -235,7 +240,7 @@ class EngineBase:
     def _has_entries(self, vpn: Vpn) -> bool:
         return self._scalar("SELECT 1 FROM repl_entry WHERE vpn_id=:v LIMIT 1", {"v": vpn.id}) is not None
 
-    def _binding(self, holder: Vpn) -> Optional[Vpn]:
+    def _binding(self, holder: Vpn) -> Vpn | None:
         """The standby VPN whose bridge is bound to ``holder``'s replication queue, or None.
 
         Bound when both routers are up, their sites are linked, replication is enabled on both,
@@ -276,6 +281,57 @@ class EngineBase:
 
     def _queues_by_id(self, ids: Iterable[int]) -> dict[int, Queue]:
         return {i: self.s.get(Queue, i) for i in ids}  # type: ignore[misc]
+
+    if TYPE_CHECKING:
+        # What the behaviour mixins call on one another, declared once here (the definition lives in
+        # the module named) so each mixin type-checks on its own and mypy holds every definition to
+        # its declared signature. Type-checking only: at run time the Engine's MRO finds the mixin's.
+        def _connected_client(self, name: str) -> tuple[Client, Vpn, Router]:      # clients
+            raise NotImplementedError
+
+        def _client_info(self, c: Client) -> ClientInfo:                            # clients
+            raise NotImplementedError
+
+        def _disconnect_vpn_clients(self, v: Vpn, reason: str) -> None:            # clients
+            raise NotImplementedError
+
+        def _disconnect_router_clients(self, r: Router, reason: str) -> None:      # clients
+            raise NotImplementedError
+
+        def _select(self, sql: str, params: dict[str, Any]) -> int:                # messaging
+            raise NotImplementedError
+
+        def _publish_now(self, v: Vpn, r: Router, client_name: str, topic: str, count: int,
+                         size: int) -> PublishResult:                              # messaging
+            raise NotImplementedError
+
+        def _consume_selected(self, v: Vpn, r: Router, client_name: str,
+                              txn_key: str | None) -> int:                         # messaging
+            raise NotImplementedError
+
+        def _refresh(self) -> None:                                                 # replication
+            raise NotImplementedError
+
+        def _replication_mode(self, v: Vpn, topic: str) -> str | None:             # replication
+            raise NotImplementedError
+
+        def _append_tx_entry(self, v: Vpn, payload: dict[str, Any]) -> None:       # replication
+            raise NotImplementedError
+
+        def _drain(self, holder: Vpn, limit: int | None = None, upto_seq: int | None = None) -> int:  # replication
+            raise NotImplementedError
+
+        def _matching_queues(self, v: Vpn, topic: str) -> list[Queue]:             # replication
+            raise NotImplementedError
+
+        def _wildcard_vpns(self, r: Router, pattern: str | None) -> list[Vpn]:     # replication
+            raise NotImplementedError
+
+        def _open_txn(self, c: Client) -> Txn | None:                               # transactions
+            raise NotImplementedError
+
+        def _rollback_txn(self, t: Txn, emit: bool = True, heuristic: str | None = None) -> None:  # transactions
+            raise NotImplementedError
 
 
 def _name_key(v: Any) -> tuple[int, str]:

@@ -14,8 +14,6 @@ Model (the Solace API host-list behaviour, seed 004 "Reconnecting Clients"):
 
 from __future__ import annotations
 
-from typing import Optional
-
 from sqlalchemy import select
 
 from .base import EngineBase
@@ -30,7 +28,7 @@ class ClientsMixin(EngineBase):
     def _hosts(self, c: Client) -> list[str]:
         return [h for h in c.hosts.split(",") if h]
 
-    def _client_vpn(self, c: Client) -> Optional[Vpn]:
+    def _client_vpn(self, c: Client) -> Vpn | None:
         if c.router_id is None:
             return None
         return self.topo.vpn_by_router_name.get((c.router_id, c.vpn_name))
@@ -119,8 +117,8 @@ class ClientsMixin(EngineBase):
             last_disconnect_reason=c.last_disconnect_reason,
         )
 
-    def clients(self, router: Optional[str] = None, pattern: str = "*",
-                vpn: Optional[str] = None) -> list[ClientInfo]:
+    def clients(self, router: str | None = None, pattern: str = "*",
+                vpn: str | None = None) -> list[ClientInfo]:
         """Clients connected to ``router`` (all clients when router is None), filtered by
         name pattern and VPN pattern."""
         rid = None
@@ -134,7 +132,7 @@ class ClientsMixin(EngineBase):
                 out.append(self._client_info(c))
         return out
 
-    def client_names(self, router: Optional[str] = None) -> list[str]:
+    def client_names(self, router: str | None = None) -> list[str]:
         """Completion: client names (connected to ``router`` when given)."""
         try:
             return [c.name for c in self.clients(router)]
@@ -145,7 +143,7 @@ class ClientsMixin(EngineBase):
         return self._client_info(self._client(name))
 
     # ------------------------------------------------------------------ operations
-    def add_client(self, name: str, vpn: str, hosts: list[str], username: Optional[str] = None) -> ClientInfo:
+    def add_client(self, name: str, vpn: str, hosts: list[str], username: str | None = None) -> ClientInfo:
         """Lab: create a client application (it connects at once if it can)."""
         if self.s.scalars(select(Client).where(Client.name == name)).first() is not None:
             raise EngineError("client_exists", client=name)

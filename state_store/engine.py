@@ -62,7 +62,7 @@ Public API
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from sqlalchemy import select
 
@@ -150,7 +150,7 @@ class Engine(ReplicationMixin, MessagingMixin, ClientsMixin, TransactionsMixin, 
         """Completion: CLI user names."""
         return [u.name for u in self.users()]
 
-    def replicated_topic_names(self, router: str, vpn: Optional[str]) -> list[str]:
+    def replicated_topic_names(self, router: str, vpn: str | None) -> list[str]:
         """Completion: replicated topics of a VPN on a router."""
         try:
             return [t.topic for t in self.replicated_topics(router, vpn or "")]
@@ -185,7 +185,7 @@ class Engine(ReplicationMixin, MessagingMixin, ClientsMixin, TransactionsMixin, 
         self._settings.pop(key, None)
         self.s.flush()
 
-    def user(self, name: str) -> Optional[UserInfo]:
+    def user(self, name: str) -> UserInfo | None:
         u = self.s.scalars(select(User).where(User.name == name)).first()
         return UserInfo(u.name, u.scope, u.level, u.vpn, u.lab_admin) if u else None
 
@@ -198,7 +198,7 @@ class Engine(ReplicationMixin, MessagingMixin, ClientsMixin, TransactionsMixin, 
         return _verify(password, u.password_hash if u is not None else None)  # same work either way
 
     # ------------------------------------------------------------------ current config
-    def current_config(self, router: str, vpn: Optional[str] = None) -> RouterConfig:
+    def current_config(self, router: str, vpn: str | None = None) -> RouterConfig:
         """The configuration behind `show current-config [message-vpn <v>]`, as data."""
         r = self._router(router, must_be_up=True)
         vpns = [self._vpn(r, vpn)] if vpn is not None else [v for v in self._vpns(r) if not v.internal]
@@ -222,7 +222,8 @@ class Engine(ReplicationMixin, MessagingMixin, ClientsMixin, TransactionsMixin, 
         queues = []
         for q in sorted(self.s.scalars(select(Queue).where(Queue.vpn_id == v.id, Queue.kind == "normal")),
                         key=lambda q: q.name):
-            subs = tuple(sorted(s.topic for s in self.s.scalars(select(Subscription).where(Subscription.queue_id == q.id))))
+            subs = tuple(sorted(
+                s.topic for s in self.s.scalars(select(Subscription).where(Subscription.queue_id == q.id))))
             queues.append(QueueConfig(
                 name=q.name, access_type=q.access_type, owner=q.owner, permission=q.permission,
                 max_spool_mb=q.max_spool_mb, max_bind_count=q.max_bind_count, subscriptions=subs,

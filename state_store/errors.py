@@ -39,28 +39,6 @@ Not exceptions (reported in PublishResult.reject_reason and counted in the audit
 
 from __future__ import annotations
 
-# Every code above, for the shell's start-up check that each has its text (tests keep this list
-# equal to the codes the engine's source raises).
-ERROR_CODES: frozenset[str] = frozenset({
-    "router_not_found", "site_not_found", "vpn_not_found", "queue_not_found", "client_not_found",
-    "transaction_not_found", "message_not_found", "replicated_topic_not_found", "subscription_not_found",
-    "link_not_found",
-    "router_down", "vpn_internal", "client_not_connected", "publish_rejected_standby", "queue_egress_down",
-    "queue_reserved", "queue_not_shutdown", "queue_exists", "client_exists", "transaction_exists",
-    "replicated_topic_exists", "subscription_exists", "replication_queue_exists", "replication_not_shutdown",
-    "transaction_wrong_state", "transaction_already_open", "no_transaction", "transaction_commit_rejected",
-    "site_already_down", "site_already_up", "link_already_down", "link_already_up",
-    "invalid_value", "value_out_of_range", "invalid_topic", "invalid_xid", "invalid_queue_name",
-    "unknown_option", "unknown_setting",
-    "publish_rejected_repl_queue_full", "publish_rejected_sync_ineligible",
-    # HA-core systems (state_store/core, state_store/swiftmq)
-    "ha_file_not_found", "ha_instance_down", "ha_instance_hung", "ha_instance_not_found",
-    "ha_instance_running", "ha_link_already_up", "ha_queue_not_found", "ha_router_not_found",
-    "jms_client_not_found", "jms_client_reconnecting",
-    "swift_invalid_value", "swift_no_instance", "swift_read_only", "swift_unknown_context",
-    "swift_unknown_property",
-})
-
 
 class EngineError(Exception):
     """A broker operation was refused; the enclosing transaction is rolled back."""
@@ -81,6 +59,82 @@ class LabFileError(Exception):
         super().__init__(f"{path}: {problem}")
         self.path = path
         self.problem = problem
+
+
+# Every code an EngineError (or a recorded refusal, see PublishResult.reject_reason) carries, with the
+# parameters it is raised with: the data behind the list above. The shell has a text for each one,
+# naming only these parameters (checked at start-up by solace_shell.registries).
+ERROR_CODES: dict[str, tuple[str, ...]] = {
+    # lookups
+    "router_not_found": ("router",),
+    "site_not_found": ("site",),
+    "vpn_not_found": ("vpn", "router"),
+    "queue_not_found": ("queue", "vpn"),
+    "client_not_found": ("client",),
+    "transaction_not_found": ("xid",),
+    "message_not_found": ("msg_id", "queue"),
+    "replicated_topic_not_found": ("topic", "vpn"),
+    "subscription_not_found": ("topic", "queue"),
+    "link_not_found": ("site_a", "site_b"),
+    # state refusals
+    "router_down": ("router",),
+    "vpn_internal": ("vpn",),
+    "client_not_connected": ("client",),
+    "publish_rejected_standby": ("client", "vpn", "router"),
+    "queue_egress_down": ("queue", "vpn"),
+    "queue_reserved": ("queue",),
+    "queue_not_shutdown": ("queue", "vpn"),
+    "queue_exists": ("queue", "vpn"),
+    "client_exists": ("client",),
+    "transaction_exists": ("xid",),
+    "replicated_topic_exists": ("topic", "vpn"),
+    "subscription_exists": ("topic", "queue"),
+    "replication_queue_exists": ("vpn", "messages"),
+    "replication_not_shutdown": ("router", "vpns"),
+    "transaction_wrong_state": ("xid", "state", "required"),
+    "transaction_already_open": ("client",),
+    "no_transaction": ("client",),
+    "transaction_commit_rejected": ("xid", "reason"),
+    "site_already_down": ("site",),
+    "site_already_up": ("site",),
+    "link_already_down": (),
+    "link_already_up": (),
+    # bad input
+    "invalid_value": ("name", "value", "allowed"),
+    "value_out_of_range": ("name", "value", "min", "max"),
+    "invalid_topic": ("topic",),
+    "invalid_xid": ("xid",),
+    "invalid_queue_name": ("queue", "reason"),
+    "unknown_option": ("option",),
+    "unknown_setting": ("name",),
+    # lab console (raised by the shell's handlers)
+    "scenario_not_found": ("scenario",),
+    "scenario_invalid": ("scenario", "problems", "first"),
+    # HA-core systems (state_store/core, state_store/swiftmq) and their lab verbs
+    "ha_file_not_found": ("instance", "file"),
+    "ha_instance_down": ("instance",),
+    "ha_instance_hung": ("instance",),
+    "ha_instance_not_found": ("instance",),
+    "ha_instance_running": ("instance", "process"),
+    "ha_link_already_up": ("router",),
+    "ha_link_already_down": ("router",),
+    "ha_queue_not_found": ("queue", "router"),
+    "ha_router_not_found": ("router",),
+    "jms_client_not_found": ("client",),
+    "jms_client_reconnecting": ("client", "router"),
+    "no_ha_router": (),
+    # the SwiftMQ admin CLI (printed as bare message lines, reference 1.3)
+    "swift_invalid_value": ("value", "property"),
+    "swift_no_instance": ("router", "role"),
+    "swift_read_only": ("property",),
+    "swift_unknown_context": (),
+    "swift_unknown_property": ("property",),
+    "swift_no_router": (),
+    "swift_router_unknown": ("router",),
+    # recorded refusals (not exceptions): a publish rejected as a whole
+    "publish_rejected_repl_queue_full": ("client", "vpn", "router", "rejected", "requested"),
+    "publish_rejected_sync_ineligible": ("client", "vpn", "router", "rejected", "requested"),
+}
 
 
 class LabBusy(Exception):

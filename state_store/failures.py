@@ -7,8 +7,6 @@ lost on replacement) so the operator's runbook steps can be judged by the audit.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from sqlalchemy import select
 
 from .base import EngineBase
@@ -41,7 +39,7 @@ class FailuresMixin(EngineBase):
             r.up = True
         self._refresh()
 
-    def _links(self, site_a: Optional[str], site_b: Optional[str]) -> list[Link]:
+    def _links(self, site_a: str | None, site_b: str | None) -> list[Link]:
         links = list(self.topo.links)
         if site_a is None and site_b is None:
             return links
@@ -51,7 +49,7 @@ class FailuresMixin(EngineBase):
             raise EngineError("link_not_found", site_a=site_a, site_b=site_b)
         return out
 
-    def fail_link(self, site_a: Optional[str] = None, site_b: Optional[str] = None) -> None:
+    def fail_link(self, site_a: str | None = None, site_b: str | None = None) -> None:
         """The inter-site link goes down (all links, or the one between the given sites): the
         replication bridge unbinds and the active side's replication queue buffers."""
         links = self._links(site_a, site_b)
@@ -61,7 +59,7 @@ class FailuresMixin(EngineBase):
             link.up = False
         self._refresh()
 
-    def restore_link(self, site_a: Optional[str] = None, site_b: Optional[str] = None) -> None:
+    def restore_link(self, site_a: str | None = None, site_b: str | None = None) -> None:
         links = self._links(site_a, site_b)
         if all(link.up for link in links):
             raise EngineError("link_already_up")

@@ -26,14 +26,14 @@ Rules:
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Any
 
 from sqlalchemy import select
 
 from .base import MB, REPL_QUEUE, EngineBase
 from .errors import EngineError
-from .options import coerce_option
 from .models import Meta, Queue, Rejection, Router, Subscription, TxnOp, Vpn
+from .options import coerce_option
 from .topics import has_wildcard, name_matches
 from .views import ConsumeResult, MessageSpool, PublishResult, QueueDetail, QueueMessage, QueueRow
 
@@ -53,10 +53,10 @@ class MessagingMixin(EngineBase):
         """Fill the temp table _sel with spooled ids chosen by ``sql`` (a SELECT of ids)."""
         self._sql("CREATE TEMP TABLE IF NOT EXISTS _sel (id INTEGER PRIMARY KEY)")
         self._sql("DELETE FROM _sel")
-        return self._sql(f"INSERT INTO _sel (id) {sql}", params).rowcount
+        return int(self._sql(f"INSERT INTO _sel (id) {sql}", params).rowcount)
 
     # ------------------------------------------------------------------ publish
-    def publish(self, client: str, topic: str, count: int = 1, size: Optional[int] = None) -> PublishResult:
+    def publish(self, client: str, topic: str, count: int = 1, size: int | None = None) -> PublishResult:
         """Publish ``count`` guaranteed messages of ``size`` bytes on ``topic`` from ``client``.
 
         Refusals (EngineError): client_not_found, client_not_connected, publish_rejected_standby
@@ -256,7 +256,7 @@ class MessagingMixin(EngineBase):
         return sum(1 for m in self._group_members(v)
                    if m.repl_enabled and m.role == "active" and self._router_of(m).up) > 1
 
-    def _consume_selected(self, v: Vpn, r: Router, client_name: str, txn_key: Optional[str]) -> int:
+    def _consume_selected(self, v: Vpn, r: Router, client_name: str, txn_key: str | None) -> int:
         """Acknowledge the copies in _sel (all in VPN ``v`` on ``r``): deliveries, ack
         propagation, removal. Ack propagation (active VPN, replication enabled, ack-propagation
         on): a consumed message still waiting on the replication queue with no other local copy
@@ -311,7 +311,7 @@ class MessagingMixin(EngineBase):
                 "SELECT s.queue_id, COUNT(*), COALESCE(SUM(s.size),0) FROM _sel JOIN spooled s "
                 "ON s.id=_sel.id GROUP BY s.queue_id").all():
             self._adjust_queue(self.s.get(Queue, qid), -cnt, -nbytes)  # type: ignore[arg-type]
-        return self._sql("DELETE FROM spooled WHERE id IN (SELECT id FROM _sel)").rowcount
+        return int(self._sql("DELETE FROM spooled WHERE id IN (SELECT id FROM _sel)").rowcount)
 
     # ------------------------------------------------------------------ queue views
     def _queue_visible(self, v: Vpn, q: Queue) -> bool:
@@ -319,7 +319,7 @@ class MessagingMixin(EngineBase):
             return v.repl_enabled or q.msg_count > 0 or self._has_entries(v)
         return True
 
-    def _queue_list(self, router: str, vpn_pattern: Optional[str], queue_pattern: Optional[str]) -> list[tuple[Vpn, Queue]]:
+    def _queue_list(self, router: str, vpn_pattern: str | None, queue_pattern: str | None) -> list[tuple[Vpn, Queue]]:
         r = self._router(router, must_be_up=True)
         out = []
         for v in self._wildcard_vpns(r, vpn_pattern):
@@ -336,7 +336,7 @@ class MessagingMixin(EngineBase):
             return 1 if self._binding(v) is not None else 0
         return 0
 
-    def queues(self, router: str, vpn_pattern: Optional[str] = "*", queue_pattern: Optional[str] = "*") -> list[QueueRow]:
+    def queues(self, router: str, vpn_pattern: str | None = "*", queue_pattern: str | None = "*") -> list[QueueRow]:
         """`show queue <q> message-vpn <v>` summary rows (sorted by queue name, then VPN)."""
         return [
             QueueRow(
@@ -376,8 +376,8 @@ class MessagingMixin(EngineBase):
         return sorted(q.name for q in self.s.scalars(select(Queue).where(Queue.vpn_id == v.id))
                       if self._queue_visible(v, q))
 
-    def queue_messages(self, router: str, vpn: str, queue: str, *, from_rgmid: Optional[int] = None,
-                       msg_id: Optional[int] = None, newest: bool = False, limit: int = 100) -> list[QueueMessage]:
+    def queue_messages(self, router: str, vpn: str, queue: str, *, from_rgmid: int | None = None,
+                       msg_id: int | None = None, newest: bool = False, limit: int = 100) -> list[QueueMessage]:
         """Spooled messages, oldest first (newest first with newest=True), at most ``limit``."""
         r = self._router(router, must_be_up=True)
         v = self._vpn(r, vpn)
@@ -401,7 +401,7 @@ class MessagingMixin(EngineBase):
                    f"ORDER BY x.id {order} LIMIT :lim")
         return [QueueMessage(a, b, c_, d, e, bool(f)) for a, b, c_, d, e, f in self._sql(sql, p).all()]
 
-    def message_spool(self, router: str, vpn: Optional[str] = None) -> MessageSpool:
+    def message_spool(self, router: str, vpn: str | None = None) -> MessageSpool:
         r = self._router(router, must_be_up=True)
         vpns = [self._vpn(r, vpn)] if vpn is not None else self._vpns(r)
         ids = [v.id for v in vpns]
@@ -479,20 +479,24 @@ class MessagingMixin(EngineBase):
             q.shutdown = not q.ingress_up and not q.egress_up
         self.s.flush()
 
+    def _subscription(self, queue_id: int, topic: str) -> Subscription | None:
+        return self.s.scalars(
+            select(Subscription).where(Subscription.queue_id == queue_id, Subscription.topic == topic)).first()
+
     def add_queue_subscription(self, router: str, vpn: str, queue: str, topic: str) -> None:
         v, q = self._queue_rw(router, vpn, queue)
         if not topic or " " in topic:
             raise EngineError("invalid_topic", topic=topic)
-        if self.s.scalars(select(Subscription).where(Subscription.queue_id == q.id, Subscription.topic == topic)).first():
+        if self._subscription(q.id, topic) is not None:
             raise EngineError("subscription_exists", topic=topic, queue=queue)
         for sq in self._synced_queues(v, queue):
-            if not self.s.scalars(select(Subscription).where(Subscription.queue_id == sq.id, Subscription.topic == topic)).first():
+            if self._subscription(sq.id, topic) is None:
                 self.s.add(Subscription(queue_id=sq.id, topic=topic))
         self.s.flush()
 
     def remove_queue_subscription(self, router: str, vpn: str, queue: str, topic: str) -> None:
         v, q = self._queue_rw(router, vpn, queue)
-        if not self.s.scalars(select(Subscription).where(Subscription.queue_id == q.id, Subscription.topic == topic)).first():
+        if self._subscription(q.id, topic) is None:
             raise EngineError("subscription_not_found", topic=topic, queue=queue)
         for sq in self._synced_queues(v, queue):
             self._sql("DELETE FROM subscription WHERE queue_id=:q AND topic=:t", {"q": sq.id, "t": topic})
@@ -511,8 +515,8 @@ class MessagingMixin(EngineBase):
         self.s.flush()
 
     # ------------------------------------------------------------------ admin
-    def delete_messages(self, router: str, vpn: str, queue: str, from_id: Optional[int] = None,
-                        to_id: Optional[int] = None) -> int:
+    def delete_messages(self, router: str, vpn: str, queue: str, from_id: int | None = None,
+                        to_id: int | None = None) -> int:
         """`delete-messages queue <q> [message <id> [to <id>]]` (router-local message IDs).
         All when from_id is None; one when only from_id; the inclusive range otherwise. Works
         on the replication queue too (those messages are then never replicated). Copies locked
@@ -536,7 +540,8 @@ class MessagingMixin(EngineBase):
                 self._adjust_queue(q, -n, -nbytes)
         else:
             n, nbytes = self._sql(
-                f"SELECT COUNT(*), COALESCE(SUM(size),0) FROM spooled WHERE queue_id=:q AND txn_id IS NULL{rng}", p).one()
+                "SELECT COUNT(*), COALESCE(SUM(size),0) FROM spooled "
+                f"WHERE queue_id=:q AND txn_id IS NULL{rng}", p).one()
             if n:
                 self._sql("UPDATE message SET note='deleted by admin' WHERE id IN "
                           f"(SELECT message_id FROM spooled WHERE queue_id=:q AND txn_id IS NULL{rng})", p)

@@ -14,8 +14,6 @@ Why this shape:
 
 from __future__ import annotations
 
-from typing import Optional
-
 from sqlalchemy import ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -121,7 +119,7 @@ class Vpn(Base):
     bridge_window_size: Mapped[int] = mapped_column(Integer, default=255)
     bridge_client_profile: Mapped[str] = mapped_column(String, default="#client-profile")
     # computed-state bookkeeping (refreshed after every change; never shown as stored text)
-    bridge_up_since_ms: Mapped[Optional[int]] = mapped_column(Integer, nullable=True)
+    bridge_up_since_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
     sync_eligible: Mapped[bool] = mapped_column(default=False)
     drain_carry: Mapped[int] = mapped_column(Integer, default=0)  # rate*ms remainder (/1000)
     # statistics counters
@@ -190,8 +188,8 @@ class Client(Base):
     vpn_name: Mapped[str] = mapped_column(String)
     username: Mapped[str] = mapped_column(String, default="default")
     hosts: Mapped[str] = mapped_column(Text)  # comma-separated router names, in order
-    router_id: Mapped[Optional[int]] = mapped_column(ForeignKey("router.id"), nullable=True)
-    connected_since_ms: Mapped[Optional[int]] = mapped_column(Integer, nullable=True)
+    router_id: Mapped[int | None] = mapped_column(ForeignKey("router.id"), nullable=True)
+    connected_since_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
     client_num: Mapped[int] = mapped_column(Integer, default=1)  # for the #000c0001 style id
     wants_connection: Mapped[bool] = mapped_column(default=True)
     reconnects: Mapped[int] = mapped_column(Integer, default=0)
@@ -205,7 +203,7 @@ class User(Base):
     password_hash: Mapped[str] = mapped_column(String)
     scope: Mapped[str] = mapped_column(String, default="global")  # global|vpn
     level: Mapped[str] = mapped_column(String, default="read-only")
-    vpn: Mapped[Optional[str]] = mapped_column(String, nullable=True)
+    vpn: Mapped[str | None] = mapped_column(String, nullable=True)
     lab_admin: Mapped[bool] = mapped_column(default=False)  # may open the lab console
 
 
@@ -224,8 +222,8 @@ class Message(Base):
     router_name: Mapped[str] = mapped_column(String)
     published_ms: Mapped[int] = mapped_column(Integer)
     # 1 replicated (queued for the mate), 0 replicated topic but not replicated, NULL not replicated topic
-    replicated: Mapped[Optional[int]] = mapped_column(Integer, nullable=True)
-    note: Mapped[Optional[str]] = mapped_column(String, nullable=True)
+    replicated: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    note: Mapped[str | None] = mapped_column(String, nullable=True)
 
 
 class Spooled(Base):
@@ -242,7 +240,7 @@ class Spooled(Base):
     msg_id: Mapped[int] = mapped_column(Integer)  # router-local message id
     spooled_ms: Mapped[int] = mapped_column(Integer)
     size: Mapped[int] = mapped_column(Integer)
-    txn_id: Mapped[Optional[int]] = mapped_column(Integer, nullable=True)
+    txn_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class ReplEntry(Base):
@@ -259,12 +257,12 @@ class ReplEntry(Base):
     seq: Mapped[int] = mapped_column(primary_key=True)
     vpn_id: Mapped[int] = mapped_column(Integer)
     kind: Mapped[str] = mapped_column(String)
-    message_id: Mapped[Optional[int]] = mapped_column(Integer, nullable=True)
-    msg_id: Mapped[Optional[int]] = mapped_column(Integer, nullable=True)
-    topic: Mapped[Optional[str]] = mapped_column(String, nullable=True)
+    message_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    msg_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    topic: Mapped[str | None] = mapped_column(String, nullable=True)
     size: Mapped[int] = mapped_column(Integer, default=0)
-    queue_name: Mapped[Optional[str]] = mapped_column(String, nullable=True)
-    payload: Mapped[Optional[str]] = mapped_column(Text, nullable=True)
+    queue_name: Mapped[str | None] = mapped_column(String, nullable=True)
+    payload: Mapped[str | None] = mapped_column(Text, nullable=True)
     queued_ms: Mapped[int] = mapped_column(Integer, default=0)
 
 
@@ -279,7 +277,7 @@ class Delivery(Base):
     router_name: Mapped[str] = mapped_column(String)
     queue_name: Mapped[str] = mapped_column(String)
     at_ms: Mapped[int] = mapped_column(Integer)
-    txn_key: Mapped[Optional[str]] = mapped_column(String, nullable=True)  # commit that acked it
+    txn_key: Mapped[str | None] = mapped_column(String, nullable=True)  # commit that acked it
 
 
 class Rejection(Base):
@@ -304,14 +302,14 @@ class Txn(Base):
     router_id: Mapped[int] = mapped_column(ForeignKey("router.id"))
     vpn_id: Mapped[int] = mapped_column(ForeignKey("vpn.id"))
     kind: Mapped[str] = mapped_column(String)  # xa|local
-    xid: Mapped[Optional[str]] = mapped_column(String, nullable=True)
+    xid: Mapped[str | None] = mapped_column(String, nullable=True)
     client_name: Mapped[str] = mapped_column(String)
     client_username: Mapped[str] = mapped_column(String, default="default")
     client_num: Mapped[int] = mapped_column(Integer, default=1)
     state: Mapped[str] = mapped_column(String)  # active|suspended|idle|prepared|complete
     replicated: Mapped[bool] = mapped_column(default=False)
     mirror: Mapped[bool] = mapped_column(default=False)
-    heuristic: Mapped[Optional[str]] = mapped_column(String, nullable=True)
+    heuristic: Mapped[str | None] = mapped_column(String, nullable=True)
     last_change_ms: Mapped[int] = mapped_column(Integer, default=0)
     associated: Mapped[bool] = mapped_column(default=False)  # XA branch associated with its client
 
@@ -324,9 +322,9 @@ class TxnOp(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     txn_id: Mapped[int] = mapped_column(Integer)
     op: Mapped[str] = mapped_column(String)  # publish|consume
-    topic: Mapped[Optional[str]] = mapped_column(String, nullable=True)
+    topic: Mapped[str | None] = mapped_column(String, nullable=True)
     count: Mapped[int] = mapped_column(Integer, default=1)
     size: Mapped[int] = mapped_column(Integer, default=600)
-    message_id: Mapped[Optional[int]] = mapped_column(Integer, nullable=True)
-    msg_id: Mapped[Optional[int]] = mapped_column(Integer, nullable=True)
-    queue_name: Mapped[Optional[str]] = mapped_column(String, nullable=True)
+    message_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    msg_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    queue_name: Mapped[str | None] = mapped_column(String, nullable=True)

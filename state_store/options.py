@@ -7,13 +7,13 @@ whichever object it is for.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from .errors import EngineError
 from .passwords import hash_password
 
 # option name -> (model attribute, kind, default, (min, max) for ints)
-OptionSpec = tuple[str, str, Any, Optional[tuple[int, int]]]
+OptionSpec = tuple[str, str, Any, tuple[int, int] | None]
 
 
 def coerce_option(option: str, spec: OptionSpec, value: Any) -> Any:

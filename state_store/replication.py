@@ -13,7 +13,8 @@ Flag rules (reference 3.5, INFER parts decided here):
   Q  active only: U when the replication queue is bound by the mate's bridge, else D
      (seed: active+bound = 'U U'; Layout B `default` active+unbound = 'D D')
   S  '-' unless A=U and C=A and the VPN has at least one *sync* replicated topic; then Y when
-     eligible, N when not (sync transactions, T=S, use the same eligibility without showing it). With async-only topics it stays '-' (seed row `U A - U U - N A`), and Layout B's
+     eligible, N when not (sync transactions, T=S, use the same eligibility without showing it).
+     With async-only topics it stays '-' (seed row `U A - U U - N A`), and Layout B's
      `U A - D D N Y A` is a VPN with sync topics whose bridge is down.
 
 Sync eligibility (issue 13 item 5): eligible when the mate's bridge is bound AND the standby has
@@ -35,14 +36,14 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Optional
+from typing import Any
 
 from sqlalchemy import select
 
 from .base import MB, REPL_BRIDGE, REPL_QUEUE, EngineBase
 from .errors import EngineError
-from .options import coerce_option
 from .models import Meta, Queue, ReplicatedTopic, Router, Txn, TxnOp, Vpn
+from .options import coerce_option
 from .topics import any_matches, has_wildcard, name_matches
 from .views import (
     BridgeInfo,
@@ -57,7 +58,7 @@ _VIRTUAL_ROUTER_NAME = re.compile(r"^v:(?=.{1,66}$)[0-9A-Za-z](?:[0-9A-Za-z_.-]*
 QUEUE_BEHAVIOURS = ("fail-on-existing-queue", "force-use-existing-queue", "force-recreate-queue")
 
 # name -> (Vpn attribute, kind, default for `no ...`, limits)
-REPLICATION_OPTIONS: dict[str, tuple[str, str, Any, Optional[tuple[int, int]]]] = {
+REPLICATION_OPTIONS: dict[str, tuple[str, str, Any, tuple[int, int] | None]] = {
     "transaction-replication-mode": ("trm", "enum:sync,async", "async", None),
     "reject-msg-when-sync-ineligible": ("reject_sync_ineligible", "bool", False, None),
     "queue-max-spool-usage": ("rq_max_spool_mb", "int", 60000, (1, 2000000)),
@@ -99,7 +100,8 @@ class ReplicationMixin(EngineBase):
         mate = self._mate(v)
         if mate is None:
             return "D"
-        if self._binding(mate) is v or (self._binding(mate) is not None and self._binding(mate).id == v.id):
+        bound = self._binding(mate)
+        if bound is v or (bound is not None and bound.id == v.id):
             return "U"
         mr, vr = self._router_of(mate), self._router_of(v)
         if not (mr.up and vr.up and self._sites_linked(mr, vr)) or not mate.repl_enabled:
@@ -110,7 +112,7 @@ class ReplicationMixin(EngineBase):
     def _catchup_key(v: Vpn) -> str:
         return f"sync-catchup:{v.id}"
 
-    def _sync_eligible(self, v: Vpn) -> Optional[bool]:
+    def _sync_eligible(self, v: Vpn) -> bool | None:
         """None when not applicable (not an enabled active VPN); else bound and caught up (see
         the module docstring)."""
         if v.internal or not v.repl_enabled or v.role != "active":
@@ -241,7 +243,7 @@ class ReplicationMixin(EngineBase):
             not_replicated=tot("st_not_replicated"),
         )
 
-    def replication_stats(self, router: str, vpn: Optional[str] = None) -> ReplicationStats:
+    def replication_stats(self, router: str, vpn: str | None = None) -> ReplicationStats:
         r = self._router(router, must_be_up=True)
         if vpn is None:
             return self._stats_of(r.name, [v for v in self._vpns(r) if not v.internal])
@@ -262,10 +264,10 @@ class ReplicationMixin(EngineBase):
             stats=self.replication_stats(router),
         )
 
-    def bridges(self, router: str, pattern: str = "*", vpn: Optional[str] = None) -> list[BridgeInfo]:
+    def bridges(self, router: str, pattern: str = "*", vpn: str | None = None) -> list[BridgeInfo]:
         """Replication bridges: one per replication-enabled standby VPN on the router."""
         r = self._router(router, must_be_up=True)
-        out = []
+        out: list[BridgeInfo] = []
         if not name_matches(pattern, REPL_BRIDGE):
             return out
         now = self.now_ms()
@@ -387,7 +389,7 @@ class ReplicationMixin(EngineBase):
                     t.mode = mode
         self._refresh()
 
-    def set_replication_mate(self, router: str, option: str, value: Optional[str] = None) -> None:
+    def set_replication_mate(self, router: str, option: str, value: str | None = None) -> None:
         """`[no] replication mate virtual-router-name <v:name>` / `connect-via <addr>` (option
         "virtual-router-name" | "connect-via"; None clears it). Refused with
         ``replication_not_shutdown`` unless replication is shut down on every Message VPN of the
@@ -403,7 +405,8 @@ class ReplicationMixin(EngineBase):
         if option == "virtual-router-name":
             if value and not _VIRTUAL_ROUTER_NAME.match(value):
                 raise EngineError("invalid_value", name=option, value=value,
-                                  allowed="v:<name>, up to 66 characters of 0-9 A-Z a-z _ . - not starting or ending with _ . -")
+                                  allowed="v:<name>, up to 66 characters of 0-9 A-Z a-z _ . - "
+                                          "not starting or ending with _ . -")
             r.mate_name = value
         else:
             if " " in value:
@@ -421,7 +424,7 @@ class ReplicationMixin(EngineBase):
             raise EngineError("invalid_value", name="replication-mode", value=mode, allowed="sync|async")
 
     # ------------------------------------------------------------------ replication stream
-    def _replication_mode(self, v: Vpn, topic: str) -> Optional[str]:
+    def _replication_mode(self, v: Vpn, topic: str) -> str | None:
         """'sync'/'async' when ``topic`` is replicated in ``v`` (sync wins), else None."""
         modes = [t.mode for t in self._replicated_topics(v) if any_matches([t.topic], topic)]
         if not modes:
@@ -434,7 +437,7 @@ class ReplicationMixin(EngineBase):
             "UPDATE message SET replicated=0, note=:n WHERE id IN "
             "(SELECT message_id FROM repl_entry WHERE vpn_id=:v AND kind='msg')",
             {"v": v.id, "n": note})
-        n = self._sql("DELETE FROM repl_entry WHERE vpn_id=:v", {"v": v.id}).rowcount
+        n = int(self._sql("DELETE FROM repl_entry WHERE vpn_id=:v", {"v": v.id}).rowcount)
         rq = self._repl_queue(v)
         if rq is not None:
             rq.msg_count = 0
@@ -447,7 +450,7 @@ class ReplicationMixin(EngineBase):
             "VALUES (:v, 'tx', :p, 0, :now)",
             {"v": v.id, "p": json.dumps(payload, sort_keys=True), "now": self.now_ms()})
 
-    def _drain(self, holder: Vpn, limit: Optional[int] = None, upto_seq: Optional[int] = None) -> int:
+    def _drain(self, holder: Vpn, limit: int | None = None, upto_seq: int | None = None) -> int:
         """Apply the first ``limit`` entries (or all up to ``upto_seq``) of holder's stream on
         the bound standby. Returns how many entries were applied."""
         receiver = self._binding(holder)
@@ -510,7 +513,7 @@ class ReplicationMixin(EngineBase):
                 p).all():
             self._apply_tx_mirror(receiver, json.loads(payload))
             receiver.st_tx_received += 1
-        n = self._sql("DELETE FROM repl_entry WHERE vpn_id=:h AND seq<=:u", p).rowcount
+        n = int(self._sql("DELETE FROM repl_entry WHERE vpn_id=:h AND seq<=:u", p).rowcount)
         self.s.flush()
         return n
 
@@ -557,7 +560,7 @@ class ReplicationMixin(EngineBase):
         ids = sorted({qid for qid, sub in rows if any_matches([sub], topic)})
         return [self.s.get(Queue, i) for i in ids]  # type: ignore[misc]
 
-    def _wildcard_vpns(self, r: Router, pattern: Optional[str]) -> list[Vpn]:
+    def _wildcard_vpns(self, r: Router, pattern: str | None) -> list[Vpn]:
         if pattern is not None and not has_wildcard(pattern):
             return [self._vpn(r, pattern)]
         return self._vpns(r, pattern)

@@ -144,7 +144,7 @@ def build_lab(session: Any, doc: MDict) -> None:
             pw_hash = br["password_hash"]
         for rn in vpn.get("routers") or list(router_rows):
             router = router_rows[rn]
-            row = m.Vpn(
+            vpn_row = m.Vpn(
                 router_id=router.id, group_id=group.id, name=vpn["name"],
                 repl_enabled=rep.get("enabled", False),
                 role=(rep.get("roles") or {}).get(rn, "standby"),
@@ -163,18 +163,18 @@ def build_lab(session: Any, doc: MDict) -> None:
                 bridge_window_size=br.get("window_size", 255),
                 bridge_client_profile=br.get("client_profile", "#client-profile"),
             )
-            session.add(row)
+            session.add(vpn_row)
             session.flush()
-            session.add(m.Queue(vpn_id=row.id, name="#MSGVPN_REPLICATION_DATA_QUEUE",
-                                kind="replication", max_spool_mb=row.rq_max_spool_mb,
+            session.add(m.Queue(vpn_id=vpn_row.id, name="#MSGVPN_REPLICATION_DATA_QUEUE",
+                                kind="replication", max_spool_mb=vpn_row.rq_max_spool_mb,
                                 access_type="exclusive", owner="#replication",
                                 permission="no-access", max_bind_count=1))
             for t in rep.get("replicated_topics") or []:
-                session.add(m.ReplicatedTopic(vpn_id=row.id, topic=t["topic"],
+                session.add(m.ReplicatedTopic(vpn_id=vpn_row.id, topic=t["topic"],
                                               mode=t.get("mode", "async")))
             for qd in vpn.get("queues") or []:
                 qr = m.Queue(
-                    vpn_id=row.id, name=qd["name"],
+                    vpn_id=vpn_row.id, name=qd["name"],
                     access_type=qd.get("access_type", "exclusive"),
                     durable=qd.get("durable", True), owner=qd.get("owner", ""),
                     permission=qd.get("permission", "no-access"),

@@ -12,6 +12,7 @@ from typing import Any
 
 from located_yaml import LocatedDict, LocatedList
 
+
 @dataclass(frozen=True)
 class Str:
     """A name or text: 1..max_len UTF-8 bytes, no control characters. ``topic`` adds the broker's

@@ -23,17 +23,16 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator, Optional, TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine as SAEngine
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
-
-from sqlalchemy.exc import SQLAlchemyError
 
 from . import lab_file
 from .base import Topology
@@ -66,7 +65,7 @@ def _install_begin(engine: SAEngine, immediate: bool) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
-_memory_prototype: Optional[SAEngine] = None
+_memory_prototype: SAEngine | None = None
 _prototype_lock = threading.Lock()  # apart from _templates_lock, which is held while templates build
 
 
@@ -86,8 +85,13 @@ def _memory_engine(raw: sqlite3.Connection) -> SAEngine:
             _memory_prototype = proto
         proto = _memory_prototype
     dialect = proto.dialect
-    dialect.on_connect()(raw)  # what create_engine's pool would run on a new connection
-    engine = SAEngine(StaticPool(lambda: raw, dialect=dialect), dialect, proto.url)
+    on_connect = dialect.on_connect()  # what create_engine's pool would run on a new connection
+    if on_connect is not None:
+        on_connect(raw)
+    def creator() -> Any:  # the pool's one connection: sqlite3.Connection is a DB-API connection
+        return raw
+
+    engine = SAEngine(StaticPool(creator, dialect=dialect), dialect, proto.url)
     engine._compiled_cache = proto._compiled_cache  # noqa: SLF001 -- the point of sharing
     _install_begin(engine, immediate=False)
     return engine
@@ -139,17 +143,17 @@ def _template(scenario: Path) -> sqlite3.Connection:
 
 
 class LabStore:
-    def __init__(self, engine: SAEngine, path: Optional[str], raw: Optional[sqlite3.Connection] = None) -> None:
+    def __init__(self, engine: SAEngine, path: str | None, raw: sqlite3.Connection | None = None) -> None:
         self._engine = engine
         self.path = path
         self._raw = raw  # in-memory connection (kept alive here)
         # An in-memory lab has one connection and no other writer, so the shape it loaded in
         # one transaction is still true in the next unless that transaction rolled back.
-        self._topology: Optional[Topology] = None
+        self._topology: Topology | None = None
 
     # ------------------------------------------------------------------ constructors
     @classmethod
-    def in_memory(cls, scenario: str | Path | None = None) -> "LabStore":
+    def in_memory(cls, scenario: str | Path | None = None) -> LabStore:
         """A fresh in-memory lab: a copy of the scenario's cached template."""
         path = Path(scenario) if scenario is not None else DEFAULT_SCENARIO
         tpl = _template(path)
@@ -158,7 +162,7 @@ class LabStore:
             tpl.backup(raw)
         return cls(_memory_engine(raw), None, raw)
 
-    def copy(self) -> "LabStore":
+    def copy(self) -> LabStore:
         """An in-memory copy of this lab's current state."""
         raw = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
         with self._engine.connect() as conn:
@@ -167,7 +171,7 @@ class LabStore:
         return LabStore(_memory_engine(raw), None, raw)
 
     @classmethod
-    def open(cls, path: str | Path, scenario: str | Path | None = None) -> "LabStore":
+    def open(cls, path: str | Path, scenario: str | Path | None = None) -> LabStore:
         """Open a lab file, creating it from ``scenario`` (default lab) when missing."""
         p = Path(path)
         if not p.exists() and not p.is_symlink():
@@ -181,7 +185,8 @@ class LabStore:
                 cls._check_file(p)  # another shell created it a moment ago
         else:
             cls._check_file(p)
-        engine = create_engine(f"sqlite:///{p}", connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False})
+        engine = create_engine(f"sqlite:///{p}",
+                               connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False})
 
         @event.listens_for(engine, "connect")
         def _on_connect(dbapi_conn, _rec):  # type: ignore[no-untyped-def]
@@ -203,7 +208,7 @@ class LabStore:
         lab_file.check_contents(p, SCHEMA_VERSION, (t.name for t in Base.metadata.sorted_tables))
 
     # ------------------------------------------------------------------ use
-    def run(self, work: Callable[[Engine], T], *, max_wait_s: Optional[float] = None) -> T:
+    def run(self, work: Callable[[Engine], T], *, max_wait_s: float | None = None) -> T:
         """``work(engine)`` in one transaction, run again from the start while the write lock
         cannot be had, for at most ``max_wait_s`` in all; then ``LabBusy``. ``work`` must not
         have effects outside the engine before it returns (the shell applies mode changes only

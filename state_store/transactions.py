@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Optional
 
 from sqlalchemy import select
 
@@ -68,7 +67,7 @@ STATES = ("active", "suspended", "idle", "prepared", "complete")
 
 class TransactionsMixin(EngineBase):
     # ------------------------------------------------------------------ helpers
-    def _open_txn(self, c: Client) -> Optional[Txn]:
+    def _open_txn(self, c: Client) -> Txn | None:
         if c.router_id is None:
             return None
         return self.s.scalars(select(Txn).where(
@@ -133,7 +132,7 @@ class TransactionsMixin(EngineBase):
         if t.kind == "xa" and t.replicated and v is not None and v.repl_enabled and v.role == "active":
             self._append_tx_entry(v, {"xid": t.xid, "end": outcome})
 
-    def _finish(self, t: Txn, heuristic: Optional[str]) -> None:
+    def _finish(self, t: Txn, heuristic: str | None) -> None:
         self._sql("DELETE FROM txn_op WHERE txn_id=:t", {"t": t.id})
         mark = self.s.get(Meta, self._sync_key(t))
         if mark is not None:
@@ -147,7 +146,7 @@ class TransactionsMixin(EngineBase):
             t.last_change_ms = self.now_ms()
         self.s.flush()
 
-    def _commit_txn(self, t: Txn, heuristic: Optional[str] = None) -> None:
+    def _commit_txn(self, t: Txn, heuristic: str | None = None) -> None:
         v = self.topo.vpn_by_id[t.vpn_id]
         r = self.topo.router_by_id[t.router_id]
         assert v is not None and r is not None
@@ -188,7 +187,7 @@ class TransactionsMixin(EngineBase):
         self._finish(t, heuristic)
 
     @staticmethod
-    def _xa_commit_key(v: Vpn, xid: Optional[str]) -> str:
+    def _xa_commit_key(v: Vpn, xid: str | None) -> str:
         return f"xa-commit:{v.group_id}:{xid}"
 
     @staticmethod
@@ -235,7 +234,7 @@ class TransactionsMixin(EngineBase):
             r.next_msg_id += 1
         self.s.flush()
 
-    def _rollback_txn(self, t: Txn, emit: bool = True, heuristic: Optional[str] = None) -> None:
+    def _rollback_txn(self, t: Txn, emit: bool = True, heuristic: str | None = None) -> None:
         self._sql("UPDATE spooled SET txn_id=NULL WHERE txn_id=:t", {"t": t.id})
         if emit and heuristic is None:
             self._emit_end(t, "rolled back")
@@ -366,8 +365,8 @@ class TransactionsMixin(EngineBase):
         return len(rows)
 
     # ------------------------------------------------------------------ views
-    def transactions(self, router: str, xid: Optional[str] = None, vpn: Optional[str] = None,
-                     state: Optional[str] = None, replicated: Optional[bool] = None,
+    def transactions(self, router: str, xid: str | None = None, vpn: str | None = None,
+                     state: str | None = None, replicated: bool | None = None,
                      detail: bool = True) -> list[TransactionInfo]:
         """`show transaction [xid <p>] [message-vpn <p>] [state <S>] [replicated]`; xid and vpn
         take * and ? wildcards; state is case-insensitive. Local transactions have xid None
@@ -396,7 +395,8 @@ class TransactionsMixin(EngineBase):
             if detail:
                 for o in ops:
                     if o.op == "publish":
-                        pub.extend(TxnMessage(None, None, o.topic, None, None) for _ in range(min(o.count, 1000 - len(pub))))
+                        pub.extend(TxnMessage(None, None, o.topic, None, None)
+                                   for _ in range(min(o.count, 1000 - len(pub))))
                     elif len(con) < 1000:
                         rg = self._scalar("SELECT rgmid FROM message WHERE id=:m", {"m": o.message_id})
                         con.append(TxnMessage(o.msg_id, rg, None, "queue", o.queue_name))
@@ -411,7 +411,7 @@ class TransactionsMixin(EngineBase):
         out.sort(key=lambda x: (x.xid or "", x.vpn, x.client_name))
         return out
 
-    def xids(self, router: str, vpn: Optional[str] = None) -> list[str]:
+    def xids(self, router: str, vpn: str | None = None) -> list[str]:
         """Completion: XIDs on a router (optionally one VPN)."""
         try:
             r = self._router(router)

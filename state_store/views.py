@@ -8,7 +8,6 @@ sizes are bytes and MB). ``dataclasses.asdict`` gives the JSON twin.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
 
 MB = 1048576
 
@@ -33,7 +32,7 @@ class UserInfo:
     name: str
     scope: str  # global | vpn
     level: str  # none|read-only|read-write|admin|mesh-manager
-    vpn: Optional[str]
+    vpn: str | None
     lab_admin: bool  # the lab-administration right: may open the lab console (the trainer)
 
 
@@ -82,7 +81,7 @@ class VpnReplicationDetail:
     queue_messages_spooled: int
     queue_usage_mb: float
     reject_msg_when_sync_ineligible: bool
-    sync_eligible: Optional[bool]  # None = N/A
+    sync_eligible: bool | None  # None = N/A
     sync_ineligible_reason: str
     transaction_replication_mode: str
     ack_propagation_enabled: bool
@@ -95,7 +94,7 @@ class VpnReplicationDetail:
     bridge_retry_delay: int
     bridge_window_size: int
     bridge_client_profile: str
-    mate_router: Optional[str]
+    mate_router: str | None
     replicated_topics: tuple[ReplicatedTopicInfo, ...]
 
 
@@ -200,7 +199,7 @@ class QueueMessage:
 @dataclass(frozen=True)
 class MessageSpool:
     router: str
-    vpn: Optional[str]
+    vpn: str | None
     config_status: str  # Enabled (Primary)
     operational_status: str  # AD-Active | AD-Disabled
     max_spool_mb: int
@@ -214,22 +213,22 @@ class MessageSpool:
 # ---------------------------------------------------------------- transactions
 @dataclass(frozen=True)
 class TxnMessage:
-    msg_id: Optional[int]  # spool message id (None for a publish not yet spooled)
-    replication_group_msg_id: Optional[int]
-    topic: Optional[str]  # publisher messages
-    endpoint_type: Optional[str]  # 'queue' for consumer messages
-    endpoint_name: Optional[str]
+    msg_id: int | None  # spool message id (None for a publish not yet spooled)
+    replication_group_msg_id: int | None
+    topic: str | None  # publisher messages
+    endpoint_type: str | None  # 'queue' for consumer messages
+    endpoint_name: str | None
 
 
 @dataclass(frozen=True)
 class TransactionInfo:
     router: str
-    xid: Optional[str]  # None for local
+    xid: str | None  # None for local
     vpn: str
     type: str  # XA|Local  (flag X|L)
     state: str  # ACTIVE|SUSPENDED|IDLE|PREPARED|COMPLETE
     replicated: bool
-    heuristic: Optional[str]  # committed|rolled back
+    heuristic: str | None  # committed|rolled back
     last_state_change_s: int
     messages_spooled: int
     messages_published: int
@@ -256,9 +255,9 @@ class ClientInfo:
     name: str
     vpn: str
     username: str
-    router: Optional[str]  # connected router, None if disconnected
+    router: str | None  # connected router, None if disconnected
     status: str  # connected|disconnected
-    connected_since_ms: Optional[int]
+    connected_since_ms: int | None
     hosts: tuple[str, ...]
     transacted: bool  # has an open local transaction
     reconnects: int
@@ -321,7 +320,7 @@ class VpnReplicationConfig:
     bridge_retry_delay: int
     bridge_ssl: bool
     bridge_client_profile: str
-    replicated_topics: tuple["ReplicatedTopicInfo", ...]  # sorted by topic
+    replicated_topics: tuple[ReplicatedTopicInfo, ...]  # sorted by topic
 
 
 @dataclass(frozen=True)
@@ -338,7 +337,7 @@ class RouterConfig:
     `show current-config`; the renderer decides the script's words and order."""
 
     router: str
-    vpn: Optional[str]
+    vpn: str | None
     mate_virtual_router_name: str
     mate_connect_via: str
     replication_interface: str
@@ -349,7 +348,7 @@ class RouterConfig:
 @dataclass(frozen=True)
 class PublishResult:
     client: str
-    router: Optional[str]
+    router: str | None
     vpn: str
     topic: str
     requested: int
@@ -358,10 +357,10 @@ class PublishResult:
     replicated: int  # placed on the replication stream
     not_replicated: int  # replicated topic but queue full (reject-on-discard off)
     queues: tuple[str, ...]  # local queues that received it
-    first_rgmid: Optional[int]
-    last_rgmid: Optional[int]
+    first_rgmid: int | None
+    last_rgmid: int | None
     transacted: bool
-    reject_reason: Optional[str] = None
+    reject_reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -486,7 +485,7 @@ class SplitBrain:
 
 @dataclass(frozen=True)
 class Audit:
-    vpn: Optional[str]
+    vpn: str | None
     totals: AuditTotals
     problems: tuple[AuditEntry, ...]  # duplicated / lost / stranded, at most `limit`
     spooled_where: tuple[SpoolWhere, ...] = field(default_factory=tuple)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from solace_shell.lab import Lab
+from state_store.errors import EngineError
 
 from .cli_steps import go, refused
-from state_store.errors import EngineError
 
 NY, VPN = "NY_Appliance1", "Trading_VPN"
 

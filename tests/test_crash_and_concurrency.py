@@ -36,7 +36,8 @@ def consistency_problems(path: Path) -> list[str]:
         problems = [] if con.execute("PRAGMA integrity_check").fetchone()[0] == "ok" else ["integrity_check failed"]
         for qid, name, kind, vpn_id, count in con.execute("SELECT id, name, kind, vpn_id, msg_count FROM queue"):
             if kind == "replication":
-                rows = con.execute("SELECT COUNT(*) FROM repl_entry WHERE vpn_id=? AND kind='msg'", (vpn_id,)).fetchone()[0]
+                rows = con.execute("SELECT COUNT(*) FROM repl_entry WHERE vpn_id=? AND kind='msg'",
+                                   (vpn_id,)).fetchone()[0]
             else:
                 rows = con.execute("SELECT COUNT(*) FROM spooled WHERE queue_id=?", (qid,)).fetchone()[0]
             if rows != count:
@@ -97,7 +98,7 @@ def test_two_shells_interleave_without_locking_errors_and_match_a_serial_replay(
     Lab.open(shared).close()
     procs = [child(shared, "ny", per_shell), child(shared, "nj", per_shell)]
     outputs = [p.communicate(timeout=600) for p in procs]
-    for proc, (out, err) in zip(procs, outputs):
+    for proc, (out, err) in zip(procs, outputs, strict=True):
         assert proc.returncode == 0, out[-2000:] + err[-2000:]
         assert out.count("done ") == per_shell
         assert "locked" not in out + err

@@ -253,7 +253,8 @@ def test_delete_messages(lab):
         e.advance(100)
         e.consume("settlement", "orders", 5)
         a = e.audit()
-        assert (a.totals.published, a.totals.lost, a.totals.spooled) == (5, 5, 5)  # only on NJ (standby): lost to the serving site
+        # only on NJ (standby): lost to the serving site
+        assert (a.totals.published, a.totals.lost, a.totals.spooled) == (5, 5, 5)
         e.delete_messages(NY, VPN, RQ)
 
 
@@ -300,8 +301,10 @@ def test_queue_messages_filters_and_replication_queue(lab):
         rq = e.queue_messages(NY, VPN, RQ)
         assert [m.replication_group_msg_id for m in rq] == [1000001, 1000002, 1000003, 1000004, 1000005]
         assert rq[0].size == 1000 and rq[0].topic == "trading/orders/new"
-        assert [m.replication_group_msg_id for m in e.queue_messages(NY, VPN, "orders", from_rgmid=1000004)] == [1000004, 1000005]
-        assert [m.replication_group_msg_id for m in e.queue_messages(NY, VPN, "orders", newest=True, limit=1)] == [1000005]
+        assert [m.replication_group_msg_id
+                for m in e.queue_messages(NY, VPN, "orders", from_rgmid=1000004)] == [1000004, 1000005]
+        assert [m.replication_group_msg_id
+                for m in e.queue_messages(NY, VPN, "orders", newest=True, limit=1)] == [1000005]
         assert e.queue_messages(NY, VPN, "orders", msg_id=rq[1].msg_id)[0].replication_group_msg_id == 1000002
         assert e.delete_messages(NY, VPN, RQ, rq[0].msg_id) == 1
         assert e.queue_detail(NY, VPN, RQ).messages_spooled == 4

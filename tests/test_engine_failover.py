@@ -222,7 +222,7 @@ def test_refused_operation_leaves_dump_unchanged(lab):
     with pytest.raises(ZeroDivisionError):
         with lab.transaction() as e:
             e.advance(1000)
-            1 / 0
+            raise ZeroDivisionError("a failure inside the transaction")
     assert lab.dump() == before
 
 

@@ -183,7 +183,8 @@ def test_xa_transaction_lifecycle(lab):
     assert ok(lab, f"transaction xa commit trader {xid2} one-phase") == (
         f"transaction xa {xid2} trader COMMITTED on NY_Appliance1")
     ok(lab, f"transaction xa start trader {xid2}")
-    assert ok(lab, f"transaction xa rollback trader {xid2}") == f"transaction xa {xid2} trader ROLLED-BACK on NY_Appliance1"
+    assert ok(lab, f"transaction xa rollback trader {xid2}") == (
+        f"transaction xa {xid2} trader ROLLED-BACK on NY_Appliance1")
     assert refused(lab, f"transaction xa end trader {xid2}") == f"ERROR: No transaction matches XID '{xid2}'."
     assert refused(lab, "transaction xa start trader nothex") == (
         "ERROR: Invalid XID 'nothex' (format-gtrid-bqual in hex, e.g. 0021ABC4-00-01).")
@@ -218,7 +219,8 @@ def test_connect_switches_the_target(lab):
     outcome = lab.console.execute("connect NJ_Appliance1")
     assert (outcome.ok, outcome.text, outcome.switch_to) == (True, "", NJ)
     outcome = lab.console.execute("connect Boston_Appliance1")
-    assert (outcome.ok, outcome.text, outcome.switch_to) == (False, "ERROR: Router 'Boston_Appliance1' not found.", None)
+    assert (outcome.ok, outcome.text, outcome.switch_to) == (
+        False, "ERROR: Router 'Boston_Appliance1' not found.", None)
 
 
 # ---------------------------------------------------------------- status

@@ -9,11 +9,14 @@ from grammar.reference import REFERENCE_PATH, generate
 
 
 @pytest.mark.parametrize("host,path,expected", [
-    ("solbroker", "configure/message-vpn/telemetry-profile/trace", "solbroker(...e/message-vpn/telemetry-profile/trace)#"),
+    ("solbroker", "configure/message-vpn/telemetry-profile/trace",
+     "solbroker(...e/message-vpn/telemetry-profile/trace)#"),
     ("solbroker", "configure/message-vpn/telemetry-profile/trace/filter",
      "solbroker(...ge-vpn/telemetry-profile/trace/filter)#"),
-    ("solace", "configure/message-vpn/replication/ack-propagation", "solace(...ssage-vpn/replication/ack-propagation)#"),
-    ("9ed090c64c68", "configure/ssl/domain-certificate-authority", "9ed090c64c68(...gure/ssl/domain-certificate-authority)#"),
+    ("solace", "configure/message-vpn/replication/ack-propagation",
+     "solace(...ssage-vpn/replication/ack-propagation)#"),
+    ("9ed090c64c68", "configure/ssl/domain-certificate-authority",
+     "9ed090c64c68(...gure/ssl/domain-certificate-authority)#"),
     ("solace", "configure/message-vpn/replication/queue", "solace(configure/message-vpn/replication/queue)#"),
     ("NY_Appliance1", "", "NY_Appliance1#"),
 ])

@@ -1,151 +1,166 @@
-"""Tab completion: grammar keywords with their help as meta, live names for parameters."""
+"""Tab completion: grammar keywords with their help as meta, live names for parameters (real lab)."""
 
 from __future__ import annotations
 
+import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
 from solace_shell.completer import ShellCompleter, scope_from_line
+from solace_shell.lab import Lab
 from solace_shell.live_names import LiveNames, scenario_files
+from state_store.engine import Engine
+from state_store.errors import EngineError
 
-from .test_repl_fakes import FakeLab, drive, fake_lab  # noqa: F401 - fixture
+from .repl_driver import drive
+
+VPN_HELP = "The name of the Message VPN"
+QUEUE_HELP = "The name of the queue"
 
 
-def completions(lab: FakeLab, target: str, text: str) -> list[tuple[str, str, str]]:
+def completions(lab: Lab, target: str, text: str) -> list[tuple[str, str, str]]:
     session = lab.target(target)
     completer = ShellCompleter(lab.parser, lambda: session, LiveNames(lab), lambda: "NY_Appliance1")
     found = completer.get_completions(Document(text), CompleteEvent(completion_requested=True))
     return [(c.text, c.display_text, c.display_meta_text) for c in found]
 
 
-def test_keywords_of_a_prefix_with_help_as_meta(fake_lab: FakeLab) -> None:
-    assert completions(fake_lab, "NY_Appliance1", "e") == [
+def run(lab: Lab, target: str, *lines: str) -> None:
+    for line in lines:
+        outcome = lab.execute(target, line)
+        assert outcome.ok, (line, outcome.text)
+
+
+def in_spool(lab: Lab, router: str = "NY_Appliance1") -> None:
+    """Go to `configure/message-spool` of Trading_VPN (the level carries the VPN)."""
+    run(lab, router, "enable", "configure", "message-spool message-vpn Trading_VPN")
+
+
+def test_keywords_of_a_prefix_with_help_as_meta(lab: Lab) -> None:
+    assert completions(lab, "NY_Appliance1", "e") == [
         ("enable ", "enable", "Enter the Privileged EXEC level"),
         ("exit ", "exit", "Leave the current level"),
     ]
 
 
-def test_every_next_keyword_after_a_space(fake_lab: FakeLab) -> None:
-    fake_lab.execute("NY_Appliance1", "enable")
-    assert [c[1] for c in completions(fake_lab, "NY_Appliance1", "configure ")] == [
+def test_every_next_keyword_after_a_space(lab: Lab) -> None:
+    lab.execute("NY_Appliance1", "enable")
+    assert [c[1] for c in completions(lab, "NY_Appliance1", "configure ")] == [
         "message-spool", "message-vpn", "replication",
     ]
 
 
-def test_live_vpn_names_for_a_vpn_parameter(fake_lab: FakeLab) -> None:
-    for line in ("enable", "configure"):
-        fake_lab.execute("NY_Appliance1", line)
-    assert completions(fake_lab, "NY_Appliance1", "message-vpn ") == [
-        ("Trading_VPN ", "Trading_VPN", "The name of the Message VPN"),
-        ("Treasury_VPN ", "Treasury_VPN", "The name of the Message VPN"),
-        ("default ", "default", "The name of the Message VPN"),
+def test_live_vpn_names_for_a_vpn_parameter(lab: Lab) -> None:
+    run(lab, "NY_Appliance1", "enable", "configure")
+    assert completions(lab, "NY_Appliance1", "message-vpn ") == [
+        ("#config-sync ", "#config-sync", VPN_HELP),
+        ("Trading_VPN ", "Trading_VPN", VPN_HELP),
+        ("default ", "default", VPN_HELP),
     ]
-    assert [c[0] for c in completions(fake_lab, "NY_Appliance1", "message-vpn Tre")] == ["Treasury_VPN "]
-    # The names are the router's own: NJ has no Treasury_VPN.
-    for line in ("enable", "configure"):
-        fake_lab.execute("NJ_Appliance1", line)
-    assert [c[1] for c in completions(fake_lab, "NJ_Appliance1", "message-vpn ")] == ["Trading_VPN", "default"]
+    assert [c[0] for c in completions(lab, "NY_Appliance1", "message-vpn Tra")] == ["Trading_VPN "]
 
 
-def test_names_with_spaces_are_quoted(fake_lab: FakeLab) -> None:
-    fake_lab.store.engine.vpns["NY_Appliance1"].append("My VPN")
-    for line in ("enable", "configure"):
-        fake_lab.execute("NY_Appliance1", line)
-    assert ('"My VPN" ', "My VPN") in [c[:2] for c in completions(fake_lab, "NY_Appliance1", "message-vpn ")]
-    assert [c[0] for c in completions(fake_lab, "NY_Appliance1", 'message-vpn "My')] == ['"My VPN" ']
+def test_live_names_are_the_routers_own(lab: Lab) -> None:
+    live = LiveNames(lab)
+    assert live.names("client", "NY_Appliance1") == ["settlement", "trader"]
+    assert live.names("client", "NJ_Appliance1") == []      # both clients are connected to NY
+    in_spool(lab)
+    run(lab, "NY_Appliance1", "create queue trades", "exit")
+    assert [c[1] for c in completions(lab, "NY_Appliance1", "queue ")] == [
+        "#MSGVPN_REPLICATION_DATA_QUEUE", "orders", "trades"]
 
 
-def test_engine_failure_offers_no_names_and_never_raises(fake_lab: FakeLab) -> None:
-    fake_lab.store.engine.fail = True
-    for line in ("enable", "configure"):
-        fake_lab.execute("NY_Appliance1", line)
-    assert completions(fake_lab, "NY_Appliance1", "message-vpn ") == []
+def test_names_with_spaces_are_quoted(lab: Lab) -> None:
+    in_spool(lab)
+    run(lab, "NY_Appliance1", 'create queue "My Queue"', "exit")
+    assert ('"My Queue" ', "My Queue") in [c[:2] for c in completions(lab, "NY_Appliance1", "queue ")]
+    assert [c[0] for c in completions(lab, "NY_Appliance1", 'queue "My')] == ['"My Queue" ']
 
 
-def test_nothing_after_an_invalid_word(fake_lab: FakeLab) -> None:
-    assert completions(fake_lab, "NY_Appliance1", "zz e") == []
+def test_engine_failure_offers_no_names_and_never_raises(lab: Lab, monkeypatch: pytest.MonkeyPatch) -> None:
+    def down(self: Engine, router: str) -> list[str]:
+        raise EngineError("router_down", router=router)
+
+    monkeypatch.setattr(Engine, "vpn_names", down)
+    run(lab, "NY_Appliance1", "enable", "configure")
+    assert completions(lab, "NY_Appliance1", "message-vpn ") == []
 
 
-def test_tab_completes_a_unique_keyword_prefix(fake_lab: FakeLab) -> None:
-    drive(fake_lab, "en\t\rconf\t\r\x04")
-    assert fake_lab.executed == [("NY_Appliance1", "enable "), ("NY_Appliance1", "configure ")]
-    assert fake_lab.target("NY_Appliance1").prompt == "NY_Appliance1(configure)#"
+def test_nothing_after_an_invalid_word(lab: Lab) -> None:
+    assert completions(lab, "NY_Appliance1", "zz e") == []
 
 
-def test_tab_completes_a_live_vpn_name(fake_lab: FakeLab) -> None:
-    drive(fake_lab, "enable\rconfigure\rmessage-vpn Tra\t\r\x04")
-    assert fake_lab.executed[-1] == ("NY_Appliance1", "message-vpn Trading_VPN ")
-    assert fake_lab.target("NY_Appliance1").prompt == "NY_Appliance1(configure/message-vpn)#"
+def test_tab_completes_a_unique_keyword_prefix(lab: Lab, executed: list[tuple[str, str]]) -> None:
+    drive(lab, "en\t\rconf\t\r\x04")
+    assert executed == [("NY_Appliance1", "enable "), ("NY_Appliance1", "configure ")]
+    assert lab.target("NY_Appliance1").prompt == "NY_Appliance1(configure)#"
 
 
-def test_tab_inserts_the_common_part_of_several(fake_lab: FakeLab) -> None:
-    drive(fake_lab, "enable\rconfigure\rmessage-vpn T\t\r\x04")
-    assert fake_lab.executed[-1] == ("NY_Appliance1", "message-vpn Tr")
+def test_tab_completes_a_live_vpn_name(lab: Lab, executed: list[tuple[str, str]]) -> None:
+    drive(lab, "enable\rconfigure\rmessage-vpn Tra\t\r\x04")
+    assert executed[-1] == ("NY_Appliance1", "message-vpn Trading_VPN ")
+    assert lab.target("NY_Appliance1").prompt == "NY_Appliance1(configure/message-vpn)#"
 
 
-def test_live_names_are_cached_per_burst_and_invalidated(fake_lab: FakeLab) -> None:
+def test_tab_inserts_the_common_part_of_several(lab: Lab, executed: list[tuple[str, str]]) -> None:
+    in_spool(lab)
+    run(lab, "NY_Appliance1", "create queue order-archive", "exit")
+    del executed[:]
+    drive(lab, "queue o\t\r\x04")
+    assert executed[-1] == ("NY_Appliance1", "queue order")
+
+
+def test_live_names_are_cached_per_burst_and_invalidated(lab: Lab, monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[str] = []
+    real_vpn_names = Engine.vpn_names
+
+    def vpn_names(self: Engine, router: str) -> list[str]:
+        asked.append(router)
+        return real_vpn_names(self, router)
+
+    monkeypatch.setattr(Engine, "vpn_names", vpn_names)
     now = [0.0]
-    live = LiveNames(fake_lab, ttl=2.0, clock=lambda: now[0])
-    assert live.names("vpn", "NY_Appliance1") == ["Trading_VPN", "Treasury_VPN", "default"]
-    fake_lab.store.engine.vpns["NY_Appliance1"].append("New_VPN")
-    before = fake_lab.store.transactions
-    assert "New_VPN" not in live.names("vpn", "NY_Appliance1")      # same burst: cached
-    assert fake_lab.store.transactions == before
+    live = LiveNames(lab, ttl=2.0, clock=lambda: now[0])
+    assert live.names("vpn", "NY_Appliance1") == ["#config-sync", "Trading_VPN", "default"]
+    assert live.names("vpn", "NY_Appliance1") and asked == ["NY_Appliance1"]     # same burst: cached
     now[0] = 3.0
-    assert "New_VPN" in live.names("vpn", "NY_Appliance1")          # burst over: asked again
-    fake_lab.store.engine.vpns["NY_Appliance1"].remove("New_VPN")
+    live.names("vpn", "NY_Appliance1")
+    assert len(asked) == 2                                                     # burst over: asked again
     live.invalidate()
-    assert "New_VPN" not in live.names("vpn", "NY_Appliance1")      # a command ran: asked again
+    live.names("vpn", "NY_Appliance1")
+    assert len(asked) == 3                                                     # a command ran: asked again
 
 
-def test_live_names_per_vpn_and_without_engine_methods(fake_lab: FakeLab) -> None:
-    live = LiveNames(fake_lab)
-    assert live.names("queue", "NY_Appliance1", "Trading_VPN") == ["orders", "orders-dlq", "trades"]
+def test_live_names_per_vpn(lab: Lab) -> None:
+    live = LiveNames(lab)
+    assert live.names("queue", "NY_Appliance1", "Trading_VPN") == ["#MSGVPN_REPLICATION_DATA_QUEUE", "orders"]
     assert live.names("queue", "NY_Appliance1", None) == []          # no VPN known: nothing to offer
-    assert live.names("xid", "NY_Appliance1", "Trading_VPN") == []   # the engine has no such method
+    assert live.names("xid", "NY_Appliance1", "Trading_VPN") == []   # no transaction prepared yet
+    assert live.names("topic", "NY_Appliance1", "Trading_VPN") == ["trading/>"]
     assert live.names("router", None) == ["NJ_Appliance1", "NY_Appliance1"]
     assert live.names("nonsense", None) == []
 
 
-def test_live_names_accept_views_with_a_name(fake_lab: FakeLab) -> None:
-    from dataclasses import dataclass
-
-    @dataclass(frozen=True)
-    class View:
-        name: str
-
-    fake_lab.store.engine.users = lambda: [View("admin"), View("trainee")]  # type: ignore[attr-defined]
-    assert LiveNames(fake_lab).names("user", None) == ["admin", "trainee"]
+def test_live_names_of_users_clients_and_sites(lab: Lab) -> None:
+    live = LiveNames(lab)
+    assert live.names("user", None) == ["admin", "meshmgr", "monitor", "operator", "trading_admin"]
+    assert live.names("client", "NY_Appliance1") == ["settlement", "trader"]
+    assert live.names("site", None) == ["NY", "NJ"]
 
 
-def test_queue_names_scoped_by_the_vpn_the_level_carries(fake_lab: FakeLab) -> None:
-    from grammar import Candidate
-
-    queue = fake_lab.grammar.params["queue-name"]
-
-    class QueueParser:  # a level whose next word is <queue-name> (queue commands are not in the grammar yet)
-        def candidates(self, mode: str, before: str) -> list[Candidate]:
-            return [Candidate("<queue-name>", queue.help, queue)]
-
-    class InVpn:
-        mode = "configure/message-spool"
-        router = "NY_Appliance1"
-        context = {"vpn": "Trading_VPN"}
-
-    completer = ShellCompleter(QueueParser(), InVpn, LiveNames(fake_lab))
-    found = completer.get_completions(Document("queue ord"), CompleteEvent(completion_requested=True))
-    assert [(c.text, c.display_meta_text) for c in found] == [
-        ("orders ", "The name of the queue"), ("orders-dlq ", "The name of the queue"),
-    ]
+def test_queue_names_scoped_by_the_vpn_the_level_carries(lab: Lab) -> None:
+    in_spool(lab)
+    assert lab.target("NY_Appliance1").context == {"vpn": "Trading_VPN"}
+    assert completions(lab, "NY_Appliance1", "queue ord") == [("orders ", "orders", QUEUE_HELP)]
 
 
-def test_scope_from_line_finds_a_vpn_value(fake_lab: FakeLab) -> None:
+def test_scope_from_line_finds_a_vpn_value(lab: Lab) -> None:
     from grammar.tokens import split_words
 
     line = "message-vpn Trading_VPN "
-    assert scope_from_line(fake_lab.parser, "configure", line, split_words(line)) == {"vpn": "Trading_VPN"}
+    assert scope_from_line(lab.parser, "configure", line, split_words(line)) == {"vpn": "Trading_VPN"}
     line = "message-vpn Tr* "
-    assert scope_from_line(fake_lab.parser, "configure", line, split_words(line)) == {}
+    assert scope_from_line(lab.parser, "configure", line, split_words(line)) == {}
 
 
 def test_scenario_files(tmp_path) -> None:
@@ -154,13 +169,9 @@ def test_scenario_files(tmp_path) -> None:
     assert scenario_files([tmp_path]) == [str(tmp_path / "a.yaml")]
 
 
-def test_live_names_at_the_console_cover_every_router(fake_lab: FakeLab) -> None:
-    assert LiveNames(fake_lab).names("vpn", None) == ["Trading_VPN", "Treasury_VPN", "default"]
-
-
-def test_sites_from_the_lab_status(fake_lab: FakeLab) -> None:
-    from types import SimpleNamespace
-
-    fake_lab.store.engine.status = lambda: SimpleNamespace(  # type: ignore[attr-defined]
-        sites=(SimpleNamespace(name="NY"), SimpleNamespace(name="NJ")))
-    assert LiveNames(fake_lab).names("site", None) == ["NY", "NJ"]
+def test_live_names_at_the_console_cover_every_router(lab: Lab) -> None:
+    in_spool(lab)
+    run(lab, "NY_Appliance1", "create queue trades", "exit")
+    assert LiveNames(lab).names("vpn", None) == ["#config-sync", "Trading_VPN", "default"]
+    assert LiveNames(lab).names("queue", None, "Trading_VPN") == ["#MSGVPN_REPLICATION_DATA_QUEUE", "orders",
+                                                                  "trades"]

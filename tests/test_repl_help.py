@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from solace_shell.completer import format_candidates, help_text
+from solace_shell.lab import Lab
 
-from .test_repl_fakes import FakeLab, drive, fake_lab  # noqa: F401 - fixture
+from .repl_driver import drive
 
 
-def test_help_after_a_space_lists_every_next_word_with_help(fake_lab: FakeLab) -> None:
-    text = help_text(fake_lab.parser, "privileged", "NY_Appliance1#", "configure ")
+def test_help_after_a_space_lists_every_next_word_with_help(lab: Lab) -> None:
+    text = help_text(lab.parser, "privileged", "NY_Appliance1#", "configure ")
     assert text.split("\n") == [
         "NY_Appliance1# configure ?",
         "  message-spool  Message spool",
@@ -18,8 +19,8 @@ def test_help_after_a_space_lists_every_next_word_with_help(fake_lab: FakeLab) -
     ]
 
 
-def test_help_at_an_empty_line(fake_lab: FakeLab) -> None:
-    text = help_text(fake_lab.parser, "exec", "NY_Appliance1>", "")
+def test_help_at_an_empty_line(lab: Lab) -> None:
+    text = help_text(lab.parser, "exec", "NY_Appliance1>", "")
     assert text.split("\n") == [
         "NY_Appliance1> ?",
         "  enable  Enter the Privileged EXEC level",
@@ -31,8 +32,8 @@ def test_help_at_an_empty_line(fake_lab: FakeLab) -> None:
     ]
 
 
-def test_help_inside_a_word_lists_its_completions(fake_lab: FakeLab) -> None:
-    text = help_text(fake_lab.parser, "exec", "NY_Appliance1>", "e")
+def test_help_inside_a_word_lists_its_completions(lab: Lab) -> None:
+    text = help_text(lab.parser, "exec", "NY_Appliance1>", "e")
     assert text.split("\n") == [
         "NY_Appliance1> e?",
         "  enable  Enter the Privileged EXEC level",
@@ -40,16 +41,16 @@ def test_help_inside_a_word_lists_its_completions(fake_lab: FakeLab) -> None:
     ]
 
 
-def test_help_for_a_parameter(fake_lab: FakeLab) -> None:
-    text = help_text(fake_lab.parser, "configure", "NY_Appliance1(configure)#", "message-vpn ")
+def test_help_for_a_parameter(lab: Lab) -> None:
+    text = help_text(lab.parser, "configure", "NY_Appliance1(configure)#", "message-vpn ")
     assert text.split("\n") == [
         "NY_Appliance1(configure)# message-vpn ?",
         "  <vpn-name>  The name of the Message VPN",
     ]
 
 
-def test_help_after_an_unknown_word_shows_the_error_with_its_caret(fake_lab: FakeLab) -> None:
-    text = help_text(fake_lab.parser, "exec", "NY_Appliance1>", "zz ")
+def test_help_after_an_unknown_word_shows_the_error_with_its_caret(lab: Lab) -> None:
+    text = help_text(lab.parser, "exec", "NY_Appliance1>", "zz ")
     assert text.split("\n") == [
         "NY_Appliance1> zz ?",
         "               ^",
@@ -58,8 +59,8 @@ def test_help_after_an_unknown_word_shows_the_error_with_its_caret(fake_lab: Fak
     ]
 
 
-def test_help_on_a_prefix_nothing_starts_with(fake_lab: FakeLab) -> None:
-    text = help_text(fake_lab.parser, "exec", "NY_Appliance1>", "show zz")
+def test_help_on_a_prefix_nothing_starts_with(lab: Lab) -> None:
+    text = help_text(lab.parser, "exec", "NY_Appliance1>", "show zz")
     assert text.split("\n")[:2] == ["NY_Appliance1> show zz?", "                    ^"]
 
 
@@ -73,17 +74,17 @@ def test_format_candidates_aligns_two_columns() -> None:
     ]
 
 
-def test_question_mark_prints_help_and_keeps_the_line(fake_lab: FakeLab) -> None:
+def test_question_mark_prints_help_and_keeps_the_line(lab: Lab, executed: list[tuple[str, str]]) -> None:
     # `?` is not inserted: Enter afterwards runs `enable`, the line as it was before the `?`.
-    code, out = drive(fake_lab, "ena?\r\x04")
+    code, out = drive(lab, "ena?\r\x04")
     assert code == 0
     assert out.split("\n")[:2] == ["NY_Appliance1> ena?", "  enable  Enter the Privileged EXEC level"]
-    assert fake_lab.executed == [("NY_Appliance1", "ena")]
-    assert fake_lab.target("NY_Appliance1").prompt == "NY_Appliance1#"
+    assert executed == [("NY_Appliance1", "ena")]
+    assert lab.target("NY_Appliance1").prompt == "NY_Appliance1#"
 
 
-def test_question_mark_after_a_space_in_the_repl(fake_lab: FakeLab) -> None:
-    code, out = drive(fake_lab, "enable\rconfigure ?\x04")
+def test_question_mark_after_a_space_in_the_repl(lab: Lab) -> None:
+    code, out = drive(lab, "enable\rconfigure ?\x04")
     assert out.split("\n")[:5] == [
         "NY_Appliance1# configure ?",
         "  message-spool  Message spool",
@@ -93,24 +94,25 @@ def test_question_mark_after_a_space_in_the_repl(fake_lab: FakeLab) -> None:
     ]
 
 
-def test_question_mark_inside_quotes_is_literal(fake_lab: FakeLab) -> None:
-    drive(fake_lab, 'echo "a?b"\r\x04')
-    assert fake_lab.executed == [("NY_Appliance1", 'echo "a?b"')]
+def test_question_mark_inside_quotes_is_literal(lab: Lab, executed: list[tuple[str, str]]) -> None:
+    _, out = drive(lab, 'show message-vpn "a?b"\r\x04')
+    assert executed == [("NY_Appliance1", 'show message-vpn "a?b"')]
+    assert "Message VPN" in out and "<vpn-pattern>" not in out
 
 
-def test_ctrl_v_question_mark_inserts_a_literal_wildcard(fake_lab: FakeLab) -> None:
-    code, out = drive(fake_lab, "echo a\x16?b\r\x04")
-    assert fake_lab.executed == [("NY_Appliance1", "echo a?b")]
-    assert out == "a?b\n"
+def test_ctrl_v_question_mark_inserts_a_literal_wildcard(lab: Lab, executed: list[tuple[str, str]]) -> None:
+    code, out = drive(lab, "show message-vpn a\x16?b\r\x04")
+    assert executed == [("NY_Appliance1", "show message-vpn a?b")]
+    assert "Message VPN" in out and "<vpn-pattern>" not in out
 
 
-def test_help_fragments_colour_names_only(fake_lab: FakeLab) -> None:
+def test_help_fragments_colour_names_only(lab: Lab) -> None:
     from solace_shell.completer import help_fragments
 
-    text = help_text(fake_lab.parser, "exec", "NY_Appliance1>", "e")
+    text = help_text(lab.parser, "exec", "NY_Appliance1>", "e")
     fragments = help_fragments(text)
     assert "".join(t for _, t in fragments) == text + "\n"
     assert ("class:help.name", "enable") in fragments
-    error = help_text(fake_lab.parser, "exec", "NY_Appliance1>", "zz ")
+    error = help_text(lab.parser, "exec", "NY_Appliance1>", "zz ")
     assert "".join(t for _, t in help_fragments(error)) == error + "\n"
     assert not any(style == "class:help.name" for style, _ in help_fragments(error))

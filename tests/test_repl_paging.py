@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from solace_shell.lab import Lab
 from solace_shell.paging import (
     MORE_PROMPT,
     NEXT_LINE,
@@ -14,7 +15,7 @@ from solace_shell.paging import (
     split_pages,
 )
 
-from .test_repl_fakes import FakeLab, drive, fake_lab  # noqa: F401 - fixture
+from .repl_driver import drive
 
 ROWS = 40   # DummyOutput's terminal height
 
@@ -65,25 +66,36 @@ def test_page_output_short_text_asks_nothing() -> None:
     assert written == ["a\nb"]
 
 
-def test_repl_pages_long_output(fake_lab: FakeLab) -> None:
-    body = "\\n".join(f"line{i}" for i in range(1, 201))
-    # any key = next page (space, Enter alike), q = stop; then the prompt is back.
-    _, out = drive(fake_lab, f"echo {body}\r \rqenable\r\x04", paging=True)
-    lines = out.split("\n")[:-1]
+def current_config() -> list[str]:
+    """`show current-config` of the default lab: more than two pages."""
+    lab = Lab.fresh()
+    try:
+        lab.execute("NY_Appliance1", "enable")
+        return lab.execute("NY_Appliance1", "show current-config").text.split("\n")
+    finally:
+        lab.close()
+
+
+def test_repl_pages_long_output(lab: Lab, executed: list[tuple[str, str]]) -> None:
+    full = current_config()
     per_page = page_height(ROWS)
-    pages = [[f"line{i}" for i in range(start, start + per_page)] for start in (1, per_page + 1, 2 * per_page + 1)]
-    assert lines == [*pages[0], MORE_PROMPT, *pages[1], MORE_PROMPT, *pages[2], MORE_PROMPT]
-    assert fake_lab.executed[-1] == ("NY_Appliance1", "enable")
+    assert len(full) > 2 * per_page + 1
+    # any key = next page (space, Enter alike), q = stop; then the prompt is back.
+    _, out = drive(lab, "enable\rshow current-config\r \rqshow hostname\r\x04", paging=True)
+    lines = out.split("\n")[:-1]
+    pages = [full[:per_page], full[per_page:2 * per_page], full[2 * per_page:3 * per_page]]
+    assert lines == [*pages[0], MORE_PROMPT, *pages[1], MORE_PROMPT, *pages[2], MORE_PROMPT,
+                     "", "Hostname: NY_Appliance1"]
+    assert executed[-1] == ("NY_Appliance1", "show hostname")
 
 
-def test_no_paging_prints_everything(fake_lab: FakeLab) -> None:
-    body = "\\n".join(f"line{i}" for i in range(1, 101))
-    _, out = drive(fake_lab, f"no paging\recho {body}\renable\r\x04", paging=True)
-    assert out.split("\n")[:-1] == [f"line{i}" for i in range(1, 101)]
-    assert fake_lab.executed[-1] == ("NY_Appliance1", "enable")
+def test_no_paging_prints_everything(lab: Lab, executed: list[tuple[str, str]]) -> None:
+    full = current_config()
+    _, out = drive(lab, "no paging\renable\rshow current-config\rshow hostname\r\x04", paging=True)
+    assert out.split("\n")[:-1] == [*full, "Hostname: NY_Appliance1"]
+    assert executed[-1] == ("NY_Appliance1", "show hostname")
 
 
-def test_not_interactive_prints_everything(fake_lab: FakeLab) -> None:
-    body = "\\n".join(f"line{i}" for i in range(1, 101))
-    _, out = drive(fake_lab, f"echo {body}\r\x04")   # stdout is not a terminal: no pager
-    assert len(out.split("\n")[:-1]) == 100
+def test_not_interactive_prints_everything(lab: Lab) -> None:
+    _, out = drive(lab, "enable\rshow current-config\r\x04")   # stdout is not a terminal: no pager
+    assert out.split("\n")[:-1] == current_config()

@@ -14,7 +14,7 @@ from grammar.masking import mask_secrets
 from solace_shell.lab import Lab
 from solace_shell.repl import history_path_for
 
-from .test_repl_fakes import ListRecorder, drive
+from .repl_driver import ListRecorder, drive
 
 BRIDGE = "configure/message-vpn/replication/bridge"
 TO_BRIDGE = "enable\rconfigure\rmessage-vpn Trading_VPN\rreplication\rbridge\r"

@@ -1,8 +1,9 @@
-"""The conformance job on a local Spark session, over a small corpus with known outcomes.
+"""The conformance job on a local Spark session, over a small corpus of real transcripts.
 
-The corpus is replayed by the real transcript replay driving the transcript layer's FakeLab
-(`spark_jobs.testing`), so every verdict, signature and node below is known exactly and does not move
-when the emulator's output does. Skipped only when no Java runtime exists.
+The corpus is replayed by the real transcript replay on the real lab, exactly as `solace-shell replay`
+does; every expected verdict, signature and node below was checked against that replay (and
+`test_spark_rows_equal_the_in_process_replay` checks the whole table against it). Skipped only when
+no Java runtime exists.
 """
 
 from __future__ import annotations
@@ -16,45 +17,35 @@ from pathlib import Path
 
 import pytest
 
-from spark_jobs.testing import FAKE_LAB_NODES
+from grammar import load_grammar
 
-HAS_JAVA = bool(shutil.which("java") or (os.environ.get("JAVA_HOME") and Path(os.environ["JAVA_HOME"], "bin", "java").exists()))
+HAS_JAVA = bool(shutil.which("java")
+                or (os.environ.get("JAVA_HOME") and Path(os.environ["JAVA_HOME"], "bin", "java").exists()))
 pytestmark = pytest.mark.skipif(
     not HAS_JAVA, reason="no Java runtime: Spark needs one (apt-get install -y openjdk-17-jre-headless)")
-
-REPLAY = "spark_jobs.testing:replay_with_fake_lab"
-NODES = "spark_jobs.testing:FAKE_LAB_NODES"
 
 GOOD = """\
 #| a correct session
 NY_Appliance1> enable
 NY_Appliance1# configure
 NY_Appliance1(configure)# message-vpn Trading_VPN
-NY_Appliance1(configure/message-vpn)# show state Trading_VPN
-
-Message VPN: Trading_VPN
-State:       standby
-
 NY_Appliance1(configure/message-vpn)# end
-NY_Appliance1# show clock
-Uptime: 0s
+NY_Appliance1# show hostname
+Hostname: NY_Appliance1
 """
 
 DIVERGENT = """\
 lab> advance 5s
-Clock advanced to T+5s
-NJ_Appliance1> show clock
-Uptime: 6s
+clock 00:00:05.000 (+5s) drained 0 reconnected -
+NJ_Appliance1> show hostname
+Hostname: NJ_Appliance2
 NJ_Appliance1> frobnicate now
 Queue count: 3
-NJ_Appliance1> boom
 """
 
 GOOD_LAB = """\
-lab> status
-Clock: T+0s
-NY_Appliance1       NY_Appliance1>
-NJ_Appliance1       NJ_Appliance1>
+lab> advance 1s
+clock 00:00:01.000 (+1s) drained 0 reconnected -
 NY_Appliance1> enable
 """
 
@@ -70,6 +61,9 @@ FILES = {
     "scenarios/blue_02.yaml": b"scenario: blue_02\n",
     "notes.txt": b"NY_Appliance1> enable\n",
 }
+
+ENABLE, CONFIGURE, END = "exec: enable", "privileged: configure", "below-privileged: end"
+MESSAGE_VPN, HOSTNAME, ADVANCE = "configure: message-vpn <vpn-name>", "show: hostname", "lab: advance <duration>"
 
 
 def test_the_job_and_replay_agree_on_the_transcript_suffix() -> None:
@@ -107,8 +101,7 @@ def corpus(tmp_path_factory) -> Path:
 def _run(spark, inputs, out, **kw):
     from spark_jobs.job import RunOptions, run
 
-    opts = RunOptions(inputs=[str(i) for i in inputs], out=str(out), replay_spec=REPLAY,
-                      grammar_nodes=FAKE_LAB_NODES, progress=False, **kw)
+    opts = RunOptions(inputs=[str(i) for i in inputs], out=str(out), progress=False, **kw)
     return run(opts, spark=spark)
 
 
@@ -127,18 +120,17 @@ def test_command_rows(spark, corpus, result):
     _, out = result
     rows = _rows(spark, out / "commands.parquet")
     assert [(r["transcript"].removeprefix(str(corpus) + "/"), r["line"]) for r in rows] == [
-        ("divergent.cli.txt", 1), ("divergent.cli.txt", 3), ("divergent.cli.txt", 5), ("divergent.cli.txt", 7),
-        ("good.cli.txt", 2), ("good.cli.txt", 3), ("good.cli.txt", 4), ("good.cli.txt", 5),
-        ("good.cli.txt", 10), ("good.cli.txt", 11),
-        ("nested/deeper/lab.cli.txt", 1), ("nested/deeper/lab.cli.txt", 5),
+        ("divergent.cli.txt", 1), ("divergent.cli.txt", 3), ("divergent.cli.txt", 5),
+        ("good.cli.txt", 2), ("good.cli.txt", 3), ("good.cli.txt", 4), ("good.cli.txt", 5), ("good.cli.txt", 6),
+        ("nested/deeper/lab.cli.txt", 1), ("nested/deeper/lab.cli.txt", 3),
     ], "sorted by (transcript, line); hidden and _ files skipped; subdirectories read"
     div = {r["line"]: r for r in rows if r["transcript"].endswith("divergent.cli.txt")}
-    assert (div[1]["verdict"], div[1]["node"], div[1]["router"], div[1]["prompt"]) == ("pass", "lab.advance", "lab", "lab>")
-    assert (div[3]["verdict"], div[3]["signature"], div[3]["actual"]) == ("fail", "output:line 1:number", "Uptime: 5s")
-    assert div[3]["expected"] == "Uptime: 6s" and div[3]["node"] == "show.clock"
-    assert (div[5]["verdict"], div[5]["node"], div[5]["signature"]) == ("fail", "", "error:invalid-input")
+    assert (div[1]["verdict"], div[1]["node"], div[1]["router"], div[1]["prompt"]) == ("pass", ADVANCE, "lab", "lab>")
+    assert (div[3]["verdict"], div[3]["signature"], div[3]["actual"]) == (
+        "fail", "output:line 1:number", "Hostname: NJ_Appliance1")
+    assert div[3]["expected"] == "Hostname: NJ_Appliance2" and div[3]["node"] == HOSTNAME
+    assert (div[5]["verdict"], div[5]["node"], div[5]["signature"]) == ("fail", "", "error:invalid")
     assert div[5]["command"] == "frobnicate now"
-    assert (div[7]["verdict"], div[7]["signature"]) == ("error", "exception:RuntimeError")
     assert set(rows[0]) == {"transcript", "line", "router", "prompt", "command", "node", "verdict", "expected",
                             "actual", "signature"}
     timings = _rows(spark, out / "timings.parquet")
@@ -146,22 +138,61 @@ def test_command_rows(spark, corpus, result):
     assert [(t["transcript"], t["line"]) for t in timings] == [(r["transcript"], r["line"]) for r in rows]
 
 
+def test_spark_rows_equal_the_in_process_replay(spark, corpus, result):
+    """Every command row is what `replay_file` gives for that file in this process."""
+    from solace_shell.transcript.replay import replay_file
+
+    _, out = result
+    rows = _rows(spark, out / "commands.parquet")
+    expected = []
+    for rel in ("divergent.cli.txt", "good.cli.txt", "nested/deeper/lab.cli.txt"):
+        for c in replay_file(corpus / rel).commands:
+            expected.append({"transcript": str(corpus / rel), "line": c.line, "router": c.router, "prompt": c.prompt,
+                             "command": c.command, "node": c.node, "verdict": c.verdict, "expected": c.expected,
+                             "actual": c.actual, "signature": c.signature})
+    assert rows == expected
+
+
+def test_a_command_that_raises_is_an_error_verdict_and_the_partition_goes_on(monkeypatch):
+    """The executor loop (in-process: a Spark worker cannot be patched) with a lab command that raises."""
+    from solace_shell.lab import Lab
+    from spark_jobs.job import RECORD_COLUMNS, replay_partition
+
+    real_execute = Lab.execute
+
+    def execute(self, target, line):
+        if line == "show hostname":
+            raise RuntimeError("the engine exploded")
+        return real_execute(self, target, line)
+
+    monkeypatch.setattr(Lab, "execute", execute)
+    records = [dict(zip(RECORD_COLUMNS, r, strict=True)) for r in replay_partition(
+        [("good", (None, FILES["good.cli.txt"])), ("lab", (None, FILES["nested/deeper/lab.cli.txt"]))])]
+    commands = [r for r in records if r["kind"] == "c"]
+    assert [(r["line"], r["verdict"]) for r in commands] == [
+        (2, "pass"), (3, "pass"), (4, "pass"), (5, "pass"), (6, "error"), (1, "pass"), (3, "pass")]
+    error = commands[4]
+    assert (error["signature"], error["actual"]) == ("exception:RuntimeError", "RuntimeError: the engine exploded")
+    transcripts = [r for r in records if r["kind"] == "x"]
+    assert [(r["transcript"], r["status"], r["commands"], r["pass"], r["fail"], r["error"]) for r in transcripts] == [
+        ("good", "fail", 5, 4, 0, 1), ("lab", "pass", 2, 2, 0, 0)]
+
+
 def test_summary_numbers(result, corpus):
     res, out = result
     summary = json.loads((out / "summary.json").read_text())
     assert summary == res.summary
     assert summary["totals"] == {"transcripts": 5, "passed_transcripts": 2, "failed_transcripts": 1,
-                                 "quarantined": 2, "commands": 12, "pass": 9, "fail": 2, "error": 1}
-    assert summary["pass_rate"] == {"commands": 0.75, "transcripts": 0.4}
+                                 "quarantined": 2, "commands": 10, "pass": 8, "fail": 2, "error": 0}
+    assert summary["pass_rate"] == {"commands": 0.8, "transcripts": 0.4}
     assert summary["gate"] == {"min_pass": 0.0, "of": "transcripts", "rate": 0.4, "ok": True}
     by_node = {n["node"]: n for n in summary["by_node"]}
-    assert by_node["show.clock"] == {"node": "show.clock", "commands": 2, "pass": 1, "fail": 1, "error": 0,
-                                     "pass_rate": 0.5}
-    assert by_node["<unparsed>"]["commands"] == 2 and by_node["<unparsed>"]["error"] == 1
+    assert by_node[HOSTNAME] == {"node": HOSTNAME, "commands": 2, "pass": 1, "fail": 1, "error": 0,
+                                 "pass_rate": 0.5}
+    assert by_node["<unparsed>"]["commands"] == 1 and by_node["<unparsed>"]["fail"] == 1
     sigs = [(s["signature"], s["count"], s["nodes"]) for s in summary["by_signature"]]
-    assert sigs == [("error:invalid-input", 1, ["<unparsed>"]), ("exception:RuntimeError", 1, ["<unparsed>"]),
-                    ("output:line 1:number", 1, ["show.clock"])]
-    assert summary["by_signature"][2]["example"] == {"transcript": f"{corpus}/divergent.cli.txt", "line": 3}
+    assert sigs == [("error:invalid", 1, ["<unparsed>"]), ("output:line 1:number", 1, [HOSTNAME])]
+    assert summary["by_signature"][1]["example"] == {"transcript": f"{corpus}/divergent.cli.txt", "line": 3}
 
 
 def test_quarantine(spark, result, corpus):
@@ -179,12 +210,12 @@ def test_quarantine(spark, result, corpus):
 def test_coverage_and_unknown_commands(result, corpus):
     res, _ = result
     cov = res.summary["coverage"]
-    assert cov["available"] and cov["grammar_nodes"] == len(FAKE_LAB_NODES)
-    assert cov["exercised_nodes"] == ["configure", "configure.message_vpn", "enable", "end", "lab.advance",
-                                      "lab.status", "show.clock", "show.state"]
-    assert cov["untouched_nodes"] == ["configure.message_vpn.replication", "configure.state_set", "echo", "exit",
-                                      "lab.audit", "show.version"]
-    assert cov["exercised"] == 8 and cov["ratio"] == round(8 / 14, 6) and cov["not_in_grammar"] == []
+    nodes = load_grammar().nodes()
+    exercised = sorted([ADVANCE, CONFIGURE, ENABLE, END, HOSTNAME, MESSAGE_VPN])
+    assert cov["available"] and cov["grammar_nodes"] == len(nodes)
+    assert cov["exercised_nodes"] == exercised
+    assert cov["untouched_nodes"] == sorted(set(nodes) - set(exercised))
+    assert cov["exercised"] == 6 and cov["ratio"] == round(6 / len(nodes), 6) and cov["not_in_grammar"] == []
     assert res.summary["unknown_commands"] == [
         {"command": "frobnicate now", "count": 1, "transcripts": 1,
          "example": {"transcript": f"{corpus}/divergent.cli.txt", "line": 5}}]
@@ -193,7 +224,7 @@ def test_coverage_and_unknown_commands(result, corpus):
 def test_report_has_chart_and_sections(result):
     _, out = result
     html = (out / "report.html").read_text()
-    assert html.count("<svg") == 1 and "show.clock: 1 fail" in html
+    assert html.count("<svg") == 1 and "show: hostname: 1 fail" in html
     for section in ("By grammar node", "By divergence signature", "Grammar coverage",
                     "Commands the grammar does not know", "Quarantine"):
         assert section in html
@@ -206,7 +237,7 @@ def test_parquet_files_have_fixed_names(result):
         assert sorted(p.name for p in (out / f"{table}.parquet").iterdir() if not p.name.startswith(".")) == [
             "_SUCCESS", "part-00000.parquet"]
     run_info = json.loads((out / "run.json").read_text())
-    assert run_info["commands"] == 12 and run_info["partitions"] == 1
+    assert run_info["commands"] == 10 and run_info["partitions"] == 1
     assert sorted(run_info["phase_seconds"]) == ["aggregate", "replay", "write"]
     assert all(v >= 0 for v in run_info["phase_seconds"].values())
 
@@ -305,7 +336,7 @@ def test_cli_gate_exit_codes(spark, corpus, tmp_path):
 
     from spark_jobs.cli import main
 
-    args = ["run", str(corpus), "--replay", REPLAY, "--grammar-nodes", NODES, "--no-progress"]
+    args = ["run", str(corpus), "--no-progress"]
     ok = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "a"), "--min-pass", "0.4"])
     assert ok.exit_code == 0, ok.output
     assert "transcripts 5 (passed 2, failed 1, quarantined 2)" in ok.output
@@ -314,7 +345,7 @@ def test_cli_gate_exit_codes(spark, corpus, tmp_path):
     cmd = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "c"), "--min-pass", "0.75", "--gate", "commands"])
     assert cmd.exit_code == 0, cmd.output
     missing = CliRunner().invoke(main, ["run", str(tmp_path / "nope"), "--out", str(tmp_path / "d"),
-                                        "--replay", REPLAY, "--no-progress"])
+                                        "--no-progress"])
     assert missing.exit_code == 2 and "no such input" in missing.output
     assert spark.sparkContext._jsc is not None, "the CLI must not stop a session it did not create"
 
@@ -341,8 +372,7 @@ def test_cli_without_the_spark_extra_says_what_to_install(corpus, tmp_path, monk
     from spark_jobs.cli import main
 
     monkeypatch.setitem(sys.modules, "pyarrow", None)  # `import pyarrow` now raises ImportError
-    res = CliRunner().invoke(main, ["run", str(corpus), "--out", str(tmp_path / "o"), "--replay", REPLAY,
-                                    "--no-progress"])
+    res = CliRunner().invoke(main, ["run", str(corpus), "--out", str(tmp_path / "o"), "--no-progress"])
     assert res.exit_code == 2
     assert res.output == "solace-conformance: the Spark job needs pyarrow: pip install 'solace-shell[spark]'\n"
     assert not (tmp_path / "o").exists()
@@ -356,7 +386,7 @@ def test_spark_submit_script_in_a_fresh_jvm_is_byte_identical(result, corpus, tm
     env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable}
     proc = subprocess.run(
         [sys.executable, str(script), "run", str(corpus), "--out", str(tmp_path / "sub"), "--master", "local[2]",
-         "--replay", REPLAY, "--grammar-nodes", NODES, "--min-pass", "0.9", "--conf", "spark.ui.enabled=false"],
+         "--min-pass", "0.9", "--conf", "spark.ui.enabled=false"],
         capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "gate transcripts >= 90.00%: FAILED" in proc.stdout

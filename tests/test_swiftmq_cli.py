@@ -187,7 +187,7 @@ def test_a_lab_file_keeps_the_ha_state_between_shells(tmp_path: Path) -> None:
 
 
 def test_the_repl_on_the_swiftmq_cli_records_swiftmq_prompts_and_says_bye_on_eof(lab: Lab) -> None:
-    from .test_repl_fakes import ListRecorder, drive
+    from .repl_driver import ListRecorder, drive
 
     pair(lab)
     recorder = ListRecorder()
@@ -201,7 +201,7 @@ def test_the_repl_on_the_swiftmq_cli_records_swiftmq_prompts_and_says_bye_on_eof
 
 
 def test_f2_after_resetting_to_the_swiftmq_lab_goes_to_its_cli() -> None:
-    from .test_repl_fakes import ListRecorder, drive
+    from .repl_driver import ListRecorder, drive
 
     lab = Lab.fresh()
     try:

@@ -4,7 +4,7 @@ exercised by at least one drill (a new show command needs a drill)."""
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -17,7 +17,8 @@ CORPUS = ROOT / "transcripts"
 FILES = sorted(CORPUS.rglob("*.cli.txt"))
 IDS = [str(p.relative_to(CORPUS)) for p in FILES]
 
-@lru_cache(maxsize=None)
+
+@cache
 def _replay(path: Path):
     return replay_file(path)
 

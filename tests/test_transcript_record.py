@@ -1,13 +1,16 @@
 """The recorder: format, redaction, and record -> replay round trips (property-based)."""
 
 import io
+from pathlib import Path
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from solace_shell.transcript.fake_lab import FakeLab
+from solace_shell.lab import Lab
 from solace_shell.transcript.record import Recorder, redact
 from solace_shell.transcript.replay import replay_file, replay_text
+
+from .lab_patches import echo_and_boom
 
 
 def test_redact_password_tokens():
@@ -52,7 +55,8 @@ def test_recorder_writes_header_inputs_and_escaped_output():
 def test_recorder_masks_secrets_echoed_in_output():
     buf = io.StringIO()
     rec = Recorder(buf)
-    rec.record("NY_Appliance1#", "user x password s3cret", "Invalid command input\n ->  user x password s3cret\nxs3cret")
+    rec.record("NY_Appliance1#", "user x password s3cret",
+               "Invalid command input\n ->  user x password s3cret\nxs3cret")
     rec.record("NY_Appliance1#", "show s3cret", "s3cret")
     assert buf.getvalue().splitlines() == [
         "NY_Appliance1# user x password ********",
@@ -67,16 +71,17 @@ def test_recorder_masks_secrets_echoed_in_output():
 def test_recorder_open_writes_relative_scenario(tmp_path):
     (tmp_path / "scenarios").mkdir()
     scen = tmp_path / "scenarios" / "two_site.yaml"
-    scen.write_text("x: 1\n")
+    scen.write_bytes((Path(__file__).resolve().parents[1] / "state_store" / "scenarios" / "default.yaml").read_bytes())
     (tmp_path / "drills").mkdir()
     path = tmp_path / "drills" / "d.cli.txt"
-    lab = FakeLab(scen, {"user": "admin"})
+    lab = Lab.fresh(scen, {"user": "admin"})
     with Recorder.open(path, scenario=scen, settings={"user": "admin"}) as rec:
         for cmd in ("enable", "show version"):
             prompt = lab.prompt("NY_Appliance1")
             rec.record(prompt, cmd, lab.execute("NY_Appliance1", cmd).text)
+    lab.close()
     assert path.read_text().startswith("#: scenario: ../scenarios/two_site.yaml\n#: user: admin\n")
-    assert replay_file(path, lab_factory=FakeLab).passed
+    assert replay_file(path).passed
 
 
 ROUTER = st.sampled_from(["NY_Appliance1", "NJ_Appliance1"])
@@ -85,8 +90,8 @@ ECHO_PIECES = st.sampled_from(list("aZ09 .[]()#|:>!-_\\^*+?${}é\t")
 ECHO_TEXT = st.lists(ECHO_PIECES, max_size=25).map("".join)
 ROUTER_COMMANDS = st.one_of(
     st.sampled_from(["enable", "configure", "message-vpn Trading_VPN", "replication", "exit", "end",
-                     "show clock", "show version", "state set active", "show state Trading_VPN", "", "nonsense",
-                     "create user x password s3cret"]),
+                     "show hostname", "show version", "show message-vpn Trading_VPN", "show message-vpn *", "",
+                     "nonsense", "create user x password s3cret", "queue q1", "show queue q1"]),
     ECHO_TEXT.map(lambda t: ("echo " + t).rstrip()),  # the format drops a command's trailing blanks
 )
 LAB_COMMANDS = st.sampled_from(["advance 1s", "advance 30s", "status", "bogus"])
@@ -102,15 +107,19 @@ def test_any_recorded_session_replays_as_pass(actions, strict, layout):
     for _, command in actions:   # `echo` could print a secret in another form than it was typed
         assume(redact(command) == command or not command.startswith("echo"))
     settings_ = {"layout": layout} if layout else {}
-    lab = FakeLab(None, settings_)
     buf = io.StringIO()
     rec = Recorder(buf, settings=settings_, strict_blank_lines=strict)
-    for host, command in actions:
-        prompt = lab.prompt(host)
-        rec.command(prompt, command)
-        rec.output(lab.execute(host, command).text)
-    text = buf.getvalue()
-    result = replay_text(text, "recorded.cli.txt", lab_factory=FakeLab)
+    with echo_and_boom():
+        lab = Lab.fresh(None, settings_)
+        try:
+            for host, command in actions:
+                prompt = lab.prompt(host)
+                rec.command(prompt, command)
+                rec.output(lab.execute(host, command).text)
+        finally:
+            lab.close()
+        text = buf.getvalue()
+        result = replay_text(text, "recorded.cli.txt")
     assert result.error is None, result.error
     assert [c.verdict for c in result.commands] == ["pass"] * len(actions), text
 

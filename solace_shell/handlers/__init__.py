@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from state_store.engine import Engine
@@ -21,10 +22,10 @@ Args = dict[str, Any]
 
 @dataclass
 class HandlerContext:
-    engine: "Engine"
+    engine: Engine
     router: str | None            # hostname of the session's router (None at the lab console)
     user: str
-    session: "Session"
+    session: Session
     context: dict[str, str] = field(default_factory=dict)   # what the levels carry: vpn, queue, topic
 
     @property

@@ -6,6 +6,7 @@ from state_store.errors import EngineError
 
 from ..results import EndToPrivileged, ExitLevel, HomeToExec, SetPaging
 from . import Args, HandlerContext, handler
+from .show_common import router_of
 
 
 @handler("nav.enter")
@@ -16,7 +17,7 @@ def enter(ctx: HandlerContext, args: Args) -> None:
 @handler("nav.enter_vpn")
 def enter_vpn(ctx: HandlerContext, args: Args) -> None:
     """Entering a Message VPN's level refuses a VPN the router does not have."""
-    if args["vpn-name"] not in ctx.engine.vpn_names(ctx.router):
+    if args["vpn-name"] not in ctx.engine.vpn_names(router_of(ctx)):
         raise EngineError("vpn_not_found", vpn=args["vpn-name"])
 
 

@@ -34,7 +34,7 @@ class BridgeDetails:
 
 
 @handler("show.client")
-def show_client(ctx: HandlerContext, args: Args) -> object:
+def show_client(ctx: HandlerContext, args: Args) -> ClientDetails | ClientTable:
     """Clients connected to this router (a disconnected client is listed on no router)."""
     router = router_of(ctx)
     vpn = args.get("vpn-pattern")
@@ -45,6 +45,6 @@ def show_client(ctx: HandlerContext, args: Args) -> object:
 
 
 @handler("show.bridge")
-def show_bridge(ctx: HandlerContext, args: Args) -> object:
+def show_bridge(ctx: HandlerContext, args: Args) -> BridgeDetails | BridgeTable:
     rows = tuple(ctx.engine.bridges(router_of(ctx), args["bridge-pattern"], args.get("vpn-pattern")))
     return BridgeDetails(rows) if args.get("detail") else BridgeTable(rows)

@@ -69,7 +69,8 @@ def show_message_vpn(ctx: HandlerContext, args: Args) -> VpnSummary:
 
 
 @handler("show.message_vpn_replication")
-def show_message_vpn_replication(ctx: HandlerContext, args: Args) -> object:
+def show_message_vpn_replication(
+        ctx: HandlerContext, args: Args) -> VpnReplicationDetails | VpnReplicationStats | VpnReplicationTable:
     router = router_of(ctx)
     engine = ctx.engine
     rows = engine.vpn_replication(router, args["vpn-pattern"])

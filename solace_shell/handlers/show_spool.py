@@ -57,7 +57,7 @@ def _rgmid(text: str | None) -> int | None:
 
 
 @handler("show.queue")
-def show_queue(ctx: HandlerContext, args: Args) -> object:
+def show_queue(ctx: HandlerContext, args: Args) -> QueueMessages | QueueDetails | QueueTable:
     """An exact queue name in an exact Message VPN shows the detail view (seed 000 step 3);
     wildcards (or no `message-vpn`) show the summary table unless `detail` is given."""
     router = router_of(ctx)

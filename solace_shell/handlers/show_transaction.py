@@ -22,7 +22,7 @@ class TransactionDetails:
 
 
 @handler("show.transaction")
-def show_transaction(ctx: HandlerContext, args: Args) -> object:
+def show_transaction(ctx: HandlerContext, args: Args) -> TransactionDetails | TransactionTable:
     router = router_of(ctx)
     vpn = args.get("vpn-pattern")
     check_vpn_pattern(ctx, vpn)

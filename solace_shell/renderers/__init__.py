@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 Renderer = Callable[[Any], str]
 RENDERERS: dict[type, Renderer] = {}

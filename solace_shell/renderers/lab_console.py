@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from itertools import groupby
+from typing import Any
 
 from state_store.views import AuditEntry, SplitBrain, XaIssue, XaResolution
 
@@ -50,7 +51,7 @@ def rgmid_ranges(ids: tuple[int, ...] | list[int], more: bool = False) -> str:
 
 def table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [header, *rows]]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in [header, *rows]]
 
 
 # ---------------------------------------------------------------- time and traffic
@@ -163,7 +164,7 @@ def xa_issue_line(i: XaIssue, with_vpn: bool) -> str:
 
 
 # ---------------------------------------------------------------- audit
-def _problem_key(e: AuditEntry) -> tuple:
+def _problem_key(e: AuditEntry) -> tuple[Any, ...]:
     return (e.vpn, e.outcome, e.deliveries, e.clients, e.routers, e.where, e.note)
 
 

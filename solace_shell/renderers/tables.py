@@ -10,7 +10,7 @@ Lines never end in blanks (the broker pads values, never empty tails).
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 VALUE_COLUMN = 36          # 1-based column where `field()` values start
 QUEUE_LABEL_WIDTH = 37     # `colon_field()` label width before ": "

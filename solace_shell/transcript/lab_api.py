@@ -1,7 +1,7 @@
 """The slice of the Lab API replay uses, as Protocols, plus the default lab factory.
 
-Replay depends on exactly these five members so the real `solace_shell.lab.Lab` and test doubles
-(`fake_lab.FakeLab`) are interchangeable, and so replay never reaches into sessions or the store.
+Replay depends on exactly these members of `solace_shell.lab.Lab`, so it never reaches into
+sessions or the store (and a test can wrap the real lab to watch what replay builds and closes).
 """
 
 from __future__ import annotations
@@ -12,10 +12,14 @@ from typing import Protocol
 
 
 class OutcomeLike(Protocol):
-    text: str                 # output after the command line, no trailing newline
-    ok: bool
-    node: str                 # grammar node id ("" when the line did not parse)
-    error_kind: str | None
+    @property
+    def text(self) -> str: ...              # output after the command line, no trailing newline
+    @property
+    def ok(self) -> bool: ...
+    @property
+    def node(self) -> str: ...              # grammar node id ("" when the line did not parse)
+    @property
+    def error_kind(self) -> str | None: ...
 
 
 class LabLike(Protocol):
@@ -29,8 +33,8 @@ LabFactory = Callable[[Path | None, dict[str, str]], LabLike]
 
 
 def default_lab_factory(scenario: Path | None, settings: dict[str, str]) -> LabLike:
-    """A fresh in-memory `solace_shell.lab.Lab` (imported late: the transcript layer must load
-    without it, e.g. in tests that use the fake lab)."""
-    from solace_shell.lab import Lab  # type: ignore[import-not-found]
+    """A fresh in-memory `solace_shell.lab.Lab` (imported late: parsing and matching transcripts
+    needs neither the grammar nor the state store)."""
+    from solace_shell.lab import Lab  # noqa: PLC0415
 
     return Lab.fresh(scenario=scenario, settings=settings)

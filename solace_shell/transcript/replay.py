@@ -21,9 +21,9 @@ from solace_shell.transcript.format import (
     parse_header,
     parse_transcript,
 )
-from solace_shell.transcript.lab_api import LabFactory, default_lab_factory
+from solace_shell.transcript.lab_api import LabFactory, LabLike, default_lab_factory
 from solace_shell.transcript.match import LineMatcher, compile_line, match_entries, normalise, output_lines
-from solace_shell.transcript.results import CommandResult, TranscriptResult
+from solace_shell.transcript.results import CommandResult, TranscriptResult, Verdict
 from solace_shell.transcript.signature import (
     PROMPT_MISMATCH,
     error_signature,
@@ -102,19 +102,22 @@ def run_text(text: str, name: str, *, lab_factory: LabFactory | None = None,
         lab.close()
 
 
-def _run_step(lab, transcript: Transcript, step: Step) -> StepRun:
+def _run_step(lab: LabLike, transcript: Transcript, step: Step) -> StepRun:
     strict = transcript.header.strict_blank_lines
     matchers = tuple(compile_line(e) for e in step.expected)
-    common = dict(transcript=transcript.name, line=step.line, router=step.host, prompt=step.prompt,
-                  command=step.command, expected="\n".join(step.expected))
+
+    def result_of(node: str, verdict: Verdict, actual: str, signature: str, duration_ms: float) -> CommandResult:
+        return CommandResult(transcript=transcript.name, line=step.line, router=step.host, prompt=step.prompt,
+                             command=step.command, expected="\n".join(step.expected), node=node, verdict=verdict,
+                             actual=actual, signature=signature, duration_ms=duration_ms)
+
     started = time.perf_counter()
     try:
         actual_prompt = lab.prompt(step.host)
         outcome = lab.execute(step.host, step.command)
     except Exception as exc:  # noqa: BLE001 - the command could not be run: verdict error
         elapsed = (time.perf_counter() - started) * 1000.0
-        result = CommandResult(**common, node="", verdict="error", actual=f"{type(exc).__name__}: {exc}",
-                               signature=exception_signature(exc), duration_ms=elapsed)
+        result = result_of("", "error", f"{type(exc).__name__}: {exc}", exception_signature(exc), elapsed)
         return StepRun(step, result, "", matchers, (), False, False)
     elapsed = (time.perf_counter() - started) * 1000.0
 
@@ -129,8 +132,8 @@ def _run_step(lab, transcript: Transcript, step: Step) -> StepRun:
         signature = error_signature(outcome.error_kind)
     else:
         signature = output_signature(matchers, actual)
-    result = CommandResult(**common, node=outcome.node or "", verdict="pass" if prompt_ok and output_ok else "fail",
-                           actual=outcome.text, signature=signature, duration_ms=elapsed)
+    result = result_of(outcome.node or "", "pass" if prompt_ok and output_ok else "fail", outcome.text, signature,
+                       elapsed)
     return StepRun(step, result, actual_prompt, matchers, actual, prompt_ok, output_ok)
 
 

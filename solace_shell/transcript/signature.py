@@ -7,7 +7,7 @@ differences, the position in the expected block and a coarse class of the differ
 Forms:
 - `prompt-mismatch`                 the session's prompt differs from the one written
 - `exception:<Type>`                the lab raised while running the command (verdict error)
-- `error:<kind>`                    the command failed (e.g. `error:invalid-input`) but output was expected
+- `error:<kind>`                    the command failed (e.g. `error:invalid`) but output was expected
 - `output:line N:<class>`           first differing expected line N (1-based, within the block);
                                     class is `number` (only digits differ), `value` (same label, other
                                     value), `blank` (a blank line on one side), `text`, `missing`

@@ -299,7 +299,8 @@ def stats(core: HaCore, client: str) -> JmsStats:
     return JmsStats(
         client=client, router=c.group, instance=c.node, sent=len(sent),
         received=sum(1 for d in mine if not d.discarded),
-        duplicates_discarded=sum(1 for d in mine if d.discarded) + sum(1 for r in led.discarded_resends if r[0] == client),
+        duplicates_discarded=(sum(1 for d in mine if d.discarded)
+                              + sum(1 for r in led.discarded_resends if r[0] == client)),
         duplicates_delivered=sum(1 for d in mine if d.duplicate and not d.discarded),
         lost=lost, reconnects=c.reconnects,
     )

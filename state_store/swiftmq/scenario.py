@@ -28,10 +28,10 @@ from typing import Any
 
 from ..core import Client, Group, HaCore, Link, Node
 from ..core.model import node_key
+from ..scenario_spec import OPT, REQ, Bool, DictOf, Enum, Int, ListOf, Str, line_of, spec_map
 from . import lab as swift_lab
 from .params import PARAM_LIMITS, SYSTEM, HaParams, QueueParams
 from .policy import SAVED_STATES
-from ..scenario_spec import OPT, REQ, Bool, DictOf, Enum, Int, ListOf, Str, line_of, spec_map
 
 _NAME = Str(64)
 _MS = Int(1, 24 * 3600 * 1000)

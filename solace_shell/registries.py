@@ -1,0 +1,91 @@
+"""Start-up check that the shell's registries fit together, every problem reported at once.
+
+The grammar names handlers and completion sources, handlers return result types, the engine raises
+error codes; each of these is a registry of its own, and a gap between two of them would only show
+when a user hit it (a traceback for a result nobody renders, a generic message for an error code
+with no text). `shell_grammar()` loads the grammar against the handler and completion-source
+registries and adds the problems found here, so a broken tree fails before the first prompt with
+the whole list.
+"""
+
+from __future__ import annotations
+
+import string
+import types
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from state_store.errors import ERROR_CODES
+
+from .messages import ENGINE_ERRORS
+from .results import SESSION_RESULTS
+
+
+class RegistryError(Exception):
+    """Every problem found between the grammar, handlers, renderers and the message table."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+def template_fields(template: str) -> set[str]:
+    """The `{names}` a message template uses."""
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def message_problems(codes: Mapping[str, tuple[str, ...]] = ERROR_CODES,
+                     texts: Mapping[str, str] = ENGINE_ERRORS) -> list[str]:
+    """Every engine error code has a text naming only the code's parameters; every text has a code."""
+    problems = []
+    for code, params in sorted(codes.items()):
+        text = texts.get(code)
+        if text is None:
+            problems.append(f"engine error {code!r} has no text in solace_shell/messages.py ENGINE_ERRORS")
+            continue
+        unknown = template_fields(text) - set(params)
+        if unknown:
+            problems.append(f"the text of engine error {code!r} names {', '.join(sorted(unknown))}, which the "
+                            f"engine does not send (it sends: {', '.join(params) or 'nothing'})")
+    for code in sorted(set(texts) - set(codes)):
+        problems.append(f"ENGINE_ERRORS has a text for {code!r}, which is not an engine error code "
+                        f"(state_store/errors.py ERROR_CODES)")
+    return problems
+
+
+def result_types(fn: Callable[..., Any]) -> tuple[Any, ...] | None:
+    """The types a handler's return annotation allows (a union is split); None when unannotated."""
+    try:
+        hints = typing.get_type_hints(fn)
+    except Exception:  # an annotation that does not resolve is reported like a missing one
+        return None
+    if "return" not in hints:
+        return None
+    ret = hints["return"]
+    if isinstance(ret, types.UnionType) or typing.get_origin(ret) is typing.Union:
+        return typing.get_args(ret)
+    return (ret,)
+
+
+def renderer_problems(handlers: Mapping[str, Callable[..., Any]], renderers: Mapping[type, Any]) -> list[str]:
+    """Every type a handler may return is rendered by the session itself or has a renderer."""
+    problems = []
+    for handler_id, fn in sorted(handlers.items()):
+        allowed = result_types(fn)
+        if allowed is None:
+            problems.append(f"handler {handler_id} ({fn.__module__}.{fn.__name__}) has no usable return annotation")
+            continue
+        for kind in allowed:
+            if kind is type(None) or kind in SESSION_RESULTS or kind in renderers:
+                continue
+            name = getattr(kind, "__name__", repr(kind))
+            problems.append(f"handler {handler_id} returns {name}, which has no renderer in solace_shell/renderers")
+    return problems
+
+
+def registry_problems() -> list[str]:
+    """The checks that do not need the grammar (the grammar loader does the other two)."""
+    from . import handlers, renderers
+
+    return message_problems() + renderer_problems(handlers.load_all(), renderers.load_all())
