@@ -7,8 +7,12 @@ application (space = next page, Enter = next line, q = stop).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from prompt_toolkit.application import Application as _Application
 
 MORE_PROMPT = "--More--"
 
@@ -49,7 +53,7 @@ class Pager:
     stopped: bool = field(default=False, init=False)
 
     @classmethod
-    def of(cls, text: str, height: int) -> "Pager":
+    def of(cls, text: str, height: int) -> Pager:
         return cls(text.split("\n") if text else [], max(1, height))
 
     @property
@@ -88,45 +92,76 @@ def page_output(text: str, height: int, write: Callable[[str], None],
         chunk = pager.press(read_key())
 
 
-def more_prompt_reader(input=None, output=None) -> Callable[[], str]:  # noqa: A002 - prompt_toolkit names
-    """A `read_key` for `page_output` that shows `--More--` and waits for one key."""
+async def page_output_async(text: str, height: int, write: Callable[[str], None],
+                            read_key: Callable[[], Awaitable[str]]) -> None:
+    """`page_output` for an asyncio shell (the SSH server): the same pages, the key awaited."""
+    pager = Pager.of(text, height)
+    chunk = pager.first()
+    while True:
+        if chunk:
+            write("\n".join(chunk))
+        if pager.done:
+            return
+        chunk = pager.press(await read_key())
+
+
+def _more_app(input: Any = None, output: Any = None) -> _Application[str]:
+    """The one-line `--More--` application; its result is NEXT_PAGE, NEXT_LINE or QUIT."""
     from prompt_toolkit.application import Application
-    from prompt_toolkit.key_binding import KeyBindings
+    from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
     from prompt_toolkit.keys import Keys
     from prompt_toolkit.layout import Layout
     from prompt_toolkit.layout.containers import Window
     from prompt_toolkit.layout.controls import FormattedTextControl
 
+    kb = KeyBindings()
+
+    @kb.add(" ")
+    def _page(event: KeyPressEvent) -> None:
+        event.app.exit(result=NEXT_PAGE)
+
+    @kb.add("enter")
+    @kb.add("c-j")
+    def _line(event: KeyPressEvent) -> None:
+        event.app.exit(result=NEXT_LINE)
+
+    @kb.add("q")
+    @kb.add("Q")
+    @kb.add("c-c")
+    @kb.add("c-d")
+    @kb.add("escape", eager=True)
+    def _quit(event: KeyPressEvent) -> None:
+        event.app.exit(result=QUIT)
+
+    @kb.add(Keys.Any)
+    def _ignore(event: KeyPressEvent) -> None:
+        pass
+
+    app: Application[str] = Application(
+        layout=Layout(Window(FormattedTextControl(MORE_PROMPT), height=1, dont_extend_height=True)),
+        key_bindings=kb, input=input, output=output, full_screen=False, erase_when_done=True,
+    )
+    return app
+
+
+def more_prompt_reader(input: Any = None, output: Any = None) -> Callable[[], str]:
+    """A `read_key` for `page_output` that shows `--More--` and waits for one key."""
+
     def read_key() -> str:
-        kb = KeyBindings()
-
-        @kb.add(" ")
-        def _page(event) -> None:  # type: ignore[no-untyped-def]
-            event.app.exit(result=NEXT_PAGE)
-
-        @kb.add("enter")
-        @kb.add("c-j")
-        def _line(event) -> None:  # type: ignore[no-untyped-def]
-            event.app.exit(result=NEXT_LINE)
-
-        @kb.add("q")
-        @kb.add("Q")
-        @kb.add("c-c")
-        @kb.add("c-d")
-        @kb.add("escape", eager=True)
-        def _quit(event) -> None:  # type: ignore[no-untyped-def]
-            event.app.exit(result=QUIT)
-
-        @kb.add(Keys.Any)
-        def _ignore(event) -> None:  # type: ignore[no-untyped-def]
-            pass
-
-        app: Application[str] = Application(
-            layout=Layout(Window(FormattedTextControl(MORE_PROMPT), height=1, dont_extend_height=True)),
-            key_bindings=kb, input=input, output=output, full_screen=False, erase_when_done=True,
-        )
         try:
-            return app.run()
+            return _more_app(input, output).run()
+        except (EOFError, KeyboardInterrupt):
+            return QUIT
+
+    return read_key
+
+
+def more_prompt_reader_async(input: Any = None, output: Any = None) -> Callable[[], Awaitable[str]]:
+    """The `read_key` of `page_output_async`: the same `--More--` prompt, awaited."""
+
+    async def read_key() -> str:
+        try:
+            return await _more_app(input, output).run_async()
         except (EOFError, KeyboardInterrupt):
             return QUIT
 

@@ -8,6 +8,7 @@ never coloured; colour appears only in the toolbar and the completion menu.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 from pathlib import Path
@@ -24,7 +25,14 @@ from prompt_toolkit.formatted_text import FormattedText
 from .completer import ShellCompleter, help_fragments, help_text
 from .keybindings import repl_key_bindings
 from .live_names import LiveNames
-from .paging import more_prompt_reader, needs_paging, page_height, page_output
+from .paging import (
+    more_prompt_reader,
+    more_prompt_reader_async,
+    needs_paging,
+    page_height,
+    page_output,
+    page_output_async,
+)
 from .style import repl_style
 from .toolbar import LAB_TARGET, read_clock, toolbar_fragments
 
@@ -51,7 +59,7 @@ class Repl:
     def __init__(self, lab: Any, start_target: str, *, history_path: Path | None = None, recorder: Any = None,
                  input: Any = None, output: Any = None,  # noqa: A002 - prompt_toolkit's names
                  editing_mode: EditingMode | str = EditingMode.EMACS, stdout: TextIO | None = None,
-                 paging: bool | None = None) -> None:
+                 paging: bool | None = None, colour: bool | None = None) -> None:
         self.lab = lab
         self.target = start_target
         self.recorder = recorder
@@ -70,7 +78,7 @@ class Repl:
                 log.warning("cannot use history file %s", history_path)
         self.style = repl_style()
         # Colour (toolbar aside) only when writing to a real terminal.
-        self.colour = stdout is None and sys.stdout.isatty()
+        self.colour = (stdout is None and sys.stdout.isatty()) if colour is None else colour
         self.prompt_session: PromptSession[str] = PromptSession(
             message=lambda: self.prompt + " ",
             completer=ShellCompleter(lab.parser, self.session, self.live, lambda: self.last_router),
@@ -88,6 +96,7 @@ class Repl:
         # The More pager only when writing to a real terminal (a test or a pipe gets everything).
         self.paging_enabled = (stdout is None and sys.stdout.isatty()) if paging is None else paging
         self._read_key = more_prompt_reader(self.prompt_session.input, self.prompt_session.output)
+        self._read_key_async = more_prompt_reader_async(self.prompt_session.input, self.prompt_session.output)
 
     # -- targets --------------------------------------------------------------------------------
     def session(self) -> Any:
@@ -136,13 +145,22 @@ class Repl:
 
     def show(self, text: str, paging: bool) -> None:
         """Print command output, through the More pager when it is on and the output is long."""
-        if not text:
-            return
-        rows = self._rows()
-        if paging and self.paging_enabled and rows and needs_paging(text, rows):
-            page_output(text, page_height(rows), self.write, self._read_key)
-        else:
+        if self._pages(text, paging):
+            page_output(text, page_height(self._rows()), self.write, self._read_key)
+        elif text:
             self.write(text)
+
+    async def show_async(self, text: str, paging: bool) -> None:
+        """`show` in an asyncio shell (the SSH server): the More prompt is awaited."""
+        if self._pages(text, paging):
+            await page_output_async(text, page_height(self._rows()), self.write, self._read_key_async)
+        elif text:
+            self.write(text)
+
+    def _pages(self, text: str, paging: bool) -> bool:
+        """Page this output? Sized to the terminal now (an SSH client's window as it is resized)."""
+        rows = self._rows()
+        return bool(text) and paging and self.paging_enabled and rows > 0 and needs_paging(text, rows)
 
     def _rows(self) -> int:
         try:
@@ -154,25 +172,56 @@ class Repl:
         return toolbar_fragments(self.target, self.clock, self.last_router)
 
     # -- the loop -------------------------------------------------------------------------------
-    def run_line(self, line: str) -> bool:
-        """Run one line on the current target; False when the REPL should end."""
-        target = self.target
+    def _execute(self, target: str, line: str) -> tuple[str, Any] | None:
+        """Run `line` on `target`: (the prompt it ran at, its Outcome), or None after an internal error
+        (already reported). Touches only the lab, never the terminal, so the SSH server can run it
+        off its event loop."""
         try:
             prompt = self.prompt
             outcome = self.lab.execute(target, line)
         except Exception as exc:  # the lab guards its own commands; this is a last resort
             log.exception("internal error running %r", line)
             self.write(f"ERROR: Internal error while running the command ({type(exc).__name__}).")
-            return True
+            return None
         self.live.invalidate()
         self.clock = read_clock(self.lab)
+        return prompt, outcome
+
+    def _record(self, prompt: str, line: str, outcome: Any) -> None:
         if self.recorder is not None and line.strip():
             self.recorder.record(prompt, line, outcome.text)
-        self.show(outcome.text, bool(getattr(self.lab.target(target), "paging", False)))
+
+    def _after(self, outcome: Any) -> bool:
         switch_to = getattr(outcome, "switch_to", None)
         if switch_to:
             self.switch(switch_to)
         return not getattr(outcome, "ended", False)
+
+    def _paging_on(self, target: str) -> bool:
+        return bool(getattr(self.lab.target(target), "paging", False))
+
+    def run_line(self, line: str) -> bool:
+        """Run one line on the current target; False when the REPL should end."""
+        target = self.target
+        done = self._execute(target, line)
+        if done is None:
+            return True
+        prompt, outcome = done
+        self._record(prompt, line, outcome)
+        self.show(outcome.text, self._paging_on(target))
+        return self._after(outcome)
+
+    async def run_line_async(self, line: str) -> bool:
+        """`run_line` for an asyncio shell: the command runs in a worker thread, so the event loop
+        (other SSH sessions' keys and output) keeps going while it runs."""
+        target = self.target
+        done = await asyncio.to_thread(self._execute, target, line)
+        if done is None:
+            return True
+        prompt, outcome = done
+        self._record(prompt, line, outcome)
+        await self.show_async(outcome.text, self._paging_on(target))
+        return self._after(outcome)
 
     def run(self) -> int:
         while True:
@@ -183,6 +232,18 @@ class Repl:
             except EOFError:
                 return 0
             if not self.run_line(line):
+                return 0
+
+    async def run_async(self) -> int:
+        """`run` inside a running event loop (one SSH session among many): the same shell."""
+        while True:
+            try:
+                line = await self.prompt_session.prompt_async()
+            except KeyboardInterrupt:
+                continue
+            except EOFError:
+                return 0
+            if not await self.run_line_async(line):
                 return 0
 
 
