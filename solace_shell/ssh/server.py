@@ -37,6 +37,8 @@ DEFAULT_PORT = 2222
 # A dead client is dropped after about a minute and a half of silence on its TCP connection.
 KEEPALIVE_SECONDS = 30
 KEEPALIVE_MISSES = 3
+# How long a stop waits for sessions to finish (one may be running a long command).
+STOP_SECONDS = 30
 # Checked when a user is unknown, so that refusing one costs what refusing a wrong password does.
 _UNKNOWN_USER_HASH = hash_password("not a password of this lab")
 
@@ -61,6 +63,7 @@ class LabServer:
         self.listeners: list[Listener] = []
         self._acceptors: list[Any] = []
         self.connections: set[RouterConnection] = set()
+        self.sessions: set[LabSSHSession] = set()
 
     def routers(self) -> list[str]:
         with self.store.transaction() as engine:
@@ -101,6 +104,10 @@ class LabServer:
             connection.close()
         for acceptor in self._acceptors:
             await acceptor.wait_closed()
+        # Each session ends as its client's connection is lost (see LabSSHSession.connection_lost).
+        tasks = [s.interact_task for s in self.sessions if s.interact_task is not None]
+        if tasks:
+            await asyncio.wait(tasks, timeout=STOP_SECONDS)
         self._acceptors.clear()
         self.listeners.clear()
 
@@ -158,7 +165,9 @@ class RouterConnection(PromptToolkitSSHServer):
 
     # -- sessions --------------------------------------------------------------------------------
     def session_requested(self) -> LabSSHSession:
-        return LabSSHSession(self._interact)
+        session = LabSSHSession(self._interact)
+        self.server.sessions.add(session)
+        return session
 
     async def _interact(self, ssh: PromptToolkitSSHSession) -> None:
         assert isinstance(ssh, LabSSHSession)  # made by session_requested
@@ -168,6 +177,8 @@ class RouterConnection(PromptToolkitSSHServer):
         except Exception:  # one session's failure must not reach the others or the server
             log.exception("session of user=%s router=%s failed", self.user, self.router)
             ssh.channel.exit(1)
+        finally:
+            self.server.sessions.discard(ssh)
 
 
 async def serve_lab(store: SerializedStore, host_key: asyncssh.SSHKey, host: str, base_port: int,

@@ -49,6 +49,19 @@ class LabSSHSession(PromptToolkitSSHSession):
         super().connection_made(chan)
         self.channel = chan
 
+    def connection_lost(self, exc: Exception | None) -> None:
+        """The client went away (or the server is stopping): end the shell as Ctrl-D would, so the
+        session's task finishes instead of waiting for input that will never come."""
+        if self._input is not None:
+            self._input.close()
+
+    def eof_received(self) -> bool:
+        """The client sends no more input (paramiko's exec_command does so at once): the shell
+        ends as after Ctrl-D, while the channel stays open for the output still to come."""
+        if self._input is not None:
+            self._input.close()
+        return True
+
     def exec_requested(self, command: str) -> bool:
         self.command = command
         return True
