@@ -18,7 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import paramiko
+import asyncssh
+import paramiko  # type: ignore[import-untyped]
 
 from solace_shell.ssh.hostkey import host_key_path_for, load_or_create_host_key
 from solace_shell.ssh.server import LabServer, Listener
@@ -154,3 +155,50 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+class AsyncShell:
+    """An interactive asyncssh client shell (with a pty): many of them run in one event loop."""
+
+    def __init__(self, conn: asyncssh.SSHClientConnection, proc: asyncssh.SSHClientProcess[str]) -> None:
+        self.conn = conn
+        self.proc = proc
+        self.raw = ""
+        self.pos = 0
+
+    @classmethod
+    async def open(cls, port: int, user: str, password: str, width: int = 80, height: int = 24) -> AsyncShell:
+        conn = await asyncssh.connect("127.0.0.1", port, username=user, password=password, known_hosts=None,
+                                      client_keys=None, agent_path=None, login_timeout=TIMEOUT)
+        proc = await conn.create_process(term_type="xterm", term_size=(width, height))
+        shell = cls(conn, proc)
+        shell.pos = await shell._read_until(PROMPT_ON, 0)
+        return shell
+
+    async def _read_until(self, marker: str, start: int) -> int:
+        while (found := self.raw.find(marker, start)) < 0:
+            data = await asyncio.wait_for(self.proc.stdout.read(65536), TIMEOUT)
+            if not data:
+                raise EOFError(f"connection closed; got {strip_ansi(self.raw[start:])!r}")
+            self.raw += data
+        return found
+
+    async def until(self, text: str) -> None:
+        """Wait for `text` to be drawn (e.g. the `lab>` prompt after F2)."""
+        self.pos = await self._read_until(text, self.pos) + len(text)
+
+    async def command(self, line: str) -> str:
+        """Send `line` and Enter; the command's output (see the module docstring)."""
+        start = len(self.raw)
+        self.proc.stdin.write(line + "\r")
+        off = await self._read_until(PROMPT_OFF, start)
+        on = await self._read_until(PROMPT_ON, off)
+        self.pos = on
+        return strip_ansi(self.raw[off + len(PROMPT_OFF):on]).strip("\n")
+
+    def send(self, text: str) -> None:
+        self.proc.stdin.write(text)
+
+    async def close(self) -> None:
+        self.conn.close()
+        await self.conn.wait_closed()

@@ -7,9 +7,11 @@ key, and sessions that see each other's changes.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
 import os
+import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +24,7 @@ from solace_shell.script import run_commands
 from solace_shell.ssh.hostkey import host_key_path_for, load_or_create_host_key
 from state_store.store import LabStore
 
-from .ssh_clients import ServerThread, Shell, connect, run_exec, serving
+from .ssh_clients import AsyncShell, ServerThread, Shell, connect, run_exec, serving
 
 NY = "NY_Appliance1"
 NJ = "NJ_Appliance1"
@@ -206,3 +208,35 @@ def test_host_key_is_made_once_with_mode_0600(server: ServerThread, lab_path: Pa
         assert served.get_base64() == first.export_public_key().split()[1].decode()
     finally:
         client.close()
+
+
+F2 = "\x1bOQ"
+SESSIONS = 50
+ADVANCES = 3
+
+
+def test_fifty_sessions_at_once_are_serialized(server: ServerThread, lab_path: Path) -> None:
+    """50 interactive sessions (both routers), each moving the shared clock three times from the lab
+    console: every step sees the others' (150 distinct clock values, 1 s to 150 s), none is lost."""
+
+    async def trainee(index: int) -> list[str]:
+        router = (NY, NJ)[index % 2]
+        shell = await AsyncShell.open(server.port(router), "admin", "admin")
+        try:
+            shell.send(F2)
+            await shell.until("lab>")
+            return [await shell.command("advance 1s") for _ in range(ADVANCES)]
+        finally:
+            await shell.close()
+
+    async def everyone() -> list[list[str]]:
+        return await asyncio.gather(*(trainee(i) for i in range(SESSIONS)))
+
+    outputs = [line for lines in asyncio.run(everyone()) for line in lines]
+    clocks = sorted(re.fullmatch(r"clock (\S+) \(\+1s\) drained \d+ reconnected \S+", line).group(1)
+                    for line in outputs)
+    expected = sorted(f"{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}.000"
+                      for s in range(1, SESSIONS * ADVANCES + 1))
+    assert clocks == expected
+    with server.store.transaction() as engine:
+        assert engine.now_ms() == SESSIONS * ADVANCES * 1000
