@@ -91,8 +91,10 @@ def run_exec(port: int, user: str, password: str, command: str) -> tuple[int, st
 class Shell:
     """An interactive paramiko shell (with a pty) on one router."""
 
-    def __init__(self, client: paramiko.SSHClient, width: int = 80, height: int = 24) -> None:
+    def __init__(self, client: paramiko.SSHClient, width: int = 80, height: int = 24,
+                 answer_cpr: bool = False) -> None:
         self.client = client
+        self.answer_cpr = answer_cpr  # answer cursor position requests, as a terminal emulator does
         self.chan = client.invoke_shell(term="xterm", width=width, height=height)
         self.chan.settimeout(TIMEOUT)
         self.raw = ""
@@ -107,10 +109,16 @@ class Shell:
                 return found
             if time.monotonic() > deadline:
                 raise TimeoutError(f"no {marker!r} in {strip_ansi(self.raw[start:])!r}")
-            data = self.chan.recv(65536)
-            if not data:
-                raise EOFError(f"connection closed; got {strip_ansi(self.raw[start:])!r}")
-            self.raw += data.decode("utf-8", "replace")
+            self._recv(start)
+
+    def _recv(self, start: int) -> None:
+        data = self.chan.recv(65536)
+        if not data:
+            raise EOFError(f"connection closed; got {strip_ansi(self.raw[start:])!r}")
+        text = data.decode("utf-8", "replace")
+        self.raw += text
+        if self.answer_cpr:
+            self.chan.sendall(b"\x1b[1;1R" * text.count("\x1b[6n"))
 
     def login_text(self) -> str:
         """Everything up to the first prompt: the start banner and the prompt."""
@@ -137,10 +145,7 @@ class Shell:
         while text not in strip_ansi(self.raw[start:]):
             if time.monotonic() > deadline:
                 raise TimeoutError(f"no {text!r} in {strip_ansi(self.raw[start:])!r}")
-            data = self.chan.recv(65536)
-            if not data:
-                raise EOFError(f"connection closed; got {strip_ansi(self.raw[start:])!r}")
-            self.raw += data.decode("utf-8", "replace")
+            self._recv(start)
         self.pos = len(self.raw)
         return strip_ansi(self.raw[start:])
 

@@ -107,6 +107,29 @@ def test_question_mark_and_tab_are_the_local_shells(server: ServerThread) -> Non
         client.close()
 
 
+def test_a_terminal_that_reports_its_cursor_gets_the_toolbar(server: ServerThread) -> None:
+    client = connect(server.port(NY), "admin", "admin")
+    try:
+        shell = Shell(client, answer_cpr=True)
+        shell.login_text()
+        shell.until("F2 lab console / router")  # the local REPL's bottom toolbar
+        assert shell.command("show hostname") == "Hostname: NY_Appliance1"
+    finally:
+        client.close()
+
+
+def test_a_client_that_never_reports_it_gets_no_cursor_requests(server: ServerThread) -> None:
+    client = connect(server.port(NY), "admin", "admin")
+    try:
+        shell = Shell(client)
+        shell.login_text()
+        for _ in range(3):
+            assert shell.command("show hostname") == "Hostname: NY_Appliance1"
+        assert shell.raw.count("\x1b[6n") == 1  # the one probe at the start
+    finally:
+        client.close()
+
+
 def test_more_pager_follows_the_client_window(server: ServerThread) -> None:
     client = connect(server.port(NY), "admin", "admin")
     try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import re
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
@@ -36,28 +37,87 @@ class Login:
     peer: str
 
 
+CPR_REQUEST = "\x1b[6n"
+CPR_REPLY = re.compile(r"\x1b\[\d+;\d+R")
+# How long a new shell waits for the client's terminal to report its cursor position.
+CPR_PROBE_SECONDS = 0.5
+
+
 class LabSSHSession(PromptToolkitSSHSession):
-    """A prompt_toolkit SSH session that also accepts an exec request (`ssh host 'show hostname'`)."""
+    """A prompt_toolkit SSH session that also accepts an exec request (`ssh host 'show hostname'`)
+    and asks the client's terminal once whether it reports its cursor position.
+
+    Why the probe: prompt_toolkit draws the bottom toolbar and sizes the completion menu only when
+    the terminal answers cursor position requests (as a local terminal, OpenSSH in xterm or PuTTY
+    do); a client that never answers (paramiko scripts, netmiko, expect) would make every prompt
+    wait a second for the answer. So a shell starts with one request: an answer within
+    CPR_PROBE_SECONDS turns them on, silence leaves them off. Keys typed meanwhile are kept.
+    """
 
     def __init__(self, interact: Callable[[PromptToolkitSSHSession], Coroutine[Any, Any, None]]) -> None:
-        # No cursor position requests: many automation clients never answer them.
         super().__init__(interact, enable_cpr=False)
         self.command: str | None = None
         self.channel: Any = None
+        self._probe: asyncio.Future[None] | None = None
+        self._typed = ""  # input that arrived before the shell could read it
+        self._eof = False
+        self._lost = False
 
     def connection_made(self, chan: Any) -> None:
         super().connection_made(chan)
         self.channel = chan
 
+    def session_started(self) -> None:
+        if self.command is not None or not self.has_terminal:
+            super().session_started()
+            return
+        self._probe = asyncio.get_running_loop().create_future()
+        self.channel.write(CPR_REQUEST)
+        self.interact_task = asyncio.get_running_loop().create_task(self._probe_then_interact())
+
+    async def _probe_then_interact(self) -> None:
+        assert self._probe is not None
+        try:
+            await asyncio.wait_for(self._probe, CPR_PROBE_SECONDS)
+            self.enable_cpr = True
+        except TimeoutError:
+            self.enable_cpr = False
+        self._probe = None
+        if not self._lost:
+            await self._interact()
+
+    def data_received(self, data: str, datatype: object) -> None:
+        if self._probe is not None:
+            self._typed += data
+            reply = CPR_REPLY.search(self._typed)
+            if reply is not None:
+                self._typed = self._typed[:reply.start()] + self._typed[reply.end():]
+                if not self._probe.done():
+                    self._probe.set_result(None)
+            return
+        super().data_received(data, datatype)
+
+    def deliver_typeahead(self) -> None:
+        """Hand the shell what was typed (or an EOF sent) while the probe waited."""
+        if self._input is None:
+            return
+        if self._typed:
+            self._input.send_text(self._typed)
+            self._typed = ""
+        if self._eof:
+            self._input.close()
+
     def connection_lost(self, exc: Exception | None) -> None:
         """The client went away (or the server is stopping): end the shell as Ctrl-D would, so the
         session's task finishes instead of waiting for input that will never come."""
+        self._lost = True
         if self._input is not None:
             self._input.close()
 
     def eof_received(self) -> bool:
         """The client sends no more input (paramiko's exec_command does so at once): the shell
         ends as after Ctrl-D, while the channel stays open for the output still to come."""
+        self._eof = True
         if self._input is not None:
             self._input.close()
         return True
@@ -89,6 +149,7 @@ async def run_session(ssh: LabSSHSession, store: SerializedStore, login: Login) 
 
 async def run_shell(ssh: LabSSHSession, lab: Lab, login: Login) -> int:
     """The interactive shell: the start banner, then the local REPL's own loop on this channel."""
+    ssh.deliver_typeahead()
     banner = await asyncio.to_thread(_banner, store_of(lab))
     ssh.stdout.write("\n" + banner + "\n")
     app_session = ssh.app_session
