@@ -25,6 +25,7 @@ from prompt_toolkit.formatted_text import FormattedText
 from .completer import ShellCompleter, help_fragments, help_text
 from .keybindings import repl_key_bindings
 from .live_names import LiveNames
+from .results import Outcome
 from .paging import (
     more_prompt_reader,
     more_prompt_reader_async,
@@ -172,23 +173,23 @@ class Repl:
         return toolbar_fragments(self.target, self.clock, self.last_router)
 
     # -- the loop -------------------------------------------------------------------------------
-    def _execute(self, target: str, line: str) -> tuple[str, Any] | None:
-        """Run `line` on `target`: (the prompt it ran at, its Outcome), or None after an internal error
-        (already reported). Touches only the lab, never the terminal, so the SSH server can run it
-        off its event loop."""
+    def _execute(self, target: str, line: str) -> tuple[str | None, Any]:
+        """Run `line` on `target`: (the prompt it ran at, its Outcome); the prompt is None after an
+        internal error (reported as the Outcome). Touches only the lab, never the terminal, so the
+        SSH server can run it off its event loop."""
         try:
             prompt = self.prompt
             outcome = self.lab.execute(target, line)
         except Exception as exc:  # the lab guards its own commands; this is a last resort
             log.exception("internal error running %r", line)
-            self.write(f"ERROR: Internal error while running the command ({type(exc).__name__}).")
-            return None
+            return None, Outcome(f"ERROR: Internal error while running the command ({type(exc).__name__}).", False,
+                                 error_kind="internal")
         self.live.invalidate()
         self.clock = read_clock(self.lab)
         return prompt, outcome
 
-    def _record(self, prompt: str, line: str, outcome: Any) -> None:
-        if self.recorder is not None and line.strip():
+    def _record(self, prompt: str | None, line: str, outcome: Any) -> None:
+        if self.recorder is not None and prompt is not None and line.strip():
             self.recorder.record(prompt, line, outcome.text)
 
     def _after(self, outcome: Any) -> bool:
@@ -203,24 +204,18 @@ class Repl:
     def run_line(self, line: str) -> bool:
         """Run one line on the current target; False when the REPL should end."""
         target = self.target
-        done = self._execute(target, line)
-        if done is None:
-            return True
-        prompt, outcome = done
+        prompt, outcome = self._execute(target, line)
         self._record(prompt, line, outcome)
-        self.show(outcome.text, self._paging_on(target))
+        self.show(outcome.text, prompt is not None and self._paging_on(target))
         return self._after(outcome)
 
     async def run_line_async(self, line: str) -> bool:
         """`run_line` for an asyncio shell: the command runs in a worker thread, so the event loop
         (other SSH sessions' keys and output) keeps going while it runs."""
         target = self.target
-        done = await asyncio.to_thread(self._execute, target, line)
-        if done is None:
-            return True
-        prompt, outcome = done
+        prompt, outcome = await asyncio.to_thread(self._execute, target, line)
         self._record(prompt, line, outcome)
-        await self.show_async(outcome.text, self._paging_on(target))
+        await self.show_async(outcome.text, prompt is not None and self._paging_on(target))
         return self._after(outcome)
 
     def run(self) -> int:
