@@ -23,6 +23,7 @@ import paramiko  # type: ignore[import-untyped]
 
 from solace_shell.ssh.hostkey import host_key_path_for, load_or_create_host_key
 from solace_shell.ssh.server import LabServer, Listener
+from solace_shell.ssh.session import CPR_PROBE_SECONDS
 from solace_shell.ssh.store import SerializedStore
 
 TIMEOUT = 60.0  # generous: a 2-core machine shared with other test runs
@@ -38,11 +39,12 @@ def strip_ansi(text: str) -> str:
 class ServerThread:
     """A `LabServer` on 127.0.0.1, any free ports, served by an event loop on its own thread."""
 
-    def __init__(self, lab_path: Path) -> None:
+    def __init__(self, lab_path: Path, cpr_probe_seconds: float = CPR_PROBE_SECONDS) -> None:
         self.lab_path = lab_path
         self.store = SerializedStore.open(lab_path)
         assert isinstance(self.store, SerializedStore)
-        self.server = LabServer(self.store, load_or_create_host_key(host_key_path_for(lab_path)))
+        self.server = LabServer(self.store, load_or_create_host_key(host_key_path_for(lab_path)),
+                                cpr_probe_seconds)
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
@@ -61,8 +63,8 @@ class ServerThread:
 
 
 @contextmanager
-def serving(lab_path: Path) -> Iterator[ServerThread]:
-    server = ServerThread(lab_path)
+def serving(lab_path: Path, cpr_probe_seconds: float = CPR_PROBE_SECONDS) -> Iterator[ServerThread]:
+    server = ServerThread(lab_path, cpr_probe_seconds)
     try:
         yield server
     finally:

@@ -24,7 +24,15 @@ from solace_shell.script import run_commands
 from solace_shell.ssh.hostkey import host_key_path_for, load_or_create_host_key
 from state_store.store import LabStore
 
-from .ssh_clients import AsyncShell, ServerThread, Shell, connect, run_exec, serving
+from .ssh_clients import (
+    TIMEOUT,
+    AsyncShell,
+    ServerThread,
+    Shell,
+    connect,
+    run_exec,
+    serving,
+)
 
 NY = "NY_Appliance1"
 NJ = "NJ_Appliance1"
@@ -107,8 +115,14 @@ def test_question_mark_and_tab_are_the_local_shells(server: ServerThread) -> Non
         client.close()
 
 
-def test_a_terminal_that_reports_its_cursor_gets_the_toolbar(server: ServerThread) -> None:
-    client = connect(server.port(NY), "admin", "admin")
+def test_a_terminal_that_reports_its_cursor_gets_the_toolbar(tmp_path: Path) -> None:
+    # a generous wait for the answer: this machine may be slow to run the client's reply
+    with serving(tmp_path / "cpr.lab", cpr_probe_seconds=TIMEOUT) as server:
+        client = connect(server.port(NY), "admin", "admin")
+        _toolbar_session(client)
+
+
+def _toolbar_session(client: paramiko.SSHClient) -> None:
     try:
         shell = Shell(client, answer_cpr=True)
         shell.login_text()

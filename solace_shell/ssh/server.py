@@ -27,7 +27,7 @@ from state_store.passwords import hash_password, verify_password
 
 from ..banner import product_line
 from .hostkey import HostKeyError, host_key_path_for, load_or_create_host_key
-from .session import LabSSHSession, Login, run_session
+from .session import CPR_PROBE_SECONDS, LabSSHSession, Login, run_session
 from .store import SerializedStore
 
 log = logging.getLogger(__name__)
@@ -57,9 +57,11 @@ class Listener:
 class LabServer:
     """Every router of one lab on its own SSH port, over one serialized store."""
 
-    def __init__(self, store: SerializedStore, host_key: asyncssh.SSHKey) -> None:
+    def __init__(self, store: SerializedStore, host_key: asyncssh.SSHKey,
+                 cpr_probe_seconds: float = CPR_PROBE_SECONDS) -> None:
         self.store = store
         self.host_key = host_key
+        self.cpr_probe_seconds = cpr_probe_seconds
         self.listeners: list[Listener] = []
         self._acceptors: list[Any] = []
         self.connections: set[RouterConnection] = set()
@@ -165,7 +167,7 @@ class RouterConnection(PromptToolkitSSHServer):
 
     # -- sessions --------------------------------------------------------------------------------
     def session_requested(self) -> LabSSHSession:
-        session = LabSSHSession(self._interact)
+        session = LabSSHSession(self._interact, self.server.cpr_probe_seconds)
         self.server.sessions.add(session)
         return session
 

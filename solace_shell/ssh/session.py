@@ -51,11 +51,13 @@ class LabSSHSession(PromptToolkitSSHSession):
     the terminal answers cursor position requests (as a local terminal, OpenSSH in xterm or PuTTY
     do); a client that never answers (paramiko scripts, netmiko, expect) would make every prompt
     wait a second for the answer. So a shell starts with one request: an answer within
-    CPR_PROBE_SECONDS turns them on, silence leaves them off. Keys typed meanwhile are kept.
+    `cpr_probe_seconds` turns them on, silence leaves them off. Keys typed meanwhile are kept.
     """
 
-    def __init__(self, interact: Callable[[PromptToolkitSSHSession], Coroutine[Any, Any, None]]) -> None:
+    def __init__(self, interact: Callable[[PromptToolkitSSHSession], Coroutine[Any, Any, None]],
+                 cpr_probe_seconds: float = CPR_PROBE_SECONDS) -> None:
         super().__init__(interact, enable_cpr=False)
+        self.cpr_probe_seconds = cpr_probe_seconds
         self.command: str | None = None
         self.channel: Any = None
         self._probe: asyncio.Future[None] | None = None
@@ -78,7 +80,7 @@ class LabSSHSession(PromptToolkitSSHSession):
     async def _probe_then_interact(self) -> None:
         assert self._probe is not None
         try:
-            await asyncio.wait_for(self._probe, CPR_PROBE_SECONDS)
+            await asyncio.wait_for(self._probe, self.cpr_probe_seconds)
             self.enable_cpr = True
         except TimeoutError:
             self.enable_cpr = False
