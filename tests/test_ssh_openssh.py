@@ -134,3 +134,13 @@ def test_a_port_in_use_is_one_clear_error(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[-1].startswith(f"solace-shell: cannot listen on 127.0.0.1 port {port}:")
     assert "Traceback" not in done.stderr
+
+
+def test_ports_beyond_65535_are_one_clear_error(tmp_path: Path) -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run(
+        [sys.executable, "-m", "solace_shell.cli", "--db", str(tmp_path / "lab"), "serve", "--port", "65535"],
+        check=False, capture_output=True, text=True, env=env, timeout=TIMEOUT)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1] == (
+        "solace-shell: cannot listen on 127.0.0.1 port 65535: 2 routers need ports 65535-65536, beyond 65535")

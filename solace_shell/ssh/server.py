@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import signal
 import sys
@@ -34,6 +35,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_LISTEN = "127.0.0.1"
 DEFAULT_PORT = 2222
+MAX_PORT = 65535
 # A dead client is dropped after about a minute and a half of silence on its TCP connection.
 KEEPALIVE_SECONDS = 30
 KEEPALIVE_MISSES = 3
@@ -75,6 +77,9 @@ class LabServer:
         """Listen for each router, in lab order, on base_port, base_port + 1, ... (port 0: any free
         port for each). Raises OSError when a port cannot be had (nothing is left listening)."""
         routers = await asyncio.to_thread(self.routers)
+        if base_port and base_port + len(routers) - 1 > MAX_PORT:
+            raise OSError(errno.EINVAL, f"{len(routers)} routers need ports {base_port}-"
+                                        f"{base_port + len(routers) - 1}, beyond {MAX_PORT}")
         try:
             for index, router in enumerate(routers):
                 port = base_port + index if base_port else 0
