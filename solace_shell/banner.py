@@ -15,6 +15,7 @@ inferred from the release calendar (non-authoritative, see docs/commands.md).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 PRODUCT_LINES: tuple[str, ...] = ("enterprise", "standard", "appliance")
 DEFAULT_PRODUCT_LINE = "enterprise"
@@ -83,20 +84,32 @@ def banner(product_line: str, version: str) -> str:
     return f"{product} Version {version}\n\n{licence}\n{copyright_line}\n\n{support}{OPERATING_MODE}\n"
 
 
-def lab_banner(settings: dict[str, str]) -> str:
-    """The banner of a lab, from its settings (`product_line` and `software_version`)."""
+def lab_product_line(settings: Mapping[str, str]) -> str:
+    """The lab's product line (`product_line` setting): enterprise, standard or appliance."""
     product_line = settings.get("product_line", DEFAULT_PRODUCT_LINE).lower()
-    if product_line not in PRODUCT_LINES:
-        product_line = DEFAULT_PRODUCT_LINE
-    return banner(product_line, settings.get("software_version", ""))
+    return product_line if product_line in PRODUCT_LINES else DEFAULT_PRODUCT_LINE
 
 
-def interactive_banner(settings: dict[str, str]) -> str:
+def product_name(settings: Mapping[str, str]) -> str:
+    """`Solace PubSub+ Standard` / `Enterprise`: the first word of `show version` and the line an
+    SSH login shows before `Password:` (T20, T21). An appliance names its software instead."""
+    product_line = lab_product_line(settings)
+    if product_line == "appliance":
+        return "System Software. SolOS-TR"
+    return "Solace PubSub+ Standard" if product_line == "standard" else "Solace PubSub+ Enterprise"
+
+
+def lab_banner(settings: Mapping[str, str]) -> str:
+    """The banner of a lab, from its settings (`product_line` and `software_version`)."""
+    return banner(lab_product_line(settings), settings.get("software_version", ""))
+
+
+def interactive_banner(settings: Mapping[str, str]) -> str:
     """`cli` at a terminal (T17, C05): a blank line, the banner, a blank line, then the prompt."""
     return "\n" + lab_banner(settings) + "\n"
 
 
-def script_banner(settings: dict[str, str]) -> str:
+def script_banner(settings: Mapping[str, str]) -> str:
     """`cli -A -s` (T15): the banner and one blank line; each echoed prompt line then brings its own."""
     return lab_banner(settings) + "\n"
 

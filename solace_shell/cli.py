@@ -212,5 +212,24 @@ def replay(paths: tuple[str, ...], accept: bool, json_out: bool) -> None:
     sys.exit(run_replay_command([Path(p) for p in paths], accept, json_out, sys.stdout))
 
 
+@main.command()
+@click.option("--listen", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=2222, show_default=True,
+              help="SSH port of the lab's first router; the others follow in lab order (0: any free ports).")
+@click.pass_context
+def serve(ctx: click.Context, listen: str, port: int) -> None:
+    """Serve the lab over SSH: each router on its own port; lab users log in with their password."""
+    import logging
+
+    from .ssh.server import run_server
+
+    params = ctx.find_root().params
+    lab, path = _open_lab(params["db"], "admin", ask_password=False, scenario=params["scenario"])
+    lab.close()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
+    logging.getLogger("asyncssh").setLevel(logging.WARNING)
+    sys.exit(run_server(path, listen, port, sys.stdout))
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -11,11 +11,12 @@ The paging decisions are pure (`split_pages`, `Pager`) so they are testable with
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from prompt_toolkit.application import Application
     from prompt_toolkit.input import Input
     from prompt_toolkit.output import Output
 
@@ -98,36 +99,70 @@ def page_output(text: str, height: int, write: Callable[[str], None],
         chunk = pager.press(read_key())
 
 
-def more_prompt_reader(input: Input | None = None, output: Output | None = None) -> Callable[[], str]:  # noqa: A002
-    """A `read_key` for `page_output`: waits for one key (the pager line is already printed)."""
+async def page_output_async(text: str, height: int, write: Callable[[str], None],
+                            read_key: Callable[[], Awaitable[str]]) -> None:
+    """`page_output` for an asyncio shell (the SSH server): the same pages, the key awaited."""
+    pager = Pager.of(text, height)
+    chunk = pager.first()
+    while True:
+        if chunk:
+            write("\n".join(chunk))
+        if pager.done:
+            return
+        write(MORE_PROMPT)
+        chunk = pager.press(await read_key())
+
+
+def _key_app(input: Input | None = None, output: Output | None = None) -> Application[str]:  # noqa: A002
+    """A one-line application that waits for one key (the pager line is already printed): q, Ctrl-C,
+    Ctrl-D or Escape stop (QUIT), any other key shows the next page (NEXT_PAGE)."""
     from prompt_toolkit.application import Application
-    from prompt_toolkit.key_binding import KeyBindings
+    from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
     from prompt_toolkit.keys import Keys
     from prompt_toolkit.layout import Layout
     from prompt_toolkit.layout.containers import Window
     from prompt_toolkit.layout.controls import FormattedTextControl
 
+    kb = KeyBindings()
+
+    @kb.add("q")
+    @kb.add("Q")
+    @kb.add("c-c")
+    @kb.add("c-d")
+    @kb.add("escape", eager=True)
+    def _quit(event: KeyPressEvent) -> None:
+        event.app.exit(result=QUIT)
+
+    @kb.add(Keys.Any)
+    def _page(event: KeyPressEvent) -> None:
+        event.app.exit(result=NEXT_PAGE)
+
+    app: Application[str] = Application(
+        layout=Layout(Window(FormattedTextControl(""), height=1, dont_extend_height=True)),
+        key_bindings=kb, input=input, output=output, full_screen=False, erase_when_done=True,
+    )
+    return app
+
+
+def more_prompt_reader(input: Input | None = None, output: Output | None = None) -> Callable[[], str]:  # noqa: A002
+    """A `read_key` for `page_output`: waits for one key (the pager line is already printed)."""
+
     def read_key() -> str:
-        kb = KeyBindings()
-
-        @kb.add("q")
-        @kb.add("Q")
-        @kb.add("c-c")
-        @kb.add("c-d")
-        @kb.add("escape", eager=True)
-        def _quit(event) -> None:  # type: ignore[no-untyped-def]
-            event.app.exit(result=QUIT)
-
-        @kb.add(Keys.Any)
-        def _page(event) -> None:  # type: ignore[no-untyped-def]
-            event.app.exit(result=NEXT_PAGE)
-
-        app: Application[str] = Application(
-            layout=Layout(Window(FormattedTextControl(""), height=1, dont_extend_height=True)),
-            key_bindings=kb, input=input, output=output, full_screen=False, erase_when_done=True,
-        )
         try:
-            return app.run()
+            return _key_app(input, output).run()
+        except (EOFError, KeyboardInterrupt):
+            return QUIT
+
+    return read_key
+
+
+def more_prompt_reader_async(input: Input | None = None,  # noqa: A002
+                             output: Output | None = None) -> Callable[[], Awaitable[str]]:
+    """The `read_key` of `page_output_async`: the same one-key wait, awaited."""
+
+    async def read_key() -> str:
+        try:
+            return await _key_app(input, output).run_async()
         except (EOFError, KeyboardInterrupt):
             return QUIT
 

@@ -8,6 +8,7 @@ never coloured; colour appears only in the toolbar and the completion menu.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 from pathlib import Path
@@ -25,8 +26,15 @@ from .completer import ShellCompleter, help_fragments, help_text
 from .history import open_history
 from .keybindings import ConsoleToggled, repl_key_bindings
 from .live_names import LiveNames
-from .paging import more_prompt_reader, needs_paging, page_height, page_output
-from .results import BACK_TO_ROUTER
+from .paging import (
+    more_prompt_reader,
+    more_prompt_reader_async,
+    needs_paging,
+    page_height,
+    page_output,
+    page_output_async,
+)
+from .results import BACK_TO_ROUTER, Outcome
 from .style import repl_style
 from .toolbar import LAB_TARGET, read_clock, toolbar_fragments
 from .transcript.format import PERSONALITY_PREFIXES
@@ -34,6 +42,7 @@ from .transcript.format import PERSONALITY_PREFIXES
 if TYPE_CHECKING:
     from .lab import Lab
     from .session import Session
+    from .swiftmq_cli import SwiftMqCli
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +74,7 @@ class Repl:
     def __init__(self, lab: Lab, start_target: str, *, history_path: Path | None = None, recorder: Any = None,
                  input: Any = None, output: Any = None,  # noqa: A002 - prompt_toolkit's names
                  editing_mode: EditingMode | str = EditingMode.EMACS, stdout: TextIO | None = None,
-                 paging: bool | None = None) -> None:
+                 paging: bool | None = None, colour: bool | None = None) -> None:
         self.lab = lab
         self.target = start_target
         self.recorder = recorder
@@ -77,7 +86,7 @@ class Repl:
         self.clock = read_clock(lab)
         self.style = repl_style()
         # Colour (toolbar aside) only when writing to a real terminal.
-        self.colour = stdout is None and sys.stdout.isatty()
+        self.colour = (stdout is None and sys.stdout.isatty()) if colour is None else colour
         # The routers share one history and the lab console keeps its own, so Up at a router
         # never brings back `fail site NY`, and Up at `lab>` never a CLI command.
         console_history = None if history_path is None else console_history_path(history_path)
@@ -101,6 +110,7 @@ class Repl:
         # The More pager only when writing to a real terminal (a test or a pipe gets everything).
         self.paging_enabled = (stdout is None and sys.stdout.isatty()) if paging is None else paging
         self._read_key = more_prompt_reader(self.prompt_session.input, self.prompt_session.output)
+        self._read_key_async = more_prompt_reader_async(self.prompt_session.input, self.prompt_session.output)
 
     @property
     def prompt_session(self) -> PromptSession[str]:
@@ -108,7 +118,7 @@ class Repl:
         return self._prompt_sessions[self.target == LAB_TARGET]
 
     # -- targets --------------------------------------------------------------------------------
-    def session(self) -> Session:
+    def session(self) -> Session | SwiftMqCli:
         return self.lab.target(self.target)
 
     @property
@@ -183,13 +193,22 @@ class Repl:
 
     def show(self, text: str, paging: bool) -> None:
         """Print command output, through the More pager when it is on and the output is long."""
-        if not text:
-            return
-        rows = self._rows()
-        if paging and self.paging_enabled and rows and needs_paging(text, rows):
-            page_output(text, page_height(rows), self.write, self._read_key)
-        else:
+        if self._pages(text, paging):
+            page_output(text, page_height(self._rows()), self.write, self._read_key)
+        elif text:
             self.write(text)
+
+    async def show_async(self, text: str, paging: bool) -> None:
+        """`show` in an asyncio shell (the SSH server): the pager's key is awaited."""
+        if self._pages(text, paging):
+            await page_output_async(text, page_height(self._rows()), self.write, self._read_key_async)
+        elif text:
+            self.write(text)
+
+    def _pages(self, text: str, paging: bool) -> bool:
+        """Page this output? Sized to the terminal now (an SSH client's window as it is resized)."""
+        rows = self._rows()
+        return bool(text) and paging and self.paging_enabled and rows > 0 and needs_paging(text, rows)
 
     def _rows(self) -> int:
         try:
@@ -201,22 +220,26 @@ class Repl:
         return toolbar_fragments(self.target, self.clock, self.last_router)
 
     # -- the loop -------------------------------------------------------------------------------
-    def run_line(self, line: str) -> bool:
-        """Run one line on the current target; False when the REPL should end."""
-        target = self.target
-        kept = self.mask(line)
+    def _execute(self, target: str, line: str) -> tuple[str | None, Outcome]:
+        """Run `line` on `target`: (the prompt it ran at, its Outcome); the prompt is None after an
+        internal error (reported as the Outcome). Touches only the lab, never the terminal, so the
+        SSH server can run it off its event loop."""
         try:
             prompt = self.recorded_prompt(target)
             outcome = self.lab.execute(target, line)
         except Exception as exc:  # the lab guards its own commands; this is a last resort
-            log.exception("internal error running %r", kept)
-            self.write(f"ERROR: Internal error while running the command ({type(exc).__name__}).")
-            return True
+            log.exception("internal error running %r", self.mask(line))
+            return None, Outcome(f"ERROR: Internal error while running the command ({type(exc).__name__}).", False,
+                                 error_kind="internal")
         self.live.invalidate()
         self.clock = read_clock(self.lab)
-        if self.recorder is not None and line.strip():
-            self.recorder.record(prompt, kept, outcome.text)
-        self.show(outcome.text, self.lab.target(target).paging)
+        return prompt, outcome
+
+    def _record(self, prompt: str | None, line: str, outcome: Outcome) -> None:
+        if self.recorder is not None and prompt is not None and line.strip():
+            self.recorder.record(prompt, self.mask(line), outcome.text)
+
+    def _after(self, outcome: Outcome) -> bool:
         if outcome.switch_to == BACK_TO_ROUTER:
             refusal = self.toggle_console()
         elif outcome.switch_to:
@@ -226,6 +249,23 @@ class Repl:
         if refusal is not None:
             self.write(refusal)
         return not outcome.ended
+
+    def run_line(self, line: str) -> bool:
+        """Run one line on the current target; False when the REPL should end."""
+        target = self.target
+        prompt, outcome = self._execute(target, line)
+        self._record(prompt, line, outcome)
+        self.show(outcome.text, prompt is not None and self.lab.target(target).paging)
+        return self._after(outcome)
+
+    async def run_line_async(self, line: str) -> bool:
+        """`run_line` for an asyncio shell: the command runs in a worker thread, so the event loop
+        (other SSH sessions' keys and output) keeps going while it runs."""
+        target = self.target
+        prompt, outcome = await asyncio.to_thread(self._execute, target, line)
+        self._record(prompt, line, outcome)
+        await self.show_async(outcome.text, prompt is not None and self.lab.target(target).paging)
+        return self._after(outcome)
 
     def run(self) -> int:
         typed = ""
@@ -239,12 +279,33 @@ class Repl:
                 typed = ""
                 continue
             except EOFError:
-                if self.target in PERSONALITY_PREFIXES:   # the SwiftMQ CLI says goodbye on EOF
-                    self.write("Bye.")
-                return 0
+                return self._eof()
             typed = ""
             if not self.run_line(line):
                 return 0
+
+    async def run_async(self) -> int:
+        """`run` inside a running event loop (one SSH session among many): the same shell."""
+        typed = ""
+        while True:
+            try:
+                line = await self.prompt_session.prompt_async(default=typed)
+            except ConsoleToggled as toggled:
+                typed = toggled.text
+                continue
+            except KeyboardInterrupt:
+                typed = ""
+                continue
+            except EOFError:
+                return self._eof()
+            typed = ""
+            if not await self.run_line_async(line):
+                return 0
+
+    def _eof(self) -> int:
+        if self.target in PERSONALITY_PREFIXES:   # the SwiftMQ CLI says goodbye on EOF
+            self.write("Bye.")
+        return 0
 
 
 def run_repl(lab: Lab, start_target: str, *, history_path: Path | None, recorder: Any = None,

@@ -228,9 +228,9 @@ def list_inputs(spark: Any, inputs: Sequence[str]) -> tuple[dict[str, str], dict
         glob = bool(GLOB_CHARS.search(given))
         for status in statuses:
             uri = _norm_uri(status.getPath().toString())
-            base = given.rstrip("/") if not glob else None
+            literal_base = given.rstrip("/") if not glob else None
             if status.isDirectory():
-                prefix = base if base is not None else _display(given, uri)
+                prefix = literal_base if literal_base is not None else _display(given, uri)
                 if uri.startswith("file:"):
                     for rel in walk_local(uri[5:]):
                         files[os.path.join(uri[5:], rel)] = f"{prefix}/{rel}" if prefix else rel

@@ -31,6 +31,7 @@ MB = 1048576
 SETTING_DEFAULTS: dict[str, str] = {
     "software_version": "10.4.1.52",
     "layout": "B",
+    "product_line": "enterprise",
     "replication_drain_rate": "1000",
     "default_message_size": "600",
 }
@@ -325,6 +326,15 @@ class EngineBase:
             raise NotImplementedError
 
         def _wildcard_vpns(self, r: Router, pattern: str | None) -> list[Vpn]:     # replication
+            raise NotImplementedError
+
+        def _sync_eligible(self, v: Vpn) -> bool | None:                            # replication
+            raise NotImplementedError
+
+        def _take_pending_acks(self, v: Vpn) -> int:                                # messaging
+            raise NotImplementedError
+
+        def _drop_pending_acks(self, v: Vpn) -> None:                               # messaging
             raise NotImplementedError
 
         def _open_txn(self, c: Client) -> Txn | None:                               # transactions

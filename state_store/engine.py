@@ -92,6 +92,7 @@ from .views import (
 SETTING_RULES: dict[str, Any] = {
     "software_version": str,
     "layout": ("A", "B"),
+    "product_line": ("enterprise", "standard", "appliance"),
     "replication_drain_rate": int,
     "default_message_size": int,
 }

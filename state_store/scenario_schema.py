@@ -61,6 +61,7 @@ SCHEMA = spec_map(
     settings=(spec_map(
         software_version=(Str(32), OPT),
         layout=(Enum(("A", "B")), OPT),
+        product_line=(Enum(("enterprise", "standard", "appliance")), OPT),
         replication_drain_rate=(Int(1, 10_000_000), OPT),
         default_message_size=(SIZE, OPT),
     ), OPT),

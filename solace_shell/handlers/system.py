@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..banner import product_name
 from . import Args, HandlerContext, handler
 
 
@@ -27,5 +28,5 @@ def show_hostname(ctx: HandlerContext, args: Args) -> Hostname:
 @handler("show.version")
 def show_version(ctx: HandlerContext, args: Args) -> Version:
     settings = ctx.engine.settings()
-    return Version(settings.get("product", "Solace PubSub+ Enterprise"), settings["software_version"],
+    return Version(product_name(settings), settings["software_version"],
                    ctx.engine.now_ms())

@@ -18,9 +18,10 @@ from state_store.swiftmq.views import (
     ProcessChange,
 )
 
+from ..durations import clock_text
 from ..handlers.lab_swiftmq import HaAudit, HaRouters
 from . import renderer
-from .lab_console import clock_text, names, table
+from .lab_console import names, table
 
 MAX_ID_RANGES = 5
 SYSTEM_OUT_INDENT = " " * 8

@@ -1,0 +1,62 @@
+"""The lab's SSH host key: generated once per lab, stored next to the lab file with mode 0600.
+
+Why next to the lab: trainees' clients remember the key per host and port; a key that changed at
+every start would make OpenSSH refuse the lab as a possible man in the middle.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+from pathlib import Path
+
+import asyncssh
+
+log = logging.getLogger(__name__)
+
+HOST_KEY_SUFFIX = ".ssh_host_key"
+KEY_ALGORITHM = "ssh-ed25519"
+
+
+class HostKeyError(Exception):
+    """The host key file exists but cannot be used; `problem` says why in one line."""
+
+    def __init__(self, path: Path, problem: str) -> None:
+        super().__init__(f"{path}: {problem}")
+        self.path = path
+        self.problem = problem
+
+
+def host_key_path_for(lab_path: str | Path) -> Path:
+    """`labs/drill.lab` -> `labs/drill.lab.ssh_host_key`."""
+    lab_path = Path(lab_path)
+    return lab_path.with_name(lab_path.name + HOST_KEY_SUFFIX)
+
+
+def load_or_create_host_key(path: Path) -> asyncssh.SSHKey:
+    """The key in `path`, created (mode 0600, never readable by others, even for a moment) if missing."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return _load(path)
+    except OSError as exc:
+        raise HostKeyError(path, f"cannot create: {exc.strerror or exc}") from exc
+    key = asyncssh.generate_private_key(KEY_ALGORITHM)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(key.export_private_key("openssh"))
+    log.info("created SSH host key %s", path)
+    return key
+
+
+def _load(path: Path) -> asyncssh.SSHKey:
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        if mode & 0o077:
+            os.chmod(path, 0o600)
+            log.warning("SSH host key %s was readable by others (mode %04o); now 0600", path, mode)
+        return asyncssh.read_private_key(path)
+    except OSError as exc:
+        raise HostKeyError(path, f"cannot read: {exc.strerror or exc}") from exc
+    except (asyncssh.KeyImportError, ValueError) as exc:
+        raise HostKeyError(path, f"not an SSH private key ({exc})") from exc

@@ -1,0 +1,230 @@
+"""`solace-shell serve`: the lab's routers over SSH, each on its own port.
+
+- One `SerializedStore` per server process; each connection gets its own `Lab` over it (its user's
+  access levels, its own level stack per router), as a second local shell on the same lab file would.
+- Login as the broker shows it (captures T20, T21): the product line as the pre-authentication banner,
+  then `Password:` (keyboard-interactive; plain password authentication too), checked against the
+  lab's CLI users through the engine. An unknown user and a wrong password are refused alike, and
+  take the same time.
+- Connections are logged (user, router, peer; the time by the logging format), never passwords or
+  commands. SIGINT and SIGTERM close every connection and listener, then the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+import signal
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import asyncssh
+from prompt_toolkit.contrib.ssh import PromptToolkitSSHServer, PromptToolkitSSHSession
+
+from state_store.passwords import hash_password, verify_password
+
+from ..banner import product_name
+from .hostkey import HostKeyError, host_key_path_for, load_or_create_host_key
+from .session import CPR_PROBE_SECONDS, LabSSHSession, Login, run_session
+from .store import SerializedStore
+
+log = logging.getLogger(__name__)
+
+DEFAULT_LISTEN = "127.0.0.1"
+DEFAULT_PORT = 2222
+MAX_PORT = 65535
+# A dead client is dropped after about a minute and a half of silence on its TCP connection.
+KEEPALIVE_SECONDS = 30
+KEEPALIVE_MISSES = 3
+# How long a stop waits for sessions to finish (one may be running a long command).
+STOP_SECONDS = 30
+# Checked when a user is unknown, so that refusing one costs what refusing a wrong password does.
+_UNKNOWN_USER_HASH = hash_password("not a password of this lab")
+
+
+@dataclass(frozen=True)
+class Listener:
+    router: str
+    host: str
+    port: int
+
+    @property
+    def address(self) -> str:
+        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+
+
+class LabServer:
+    """Every router of one lab on its own SSH port, over one serialized store."""
+
+    def __init__(self, store: SerializedStore, host_key: asyncssh.SSHKey,
+                 cpr_probe_seconds: float = CPR_PROBE_SECONDS) -> None:
+        self.store = store
+        self.host_key = host_key
+        self.cpr_probe_seconds = cpr_probe_seconds
+        self.listeners: list[Listener] = []
+        self._acceptors: list[Any] = []
+        self.connections: set[RouterConnection] = set()
+        self.sessions: set[LabSSHSession] = set()
+
+    def routers(self) -> list[str]:
+        with self.store.transaction() as engine:
+            return [r.name for r in engine.routers()]
+
+    async def start(self, host: str, base_port: int) -> list[Listener]:
+        """Listen for each router, in lab order, on base_port, base_port + 1, ... (port 0: any free
+        port for each). Raises OSError when a port cannot be had (nothing is left listening)."""
+        routers = await asyncio.to_thread(self.routers)
+        if base_port and base_port + len(routers) - 1 > MAX_PORT:
+            raise OSError(errno.EINVAL, f"{len(routers)} routers need ports {base_port}-"
+                                        f"{base_port + len(routers) - 1}, beyond {MAX_PORT}")
+        try:
+            for index, router in enumerate(routers):
+                port = base_port + index if base_port else 0
+                acceptor = await asyncssh.create_server(
+                    lambda router=router: RouterConnection(self, router), host, port,
+                    server_host_keys=[self.host_key], line_editor=False,
+                    keepalive_interval=KEEPALIVE_SECONDS, keepalive_count_max=KEEPALIVE_MISSES)
+                self._acceptors.append(acceptor)
+                self.listeners.append(Listener(router, host, acceptor.get_port()))
+        except OSError:
+            await self.stop()
+            raise
+        return list(self.listeners)
+
+    def verify(self, user: str, password: str) -> bool:
+        """The lab's own password check (the engine's), padded to one KDF run for unknown users."""
+        with self.store.transaction() as engine:
+            known = engine.user(user) is not None
+            ok = engine.verify_password(user, password)
+        if not known:
+            verify_password(password, _UNKNOWN_USER_HASH)
+        return known and ok
+
+    async def stop(self) -> None:
+        """Stop listening and close every connection (clients see the connection closed)."""
+        for acceptor in self._acceptors:
+            acceptor.close()
+        for connection in list(self.connections):
+            connection.close()
+        for acceptor in self._acceptors:
+            await acceptor.wait_closed()
+        # Each session ends as its client's connection is lost (see LabSSHSession.connection_lost).
+        tasks = [s.interact_task for s in self.sessions if s.interact_task is not None]
+        if tasks:
+            await asyncio.wait(tasks, timeout=STOP_SECONDS)
+        self._acceptors.clear()
+        self.listeners.clear()
+
+
+class RouterConnection(PromptToolkitSSHServer):
+    """One client connection to one router's port (asyncssh makes one per connection)."""
+
+    def __init__(self, server: LabServer, router: str) -> None:
+        super().__init__(self._interact, enable_cpr=False)
+        self.server = server
+        self.router = router
+        self.user: str | None = None
+        self.peer = "?"
+        self._conn: Any = None
+
+    # -- connection ------------------------------------------------------------------------------
+    def connection_made(self, conn: Any) -> None:
+        self._conn = conn
+        peer = conn.get_extra_info("peername")
+        if peer:
+            self.peer = f"{peer[0]}:{peer[1]}"
+        self.server.connections.add(self)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.server.connections.discard(self)
+        if self.user is not None:
+            log.info("logout user=%s router=%s peer=%s", self.user, self.router, self.peer)
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+
+    # -- authentication --------------------------------------------------------------------------
+    async def begin_auth(self, username: str) -> bool:  # type: ignore[override]  # asyncssh awaits it
+        """Show the product line before `Password:`, as the broker does; every user needs a password."""
+        settings = await asyncio.to_thread(self._settings)
+        self._conn.send_auth_banner(product_name(settings) + "\n")
+        return True
+
+    def _settings(self) -> dict[str, str]:
+        with self.server.store.transaction() as engine:
+            return engine.settings()
+
+    def password_auth_supported(self) -> bool:
+        return True
+
+    async def validate_password(self, username: str, password: str) -> bool:
+        ok = await asyncio.to_thread(self.server.verify, username, password)
+        if ok:
+            self.user = username
+            log.info("login user=%s router=%s peer=%s", username, self.router, self.peer)
+        else:
+            log.info("login refused user=%s router=%s peer=%s", username, self.router, self.peer)
+        return ok
+
+    # -- sessions --------------------------------------------------------------------------------
+    def session_requested(self) -> LabSSHSession:
+        session = LabSSHSession(self._interact, self.server.cpr_probe_seconds)
+        self.server.sessions.add(session)
+        return session
+
+    async def _interact(self, ssh: PromptToolkitSSHSession) -> None:
+        assert isinstance(ssh, LabSSHSession)  # made by session_requested
+        assert self.user is not None  # asyncssh opens sessions only after authentication
+        try:
+            await run_session(ssh, self.server.store, Login(self.user, self.router, self.peer))
+        except Exception:  # one session's failure must not reach the others or the server
+            log.exception("session of user=%s router=%s failed", self.user, self.router)
+            ssh.channel.exit(1)
+        finally:
+            self.server.sessions.discard(ssh)
+
+
+async def serve_lab(store: SerializedStore, host_key: asyncssh.SSHKey, host: str, base_port: int,
+                    out: TextIO, stop: asyncio.Event | None = None) -> int:
+    """Serve until SIGINT/SIGTERM (or `stop` is set); print one line per router to `out`."""
+    server = LabServer(store, host_key)
+    try:
+        listeners = await server.start(host, base_port)
+    except OSError as exc:
+        out.flush()
+        sys.stderr.write(f"solace-shell: cannot listen on {host} port {base_port}: {exc.strerror or exc}\n")
+        return 2
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    width = max(len(listener.router) for listener in listeners) if listeners else 0
+    out.writelines(f"{listener.router:<{width}}  ssh -p {listener.port} USER@{listener.host}"
+                  f"  ({listener.address})\n" for listener in listeners)
+    out.flush()
+    try:
+        await stop.wait()
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
+        await server.stop()
+    return 0
+
+
+def run_server(lab_path: Path, host: str, base_port: int, out: TextIO) -> int:
+    """Open the lab and its host key, serve it until stopped; the exit status."""
+    try:
+        host_key = load_or_create_host_key(host_key_path_for(lab_path))
+    except HostKeyError as exc:
+        sys.stderr.write(f"solace-shell: cannot use SSH host key {exc.path}: {exc.problem}\n")
+        return 2
+    store = SerializedStore.open(lab_path)
+    assert isinstance(store, SerializedStore)
+    try:
+        return asyncio.run(serve_lab(store, host_key, host, base_port, out))
+    finally:
+        store.close()

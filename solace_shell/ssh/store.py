@@ -1,0 +1,37 @@
+"""The one lab store of an SSH server process, whose transactions run one at a time.
+
+Why: every SSH session has its own `Lab` (its user, its routers' level stacks) over this one store,
+and commands run in worker threads so the event loop keeps serving the other sessions. The lock
+serializes every use of the store from any thread: commands (`Session.execute` opens one
+transaction each), `lab> reset`, and the reads of Tab completion and the toolbar clock. Each session
+sees the others' changes at its next command, and SQLite never sees two writers of this process.
+Nothing is written to a client while the lock is held: sessions take it only inside the store.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from state_store.engine import Engine
+from state_store.store import LabStore
+
+
+class SerializedStore(LabStore):
+    """A `LabStore` (opened with `SerializedStore.open`) whose transactions and resets never overlap."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lock = threading.RLock()
+
+    @contextmanager
+    def transaction(self) -> Iterator[Engine]:
+        with self.lock, super().transaction() as engine:
+            yield engine
+
+    def reset(self, scenario: str | Path | None = None) -> None:
+        with self.lock:
+            super().reset(scenario)
