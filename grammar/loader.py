@@ -33,7 +33,8 @@ DATA_DIR = Path(__file__).with_name("data")
 _MODE_KEYS = {"prompt", "char", "kind", "help", "carries"}
 _TYPE_KEYS = {"kind", "help", "min", "max", "max-length", "forbidden", "values"}
 _PARAM_KEYS = {"type", "help", "complete"}
-_COMMAND_KEYS = {"syntax", "modes", "help", "handler", "access", "enters", "transit", "local", "no-form", "no-help", "words"}
+_COMMAND_KEYS = {"syntax", "modes", "help", "handler", "access", "enters", "transit", "local", "no-form", "no-help", "words",
+                 "layout"}
 COMPLETION_SOURCES = {"vpn", "queue", "xid", "client", "router", "site", "user", "topic", "scenario"}
 
 
@@ -288,7 +289,7 @@ def _command(
             node=f"{modes_key}: {syntax}", syntax=syntax, modes=tuple(dict.fromkeys(mode_ids)), help=help_text,
             handler=handler, access=access, element=seq, enters=None if negated else enters,
             transit=bool(entry.get("transit", False)), negated=negated, source=source,
-            local=bool(entry.get("local", False)),
+            local=bool(entry.get("local", False)), layout=str(entry.get("layout", "")),
         ))
     return out
 

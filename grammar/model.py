@@ -111,6 +111,7 @@ class Command:
     negated: bool = False     # the generated `no` form
     local: bool = False       # only at its own level, never after crossing levels on one line
     source: Source | None = None
+    layout: str = ""          # output evidence: capture ids ("T23") or "ours" (non-authoritative)
 
 
 @dataclass

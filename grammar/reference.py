@@ -48,7 +48,28 @@ def generate(grammar: Grammar | None = None) -> str:
             what = cmd.help + (f" (enters `{cmd.enters}`)" if cmd.enters and not cmd.transit else "")
             syntax = cmd.syntax.replace("|", "\\|")
             out.append(f"| `{syntax}` | {what} | {cmd.access} | `{cmd.handler}` |")
+    out += _layouts(grammar)
     return "\n".join(out) + "\n"
+
+
+def _layouts(grammar: Grammar) -> list[str]:
+    """Where each output layout comes from (a command entry's `layout:`): capture ids, or
+    non-authoritative when no public capture exists."""
+    out = ["", "## Output layouts", "",
+           "Layouts reproduced from a capture name it (T.. / C.. in the captures file); the others have no",
+           "public capture and are ours: **non-authoritative**.", "",
+           "| Command | Layout |", "|---|---|"]
+    seen: set[str] = set()
+    for cmd in sorted(grammar.commands, key=lambda c: c.syntax):
+        if not cmd.layout or cmd.syntax in seen:
+            continue
+        seen.add(cmd.syntax)
+        if cmd.layout.startswith("ours"):
+            evidence = "**non-authoritative** (no capture)" + cmd.layout[len("ours"):]
+        else:
+            evidence = f"as captured: {cmd.layout}"
+        out.append(f"| `{cmd.syntax.replace('|', chr(92) + '|')}` | {evidence} |")
+    return out
 
 
 def main(argv: list[str]) -> int:

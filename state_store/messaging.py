@@ -268,6 +268,8 @@ class MessagingMixin(EngineBase):
     def _bind_count(self, v: Vpn, q: Queue) -> int:
         if q.kind == "replication":
             return 1 if self._binding(v) is not None else 0
+        if q.kind == "telemetry":
+            return self._managed_queue_bind_count(v, q)
         return 0
 
     def queues(self, router: str, vpn_pattern: Optional[str] = "*", queue_pattern: Optional[str] = "*") -> list[QueueRow]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from .errors import EngineError
-from .passwords import hash_password
+from .passwords import HashedSecret, hash_password, is_hashed
 
 # option name -> (model attribute, kind, default, (min, max) for ints)
 OptionSpec = tuple[str, str, Any, Optional[tuple[int, int]]]
@@ -38,5 +38,9 @@ def coerce_option(option: str, spec: OptionSpec, value: Any) -> Any:
             raise EngineError("value_out_of_range", name=option, value=number, min=limits[0], max=limits[1])
         return number
     if kind == "password":
+        if isinstance(value, HashedSecret):
+            if not is_hashed(value):
+                raise EngineError("invalid_value", name=option, value="(hidden)", allowed="a hash printed by show current-config")
+            return str(value)
         return hash_password(str(value)) if value else ""
     return str(value)

@@ -38,3 +38,8 @@ def verify_password(password: str, stored: str) -> bool:
     except ValueError:
         return False
     return hmac.compare_digest(digest.hex(), digest_hex)
+
+
+class HashedSecret(str):
+    """A secret given already hashed (the `encrypted-password` form `show current-config`
+    prints): stored as it is, after checking its format, never hashed again."""

@@ -344,6 +344,8 @@ class ReplicationMixin(EngineBase):
         if option not in ("virtual-router-name", "connect-via"):
             raise EngineError("unknown_option", option=option)
         r = self._router(router, must_be_up=True)
+        if (value or "") == (r.mate_name if option == "virtual-router-name" else r.connect_via):
+            return  # unchanged: a replayed configuration script re-states it
         enabled = [v.name for v in self._vpns(r) if not v.internal and v.repl_enabled]
         if enabled:
             raise EngineError("replication_not_shutdown", router=r.name, vpns=", ".join(enabled))

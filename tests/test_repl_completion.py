@@ -28,7 +28,8 @@ def test_keywords_of_a_prefix_with_help_as_meta(fake_lab: FakeLab) -> None:
 def test_every_next_keyword_after_a_space(fake_lab: FakeLab) -> None:
     fake_lab.execute("NY_Appliance1", "enable")
     assert [c[1] for c in completions(fake_lab, "NY_Appliance1", "configure ")] == [
-        "message-spool", "message-vpn", "replication",
+        "acl-profile", "client-profile", "client-username", "config-sync", "create", "message-spool", "message-vpn",
+        "no", "replication",
     ]
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
 import pytest
 from prompt_toolkit.input import create_pipe_input
@@ -20,6 +20,8 @@ from solace_shell.access import UserAccess
 from solace_shell.results import Outcome
 from solace_shell.session import Session
 from state_store.errors import EngineError
+
+T = TypeVar("T")
 
 ROUTERS = ("NY_Appliance1", "NJ_Appliance1")
 
@@ -61,6 +63,11 @@ class FakeStore:
     def transaction(self) -> Iterator[FakeEngine]:
         self.transactions += 1
         yield self.engine
+
+    def run(self, work: Callable[[FakeEngine], T], *, max_wait_s: float | None = None) -> T:
+        """`LabStore.run`: the work in one transaction (a fake engine is never busy)."""
+        with self.transaction() as engine:
+            return work(engine)
 
 
 class FakeLab:

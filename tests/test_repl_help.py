@@ -11,9 +11,15 @@ def test_help_after_a_space_lists_every_next_word_with_help(fake_lab: FakeLab) -
     text = help_text(fake_lab.parser, "privileged", "NY_Appliance1#", "configure ")
     assert text.split("\n") == [
         "NY_Appliance1# configure ?",
-        "  message-spool  Message spool",
-        "  message-vpn    Message VPN",
-        "  replication    Replication",
+        "  acl-profile      The ACL profile",
+        "  client-profile   The client profile",
+        "  client-username  The client username",
+        "  config-sync      Config-sync (configuration synchronization)",
+        "  create           Create an object",
+        "  message-spool    Message spool",
+        "  message-vpn      Message VPN",
+        "  no               Negate a command or set its default",
+        "  replication      Replication",
         "  <cr>",
     ]
 
@@ -84,11 +90,17 @@ def test_question_mark_prints_help_and_keeps_the_line(fake_lab: FakeLab) -> None
 
 def test_question_mark_after_a_space_in_the_repl(fake_lab: FakeLab) -> None:
     code, out = drive(fake_lab, "enable\rconfigure ?\x04")
-    assert out.split("\n")[:5] == [
+    assert out.split("\n")[:11] == [
         "NY_Appliance1# configure ?",
-        "  message-spool  Message spool",
-        "  message-vpn    Message VPN",
-        "  replication    Replication",
+        "  acl-profile      The ACL profile",
+        "  client-profile   The client profile",
+        "  client-username  The client username",
+        "  config-sync      Config-sync (configuration synchronization)",
+        "  create           Create an object",
+        "  message-spool    Message spool",
+        "  message-vpn      Message VPN",
+        "  no               Negate a command or set its default",
+        "  replication      Replication",
         "  <cr>",
     ]
 

@@ -80,3 +80,8 @@ def max_spool(ctx: HandlerContext, args: Args) -> None:
 @handler("config_spool.owner")
 def owner(ctx: HandlerContext, args: Args) -> None:
     _option(ctx, "owner", None if args.get("no") else str(args["client-username"]))
+
+
+@handler("config_spool.max_bind_count")
+def max_bind_count(ctx: HandlerContext, args: Args) -> None:
+    _option(ctx, "max-bind-count", None if args.get("no") else args["max-bind-count"])

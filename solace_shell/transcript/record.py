@@ -19,7 +19,7 @@ from typing import TextIO
 from solace_shell.transcript.format import COMMENT_PREFIX, HEADER_PREFIX, clean, format_input_line, literal_line
 
 REDACTED = "********"
-PASSWORD_KEYWORDS = ("password", "encrypted-password", "aes-password")
+PASSWORD_KEYWORDS = ("password", "encrypted-password", "aes-password", "key", "encrypted-key")  # key: pre-shared key
 _TOKEN = re.compile(r'(?:"[^"]*"?|[^\s"]+)+')
 _SETTING_KEYS = ("version", "layout", "user")
 
