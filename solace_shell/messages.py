@@ -49,6 +49,8 @@ ENGINE_ERRORS: dict[str, str] = {
     "queue_exists": "ERROR: Queue '{queue}' already exists in Message VPN '{vpn}'.",
     "queue_not_shutdown": "ERROR: Queue '{queue}' in Message VPN '{vpn}' is not in a valid state: "
                           "shut it down before deleting it.",
+    "queue_managed": "ERROR: Queue '{queue}' is managed by the broker (created by a telemetry profile) "
+                     "and cannot be configured directly.",
     "queue_reserved": "ERROR: Queue '{queue}' is reserved for replication and cannot be configured.",
     "invalid_queue_name": "ERROR: Invalid queue name '{queue}' ({reason}).",
     "invalid_topic": "ERROR: Invalid topic '{topic}'.",

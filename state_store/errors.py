@@ -16,6 +16,7 @@ Every code the engine raises, with its parameters:
     publish_rejected_standby(client, vpn, router)   its reachable hosts hold the VPN in standby
     queue_egress_down(queue, vpn)          consume from a queue whose egress is shut down
     queue_reserved(queue)                  queue op on #MSGVPN_REPLICATION_DATA_QUEUE
+    queue_managed(queue)                   queue op on a telemetry profile's #telemetry-<name> queue
     queue_not_shutdown(queue, vpn)         delete a queue that is not shut down
     queue_exists(queue, vpn)               client_exists(client)      transaction_exists(xid)
     replicated_topic_exists(topic, vpn)    subscription_exists(topic, queue)

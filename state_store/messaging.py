@@ -355,7 +355,7 @@ class MessagingMixin(EngineBase):
         v = self._vpn_rw(router, vpn)
         q = self._queue(v, queue)
         if q.kind != "normal":
-            raise EngineError("queue_reserved", queue=queue)
+            raise EngineError("queue_managed" if q.kind == "telemetry" else "queue_reserved", queue=queue)
         return v, q
 
     def _synced_queues(self, v: Vpn, name: str) -> list[Queue]:

@@ -167,7 +167,7 @@ class QueueDetail:
     name: str
     vpn: str
     router: str
-    kind: str  # normal|replication
+    kind: str  # normal|replication|telemetry (a telemetry profile's queue)
     type: str  # Primary
     access_type: str  # Exclusive|Non-Exclusive
     durable: bool

@@ -38,6 +38,8 @@ def enter_queue(ctx: HandlerContext, args: Args) -> None:
         raise EngineError("queue_reserved", queue=name)
     if name not in ctx.engine.queue_names(router, vpn):
         raise EngineError("queue_not_found", queue=name, vpn=vpn)
+    if ctx.engine.queue_detail(router, vpn, name).kind == "telemetry":
+        raise EngineError("queue_managed", queue=name)
 
 
 @handler("config_spool.delete_queue")
