@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from solace_shell.lab import Lab
 from solace_shell.script import run_script
+from state_store.views import RouterConfig
 
 BARE = Path(__file__).parent / "data" / "bare.yaml"
 NY = "NY_Appliance1"
@@ -128,13 +129,18 @@ def _replay(lab: Lab, script: str) -> list[tuple[str, str]]:
     return failures
 
 
+def _data(lab: Lab) -> RouterConfig:
+    with lab.store.transaction() as engine:
+        return engine.current_config(NY)
+
+
 def _config(lab: Lab, vpn: str | None = None) -> str:
     outcome = lab.execute(NY, "show current-config" + (f" message-vpn {vpn}" if vpn else ""))
     assert outcome.ok, outcome.text
     return outcome.text
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps=st.lists(_step(), min_size=1, max_size=12))
 def test_current_config_replays_to_itself(steps: list[list[str]]) -> None:
     lab = Lab.fresh(BARE)
@@ -143,6 +149,9 @@ def test_current_config_replays_to_itself(steps: list[list[str]]) -> None:
     again = Lab.fresh(BARE)
     assert _replay(again, script) == []
     assert _config(again) == script
+    # The same configuration, not only the same text: a setting the script left out would be
+    # missing from both texts alike, but not from the engine's data.
+    assert _data(again) == _data(lab)
     for vpn in VPNS:  # the per-VPN form replays on its own too
         vpn_script = _config(lab, vpn)
         fresh = Lab.fresh(BARE)
@@ -157,6 +166,7 @@ def test_default_lab_config_replays_onto_a_bare_lab() -> None:
     bare = Lab.fresh(BARE)
     assert _replay(bare, script) == []
     assert _config(bare) == script
+    assert _data(bare) == _data(Lab.fresh())
 
 
 def test_secrets_never_print_in_clear() -> None:
