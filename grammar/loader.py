@@ -35,7 +35,8 @@ _TYPE_KEYS = {"kind", "help", "min", "max", "max-length", "forbidden", "values"}
 _PARAM_KEYS = {"type", "help", "complete"}
 _COMMAND_KEYS = {"syntax", "modes", "help", "handler", "access", "enters", "transit", "local", "no-form", "no-help", "words",
                  "layout"}
-COMPLETION_SOURCES = {"vpn", "queue", "xid", "client", "router", "site", "user", "topic", "scenario"}
+COMPLETION_SOURCES = {"vpn", "queue", "xid", "client", "router", "site", "user", "topic", "scenario",
+                      "client-username", "client-profile", "acl-profile", "telemetry-profile", "rdp"}
 
 
 class GrammarError(Exception):

@@ -34,11 +34,18 @@ ENGINE_SOURCES: dict[str, tuple[_Call, ...]] = {
     "topic": (("replicated_topic_names", _ROUTER_VPN), ("replicated_topics", _ROUTER_VPN)),
     "site": (("site_names", _NONE), ("sites", _NONE)),
     "user": (("user_names", _NONE), ("users", _NONE)),
+    # named configuration objects: the VPN's when the level carries one, else every VPN's
+    "client-username": (("client_usernames", _ROUTER_VPN),),
+    "client-profile": (("client_profiles", _ROUTER_VPN),),
+    "acl-profile": (("acl_profiles", _ROUTER_VPN),),
+    "telemetry-profile": (("telemetry_profiles", _ROUTER_VPN),),
+    "rdp": (("rest_delivery_points", _ROUTER_VPN),),
 }
 # Sources that need a VPN: without one (none on the line nor carried by the level) they offer nothing.
 NEEDS_VPN = frozenset({"queue", "topic"})
 # Sources asked per router: at the lab console (no router) they offer the names of every router.
-PER_ROUTER = frozenset({"vpn", "queue", "xid", "topic"})
+PER_ROUTER = frozenset({"vpn", "queue", "xid", "topic", "client-username", "client-profile", "acl-profile",
+                        "telemetry-profile", "rdp"})
 _NAME_FIELDS = ("name", "xid", "topic")
 
 

@@ -3,7 +3,12 @@ enforces, each refusal leaving the lab byte-for-byte unchanged."""
 
 from __future__ import annotations
 
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+
+from solace_shell.completer import ShellCompleter
 from solace_shell.lab import Lab
+from solace_shell.live_names import LiveNames
 
 NY, NJ = "NY_Appliance1", "NJ_Appliance1"
 
@@ -80,3 +85,12 @@ def test_secrets_stay_hashed() -> None:
     run(lab, "configure", "client-username u message-vpn default")
     refused(lab, "encrypted-password not-a-hash",
             "ERROR: Invalid value '(hidden)' for password (allowed: a hash printed by show current-config).")
+
+
+def test_tab_offers_the_objects_that_exist() -> None:
+    lab = Lab.fresh()
+    run(lab, "enable", "configure", "create client-username alice message-vpn Trading_VPN", "exit")
+    session = lab.session(NY)
+    completer = ShellCompleter(lab.parser, lambda: session, LiveNames(lab), lambda: NY)
+    found = completer.get_completions(Document("client-username "), CompleteEvent(completion_requested=True))
+    assert [c.display_text for c in found] == ["alice", "default"]
