@@ -7,6 +7,7 @@ whichever object it is for.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, Optional
 
 from .errors import EngineError
@@ -16,8 +17,11 @@ from .passwords import HashedSecret, hash_password, is_hashed
 OptionSpec = tuple[str, str, Any, Optional[tuple[int, int]]]
 
 
-def coerce_option(option: str, spec: OptionSpec, value: Any) -> Any:
-    """The value to store for `option`; None restores the default (the `no ...` form)."""
+def coerce_option(option: str, spec: OptionSpec, value: Any, salt_context: str = "") -> Any:
+    """The value to store for `option`; None restores the default (the `no ...` form).
+
+    A password is hashed with a salt derived from the option and ``salt_context`` (the object it
+    belongs to), not a random one, so `show current-config` stays deterministic."""
     _, kind, default, limits = spec
     if value is None:
         return default
@@ -42,5 +46,6 @@ def coerce_option(option: str, spec: OptionSpec, value: Any) -> Any:
             if not is_hashed(value):
                 raise EngineError("invalid_value", name=option, value="(hidden)", allowed="a hash printed by show current-config")
             return str(value)
-        return hash_password(str(value)) if value else ""
+        salt = hashlib.sha256(f"{option}:{salt_context}".encode()).digest()[:16]
+        return hash_password(str(value), salt) if value else ""
     return str(value)

@@ -291,7 +291,7 @@ class ReplicationMixin(EngineBase):
             raise EngineError("unknown_option", option=option)
         attr = REPLICATION_OPTIONS[option][0]
         v = self._vpn_rw(router, vpn)
-        value = coerce_option(option, REPLICATION_OPTIONS[option], value)
+        value = coerce_option(option, REPLICATION_OPTIONS[option], value, salt_context=v.name)
         setattr(v, attr, value)
         if attr == "rq_max_spool_mb":
             rq = self._repl_queue(v)

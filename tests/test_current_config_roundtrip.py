@@ -3,7 +3,7 @@ error and the same current-config again.
 
 Random labs are random sequences of configuration commands (every kind of object the grammar
 configures, including deletes and refused commands) run through the real Lab on a lab of the
-default shape with nothing configured (tests/data/bare.yaml), as a broker fresh from the box.
+default shape with nothing configured (transcripts/scenarios/bare.yaml), as a broker fresh from the box.
 The replay runs each script line through `Lab.execute`, skipping `!` comment lines as a CLI
 script does; the pragma-driven replay onto a lab that already has the objects waits for the
 script runner's `ignore-already-exists` support (xfail below).
@@ -23,7 +23,7 @@ from solace_shell.lab import Lab
 from solace_shell.script import run_script
 from state_store.views import RouterConfig
 
-BARE = Path(__file__).parent / "data" / "bare.yaml"
+BARE = Path(__file__).resolve().parent.parent / "transcripts" / "scenarios" / "bare.yaml"
 NY = "NY_Appliance1"
 VPNS = ["default", "Trading_VPN"]
 NAMES = ["a", "b"]

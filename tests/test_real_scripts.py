@@ -20,7 +20,7 @@ from state_store.engine import Engine
 
 T = TypeVar("T")
 
-BARE = Path(__file__).parent / "data" / "bare.yaml"
+BARE = Path(__file__).resolve().parent.parent / "transcripts" / "scenarios" / "bare.yaml"
 NY = "NY_Appliance1"
 
 T16 = """home
