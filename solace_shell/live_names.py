@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from state_store.engine import Engine
@@ -23,6 +23,11 @@ log = logging.getLogger(__name__)
 
 # How long names stay cached without a command in between (one burst of Tab presses).
 BURST_SECONDS = 2.0
+
+def _object_names(listing: Callable[[str, str], list[Any]], router: str | None, vpn: str | None) -> list[str]:
+    """Names of named configuration objects: the VPN's when the level carries one, else every VPN's."""
+    return [item.name for item in listing(router, vpn or "*")] if router else []
+
 
 # Each engine source: (engine, router, vpn) -> names. Per-router sources get a router (at the lab
 # console, each router in turn); per-VPN sources are only asked with a VPN.
@@ -40,6 +45,12 @@ ENGINE_SOURCES: dict[str, EngineSource] = {
     "ha-router": lambda engine, router, vpn: engine.ha_router_names(),
     "jms-client": lambda engine, router, vpn: engine.jms_client_names(),
     "ha-queue": lambda engine, router, vpn: engine.ha_queue_names(),
+    # named configuration objects: the VPN's when the level carries one, else every VPN's
+    "client-username": lambda engine, router, vpn: _object_names(engine.client_usernames, router, vpn),
+    "client-profile": lambda engine, router, vpn: _object_names(engine.client_profiles, router, vpn),
+    "acl-profile": lambda engine, router, vpn: _object_names(engine.acl_profiles, router, vpn),
+    "telemetry-profile": lambda engine, router, vpn: _object_names(engine.telemetry_profiles, router, vpn),
+    "rdp": lambda engine, router, vpn: _object_names(engine.rest_delivery_points, router, vpn),
 }
 # Sources the lab answers without the engine.
 LAB_SOURCES = frozenset({"router", "scenario"})
@@ -49,7 +60,8 @@ COMPLETION_SOURCES = frozenset(ENGINE_SOURCES) | LAB_SOURCES
 # Sources that need a VPN: without one (none on the line nor carried by the level) they offer nothing.
 NEEDS_VPN = frozenset({"queue", "topic"})
 # Sources asked per router: at the lab console (no router) they offer the names of every router.
-PER_ROUTER = frozenset({"vpn", "queue", "xid", "topic"})
+PER_ROUTER = frozenset({"vpn", "queue", "xid", "topic", "client-username", "client-profile", "acl-profile",
+                        "telemetry-profile", "rdp"})
 
 
 def scenario_files(directories: Iterable[Path] | None = None) -> list[str]:

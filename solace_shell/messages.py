@@ -56,6 +56,8 @@ ENGINE_ERRORS: dict[str, str] = {
     "unknown_option": "ERROR: Unknown option '{option}'.",
     "queue_not_shutdown": "ERROR: Queue '{queue}' in Message VPN '{vpn}' is not in a valid state: "
                           "shut it down before deleting it.",
+    "queue_managed": "ERROR: Queue '{queue}' is managed by the broker (created by a telemetry profile) "
+                     "and cannot be configured directly.",
     "queue_reserved": "ERROR: Queue '{queue}' is reserved for replication and cannot be configured.",
     "invalid_queue_name": "ERROR: Invalid queue name '{queue}' ({reason}).",
     "invalid_topic": "ERROR: Invalid topic '{topic}'.",
@@ -67,6 +69,16 @@ ENGINE_ERRORS: dict[str, str] = {
     "transaction_wrong_state": "ERROR: Transaction '{xid}' is not in a valid state: it is {state}, "
                                "the command requires {required}.",
     "transaction_commit_rejected": "ERROR: Transaction '{xid}' cannot be committed ({reason}).",
+    # named configuration objects ({kind} is the CLI keyword: client-username, acl-profile, ...)
+    "object_not_found": "ERROR: {kind} '{name}' not found in Message VPN '{vpn}'.",
+    "object_exists": "ERROR: {kind} '{name}' already exists in Message VPN '{vpn}'.",
+    "object_builtin": "ERROR: {kind} '{name}' is a default object and cannot be deleted.",
+    "object_managed": "ERROR: {kind} '{name}' is managed by the broker (created by a telemetry profile) "
+                      "and cannot be changed directly.",
+    "object_in_use": "ERROR: {kind} '{name}' is in use by client-username '{user}'.",
+    "invalid_object_name": "ERROR: Invalid {kind} name '{name}' ({reason}).",
+    "config_sync_unreachable": "ERROR: Cannot assert config-sync leadership of Message VPN '{vpn}': "
+                               "router {router} is not reachable.",
     # lab console (time, traffic, failures, transactions as a client, reset)
     "router_not_found": "ERROR: Router '{router}' not found.",
     "site_not_found": "ERROR: Site '{site}' not found.",

@@ -119,6 +119,10 @@ class EngineBase:
                 self._topology = Topology.load(self.s)
         return self._topology
 
+    def _managed_queue_bind_count(self, v: Vpn, q: Queue) -> int:
+        """Binds on a queue another object created (a telemetry profile's); see config_objects."""
+        return 0
+
     # ------------------------------------------------------------------ sql
     def _sql(self, sql: str, params: dict[str, Any] | None = None) -> Any:
         return self.s.execute(text(sql), params or {})

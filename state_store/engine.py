@@ -55,6 +55,15 @@ Public API
     transactions(router, xid=None, vpn=None, state=None, replicated=None, detail=True)
     heuristic_commit / heuristic_rollback / heuristic_delete(router, vpn, xid_pattern) -> int
     xids(router, vpn=None) -> list[str]
+  Named configuration objects (state_store.config_objects; kinds in KINDS, path = names from the
+  top-level object down, e.g. ("trace", "default") for a telemetry filter)
+    create_object / delete_object / require_object(router, vpn, kind, path)
+    set_object_attr(router, vpn, kind, path, attr, value=None)   (None = default, the `no` form)
+    client_usernames / client_profiles / acl_profiles / telemetry_profiles /
+      rest_delivery_points(router, vpn_pattern="*", pattern="*") -> typed views
+    config_sync(router) -> ConfigSyncInfo; config_sync_bridge(router) -> ConfigSyncBridgeConfig
+    assert_config_sync_leader(router, vpn); set_replication_interface(router, name | None)
+    router_identity(router) -> RouterIdentity
   Config / audit
     current_config(router, vpn=None) -> RouterConfig
     audit(vpn=None, limit=1000) -> Audit
@@ -69,6 +78,7 @@ from sqlalchemy import select
 from .audit import AuditMixin
 from .base import SETTING_DEFAULTS
 from .clients import ClientsMixin
+from .config_objects import ConfigObjectsMixin
 from .core.persist import HaCoreMixin
 from .errors import EngineError
 from .failures import FailuresMixin
@@ -99,7 +109,7 @@ SETTING_RULES: dict[str, Any] = {
 
 
 class Engine(ReplicationMixin, MessagingMixin, ClientsMixin, TransactionsMixin, FailuresMixin,
-             AuditMixin, HaCoreMixin):
+             AuditMixin, HaCoreMixin, ConfigObjectsMixin):
     # ------------------------------------------------------------------ time
     def advance(self, ms: int) -> AdvanceResult:
         """Move the simulated clock. Clients reconnect (before and after), then every bound
@@ -203,10 +213,14 @@ class Engine(ReplicationMixin, MessagingMixin, ClientsMixin, TransactionsMixin, 
         """The configuration behind `show current-config [message-vpn <v>]`, as data."""
         r = self._router(router, must_be_up=True)
         vpns = [self._vpn(r, vpn)] if vpn is not None else [v for v in self._vpns(r) if not v.internal]
+        sync = self.config_sync(router)
+        mate = self._attrs(self._row(r, None, "replication-mate", ""), "replication-mate")
         return RouterConfig(
             router=r.name, vpn=vpn, mate_virtual_router_name=r.mate_name,
             mate_connect_via=r.connect_via, replication_interface=r.repl_interface,
-            vpns=tuple(self._vpn_config(v) for v in vpns))
+            vpns=tuple(self._vpn_config(v) for v in vpns), mate_transport=str(mate["transport"]),
+            config_sync_enabled=sync.admin_enabled, config_sync_ssl=sync.ssl,
+            config_sync_bridge=self.config_sync_bridge(router))
 
     def _vpn_config(self, v: Vpn) -> VpnConfig:
         replication = VpnReplicationConfig(
@@ -219,7 +233,8 @@ class Engine(ReplicationMixin, MessagingMixin, ClientsMixin, TransactionsMixin, 
             bridge_password_set=bool(v.bridge_password_hash), bridge_compressed=v.bridge_compressed,
             bridge_window_size=v.bridge_window_size, bridge_retry_delay=v.bridge_retry_delay,
             bridge_ssl=v.bridge_ssl, bridge_client_profile=v.bridge_client_profile,
-            replicated_topics=tuple(ReplicatedTopicInfo(t.topic, t.mode) for t in self._replicated_topics(v)))
+            replicated_topics=tuple(ReplicatedTopicInfo(t.topic, t.mode) for t in self._replicated_topics(v)),
+            bridge_password_hash=v.bridge_password_hash)
         queues = []
         for q in sorted(self.s.scalars(select(Queue).where(Queue.vpn_id == v.id, Queue.kind == "normal")),
                         key=lambda q: q.name):
@@ -229,4 +244,12 @@ class Engine(ReplicationMixin, MessagingMixin, ClientsMixin, TransactionsMixin, 
                 name=q.name, access_type=q.access_type, owner=q.owner, permission=q.permission,
                 max_spool_mb=q.max_spool_mb, max_bind_count=q.max_bind_count, subscriptions=subs,
                 ingress_up=q.ingress_up, egress_up=q.egress_up))
-        return VpnConfig(name=v.name, enabled=v.enabled, replication=replication, queues=tuple(queues))
+        r = self._router_of(v)
+        return VpnConfig(
+            name=v.name, enabled=v.enabled, replication=replication, queues=tuple(queues),
+            authentication_basic_auth_type=self.vpn_auth_type(r, v),
+            client_profiles=tuple(p for p in self._client_profiles(r, v) if not p.managed_by),
+            acl_profiles=tuple(p for p in self._acl_profiles(r, v) if not p.managed_by),
+            client_usernames=tuple(self._usernames(r, v)),
+            telemetry_profiles=tuple(self._telemetry_profiles(r, v)),
+            rest_delivery_points=tuple(self._rest_delivery_points(r, v)))

@@ -16,6 +16,7 @@ Every code the engine raises, with its parameters:
     publish_rejected_standby(client, vpn, router)   its reachable hosts hold the VPN in standby
     queue_egress_down(queue, vpn)          consume from a queue whose egress is shut down
     queue_reserved(queue)                  queue op on #MSGVPN_REPLICATION_DATA_QUEUE
+    queue_managed(queue)                   queue op on a telemetry profile's #telemetry-<name> queue
     queue_not_shutdown(queue, vpn)         delete a queue that is not shut down
     queue_exists(queue, vpn)               client_exists(client)      transaction_exists(xid)
     replicated_topic_exists(topic, vpn)    subscription_exists(topic, queue)
@@ -27,6 +28,13 @@ Every code the engine raises, with its parameters:
     transaction_commit_rejected(xid, reason)   a commit whose publishes would be rejected
                                            (reason: publish_rejected_repl_queue_full | ..._sync_ineligible)
     site_already_down(site)  site_already_up(site)  link_already_down()  link_already_up()
+  Named configuration objects (state_store.config_objects; kind is the CLI keyword)
+    object_not_found(kind, name, vpn)      object_exists(kind, name, vpn)
+    object_builtin(kind, name)             delete a VPN's `default` object
+    object_managed(kind, name)             change/delete an object a telemetry profile created
+    object_in_use(kind, name, user)        delete a profile a client username uses
+    invalid_object_name(kind, name, reason)   reason: length | reserved | character
+    config_sync_unreachable(vpn, router)   assert-leader while a mate is unreachable
   Bad input
     invalid_value(name, value, allowed)    value_out_of_range(name, value, min, max)
     invalid_topic(topic)                   invalid_xid(xid)

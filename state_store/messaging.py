@@ -334,6 +334,8 @@ class MessagingMixin(EngineBase):
     def _bind_count(self, v: Vpn, q: Queue) -> int:
         if q.kind == "replication":
             return 1 if self._binding(v) is not None else 0
+        if q.kind == "telemetry":
+            return self._managed_queue_bind_count(v, q)
         return 0
 
     def queues(self, router: str, vpn_pattern: str | None = "*", queue_pattern: str | None = "*") -> list[QueueRow]:
@@ -419,7 +421,7 @@ class MessagingMixin(EngineBase):
         v = self._vpn_rw(router, vpn)
         q = self._queue(v, queue)
         if q.kind != "normal":
-            raise EngineError("queue_reserved", queue=queue)
+            raise EngineError("queue_managed" if q.kind == "telemetry" else "queue_reserved", queue=queue)
         return v, q
 
     def _synced_queues(self, v: Vpn, name: str) -> list[Queue]:

@@ -17,7 +17,8 @@ from __future__ import annotations
 from sqlalchemy import ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-SCHEMA_VERSION = "4"  # 4: cli_user.lab_admin
+# 4: cli_user.lab_admin; 5: config_object (named configuration objects)
+SCHEMA_VERSION = "5"
 
 
 class Base(DeclarativeBase):
@@ -328,3 +329,26 @@ class TxnOp(Base):
     message_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
     msg_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
     queue_name: Mapped[str | None] = mapped_column(String, nullable=True)
+
+
+class ConfigObject(Base):
+    """A named configuration object (client username, client/ACL/telemetry profile, REST delivery
+    point and their children, per-router singletons such as config-sync), one row per router.
+
+    Why one table: these objects are few, have a handful of settings each and no hot path; one
+    shape (kind, name, parent, typed attributes kept as JSON) serves them all, while the engine
+    validates every attribute against its kind's spec (``state_store.config_objects.KINDS``) and
+    returns typed views. ``vpn_id`` is NULL for router-level objects; ``managed_by`` names the
+    object that created this one (a telemetry profile's queue-side profiles), "" for user objects."""
+
+    __tablename__ = "config_object"
+    __table_args__ = (Index("ix_config_object_lookup", "router_id", "kind", "vpn_id", "name"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    router_id: Mapped[int] = mapped_column(ForeignKey("router.id"))
+    vpn_id: Mapped[int | None] = mapped_column(ForeignKey("vpn.id"), nullable=True)
+    parent_id: Mapped[int | None] = mapped_column(ForeignKey("config_object.id"), nullable=True)
+    kind: Mapped[str] = mapped_column(String)
+    name: Mapped[str] = mapped_column(String)
+    attrs: Mapped[str] = mapped_column(Text, default="{}")  # JSON object: attribute -> value
+    managed_by: Mapped[str] = mapped_column(String, default="")
+    created_seq: Mapped[int] = mapped_column(Integer, default=0)  # creation order, for listings

@@ -7,17 +7,30 @@ whichever object it is for.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from .errors import EngineError
-from .passwords import hash_password
+from .passwords import HashedSecret, hash_password, is_hashed
 
 # option name -> (model attribute, kind, default, (min, max) for ints)
 OptionSpec = tuple[str, str, Any, tuple[int, int] | None]
 
 
-def coerce_option(option: str, spec: OptionSpec, value: Any) -> Any:
-    """The value to store for `option`; None restores the default (the `no ...` form)."""
+def config_secret_salt(option: str, context: str) -> bytes:
+    """The salt of a configuration secret (a bridge password, a client-username password, a
+    pre-shared key): derived from the option and the object it belongs to, so `show current-config`
+    prints the same re-runnable `encrypted-password` form in every fresh lab of a scenario (replay
+    and golden transcripts need that). CLI users' login passwords, which nothing prints, get random
+    salts instead (state_store.passwords)."""
+    return hashlib.sha256(f"{option}:{context}".encode()).digest()[:16]
+
+
+def coerce_option(option: str, spec: OptionSpec, value: Any, salt_context: str = "") -> Any:
+    """The value to store for `option`; None restores the default (the `no ...` form).
+
+    A password is hashed with a salt derived from the option and ``salt_context`` (the object it
+    belongs to), not a random one, so `show current-config` stays deterministic."""
     _, kind, default, limits = spec
     if value is None:
         return default
@@ -38,5 +51,10 @@ def coerce_option(option: str, spec: OptionSpec, value: Any) -> Any:
             raise EngineError("value_out_of_range", name=option, value=number, min=limits[0], max=limits[1])
         return number
     if kind == "password":
-        return hash_password(str(value)) if value else ""
+        if isinstance(value, HashedSecret):
+            if not is_hashed(value):
+                raise EngineError("invalid_value", name=option, value="(hidden)",
+                                  allowed="a hash printed by show current-config")
+            return str(value)
+        return hash_password(str(value), config_secret_salt(option, salt_context)) if value else ""
     return str(value)

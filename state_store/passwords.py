@@ -92,3 +92,8 @@ def verify_password(password: str, stored: str | None) -> bool:
     except (ValueError, MemoryError):
         return False
     return hmac.compare_digest(actual, digest) and known
+
+
+class HashedSecret(str):
+    """A secret given already hashed (the `encrypted-password` form `show current-config`
+    prints): stored as it is, after checking its format, never hashed again."""

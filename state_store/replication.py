@@ -345,7 +345,7 @@ class ReplicationMixin(EngineBase):
             raise EngineError("unknown_option", option=option)
         attr = REPLICATION_OPTIONS[option][0]
         v = self._vpn_rw(router, vpn)
-        value = coerce_option(option, REPLICATION_OPTIONS[option], value)
+        value = coerce_option(option, REPLICATION_OPTIONS[option], value, salt_context=v.name)
         setattr(v, attr, value)
         if attr == "rq_max_spool_mb":
             rq = self._repl_queue(v)
@@ -398,6 +398,8 @@ class ReplicationMixin(EngineBase):
         if option not in ("virtual-router-name", "connect-via"):
             raise EngineError("unknown_option", option=option)
         r = self._router(router, must_be_up=True)
+        if (value or "") == (r.mate_name if option == "virtual-router-name" else r.connect_via):
+            return  # unchanged: a replayed configuration script re-states it
         enabled = [v.name for v in self._vpns(r) if not v.internal and v.repl_enabled]
         if enabled:
             raise EngineError("replication_not_shutdown", router=r.name, vpns=", ".join(enabled))

@@ -81,6 +81,7 @@ def build_lab(session: Any, doc: MDict) -> None:
     """Create every row the scenario describes, then replay its initial traffic through the
     Engine (so initial messages and transactions follow exactly the runtime rules)."""
     from . import models as m
+    from .options import config_secret_salt
     from .passwords import hash_password, is_hashed
 
     settings = dict(DEFAULT_SETTINGS)
@@ -139,7 +140,7 @@ def build_lab(session: Any, doc: MDict) -> None:
         br = rep.get("bridge") or {}
         pw_hash = ""
         if br.get("password") is not None:
-            pw_hash = hash_password(br["password"], salt=f"bridge:{vpn['name']}".encode())
+            pw_hash = hash_password(br["password"], salt=config_secret_salt("bridge-password", vpn["name"]))
         elif br.get("password_hash") is not None:
             pw_hash = br["password_hash"]
         for rn in vpn.get("routers") or list(router_rows):

@@ -446,13 +446,10 @@ def _read(p: Path) -> str:
 
 
 def _hash_secrets(doc: LocatedDict) -> None:
-    """Clear passwords become hashes with their own random salt, so the lab never stores them."""
-    entries = _dicts(doc.get("users"))
-    for vpn in _dicts(doc.get("vpns")):
-        repl = vpn.get("replication")
-        if isinstance(repl, LocatedDict) and isinstance(repl.get("bridge"), LocatedDict):
-            entries.append(repl["bridge"])
-    for entry in entries:
+    """CLI users' clear passwords become hashes with their own random salt, so the lab never stores
+    them. (Configuration secrets such as the bridge password are hashed by the builder with a salt
+    derived from their object, so `show current-config` prints them the same in every fresh lab.)"""
+    for entry in _dicts(doc.get("users")):
         clear = entry.pop("password", None)
         if clear is not None:
             entry["password_hash"] = clear if is_hashed(clear) else hash_password(clear)

@@ -167,7 +167,7 @@ class QueueDetail:
     name: str
     vpn: str
     router: str
-    kind: str  # normal|replication
+    kind: str  # normal|replication|telemetry (a telemetry profile's queue)
     type: str  # Primary
     access_type: str  # Exclusive|Non-Exclusive
     durable: bool
@@ -321,6 +321,116 @@ class VpnReplicationConfig:
     bridge_ssl: bool
     bridge_client_profile: str
     replicated_topics: tuple[ReplicatedTopicInfo, ...]  # sorted by topic
+    bridge_password_hash: str = ""  # salted hash (the re-runnable `encrypted-password` form)
+
+
+# ---------------------------------------------------------------- named configuration objects
+@dataclass(frozen=True)
+class ClientUsernameInfo:
+    name: str
+    vpn: str
+    enabled: bool
+    client_profile: str
+    acl_profile: str
+    password_hash: str  # "" = no password; never the password itself
+    builtin: bool       # the VPN's `default` object (exists without `create`)
+
+
+@dataclass(frozen=True)
+class ClientProfileInfo:
+    name: str
+    vpn: str
+    reject_msg_to_sender_on_no_subscription_match: bool
+    builtin: bool
+    managed_by: str  # "" or the telemetry profile that created it
+
+
+@dataclass(frozen=True)
+class AclProfileInfo:
+    name: str
+    vpn: str
+    client_connect_default_action: str  # allow | disallow
+    publish_topic_default_action: str
+    subscribe_topic_default_action: str
+    builtin: bool
+    managed_by: str
+
+
+@dataclass(frozen=True)
+class TelemetryFilterInfo:
+    name: str
+    enabled: bool
+    subscriptions: tuple[str, ...]  # creation order
+
+
+@dataclass(frozen=True)
+class TelemetryProfileInfo:
+    name: str
+    vpn: str
+    receiver_enabled: bool
+    receiver_acl_connect_default_action: str  # allow | disallow
+    trace_enabled: bool
+    filters: tuple[TelemetryFilterInfo, ...]  # creation order
+    queue: str  # the #telemetry-<name> queue it created
+
+
+@dataclass(frozen=True)
+class RestConsumerInfo:
+    name: str
+    enabled: bool
+    remote_host: str
+    remote_port: int
+    ssl: bool
+    outgoing_connections: int
+    up: bool
+    connections_up: int
+
+
+@dataclass(frozen=True)
+class QueueBindingInfo:
+    queue: str
+    post_request_target: str
+    up: bool
+
+
+@dataclass(frozen=True)
+class RestDeliveryPointInfo:
+    name: str
+    vpn: str
+    enabled: bool
+    client_profile: str
+    up: bool
+    consumers: tuple[RestConsumerInfo, ...]      # creation order
+    queue_bindings: tuple[QueueBindingInfo, ...]  # creation order
+
+
+@dataclass(frozen=True)
+class ConfigSyncInfo:
+    """`show config-sync`: the router's config-sync status."""
+
+    router: str
+    admin_enabled: bool
+    oper_up: bool
+    ssl: bool
+    out_of_sync: tuple[tuple[int, str], ...]  # (table number, VPN) of VPN tables out of sync
+
+
+@dataclass(frozen=True)
+class ConfigSyncBridgeConfig:
+    enabled: bool
+    pre_shared_key_hash: str  # "" = none; never the key itself
+    insecure_upgrade_mode: bool
+    ssl: bool
+    compressed: bool
+
+
+@dataclass(frozen=True)
+class RouterIdentity:
+    """`show router-name`: the router name (mirroring the hostname) and its unique id."""
+
+    router_name: str
+    mirrors_hostname: bool
+    unique_id: str  # eight colon-separated hex bytes, stable per router name
 
 
 @dataclass(frozen=True)
@@ -329,6 +439,12 @@ class VpnConfig:
     enabled: bool
     replication: VpnReplicationConfig
     queues: tuple[QueueConfig, ...]  # sorted by name; reserved queues excluded
+    authentication_basic_auth_type: str = "radius"
+    client_profiles: tuple[ClientProfileInfo, ...] = ()    # user and builtin, not managed
+    acl_profiles: tuple[AclProfileInfo, ...] = ()
+    client_usernames: tuple[ClientUsernameInfo, ...] = ()
+    telemetry_profiles: tuple[TelemetryProfileInfo, ...] = ()
+    rest_delivery_points: tuple[RestDeliveryPointInfo, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -342,6 +458,10 @@ class RouterConfig:
     mate_connect_via: str
     replication_interface: str
     vpns: tuple[VpnConfig, ...]
+    mate_transport: str = "plain-text"  # plain-text | compressed | ssl (software broker connect-via)
+    config_sync_enabled: bool = True
+    config_sync_ssl: bool = False
+    config_sync_bridge: ConfigSyncBridgeConfig = ConfigSyncBridgeConfig(True, "", True, False, False)
 
 
 # ---------------------------------------------------------------- operation results

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections import deque
+from typing import Any
 
 from grammar import Grammar
 from grammar.model import Alt, Element, Keyword, Opt, ParamRef, Seq
+from solace_shell.lab import Lab
 
 SAMPLE_VALUES = {
     "vpn-name": "Trading_VPN", "vpn-pattern": "Trading_VPN", "queue-name": "orders", "queue-pattern": "orders",
@@ -15,8 +17,25 @@ SAMPLE_VALUES = {
 }
 
 
-# Values that name objects the default lab has, for lines that enter a level.
-PATH_VALUES = {**SAMPLE_VALUES, "topic": "trading/>"}
+# Values that name objects the default lab has (or `walk_lab` makes), for lines that enter a level.
+PATH_VALUES = {**SAMPLE_VALUES, "topic": "trading/>", "client-username": "default", "client-profile": "default",
+               "acl-profile": "default", "telemetry-profile": "trace", "filter-name": "default",
+               "rdp-name": "rdp1", "rest-consumer-name": "rc1"}
+
+
+def walk_lab(settings: dict[str, Any] | None = None) -> Lab:
+    """A fresh default lab plus the objects PATH_VALUES names that the scenario does not make, so
+    every level is reached by entering an existing object (a read-only user cannot `create`)."""
+    lab = Lab.fresh(settings=settings)
+    with lab.store.transaction() as engine:
+        router, vpn = "NY_Appliance1", "Trading_VPN"
+        engine.create_object(router, vpn, "telemetry-profile", ("trace",))
+        engine.create_object(router, vpn, "telemetry-filter", ("trace", "default"))
+        engine.create_object(router, vpn, "telemetry-subscription", ("trace", "default", "trading/>"))
+        engine.create_object(router, vpn, "rest-delivery-point", ("rdp1",))
+        engine.create_object(router, vpn, "rest-consumer", ("rdp1", "rc1"))
+        engine.create_object(router, vpn, "queue-binding", ("rdp1", "orders"))
+    return lab
 
 
 def minimal_words(element: Element, values: dict[str, str] = SAMPLE_VALUES) -> list[str]:
@@ -36,14 +55,20 @@ def minimal_words(element: Element, values: dict[str, str] = SAMPLE_VALUES) -> l
 
 
 def paths_to_levels(grammar: Grammar, start: str = "exec") -> dict[str, list[str]]:
-    """For every router level: the lines that reach it from User EXEC."""
-    paths = {start: []}
-    queue = deque([start])
-    while queue:
-        mode = queue.popleft()
-        # Prefer entering an existing object over creating one (create fails when it exists).
-        for command in sorted(grammar.by_mode.get(mode, []), key=lambda c: c.syntax.startswith("create")):
-            if command.enters and not command.transit and command.enters not in paths:
-                paths[command.enters] = paths[mode] + [" ".join(minimal_words(command.element, PATH_VALUES))]
-                queue.append(command.enters)
+    """For every router level: the lines that reach it from User EXEC.
+
+    Entering an existing object is preferred over creating one (create fails when it exists, and
+    a read-only user may not create): a first walk uses no `create`, a second adds the levels
+    only a `create` reaches."""
+    paths: dict[str, list[str]] = {start: []}
+    for allow_create in (False, True):
+        queue = deque(paths)
+        while queue:
+            mode = queue.popleft()
+            for command in grammar.by_mode.get(mode, []):
+                if command.syntax.startswith("create") and not allow_create:
+                    continue
+                if command.enters and not command.transit and command.enters not in paths:
+                    paths[command.enters] = paths[mode] + [" ".join(minimal_words(command.element, PATH_VALUES))]
+                    queue.append(command.enters)
     return paths

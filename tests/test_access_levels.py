@@ -12,7 +12,7 @@ import pytest
 
 from solace_shell.lab import Lab, shell_grammar
 
-from .grammar_walk import minimal_words, paths_to_levels
+from .grammar_walk import minimal_words, paths_to_levels, walk_lab
 
 GRAMMAR = shell_grammar()
 PATHS = paths_to_levels(GRAMMAR)
@@ -42,7 +42,7 @@ CASES = [
 def test_every_command_against_every_user(user: str) -> None:
     checked = refused = 0
     for mode, command in CASES:
-        lab = Lab.fresh(settings={"user": user})
+        lab = walk_lab(settings={"user": user})
         try:
             session = lab.session("NY_Appliance1")
             for line in PATHS[mode]:

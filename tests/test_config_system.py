@@ -69,8 +69,8 @@ def test_mate_needs_global_read_write() -> None:
         ny = go(lab.session(NY), "enable", "configure")
         shut_down_replication(ny)                         # mesh-manager may do that
         outcome = refused(lab, ny, "replication mate connect-via x", kind="access")
-        assert outcome.text == ("ERROR: Permission denied: 'connect-via <connect-via>' requires global/read-write "
-                                "access; user 'meshmgr' has global/mesh-manager.")
+        assert outcome.text == ("ERROR: Permission denied: 'connect-via <connect-via> [plain-text | compressed | ssl]' "
+                                "requires global/read-write access; user 'meshmgr' has global/mesh-manager.")
     finally:
         lab.close()
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from solace_shell.lab import Lab, shell_grammar
+from solace_shell.lab import shell_grammar
 
-from .grammar_walk import SAMPLE_VALUES, paths_to_levels
+from .grammar_walk import SAMPLE_VALUES, paths_to_levels, walk_lab
 
 GRAMMAR = shell_grammar()
 LEVEL_PATHS = paths_to_levels(GRAMMAR)
@@ -24,7 +24,7 @@ WORD = st.one_of(st.sampled_from(KEYWORDS), st.sampled_from(sorted(SAMPLE_VALUES
        target_lab=st.booleans())
 def test_random_lines_never_escape_and_rejections_change_nothing(level: str, words: list[str],
                                                                   target_lab: bool) -> None:
-    lab = Lab.fresh()
+    lab = walk_lab()
     try:
         session = lab.console if target_lab else lab.session("NY_Appliance1")
         if not target_lab:

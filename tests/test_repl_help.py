@@ -12,9 +12,15 @@ def test_help_after_a_space_lists_every_next_word_with_help(lab: Lab) -> None:
     text = help_text(lab.parser, "privileged", "NY_Appliance1#", "configure ")
     assert text.split("\n") == [
         "NY_Appliance1# configure ?",
-        "  message-spool  Message spool",
-        "  message-vpn    Message VPN",
-        "  replication    Replication",
+        "  acl-profile      The ACL profile",
+        "  client-profile   The client profile",
+        "  client-username  The client username",
+        "  config-sync      Config-sync (configuration synchronization)",
+        "  create           Create an object",
+        "  message-spool    Message spool",
+        "  message-vpn      Message VPN",
+        "  no               Negate a command or set its default",
+        "  replication      Replication",
         "  <cr>",
     ]
 
@@ -87,9 +93,15 @@ def test_question_mark_after_a_space_in_the_repl(lab: Lab) -> None:
     code, out = drive(lab, "enable\rconfigure ?\x04")
     assert out.split("\n")[:5] == [
         "NY_Appliance1# configure ?",
-        "  message-spool  Message spool",
-        "  message-vpn    Message VPN",
-        "  replication    Replication",
+        "  acl-profile      The ACL profile",
+        "  client-profile   The client profile",
+        "  client-username  The client username",
+        "  config-sync      Config-sync (configuration synchronization)",
+        "  create           Create an object",
+        "  message-spool    Message spool",
+        "  message-vpn      Message VPN",
+        "  no               Negate a command or set its default",
+        "  replication      Replication",
         "  <cr>",
     ]
 

@@ -12,10 +12,24 @@ configure
 
 ! Configure Message VPN
 ! ---------------------
+  message-vpn "Trading_VPN"
+    authentication basic auth-type radius
+    exit
+
+! Configure Queues
+! ----------------
+  message-spool message-vpn "Trading_VPN"
 ! pragma:interpreter:ignore-already-exists
-  create message-vpn "Trading_VPN"
+    create queue "orders"
 ! pragma:interpreter:no-ignore-already-exists
-    no shutdown
+      access-type exclusive
+      no owner
+      permission all no-access
+      max-spool-usage 5000
+      max-bind-count 1000
+      subscription topic "trading/orders/>"
+      no shutdown
+      exit
     exit
 
 ! Configure Replication
@@ -27,8 +41,8 @@ configure
         no shutdown
         exit
       bridge
-        authentication auth-scheme "basic"
-        authentication basic client-username "replication" password <redacted>
+        authentication auth-scheme basic
+        authentication basic client-username "replication" encrypted-password "scrypt$4096$6272696467653a54726164696e675f56504e$2efbf601128e6111fd1e356a44dfe5d5fa04ceead3c70488fa68a8e4230e2e28"
         no compressed-data
         message-spool window-size 255
         retry-delay 3
@@ -40,28 +54,13 @@ configure
         reject-msg-to-sender-on-discard
         exit
       no reject-msg-when-sync-ineligible
-      transaction-replication-mode "async"
+      transaction-replication-mode async
 ! pragma:interpreter:ignore-already-exists
       create replicated-topic "trading/>"
 ! pragma:interpreter:no-ignore-already-exists
-        replication-mode "async"
+        replication-mode async
         exit
-      state "{role}"
-      no shutdown
-      exit
-    exit
-
-! Configure Queues
-! ----------------
-  message-spool message-vpn "Trading_VPN"
-! pragma:interpreter:ignore-already-exists
-    create queue "orders"
-! pragma:interpreter:no-ignore-already-exists
-      access-type "exclusive"
-      permission all "no-access"
-      max-spool-usage 5000
-      max-bind-count 1000
-      subscription topic "trading/orders/>"
+      state {role}
       no shutdown
       exit
     exit"""
@@ -74,11 +73,28 @@ configure
 ! Configure Replication
 ! ---------------------
   replication
-    mate virtual-router-name "v:{mate}"
-    mate connect-via "{via}"
+    mate
+      virtual-router-name "v:{mate}"
+      connect-via "{via}"
+      exit
     interface "1/6/lag1"
-    config-sync bridge no shutdown
+    config-sync
+      bridge
+        authentication insecure-upgrade-mode
+        no compressed-data
+        no ssl
+        no shutdown
+        exit
+      exit
     exit
+
+! Configure Config-Sync
+! ---------------------
+  config-sync
+    no ssl
+    no shutdown
+    exit
+
 """
 
 
@@ -99,9 +115,9 @@ def test_router_config_default_lab(ny) -> None:
     assert text.startswith(SYSTEM.format(mate="NJ_Appliance1", via="192.168.160.12"))
     body = TRADING.format(role="active").split("configure\n", 1)[1]
     assert body in text
-    assert text.index('create message-vpn "Trading_VPN"') < text.index('create message-vpn "default"')
-    assert '      state "standby"\n      shutdown\n      exit\n    exit' in text
-    assert text.count("create message-vpn") == 2     # the internal #config-sync VPN is not configuration
+    assert text.index('message-vpn "Trading_VPN"') < text.index('message-vpn "default"')
+    assert '      state standby\n      shutdown\n      exit\n    exit' in text
+    assert text.count("! Configure Message VPN") == 2     # the internal #config-sync VPN is not configuration
     assert text == "\n".join(line.rstrip() for line in text.splitlines())
 
 
@@ -111,12 +127,12 @@ def test_config_follows_state(lab, ny) -> None:
         e.set_queue_shutdown("NY_Appliance1", "Trading_VPN", "audit", False)
         e.set_replication_option("NY_Appliance1", "Trading_VPN", "transaction-replication-mode", "sync")
     text = show(ny, "show current-config message-vpn Trading_VPN")
-    assert '      transaction-replication-mode "sync"\n' in text
+    assert '      transaction-replication-mode sync\n' in text
     assert ('  message-spool message-vpn "Trading_VPN"\n'
             "! pragma:interpreter:ignore-already-exists\n"
             '    create queue "audit"\n'
             "! pragma:interpreter:no-ignore-already-exists\n"
-            '      access-type "exclusive"\n') in text
+            '      access-type exclusive\n') in text
     assert text.index('create queue "audit"') < text.index('create queue "orders"')
 
 

@@ -35,3 +35,9 @@ def delete_messages(ctx: HandlerContext, args: Args) -> None:
 @handler("admin.client_disconnect")
 def client_disconnect(ctx: HandlerContext, args: Args) -> None:
     ctx.engine.disconnect_client(ctx.router or "", str(args["vpn-name"]), str(args["client-name"]))
+
+
+@handler("admin.config_sync_assert_leader")
+def config_sync_assert_leader(ctx: HandlerContext, args: Args) -> None:
+    """`config-sync assert-leader message-vpn <v>` (T28): this router's VPN table wins."""
+    ctx.engine.assert_config_sync_leader(ctx.router or "", str(args["vpn-name"]))

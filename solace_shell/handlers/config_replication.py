@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from state_store.errors import EngineError
+from state_store.passwords import HashedSecret
 
 from . import Args, HandlerContext, chosen_keyword, handler
 
@@ -105,7 +106,10 @@ def bridge_client_username(ctx: HandlerContext, args: Args) -> None:
     """Sets the username and the password together; without `password` the bridge has none.
     The engine stores only a hash of the password."""
     _option(ctx, "bridge-client-username", str(args["client-username"]))
-    _option(ctx, "bridge-password", str(args["password"]) if args.get("password") else None)
+    if "encrypted-password" in args:
+        _option(ctx, "bridge-password", HashedSecret(str(args["encrypted-password"])))
+    else:
+        _option(ctx, "bridge-password", str(args["password"]) if args.get("password") else None)
 
 
 @handler("config_replication.bridge_no_client_username")

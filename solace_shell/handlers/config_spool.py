@@ -38,6 +38,8 @@ def enter_queue(ctx: HandlerContext, args: Args) -> None:
         raise EngineError("queue_reserved", queue=name)
     if name not in ctx.engine.queue_names(router, vpn):
         raise EngineError("queue_not_found", queue=name, vpn=vpn)
+    if ctx.engine.queue_detail(router, vpn, name).kind == "telemetry":
+        raise EngineError("queue_managed", queue=name)
 
 
 @handler("config_spool.delete_queue")
@@ -80,3 +82,8 @@ def max_spool(ctx: HandlerContext, args: Args) -> None:
 @handler("config_spool.owner")
 def owner(ctx: HandlerContext, args: Args) -> None:
     _option(ctx, "owner", None if args.get("no") else str(args["client-username"]))
+
+
+@handler("config_spool.max_bind_count")
+def max_bind_count(ctx: HandlerContext, args: Args) -> None:
+    _option(ctx, "max-bind-count", None if args.get("no") else args["max-bind-count"])

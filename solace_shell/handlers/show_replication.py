@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from state_store.views import ReplicationStats, SystemReplication, VpnReplicationDetail, VpnReplicationRow
+from state_store.views import (
+    ConfigSyncBridgeConfig,
+    ReplicationStats,
+    SystemReplication,
+    VpnReplicationDetail,
+    VpnReplicationRow,
+)
 
 from . import Args, HandlerContext, handler
 from .show_common import router_of
@@ -46,6 +52,7 @@ class VpnReplicationStats:
 class SystemReplicationShow:
     info: SystemReplication
     with_stats: bool
+    config_sync_bridge: ConfigSyncBridgeConfig
 
 
 def _status(row: VpnReplicationRow) -> str:
@@ -86,4 +93,6 @@ def show_message_vpn_replication(
 
 @handler("show.replication")
 def show_replication(ctx: HandlerContext, args: Args) -> SystemReplicationShow:
-    return SystemReplicationShow(ctx.engine.system_replication(router_of(ctx)), bool(args.get("stats")))
+    router = router_of(ctx)
+    return SystemReplicationShow(ctx.engine.system_replication(router), bool(args.get("stats")),
+                                 ctx.engine.config_sync_bridge(router))

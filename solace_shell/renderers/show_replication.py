@@ -186,7 +186,7 @@ def vpn_replication_stats(result: VpnReplicationStats) -> str:
 
 @renderer(SystemReplicationShow)
 def system_replication(result: SystemReplicationShow) -> str:
-    r = result.info
+    r, b = result.info, result.config_sync_bridge
     lines = [
         field("Replication Interface", r.interface),
         field("Replication Mate", r.mate_virtual_router_name),
@@ -203,12 +203,17 @@ def system_replication(result: SystemReplicationShow) -> str:
         "",
         "ConfigSync:",
         field("Bridge", indent=2),
-        field("Admin State", r.config_sync_bridge_admin, 4),
-        field("State", r.config_sync_bridge_state, 4),
+        # The bridge settings of `replication config-sync bridge ...` (T28). With a pre-shared key
+        # the software broker's authentication lines (reference 3.5 [FIX]); "Disabled" for a
+        # shut-down bridge is ours (no capture).
+        field("Admin State", r.config_sync_bridge_admin if b.enabled else "Disabled", 4),
+        field("State", r.config_sync_bridge_state if b.enabled else "down", 4),
         field("Authentication", indent=4),
-        field("Scheme", "Basic", 6),
-        field("Compressed", "No", 4),
-        field("SSL", "No", 4),
+        *([field("Pre-Shared Key", "Configured", 6),
+           field("Insecure Upgrade Mode", "Enabled" if b.insecure_upgrade_mode else "Disabled", 6)]
+          if b.pre_shared_key_hash else [field("Scheme", "Basic", 6)]),
+        field("Compressed", "Yes" if b.compressed else "No", 4),
+        field("SSL", "Yes" if b.ssl else "No", 4),
         field("Message Spool", indent=4),
         field("Window Size", 65535, 6),
         field("Retry Delay", 3, 4),

@@ -35,7 +35,7 @@ class LabLike(Protocol):
 
 
 REDACTED = "********"
-PASSWORD_KEYWORDS = ("password", "encrypted-password", "aes-password")
+PASSWORD_KEYWORDS = ("password", "encrypted-password", "aes-password", "key", "encrypted-key")  # key: pre-shared key
 _TOKEN = re.compile(r'(?:"[^"]*"?|[^\s"]+)+')
 _SETTING_KEYS = ("version", "layout", "user")
 

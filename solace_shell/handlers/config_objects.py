@@ -1,0 +1,152 @@
+"""Named configuration objects (client usernames, profiles, telemetry, REST delivery points).
+
+Nothing prints on success. Each kind's create/enter/delete handler is registered from one table
+(`_ADDRESS`): which parameter names the object, where its VPN comes from (the line's
+`message-vpn <vpn>` or the level's) and which level keys name its parents. The engine validates
+and config-syncs; see state_store.config_objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from state_store.config_objects import AttrValue, ObjectKind
+from state_store.passwords import HashedSecret
+
+from . import Args, HandlerContext, chosen_keyword, handler
+
+
+@dataclass(frozen=True)
+class _Address:
+    """How a line names an object of one kind."""
+
+    param: str                      # the parameter (or level key) that names the object
+    parents: tuple[str, ...] = ()   # level context keys naming its parents, top first
+    vpn_on_line: bool = False       # `... message-vpn <vpn-name>` on the line (configure level)
+
+
+_ADDRESS: dict[ObjectKind, _Address] = {
+    "client-username": _Address("client-username", vpn_on_line=True),
+    "client-profile": _Address("client-profile", vpn_on_line=True),
+    "acl-profile": _Address("acl-profile", vpn_on_line=True),
+    "telemetry-profile": _Address("telemetry-profile"),
+    "telemetry-filter": _Address("filter-name", ("telemetry-profile",)),
+    "telemetry-subscription": _Address("topic", ("telemetry-profile", "filter")),
+    "rest-delivery-point": _Address("rdp-name"),
+    "rest-consumer": _Address("rest-consumer-name", ("rest-delivery-point",)),
+    "queue-binding": _Address("queue-name", ("rest-delivery-point",)),
+}
+
+
+def _target(ctx: HandlerContext, args: Args, kind: ObjectKind) -> tuple[str, str, tuple[str, ...]]:
+    """(router, vpn, path) of the object the line names."""
+    address = _ADDRESS[kind]
+    vpn = str(args["vpn-name"]) if address.vpn_on_line else ctx.router_and_vpn()[1]
+    path = tuple(ctx.context[key] for key in address.parents) + (str(args[address.param]),)
+    return ctx.router or "", vpn, path
+
+
+def _register(kind: ObjectKind) -> None:
+    suffix = kind.replace("-", "_")
+
+    def create(ctx: HandlerContext, args: Args) -> None:
+        router, vpn, path = _target(ctx, args, kind)
+        ctx.engine.create_object(router, vpn, kind, path)
+
+    def enter(ctx: HandlerContext, args: Args) -> None:
+        router, vpn, path = _target(ctx, args, kind)
+        ctx.engine.require_object(router, vpn, kind, path)
+
+    def delete(ctx: HandlerContext, args: Args) -> None:
+        router, vpn, path = _target(ctx, args, kind)
+        ctx.engine.delete_object(router, vpn, kind, path)
+
+    handler(f"config_objects.create_{suffix}")(create)
+    handler(f"config_objects.enter_{suffix}")(enter)
+    handler(f"config_objects.delete_{suffix}")(delete)
+
+
+for _kind in _ADDRESS:
+    _register(_kind)
+
+
+# ------------------------------------------------------------------ settings at an object's level
+# The level context key that names the object of each kind (modes.yaml `carries`).
+_LEVEL_KEY: dict[ObjectKind, str] = {
+    "client-username": "client-username", "client-profile": "client-profile", "acl-profile": "acl-profile",
+    "telemetry-profile": "telemetry-profile", "telemetry-filter": "filter",
+    "rest-delivery-point": "rest-delivery-point", "rest-consumer": "rest-consumer",
+    "queue-binding": "queue-binding",
+}
+
+
+def _setter(handler_id: str, kind: ObjectKind, attr: str, value: Callable[[Args], AttrValue]) -> None:
+    def set_attr(ctx: HandlerContext, args: Args) -> None:
+        address = _ADDRESS[kind]
+        path = tuple(ctx.context[key] for key in address.parents) + (ctx.context[_LEVEL_KEY[kind]],)
+        ctx.engine.set_object_attr(ctx.router or "", ctx.router_and_vpn()[1], kind, path, attr, value(args))
+
+    handler(handler_id)(set_attr)
+
+
+def _enabled(args: Args) -> AttrValue:
+    """`shutdown` disables; `no shutdown` enables."""
+    return bool(args.get("no"))
+
+
+def _negatable(param: str) -> Callable[[Args], AttrValue]:
+    return lambda args: None if args.get("no") else args[param]
+
+
+def _flag(args: Args) -> AttrValue:
+    return not args.get("no")
+
+
+def _password(args: Args) -> AttrValue:
+    if args.get("no"):
+        return None
+    if "encrypted-password" in args:
+        return HashedSecret(str(args["encrypted-password"]))
+    return str(args["password"])
+
+
+_setter("config_objects.client_username_password", "client-username", "password", _password)
+_setter("config_objects.client_username_client_profile", "client-username", "client-profile",
+        lambda args: str(args["client-profile"]))
+_setter("config_objects.client_username_acl_profile", "client-username", "acl-profile",
+        lambda args: str(args["acl-profile"]))
+_setter("config_objects.client_username_shutdown", "client-username", "enabled", _enabled)
+_setter("config_objects.client_profile_reject_no_match", "client-profile",
+        "reject-msg-to-sender-on-no-subscription-match", _flag)
+_setter("config_objects.telemetry_receiver_acl", "telemetry-profile", "receiver-acl-connect-default-action",
+        lambda args: chosen_keyword(args, "allow", "disallow"))
+_setter("config_objects.telemetry_receiver_shutdown", "telemetry-profile", "receiver-enabled", _enabled)
+_setter("config_objects.trace_shutdown", "telemetry-profile", "trace-enabled", _enabled)
+_setter("config_objects.filter_shutdown", "telemetry-filter", "enabled", _enabled)
+_setter("config_objects.rdp_shutdown", "rest-delivery-point", "enabled", _enabled)
+_setter("config_objects.rdp_client_profile", "rest-delivery-point", "client-profile",
+        lambda args: str(args["client-profile"]))
+_setter("config_objects.rest_consumer_host", "rest-consumer", "remote-host", _negatable("remote-host"))
+_setter("config_objects.rest_consumer_port", "rest-consumer", "remote-port", _negatable("port"))
+_setter("config_objects.rest_consumer_ssl", "rest-consumer", "ssl", _flag)
+_setter("config_objects.rest_consumer_connections", "rest-consumer", "outgoing-connection-count",
+        _negatable("connection-count"))
+_setter("config_objects.rest_consumer_shutdown", "rest-consumer", "enabled", _enabled)
+_setter("config_objects.binding_target", "queue-binding", "post-request-target", _negatable("post-request-target"))
+
+
+@handler("config_objects.acl_default_action")
+def acl_default_action(ctx: HandlerContext, args: Args) -> None:
+    which = chosen_keyword(args, "client-connect", "publish-topic", "subscribe-topic")
+    path = (ctx.context["acl-profile"],)
+    ctx.engine.set_object_attr(ctx.router or "", ctx.router_and_vpn()[1], "acl-profile", path,
+                               f"{which}-default-action", chosen_keyword(args, "allow", "disallow"))
+
+
+@handler("config_objects.vpn_auth_type")
+def vpn_auth_type(ctx: HandlerContext, args: Args) -> None:
+    auth = chosen_keyword(args, "internal", "ldap", "radius", "none")
+    ctx.engine.set_object_attr(ctx.router or "", ctx.router_and_vpn()[1], "message-vpn", ("",),
+                               "authentication-basic-auth-type", auth)
+

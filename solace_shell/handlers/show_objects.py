@@ -1,0 +1,103 @@
+"""Shows of named configuration objects, config-sync and the router name.
+
+`show message-vpn <v> rest rest-delivery-point <p>` (T23), `show config-sync` (C04, T26) and
+`show router-name` (C18) follow captures; the other layouts are ours (docs/commands.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from state_store.views import (
+    AclProfileInfo,
+    ClientProfileInfo,
+    ClientUsernameInfo,
+    ConfigSyncInfo,
+    RestDeliveryPointInfo,
+    RouterIdentity,
+    TelemetryProfileInfo,
+)
+
+from . import Args, HandlerContext, handler
+from .show_common import check_vpn_pattern, router_of
+
+
+@dataclass(frozen=True)
+class ClientUsernamesShow:
+    rows: tuple[ClientUsernameInfo, ...]
+
+
+@dataclass(frozen=True)
+class ClientProfilesShow:
+    rows: tuple[ClientProfileInfo, ...]
+
+
+@dataclass(frozen=True)
+class AclProfilesShow:
+    rows: tuple[AclProfileInfo, ...]
+
+
+@dataclass(frozen=True)
+class TelemetryProfilesShow:
+    rows: tuple[TelemetryProfileInfo, ...]
+
+
+@dataclass(frozen=True)
+class RestDeliveryPointsShow:
+    rows: tuple[RestDeliveryPointInfo, ...]
+
+
+@dataclass(frozen=True)
+class ConfigSyncShow:
+    status: ConfigSyncInfo
+
+
+@dataclass(frozen=True)
+class RouterNameShow:
+    identity: RouterIdentity
+
+
+def _vpn(ctx: HandlerContext, args: Args) -> str:
+    pattern = str(args.get("vpn-pattern") or "*")
+    check_vpn_pattern(ctx, pattern)
+    return pattern
+
+
+@handler("show.client_usernames")
+def show_client_usernames(ctx: HandlerContext, args: Args) -> ClientUsernamesShow:
+    rows = ctx.engine.client_usernames(router_of(ctx), _vpn(ctx, args), str(args["client-username-pattern"]))
+    return ClientUsernamesShow(tuple(rows))
+
+
+@handler("show.client_profiles")
+def show_client_profiles(ctx: HandlerContext, args: Args) -> ClientProfilesShow:
+    rows = ctx.engine.client_profiles(router_of(ctx), _vpn(ctx, args), str(args["profile-pattern"]))
+    return ClientProfilesShow(tuple(rows))
+
+
+@handler("show.acl_profiles")
+def show_acl_profiles(ctx: HandlerContext, args: Args) -> AclProfilesShow:
+    rows = ctx.engine.acl_profiles(router_of(ctx), _vpn(ctx, args), str(args["profile-pattern"]))
+    return AclProfilesShow(tuple(rows))
+
+
+@handler("show.telemetry_profiles")
+def show_telemetry_profiles(ctx: HandlerContext, args: Args) -> TelemetryProfilesShow:
+    rows = ctx.engine.telemetry_profiles(router_of(ctx), _vpn(ctx, args), str(args["profile-pattern"]))
+    return TelemetryProfilesShow(tuple(rows))
+
+
+@handler("show.rest_delivery_points")
+def show_rest_delivery_points(ctx: HandlerContext, args: Args) -> RestDeliveryPointsShow:
+    rows = ctx.engine.rest_delivery_points(router_of(ctx), _vpn(ctx, args), str(args["rdp-pattern"]))
+    return RestDeliveryPointsShow(tuple(rows))
+
+
+@handler("show.config_sync")
+def show_config_sync(ctx: HandlerContext, args: Args) -> ConfigSyncShow:
+    return ConfigSyncShow(ctx.engine.config_sync(router_of(ctx)))
+
+
+@handler("show.router_name")
+def show_router_name(ctx: HandlerContext, args: Args) -> RouterNameShow:
+    return RouterNameShow(ctx.engine.router_identity(router_of(ctx)))
