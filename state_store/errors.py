@@ -139,6 +139,15 @@ ERROR_CODES: dict[str, tuple[str, ...]] = {
     "swift_unknown_property": ("property",),
     "swift_no_router": (),
     "swift_router_unknown": ("router",),
+    # named configuration objects (state_store/config_objects.py)
+    "object_not_found": ("kind", "name", "vpn"),
+    "object_exists": ("kind", "name", "vpn"),
+    "object_builtin": ("kind", "name"),
+    "object_managed": ("kind", "name"),
+    "object_in_use": ("kind", "name", "user"),
+    "invalid_object_name": ("kind", "name", "reason"),
+    "queue_managed": ("queue",),
+    "config_sync_unreachable": ("vpn", "router"),
     # recorded refusals (not exceptions): a publish rejected as a whole
     "publish_rejected_repl_queue_full": ("client", "vpn", "router", "rejected", "requested"),
     "publish_rejected_sync_ineligible": ("client", "vpn", "router", "rejected", "requested"),
