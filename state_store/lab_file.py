@@ -156,7 +156,8 @@ def _check_database(con: sqlite3.Connection, path: str, schema_version: str, nee
     if row is None:
         raise LabFileError(path, "not a solace-shell lab (no schema version)")
     if row[0] != schema_version:
-        raise LabFileError(path, f"lab schema version {row[0]}, this program needs {schema_version}")
+        raise LabFileError(path, f"lab schema version {row[0]}, this program needs {schema_version} and cannot "
+                                 "upgrade it: build a new lab (another --db file, or move this one away)")
     missing = needed - tables
     if missing:
         raise LabFileError(path, f"lab file is missing tables: {', '.join(sorted(missing))}")

@@ -59,6 +59,20 @@ _UPGRADE_3_TO_4 = ("3", "4", [
 ])
 
 
+def _upgrade_4_to_5() -> tuple[str, str, list[str]]:
+    """Schema 5 adds the named configuration objects' table, created from the model itself."""
+    from sqlalchemy.dialects import sqlite
+    from sqlalchemy.schema import CreateIndex, CreateTable
+
+    from .models import ConfigObject
+
+    table = ConfigObject.__table__
+    dialect = sqlite.dialect()
+    statements = [str(CreateTable(table).compile(dialect=dialect))]
+    statements += [str(CreateIndex(index).compile(dialect=dialect)) for index in table.indexes]
+    return ("4", "5", statements)
+
+
 def _install_begin(engine: SAEngine, immediate: bool) -> None:
     @event.listens_for(engine, "begin")
     def _begin(conn):  # type: ignore[no-untyped-def]
@@ -205,6 +219,7 @@ class LabStore:
     def _check_file(p: Path) -> None:
         lab_file.check_path(p)
         lab_file.upgrade(p, *_UPGRADE_3_TO_4)
+        lab_file.upgrade(p, *_upgrade_4_to_5())
         lab_file.check_contents(p, SCHEMA_VERSION, (t.name for t in Base.metadata.sorted_tables))
 
     # ------------------------------------------------------------------ use

@@ -80,7 +80,7 @@ def test_secrets_stay_hashed() -> None:
     run(lab, "enable", "configure", "create client-username u message-vpn default", "password hunter2", "end")
     with lab.store.transaction() as engine:
         (user,) = [u for u in engine.client_usernames(NY, "default") if u.name == "u"]
-    assert user.password_hash.startswith("scrypt$") and "hunter2" not in user.password_hash
+    assert user.password_hash.startswith("$scrypt$") and "hunter2" not in user.password_hash
     assert "hunter2" not in lab.store.dump()
     run(lab, "configure", "client-username u message-vpn default")
     refused(lab, "encrypted-password not-a-hash",

@@ -178,7 +178,7 @@ def test_secrets_never_print_in_clear() -> None:
     script = _config(lab)
     for secret in ("s3cret-pw", "cHNrLXNlY3JldA==", "bridge-pw"):
         assert secret not in script
-    assert 'encrypted-password "scrypt$' in script and 'encrypted-key "scrypt$' in script
+    assert 'encrypted-password "$scrypt$' in script and 'encrypted-key "$scrypt$' in script
 
 
 @pytest.mark.xfail(strict=False, reason="needs the script runner's `! pragma:interpreter:ignore-already-exists` "

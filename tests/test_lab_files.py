@@ -44,7 +44,8 @@ def _edit(db: Path, sql: str) -> None:
     (lambda db: _edit(db, "UPDATE cli_user SET level='root' WHERE name='monitor';"),
      "CLI user 'monitor' has an unknown access level 'root'"),
     (lambda db: _edit(db, "UPDATE meta SET value='2' WHERE key='schema_version';"),
-     "lab schema version 2, this program needs 4"),
+     "lab schema version 2, this program needs 5 and cannot upgrade it: build a new lab (another --db file, "
+     "or move this one away)"),
 ], ids=["directory", "missing-directory", "dangling-symlink", "fifo", "no-routers", "bad-level", "old-schema"])
 def test_every_bad_db_is_one_clear_line(tmp_path: Path, make, expected: str) -> None:
     db = tmp_path / "lab.sqlite"
@@ -118,7 +119,8 @@ def test_a_schema_3_lab_with_old_password_hashes_still_opens(tmp_path: Path, mon
     db = tmp_path / "lab.sqlite"
     legacy = "scrypt$4096$" + b"user:admin".hex() + "$" + hashlib.scrypt(
         b"admin", salt=b"user:admin", n=4096, r=8, p=1, dklen=32).hex()
-    _edit(db, "ALTER TABLE cli_user DROP COLUMN lab_admin; UPDATE meta SET value='3' WHERE key='schema_version'; "
+    _edit(db, "DROP TABLE config_object; ALTER TABLE cli_user DROP COLUMN lab_admin; "
+              "UPDATE meta SET value='3' WHERE key='schema_version'; "
               f"UPDATE cli_user SET password_hash='{legacy}' WHERE name='admin';")
     monkeypatch.setenv("SOLACE_SHELL_PASSWORD", "admin")
     result = run("--db", str(db), "--user", "admin", "-c", "show hostname")

@@ -40,7 +40,7 @@ def test_secret_words_are_masked(lab: Lab, mode: str, line: str, masked: str) ->
 
 def test_the_grammar_marks_the_password_secret(lab: Lab) -> None:
     secret = {p.name for p in lab.grammar.params.values() if p.secret}
-    assert secret == {"password"}
+    assert secret == {"password", "encrypted-password", "psk", "psk-hash"}
 
 
 def test_history_recording_and_logs_never_hold_the_password(tmp_path: Path, caplog) -> None:

@@ -42,7 +42,7 @@ configure
         exit
       bridge
         authentication auth-scheme basic
-        authentication basic client-username "replication" encrypted-password "scrypt$4096$6272696467653a54726164696e675f56504e$2efbf601128e6111fd1e356a44dfe5d5fa04ceead3c70488fa68a8e4230e2e28"
+        authentication basic client-username "replication" encrypted-password "$scrypt$ln=14,r=8,p=1$0ruPOfmjgtbPdLTwTpDaEQ$54HS1+uHK/WnRIqk4vY9UTh9jSvQRMQhcWdRYzWfDTQ"
         no compressed-data
         message-spool window-size 255
         retry-delay 3
