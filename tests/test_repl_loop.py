@@ -84,6 +84,7 @@ def test_unknown_start_target(lab: Lab) -> None:
 def test_output_is_printed_plain(lab: Lab) -> None:
     _, out = drive(lab, "show hostname\rzz\r" + CTRL_D)
     assert out.split("\n") == [
+        "",   # show output begins with one blank line (T04, T13, C06)
         "Hostname: NY_Appliance1",
         "               ^",
         "Invalid command input",
@@ -129,7 +130,7 @@ def test_recorder_gets_prompt_line_and_output(lab: Lab) -> None:
     drive(lab, "enable\r\rshow hostname\r" + F2 + "zz\r" + CTRL_D, recorder=recorder)
     assert recorder.records[:2] == [
         ("NY_Appliance1>", "enable", ""),
-        ("NY_Appliance1#", "show hostname", "Hostname: NY_Appliance1"),
+        ("NY_Appliance1#", "show hostname", "\nHostname: NY_Appliance1"),
     ]
     assert recorder.records[2][0:2] == ("lab>", "zz")
     assert "Invalid command input" in recorder.records[2][2]

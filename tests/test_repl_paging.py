@@ -79,20 +79,21 @@ def current_config() -> list[str]:
 def test_repl_pages_long_output(lab: Lab, executed: list[tuple[str, str]]) -> None:
     full = current_config()
     per_page = page_height(ROWS)
-    assert len(full) > 2 * per_page + 1
-    # any key = next page (space, Enter alike), q = stop; then the prompt is back.
-    _, out = drive(lab, "enable\rshow current-config\r \rqshow hostname\r\x04", paging=True)
+    assert 2 * per_page < len(full) <= 3 * per_page   # three pages: two pager lines, none after the last
+    pages = [full[:per_page], full[per_page:2 * per_page], full[2 * per_page:]]
+    # any key = next page (space, Enter alike) up to the end; q = stop; then the prompt is back.
+    _, out = drive(lab, "enable\rshow current-config\r \rshow current-config\r\rqshow hostname\r\x04", paging=True)
     lines = out.split("\n")[:-1]
-    pages = [full[:per_page], full[per_page:2 * per_page], full[2 * per_page:3 * per_page]]
-    assert lines == [*pages[0], MORE_PROMPT, *pages[1], MORE_PROMPT, *pages[2], MORE_PROMPT,
+    assert lines == [*pages[0], MORE_PROMPT, *pages[1], MORE_PROMPT, *pages[2],
+                     *pages[0], MORE_PROMPT, *pages[1], MORE_PROMPT,
                      "", "Hostname: NY_Appliance1"]
-    assert executed[-1] == ("NY_Appliance1", "show hostname")
+    assert executed[-2:] == [("NY_Appliance1", "show current-config"), ("NY_Appliance1", "show hostname")]
 
 
 def test_no_paging_prints_everything(lab: Lab, executed: list[tuple[str, str]]) -> None:
     full = current_config()
     _, out = drive(lab, "no paging\renable\rshow current-config\rshow hostname\r\x04", paging=True)
-    assert out.split("\n")[:-1] == [*full, "Hostname: NY_Appliance1"]
+    assert out.split("\n")[:-1] == [*full, "", "Hostname: NY_Appliance1"]
     assert executed[-1] == ("NY_Appliance1", "show hostname")
 
 

@@ -31,6 +31,7 @@ NY_Appliance1# configure
 NY_Appliance1(configure)# message-vpn Trading_VPN
 NY_Appliance1(configure/message-vpn)# end
 NY_Appliance1# show hostname
+
 Hostname: NY_Appliance1
 """
 
@@ -38,6 +39,7 @@ DIVERGENT = """\
 lab> advance 5s
 clock 00:00:05.000 (+5s) drained 0 reconnected -
 NJ_Appliance1> show hostname
+
 Hostname: NJ_Appliance2
 NJ_Appliance1> frobnicate now
 Queue count: 3
@@ -120,17 +122,17 @@ def test_command_rows(spark, corpus, result):
     _, out = result
     rows = _rows(spark, out / "commands.parquet")
     assert [(r["transcript"].removeprefix(str(corpus) + "/"), r["line"]) for r in rows] == [
-        ("divergent.cli.txt", 1), ("divergent.cli.txt", 3), ("divergent.cli.txt", 5),
+        ("divergent.cli.txt", 1), ("divergent.cli.txt", 3), ("divergent.cli.txt", 6),
         ("good.cli.txt", 2), ("good.cli.txt", 3), ("good.cli.txt", 4), ("good.cli.txt", 5), ("good.cli.txt", 6),
         ("nested/deeper/lab.cli.txt", 1), ("nested/deeper/lab.cli.txt", 3),
     ], "sorted by (transcript, line); hidden and _ files skipped; subdirectories read"
     div = {r["line"]: r for r in rows if r["transcript"].endswith("divergent.cli.txt")}
     assert (div[1]["verdict"], div[1]["node"], div[1]["router"], div[1]["prompt"]) == ("pass", ADVANCE, "lab", "lab>")
     assert (div[3]["verdict"], div[3]["signature"], div[3]["actual"]) == (
-        "fail", "output:line 1:number", "Hostname: NJ_Appliance1")
-    assert div[3]["expected"] == "Hostname: NJ_Appliance2" and div[3]["node"] == HOSTNAME
-    assert (div[5]["verdict"], div[5]["node"], div[5]["signature"]) == ("fail", "", "error:invalid")
-    assert div[5]["command"] == "frobnicate now"
+        "fail", "output:line 2:number", "\nHostname: NJ_Appliance1")
+    assert div[3]["expected"] == "\nHostname: NJ_Appliance2" and div[3]["node"] == HOSTNAME
+    assert (div[6]["verdict"], div[6]["node"], div[6]["signature"]) == ("fail", "", "error:invalid")
+    assert div[6]["command"] == "frobnicate now"
     assert set(rows[0]) == {"transcript", "line", "router", "prompt", "command", "node", "verdict", "expected",
                             "actual", "signature"}
     timings = _rows(spark, out / "timings.parquet")
@@ -191,7 +193,7 @@ def test_summary_numbers(result, corpus):
                                  "pass_rate": 0.5}
     assert by_node["<unparsed>"]["commands"] == 1 and by_node["<unparsed>"]["fail"] == 1
     sigs = [(s["signature"], s["count"], s["nodes"]) for s in summary["by_signature"]]
-    assert sigs == [("error:invalid", 1, ["<unparsed>"]), ("output:line 1:number", 1, [HOSTNAME])]
+    assert sigs == [("error:invalid", 1, ["<unparsed>"]), ("output:line 2:number", 1, [HOSTNAME])]
     assert summary["by_signature"][1]["example"] == {"transcript": f"{corpus}/divergent.cli.txt", "line": 3}
 
 
@@ -218,7 +220,7 @@ def test_coverage_and_unknown_commands(result, corpus):
     assert cov["exercised"] == 6 and cov["ratio"] == round(6 / len(nodes), 6) and cov["not_in_grammar"] == []
     assert res.summary["unknown_commands"] == [
         {"command": "frobnicate now", "count": 1, "transcripts": 1,
-         "example": {"transcript": f"{corpus}/divergent.cli.txt", "line": 5}}]
+         "example": {"transcript": f"{corpus}/divergent.cli.txt", "line": 6}}]
 
 
 def test_report_has_chart_and_sections(result):
@@ -228,7 +230,7 @@ def test_report_has_chart_and_sections(result):
     for section in ("By grammar node", "By divergence signature", "Grammar coverage",
                     "Commands the grammar does not know", "Quarantine"):
         assert section in html
-    assert "frobnicate now" in html and "output:line 1:number" in html
+    assert "frobnicate now" in html and "output:line 2:number" in html
 
 
 def test_parquet_files_have_fixed_names(result):

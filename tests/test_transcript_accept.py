@@ -32,7 +32,7 @@ def acc(text, name="t.cli.txt"):
 
 
 def test_passing_transcript_is_unchanged():
-    text = "#: version: 9.1\n#| c\nNY_Appliance1> show hostname\nHostname: [..]\n\n"
+    text = "#: version: 9.1\n#| c\nNY_Appliance1> show hostname\n\nHostname: [..]\n"
     new, report = acc(text)
     assert new == text and not report.changed
 
@@ -42,14 +42,14 @@ def test_failing_literal_lines_are_replaced_and_passing_blocks_kept_byte_identic
         "#: layout: B   \n"
         "#| keep me  \n"
         "NY_Appliance1> show hostname   \n"
-        "Hostname: NY_Appliance1  \r\n"
         "\n"
+        "Hostname: NY_Appliance1  \r\n"
         "NY_Appliance1> show version\n"
+        "\n"
         "Solace PubSub+ Enterprise Version 8.0\n"
         "\n"
         f"{V3}\n"
         "System uptime: 9d\n"
-        "\n"
         "#| trailing comment\n"
         "lab> status\n"
         "...\n"
@@ -63,13 +63,14 @@ def test_failing_literal_lines_are_replaced_and_passing_blocks_kept_byte_identic
 def test_matchers_that_still_match_are_kept():
     text = (
         "NY_Appliance1> show version\n"
+        "\n"
         "Solace PubSub+ Enterprise Version [..]\n"   # still matches
         "\n"
         "Current load is: wrong\n"                  # wrong: replaced
         "System uptime: \\w+ (re)\n"                # regex no longer matches (the value has spaces): replaced
     )
     new, _ = acc(text)
-    assert new == f"NY_Appliance1> show version\nSolace PubSub+ Enterprise Version [..]\n\n{V3}\n{V4}\n"
+    assert new == f"NY_Appliance1> show version\n\nSolace PubSub+ Enterprise Version [..]\n\n{V3}\n{V4}\n"
 
 
 def test_regex_kept_when_it_matches_and_ellipsis_kept():
@@ -103,30 +104,39 @@ def test_ellipsis_in_front_keeps_tail():
 
 
 def test_empty_expected_block_gets_output_before_separators():
-    text = "NY_Appliance1> show hostname\n\n#| note\nNY_Appliance1> show hostname\nHostname: NY_Appliance1\n"
+    text = "NY_Appliance1> show hostname\n\n#| note\nNY_Appliance1> show hostname\n\nHostname: NY_Appliance1\n"
     new, _ = acc(text)
-    assert new == ("NY_Appliance1> show hostname\nHostname: NY_Appliance1\n\n#| note\n"
-                   "NY_Appliance1> show hostname\nHostname: NY_Appliance1\n")
+    assert new == ("NY_Appliance1> show hostname\n\nHostname: NY_Appliance1\n#| note\n"
+                   "NY_Appliance1> show hostname\n\nHostname: NY_Appliance1\n")
+
+
+def test_strict_blank_lines_by_default_a_separator_blank_line_is_output():
+    text = ("NY_Appliance1> show hostname\n\nHostname: NY_Appliance1\n\n"
+            "NY_Appliance1> show hostname\n\nHostname: NY_Appliance1\n")
+    new, report = acc(text)
+    assert report.rewritten == [1]
+    assert new == ("NY_Appliance1> show hostname\n\nHostname: NY_Appliance1\n"
+                   "NY_Appliance1> show hostname\n\nHostname: NY_Appliance1\n")
 
 
 def test_output_removed_when_command_prints_nothing():
-    text = "NY_Appliance1> enable\nsomething\n\nNY_Appliance1# show hostname\nHostname: NY_Appliance1\n"
+    text = "NY_Appliance1> enable\nsomething\n\nNY_Appliance1# show hostname\n\nHostname: NY_Appliance1\n"
     new, _ = acc(text)
-    assert new == "NY_Appliance1> enable\n\nNY_Appliance1# show hostname\nHostname: NY_Appliance1\n"
+    assert new == "NY_Appliance1> enable\nNY_Appliance1# show hostname\n\nHostname: NY_Appliance1\n"
 
 
 def test_comments_inside_block_stay_with_their_line():
-    text = (f"NY_Appliance1> show version\nSolace PubSub+ Enterprise Version 1\n\n#| about load\n{V3}\n"
+    text = (f"NY_Appliance1> show version\n\nSolace PubSub+ Enterprise Version 1\n\n#| about load\n{V3}\n"
             "#| about uptime\nSystem uptime: x\n")
     new, _ = acc(text)
-    assert new == f"NY_Appliance1> show version\n{V1}\n\n#| about load\n{V3}\n#| about uptime\n{V4}\n"
+    assert new == f"NY_Appliance1> show version\n\n{V1}\n\n#| about load\n{V3}\n#| about uptime\n{V4}\n"
 
 
 def test_prompt_mismatch_rewrites_prompt():
-    text = "NY_Appliance1> enable\nNY_Appliance1> show hostname\nHostname: NY_Appliance1\n"
+    text = "NY_Appliance1> enable\nNY_Appliance1> show hostname\n\nHostname: NY_Appliance1\n"
     new, report = acc(text)
     assert report.rewritten == [2]
-    assert new == "NY_Appliance1> enable\nNY_Appliance1# show hostname\nHostname: NY_Appliance1\n"
+    assert new == "NY_Appliance1> enable\nNY_Appliance1# show hostname\n\nHostname: NY_Appliance1\n"
 
 
 def test_actual_lines_that_look_like_syntax_are_escaped(patched):
@@ -148,7 +158,7 @@ def test_errors_are_not_accepted_and_strict_blank_edges_rewritten(patched):
 def test_crlf_file_uses_crlf_for_new_lines():
     text = "NY_Appliance1> show hostname\r\nHostname: x\r\n"
     new, _ = acc(text)
-    assert new == "NY_Appliance1> show hostname\r\nHostname: NY_Appliance1\r\n"
+    assert new == "NY_Appliance1> show hostname\r\n\r\nHostname: NY_Appliance1\r\n"
 
 
 def test_unparsable_file_untouched(tmp_path):
@@ -164,7 +174,7 @@ def test_accept_file_in_place_keeps_bom_and_then_passes(tmp_path):
     f.write_bytes(b"\xef\xbb\xbfNY_Appliance1> show hostname\nHostname: x")
     report = accept(f)
     assert report.rewritten == [1]
-    assert f.read_bytes() == b"\xef\xbb\xbfNY_Appliance1> show hostname\nHostname: NY_Appliance1\n"
+    assert f.read_bytes() == b"\xef\xbb\xbfNY_Appliance1> show hostname\n\nHostname: NY_Appliance1\n"
     assert not accept(f).changed
 
 

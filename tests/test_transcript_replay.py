@@ -21,22 +21,24 @@ NY_Appliance1> enable
 NY_Appliance1# configure
 NY_Appliance1(configure)# message-vpn Trading_VPN
 NY_Appliance1(configure/message-vpn)# show message-vpn Trading_VPN
+
                                                            Messages      Spool
 Message VPN                      Status  Clients  Queues    Spooled  Usage(MB)
 -------------------------------- ------- ------- ------- ---------- ----------
 Trading_VPN                      [..]
-
 NY_Appliance1(configure/message-vpn)# show version
+
 Solace PubSub+ Enterprise Version 9.2
 ...
 lab> advance 5s
 clock 00:00:\\d+\\.000 \\(\\+5s\\) drained 0 reconnected - (re)
 NJ_Appliance1> show hostname
+
 Hostname: NJ_Appliance1
 """
 
-VERSION = ["Solace PubSub+ Enterprise Version 10.4.1.52", "", "Current load is: soltr_10.4.1.52",
-           "System uptime: 0d 0h 0m 0s"]
+VERSION = ["", "Solace PubSub+ Enterprise Version 10.4.1.52", "", "Current load is: soltr_10.4.1.52",
+           "System uptime: 0d 0h 0m 0s"]   # show output begins with one blank line
 
 
 def replay(text, name="t.cli.txt"):
@@ -70,7 +72,8 @@ def test_good_transcript_passes_with_nodes():
     assert [c.verdict for c in r.commands] == ["pass"] * 7
     assert [c.node for c in r.commands][:3] == ["exec: enable", "privileged: configure",
                                                 "configure: message-vpn <vpn-name>"]
-    assert r.commands[3].expected.split("\n")[2:] == ["-" * 32 + " ------- ------- ------- ---------- ----------",
+    assert r.commands[3].expected.split("\n")[:1] == [""]
+    assert r.commands[3].expected.split("\n")[3:] == ["-" * 32 + " ------- ------- ------- ---------- ----------",
                                                        "Trading_VPN                      [..]"]
     assert r.commands[3].line == 6 and r.commands[3].router == "NY_Appliance1"
     assert all(c.signature == "" for c in r.commands)
@@ -78,7 +81,7 @@ def test_good_transcript_passes_with_nodes():
 
 def test_header_settings_reach_the_lab():
     labs, seen = [], []
-    r = replay_text("#: layout: A\n#: version: 9.2\nNY_Appliance1> show version\n"
+    r = replay_text("#: layout: A\n#: version: 9.2\nNY_Appliance1> show version\n\n"
                     "Solace PubSub+ Enterprise Version 9.2\n...\n", "t", lab_factory=spy_factory(labs, seen))
     assert seen == [(None, {"layout": "A", "version": "9.2"})]
     assert r.passed
@@ -90,14 +93,14 @@ def test_replay_twice_is_identical():
 
 
 def test_prompt_mismatch_fails_even_with_right_output():
-    r = replay("NY_Appliance1# show hostname\nHostname: NY_Appliance1\n")
+    r = replay("NY_Appliance1# show hostname\n\nHostname: NY_Appliance1\n")
     c = r.commands[0]
-    assert (c.verdict, c.signature, c.actual) == ("fail", "prompt-mismatch", "Hostname: NY_Appliance1")
+    assert (c.verdict, c.signature, c.actual) == ("fail", "prompt-mismatch", "\nHostname: NY_Appliance1")
 
 
 def test_wrong_mode_then_right_prompts_continue():
     r = replay("NY_Appliance1> enable\nNY_Appliance1(configure)# exit\nNY_Appliance1> show hostname\n"
-               "Hostname: NY_Appliance1\n")
+               "\nHostname: NY_Appliance1\n")
     assert [c.verdict for c in r.commands] == ["pass", "fail", "pass"]
 
 
@@ -106,34 +109,34 @@ def test_signatures(exploding):
         return "NY_Appliance1> show version\n" + "".join(f"{line}\n" for line in lines)
 
     text = (
-        version(["Solace PubSub+ Enterprise Version 10.4.1.53", *VERSION[1:]])        # number difference, line 1
-        + version([*VERSION[:2], "Current load is: soltr_other", VERSION[3]])       # value difference, line 3
+        version(["", "Solace PubSub+ Enterprise Version 10.4.1.53", *VERSION[2:]])    # number difference, line 2
+        + version([*VERSION[:3], "Current load is: soltr_other", VERSION[4]])       # value difference, line 4
         + version([*VERSION, "Extra: x"])                                            # missing line
-        + version(VERSION[:3])                                                      # extra line
+        + version(VERSION[:4])                                                      # extra line
         + "NY_Appliance1> frobnicate\ndone\n"           # an error where output was expected
         + "NY_Appliance1> boom\n"                       # exception
-        + "NY_Appliance1> show hostname\nClock stopped\n"  # text difference
+        + "NY_Appliance1> show hostname\n\nClock stopped\n"  # text difference, line 2
     )
     sigs = [c.signature for c in replay(text).commands]
     assert sigs == [
-        "output:line 1:number",
-        "output:line 3:value",
-        "output:line 5:missing",
-        "output:line 4:extra",
+        "output:line 2:number",
+        "output:line 4:value",
+        "output:line 6:missing",
+        "output:line 5:extra",
         "error:invalid",
         "exception:RuntimeError",
-        "output:line 1:text",
+        "output:line 2:text",
     ]
 
 
 def test_signature_is_stable_across_names():
-    a = replay("NY_Appliance1> show hostname\nHostname: VPN_A\n")
-    b = replay("NJ_Appliance1> show hostname\nHostname: Other_9\n")
-    assert a.commands[0].signature == b.commands[0].signature == "output:line 1:value"
+    a = replay("NY_Appliance1> show hostname\n\nHostname: VPN_A\n")
+    b = replay("NJ_Appliance1> show hostname\n\nHostname: Other_9\n")
+    assert a.commands[0].signature == b.commands[0].signature == "output:line 2:value"
 
 
 def test_exception_is_error_verdict_and_replay_continues(exploding):
-    r = replay("NY_Appliance1> boom\nNY_Appliance1> show hostname\nHostname: NY_Appliance1\n")
+    r = replay("NY_Appliance1> boom\nNY_Appliance1> show hostname\n\nHostname: NY_Appliance1\n")
     assert [c.verdict for c in r.commands] == ["error", "pass"]
     assert r.commands[0].actual == "RuntimeError: the lab exploded"
     assert r.commands[0].node == ""
@@ -198,16 +201,17 @@ def test_lab_is_closed(exploding):
 
 
 def test_diff_has_file_line_and_prompt():
-    run = run_text("NY_Appliance1> enable\nNY_Appliance1> show hostname\nHostname: NY_9\n", "d.cli.txt")
+    run = run_text("NY_Appliance1> enable\nNY_Appliance1> show hostname\n\nHostname: NY_9\n", "d.cli.txt")
     step = run.steps[1]
-    diff = command_diff(step.result, step.actual_prompt)
+    diff = command_diff(step.result, step.actual_prompt, strict_blank=True)   # as the runner calls it
     assert diff.splitlines() == [
         "--- d.cli.txt:2 expected",
         "+++ d.cli.txt:2 actual",
-        "@@ -1,2 +1,2 @@",
+        "@@ -1,3 +1,3 @@",
         "-NY_Appliance1> show hostname",
-        "-Hostname: NY_9",
         "+NY_Appliance1# show hostname",
+        " ",
+        "-Hostname: NY_9",
         "+Hostname: NY_Appliance1",
     ]
     assert command_diff(run.steps[0].result) == ""
@@ -230,11 +234,11 @@ def test_run_replay_command_text_and_exit_codes(tmp_path):
     assert out.getvalue().splitlines()[-1] == "1 transcript(s), 7 command(s): 7 passed, 0 failed, 0 error(s)"
 
     bad = tmp_path / "bad.cli.txt"
-    bad.write_text("NY_Appliance1> show hostname\nHostname: NY_Appliance2\n")
+    bad.write_text("NY_Appliance1> show hostname\n\nHostname: NY_Appliance2\n")
     out = io.StringIO()
     assert run_replay_command([tmp_path], False, False, out) == 1
     text = out.getvalue()
-    assert f"FAIL {bad}:1: NY_Appliance1> show hostname  [output:line 1:number]" in text
+    assert f"FAIL {bad}:1: NY_Appliance1> show hostname  [output:line 2:number]" in text
     assert f"--- {bad}:1 expected" in text and "+Hostname: NY_Appliance1" in text
 
     out = io.StringIO()
@@ -259,5 +263,5 @@ def test_run_replay_command_accept(tmp_path):
     f.write_text("NY_Appliance1> show hostname\nHostname: NY_Appliance2\n")
     out = io.StringIO()
     assert run_replay_command([f], True, False, out) == 0
-    assert f.read_text() == "NY_Appliance1> show hostname\nHostname: NY_Appliance1\n"
+    assert f.read_text() == "NY_Appliance1> show hostname\n\nHostname: NY_Appliance1\n"
     assert out.getvalue().startswith(f"ACCEPTED {f}: rewrote command(s) at line(s) 1\n")
