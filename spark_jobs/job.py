@@ -173,7 +173,9 @@ def _local_uri(given: str) -> str | None:
 
 
 def walk_local(directory: str) -> list[str]:
-    """Every file below a local directory, hidden names (`.x`, `_x`) skipped, as paths relative to it.
+    """Every transcript file (`*.cli.txt`) below a local directory, hidden names (`.x`, `_x`)
+    skipped, as paths relative to it: a directory holds transcripts and what they use (scenarios,
+    notes), as for `solace-shell replay DIR` and the remote listing below.
 
     Python lists names Hadoop's Path cannot hold (a `:` in a name, bytes that are not UTF-8)."""
     found: list[str] = []
@@ -181,7 +183,7 @@ def walk_local(directory: str) -> list[str]:
         dirs[:] = sorted(d for d in dirs if not _hidden(d))
         rel_root = os.path.relpath(root, directory)
         for name in sorted(names):
-            if not _hidden(name):
+            if not _hidden(name) and name.endswith(TRANSCRIPT_SUFFIX):
                 found.append(name if rel_root == "." else f"{rel_root}/{name}")
     return found
 

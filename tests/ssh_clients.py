@@ -194,14 +194,20 @@ class AsyncShell:
         """Wait for `text` to be drawn (e.g. the `lab>` prompt after F2)."""
         self.pos = await self._read_until(text, self.pos) + len(text)
 
-    async def command(self, line: str) -> str:
-        """Send `line` and Enter; the command's output (see the module docstring)."""
+    async def command(self, line: str, *, prints: bool = False) -> str:
+        """Send `line` and Enter; the command's output (see the module docstring). With `prints`,
+        a prompt cycle with no output (a redraw of the prompt, e.g. just after F2 switched
+        prompts) is skipped: the command is known to print something."""
         start = len(self.raw)
         self.proc.stdin.write(line + "\r")
-        off = await self._read_until(PROMPT_OFF, start)
-        on = await self._read_until(PROMPT_ON, off)
-        self.pos = on
-        return strip_ansi(self.raw[off + len(PROMPT_OFF):on]).strip("\n")
+        while True:
+            off = await self._read_until(PROMPT_OFF, start)
+            on = await self._read_until(PROMPT_ON, off)
+            self.pos = on
+            out = strip_ansi(self.raw[off + len(PROMPT_OFF):on]).strip("\n")
+            if out or not prints:
+                return out
+            start = on
 
     def send(self, text: str) -> None:
         self.proc.stdin.write(text)

@@ -21,6 +21,7 @@ import pytest
 
 from solace_shell.banner import interactive_banner
 from solace_shell.lab import Lab
+from solace_shell.paging import MORE_PROMPT
 from solace_shell.script import run_commands
 from solace_shell.ssh.hostkey import host_key_path_for, load_or_create_host_key
 from state_store.store import LabStore
@@ -147,7 +148,7 @@ def test_more_pager_follows_the_client_window(server: ServerThread) -> None:
         shell = Shell(client, height=10)
         shell.login_text()
         shell.send("show message-vpn * replication detail\r")
-        first_page = shell.until("--More--")
+        first_page = shell.until(MORE_PROMPT)
         assert "Message VPN" in first_page
         shell.send("q")
         shell.until(f"{NY}>")
@@ -155,7 +156,7 @@ def test_more_pager_follows_the_client_window(server: ServerThread) -> None:
         shell.chan.resize_pty(width=80, height=200)
         shell.until(f"{NY}>")  # the prompt redrawn for the new size
         text = shell.command("show message-vpn * replication detail")
-        assert "--More--" not in text
+        assert MORE_PROMPT not in text
         assert len(text.split("\n")) == 70
     finally:
         client.close()
@@ -163,7 +164,7 @@ def test_more_pager_follows_the_client_window(server: ServerThread) -> None:
 
 def test_exec_request_runs_like_dash_c_with_its_exit_status(server: ServerThread, lab_path: Path) -> None:
     status, text = run_exec(server.port(NY), "admin", "admin", "show hostname")
-    assert (status, text) == (0, "Hostname: NY_Appliance1\n")
+    assert (status, text) == (0, "\nHostname: NY_Appliance1\n")
     status, text = run_exec(server.port(NJ), "admin", "admin", "show no-such-thing")
     assert status == 1
     assert (status, text) == local_output(lab_path, "admin", ["show no-such-thing"], router=NJ)
@@ -202,7 +203,7 @@ def test_a_client_stuck_at_more_does_not_stall_the_others(server: ServerThread) 
         slow = Shell(stuck, height=5)
         slow.login_text()
         slow.send("show current-config\r")
-        slow.until("--More--")  # this session now waits for its client, which never answers
+        slow.until(MORE_PROMPT)  # this session now waits for its client, which never answers
         fast = Shell(other)
         fast.login_text()
         for _ in range(5):
@@ -259,7 +260,7 @@ def test_fifty_sessions_at_once_are_serialized(server: ServerThread, lab_path: P
         try:
             shell.send(F2)
             await shell.until("lab>")
-            return [await shell.command("advance 1s") for _ in range(ADVANCES)]
+            return [await shell.command("advance 1s", prints=True) for _ in range(ADVANCES)]
         finally:
             await shell.close()
 
@@ -268,7 +269,7 @@ def test_fifty_sessions_at_once_are_serialized(server: ServerThread, lab_path: P
 
     outputs = [line for lines in asyncio.run(everyone()) for line in lines]
     steps = [re.fullmatch(r"clock (\S+) \(\+1s\) drained \d+ reconnected \S+", line) for line in outputs]
-    assert all(steps), outputs
+    assert all(steps), [line for line, step in zip(outputs, steps, strict=True) if not step]
     clocks = sorted(step.group(1) for step in steps if step)
     expected = sorted(f"{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}.000"
                       for s in range(1, SESSIONS * ADVANCES + 1))
