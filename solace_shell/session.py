@@ -178,6 +178,7 @@ class Session:
         elif pragma == PRAGMA_NO_IGNORE:
             self.ignore_already_exists = False
         return Outcome("", True)
+
     def _levels_between(self, current: str, target: str) -> list[str]:
         """The levels strictly between `current` and `target` when `target` lies below `current`
         in the level tree (mode ids are level paths); [] otherwise."""

@@ -31,10 +31,11 @@ import re
 import stat
 import sys
 import time
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 from urllib.parse import unquote
 
 from solace_shell.transcript.replay import replay_text
@@ -317,7 +318,7 @@ def partition_count(n_files: int, files_per_partition: int = 32) -> int:
 Source = bytes | str  # a transcript's bytes, or why it could not be read
 
 
-def replay_partition(items: Iterable[tuple[str, tuple[str | None, Source]]]) -> Iterator[tuple]:
+def replay_partition(items: Iterable[tuple[str, tuple[str | None, Source]]]) -> Iterator[tuple[Any, ...]]:
     """Executor side: replay every transcript of one partition (a fresh lab per transcript).
 
     Yields RECORD_COLUMNS tuples: a "c" row per command (with its duration) and an "x" row per
@@ -386,7 +387,8 @@ def _too_many_commands(text: str) -> str | None:
 def _cap(text: str | None) -> str | None:
     if text is None or len(text) <= MAX_STORED_OUTPUT:
         return None if text is None else display_safe(text)
-    return display_safe(text[:MAX_STORED_OUTPUT]) + f"\n[... {len(text) - MAX_STORED_OUTPUT:,} more characters not stored]"
+    rest = len(text) - MAX_STORED_OUTPUT
+    return display_safe(text[:MAX_STORED_OUTPUT]) + f"\n[... {rest:,} more characters not stored]"
 
 
 def read_local(path: bytes) -> Source:
@@ -407,15 +409,15 @@ def replay_local_arrow(batches: Iterable[Any]) -> Iterator[Any]:
     """Executor side of `mapInArrow` for local files: (name, path bytes) in, RECORD_COLUMNS out."""
     def transcripts() -> Iterator[tuple[str, tuple[str | None, Source]]]:
         for batch in batches:
-            for name, path in zip(batch.column("name").to_pylist(), batch.column("path").to_pylist()):
+            for name, path in zip(batch.column("name").to_pylist(), batch.column("path").to_pylist(), strict=False):
                 yield name, (os.path.dirname(os.fsdecode(path)), read_local(path))
 
     yield from _batches(replay_partition(transcripts()))
 
 
-def _batches(records: Iterable[tuple]) -> Iterator[Any]:
+def _batches(records: Iterable[tuple[Any, ...]]) -> Iterator[Any]:
     schema = arrow_record_schema()
-    rows: list[tuple] = []
+    rows: list[tuple[Any, ...]] = []
     for record in records:
         rows.append(record)
         if len(rows) >= ARROW_BATCH_ROWS:
@@ -432,7 +434,8 @@ def replay_arrow(batches: Iterable[Any], names: dict[str, str]) -> Iterator[Any]
     `names` maps a file's URI to its display name (the path as the user spelled it)."""
     def transcripts() -> Iterator[tuple[str, tuple[str | None, Source]]]:
         for batch in batches:
-            for path, content in zip(batch.column("path").to_pylist(), batch.column("content").to_pylist()):
+            paths, contents = batch.column("path").to_pylist(), batch.column("content").to_pylist()
+            for path, content in zip(paths, contents, strict=True):
                 uri = _norm_uri(path)
                 local_dir = os.path.dirname(uri[5:]) if uri.startswith("file:") else None
                 yield names.get(uri, uri[5:] if uri.startswith("file:") else uri), (local_dir, content)
@@ -450,15 +453,15 @@ def arrow_record_schema() -> Any:
     return pa.schema([pa.field(col, kind(col)) for col in RECORD_COLUMNS])
 
 
-def _record_batch(rows: list[tuple], schema: Any) -> Any:
+def _record_batch(rows: list[tuple[Any, ...]], schema: Any) -> Any:
     import pyarrow as pa  # noqa: PLC0415
 
-    columns = [pa.array(values, type=f.type) for values, f in zip(zip(*rows), schema)]
+    columns = [pa.array(values, type=f.type) for values, f in zip(zip(*rows, strict=False), schema, strict=False)]
     return pa.RecordBatch.from_arrays(columns, schema=schema)
 
 
 def _transcript_record(name: str, status: str, n: int, passed: int, failed: int, errors: int,
-                       reason: str | None) -> tuple:
+                       reason: str | None) -> tuple[Any, ...]:
     return ("x", name, *_NO_COMMAND, None, status, n, passed, failed, errors, reason)
 
 
@@ -611,7 +614,8 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
             phases["aggregate"] = time.perf_counter() - phase_started
             rows.unpersist()
     finally:
-        sc.setLocalProperty("spark.jobGroup.id", None)
+        # None clears the property (PySpark's own stub says str only)
+        sc.setLocalProperty("spark.jobGroup.id", None)  # type: ignore[arg-type]
 
     write_text(spark, opts.out, "summary.json", summ.dumps(summary))
     write_text(spark, opts.out, "report.html", summ.render_report(summary))
@@ -651,7 +655,8 @@ def _aggregate(spark: Any, opts: RunOptions, commands: Any, transcripts: Any) ->
     def n(verdict: str) -> Any:
         return F.sum(F.when(F.col("verdict") == verdict, 1).otherwise(0)).cast("int").alias(verdict)
 
-    by_node = [r.asDict() for r in commands.groupBy("node").agg(n("pass"), n("fail"), n("error")).orderBy("node").collect()]
+    by_node = [r.asDict() for r in
+               commands.groupBy("node").agg(n("pass"), n("fail"), n("error")).orderBy("node").collect()]
 
     example = F.min(F.struct("transcript", "line")).alias("example")
     sig_rows = (

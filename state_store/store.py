@@ -64,9 +64,7 @@ def _upgrade_4_to_5() -> tuple[str, str, list[str]]:
     from sqlalchemy.dialects import sqlite
     from sqlalchemy.schema import CreateIndex, CreateTable
 
-    from .models import ConfigObject
-
-    table = ConfigObject.__table__
+    table = Base.metadata.tables["config_object"]
     dialect = sqlite.dialect()
     statements = [str(CreateTable(table).compile(dialect=dialect))]
     statements += [str(CreateIndex(index).compile(dialect=dialect)) for index in table.indexes]

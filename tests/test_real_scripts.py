@@ -1,10 +1,9 @@
 """The real set-up scripts of the captures file run through the Lab without an error (issue 14.5).
 
 T16 (the queue script of T15), T18 (the telemetry/client session) and T28 (the replication set-up
-scripts). Lines the parser does not accept yet because they quote a keyword value
-(`access-type "exclusive"`, `connect-via "h:p" "ssl"`) run here in their unquoted form; the
-verbatim forms are the xfail tests at the end, to flip when quoted keyword values land
-(grammar/parser.py, issue 14.1). `!` lines (comments and pragmas) are skipped as a script does.
+scripts). The scripts run here in the unquoted form; the verbatim forms, which quote keyword values
+(`access-type "exclusive"`, `connect-via "h:p" "ssl"`), are the tests at the end. `!` lines
+(comments and pragmas) are skipped as a script does.
 """
 
 from __future__ import annotations
@@ -12,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
-
-import pytest
 
 from solace_shell.lab import Lab
 from state_store.engine import Engine
@@ -187,18 +184,12 @@ def _engine_read(lab: Lab, read: Callable[[Engine], T]) -> T:
         return read(engine)
 
 
-QUOTED_KEYWORDS = pytest.mark.xfail(
-    strict=False, reason="quoted keyword values (`access-type \"exclusive\"`) need the parser change of issue 14.1")
-
-
-@QUOTED_KEYWORDS
 def test_t16_verbatim() -> None:
     lab = Lab.fresh()
     run(lab, T16.replace("access-type exclusive", 'access-type "exclusive"')
         .replace("permission all delete", 'permission all "delete"'))
 
 
-@QUOTED_KEYWORDS
 def test_t28_verbatim() -> None:
     lab = Lab.fresh(BARE)
     run(lab, T28_SYSTEM.replace('"broker-b:55443" ssl', '"broker-b:55443" "ssl"'))
