@@ -135,7 +135,7 @@ ERROR_CODES: dict[str, tuple[str, ...]] = {
     "swift_invalid_value": ("value", "property"),
     "swift_no_instance": ("router", "role"),
     "swift_read_only": ("property",),
-    "swift_unknown_context": (),
+    "swift_unknown_context": ("context",),
     "swift_unknown_property": ("property",),
     "swift_no_router": (),
     "swift_router_unknown": ("router",),

@@ -91,7 +91,7 @@ def test_question_mark_prints_help_and_keeps_the_line(lab: Lab, executed: list[t
 
 def test_question_mark_after_a_space_in_the_repl(lab: Lab) -> None:
     code, out = drive(lab, "enable\rconfigure ?\x04")
-    assert out.split("\n")[:5] == [
+    assert out.split("\n")[:11] == [
         "NY_Appliance1# configure ?",
         "  acl-profile      The ACL profile",
         "  client-profile   The client profile",

@@ -79,14 +79,14 @@ def current_config() -> list[str]:
 def test_repl_pages_long_output(lab: Lab, executed: list[tuple[str, str]]) -> None:
     full = current_config()
     per_page = page_height(ROWS)
-    assert 2 * per_page < len(full) <= 3 * per_page   # three pages: two pager lines, none after the last
-    pages = [full[:per_page], full[per_page:2 * per_page], full[2 * per_page:]]
+    pages = split_pages("\n".join(full), per_page)
+    assert len(pages) >= 3   # a pager line after every page but the last
     # any key = next page (space, Enter alike) up to the end; q = stop; then the prompt is back.
-    _, out = drive(lab, "enable\rshow current-config\r \rshow current-config\r\rqshow hostname\r\x04", paging=True)
+    keys = "enable\rshow current-config\r" + " " * (len(pages) - 1) + "show current-config\r\rqshow hostname\r\x04"
+    _, out = drive(lab, keys, paging=True)
     lines = out.split("\n")[:-1]
-    assert lines == [*pages[0], MORE_PROMPT, *pages[1], MORE_PROMPT, *pages[2],
-                     *pages[0], MORE_PROMPT, *pages[1], MORE_PROMPT,
-                     "", "Hostname: NY_Appliance1"]
+    first_run = [line for page in pages[:-1] for line in (*page, MORE_PROMPT)] + pages[-1]
+    assert lines == [*first_run, *pages[0], MORE_PROMPT, *pages[1], MORE_PROMPT, "", "Hostname: NY_Appliance1"]
     assert executed[-2:] == [("NY_Appliance1", "show current-config"), ("NY_Appliance1", "show hostname")]
 
 
