@@ -43,7 +43,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from located_yaml import LocatedDict
+from grammar.yaml_source import LocatedDict
 
 from .scenario_schema import SCHEMA, ScenarioError, load_scenario
 

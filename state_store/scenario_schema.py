@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from located_yaml import Limits, LocatedDict, LocatedList, YamlSyntaxError, load_located
+from grammar.yaml_source import Limits, LocatedDict, LocatedList, YamlSyntaxError, load_located
 
 from .passwords import hash_password, is_hashed
 from .scenario_spec import OPT, REQ, Bool, DictOf, Enum, Int, ListOf, Map, Spec, Str, line_of, spec_map

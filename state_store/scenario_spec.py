@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from located_yaml import LocatedDict, LocatedList
+from grammar.yaml_source import LocatedDict, LocatedList
 
 
 @dataclass(frozen=True)
