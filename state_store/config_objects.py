@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol, TypeVar
 
 from sqlalchemy import select
 
@@ -47,6 +48,18 @@ from .views import (
     TelemetryFilterInfo,
     TelemetryProfileInfo,
 )
+
+
+class _Named(Protocol):
+    """What a listing sorts and filters a view by."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def vpn(self) -> str: ...
+
+
+NamedView = TypeVar("NamedView", bound=_Named)
 
 ObjectKind = Literal[
     "client-username", "client-profile", "acl-profile", "telemetry-profile", "telemetry-filter",
@@ -409,6 +422,13 @@ class ConfigObjectsMixin(EngineBase):
         r = self._router(router, must_be_up=True)
         return r, [v for v in self._vpns(r, vpn_pattern) if not v.internal]
 
+    def _listing(self, router: str, vpn_pattern: str, pattern: str,
+                 per_vpn: Callable[[Router, Vpn], list[NamedView]]) -> list[NamedView]:
+        """One kind's views on a router: VPNs by pattern, names by pattern, sorted by (name, VPN)."""
+        r, vpns = self._vpn_list(router, vpn_pattern)
+        out = [x for v in vpns for x in per_vpn(r, v) if name_matches(pattern, x.name)]
+        return sorted(out, key=lambda x: (x.name, x.vpn))
+
     def _named(self, r: Router, v: Vpn, kind: str) -> list[tuple[str, ConfigObject | None]]:
         """Builtin names first (with their row if materialized), then created objects."""
         rows = self._rows(r, v, kind)
@@ -429,9 +449,7 @@ class ConfigObjectsMixin(EngineBase):
         return out
 
     def client_usernames(self, router: str, vpn_pattern: str = "*", pattern: str = "*") -> list[ClientUsernameInfo]:
-        r, vpns = self._vpn_list(router, vpn_pattern)
-        out = [u for v in vpns for u in self._usernames(r, v) if name_matches(pattern, u.name)]
-        return sorted(out, key=lambda u: (u.name, u.vpn))
+        return self._listing(router, vpn_pattern, pattern, self._usernames)
 
     def _client_profiles(self, r: Router, v: Vpn) -> list[ClientProfileInfo]:
         out = []
@@ -445,9 +463,7 @@ class ConfigObjectsMixin(EngineBase):
         return out
 
     def client_profiles(self, router: str, vpn_pattern: str = "*", pattern: str = "*") -> list[ClientProfileInfo]:
-        r, vpns = self._vpn_list(router, vpn_pattern)
-        out = [p for v in vpns for p in self._client_profiles(r, v) if name_matches(pattern, p.name)]
-        return sorted(out, key=lambda p: (p.name, p.vpn))
+        return self._listing(router, vpn_pattern, pattern, self._client_profiles)
 
     def _acl_profiles(self, r: Router, v: Vpn) -> list[AclProfileInfo]:
         out = []
@@ -462,9 +478,7 @@ class ConfigObjectsMixin(EngineBase):
         return out
 
     def acl_profiles(self, router: str, vpn_pattern: str = "*", pattern: str = "*") -> list[AclProfileInfo]:
-        r, vpns = self._vpn_list(router, vpn_pattern)
-        out = [p for v in vpns for p in self._acl_profiles(r, v) if name_matches(pattern, p.name)]
-        return sorted(out, key=lambda p: (p.name, p.vpn))
+        return self._listing(router, vpn_pattern, pattern, self._acl_profiles)
 
     def _telemetry_profiles(self, r: Router, v: Vpn) -> list[TelemetryProfileInfo]:
         out = []
@@ -482,9 +496,7 @@ class ConfigObjectsMixin(EngineBase):
         return out
 
     def telemetry_profiles(self, router: str, vpn_pattern: str = "*", pattern: str = "*") -> list[TelemetryProfileInfo]:
-        r, vpns = self._vpn_list(router, vpn_pattern)
-        out = [p for v in vpns for p in self._telemetry_profiles(r, v) if name_matches(pattern, p.name)]
-        return sorted(out, key=lambda p: (p.name, p.vpn))
+        return self._listing(router, vpn_pattern, pattern, self._telemetry_profiles)
 
     def _rest_delivery_points(self, r: Router, v: Vpn) -> list[RestDeliveryPointInfo]:
         out = []
@@ -514,9 +526,7 @@ class ConfigObjectsMixin(EngineBase):
 
     def rest_delivery_points(self, router: str, vpn_pattern: str = "*",
                              pattern: str = "*") -> list[RestDeliveryPointInfo]:
-        r, vpns = self._vpn_list(router, vpn_pattern)
-        out = [p for v in vpns for p in self._rest_delivery_points(r, v) if name_matches(pattern, p.name)]
-        return sorted(out, key=lambda p: (p.name, p.vpn))
+        return self._listing(router, vpn_pattern, pattern, self._rest_delivery_points)
 
     def vpn_auth_type(self, r: Router, v: Vpn) -> str:
         return str(self._attrs(self._row(r, v, "message-vpn", ""), "message-vpn")["authentication-basic-auth-type"])
