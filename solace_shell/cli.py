@@ -32,8 +32,7 @@ def _fail(message: str, code: int = 2) -> NoReturn:
 
 
 def _open_lab(db: str | None, user: str, ask_password: bool, scenario: str | None = None) -> tuple[Lab, Path]:
-    from state_store.errors import LabFileError
-    from state_store.scenario import ScenarioError
+    from state_store.errors import LabFileError, ScenarioError
 
     from .lab import Lab, UnknownUser, shell_grammar
     from .registries import RegistryError
@@ -55,7 +54,7 @@ def _open_lab(db: str | None, user: str, ask_password: bool, scenario: str | Non
             _fail(f"cannot create the directory of the default lab {path.parent}: {exc.strerror or exc} "
                   f"(choose a lab file with --db or {DEFAULT_DB_ENV})")
     if scenario:
-        from state_store.scenario import resolve_scenario
+        from state_store.scenario_files import resolve_scenario
 
         found = resolve_scenario(scenario)
         if found is None:

@@ -162,3 +162,12 @@ class LabBusy(Exception):
     def __init__(self, waited_s: float) -> None:
         super().__init__(f"lab busy after {waited_s:.1f} s")
         self.waited_s = waited_s
+
+
+class ScenarioError(Exception):
+    """A scenario file is invalid; ``problems`` lists every problem as ``file:line: message``."""
+
+    def __init__(self, path: str, problems: list[str]) -> None:
+        super().__init__(f"{path}: {len(problems)} problem(s):\n" + "\n".join(problems))
+        self.path = path
+        self.problems = problems

@@ -40,32 +40,17 @@ Format (every key optional unless marked *):
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from grammar.yaml_source import LocatedDict
 
-from .scenario_schema import SCHEMA, ScenarioError, load_scenario
+from .errors import ScenarioError
+from .scenario_files import DEFAULT_SCENARIO, ROOT_DIR, resolve_scenario
+from .scenario_schema import SCHEMA, load_scenario
 
 __all__ = ["DEFAULT_SCENARIO", "ROOT_DIR", "SCHEMA", "ScenarioError", "build_lab", "load_scenario", "resolve_scenario"]
 
-ROOT_DIR = Path(__file__).parent / "scenarios"
-DEFAULT_SCENARIO = ROOT_DIR / "default.yaml"
 MDict = LocatedDict  # a checked scenario document (scenario_schema.load_scenario)
-
-
-def resolve_scenario(name: str) -> Path | None:
-    """A scenario as typed: a file path, or the name of a bundled scenario (`default`,
-    `swiftmq-ha`); None when neither exists."""
-    if len(name.encode("utf-8", "surrogatepass")) > 4096:
-        return None
-    for candidate in (Path(name), ROOT_DIR / name, ROOT_DIR / f"{name}.yaml"):
-        try:  # a name the file system cannot even look up (too long, a NUL byte) is not found
-            if candidate.is_file():
-                return candidate
-        except (OSError, ValueError):
-            continue
-    return None
 
 
 # ------------------------------------------------------------------ building a lab

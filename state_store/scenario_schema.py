@@ -20,6 +20,7 @@ from typing import Any
 
 from grammar.yaml_source import Limits, LocatedDict, LocatedList, YamlSyntaxError, load_located
 
+from .errors import ScenarioError
 from .passwords import hash_password, is_hashed
 from .scenario_spec import OPT, REQ, Bool, DictOf, Enum, Int, ListOf, Map, Spec, Str, line_of, spec_map
 from .swiftmq.scenario import SCHEMA as SWIFTMQ_SCHEMA
@@ -32,13 +33,6 @@ MAX_MESSAGES_TOTAL = 200_000
 MAX_PROBLEMS = 200  # a report longer than this is cut, with a count of the rest
 
 
-class ScenarioError(Exception):
-    """A scenario file is invalid; ``problems`` lists every problem as ``file:line: message``."""
-
-    def __init__(self, path: str, problems: list[str]) -> None:
-        super().__init__(f"{path}: {len(problems)} problem(s):\n" + "\n".join(problems))
-        self.path = path
-        self.problems = problems
 
 
 # ------------------------------------------------------------------ the schema

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine as SAEngine
@@ -39,10 +39,13 @@ from .base import Topology
 from .core.persist import clear as clear_ha_core
 from .core.persist import ensure_table
 from .engine import Engine
-from .errors import EngineError, LabBusy
+from .errors import EngineError, LabBusy, ScenarioError
 from .models import SCHEMA_VERSION, Base, Meta
 from .passwords import is_hashed
-from .scenario import DEFAULT_SCENARIO, MDict, ScenarioError, build_lab, load_scenario
+from .scenario_files import DEFAULT_SCENARIO
+
+if TYPE_CHECKING:
+    from grammar.yaml_source import LocatedDict
 
 T = TypeVar("T")
 BUSY_TIMEOUT_MS = 2000  # one attempt's wait for the write lock (SQLite's busy handler)
@@ -110,6 +113,8 @@ def _memory_engine(raw: sqlite3.Connection) -> SAEngine:
 
 
 def _populate(engine: SAEngine, scenario: Path) -> None:
+    from .scenario_schema import load_scenario  # only when a lab is built: see scenario_files
+
     doc = load_scenario(scenario)
     Base.metadata.create_all(engine)
     ensure_table_on(engine)
@@ -127,10 +132,12 @@ def ensure_table_on(engine: SAEngine) -> None:
             ensure_table(conn)
 
 
-def _build(session: Session, doc: MDict, scenario: Path) -> None:
+def _build(session: Session, doc: LocatedDict, scenario: Path) -> None:
     """build_lab, with what only building can find (the initial traffic refused by the engine's
     own rules, e.g. a publish from a client whose routers are all standby) reported as a
     ScenarioError rather than a traceback."""
+    from .scenario import build_lab
+
     try:
         build_lab(session, doc)
         session.flush()
@@ -264,6 +271,8 @@ class LabStore:
         fresh lab of that scenario holds (settings included), in one transaction, so a file lab
         shared by several shells is reset for all of them. Raises ScenarioError (nothing changed)
         for an invalid scenario."""
+        from .scenario_schema import load_scenario
+
         doc = load_scenario(Path(scenario) if scenario is not None else DEFAULT_SCENARIO)
         self._topology = None
         with self._engine.connect() as conn:

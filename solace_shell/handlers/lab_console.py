@@ -11,8 +11,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grammar.types import duration_ms
-from state_store.errors import EngineError
-from state_store.scenario import DEFAULT_SCENARIO, ScenarioError, load_scenario, resolve_scenario
+from state_store.errors import EngineError, ScenarioError
+from state_store.scenario_files import DEFAULT_SCENARIO, resolve_scenario
 from state_store.views import Audit, ConsumeResult, LabStatus, PublishResult
 
 from ..results import BACK_TO_ROUTER, Lines, Refused, ResetLab, SwitchTarget
@@ -251,6 +251,8 @@ def reset(ctx: HandlerContext, args: Args) -> ResetLab:
     given = args.get("scenario")
     path = scenario_path(str(given)) if given is not None else DEFAULT_SCENARIO
     try:
+        from state_store.scenario_schema import load_scenario  # only here: see state_store/scenario_files.py
+
         doc = load_scenario(path)
     except ScenarioError as exc:
         raise EngineError("scenario_invalid", scenario=str(given), problems=len(exc.problems),
