@@ -67,7 +67,7 @@ def build_lab(session: Any, doc: MDict) -> None:
     Engine (so initial messages and transactions follow exactly the runtime rules)."""
     from . import models as m
     from .options import config_secret_salt
-    from .passwords import hash_password, is_hashed
+    from .passwords import hash_password
 
     settings = dict(DEFAULT_SETTINGS)
     for k, val in (doc.get("settings") or {}).items():
@@ -180,11 +180,8 @@ def build_lab(session: Any, doc: MDict) -> None:
                 client_num=i + 1,
             ))
     for u in doc.get("users") or []:
-        stored = u.get("password_hash")
-        if stored is None:
-            pw = u["password"]
-            stored = pw if is_hashed(pw) else hash_password(pw, salt=f"user:{u['name']}".encode())
-        session.add(m.User(name=u["name"], password_hash=stored, scope=u.get("scope", "global"),
+        # load_scenario has already turned a clear password into a hash with a random salt
+        session.add(m.User(name=u["name"], password_hash=u["password_hash"], scope=u.get("scope", "global"),
                            level=u.get("level", "read-only"), vpn=u.get("vpn"),
                            lab_admin=u.get("lab_admin", False)))
     session.flush()
