@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, NoReturn
 
 import click
 
+from .ssh import DEFAULT_LISTEN, DEFAULT_PORT
+
 if TYPE_CHECKING:
     from .lab import Lab
 
@@ -212,8 +214,8 @@ def replay(paths: tuple[str, ...], accept: bool, json_out: bool) -> None:
 
 
 @main.command()
-@click.option("--listen", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", type=click.IntRange(0, 65535), default=2222, show_default=True,
+@click.option("--listen", default=DEFAULT_LISTEN, show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True,
               help="SSH port of the lab's first router; the others follow in lab order (0: any free ports).")
 @click.pass_context
 def serve(ctx: click.Context, listen: str, port: int) -> None:

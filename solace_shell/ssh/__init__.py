@@ -4,4 +4,9 @@
 - `hostkey`: the lab's SSH host key, generated once and kept next to the lab file (mode 0600).
 - `session`: one SSH channel: the interactive `Repl` (a shell request) or one-shot commands (exec).
 - `server`: authentication against the lab's users, the listeners, start and clean stop.
+
+The defaults live here, not in `server`, so `solace-shell --help` does not import asyncssh.
 """
+
+DEFAULT_LISTEN = "127.0.0.1"  # loopback: a lab is reachable from elsewhere only when asked for
+DEFAULT_PORT = 2222  # the first router's port; the others follow in lab order

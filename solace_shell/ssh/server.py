@@ -33,8 +33,6 @@ from .store import SerializedStore
 
 log = logging.getLogger(__name__)
 
-DEFAULT_LISTEN = "127.0.0.1"
-DEFAULT_PORT = 2222
 MAX_PORT = 65535
 # A dead client is dropped after about a minute and a half of silence on its TCP connection.
 KEEPALIVE_SECONDS = 30

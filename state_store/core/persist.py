@@ -10,7 +10,6 @@ demand, so lab files made before it existed still open.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from sqlalchemy import Column, Integer, MetaData, Table, Text, select
 from sqlalchemy.engine import Connection
@@ -100,6 +99,3 @@ class HaCoreMixin:
             return []
         return core.advance_to(to_ms)
 
-
-def snapshot_of(core: HaCore) -> dict[str, Any]:
-    return core.snapshot()
