@@ -1,0 +1,303 @@
+"""The broker model's records: plain typed objects, one class per kind of thing the lab holds.
+
+Why plain slotted dataclasses: the model lives in memory (``state_store.state.BrokerState``) and
+every command reads and changes these objects directly; attribute access must cost nothing, and
+the same field names as the stored tables (``state_store.schema``) keep persistence a mechanical
+mapping. Ids are assigned by ``BrokerState.add``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+@dataclass(slots=True, eq=False)
+class Site:
+    name: str
+    id: int = 0
+
+
+@dataclass(slots=True, eq=False)
+class Link:
+    """A WAN link between two sites (replication traffic needs it up)."""
+
+    site_a_id: int
+    site_b_id: int
+    id: int = 0
+    up: bool = True
+
+
+@dataclass(slots=True, eq=False)
+class Router:
+    """One broker (a node). ``up`` false = failed; its spool stays on disk."""
+
+    name: str
+    site_id: int
+    id: int = 0
+    up: bool = True
+    next_msg_id: int = 1
+    msg_id_seed: int = 1
+    generation: int = 1  # bumped by replace_site
+    repl_interface: str = ""
+    mate_name: str = ""  # v:<router>
+    connect_via: str = ""
+    port_plain: int = 55555
+    port_compressed: int = 55003
+    port_ssl: int = 55443
+    max_spool_mb: int = 60000
+    spool_hwm_bytes: int = 0
+
+
+@dataclass(slots=True, eq=False)
+class HaGroup:
+    """An HA group: for Solace, one replicated Message VPN name; owns the group message-ID counter."""
+
+    name: str
+    id: int = 0
+    system: str = "solace-replication"
+    next_rgmid: int = 1
+    rgmid_seed: int = 1
+
+
+@dataclass(slots=True, eq=False)
+class Vpn:
+    """A Message VPN on one router: a node of its HA group, with its replication settings."""
+
+    router_id: int
+    group_id: int
+    name: str
+    id: int = 0
+    internal: bool = False  # #config-sync
+    enabled: bool = True  # message VPN itself (no shutdown)
+    repl_enabled: bool = False  # replication no shutdown
+    role: str = "standby"  # active|standby
+    role_since_ms: int = 0
+    trm: str = "async"
+    reject_sync_ineligible: bool = False
+    rq_max_spool_mb: int = 60000
+    rq_reject_on_discard: bool = True
+    ack_prop_enabled: bool = True
+    ack_interval: int = 20
+    bridge_auth_scheme: str = "basic"
+    bridge_username: str = ""
+    bridge_password_hash: str = ""
+    bridge_compressed: bool = False
+    bridge_retry_delay: int = 3
+    bridge_ssl: bool = False
+    bridge_window_size: int = 255
+    bridge_client_profile: str = "#client-profile"  # computed-state bookkeeping (refreshed after every change; never shown as stored text)
+    bridge_up_since_ms: int | None = None
+    sync_eligible: bool = False
+    drain_carry: int = 0  # rate*ms remainder (/1000)
+    st_sync_queued: int = 0
+    st_sync_as_async: int = 0
+    st_async_queued: int = 0
+    st_promoted_queued: int = 0
+    st_pruned: int = 0
+    st_to_ineligible: int = 0
+    st_acks_sent: int = 0
+    st_msgs_received: int = 0
+    st_acks_received: int = 0
+    st_tx_received: int = 0
+    st_rejected_full: int = 0
+    st_not_replicated: int = 0
+    st_rejected_sync: int = 0
+
+
+@dataclass(slots=True, eq=False)
+class ReplicatedTopic:
+    vpn_id: int
+    topic: str
+    id: int = 0
+    mode: str = "async"
+
+
+@dataclass(slots=True, eq=False)
+class Queue:
+    """A queue; kind 'replication' is the VPN's #MSGVPN_REPLICATION_DATA_QUEUE (its entries are
+    ``repl_entry`` rows; only message entries are counted here)."""
+
+    vpn_id: int
+    name: str
+    id: int = 0
+    kind: str = "normal"
+    access_type: str = "exclusive"
+    durable: bool = True
+    owner: str = ""
+    permission: str = "no-access"
+    shutdown: bool = False  # admin shutdown (both directions)
+    ingress_up: bool = True
+    egress_up: bool = True
+    max_spool_mb: int = 5000
+    max_bind_count: int = 1000
+    msg_count: int = 0
+    bytes: int = 0
+    hwm_bytes: int = 0
+
+
+@dataclass(slots=True, eq=False)
+class Subscription:
+    queue_id: int
+    topic: str
+    id: int = 0
+
+
+@dataclass(slots=True, eq=False)
+class Client:
+    """A messaging client: follows its host list (router names) to an active VPN."""
+
+    name: str
+    vpn_name: str
+    hosts: str  # comma-separated router names, in order
+    id: int = 0
+    username: str = "default"
+    router_id: int | None = None
+    connected_since_ms: int | None = None
+    client_num: int = 1  # for the #000c0001 style id
+    wants_connection: bool = True
+    reconnects: int = 0
+    last_disconnect_reason: str = ""
+
+
+@dataclass(slots=True, eq=False)
+class User:
+    name: str
+    password_hash: str
+    id: int = 0
+    scope: str = "global"  # global|vpn
+    level: str = "read-only"
+    vpn: str | None = None
+    lab_admin: bool = False  # may open the lab console
+
+
+@dataclass(slots=True, eq=False)
+class Message:
+    """The publication ledger: one row per message ever accepted (keyed by group + rgmid)."""
+
+    group_id: int
+    vpn_name: str
+    rgmid: int
+    topic: str
+    size: int
+    client_name: str
+    router_name: str
+    published_ms: int  # 1 replicated (queued for the mate), 0 replicated topic but not replicated, NULL not replicated topic
+    id: int = 0
+    replicated: int | None = None
+    note: str | None = None
+
+
+@dataclass(slots=True, eq=False)
+class Spooled:
+    """A copy of a message in a (normal) queue on one router; txn_id set = locked by a transaction."""
+
+    queue_id: int
+    message_id: int
+    msg_id: int  # router-local message id
+    spooled_ms: int
+    size: int
+    id: int = 0
+    txn_id: int | None = None
+
+
+@dataclass(slots=True, eq=False)
+class ReplEntry:
+    """The ordered replication stream held by a VPN's #MSGVPN_REPLICATION_DATA_QUEUE.
+
+    kind: 'msg' (message_id, topic, size), 'ack' (message_id consumed from queue_name),
+    'tx' (transaction state mirror: payload is JSON)."""
+
+    vpn_id: int
+    kind: str
+    seq: int = 0
+    message_id: int | None = None
+    msg_id: int | None = None
+    topic: str | None = None
+    size: int = 0
+    queue_name: str | None = None
+    payload: str | None = None
+    queued_ms: int = 0
+
+
+@dataclass(slots=True, eq=False)
+class Delivery:
+    """One row per consumption (what the audit counts)."""
+
+    message_id: int
+    client_name: str
+    router_name: str
+    queue_name: str
+    at_ms: int
+    id: int = 0
+    txn_key: str | None = None  # commit that acked it
+
+
+@dataclass(slots=True, eq=False)
+class Rejection:
+    """Refused publishes (counted, never in the ledger)."""
+
+    vpn_name: str
+    client_name: str
+    router_name: str
+    topic: str
+    count: int
+    reason: str
+    at_ms: int
+    id: int = 0
+
+
+@dataclass(slots=True, eq=False)
+class Txn:
+    """A transaction on one router (a mirrored copy on the mate is its own row, mirror=True)."""
+
+    router_id: int
+    vpn_id: int
+    kind: str  # xa|local
+    client_name: str
+    state: str  # active|suspended|idle|prepared|complete
+    id: int = 0
+    xid: str | None = None
+    client_username: str = "default"
+    client_num: int = 1
+    replicated: bool = False
+    mirror: bool = False
+    heuristic: str | None = None
+    last_change_ms: int = 0
+    associated: bool = False  # XA branch associated with its client
+
+
+@dataclass(slots=True, eq=False)
+class TxnOp:
+    """A message published (pending: topic/count/size) or consumed (a spooled copy) in a txn."""
+
+    txn_id: int
+    op: str  # publish|consume
+    id: int = 0
+    topic: str | None = None
+    count: int = 1
+    size: int = 600
+    message_id: int | None = None
+    msg_id: int | None = None
+    queue_name: str | None = None
+
+
+@dataclass(slots=True, eq=False)
+class ConfigObject:
+    """A named configuration object (client username, client/ACL/telemetry profile, REST delivery
+    point and their children, per-router singletons such as config-sync), one row per router.
+
+    Why one table: these objects are few, have a handful of settings each and no hot path; one
+    shape (kind, name, parent, typed attributes kept as JSON) serves them all, while the engine
+    validates every attribute against its kind's spec (``state_store.config_objects.KINDS``) and
+    returns typed views. ``vpn_id`` is NULL for router-level objects; ``managed_by`` names the
+    object that created this one (a telemetry profile's queue-side profiles), "" for user objects."""
+
+    router_id: int
+    kind: str
+    name: str
+    id: int = 0
+    vpn_id: int | None = None
+    parent_id: int | None = None
+    attrs: dict[str, Any] = field(default_factory=dict)  # JSON object: attribute -> value
+    managed_by: str = ""
+    created_seq: int = 0  # creation order, for listings
