@@ -45,7 +45,7 @@ def journaled(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P],
             work.depth -= 1
 
     wrapper.__journaled__ = True  # type: ignore[attr-defined]
-    return wrapper
+    return wrapper  # type: ignore[return-value]
 
 
 def replay_call(engine: Any, call: CallRecord) -> None:

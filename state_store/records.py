@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+
 @dataclass(slots=True, eq=False)
 class Site:
     name: str
@@ -181,8 +182,9 @@ class Message:
     size: int
     client_name: str
     router_name: str
-    published_ms: int  # 1 replicated (queued for the mate), 0 replicated topic but not replicated, NULL not replicated topic
+    published_ms: int
     id: int = 0
+    # 1 replicated (queued for the mate), 0 replicated topic but not replicated, None not replicated topic
     replicated: int | None = None
     note: str | None = None
 
