@@ -86,7 +86,8 @@ class Vpn:
     bridge_retry_delay: int = 3
     bridge_ssl: bool = False
     bridge_window_size: int = 255
-    bridge_client_profile: str = "#client-profile"  # computed-state bookkeeping (refreshed after every change; never shown as stored text)
+    bridge_client_profile: str = "#client-profile"
+    # computed-state bookkeeping (refreshed after every change; never shown as stored text)
     bridge_up_since_ms: int | None = None
     sync_eligible: bool = False
     drain_carry: int = 0  # rate*ms remainder (/1000)
