@@ -1,8 +1,11 @@
 """Plain, frozen dataclasses the engine returns: what the shell renders.
 
-Why: handlers and renderers must never see ORM objects or SQL; these views carry exactly the fields
-the CLI layouts print (reference solace-cli.md sections 3-5), already computed (flags are letters,
-sizes are bytes and MB). ``dataclasses.asdict`` gives the JSON twin.
+Why: handlers and renderers must never see the engine's records; these views carry the data the CLI
+layouts print (reference solace-cli.md sections 3-5), already computed, but never its text: states
+are bools or the model's own words ("active", "queue-unbound", "exclusive"), durations and ages are
+ints in ms, sizes are bytes and MB, and N/A is ``None``. The renderers in ``solace_shell.renderers``
+make the flag letters, "Up"/"Yes"/"N/A" words and columns, so the engine serves other front ends
+(JSON through ``dataclasses.asdict``) unchanged.
 """
 
 from __future__ import annotations
@@ -39,21 +42,21 @@ class UserInfo:
 # ---------------------------------------------------------------- replication
 @dataclass(frozen=True)
 class VpnReplicationRow:
-    """One row of ``show message-vpn <p> replication``; flags are the letters printed."""
+    """One row of ``show message-vpn <p> replication``: the state behind its eight flags.
+
+    An internal VPN (``internal``) has no replication state: every flag prints N/A, whatever the
+    other fields hold. ``None`` is N/A for the one field."""
 
     name: str
-    a: str
-    c: str
-    b: str
-    r: str
-    q: str
-    s: str
-    m: str
-    t: str
-
-    @property
-    def flags(self) -> str:
-        return " ".join((self.a, self.c, self.b, self.r, self.q, self.s, self.m, self.t))
+    internal: bool
+    admin_enabled: bool
+    role: str  # active|standby
+    local_bridge: str | None  # up|queue-unbound|down; None unless an enabled standby
+    remote_bridge_up: bool | None  # None unless an enabled active
+    queue_bound: bool | None  # the replication queue bound by the mate's bridge; as remote_bridge_up
+    sync_eligible: bool | None  # None unless an enabled active with a sync replicated topic
+    reject_sync_ineligible: bool
+    trm: str  # transaction replication mode: sync|async
 
 
 @dataclass(frozen=True)
@@ -69,20 +72,16 @@ class VpnReplicationDetail:
     flags: VpnReplicationRow
     admin_enabled: bool
     role: str  # active|standby
-    local_bridge_name: str
-    local_bridge_state: str  # Up|Queue Unbound|Down|N/A
-    local_bridge_queue_bound: bool
+    local_bridge_name: str  # the bridge states are those of ``flags``
     remote_bridge_name: str
-    remote_bridge_state: str  # Up|Down|N/A
     queue_name: str
-    queue_state: str  # Up|Down|N/A
     queue_max_spool_mb: int
     queue_reject_msg_to_sender_on_discard: bool
     queue_messages_spooled: int
     queue_usage_mb: float
     reject_msg_when_sync_ineligible: bool
     sync_eligible: bool | None  # None = N/A
-    sync_ineligible_reason: str
+    sync_ineligible_reason: str | None  # remote-bridge-down|standby-catching-up; None when eligible or N/A
     transaction_replication_mode: str
     ack_propagation_enabled: bool
     ack_propagation_interval: int
@@ -132,8 +131,7 @@ class SystemReplication:
     port_plain: int
     port_compressed: int
     port_ssl: int
-    config_sync_bridge_admin: str  # Enabled
-    config_sync_bridge_state: str  # up|down
+    config_sync_bridge_up: bool  # the mate's router is up and reachable
     stats: ReplicationStats
 
 
@@ -146,20 +144,10 @@ class QueueRow:
     usage_mb: float
     hwm_mb: float
     bind_count: int
-    ingress: str  # U|D
-    egress: str
-    access: str  # E|N
-    selector: str  # N
-    redundancy: str  # P
-    durability: str  # D|N
-    priority: str  # N
-
-    @property
-    def flags(self) -> str:
-        return " ".join(
-            (self.ingress, self.egress, self.access, self.selector, self.redundancy,
-             self.durability, self.priority)
-        )
+    ingress_up: bool
+    egress_up: bool
+    access_type: str  # exclusive|non-exclusive
+    durable: bool
 
 
 @dataclass(frozen=True)
@@ -168,13 +156,12 @@ class QueueDetail:
     vpn: str
     router: str
     kind: str  # normal|replication|telemetry (a telemetry profile's queue)
-    type: str  # Primary
-    access_type: str  # Exclusive|Non-Exclusive
+    access_type: str  # exclusive|non-exclusive
     durable: bool
     owner: str
-    permission: str
-    ingress_state: str  # Up|Down
-    egress_state: str
+    permission: str  # no-access|read-only|consume|modify-topic|delete
+    ingress_up: bool
+    egress_up: bool
     shutdown: bool
     max_spool_mb: int
     messages_spooled: int
@@ -200,8 +187,7 @@ class QueueMessage:
 class MessageSpool:
     router: str
     vpn: str | None
-    config_status: str  # Enabled (Primary)
-    operational_status: str  # AD-Active | AD-Disabled
+    router_up: bool  # the spool is active (AD-Active) while its router is up
     max_spool_mb: int
     messages_spooled: int
     usage_mb: float
@@ -225,28 +211,20 @@ class TransactionInfo:
     router: str
     xid: str | None  # None for local
     vpn: str
-    type: str  # XA|Local  (flag X|L)
-    state: str  # ACTIVE|SUSPENDED|IDLE|PREPARED|COMPLETE
+    kind: str  # xa|local
+    state: str  # active|suspended|idle|prepared|complete
     replicated: bool
     heuristic: str | None  # committed|rolled back
-    last_state_change_s: int
+    last_state_change_ms: int  # time since the last state change
     messages_spooled: int
     messages_published: int
     messages_consumed: int
-    client: str  # username/<num>/#000c000N
+    client_num: int  # the client's number on its router (its id `#000c000N`)
     client_name: str
     client_username: str
     mirror: bool
     published: tuple[TxnMessage, ...] = ()
     consumed: tuple[TxnMessage, ...] = ()
-
-    @property
-    def type_flag(self) -> str:
-        return "X" if self.type == "XA" else "L"
-
-    @property
-    def state_flag(self) -> str:
-        return self.state[0]
 
 
 # ---------------------------------------------------------------- clients / bridges
@@ -269,17 +247,15 @@ class BridgeInfo:
     name: str  # #MSGVPN_REPLICATION_BRIDGE
     vpn: str
     router: str
-    admin_state: str  # Enabled|Disabled
-    connection_establisher: str  # Local
-    inbound_state: str  # Ready-InSync|Ready-Syncing|Down|NotApplicable
-    outbound_state: str  # NotApplicable
-    queue_state: str  # Bound|Unbound
-    queue_bind_state: str  # Up|Down
+    admin_enabled: bool
+    establisher: str  # local|remote: which end connects
+    local_bridge: str  # up|queue-unbound|down (the B flag of the VPN's replication row)
+    queue_bound: bool  # bound to the mate's replication queue
     queue_name: str
     remote_vpn: str
-    remote_router: str  # v:<router>
-    uptime_s: int
-    redundancy: str  # A (auto)
+    remote_router: str  # the mate's router name, "" without a mate
+    uptime_ms: int  # 0 while not bound
+    redundancy: str  # auto|primary|backup
     ssl: bool
     compressed: bool
 
@@ -430,7 +406,7 @@ class RouterIdentity:
 
     router_name: str
     mirrors_hostname: bool
-    unique_id: str  # eight colon-separated hex bytes, stable per router name
+    unique_id: int  # 64 bits, stable per router name (printed as eight colon-separated hex bytes)
 
 
 @dataclass(frozen=True)
@@ -508,7 +484,7 @@ class AdvanceResult:
 class VpnStatus:
     router: str
     vpn: str
-    replication: str  # enabled|shutdown
+    replication_enabled: bool  # False: replication shut down
     role: str
     repl_queue_messages: int
     repl_queue_entries: int  # messages + acks + transaction states
@@ -534,8 +510,8 @@ class AuditEntry:
     deliveries: int
     clients: tuple[str, ...]
     routers: tuple[str, ...]
-    where: tuple[str, ...]  # router/queue still holding it
-    note: str
+    where: tuple[tuple[str, str], ...]  # (router, queue) still holding it
+    notes: tuple[str, ...]  # the messages' ledger notes, first seen first, no repeats
 
 
 @dataclass(frozen=True)
