@@ -46,6 +46,11 @@ Model:
   ``xa-log:<group>:<xid>``, cleared when a new branch reuses the XID); the audit derives from it
   the consequences seed 000 warns about (``XaIssue``: heuristic action on the new active site,
   branches resolved differently, a leftover resolved after failback).
+
+Storage: transactions are ``Txn`` records with their ``TxnOp`` operations (``st.ops_by_txn``); the
+bookkeeping keys above live in ``st.meta``. A lab holds few transactions, so lookups by client or
+XID walk ``st.txns``; the copies a transaction locked are found through its consume operations
+(``st.spooled_by_message``), never by scanning the spool.
 """
 
 from __future__ import annotations
@@ -53,11 +58,9 @@ from __future__ import annotations
 import json
 import re
 
-from sqlalchemy import select
-
-from .base import EngineBase
 from .errors import EngineError
-from .models import Client, Meta, Router, Txn, TxnOp, Vpn
+from .records import Client, Queue, Router, Spooled, Txn, TxnOp, Vpn
+from .services import Service
 from .topics import name_matches
 from .views import TransactionInfo, TxnMessage
 
@@ -65,32 +68,50 @@ XID_RE = re.compile(r"^[0-9A-Fa-f]{1,8}-[0-9A-Fa-f]{1,128}-[0-9A-Fa-f]{1,128}$")
 STATES = ("active", "suspended", "idle", "prepared", "complete")
 
 
-class TransactionsMixin(EngineBase):
+def _label(t: Txn) -> str:
+    """How refusals name a transaction: its XID, or ``local:<client>``."""
+    return t.xid or f"local:{t.client_name}"
+
+
+class TransactionsService(Service):
     # ------------------------------------------------------------------ helpers
-    def _open_txn(self, c: Client) -> Txn | None:
-        if c.router_id is None:
+    def open_txn(self, c: Client) -> Txn | None:
+        """The transaction the client's publishes and consumes go into: its local transaction,
+        or an XA branch ACTIVE and associated with it (on the router it is connected to)."""
+        if c.router_id is None or not self.st.txns:
             return None
-        return self.s.scalars(select(Txn).where(
-            Txn.client_name == c.name, Txn.router_id == c.router_id, Txn.mirror.is_(False),
-            ((Txn.kind == "local") | ((Txn.kind == "xa") & (Txn.state == "active") & Txn.associated.is_(True))),
-        )).first()
+        for t in self.st.txns.values():
+            if (t.client_name == c.name and t.router_id == c.router_id and not t.mirror
+                    and (t.kind == "local" or (t.kind == "xa" and t.state == "active" and t.associated))):
+                return t
+        return None
+
+    def _ops(self, t: Txn) -> list[TxnOp]:
+        """The transaction's operations, in the order they were made."""
+        return list(self.st.ops_by_txn.get(t.id, {}).values())
+
+    def _find_xa(self, v: Vpn, xid: str) -> Txn | None:
+        for t in self.st.txns.values():
+            if t.vpn_id == v.id and t.kind == "xa" and t.xid == xid:
+                return t
+        return None
 
     def _xa(self, client: str, xid: str) -> tuple[Client, Vpn, Router, Txn]:
-        c, v, r = self._connected_client(client)
-        t = self.s.scalars(select(Txn).where(Txn.vpn_id == v.id, Txn.kind == "xa", Txn.xid == xid)).first()
+        c, v, r = self.sv.clients.connected_client(client)
+        t = self._find_xa(v, xid)
         if t is None:
             raise EngineError("transaction_not_found", xid=xid)
         return c, v, r, t
 
-    def _require(self, t: Txn, *states: str) -> None:
+    @staticmethod
+    def _require(t: Txn, *states: str) -> None:
         if t.state not in states:
-            raise EngineError("transaction_wrong_state", xid=t.xid or f"local:{t.client_name}",
+            raise EngineError("transaction_wrong_state", xid=_label(t),
                               state=t.state.upper(), required=" or ".join(s.upper() for s in states))
 
     def _set_state(self, t: Txn, state: str) -> None:
         t.state = state
-        t.last_change_ms = self.now_ms()
-        self.s.flush()
+        t.last_change_ms = self.lk.now_ms()
         self._mirror(t)
         self._sync_replicate(t)
 
@@ -100,85 +121,111 @@ class TransactionsMixin(EngineBase):
 
     def _started(self, t: Txn, v: Vpn) -> None:
         """Add a new transaction; remember sync mode when it starts replicated in it."""
-        self.s.add(t)
-        self.s.flush()
+        self.st.add(t)
         if t.replicated and v.trm == "sync":
-            self.s.add(Meta(key=self._sync_key(t), value="sync"))
+            self.st.meta[self._sync_key(t)] = "sync"
 
     def _is_sync(self, t: Txn) -> bool:
-        return self.s.get(Meta, self._sync_key(t)) is not None
+        return self._sync_key(t) in self.st.meta
 
     def _sync_replicate(self, t: Txn) -> None:
         """A sync-mode transaction's replication completes before the verb returns: drain the
         VPN's stream to the standby now, when sync replication is eligible."""
-        v = self.topo.vpn_by_id[t.vpn_id]
-        if v is not None and self._is_sync(t) and self._sync_eligible(v):
-            self._drain(v)
+        v = self.st.vpns.get(t.vpn_id)
+        if v is not None and self._is_sync(t) and self.sv.replication.sync_eligible(v):
+            self.sv.replication.drain(v)
 
     def _mirror(self, t: Txn) -> None:
-        v = self.topo.vpn_by_id[t.vpn_id]
+        v = self.st.vpns.get(t.vpn_id)
         if t.kind != "xa" or not t.replicated or t.state == "active" or v is None:
             return
         if not (v.repl_enabled and v.role == "active"):
             return
         ops = [dict(op=o.op, topic=o.topic, count=o.count, size=o.size, message_id=o.message_id,
-                    msg_id=o.msg_id, queue_name=o.queue_name)
-               for o in self.s.scalars(select(TxnOp).where(TxnOp.txn_id == t.id).order_by(TxnOp.id))]
-        self._append_tx_entry(v, {"xid": t.xid, "client": t.client_name, "username": t.client_username,
-                                  "num": t.client_num, "state": t.state, "ops": ops})
+                    msg_id=o.msg_id, queue_name=o.queue_name) for o in self._ops(t)]
+        self.sv.replication.append_tx_entry(v, {"xid": t.xid, "client": t.client_name,
+                                                "username": t.client_username, "num": t.client_num,
+                                                "state": t.state, "ops": ops})
 
     def _emit_end(self, t: Txn, outcome: str) -> None:
-        v = self.topo.vpn_by_id[t.vpn_id]
+        v = self.st.vpns.get(t.vpn_id)
         if t.kind == "xa" and t.replicated and v is not None and v.repl_enabled and v.role == "active":
-            self._append_tx_entry(v, {"xid": t.xid, "end": outcome})
+            self.sv.replication.append_tx_entry(v, {"xid": t.xid, "end": outcome})
 
     def _finish(self, t: Txn, heuristic: str | None) -> None:
-        self._sql("DELETE FROM txn_op WHERE txn_id=:t", {"t": t.id})
-        mark = self.s.get(Meta, self._sync_key(t))
-        if mark is not None:
-            self.s.delete(mark)
+        self.st.remove_all(self._ops(t))
+        self.st.meta.pop(self._sync_key(t), None)
         if heuristic is None:
-            self.s.delete(t)
+            self.st.remove(t)
         else:
             t.heuristic = heuristic
             t.state = "complete"
             t.associated = False
-            t.last_change_ms = self.now_ms()
-        self.s.flush()
+            t.last_change_ms = self.lk.now_ms()
+
+    def _locked_copies(self, t: Txn) -> list[Spooled]:
+        """The spooled copies ``t`` holds locked (each has a consume operation of ``t``)."""
+        out: list[Spooled] = []
+        for o in self._ops(t):
+            if o.op != "consume" or o.message_id is None:
+                continue
+            out.extend(sp for sp in self.st.spooled_by_message.get(o.message_id, {}).values()
+                       if sp.txn_id == t.id)
+        return out
+
+    def _commit_copies(self, t: Txn, v: Vpn) -> list[Spooled]:
+        """The copies a commit consumes, in id order: for each consume operation, the copy of its
+        message in the queue of that name in ``v``, free or locked by ``t`` (a mirror committed on
+        the new active site consumes that site's free copies of the same messages)."""
+        chosen: dict[int, Spooled] = {}
+        for o in self._ops(t):
+            if o.op != "consume" or o.queue_name is None or o.message_id is None:
+                continue
+            q = self.lk.find_queue(v, o.queue_name)
+            if q is None:
+                continue
+            for sp in self.st.spooled_by_message.get(o.message_id, {}).values():
+                if sp.queue_id == q.id and (sp.txn_id is None or sp.txn_id == t.id):
+                    chosen[sp.id] = sp
+        return [chosen[i] for i in sorted(chosen)]
+
+    def _published_ids(self, v: Vpn, first_id: int, first_rgmid: int | None, last_rgmid: int | None) -> list[int]:
+        """Ledger ids of the messages one publish added (ids from ``first_id`` on, in its group
+        and rgmid range), in rgmid order."""
+        if first_rgmid is None or last_rgmid is None:
+            return []
+        msgs = self.st.messages
+        out = []
+        for i in range(first_id, self.st.next_id("messages")):
+            m = msgs.get(i)
+            if m is not None and m.group_id == v.group_id and first_rgmid <= m.rgmid <= last_rgmid:
+                out.append(i)
+        return out
 
     def _commit_txn(self, t: Txn, heuristic: str | None = None) -> None:
-        v = self.topo.vpn_by_id[t.vpn_id]
-        r = self.topo.router_by_id[t.router_id]
-        assert v is not None and r is not None
-        key = t.xid if t.kind == "xa" else f"local:{t.id}"
-        pubs = list(self.s.scalars(select(TxnOp).where(TxnOp.txn_id == t.id, TxnOp.op == "publish").order_by(TxnOp.id)))
+        v = self.st.vpns[t.vpn_id]
+        r = self.st.routers[t.router_id]
+        key = t.xid if t.kind == "xa" and t.xid is not None else f"local:{t.id}"
         sync = heuristic is None and self._is_sync(t)
-        if sync and v.reject_sync_ineligible and self._sync_eligible(v) is False:
-            raise EngineError("transaction_commit_rejected", xid=t.xid or f"local:{t.client_name}",
+        if sync and v.reject_sync_ineligible and self.sv.replication.sync_eligible(v) is False:
+            raise EngineError("transaction_commit_rejected", xid=_label(t),
                               reason="publish_rejected_sync_ineligible")
-        shared = self.s.get(Meta, self._xa_commit_key(v, t.xid)) if (t.kind == "xa" and t.replicated) else None
+        shared_key = self._xa_commit_key(v, t.xid)
+        shared = self.st.meta.get(shared_key) if (t.kind == "xa" and t.replicated) else None
         if shared is not None:
-            self._respool(v, r, json.loads(shared.value))
-            self.s.delete(shared)  # both sites have committed the branch
+            self._respool(v, r, json.loads(shared))
+            del self.st.meta[shared_key]  # both sites have committed the branch
         else:
             ids: list[list[int]] = []
-            for o in pubs:
-                res = self._publish_now(v, r, t.client_name, o.topic or "", o.count, o.size)
+            for o in [o for o in self._ops(t) if o.op == "publish"]:
+                first_id = self.st.next_id("messages")
+                res = self.sv.messaging.publish_now(v, r, t.client_name, o.topic or "", o.count, o.size)
                 if res.rejected:
-                    raise EngineError("transaction_commit_rejected", xid=t.xid or f"local:{t.client_name}",
-                                      reason=res.reject_reason)
-                ids.append([] if res.first_rgmid is None else [
-                    row[0] for row in self._sql(
-                        "SELECT id FROM message WHERE group_id=:g AND rgmid BETWEEN :a AND :b ORDER BY rgmid",
-                        {"g": v.group_id, "a": res.first_rgmid, "b": res.last_rgmid}).all()])
+                    raise EngineError("transaction_commit_rejected", xid=_label(t), reason=res.reject_reason)
+                ids.append(self._published_ids(v, first_id, res.first_rgmid, res.last_rgmid))
             if t.kind == "xa" and t.replicated:
-                self.s.merge(Meta(key=self._xa_commit_key(v, t.xid), value=json.dumps(ids)))
-        self._select(
-            "SELECT s.id FROM txn_op o JOIN queue q ON q.vpn_id=:v AND q.name=o.queue_name "
-            "JOIN spooled s ON s.queue_id=q.id AND s.message_id=o.message_id "
-            "WHERE o.txn_id=:t AND o.op='consume' AND (s.txn_id IS NULL OR s.txn_id=:t)",
-            {"v": v.id, "t": t.id})
-        self._consume_selected(v, r, t.client_name, key)
+                self.st.meta[shared_key] = json.dumps(ids)
+        self.sv.messaging.consume_selected(v, r, t.client_name, self._commit_copies(t, v), key)
         if heuristic is None:
             self._emit_end(t, "committed")
         self._log_xa_end(t, "committed", heuristic is not None)
@@ -204,38 +251,49 @@ class TransactionsMixin(EngineBase):
         branch ended while the site is replication active again, after the mate resolved it."""
         if t.kind != "xa" or not t.replicated:
             return
-        v = self.topo.vpn_by_id[t.vpn_id]
-        r = self.topo.router_by_id[t.router_id]
-        assert v is not None and r is not None
+        v = self.st.vpns[t.vpn_id]
+        r = self.st.routers[t.router_id]
         key = self._xa_log_key(v, t.xid)
-        row = self.s.get(Meta, key)
-        log: list[dict[str, object]] = json.loads(row.value) if row is not None else []
+        raw = self.st.meta.get(key)
+        log: list[dict[str, object]] = json.loads(raw) if raw is not None else []
         active = v.repl_enabled and v.role == "active"
         log.append({"router": r.name, "vpn": v.name, "outcome": outcome, "heuristic": heuristic,
                     "wrong_site": heuristic and t.mirror,
                     "after_failback": (not t.mirror) and active and any(e["router"] != r.name for e in log)})
-        self.s.merge(Meta(key=key, value=json.dumps(log)))
+        self.st.meta[key] = json.dumps(log)
 
     def _respool(self, v: Vpn, r: Router, ids: list[list[int]]) -> None:
         """Spool on ``r`` the messages the mate's commit of the same branch published (no new
         ledger rows, nothing queued for the mate: it has them); they count as replicated, so
         consuming them here propagates acks that remove the mate's copies."""
+        now = self.lk.now_ms()
+        queues_of_topic: dict[str, list[Queue]] = {}
+        added: dict[int, list[int]] = {}  # queue id -> [count, bytes]
         for mid in (m for op in ids for m in op):
-            row = self._sql("SELECT topic, size FROM message WHERE id=:m", {"m": mid}).one_or_none()
-            if row is None:
+            msg = self.st.messages.get(mid)
+            if msg is None:
                 continue
-            topic, size = row
-            self._sql("UPDATE message SET replicated=1 WHERE id=:m", {"m": mid})
-            for q in self._matching_queues(v, topic):
-                self._sql("INSERT INTO spooled (queue_id, message_id, msg_id, spooled_ms, size) "
-                          "VALUES (:q, :m, :mid, :now, :sz)",
-                          {"q": q.id, "m": mid, "mid": r.next_msg_id, "now": self.now_ms(), "sz": size})
-                self._adjust_queue(q, 1, size)
+            msg.replicated = 1
+            queues = queues_of_topic.get(msg.topic)
+            if queues is None:
+                queues = queues_of_topic[msg.topic] = self.sv.replication.matching_queues(v, msg.topic)
+            for q in queues:
+                self.st.add(Spooled(queue_id=q.id, message_id=mid, msg_id=r.next_msg_id, spooled_ms=now,
+                                    size=msg.size))
+                tally = added.setdefault(q.id, [0, 0])
+                tally[0] += 1
+                tally[1] += msg.size
             r.next_msg_id += 1
-        self.s.flush()
+        # counters once per queue: the same totals and high-water marks as per copy (they only grow here)
+        for qid, (count, nbytes) in added.items():
+            self.lk.adjust_queue(self.st.queues[qid], count, nbytes)
 
-    def _rollback_txn(self, t: Txn, emit: bool = True, heuristic: str | None = None) -> None:
-        self._sql("UPDATE spooled SET txn_id=NULL WHERE txn_id=:t", {"t": t.id})
+    def rollback_txn(self, t: Txn, emit: bool = True, heuristic: str | None = None) -> None:
+        """End ``t`` without effect: its locked copies are free again, its publishes dropped.
+        ``emit`` False (a client's disconnect) sends and logs nothing; ``heuristic`` keeps the
+        branch, COMPLETE, until ``heuristic_delete``."""
+        for sp in self._locked_copies(t):
+            sp.txn_id = None
         if emit and heuristic is None:
             self._emit_end(t, "rolled back")
         if emit:
@@ -246,47 +304,43 @@ class TransactionsMixin(EngineBase):
 
     # ------------------------------------------------------------------ local transactions
     def tx_local_start(self, client: str) -> None:
-        c, v, r = self._connected_client(client)
-        if self._open_txn(c) is not None:
+        c, v, r = self.sv.clients.connected_client(client)
+        if self.open_txn(c) is not None:
             raise EngineError("transaction_already_open", client=client)
         self._started(Txn(router_id=r.id, vpn_id=v.id, kind="local", xid=None, client_name=c.name,
                           client_username=c.username, client_num=c.client_num, state="active",
                           replicated=v.repl_enabled and v.role == "active", associated=True,
-                          last_change_ms=self.now_ms()), v)
+                          last_change_ms=self.lk.now_ms()), v)
 
     def _local(self, client: str) -> Txn:
-        c, _, _ = self._connected_client(client)
-        t = self.s.scalars(select(Txn).where(Txn.client_name == c.name, Txn.router_id == c.router_id,
-                                             Txn.kind == "local")).first()
-        if t is None:
-            raise EngineError("no_transaction", client=client)
-        return t
+        c, _, _ = self.sv.clients.connected_client(client)
+        for t in self.st.txns.values():
+            if t.client_name == c.name and t.router_id == c.router_id and t.kind == "local":
+                return t
+        raise EngineError("no_transaction", client=client)
 
     def tx_local_commit(self, client: str) -> None:
         self._commit_txn(self._local(client))
 
     def tx_local_rollback(self, client: str) -> None:
-        self._rollback_txn(self._local(client))
+        self.rollback_txn(self._local(client))
 
     # ------------------------------------------------------------------ XA verbs
     def tx_xa_start(self, client: str, xid: str) -> None:
         if not XID_RE.match(xid):
             raise EngineError("invalid_xid", xid=xid)
-        c, v, r = self._connected_client(client)
-        if self._open_txn(c) is not None:
+        c, v, r = self.sv.clients.connected_client(client)
+        if self.open_txn(c) is not None:
             raise EngineError("transaction_already_open", client=client)
-        if self.s.scalars(select(Txn).where(Txn.vpn_id == v.id, Txn.kind == "xa", Txn.xid == xid)).first():
+        if self._find_xa(v, xid) is not None:
             raise EngineError("transaction_exists", xid=xid)
-        stale = self.s.get(Meta, self._xa_commit_key(v, xid))
-        if stale is not None:  # a new branch reusing the XID of an old, finished one
-            self.s.delete(stale)
-        old_log = self.s.get(Meta, self._xa_log_key(v, xid))
-        if old_log is not None:
-            self.s.delete(old_log)
+        # a new branch reusing the XID of an old, finished one starts with no shared commit or log
+        self.st.meta.pop(self._xa_commit_key(v, xid), None)
+        self.st.meta.pop(self._xa_log_key(v, xid), None)
         self._started(Txn(router_id=r.id, vpn_id=v.id, kind="xa", xid=xid, client_name=c.name,
                           client_username=c.username, client_num=c.client_num, state="active",
                           replicated=v.repl_enabled and v.role == "active", associated=True,
-                          last_change_ms=self.now_ms()), v)
+                          last_change_ms=self.lk.now_ms()), v)
 
     def tx_xa_end(self, client: str, xid: str) -> None:
         _, _, _, t = self._xa(client, xid)
@@ -303,7 +357,7 @@ class TransactionsMixin(EngineBase):
     def tx_xa_resume(self, client: str, xid: str) -> None:
         c, _, _, t = self._xa(client, xid)
         self._require(t, "suspended")
-        if self._open_txn(c) is not None:
+        if self.open_txn(c) is not None:
             raise EngineError("transaction_already_open", client=client)
         t.associated = True
         t.client_name = c.name
@@ -325,14 +379,15 @@ class TransactionsMixin(EngineBase):
     def tx_xa_rollback(self, client: str, xid: str) -> None:
         _, _, _, t = self._xa(client, xid)
         self._require(t, "active", "suspended", "idle", "prepared")
-        self._rollback_txn(t)
+        self.rollback_txn(t)
 
     # ------------------------------------------------------------------ admin heuristics
     def _match_xa(self, router: str, vpn: str, pattern: str) -> list[Txn]:
-        r = self._router(router, must_be_up=True)
-        v = self._vpn(r, vpn)
-        rows = [t for t in self.s.scalars(select(Txn).where(Txn.vpn_id == v.id, Txn.kind == "xa").order_by(Txn.xid))
-                if name_matches(pattern, t.xid or "")]
+        r = self.lk.router(router, must_be_up=True)
+        v = self.lk.vpn(r, vpn)
+        rows = sorted((t for t in self.st.txns.values()
+                       if t.vpn_id == v.id and t.kind == "xa" and name_matches(pattern, t.xid or "")),
+                      key=lambda t: t.xid or "")
         if not rows:
             raise EngineError("transaction_not_found", xid=pattern)
         return rows
@@ -350,7 +405,7 @@ class TransactionsMixin(EngineBase):
         for t in rows:
             self._require(t, "idle", "prepared")
         for t in rows:
-            self._rollback_txn(t, heuristic="rolled back")
+            self.rollback_txn(t, heuristic="rolled back")
         return len(rows)
 
     def heuristic_delete(self, router: str, vpn: str, xid_pattern: str) -> int:
@@ -360,8 +415,8 @@ class TransactionsMixin(EngineBase):
                 raise EngineError("transaction_wrong_state", xid=t.xid, state=t.state.upper(),
                                   required="COMPLETE")
         for t in rows:
-            self.s.delete(t)
-        self.s.flush()
+            self.st.remove_all(self._ops(t))
+            self.st.remove(t)
         return len(rows)
 
     # ------------------------------------------------------------------ views
@@ -371,14 +426,13 @@ class TransactionsMixin(EngineBase):
         """`show transaction [xid <p>] [message-vpn <p>] [state <S>] [replicated]`; xid and vpn
         take * and ? wildcards; state is case-insensitive. Local transactions have xid None
         (an xid filter never matches them)."""
-        r = self._router(router, must_be_up=True)
+        r = self.lk.router(router, must_be_up=True)
         if state is not None and state.lower() not in STATES:
             raise EngineError("invalid_value", name="state", value=state, allowed="|".join(s.upper() for s in STATES))
-        now = self.now_ms()
+        now = self.lk.now_ms()
         out = []
-        for t in self.s.scalars(select(Txn).where(Txn.router_id == r.id)):
-            v = self.topo.vpn_by_id[t.vpn_id]
-            assert v is not None
+        for t in [t for t in self.st.txns.values() if t.router_id == r.id]:
+            v = self.st.vpns[t.vpn_id]
             if xid is not None and (t.xid is None or not name_matches(xid, t.xid)):
                 continue
             if not name_matches(vpn, v.name):
@@ -387,7 +441,7 @@ class TransactionsMixin(EngineBase):
                 continue
             if replicated is not None and t.replicated != replicated:
                 continue
-            ops = list(self.s.scalars(select(TxnOp).where(TxnOp.txn_id == t.id).order_by(TxnOp.id)))
+            ops = self._ops(t)
             n_pub = sum(o.count for o in ops if o.op == "publish")
             n_con = sum(1 for o in ops if o.op == "consume")
             pub: list[TxnMessage] = []
@@ -398,28 +452,29 @@ class TransactionsMixin(EngineBase):
                         pub.extend(TxnMessage(None, None, o.topic, None, None)
                                    for _ in range(min(o.count, 1000 - len(pub))))
                     elif len(con) < 1000:
-                        rg = self._scalar("SELECT rgmid FROM message WHERE id=:m", {"m": o.message_id})
-                        con.append(TxnMessage(o.msg_id, rg, None, "queue", o.queue_name))
+                        m = self.st.messages.get(o.message_id) if o.message_id is not None else None
+                        con.append(TxnMessage(o.msg_id, m.rgmid if m is not None else None, None, "queue",
+                                              o.queue_name))
             out.append(TransactionInfo(
-                router=r.name, xid=t.xid, vpn=v.name, type="XA" if t.kind == "xa" else "Local",
-                state=t.state.upper(), replicated=t.replicated, heuristic=t.heuristic,
-                last_state_change_s=max(0, now - t.last_change_ms) // 1000,
+                router=r.name, xid=t.xid, vpn=v.name, kind=t.kind, state=t.state,
+                replicated=t.replicated, heuristic=t.heuristic,
+                last_state_change_ms=max(0, now - t.last_change_ms),
                 messages_spooled=n_pub, messages_published=n_pub, messages_consumed=n_con,
-                client=f"{t.client_name}/{t.client_num}/#000c{t.client_num:04d}",
-                client_name=t.client_name, client_username=t.client_username, mirror=t.mirror,
+                client_num=t.client_num, client_name=t.client_name, client_username=t.client_username, mirror=t.mirror,
                 published=tuple(pub), consumed=tuple(con)))
         out.sort(key=lambda x: (x.xid or "", x.vpn, x.client_name))
         return out
 
     def xids(self, router: str, vpn: str | None = None) -> list[str]:
         """Completion: XIDs on a router (optionally one VPN)."""
-        try:
-            r = self._router(router)
-        except EngineError:
+        r = self.st.router_by_name.get(router)
+        if r is None:
             return []
         out = set()
-        for t in self.s.scalars(select(Txn).where(Txn.router_id == r.id, Txn.kind == "xa")):
-            v = self.topo.vpn_by_id[t.vpn_id]
-            if v is not None and (vpn is None or v.name == vpn) and t.xid:
+        for t in self.st.txns.values():
+            if t.router_id != r.id or t.kind != "xa" or not t.xid:
+                continue
+            v = self.st.vpns.get(t.vpn_id)
+            if v is not None and (vpn is None or v.name == vpn):
                 out.add(t.xid)
         return sorted(out)
