@@ -7,43 +7,52 @@ lost on replacement) so the operator's runbook steps can be judged by the audit.
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from dataclasses import fields
 
-from .base import EngineBase
 from .errors import EngineError
-from .models import Link, Queue, Txn
+from .records import Link, Message, Vpn
+from .services import Service
+
+SITE_REPLACED = "site replaced"
+
+# the statistics counters of a VPN (`show ... replication stats`): a replaced router starts them at 0
+_STAT_FIELDS = tuple(f.name for f in fields(Vpn) if f.name.startswith("st_"))
 
 
-class FailuresMixin(EngineBase):
+def _note_replaced(m: Message) -> None:
+    m.note = SITE_REPLACED if m.note is None else f"{m.note}; {SITE_REPLACED}"
+
+
+class FailuresService(Service):
     def fail_site(self, site: str) -> None:
         """Every router of the site goes down: its clients disconnect; its bridge and its
         replication queue become unreachable; its spool and configuration stay on disk."""
-        s = self._site(site)
-        routers = self._routers_of_site(s)
+        s = self.lk.site(site)
+        routers = self.lk.routers_of_site(s)
         if all(not r.up for r in routers):
             raise EngineError("site_already_down", site=site)
         for r in routers:
             r.up = False
-            self._disconnect_router_clients(r, "router down")
-        self._refresh()
+            self.sv.clients.disconnect_router_clients(r, "router down")
+        self.sv.replication.refresh()
 
     def restore_site(self, site: str) -> None:
         """The site comes back with the configuration it had (roles included: a site that was
         active comes back active, so both sites may be active; fixing that is the operator's
         job)."""
-        s = self._site(site)
-        routers = self._routers_of_site(s)
+        s = self.lk.site(site)
+        routers = self.lk.routers_of_site(s)
         if all(r.up for r in routers):
             raise EngineError("site_already_up", site=site)
         for r in routers:
             r.up = True
-        self._refresh()
+        self.sv.replication.refresh()
 
     def _links(self, site_a: str | None, site_b: str | None) -> list[Link]:
-        links = list(self.topo.links)
+        links = list(self.st.links.values())
         if site_a is None and site_b is None:
             return links
-        ids = {self._site(n).id for n in (site_a, site_b) if n is not None}
+        ids = {self.lk.site(n).id for n in (site_a, site_b) if n is not None}
         out = [link for link in links if ids <= {link.site_a_id, link.site_b_id}]
         if not out:
             raise EngineError("link_not_found", site_a=site_a, site_b=site_b)
@@ -57,7 +66,7 @@ class FailuresMixin(EngineBase):
             raise EngineError("link_already_down")
         for link in links:
             link.up = False
-        self._refresh()
+        self.sv.replication.refresh()
 
     def restore_link(self, site_a: str | None = None, site_b: str | None = None) -> None:
         links = self._links(site_a, site_b)
@@ -65,7 +74,7 @@ class FailuresMixin(EngineBase):
             raise EngineError("link_already_up")
         for link in links:
             link.up = True
-        self._refresh()
+        self.sv.replication.refresh()
 
     def replace_site(self, site: str) -> None:
         """Complete failure: each router of the site is replaced by a new one with the same
@@ -73,38 +82,39 @@ class FailuresMixin(EngineBase):
         transactions, no statistics, message IDs back at their seed. The ledger keeps what
         was lost (note "site replaced"; "not replicated, site replaced" for messages that
         were still waiting on its replication queue)."""
-        s = self._site(site)
-        for r in self._routers_of_site(s):
-            self._disconnect_router_clients(r, "router replaced")
-            vpns = list(self.topo.vpns_by_router.get(r.id, []))
-            vids = ",".join(str(v.id) for v in vpns) or "NULL"
-            qsel = f"SELECT id FROM queue WHERE vpn_id IN ({vids})"
-            self._sql(
-                "UPDATE message SET note = CASE WHEN note IS NULL THEN 'site replaced' "
-                "ELSE note || '; site replaced' END WHERE id IN "
-                f"(SELECT message_id FROM spooled WHERE queue_id IN ({qsel}))")
-            self._sql(
-                "UPDATE message SET replicated=0, note = CASE WHEN note IS NULL THEN 'site replaced' "
-                "ELSE note || '; site replaced' END WHERE id IN "
-                f"(SELECT message_id FROM repl_entry WHERE kind='msg' AND vpn_id IN ({vids}))")
-            self._sql(f"DELETE FROM spooled WHERE queue_id IN ({qsel})")
-            self._sql(f"DELETE FROM repl_entry WHERE vpn_id IN ({vids})")
-            for t in self.s.scalars(select(Txn).where(Txn.router_id == r.id)):
-                self._sql("DELETE FROM txn_op WHERE txn_id=:t", {"t": t.id})
-                self._sql("DELETE FROM meta WHERE key=:k", {"k": f"txn-sync:{t.id}"})
-                self.s.delete(t)
-            for q in self.s.scalars(select(Queue).where(Queue.vpn_id.in_([v.id for v in vpns]))):
+        st = self.st
+        s = self.lk.site(site)
+        for r in self.lk.routers_of_site(s):
+            self.sv.clients.disconnect_router_clients(r, "router replaced")
+            vpns = sorted(st.vpns_by_router.get(r.id, {}).values(), key=lambda v: v.id)
+            queues = [q for v in vpns for q in self.lk.queues_of(v)]
+            # the ledger first: a message spooled here, and (again) one still waiting on a
+            # replication queue here, which is then never replicated
+            spooled = [sp for q in queues for sp in st.spooled_by_queue.get(q.id, {}).values()]
+            for mid in sorted({sp.message_id for sp in spooled}):
+                _note_replaced(st.messages[mid])
+            entries = [e for v in vpns for e in st.repl_by_vpn.get(v.id, {}).values()]
+            for mid in sorted({e.message_id for e in entries if e.kind == "msg" and e.message_id is not None}):
+                m = st.messages[mid]
+                m.replicated = 0
+                _note_replaced(m)
+            st.remove_all(spooled)
+            st.remove_all(entries)
+            for t in [t for t in st.txns.values() if t.router_id == r.id]:
+                st.remove_all(st.ops_by_txn.get(t.id, {}).values())
+                st.meta.pop(f"txn-sync:{t.id}", None)
+                st.remove(t)
+            for q in queues:
                 q.msg_count = q.bytes = q.hwm_bytes = 0
-            now = self.now_ms()
+            now = self.lk.now_ms()
             for v in vpns:
-                self._drop_pending_acks(v)
+                self.sv.messaging.drop_pending_acks(v)
                 if v.repl_enabled and not v.internal:
                     if v.role != "standby":
                         v.role_since_ms = now
                     v.role = "standby"
-                for attr in dir(v):
-                    if attr.startswith("st_"):
-                        setattr(v, attr, 0)
+                for attr in _STAT_FIELDS:
+                    setattr(v, attr, 0)
                 v.drain_carry = 0
                 v.bridge_up_since_ms = None
                 v.sync_eligible = False
@@ -112,5 +122,4 @@ class FailuresMixin(EngineBase):
             r.generation += 1
             r.next_msg_id = r.msg_id_seed
             r.spool_hwm_bytes = 0
-        self.s.flush()
-        self._refresh()
+        self.sv.replication.refresh()

@@ -1,31 +1,34 @@
-"""Message-VPN replication: computed flags, configuration, and draining the replication stream.
+"""Message-VPN replication: its computed state, configuration, and draining the replication stream.
 
-Why: the flags of `show message-vpn X replication` must always follow from state (role, admin
-state, routers, link, bridge binding), never from stored text; and the drain (the standby's bridge
-pulling the active's #MSGVPN_REPLICATION_DATA_QUEUE) must be set-based SQL so a million entries
-drain in seconds.
+Why: what `show message-vpn X replication` shows must always follow from state (role, admin state,
+routers, link, bridge binding), never from stored values; and the drain (the standby's bridge
+pulling the active's #MSGVPN_REPLICATION_DATA_QUEUE) walks the VPN's stream in seq order
+(``BrokerState.repl_by_vpn``) touching only the entries it applies, so a million entries drain
+in seconds.
 
-Flag rules (reference 3.5, INFER parts decided here):
-  A  U replication no-shutdown, D shutdown        C  A active, S standby
-  B  standby only: U bound to the mate's queue, Q mate reachable but no queue to bind
-     (mate not active and nothing left to drain), D mate router/link down; '-' active or A=D
-  R  active only: U when the mate's bridge is bound, else D
-  Q  active only: U when the replication queue is bound by the mate's bridge, else D
+State rules (reference 3.5, INFER parts decided here; the renderer prints them as the flags
+A C B R Q S M T):
+  A  replication enabled or shut down              C  role active or standby
+  B  standby only: bound to the mate's queue; "queue unbound" when the mate is reachable but
+     has no queue to bind (mate not active and nothing left to drain); down when the mate
+     router/link is down. N/A when active or shut down
+  R  active only: up when the mate's bridge is bound, else down
+  Q  active only: up when the replication queue is bound by the mate's bridge, else down
      (seed: active+bound = 'U U'; Layout B `default` active+unbound = 'D D')
-  S  '-' unless A=U and C=A and the VPN has at least one *sync* replicated topic; then Y when
-     eligible, N when not (sync transactions, T=S, use the same eligibility without showing it).
-     With async-only topics it stays '-' (seed row `U A - U U - N A`), and Layout B's
+  S  N/A unless enabled, active and the VPN has at least one *sync* replicated topic; then
+     eligible or not (sync transactions, T=S, use the same eligibility without showing it).
+     With async-only topics it stays N/A (seed row `U A - U U - N A`), and Layout B's
      `U A - D D N Y A` is a VPN with sync topics whose bridge is down.
+  M  reject-msg-when-sync-ineligible               T  transaction-replication-mode
+  Shut down: B R Q S are N/A. The internal #config-sync VPN shows N/A everywhere.
 
 Sync eligibility (issue 13 item 5): eligible when the mate's bridge is bound AND the standby has
 caught up. When the bridge unbinds (link or mate down) the VPN becomes ineligible ("Transitions
 To Ineligible"); when it binds again, everything then waiting on the replication queue is the
-backlog, and the VPN stays ineligible until the standby has applied it (meta
+backlog, and the VPN stays ineligible until the standby has applied it (``st.meta`` key
 ``sync-catchup:<vpn id>``: "pending" while unbound, then the last stream seq of the backlog).
 Meanwhile sync topics go to the queue as async (or are rejected with
 reject-msg-when-sync-ineligible), as a broker does until its standby is in sync again.
-  M  reject-msg-when-sync-ineligible Y/N          T  transaction-replication-mode A/S
-  A=D: B R Q S are '-'. The internal #config-sync VPN shows '-' everywhere.
 
 Drain rate: lab setting ``replication_drain_rate`` (stream entries per simulated second, default
 1000). Entries are messages, acks and transaction states; only messages count as "Current
@@ -36,15 +39,15 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import islice, takewhile
 from typing import Any
 
-from sqlalchemy import select
-
-from .base import MB, REPL_BRIDGE, REPL_QUEUE, EngineBase
 from .errors import EngineError
-from .models import Meta, Queue, ReplicatedTopic, Router, Txn, TxnOp, Vpn
+from .lookups import MB, REPL_BRIDGE, REPL_QUEUE
 from .options import coerce_option
-from .topics import any_matches, has_wildcard, name_matches
+from .records import Queue, ReplEntry, ReplicatedTopic, Router, Spooled, Txn, TxnOp, Vpn
+from .services import Service
+from .topics import has_wildcard, name_matches, topic_matches
 from .views import (
     BridgeInfo,
     ReplicatedTopicInfo,
@@ -75,136 +78,139 @@ REPLICATION_OPTIONS: dict[str, tuple[str, str, Any, tuple[int, int] | None]] = {
     "bridge-client-profile": ("bridge_client_profile", "str", "#client-profile", None),
 }
 
+# the local bridge of a standby VPN (rule B of the module docstring)
+BRIDGE_UP, BRIDGE_UNBOUND, BRIDGE_DOWN = "up", "queue-unbound", "down"
 
-class ReplicationMixin(EngineBase):
+
+def _catchup_key(v: Vpn) -> str:
+    return f"sync-catchup:{v.id}"
+
+
+def _check_mode(mode: str) -> None:
+    if mode not in ("sync", "async"):
+        raise EngineError("invalid_value", name="replication-mode", value=mode, allowed="sync|async")
+
+
+class ReplicationService(Service):
     # ------------------------------------------------------------------ computed state
-    def _flags(self, v: Vpn) -> VpnReplicationRow:
-        if v.internal:
-            return VpnReplicationRow(v.name, *("-" * 8))
-        a = "U" if v.repl_enabled else "D"
-        c = "A" if v.role == "active" else "S"
-        m = "Y" if v.reject_sync_ineligible else "N"
-        t = "S" if v.trm == "sync" else "A"
-        b = r = q = s = "-"
-        if v.repl_enabled:
+    def _row(self, v: Vpn) -> VpnReplicationRow:
+        """The state of rules A..T (module docstring) for one VPN."""
+        local_bridge: str | None = None
+        remote_bridge_up: bool | None = None
+        sync_eligible: bool | None = None
+        if v.repl_enabled and not v.internal:
             if v.role == "standby":
-                b = self._local_bridge_flag(v)
+                local_bridge = self._local_bridge(v)
             else:
-                bound = self._binding(v) is not None
-                r = q = "U" if bound else "D"
-                if any(t_.mode == "sync" for t_ in self._replicated_topics(v)):
-                    s = "Y" if self._sync_eligible(v) else "N"
-        return VpnReplicationRow(v.name, a, c, b, r, q, s, m, t)
+                remote_bridge_up = self.lk.binding(v) is not None
+                if self._has_sync_topic(v):
+                    sync_eligible = bool(self.sync_eligible(v))
+        return VpnReplicationRow(
+            name=v.name, internal=v.internal, admin_enabled=v.repl_enabled, role=v.role,
+            local_bridge=local_bridge, remote_bridge_up=remote_bridge_up, queue_bound=remote_bridge_up,
+            sync_eligible=sync_eligible, reject_sync_ineligible=v.reject_sync_ineligible, trm=v.trm)
 
-    def _local_bridge_flag(self, v: Vpn) -> str:
-        mate = self._mate(v)
+    def _has_sync_topic(self, v: Vpn) -> bool:
+        return any(t.mode == "sync" for t in self.st.topics_by_vpn.get(v.id, {}).values())
+
+    def _local_bridge(self, v: Vpn) -> str:
+        """BRIDGE_UP / BRIDGE_UNBOUND / BRIDGE_DOWN for the bridge of ``v`` (a standby)."""
+        mate = self.lk.mate(v)
         if mate is None:
-            return "D"
-        bound = self._binding(mate)
-        if bound is v or (bound is not None and bound.id == v.id):
-            return "U"
-        mr, vr = self._router_of(mate), self._router_of(v)
-        if not (mr.up and vr.up and self._sites_linked(mr, vr)) or not mate.repl_enabled:
-            return "D"
-        return "Q"
+            return BRIDGE_DOWN
+        if self.lk.binding(mate) is v:
+            return BRIDGE_UP
+        mr, vr = self.lk.router_of(mate), self.lk.router_of(v)
+        if not (mr.up and vr.up and self.lk.sites_linked(mr, vr)) or not mate.repl_enabled:
+            return BRIDGE_DOWN
+        return BRIDGE_UNBOUND
 
-    @staticmethod
-    def _catchup_key(v: Vpn) -> str:
-        return f"sync-catchup:{v.id}"
-
-    def _sync_eligible(self, v: Vpn) -> bool | None:
+    def sync_eligible(self, v: Vpn) -> bool | None:
         """None when not applicable (not an enabled active VPN); else bound and caught up (see
         the module docstring)."""
         if v.internal or not v.repl_enabled or v.role != "active":
             return None
-        if self._binding(v) is None:
+        if self.lk.binding(v) is None:
             return False
-        mark = self.s.get(Meta, self._catchup_key(v))
+        mark = self.st.meta.get(_catchup_key(v))
         if mark is None:
             return True
-        if mark.value == "pending":
-            return not self._has_entries(v)
-        return not self._scalar("SELECT 1 FROM repl_entry WHERE vpn_id=:v AND seq<=:u LIMIT 1",
-                                {"v": v.id, "u": int(mark.value)})
+        stream = self.st.repl_by_vpn.get(v.id)
+        if not stream:
+            return True
+        if mark == "pending":
+            return False
+        return next(iter(stream)) > int(mark)  # the stream is in seq order: its first entry decides
 
     def _track_catchup(self, v: Vpn) -> None:
         """Maintain the sync catch-up mark of an enabled active VPN: "pending" while its queue is
         not bound; on binding, the backlog's last seq (none: caught up); gone once applied."""
-        key = self._catchup_key(v)
-        mark = self.s.get(Meta, key)
+        key = _catchup_key(v)
+        meta = self.st.meta
         if v.internal or not v.repl_enabled or v.role != "active":
-            if mark is not None:
-                self.s.delete(mark)
+            meta.pop(key, None)
             return
-        if self._binding(v) is None:
-            if mark is None:
-                self.s.add(Meta(key=key, value="pending"))
-            else:
-                mark.value = "pending"
+        if self.lk.binding(v) is None:
+            meta[key] = "pending"
             return
+        mark = meta.get(key)
         if mark is None:
             return
-        if mark.value == "pending":
-            upto = self._scalar("SELECT MAX(seq) FROM repl_entry WHERE vpn_id=:v", {"v": v.id})
-            if upto is None:
-                self.s.delete(mark)
+        if mark == "pending":
+            stream = self.st.repl_by_vpn.get(v.id)
+            if stream:
+                meta[key] = str(next(reversed(stream)))
             else:
-                mark.value = str(upto)
-        elif self._sync_eligible(v):
-            self.s.delete(mark)
+                del meta[key]
+        elif self.sync_eligible(v):
+            del meta[key]
 
-    def _refresh(self) -> None:
+    def refresh(self) -> None:
         """Recompute derived bookkeeping after a change: bridge uptime start, sync catch-up,
         sync-eligibility transitions (counted as "Transitions To Ineligible")."""
-        now = self.now_ms()
-        for v in self.topo.user_vpns:
+        now = self.lk.now_ms()
+        for v in self.lk.user_vpns():
             self._track_catchup(v)
             if v.role == "standby" and v.repl_enabled:
-                mate = self._mate(v)
-                bound = mate is not None and (b := self._binding(mate)) is not None and b.id == v.id
+                mate = self.lk.mate(v)
+                bound = mate is not None and self.lk.binding(mate) is v
             else:
                 bound = False
             if bound and v.bridge_up_since_ms is None:
                 v.bridge_up_since_ms = now
             elif not bound:
                 v.bridge_up_since_ms = None
-            eligible = bool(self._sync_eligible(v))
+            eligible = bool(self.sync_eligible(v))
             if v.sync_eligible and not eligible:
                 v.st_to_ineligible += 1
             v.sync_eligible = eligible
-        self.s.flush()
 
     # ------------------------------------------------------------------ views
     def vpn_names(self, router: str) -> list[str]:
         """Completion: VPN names on a router (internal ones included), '#' names first."""
         try:
-            r = self._router(router)
+            r = self.lk.router(router)
         except EngineError:
             return []
-        return [v.name for v in self._vpns(r)]
+        return [v.name for v in self.lk.vpns(r)]
 
     def vpn_replication(self, router: str, pattern: str = "*") -> list[VpnReplicationRow]:
-        r = self._router(router, must_be_up=True)
-        return [self._flags(v) for v in self._vpns(r, pattern)]
+        r = self.lk.router(router, must_be_up=True)
+        return [self._row(v) for v in self.lk.vpns(r, pattern)]
 
     def vpn_replication_detail(self, router: str, vpn: str) -> VpnReplicationDetail:
-        r = self._router(router, must_be_up=True)
-        v = self._vpn(r, vpn)
-        f = self._flags(v)
-        rq = self._repl_queue(v)
-        mate = self._mate(v)
-        bridge_state = {"U": "Up", "Q": "Queue Unbound", "D": "Down", "-": "N/A"}[f.b]
-        remote_state = {"U": "Up", "D": "Down", "-": "N/A"}[f.r]
-        eligible = self._sync_eligible(v)
-        reason = ""
+        r = self.lk.router(router, must_be_up=True)
+        v = self.lk.vpn(r, vpn)
+        f = self._row(v)
+        rq = self.lk.repl_queue(v)
+        mate = self.lk.mate(v)
+        eligible = self.sync_eligible(v)
+        reason: str | None = None
         if eligible is False:
-            reason = "Remote bridge down" if self._binding(v) is None else "Standby catching up"
+            reason = "remote-bridge-down" if self.lk.binding(v) is None else "standby-catching-up"
         return VpnReplicationDetail(
             name=v.name, router=r.name, flags=f, admin_enabled=v.repl_enabled, role=v.role,
-            local_bridge_name=REPL_BRIDGE, local_bridge_state=bridge_state,
-            local_bridge_queue_bound=f.b == "U",
-            remote_bridge_name=REPL_BRIDGE, remote_bridge_state=remote_state,
-            queue_name=REPL_QUEUE, queue_state={"U": "Up", "D": "Down", "-": "N/A"}[f.q],
+            local_bridge_name=REPL_BRIDGE, remote_bridge_name=REPL_BRIDGE, queue_name=REPL_QUEUE,
             queue_max_spool_mb=v.rq_max_spool_mb,
             queue_reject_msg_to_sender_on_discard=v.rq_reject_on_discard,
             queue_messages_spooled=rq.msg_count if rq else 0,
@@ -218,13 +224,14 @@ class ReplicationMixin(EngineBase):
             bridge_compressed=v.bridge_compressed, bridge_ssl=v.bridge_ssl,
             bridge_retry_delay=v.bridge_retry_delay, bridge_window_size=v.bridge_window_size,
             bridge_client_profile=v.bridge_client_profile,
-            mate_router=self._router_of(mate).name if mate else None,
-            replicated_topics=tuple(ReplicatedTopicInfo(t.topic, t.mode) for t in self._replicated_topics(v)),
+            mate_router=self.lk.router_of(mate).name if mate else None,
+            replicated_topics=tuple(ReplicatedTopicInfo(t.topic, t.mode) for t in self.lk.replicated_topics(v)),
         )
 
-    def _stats_of(self, scope: str, vpns: list[Vpn]) -> ReplicationStats:
+    @staticmethod
+    def _stats_of(scope: str, vpns: list[Vpn]) -> ReplicationStats:
         def tot(attr: str) -> int:
-            return sum(getattr(v, attr) for v in vpns)
+            return sum(int(getattr(v, attr)) for v in vpns)
 
         return ReplicationStats(
             scope=scope,
@@ -244,52 +251,50 @@ class ReplicationMixin(EngineBase):
         )
 
     def replication_stats(self, router: str, vpn: str | None = None) -> ReplicationStats:
-        r = self._router(router, must_be_up=True)
+        r = self.lk.router(router, must_be_up=True)
         if vpn is None:
-            return self._stats_of(r.name, [v for v in self._vpns(r) if not v.internal])
-        return self._stats_of(vpn, [self._vpn(r, vpn)])
+            return self._stats_of(r.name, [v for v in self.lk.vpns(r) if not v.internal])
+        return self._stats_of(vpn, [self.lk.vpn(r, vpn)])
 
     def system_replication(self, router: str) -> SystemReplication:
-        r = self._router(router, must_be_up=True)
+        r = self.lk.router(router, must_be_up=True)
         mate_up = False
         if r.mate_name.startswith("v:"):
-            mate = self.topo.router_by_name.get(r.mate_name[2:])
-            mate_up = mate is not None and mate.up and self._sites_linked(r, mate)
+            mate = self.st.router_by_name.get(r.mate_name[2:])
+            mate_up = mate is not None and mate.up and self.lk.sites_linked(r, mate)
         return SystemReplication(
             router=r.name, interface=r.repl_interface, mate_virtual_router_name=r.mate_name,
             connect_via=r.connect_via, port_plain=r.port_plain,
             port_compressed=r.port_compressed, port_ssl=r.port_ssl,
-            config_sync_bridge_admin="Enabled",
-            config_sync_bridge_state="up" if mate_up else "down",
+            config_sync_bridge_up=mate_up,
             stats=self.replication_stats(router),
         )
 
     def bridges(self, router: str, pattern: str = "*", vpn: str | None = None) -> list[BridgeInfo]:
         """Replication bridges: one per replication-enabled standby VPN on the router."""
-        r = self._router(router, must_be_up=True)
+        r = self.lk.router(router, must_be_up=True)
         out: list[BridgeInfo] = []
         if not name_matches(pattern, REPL_BRIDGE):
             return out
-        now = self.now_ms()
-        for v in self._vpns(r, vpn):
+        now = self.lk.now_ms()
+        for v in self.lk.vpns(r, vpn):
             if v.internal or not v.repl_enabled or v.role != "standby":
                 continue
-            mate = self._mate(v)
-            flag = self._local_bridge_flag(v)
-            bound = flag == "U"
+            mate = self.lk.mate(v)
+            state = self._local_bridge(v)
+            bound = state == BRIDGE_UP
             out.append(BridgeInfo(
-                name=REPL_BRIDGE, vpn=v.name, router=r.name, admin_state="Enabled",
-                connection_establisher="Local",
-                inbound_state=("Ready-InSync" if bound else ("Ready-Connecting" if flag == "Q" else "Down")),
-                outbound_state="NotApplicable",
-                queue_state="Bound" if bound else "Unbound",
-                queue_bind_state="Up" if bound else "Down",
-                queue_name=REPL_QUEUE, remote_vpn=v.name,
-                remote_router=f"v:{self._router_of(mate).name}" if mate else "",
-                uptime_s=(now - v.bridge_up_since_ms) // 1000 if bound and v.bridge_up_since_ms is not None else 0,
-                redundancy="A", ssl=v.bridge_ssl, compressed=v.bridge_compressed,
+                name=REPL_BRIDGE, vpn=v.name, router=r.name, admin_enabled=True, establisher="local",
+                local_bridge=state, queue_bound=bound, queue_name=REPL_QUEUE, remote_vpn=v.name,
+                remote_router=self.lk.router_of(mate).name if mate else "",
+                uptime_ms=now - v.bridge_up_since_ms if bound and v.bridge_up_since_ms is not None else 0,
+                redundancy="auto", ssl=v.bridge_ssl, compressed=v.bridge_compressed,
             ))
         return out
+
+    def replicated_topics(self, router: str, vpn: str) -> list[ReplicatedTopicInfo]:
+        v = self.lk.vpn(self.lk.router(router), vpn)
+        return [ReplicatedTopicInfo(t.topic, t.mode) for t in self.lk.replicated_topics(v)]
 
     # ------------------------------------------------------------------ configuration
     def set_replication_role(self, router: str, vpn: str, role: str) -> None:
@@ -297,18 +302,18 @@ class ReplicationMixin(EngineBase):
         this router (they follow their host lists on the next advance/publish/consume)."""
         if role not in ("active", "standby"):
             raise EngineError("invalid_value", name="state", value=role, allowed="active|standby")
-        v = self._vpn_rw(router, vpn)
+        v = self.lk.vpn_rw(router, vpn)
         if v.role == role:
             return
         v.role = role
-        v.role_since_ms = self.now_ms()
+        v.role_since_ms = self.lk.now_ms()
         if role == "standby" and v.repl_enabled:
-            self._disconnect_vpn_clients(v, "replication state standby")
+            self.sv.clients.disconnect_vpn_clients(v, "replication state standby")
             # giving up activity sends the acks still waiting for a batch (a controlled
             # failover loses none of them; lab choice, docs/lab.md "Failover semantics")
             if v.ack_prop_enabled:
-                v.st_acks_sent += self._take_pending_acks(v)
-        self._refresh()
+                v.st_acks_sent += self.sv.messaging.take_pending_acks(v)
+        self.refresh()
 
     def set_replication_enabled(self, router: str, vpn: str, enabled: bool,
                                 queue_behaviour: str = "fail-on-existing-queue") -> None:
@@ -320,12 +325,12 @@ class ReplicationMixin(EngineBase):
         if queue_behaviour not in QUEUE_BEHAVIOURS:
             raise EngineError("invalid_value", name="queue-behaviour", value=queue_behaviour,
                               allowed="|".join(QUEUE_BEHAVIOURS))
-        v = self._vpn_rw(router, vpn)
+        v = self.lk.vpn_rw(router, vpn)
         if v.repl_enabled == enabled:
             return
         if enabled:
-            rq = self._repl_queue(v)
-            if self._has_entries(v):
+            rq = self.lk.repl_queue(v)
+            if self.lk.has_entries(v):
                 if queue_behaviour == "fail-on-existing-queue":
                     raise EngineError("replication_queue_exists", vpn=v.name,
                                       messages=rq.msg_count if rq else 0)
@@ -333,10 +338,10 @@ class ReplicationMixin(EngineBase):
                     self._purge_stream(v, "replication queue recreated")
             v.repl_enabled = True
             if v.role == "standby":
-                self._disconnect_vpn_clients(v, "replication enabled in standby state")
+                self.sv.clients.disconnect_vpn_clients(v, "replication enabled in standby state")
         else:
             v.repl_enabled = False
-        self._refresh()
+        self.refresh()
 
     def set_replication_option(self, router: str, vpn: str, option: str, value: Any = None) -> None:
         """Set one replication setting by CLI-ish name (see REPLICATION_OPTIONS); value None
@@ -344,50 +349,51 @@ class ReplicationMixin(EngineBase):
         if option not in REPLICATION_OPTIONS:
             raise EngineError("unknown_option", option=option)
         attr = REPLICATION_OPTIONS[option][0]
-        v = self._vpn_rw(router, vpn)
+        v = self.lk.vpn_rw(router, vpn)
         value = coerce_option(option, REPLICATION_OPTIONS[option], value, salt_context=v.name)
         setattr(v, attr, value)
         if attr == "rq_max_spool_mb":
-            rq = self._repl_queue(v)
+            rq = self.lk.repl_queue(v)
             if rq is not None:
                 rq.max_spool_mb = value
-        self._refresh()
+        self.refresh()
+
+    def _has_topic(self, v: Vpn, topic: str) -> bool:
+        return topic in self.st.topics_by_vpn.get(v.id, {})
 
     def create_replicated_topic(self, router: str, vpn: str, topic: str, mode: str = "async") -> None:
         """Config-synced: applied to the VPN on every router of its replication group."""
-        v = self._vpn_rw(router, vpn)
-        self._check_mode(mode)
+        v = self.lk.vpn_rw(router, vpn)
+        _check_mode(mode)
         if not topic or " " in topic:
             raise EngineError("invalid_topic", topic=topic)
-        if any(t.topic == topic for t in self._replicated_topics(v)):
+        if self._has_topic(v, topic):
             raise EngineError("replicated_topic_exists", topic=topic, vpn=vpn)
-        for m in self._group_members(v):
-            if not any(t.topic == topic for t in self._replicated_topics(m)):
-                self.s.add(ReplicatedTopic(vpn_id=m.id, topic=topic, mode=mode))
-        self.s.flush()
-        self._refresh()
+        for m in self.lk.group_members(v):
+            if not self._has_topic(m, topic):
+                self.st.add(ReplicatedTopic(vpn_id=m.id, topic=topic, mode=mode))
+        self.refresh()
 
     def delete_replicated_topic(self, router: str, vpn: str, topic: str) -> None:
-        v = self._vpn_rw(router, vpn)
-        if not any(t.topic == topic for t in self._replicated_topics(v)):
+        v = self.lk.vpn_rw(router, vpn)
+        if not self._has_topic(v, topic):
             raise EngineError("replicated_topic_not_found", topic=topic, vpn=vpn)
-        for m in self._group_members(v):
-            for t in self._replicated_topics(m):
-                if t.topic == topic:
-                    self.s.delete(t)
-        self.s.flush()
-        self._refresh()
+        for m in self.lk.group_members(v):
+            t = self.st.topics_by_vpn.get(m.id, {}).get(topic)
+            if t is not None:
+                self.st.remove(t)
+        self.refresh()
 
     def set_replicated_topic_mode(self, router: str, vpn: str, topic: str, mode: str) -> None:
-        v = self._vpn_rw(router, vpn)
-        self._check_mode(mode)
-        if not any(t.topic == topic for t in self._replicated_topics(v)):
+        v = self.lk.vpn_rw(router, vpn)
+        _check_mode(mode)
+        if not self._has_topic(v, topic):
             raise EngineError("replicated_topic_not_found", topic=topic, vpn=vpn)
-        for m in self._group_members(v):
-            for t in self._replicated_topics(m):
-                if t.topic == topic:
-                    t.mode = mode
-        self._refresh()
+        for m in self.lk.group_members(v):
+            t = self.st.topics_by_vpn.get(m.id, {}).get(topic)
+            if t is not None:
+                t.mode = mode
+        self.refresh()
 
     def set_replication_mate(self, router: str, option: str, value: str | None = None) -> None:
         """`[no] replication mate virtual-router-name <v:name>` / `connect-via <addr>` (option
@@ -397,10 +403,10 @@ class ReplicationMixin(EngineBase):
         replicates with which is the scenario's replication groups."""
         if option not in ("virtual-router-name", "connect-via"):
             raise EngineError("unknown_option", option=option)
-        r = self._router(router, must_be_up=True)
+        r = self.lk.router(router, must_be_up=True)
         if (value or "") == (r.mate_name if option == "virtual-router-name" else r.connect_via):
             return  # unchanged: a replayed configuration script re-states it
-        enabled = [v.name for v in self._vpns(r) if not v.internal and v.repl_enabled]
+        enabled = [v.name for v in self.lk.vpns(r) if not v.internal and v.repl_enabled]
         if enabled:
             raise EngineError("replication_not_shutdown", router=r.name, vpns=", ".join(enabled))
         value = value or ""
@@ -414,110 +420,122 @@ class ReplicationMixin(EngineBase):
             if " " in value:
                 raise EngineError("invalid_value", name=option, value=value, allowed="host or host:port")
             r.connect_via = value
-        self._refresh()
-
-    def replicated_topics(self, router: str, vpn: str) -> list[ReplicatedTopicInfo]:
-        v = self._vpn(self._router(router), vpn)
-        return [ReplicatedTopicInfo(t.topic, t.mode) for t in self._replicated_topics(v)]
-
-    @staticmethod
-    def _check_mode(mode: str) -> None:
-        if mode not in ("sync", "async"):
-            raise EngineError("invalid_value", name="replication-mode", value=mode, allowed="sync|async")
+        self.refresh()
 
     # ------------------------------------------------------------------ replication stream
-    def _replication_mode(self, v: Vpn, topic: str) -> str | None:
+    def replication_mode(self, v: Vpn, topic: str) -> str | None:
         """'sync'/'async' when ``topic`` is replicated in ``v`` (sync wins), else None."""
-        modes = [t.mode for t in self._replicated_topics(v) if any_matches([t.topic], topic)]
-        if not modes:
-            return None
-        return "sync" if "sync" in modes else "async"
+        mode: str | None = None
+        for t in self.st.topics_by_vpn.get(v.id, {}).values():
+            if topic_matches(t.topic, topic):
+                if t.mode == "sync":
+                    return "sync"
+                mode = "async"
+        return mode
 
     def _purge_stream(self, v: Vpn, note: str) -> int:
         """Drop every entry of v's replication stream; the messages are never replicated."""
-        self._sql(
-            "UPDATE message SET replicated=0, note=:n WHERE id IN "
-            "(SELECT message_id FROM repl_entry WHERE vpn_id=:v AND kind='msg')",
-            {"v": v.id, "n": note})
-        n = int(self._sql("DELETE FROM repl_entry WHERE vpn_id=:v", {"v": v.id}).rowcount)
-        rq = self._repl_queue(v)
+        stream = self.st.repl_by_vpn.get(v.id, {})
+        entries = list(stream.values())
+        messages = self.st.messages
+        for e in entries:
+            if e.kind == "msg" and e.message_id is not None:
+                msg = messages[e.message_id]
+                msg.replicated = 0
+                msg.note = note
+            self.st.remove(e)
+        rq = self.lk.repl_queue(v)
         if rq is not None:
             rq.msg_count = 0
             rq.bytes = 0
-        return n
+        return len(entries)
 
-    def _append_tx_entry(self, v: Vpn, payload: dict[str, Any]) -> None:
-        self._sql(
-            "INSERT INTO repl_entry (vpn_id, kind, payload, size, queued_ms) "
-            "VALUES (:v, 'tx', :p, 0, :now)",
-            {"v": v.id, "p": json.dumps(payload, sort_keys=True), "now": self.now_ms()})
+    def append_tx_entry(self, v: Vpn, payload: dict[str, Any]) -> None:
+        self.st.add(ReplEntry(vpn_id=v.id, kind="tx", payload=json.dumps(payload, sort_keys=True), size=0,
+                              queued_ms=self.lk.now_ms()))
 
-    def _drain(self, holder: Vpn, limit: int | None = None, upto_seq: int | None = None) -> int:
+    def drain(self, holder: Vpn, limit: int | None = None, upto_seq: int | None = None) -> int:
         """Apply the first ``limit`` entries (or all up to ``upto_seq``) of holder's stream on
-        the bound standby. Returns how many entries were applied."""
-        receiver = self._binding(holder)
+        the bound standby. Returns how many entries were applied.
+
+        The order of effects is the broker's batch: first every message of the batch is spooled
+        on the standby (topic by topic, each in stream order; message IDs keep the stream's
+        spacing), then the acks remove the consumed copies, then transaction states apply in
+        order."""
+        receiver = self.lk.binding(holder)
         if receiver is None or limit == 0:
             return 0
-        if upto_seq is None:
-            if limit is None:
-                upto = self._scalar("SELECT MAX(seq) FROM repl_entry WHERE vpn_id=:h", {"h": holder.id})
-            else:
-                upto = self._scalar(
-                    "SELECT seq FROM repl_entry WHERE vpn_id=:h ORDER BY seq LIMIT 1 OFFSET :o",
-                    {"h": holder.id, "o": limit - 1})
-                if upto is None:
-                    upto = self._scalar("SELECT MAX(seq) FROM repl_entry WHERE vpn_id=:h", {"h": holder.id})
-        else:
-            upto = upto_seq
-        if upto is None:
+        stream = self.st.repl_by_vpn.get(holder.id)
+        if not stream:
             return 0
-        p = {"h": holder.id, "u": upto, "r": receiver.id}
-        now = self.now_ms()
-        rrouter = self._router_of(receiver)
+        if upto_seq is not None:
+            batch = list(takewhile(lambda e: e.seq <= upto_seq, stream.values()))
+        elif limit is not None:
+            batch = list(islice(stream.values(), limit))
+        else:
+            batch = list(stream.values())
+        st = self.st
+        now = self.lk.now_ms()
+        by_topic: dict[str, list[ReplEntry]] = {}
+        acks: list[ReplEntry] = []
+        txs: list[ReplEntry] = []
+        for e in batch:
+            if e.kind == "msg":
+                by_topic.setdefault(e.topic or "", []).append(e)
+            elif e.kind == "ack":
+                acks.append(e)
+            else:
+                txs.append(e)
         # (a) messages, grouped by topic (one matching computation per topic)
-        stats = self._sql(
-            "SELECT topic, COUNT(*), COALESCE(SUM(size),0), MIN(seq), MAX(seq) FROM repl_entry "
-            "WHERE vpn_id=:h AND kind='msg' AND seq<=:u GROUP BY topic", p).all()
-        nmsgs = sum(row[1] for row in stats)
-        if stats:
-            seq_min = min(row[3] for row in stats)
-            seq_max = max(row[4] for row in stats)
-            base = rrouter.next_msg_id
-            rrouter.next_msg_id = base + (seq_max - seq_min + 1)
-            for topic, cnt, nbytes, _, _ in stats:
-                for q in self._matching_queues(receiver, topic):
-                    self._sql(
-                        "INSERT INTO spooled (queue_id, message_id, msg_id, spooled_ms, size) "
-                        "SELECT :q, message_id, :base + (seq - :smin), :now, size FROM repl_entry "
-                        "WHERE vpn_id=:h AND kind='msg' AND seq<=:u AND topic=:t ORDER BY seq",
-                        {**p, "q": q.id, "base": base, "smin": seq_min, "now": now, "t": topic})
-                    self._adjust_queue(q, cnt, nbytes)
-            rq = self._repl_queue(holder)
+        if by_topic:
+            seq_min = min(entries[0].seq for entries in by_topic.values())
+            seq_max = max(entries[-1].seq for entries in by_topic.values())
+            rrouter = self.lk.router_of(receiver)
+            base = rrouter.next_msg_id - seq_min
+            rrouter.next_msg_id += seq_max - seq_min + 1
+            nmsgs = nbytes_all = 0
+            for topic in sorted(by_topic):
+                entries = by_topic[topic]
+                nbytes = sum(e.size for e in entries)
+                nmsgs += len(entries)
+                nbytes_all += nbytes
+                for q in self.matching_queues(receiver, topic):
+                    for e in entries:
+                        st.add(Spooled(queue_id=q.id, message_id=e.message_id or 0, msg_id=base + e.seq,
+                                       spooled_ms=now, size=e.size))
+                    self.lk.adjust_queue(q, len(entries), nbytes)
+            rq = self.lk.repl_queue(holder)
             if rq is not None:
-                self._adjust_queue(rq, -nmsgs, -sum(row[2] for row in stats))
+                self.lk.adjust_queue(rq, -nmsgs, -nbytes_all)
             receiver.st_msgs_received += nmsgs
         # (b) acks: remove the consumed copies on the standby
-        nacks = self._scalar(
-            "SELECT COUNT(*) FROM repl_entry WHERE vpn_id=:h AND kind='ack' AND seq<=:u", p) or 0
-        if nacks:
-            sel = ("SELECT s.id FROM repl_entry e JOIN queue q ON q.vpn_id=:r AND q.name=e.queue_name "
-                   "JOIN spooled s ON s.queue_id=q.id AND s.message_id=e.message_id "
-                   "WHERE e.vpn_id=:h AND e.kind='ack' AND e.seq<=:u")
-            for qid, cnt, nbytes in self._sql(
-                    f"SELECT queue_id, COUNT(*), COALESCE(SUM(size),0) FROM spooled WHERE id IN ({sel}) "
-                    "GROUP BY queue_id", p).all():
-                self._adjust_queue(self.s.get(Queue, qid), -cnt, -nbytes)  # type: ignore[arg-type]
-            self._sql(f"DELETE FROM spooled WHERE id IN ({sel})", p)
-            receiver.st_acks_received += nacks
+        if acks:
+            gone: dict[int, Spooled] = {}
+            for e in acks:
+                aq = self.lk.find_queue(receiver, e.queue_name or "")
+                if aq is None or e.message_id is None:
+                    continue
+                for sp in st.spooled_by_message.get(e.message_id, {}).values():
+                    if sp.queue_id == aq.id:
+                        gone[sp.id] = sp
+            per_queue: dict[int, list[int]] = {}
+            for sp in gone.values():
+                tally = per_queue.setdefault(sp.queue_id, [0, 0])
+                tally[0] += 1
+                tally[1] += sp.size
+            for qid in sorted(per_queue):
+                cnt, nbytes = per_queue[qid]
+                self.lk.adjust_queue(st.queues[qid], -cnt, -nbytes)
+            for sp in gone.values():
+                st.remove(sp)
+            receiver.st_acks_received += len(acks)
         # (c) transaction states, in order
-        for (payload,) in self._sql(
-                "SELECT payload FROM repl_entry WHERE vpn_id=:h AND kind='tx' AND seq<=:u ORDER BY seq",
-                p).all():
-            self._apply_tx_mirror(receiver, json.loads(payload))
+        for e in txs:
+            self._apply_tx_mirror(receiver, json.loads(e.payload or "{}"))
             receiver.st_tx_received += 1
-        n = int(self._sql("DELETE FROM repl_entry WHERE vpn_id=:h AND seq<=:u", p).rowcount)
-        self.s.flush()
-        return n
+        for e in batch:
+            st.remove(e)
+        return len(batch)
 
     def _apply_tx_mirror(self, receiver: Vpn, pl: dict[str, Any]) -> None:
         """Mirror an XA transaction state on the standby (XA Active is never sent).
@@ -529,40 +547,38 @@ class ReplicationMixin(EngineBase):
         completed it heuristically there) is left alone whatever the transaction manager does
         with the copy on the new active site; only a heuristic action and delete-transaction on
         that site end it (steps 4 and 6)."""
-        existing = self.s.scalars(select(Txn).where(
-            Txn.vpn_id == receiver.id, Txn.xid == pl["xid"], Txn.kind == "xa")).first()
+        st = self.st
+        existing = next((t for t in st.txns.values()
+                         if t.vpn_id == receiver.id and t.xid == pl["xid"] and t.kind == "xa"), None)
         if existing is not None and not existing.mirror:
             return
         if pl.get("end"):
             if existing is not None:
-                self._sql("DELETE FROM txn_op WHERE txn_id=:t", {"t": existing.id})
-                self.s.delete(existing)
+                st.remove_all(st.ops_by_txn.get(existing.id, {}).values())
+                st.remove(existing)
             return
         if existing is None:
-            existing = Txn(router_id=receiver.router_id, vpn_id=receiver.id, kind="xa", xid=pl["xid"],
-                           client_name=pl["client"], client_username=pl["username"],
-                           client_num=pl["num"], state=pl["state"], replicated=True, mirror=True,
-                           last_change_ms=self.now_ms())
-            self.s.add(existing)
-            self.s.flush()
+            existing = st.add(Txn(router_id=receiver.router_id, vpn_id=receiver.id, kind="xa", xid=pl["xid"],
+                                  client_name=pl["client"], client_username=pl["username"],
+                                  client_num=pl["num"], state=pl["state"], replicated=True, mirror=True,
+                                  last_change_ms=self.lk.now_ms()))
         else:
             existing.state = pl["state"]
-            existing.last_change_ms = self.now_ms()
-            self._sql("DELETE FROM txn_op WHERE txn_id=:t", {"t": existing.id})
+            existing.last_change_ms = self.lk.now_ms()
+            st.remove_all(st.ops_by_txn.get(existing.id, {}).values())
         for op in pl["ops"]:
-            self.s.add(TxnOp(txn_id=existing.id, **op))
-        self.s.flush()
+            st.add(TxnOp(txn_id=existing.id, **op))
 
-    def _matching_queues(self, v: Vpn, topic: str) -> list[Queue]:
-        """Normal queues of v whose subscriptions match and whose ingress is up."""
-        rows = self._sql(
-            "SELECT q.id, s.topic FROM queue q JOIN subscription s ON s.queue_id=q.id "
-            "WHERE q.vpn_id=:v AND q.kind='normal' AND q.ingress_up=1 AND q.shutdown=0",
-            {"v": v.id}).all()
-        ids = sorted({qid for qid, sub in rows if any_matches([sub], topic)})
-        return [self.s.get(Queue, i) for i in ids]  # type: ignore[misc]
+    def matching_queues(self, v: Vpn, topic: str) -> list[Queue]:
+        """Normal queues of v whose subscriptions match and whose ingress is up, by id."""
+        subs = self.st.subs_by_queue
+        out = [q for q in self.st.queues_by_vpn.get(v.id, {}).values()
+               if q.kind == "normal" and q.ingress_up and not q.shutdown
+               and any(topic_matches(s, topic) for s in subs.get(q.id, ()))]
+        out.sort(key=lambda q: q.id)
+        return out
 
-    def _wildcard_vpns(self, r: Router, pattern: str | None) -> list[Vpn]:
+    def wildcard_vpns(self, r: Router, pattern: str | None) -> list[Vpn]:
         if pattern is not None and not has_wildcard(pattern):
-            return [self._vpn(r, pattern)]
-        return self._vpns(r, pattern)
+            return [self.lk.vpn(r, pattern)]
+        return self.lk.vpns(r, pattern)
