@@ -2,10 +2,12 @@
 points (with REST consumers and queue bindings), and per-router singletons (config-sync, the
 replication config-sync bridge, the replication mate's transport).
 
-Why one module and one table (``models.ConfigObject``): these objects have few settings, no hot
-path and the same life cycle (create, set, reset with `no`, delete); a spec per kind
-(``KINDS``) says which attributes exist, their type, default and limits, so every kind is
-validated the same way and the engine API stays typed (views in ``state_store.views``).
+Why one service and one record type (``records.ConfigObject``, attributes in a dict): these objects
+have few settings, no hot path and the same life cycle (create, set, reset with `no`, delete); a
+spec per kind (``KINDS``) says which attributes exist, their type, default and limits, so every kind
+is validated the same way and the engine API stays typed (views in ``state_store.views``). A router's
+objects are found through ``BrokerState.objects_by_router``; listings keep creation order
+(``created_seq``).
 
 Rules the broker has and the engine enforces:
 - VPN objects are config-synced to the VPN's replication mate, like queues. A change made while
@@ -23,17 +25,14 @@ Rules the broker has and the engine enforces:
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, TypeVar
 
-from sqlalchemy import select
-
-from .base import EngineBase
 from .errors import EngineError
-from .models import Client, ConfigObject, Queue, Router, Vpn
 from .passwords import HashedSecret, hash_password, is_hashed
+from .records import ConfigObject, Queue, Router, Vpn
+from .services import Service
 from .topics import name_matches
 from .views import (
     AclProfileInfo,
@@ -182,55 +181,65 @@ def _coerce(kind: str, attr: str, spec: AttrSpec, value: AttrValue, salt: bytes 
     return str(value)
 
 
-class ConfigObjectsMixin(EngineBase):
-    # ------------------------------------------------------------------ rows
+class ConfigService(Service):
+    # ------------------------------------------------------------------ records
     def _rows(self, r: Router, v: Vpn | None, kind: str, parent: ConfigObject | None = None) -> list[ConfigObject]:
-        q = select(ConfigObject).where(
-            ConfigObject.router_id == r.id, ConfigObject.kind == kind,
-            ConfigObject.vpn_id.is_(None) if v is None else ConfigObject.vpn_id == v.id,
-            ConfigObject.parent_id.is_(None) if parent is None else ConfigObject.parent_id == parent.id)
-        return list(self.s.scalars(q.order_by(ConfigObject.created_seq, ConfigObject.id)))
+        """The objects of one kind under one parent on a router (VPN-level when ``v``), in
+        creation order."""
+        vid = None if v is None else v.id
+        pid = None if parent is None else parent.id
+        rows = [o for o in self.st.objects_by_router.get(r.id, {}).values()
+                if o.kind == kind and o.vpn_id == vid and o.parent_id == pid]
+        rows.sort(key=lambda o: (o.created_seq, o.id))
+        return rows
 
-    def _row(self, r: Router, v: Vpn | None, kind: str, name: str,
-             parent: ConfigObject | None = None) -> ConfigObject | None:
+    def _children(self, row: ConfigObject) -> list[ConfigObject]:
+        rows = [o for o in self.st.objects_by_router.get(row.router_id, {}).values() if o.parent_id == row.id]
+        rows.sort(key=lambda o: (o.created_seq, o.id))
+        return rows
+
+    def row(self, r: Router, v: Vpn | None, kind: str, name: str,
+            parent: ConfigObject | None = None) -> ConfigObject | None:
+        """The stored object ``name`` of ``kind`` (None: never created, or a builtin/singleton
+        still at its defaults)."""
         for row in self._rows(r, v, kind, parent):
             if row.name == name:
                 return row
         return None
 
     @staticmethod
-    def _attrs(row: ConfigObject | None, kind: str) -> dict[str, object]:
+    def attrs(row: ConfigObject | None, kind: str) -> dict[str, object]:
+        """Every attribute of ``kind`` with its value: the stored ones over the defaults (a
+        builtin object's own defaults over the kind's)."""
         spec = KINDS[kind]
         out = {name: a.default for name, a in spec.attrs.items()}
         if row is None or row.managed_by == "builtin":
             out.update(spec.builtin_defaults)
         if row is not None:
-            out.update(json.loads(row.attrs))
+            out.update(row.attrs)
         return out
 
     def _next_seq(self) -> int:
-        value = int(self._scalar("SELECT COALESCE(MAX(created_seq), 0) FROM config_object") or 0)
-        return value + 1
+        return max((o.created_seq for o in self.st.config_objects.values()), default=0) + 1
 
     def _add_row(self, r: Router, v: Vpn | None, kind: str, name: str,
                  parent: ConfigObject | None = None, managed_by: str = "") -> ConfigObject:
         row = ConfigObject(router_id=r.id, vpn_id=None if v is None else v.id,
                            parent_id=None if parent is None else parent.id, kind=kind, name=name,
-                           attrs="{}", managed_by=managed_by, created_seq=self._next_seq())
-        self.s.add(row)
-        self.s.flush()
-        return row
+                           attrs={}, managed_by=managed_by, created_seq=self._next_seq())
+        added: ConfigObject = self.st.add(row)
+        return added
 
     def _resolve(self, r: Router, v: Vpn | None, kind: str, path: tuple[str, ...],
                  *, materialize: bool = False) -> ConfigObject | None:
-        """The row at ``path`` (names from the top-level ancestor down); a builtin object without
-        a row yet gets one when ``materialize`` (a change is about to be stored)."""
+        """The object at ``path`` (names from the top-level ancestor down); a builtin object
+        without a record yet gets one when ``materialize`` (a change is about to be stored)."""
         chain = _chain(kind)
         if len(path) != len(chain):
             raise EngineError("invalid_value", name=kind, value="/".join(path), allowed=f"{len(chain)} names")
         parent: ConfigObject | None = None
         for k, name in zip(chain, path, strict=False):
-            row = self._row(r, v, k, name, parent)
+            row = self.row(r, v, k, name, parent)
             if row is None and (name in KINDS[k].builtin or KINDS[k].singleton):
                 if not materialize:
                     return None
@@ -246,26 +255,27 @@ class ConfigObjectsMixin(EngineBase):
             return True
         return self._resolve(r, v, kind, path) is not None
 
-    def _not_found(self, kind: str, path: tuple[str, ...], v: Vpn | None) -> EngineError:
+    @staticmethod
+    def _not_found(kind: str, path: tuple[str, ...], v: Vpn | None) -> EngineError:
         return EngineError("object_not_found", kind=kind, name=path[-1], vpn=v.name if v else "")
 
-    # ------------------------------------------------------------------ scope helpers
+    # ------------------------------------------------------------------ scope
     def _targets(self, router: str, vpn: str | None, kind: str) -> tuple[Router, Vpn | None, list[tuple[Router, Vpn]]]:
         """The router and VPN a change is made on, plus the VPN's reachable config-sync peers
         (the same VPN on the other routers of its group). An unreachable peer marks this
         router's VPN table out of sync."""
         if KINDS[kind].scope == "router":
-            return self._router(router, must_be_up=True), None, []
+            return self.lk.router(router, must_be_up=True), None, []
         if vpn is None:
             raise EngineError("vpn_not_found", vpn="", router=router)
-        v = self._vpn_rw(router, vpn)
-        r = self._router_of(v)
+        v = self.lk.vpn_rw(router, vpn)
+        r = self.lk.router_of(v)
         peers = []
-        for m in self._group_members(v):
+        for m in self.lk.group_members(v):
             if m.id == v.id:
                 continue
-            mr = self._router_of(m)
-            if mr.up and self._sites_linked(r, mr):
+            mr = self.lk.router_of(m)
+            if mr.up and self.lk.sites_linked(r, mr):
                 peers.append((mr, m))
             else:
                 self._mark_out_of_sync(r, v)
@@ -274,12 +284,9 @@ class ConfigObjectsMixin(EngineBase):
     def _mark_out_of_sync(self, r: Router, v: Vpn) -> None:
         row = self._resolve(r, None, "config-sync", ("",), materialize=True)
         assert row is not None
-        attrs = json.loads(row.attrs)
-        tables: list[str] = list(attrs.get("out-of-sync", []))
+        tables = _out_of_sync(row)
         if v.name not in tables:
-            tables.append(v.name)
-        attrs["out-of-sync"] = tables
-        row.attrs = json.dumps(attrs)
+            row.attrs = {**row.attrs, "out-of-sync": [*tables, v.name]}
 
     # ------------------------------------------------------------------ generic changes
     def create_object(self, router: str, vpn: str | None, kind: ObjectKind, path: tuple[str, ...]) -> None:
@@ -297,7 +304,8 @@ class ConfigObjectsMixin(EngineBase):
         r, v, peers = self._targets(router, vpn, kind)
         if self._exists(r, v, kind, path):
             raise EngineError("object_exists", kind=kind, name=name, vpn=v.name if v else "")
-        for tr, tv in [(r, v)] + [(pr, pv) for pr, pv in peers]:
+        targets: list[tuple[Router, Vpn | None]] = [(r, v), *peers]
+        for tr, tv in targets:
             if self._exists(tr, tv, kind, path):
                 continue
             parent = self._resolve(tr, tv, _chain(kind)[-2], path[:-1], materialize=True) if spec.parent else None
@@ -306,7 +314,6 @@ class ConfigObjectsMixin(EngineBase):
             self._add_row(tr, tv, kind, name, parent)
             if kind == "telemetry-profile" and tv is not None:
                 self._create_telemetry_objects(tr, tv, name)
-        self.s.flush()
 
     def delete_object(self, router: str, vpn: str | None, kind: ObjectKind, path: tuple[str, ...]) -> None:
         """`no <kind> <name>`: builtin and managed objects cannot be deleted; a profile a client
@@ -323,26 +330,26 @@ class ConfigObjectsMixin(EngineBase):
             raise EngineError("object_builtin" if row.managed_by == "builtin" else "object_managed",
                               kind=kind, name=name)
         if kind in _REFERENCES and v is not None:
-            for user in self.client_usernames(router, vpn or "", "*"):
+            for user in self.vpn_usernames(r, v):
                 if _profile_of(user, kind) == name:
                     raise EngineError("object_in_use", kind=kind, name=name, user=user.name)
-        for tr, tv in [(r, v)] + peers:
+        targets: list[tuple[Router, Vpn | None]] = [(r, v), *peers]
+        for tr, tv in targets:
             target = self._resolve(tr, tv, kind, path)
             if target is not None:
                 if kind == "telemetry-profile" and tv is not None:
                     self._delete_telemetry_objects(tr, tv, name)
                 self._delete_tree(target)
-        self.s.flush()
 
     def _delete_tree(self, row: ConfigObject) -> None:
-        for child in self.s.scalars(select(ConfigObject).where(ConfigObject.parent_id == row.id)):
+        for child in self._children(row):
             self._delete_tree(child)
-        self.s.delete(row)
+        self.st.remove(row)
 
     def require_object(self, router: str, vpn: str | None, kind: ObjectKind, path: tuple[str, ...]) -> None:
         """Entering an existing object's level: refused with ``object_not_found`` otherwise."""
-        r = self._router(router, must_be_up=True)
-        v = None if vpn is None or KINDS[kind].scope == "router" else self._vpn_rw(router, vpn)
+        r = self.lk.router(router, must_be_up=True)
+        v = None if vpn is None or KINDS[kind].scope == "router" else self.lk.vpn_rw(router, vpn)
         if not self._exists(r, v, kind, path):
             raise self._not_found(kind, path, v)
         row = self._resolve(r, v, kind, path)
@@ -367,11 +374,12 @@ class ConfigObjectsMixin(EngineBase):
         if kind == "client-username" and attr in _REFERENCES and v is not None \
                 and not self._exists(r, v, _REFERENCES[attr], (str(stored),)):
             raise EngineError("object_not_found", kind=_REFERENCES[attr], name=str(stored), vpn=v.name)
-        for tr, tv in [(r, v)] + peers:
+        targets: list[tuple[Router, Vpn | None]] = [(r, v), *peers]
+        for tr, tv in targets:
             target = self._resolve(tr, tv, kind, path, materialize=True)
             if target is None:
                 continue
-            attrs = json.loads(target.attrs)
+            attrs = dict(target.attrs)
             default = spec.attrs[attr].default
             if target.managed_by == "builtin":
                 default = spec.builtin_defaults.get(attr, default)
@@ -379,48 +387,50 @@ class ConfigObjectsMixin(EngineBase):
                 attrs.pop(attr, None)
             else:
                 attrs[attr] = stored
-            target.attrs = json.dumps(attrs, sort_keys=True)
-        self.s.flush()
+            target.attrs = dict(sorted(attrs.items()))
 
     # ------------------------------------------------------------------ telemetry side effects
     def _create_telemetry_objects(self, r: Router, v: Vpn, profile: str) -> None:
         name = TELEMETRY_PREFIX + profile
         managed = f"telemetry-profile:{profile}"
         for kind in ("client-profile", "acl-profile"):
-            if self._row(r, v, kind, name) is None:
+            if self.row(r, v, kind, name) is None:
                 self._add_row(r, v, kind, name, managed_by=managed)
-        if self.s.scalars(select(Queue).where(Queue.vpn_id == v.id, Queue.name == name)).first() is None:
-            self.s.add(Queue(vpn_id=v.id, name=name, kind="telemetry", access_type="non-exclusive",
-                             permission="consume", ingress_up=False, egress_up=True, shutdown=False))
+        if self.lk.find_queue(v, name) is None:
+            self.st.add(Queue(vpn_id=v.id, name=name, kind="telemetry", access_type="non-exclusive",
+                              permission="consume", ingress_up=False, egress_up=True, shutdown=False))
 
     def _delete_telemetry_objects(self, r: Router, v: Vpn, profile: str) -> None:
         name = TELEMETRY_PREFIX + profile
         for kind in ("client-profile", "acl-profile"):
-            row = self._row(r, v, kind, name)
+            row = self.row(r, v, kind, name)
             if row is not None:
-                self.s.delete(row)
-        q = self.s.scalars(select(Queue).where(Queue.vpn_id == v.id, Queue.name == name)).first()
+                self.st.remove(row)
+        q = self.lk.find_queue(v, name)
         if q is not None:
-            self._sql("UPDATE message SET note='queue deleted' WHERE id IN "
-                      "(SELECT message_id FROM spooled WHERE queue_id=:q)", {"q": q.id})
-            self._sql("DELETE FROM spooled WHERE queue_id=:q", {"q": q.id})
-            self.s.delete(q)
+            for sp in list(self.st.spooled_by_queue.get(q.id, {}).values()):
+                message = self.st.messages.get(sp.message_id)
+                if message is not None:
+                    message.note = "queue deleted"
+                self.st.remove(sp)
+            self.st.remove_all(self.st.subs_by_queue.get(q.id, {}).values())
+            self.st.remove(q)
 
-    def _managed_queue_bind_count(self, v: Vpn, q: Queue) -> int:
+    def managed_queue_bind_count(self, v: Vpn, q: Queue) -> int:
         """A telemetry queue is bound by every connected client whose client username uses the
         profile's `#telemetry-<name>` client profile (the trace collector, T19)."""
-        r = self._router_of(v)
-        users = {u.name for u in self._usernames(r, v) if u.client_profile == q.name}
+        r = self.lk.router_of(v)
+        users = {u.name for u in self.vpn_usernames(r, v) if u.client_profile == q.name}
         if not users:
             return 0
-        clients = self.s.scalars(select(Client).where(
-            Client.router_id == r.id, Client.vpn_name == v.name, Client.connected_since_ms.is_not(None)))
-        return sum(1 for c in clients if c.username in users)
+        return sum(1 for c in self.st.clients.values()
+                   if c.router_id == r.id and c.vpn_name == v.name and c.connected_since_ms is not None
+                   and c.username in users)
 
     # ------------------------------------------------------------------ typed reads
     def _vpn_list(self, router: str, vpn_pattern: str) -> tuple[Router, list[Vpn]]:
-        r = self._router(router, must_be_up=True)
-        return r, [v for v in self._vpns(r, vpn_pattern) if not v.internal]
+        r = self.lk.router(router, must_be_up=True)
+        return r, [v for v in self.lk.vpns(r, vpn_pattern) if not v.internal]
 
     def _listing(self, router: str, vpn_pattern: str, pattern: str,
                  per_vpn: Callable[[Router, Vpn], list[NamedView]]) -> list[NamedView]:
@@ -430,7 +440,7 @@ class ConfigObjectsMixin(EngineBase):
         return sorted(out, key=lambda x: (x.name, x.vpn))
 
     def _named(self, r: Router, v: Vpn, kind: str) -> list[tuple[str, ConfigObject | None]]:
-        """Builtin names first (with their row if materialized), then created objects."""
+        """Builtin names first (with their record if materialized), then created objects."""
         rows = self._rows(r, v, kind)
         out: list[tuple[str, ConfigObject | None]] = []
         for name in KINDS[kind].builtin:
@@ -438,10 +448,11 @@ class ConfigObjectsMixin(EngineBase):
         out += [(row.name, row) for row in rows if row.name not in KINDS[kind].builtin]
         return out
 
-    def _usernames(self, r: Router, v: Vpn) -> list[ClientUsernameInfo]:
+    def vpn_usernames(self, r: Router, v: Vpn) -> list[ClientUsernameInfo]:
+        """The client usernames of one VPN: `default` first, then by creation."""
         out = []
         for name, row in self._named(r, v, "client-username"):
-            a = self._attrs(row, "client-username")
+            a = self.attrs(row, "client-username")
             out.append(ClientUsernameInfo(
                 name=name, vpn=v.name, enabled=bool(a["enabled"]), client_profile=str(a["client-profile"]),
                 acl_profile=str(a["acl-profile"]), password_hash=str(a["password"]),
@@ -449,12 +460,13 @@ class ConfigObjectsMixin(EngineBase):
         return out
 
     def client_usernames(self, router: str, vpn_pattern: str = "*", pattern: str = "*") -> list[ClientUsernameInfo]:
-        return self._listing(router, vpn_pattern, pattern, self._usernames)
+        return self._listing(router, vpn_pattern, pattern, self.vpn_usernames)
 
-    def _client_profiles(self, r: Router, v: Vpn) -> list[ClientProfileInfo]:
+    def vpn_client_profiles(self, r: Router, v: Vpn) -> list[ClientProfileInfo]:
+        """The client profiles of one VPN (managed ones included): `default` first, then by creation."""
         out = []
         for name, row in self._named(r, v, "client-profile"):
-            a = self._attrs(row, "client-profile")
+            a = self.attrs(row, "client-profile")
             out.append(ClientProfileInfo(
                 name=name, vpn=v.name,
                 reject_msg_to_sender_on_no_subscription_match=bool(a["reject-msg-to-sender-on-no-subscription-match"]),
@@ -463,12 +475,13 @@ class ConfigObjectsMixin(EngineBase):
         return out
 
     def client_profiles(self, router: str, vpn_pattern: str = "*", pattern: str = "*") -> list[ClientProfileInfo]:
-        return self._listing(router, vpn_pattern, pattern, self._client_profiles)
+        return self._listing(router, vpn_pattern, pattern, self.vpn_client_profiles)
 
-    def _acl_profiles(self, r: Router, v: Vpn) -> list[AclProfileInfo]:
+    def vpn_acl_profiles(self, r: Router, v: Vpn) -> list[AclProfileInfo]:
+        """The ACL profiles of one VPN (managed ones included): `default` first, then by creation."""
         out = []
         for name, row in self._named(r, v, "acl-profile"):
-            a = self._attrs(row, "acl-profile")
+            a = self.attrs(row, "acl-profile")
             out.append(AclProfileInfo(
                 name=name, vpn=v.name, client_connect_default_action=str(a["client-connect-default-action"]),
                 publish_topic_default_action=str(a["publish-topic-default-action"]),
@@ -478,16 +491,17 @@ class ConfigObjectsMixin(EngineBase):
         return out
 
     def acl_profiles(self, router: str, vpn_pattern: str = "*", pattern: str = "*") -> list[AclProfileInfo]:
-        return self._listing(router, vpn_pattern, pattern, self._acl_profiles)
+        return self._listing(router, vpn_pattern, pattern, self.vpn_acl_profiles)
 
-    def _telemetry_profiles(self, r: Router, v: Vpn) -> list[TelemetryProfileInfo]:
+    def vpn_telemetry_profiles(self, r: Router, v: Vpn) -> list[TelemetryProfileInfo]:
+        """The telemetry profiles of one VPN with their filters and subscriptions, by creation."""
         out = []
         for row in self._rows(r, v, "telemetry-profile"):
-            a = self._attrs(row, "telemetry-profile")
+            a = self.attrs(row, "telemetry-profile")
             filters = []
             for f in self._rows(r, v, "telemetry-filter", row):
                 subs = tuple(s.name for s in self._rows(r, v, "telemetry-subscription", f))
-                filters.append(TelemetryFilterInfo(f.name, bool(self._attrs(f, "telemetry-filter")["enabled"]), subs))
+                filters.append(TelemetryFilterInfo(f.name, bool(self.attrs(f, "telemetry-filter")["enabled"]), subs))
             out.append(TelemetryProfileInfo(
                 name=row.name, vpn=v.name, receiver_enabled=bool(a["receiver-enabled"]),
                 receiver_acl_connect_default_action=str(a["receiver-acl-connect-default-action"]),
@@ -496,17 +510,17 @@ class ConfigObjectsMixin(EngineBase):
         return out
 
     def telemetry_profiles(self, router: str, vpn_pattern: str = "*", pattern: str = "*") -> list[TelemetryProfileInfo]:
-        return self._listing(router, vpn_pattern, pattern, self._telemetry_profiles)
+        return self._listing(router, vpn_pattern, pattern, self.vpn_telemetry_profiles)
 
-    def _rest_delivery_points(self, r: Router, v: Vpn) -> list[RestDeliveryPointInfo]:
+    def vpn_rest_delivery_points(self, r: Router, v: Vpn) -> list[RestDeliveryPointInfo]:
+        """The REST delivery points of one VPN with their consumers and queue bindings, by creation."""
         out = []
-        queues = {q.name: q for q in self.s.scalars(select(Queue).where(Queue.vpn_id == v.id))}
         for row in self._rows(r, v, "rest-delivery-point"):
-            a = self._attrs(row, "rest-delivery-point")
+            a = self.attrs(row, "rest-delivery-point")
             up = bool(a["enabled"]) and r.up and v.enabled
             consumers = []
             for c in self._rows(r, v, "rest-consumer", row):
-                ca = self._attrs(c, "rest-consumer")
+                ca = self.attrs(c, "rest-consumer")
                 c_up = up and bool(ca["enabled"]) and bool(ca["remote-host"])
                 count = int(str(ca["outgoing-connection-count"]))
                 consumers.append(RestConsumerInfo(
@@ -515,9 +529,9 @@ class ConfigObjectsMixin(EngineBase):
                     up=c_up, connections_up=count if c_up else 0))
             bindings = []
             for b in self._rows(r, v, "queue-binding", row):
-                q = queues.get(b.name)
+                q = self.lk.find_queue(v, b.name)
                 bindings.append(QueueBindingInfo(
-                    queue=b.name, post_request_target=str(self._attrs(b, "queue-binding")["post-request-target"]),
+                    queue=b.name, post_request_target=str(self.attrs(b, "queue-binding")["post-request-target"]),
                     up=up and q is not None and q.egress_up))
             out.append(RestDeliveryPointInfo(
                 name=row.name, vpn=v.name, enabled=bool(a["enabled"]), client_profile=str(a["client-profile"]),
@@ -526,27 +540,28 @@ class ConfigObjectsMixin(EngineBase):
 
     def rest_delivery_points(self, router: str, vpn_pattern: str = "*",
                              pattern: str = "*") -> list[RestDeliveryPointInfo]:
-        return self._listing(router, vpn_pattern, pattern, self._rest_delivery_points)
+        return self._listing(router, vpn_pattern, pattern, self.vpn_rest_delivery_points)
 
     def vpn_auth_type(self, r: Router, v: Vpn) -> str:
-        return str(self._attrs(self._row(r, v, "message-vpn", ""), "message-vpn")["authentication-basic-auth-type"])
+        """The VPN's `authentication basic auth-type` (internal|ldap|radius|none)."""
+        return str(self.attrs(self.row(r, v, "message-vpn", ""), "message-vpn")["authentication-basic-auth-type"])
 
     # ------------------------------------------------------------------ router level
     def config_sync(self, router: str) -> ConfigSyncInfo:
         """`show config-sync`: Down with the first out-of-sync VPN table named (T26)."""
-        r = self._router(router, must_be_up=True)
-        row = self._row(r, None, "config-sync", "")
-        a = self._attrs(row, "config-sync")
-        stored = json.loads(row.attrs).get("out-of-sync", []) if row is not None else []
-        names = [v.name for v in self._vpns(r) if not v.internal]
+        r = self.lk.router(router, must_be_up=True)
+        row = self.row(r, None, "config-sync", "")
+        a = self.attrs(row, "config-sync")
+        stored = _out_of_sync(row) if row is not None else []
+        names = [v.name for v in self.lk.vpns(r) if not v.internal]
         tables = tuple((i + 1, name) for i, name in enumerate(names) if name in stored)
         enabled = bool(a["enabled"])
         return ConfigSyncInfo(router=r.name, admin_enabled=enabled, oper_up=enabled and not tables,
                               ssl=bool(a["ssl"]), out_of_sync=tables)
 
     def config_sync_bridge(self, router: str) -> ConfigSyncBridgeConfig:
-        r = self._router(router, must_be_up=True)
-        a = self._attrs(self._row(r, None, "replication-config-sync-bridge", ""), "replication-config-sync-bridge")
+        r = self.lk.router(router, must_be_up=True)
+        a = self.attrs(self.row(r, None, "replication-config-sync-bridge", ""), "replication-config-sync-bridge")
         return ConfigSyncBridgeConfig(
             enabled=bool(a["enabled"]), pre_shared_key_hash=str(a["pre-shared-key"]),
             insecure_upgrade_mode=bool(a["insecure-upgrade-mode"]), ssl=bool(a["ssl"]),
@@ -556,53 +571,58 @@ class ConfigObjectsMixin(EngineBase):
         """`admin config-sync assert-leader message-vpn <v>`: this router's VPN table wins; it is
         copied to the reachable mates and the table is in sync again. Refused while a mate is
         unreachable (``config_sync_unreachable``)."""
-        v = self._vpn_rw(router, vpn)
-        r = self._router_of(v)
+        v = self.lk.vpn_rw(router, vpn)
+        r = self.lk.router_of(v)
         peers = []
-        for m in self._group_members(v):
+        for m in self.lk.group_members(v):
             if m.id == v.id:
                 continue
-            mr = self._router_of(m)
-            if not (mr.up and self._sites_linked(r, mr)):
+            mr = self.lk.router_of(m)
+            if not (mr.up and self.lk.sites_linked(r, mr)):
                 raise EngineError("config_sync_unreachable", vpn=vpn, router=mr.name)
             peers.append((mr, m))
+        top_kinds = ["message-vpn"] + [k for k, spec in KINDS.items()
+                                       if spec.scope == "vpn" and spec.parent is None and k != "message-vpn"]
         for mr, m in peers:
-            for row in list(self.s.scalars(select(ConfigObject).where(
-                    ConfigObject.vpn_id == m.id, ConfigObject.parent_id.is_(None)))):
+            for row in [o for o in self.st.objects_by_router.get(mr.id, {}).values()
+                        if o.vpn_id == m.id and o.parent_id is None]:
                 self._delete_tree(row)
-            self.s.flush()
-            for row in self._rows(r, v, "message-vpn") + [x for k in KINDS if KINDS[k].scope == "vpn"
-                                                          and KINDS[k].parent is None and k != "message-vpn"
-                                                          for x in self._rows(r, v, k)]:
+            for row in [x for k in top_kinds for x in self._rows(r, v, k)]:
                 self._copy_tree(row, mr, m, None)
                 if row.kind == "telemetry-profile":
                     self._create_telemetry_objects(mr, m, row.name)
-        for target_r, target_v in [(r, v)] + peers:
-            sync_row = self._row(target_r, None, "config-sync", "")
+        targets: list[tuple[Router, Vpn]] = [(r, v), *peers]
+        for target_r, target_v in targets:
+            sync_row = self.row(target_r, None, "config-sync", "")
             if sync_row is not None:
-                attrs = json.loads(sync_row.attrs)
-                attrs["out-of-sync"] = [n for n in attrs.get("out-of-sync", []) if n != target_v.name]
+                attrs = dict(sync_row.attrs)
+                attrs["out-of-sync"] = [n for n in _out_of_sync(sync_row) if n != target_v.name]
                 if not attrs["out-of-sync"]:
                     attrs.pop("out-of-sync")
-                sync_row.attrs = json.dumps(attrs, sort_keys=True)
-        self.s.flush()
+                sync_row.attrs = dict(sorted(attrs.items()))
 
     def _copy_tree(self, row: ConfigObject, r: Router, v: Vpn, parent: ConfigObject | None) -> None:
         copy = self._add_row(r, v, row.kind, row.name, parent, managed_by=row.managed_by)
-        copy.attrs = row.attrs
-        for child in self.s.scalars(select(ConfigObject).where(ConfigObject.parent_id == row.id)):
+        copy.attrs = dict(row.attrs)  # values are str, int or bool: nothing shared stays mutable
+        for child in self._children(row):
             self._copy_tree(child, r, v, copy)
 
     def set_replication_interface(self, router: str, interface: str | None) -> None:
         """`[no] replication interface <name>` (stored; shown by show replication)."""
-        r = self._router(router, must_be_up=True)
+        r = self.lk.router(router, must_be_up=True)
         r.repl_interface = interface or ""
 
     def router_identity(self, router: str) -> RouterIdentity:
-        r = self._router(router, must_be_up=True)
+        r = self.lk.router(router, must_be_up=True)
         digest = hashlib.sha256(r.name.encode()).digest()[:8]
         return RouterIdentity(router_name=r.name, mirrors_hostname=True,
-                              unique_id=":".join(f"{b:02x}" for b in digest))
+                              unique_id=int.from_bytes(digest, "big"))
+
+
+def _out_of_sync(row: ConfigObject) -> list[str]:
+    """The VPN tables a config-sync record marks out of sync (creation order)."""
+    value = row.attrs.get("out-of-sync", [])
+    return [str(n) for n in value] if isinstance(value, list) else []
 
 
 def _chain(kind: str) -> list[str]:
