@@ -30,7 +30,7 @@ def prepared(lab, *xids, client="trader"):
 
 def txns(lab, router=NY):
     with lab.store.transaction() as e:
-        return {t.xid: (t.state, t.heuristic) for t in e.transactions(router, vpn=VPN)}
+        return {t.xid: (t.state.upper(), t.heuristic) for t in e.transactions(router, vpn=VPN)}
 
 
 def test_heuristic_commit_then_delete(lab, ny) -> None:

@@ -46,7 +46,7 @@ def _switch_to_nj(e: Engine) -> None:
 
 
 def _xids(e: Engine, router: str) -> list[tuple[str | None, str]]:
-    return [(t.xid, t.state) for t in e.transactions(router, vpn=VPN)]
+    return [(t.xid, t.state.upper()) for t in e.transactions(router, vpn=VPN)]
 
 
 def _issues(e: Engine) -> list[tuple[str, str]]:

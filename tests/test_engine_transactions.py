@@ -35,7 +35,7 @@ def test_local_publish_spools_only_on_commit(lab):
         r = e.publish("trader", T, count=2)
         assert r.transacted and depth(e, NY) == 0
         [t] = e.transactions(NY)
-        assert (t.type, t.state, t.replicated, t.messages_published, t.xid) == ("Local", "ACTIVE", True, 2, None)
+        assert (t.kind, t.state, t.replicated, t.messages_published, t.xid) == ("local", "active", True, 2, None)
         e.tx_local_commit("trader")
         assert depth(e, NY) == 2 and depth(e, NY, "#MSGVPN_REPLICATION_DATA_QUEUE") == 2
         e.tx_local_start("trader")
@@ -87,11 +87,11 @@ def test_xa_lifecycle_mirroring_and_wrong_states(lab):
         e.tx_xa_prepare("settlement", X1)
         e.advance(3000)
         [t] = e.transactions(NY, state="prepared", replicated=True)
-        assert (t.xid, t.state, t.type_flag, t.state_flag, t.last_state_change_s) == (X1, "PREPARED", "X", "P", 3)
+        assert (t.xid, t.state, t.kind, t.last_state_change_ms) == (X1, "prepared", "xa", 3000)
         assert (t.messages_consumed, t.messages_published) == (1, 1)
         assert t.consumed[0].endpoint_name == "orders" and t.consumed[0].replication_group_msg_id == 1000001
         [m] = e.transactions(NJ, xid="0021*")
-        assert (m.state, m.mirror, m.replicated) == ("PREPARED", True, True)
+        assert (m.state, m.mirror, m.replicated) == ("prepared", True, True)
         assert e.xids(NJ) == [X1]
         assert code(lambda: e.tx_xa_commit("settlement", "0021ABC4-00-99"))[0] == "transaction_not_found"
         assert code(lambda: e.tx_xa_start("settlement", "nothex"))[0] == "invalid_xid"
@@ -147,7 +147,7 @@ def test_heuristics_wildcards_and_wrong_state_refusal(lab):
         assert e.heuristic_commit(NY, VPN, "*-01") == 1
         assert e.heuristic_rollback(NY, VPN, "0021ABC4-00-02") == 1
         got = {t.xid: (t.state, t.heuristic) for t in e.transactions(NY)}
-        assert got == {X1: ("COMPLETE", "committed"), X2: ("COMPLETE", "rolled back")}
+        assert got == {X1: ("complete", "committed"), X2: ("complete", "rolled back")}
         assert depth(e, NY) == 2  # X1 consumed 2; X2's 5 publishes discarded
         assert e.heuristic_delete(NY, VPN, "0021*") == 2
         assert e.transactions(NY) == []
@@ -164,14 +164,14 @@ def test_controlled_failover_with_prepared_xa(lab):
         e.tx_xa_prepare("settlement", X1)
         e.set_replication_role(NY, VPN, "standby")
         # the disconnect does not touch a PREPARED branch
-        assert [t.state for t in e.transactions(NY, state="PREPARED", replicated=True)] == ["PREPARED"]
+        assert [t.state for t in e.transactions(NY, state="PREPARED", replicated=True)] == ["prepared"]
         e.advance(100)
         assert e.queue_detail(NY, VPN, "#MSGVPN_REPLICATION_DATA_QUEUE").messages_spooled == 0
         assert e.heuristic_commit(NY, VPN, X1) == 1  # step 4, old active only
         e.set_replication_role(NJ, VPN, "active")  # step 5
         e.advance(1)
         [m] = e.transactions(NJ, xid=X1)
-        assert m.state == "PREPARED"
+        assert m.state == "prepared"
         e.tx_xa_commit("settlement", X1)  # the transaction manager reconciles on NJ
         assert e.heuristic_delete(NY, VPN, X1) == 1  # step 6
         assert depth(e, NJ) == 1 and depth(e, NY) == 1
