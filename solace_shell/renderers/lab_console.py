@@ -124,8 +124,8 @@ def lab_status(v: LabStatusView) -> str:
                  [(s.name, r, "up" if up.get(r) else "down") for s in st.sites for r in s.routers])
     out.append("")
     out += table(("router", "vpn", "replication", "role", "repl-queue", "entries"),
-                 [(x.router, x.vpn, x.replication, x.role, str(x.repl_queue_messages), str(x.repl_queue_entries))
-                  for x in st.vpns])
+                 [(x.router, x.vpn, "enabled" if x.replication_enabled else "shutdown", x.role,
+                   str(x.repl_queue_messages), str(x.repl_queue_entries)) for x in st.vpns])
     out.append("")
     out += table(("client", "vpn", "router", "reconnects"),
                  [(c.name, c.vpn, c.router or "-", str(c.reconnects)) for c in st.clients])
@@ -165,7 +165,7 @@ def xa_issue_line(i: XaIssue, with_vpn: bool) -> str:
 
 # ---------------------------------------------------------------- audit
 def _problem_key(e: AuditEntry) -> tuple[Any, ...]:
-    return (e.vpn, e.outcome, e.deliveries, e.clients, e.routers, e.where, e.note)
+    return (e.vpn, e.outcome, e.deliveries, e.clients, e.routers, e.where, e.notes)
 
 
 def _problem_line(entries: list[AuditEntry], with_vpn: bool) -> str:
@@ -173,7 +173,7 @@ def _problem_line(entries: list[AuditEntry], with_vpn: bool) -> str:
     ids = str(first.rgmid) if first is last else f"{first.rgmid}-{last.rgmid}"
     head = f"{first.vpn} " if with_vpn else ""
     head += f"rgmid {ids} {first.outcome}"
-    notes = [n for n in first.note.split(", ") if n]
+    notes = [n for n in first.notes if n]
     if first.outcome == "duplicated":
         sb = " (split brain)" if "split brain" in notes else ""
         return f"{head} {first.deliveries}x to {names(first.clients)} via {names(first.routers)}{sb}"
@@ -181,9 +181,9 @@ def _problem_line(entries: list[AuditEntry], with_vpn: bool) -> str:
     if first.outcome == "lost":
         return f"{head}: {', '.join(notes) or 'no copy left'}"
     notes = [n for n in notes if n != "only on a router where the VPN is not serving"]
-    holders = sorted({w.split("/", 1)[0] for w in first.where})
+    holders = sorted({router for router, _ in first.where})
     notes.append(f"may reappear out of order or as duplicates if {names(holders)} becomes active again")
-    return f"{head} on {names(first.where)} ({', '.join(notes)})"
+    return f"{head} on {names([f'{router}/{queue}' for router, queue in first.where])} ({', '.join(notes)})"
 
 
 def _runs(problems: tuple[AuditEntry, ...]) -> list[list[AuditEntry]]:

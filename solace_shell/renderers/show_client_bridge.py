@@ -20,7 +20,8 @@ from ..handlers.show_client_bridge import (
     ClientTable,
 )
 from . import renderer
-from .tables import dashes, field, join_blocks, text, yes_no
+from .flags import bridge_flags
+from .tables import dashes, enabled_disabled, field, join_blocks, text, yes_no
 
 
 def _uptime(c: ClientInfo, now_ms: int) -> str:
@@ -73,13 +74,16 @@ BRIDGE_HEADER = (
 )
 
 
-def _bridge_flags(b: BridgeInfo) -> str:
-    admin = "U" if b.admin_state == "Enabled" else "D"
-    establisher = "L" if b.connection_establisher == "Local" else "R"
-    inbound = {"NotApplicable": "-"}.get(b.inbound_state, "U" if b.inbound_state.startswith("Ready-InSync") else "D")
-    outbound = {"NotApplicable": "-"}.get(b.outbound_state, "U" if b.outbound_state.startswith("Ready") else "D")
-    queue = "U" if b.queue_state == "Bound" else "D"
-    return " ".join((admin, establisher, inbound, outbound, queue, b.redundancy))
+INBOUND_STATES = {"up": "Ready-InSync", "queue-unbound": "Ready-Connecting", "down": "Down"}
+
+
+def _remote_router(b: BridgeInfo) -> str:
+    """A replication bridge's remote router is the mate's virtual router: `v:<name>`."""
+    return f"v:{b.remote_router}" if b.remote_router else ""
+
+
+def _uptime_s(b: BridgeInfo) -> int:
+    return b.uptime_ms // 1000
 
 
 @renderer(BridgeTable)
@@ -87,7 +91,8 @@ def bridge_table(result: BridgeTable) -> str:
     lines = [*BRIDGE_LEGEND, "", *BRIDGE_HEADER]
     for b in result.rows:
         lines.append(b.name)
-        lines.append(f"{b.vpn:<20} {b.remote_vpn:<20} {b.remote_router:<20} {_bridge_flags(b)} {dhms(b.uptime_s):>12}")
+        lines.append(f"{b.vpn:<20} {b.remote_vpn:<20} {_remote_router(b):<20} {bridge_flags(b)} "
+                     f"{dhms(_uptime_s(b)):>12}")
     return text(lines)
 
 
@@ -95,21 +100,21 @@ def _bridge_detail(b: BridgeInfo) -> list[str]:
     return [
         field("Bridge Name", b.name),
         field("Message VPN", b.vpn),
-        field("Admin State", b.admin_state),
-        field("Conn Establisher", b.connection_establisher),
-        field("Inbound Oper State", b.inbound_state),
-        field("Outbound Oper State", b.outbound_state),
-        field("Queue Oper State", b.queue_state),
-        field("Redundancy", {"A": "Auto", "P": "Primary", "B": "Backup"}.get(b.redundancy, b.redundancy)),
-        field("Uptime", dhms(b.uptime_s)),
+        field("Admin State", enabled_disabled(b.admin_enabled)),
+        field("Conn Establisher", b.establisher.capitalize()),
+        field("Inbound Oper State", INBOUND_STATES[b.local_bridge]),
+        field("Outbound Oper State", "NotApplicable"),
+        field("Queue Oper State", "Bound" if b.queue_bound else "Unbound"),
+        field("Redundancy", b.redundancy.capitalize()),
+        field("Uptime", dhms(_uptime_s(b))),
         field("Remote Message VPN", b.remote_vpn),
-        field("Remote Router", b.remote_router),
+        field("Remote Router", _remote_router(b)),
         field("Using Server Certificate", "No"),
         field("SSL", yes_no(b.ssl)),
         field("Compressed", yes_no(b.compressed)),
         "Message Spool:",
         field("Queue", b.queue_name, 2),
-        field("Queue Bind State", b.queue_bind_state, 2),
+        field("Queue Bind State", "Up" if b.queue_bound else "Down", 2),
     ]
 
 

@@ -142,5 +142,5 @@ def router_name(result: RouterNameShow) -> str:
         "",  # C18: a blank line after the command
         f"{'Router Name:':<22}{i.router_name}", f"{'Mirroring Hostname:':<22}{mirror}", "",
         f"{'Deferred Router Name:':<22}{i.router_name}", f"{'Mirroring Hostname:':<22}{mirror}", "",
-        f"{'Unique Id:':<22}{i.unique_id}",
+        f"{'Unique Id:':<22}{':'.join(f'{b:02x}' for b in i.unique_id.to_bytes(8, 'big'))}",
     ])

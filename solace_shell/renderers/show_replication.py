@@ -22,6 +22,7 @@ from ..handlers.show_replication import (
     VpnSummary,
 )
 from . import renderer
+from .flags import vpn_replication_flags
 from .tables import (
     VALUE_COLUMN,
     continuation,
@@ -67,7 +68,7 @@ def vpn_replication_table(result: VpnReplicationTable) -> str:
     legend = LEGEND_A if result.layout == "A" else LEGEND_B
     groups = 9 if result.layout == "A" else 8   # Layout A: the docs' extra dash group, kept as printed
     lines = list(legend) + ["", f"{'Message VPN':<{NAME_WIDTH}} {FLAGS_HEADER}", dashes(NAME_WIDTH, *([1] * groups))]
-    lines += [f"{row.name:<{NAME_WIDTH}} {row.flags}" for row in result.rows]
+    lines += [f"{row.name:<{NAME_WIDTH}} {vpn_replication_flags(row)}" for row in result.rows]
     return text(lines)
 
 
@@ -84,9 +85,19 @@ def vpn_summary(result: VpnSummary) -> str:
     return text(lines)
 
 
+BRIDGE_STATES = {"up": "Up", "queue-unbound": "Queue Unbound", "down": "Down"}
+INELIGIBLE_REASONS = {"remote-bridge-down": "Remote bridge down", "standby-catching-up": "Standby catching up"}
+
+
+def _up_down(flag: bool | None) -> str:
+    return "N/A" if flag is None else ("Up" if flag else "Down")
+
+
 def _detail_block(d: VpnReplicationDetail) -> list[str]:
+    f = d.flags
     # follows the S flag of the table (N/A unless the VPN has sync replicated topics)
-    eligible = {"Y": "Yes", "N": "No"}.get(d.flags.s, "N/A")
+    eligible = "N/A" if f.internal or f.sync_eligible is None else yes_no(f.sync_eligible)
+    local_bridge = None if f.internal else f.local_bridge
     lines = [
         field("Message VPN", d.name),
         field("Admin State", "Up" if d.admin_enabled else "Down", 2),
@@ -94,21 +105,21 @@ def _detail_block(d: VpnReplicationDetail) -> list[str]:
         field("Replication Mate", d.mate_router or "", 2),
         field("Sync Replication Eligible", eligible, 2),
     ]
-    if d.sync_ineligible_reason:
-        lines.append(field("Ineligible Reason", d.sync_ineligible_reason, 2))
+    if d.sync_ineligible_reason is not None:
+        lines.append(field("Ineligible Reason", INELIGIBLE_REASONS[d.sync_ineligible_reason], 2))
     lines += [
         field("Reject Msg When Sync Ineligible", yes_no(d.reject_msg_when_sync_ineligible), 2),
         field("Transaction Replication Mode", d.transaction_replication_mode.capitalize(), 2),
         field("Local Bridge", indent=2),
         field("Name", d.local_bridge_name, 4),
-        field("State", d.local_bridge_state, 4),
-        field("Queue Bound", yes_no(d.local_bridge_queue_bound), 4),
+        field("State", "N/A" if local_bridge is None else BRIDGE_STATES[local_bridge], 4),
+        field("Queue Bound", yes_no(local_bridge == "up"), 4),
         field("Remote Bridge", indent=2),
         field("Name", d.remote_bridge_name, 4),
-        field("State", d.remote_bridge_state, 4),
+        field("State", _up_down(None if f.internal else f.remote_bridge_up), 4),
         field("Queue", indent=2),
         field("Name", d.queue_name, 4),
-        field("State", d.queue_state, 4),
+        field("State", _up_down(None if f.internal else f.queue_bound), 4),
         field("Messages Spooled", d.queue_messages_spooled, 4),
         field("Spool Usage (MB)", mb4(d.queue_usage_mb), 4),
         field("Max Spool Usage (MB)", d.queue_max_spool_mb, 4),
@@ -206,14 +217,14 @@ def system_replication(result: SystemReplicationShow) -> str:
         # The bridge settings of `replication config-sync bridge ...` (T28). With a pre-shared key
         # the software broker's authentication lines (reference 3.5 [FIX]); "Disabled" for a
         # shut-down bridge is ours (no capture).
-        field("Admin State", r.config_sync_bridge_admin if b.enabled else "Disabled", 4),
-        field("State", r.config_sync_bridge_state if b.enabled else "down", 4),
+        field("Admin State", enabled_disabled(b.enabled), 4),
+        field("State", "up" if b.enabled and r.config_sync_bridge_up else "down", 4),
         field("Authentication", indent=4),
         *([field("Pre-Shared Key", "Configured", 6),
-           field("Insecure Upgrade Mode", "Enabled" if b.insecure_upgrade_mode else "Disabled", 6)]
+           field("Insecure Upgrade Mode", enabled_disabled(b.insecure_upgrade_mode), 6)]
           if b.pre_shared_key_hash else [field("Scheme", "Basic", 6)]),
-        field("Compressed", "Yes" if b.compressed else "No", 4),
-        field("SSL", "Yes" if b.ssl else "No", 4),
+        field("Compressed", yes_no(b.compressed), 4),
+        field("SSL", yes_no(b.ssl), 4),
         field("Message Spool", indent=4),
         field("Window Size", 65535, 6),
         field("Retry Delay", 3, 4),

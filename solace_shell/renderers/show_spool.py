@@ -24,6 +24,7 @@ from ..handlers.show_spool import (
     QueueTable,
 )
 from . import renderer
+from .flags import queue_flags
 from .tables import colon_field, dashes, field, join_blocks, mb2, mb4, text, yes_no
 
 QUEUE_LEGEND = (
@@ -49,7 +50,7 @@ def queue_table(result: QueueTable) -> str:
     for r in result.rows:
         lines.append(r.name)
         lines.append(f"{r.vpn:<25} {r.messages_spooled:>11} {mb2(r.usage_mb):>10} {mb2(r.hwm_mb):>10} "
-                     f"{r.bind_count:>5} {r.flags}")
+                     f"{r.bind_count:>5} {queue_flags(r)}")
     return text(lines)
 
 
@@ -63,10 +64,10 @@ def _queue_detail(d: QueueDetail) -> list[str]:
         colon_field("Name", d.name),
         colon_field("Message VPN", d.vpn),
         colon_field("Durability", "Durable" if d.durable else "Non-Durable"),
-        colon_field("Type", d.type),
-        colon_field("Ingress Config Status", d.ingress_state),
-        colon_field("Egress Config Status", d.egress_state),
-        colon_field("Access Type", d.access_type),
+        colon_field("Type", "Primary"),  # no backup queues in the emulator
+        colon_field("Ingress Config Status", "Up" if d.ingress_up else "Down"),
+        colon_field("Egress Config Status", "Up" if d.egress_up else "Down"),
+        colon_field("Access Type", _words(d.access_type)),
         colon_field("Owner", d.owner),
         colon_field("All Other Permission", _words(d.permission)),
         colon_field("Quota (MB)", d.max_spool_mb),
@@ -113,10 +114,11 @@ def queue_messages(result: QueueMessages) -> str:
 @renderer(MessageSpoolShow)
 def message_spool(result: MessageSpoolShow) -> str:
     s = result.spool
+    operational = "AD-Active" if s.router_up else "AD-Disabled"
     if s.vpn is not None:
         lines = [
             field("Message VPN", s.vpn),
-            field("Operational Status", s.operational_status),
+            field("Operational Status", operational),
             field("Maximum Spool Usage (MB)", s.max_spool_mb),
             field("Current Spool Usage (MB)", mb4(s.usage_mb)),
             field("High Water Mark (MB)", mb4(s.hwm_mb)),
@@ -126,12 +128,12 @@ def message_spool(result: MessageSpoolShow) -> str:
         ]
         return text(lines)
     lines = [
-        field("Config Status", s.config_status),
+        field("Config Status", "Enabled (Primary)"),
         field("Maximum Spool Usage", f"{s.max_spool_mb} MB"),
         field("Using Internal Disk", "Yes"),
         "",
-        field("Operational Status", s.operational_status),
-        field("Datapath Status", "Up" if s.operational_status == "AD-Active" else "Down"),
+        field("Operational Status", operational),
+        field("Datapath Status", "Up" if s.router_up else "Down"),
         field("Synchronization Status", "Synced"),
         field("Spool-Sync Status", "Synced"),
     ]

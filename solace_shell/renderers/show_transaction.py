@@ -16,6 +16,7 @@ from state_store.views import TransactionInfo
 from ..durations import ago, dhms
 from ..handlers.show_transaction import TransactionDetails, TransactionTable
 from . import renderer
+from .flags import transaction_flags
 from .tables import dashes, join_blocks, text, yes_no
 
 LEGEND = (
@@ -36,8 +37,8 @@ def transaction_table(result: TransactionTable) -> str:
     lines = [*LEGEND, *HEADER]
     for t in result.rows:
         lines.append(t.xid if t.xid is not None else "N/A")
-        lines.append(f"{t.vpn:<45} {t.type_flag} {t.state_flag} {'Y' if t.replicated else 'N'} "
-                     f"{ago(t.last_state_change_s):>17} {t.messages_spooled:>8}")
+        lines.append(f"{t.vpn:<45} {transaction_flags(t)} {ago(t.last_state_change_ms // 1000):>17} "
+                     f"{t.messages_spooled:>8}")
     return text(lines)
 
 
@@ -45,18 +46,18 @@ def _detail(t: TransactionInfo) -> list[str]:
     lines = [
         f"XID: {t.xid if t.xid is not None else 'N/A'}",
         f"Message VPN: {t.vpn}",
-        f"Client: {t.client}",
+        f"Client: {t.client_name}/{t.client_num}/#000c{t.client_num:04d}",
         f"Client Username: {t.client_username}",
         "Session: N/A",
         "Idle Timeout: 0",
-        f"Type: {t.type}",
-        f"State: {t.state}",
+        f"Type: {'XA' if t.kind == 'xa' else 'Local'}",
+        f"State: {t.state.upper()}",
     ]
     if t.heuristic:
         lines.append(f"Heuristic Outcome: {t.heuristic.title()}")
     lines += [
         f"Replicated: {yes_no(t.replicated)}",
-        f"Last State Change: {dhms(t.last_state_change_s)}",
+        f"Last State Change: {dhms(t.last_state_change_ms // 1000)}",
         f"Messages: {t.messages_spooled}",
         f"Messages Published: {t.messages_published}",
         f"Messages Consumed: {t.messages_consumed}",
