@@ -151,6 +151,13 @@ KINDS: dict[str, KindSpec] = {
 _REFERENCES = {"client-profile": "client-profile", "acl-profile": "acl-profile"}
 
 
+def object_secret_salt(kind: str, vpn_name: str, path: tuple[str, ...], attr: str) -> bytes:
+    """The salt of a configuration secret: per object and attribute, not random, so a secret
+    set twice hashes the same and replayed output stays deterministic (vpn_name "" for the
+    router's objects)."""
+    return hashlib.sha256("/".join((kind, vpn_name, *path, attr)).encode()).digest()[:16]
+
+
 def _coerce(kind: str, attr: str, spec: AttrSpec, value: AttrValue, salt: bytes = b"") -> object:
     if value is None:
         return spec.default
@@ -368,9 +375,7 @@ class ConfigService(Service):
             raise self._not_found(kind, path, v)
         if row is not None and row.managed_by not in ("", "builtin"):
             raise EngineError("object_managed", kind=kind, name=path[-1])
-        # Salted per object and attribute, not at random: output stays deterministic (replay).
-        salt = hashlib.sha256("/".join((kind, v.name if v else "", *path, attr)).encode()).digest()[:16]
-        stored = _coerce(kind, attr, spec.attrs[attr], value, salt)
+        stored = _coerce(kind, attr, spec.attrs[attr], value, object_secret_salt(kind, v.name if v else "", path, attr))
         if kind == "client-username" and attr in _REFERENCES and v is not None \
                 and not self._exists(r, v, _REFERENCES[attr], (str(stored),)):
             raise EngineError("object_not_found", kind=_REFERENCES[attr], name=str(stored), vpn=v.name)
