@@ -39,9 +39,9 @@ def test_summary_layout_matches_the_seed_example() -> None:
     from solace_shell.renderers import load_all, render
     load_all()
     from state_store.views import TransactionInfo
-    info = TransactionInfo(router="r", xid=XID, vpn="blue_02", type="XA", state="PREPARED", replicated=True,
-                           heuristic=None, last_state_change_s=1, messages_spooled=0, messages_published=0,
-                           messages_consumed=0, client="c/1/#000c0001", client_name="c", client_username="default",
+    info = TransactionInfo(router="r", xid=XID, vpn="blue_02", kind="xa", state="prepared", replicated=True,
+                           heuristic=None, last_state_change_ms=1000, messages_spooled=0, messages_published=0,
+                           messages_consumed=0, client_num=1, client_name="c", client_username="default",
                            mirror=False)
     assert render(TransactionTable((info,))) == HEAD + (
         "\n0021ABC4-00-01"
