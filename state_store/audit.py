@@ -1,12 +1,13 @@
 """The audit (what happened to every published message) and the lab status.
 
 Why: the point of practising a failover runbook is to see its consequences; the audit turns the
-ledgers (``message``, ``delivery``, ``spooled``, ``repl_entry``, ``rejection``) into outcomes per
-replication-group message ID: delivered once, duplicated (which clients, which routers), lost
-(never delivered and no copy left anywhere; with the reason when known), still spooled (and
-*stranded* when no copy is on a router where the VPN is serving, e.g. left behind on the old
-active site by activating the mate before the replication queue drained), rejected publishes.
-Everything is aggregate SQL: a million messages audit in seconds.
+ledgers (messages, their deliveries, spooled copies, replication-stream entries, rejections) into
+outcomes per replication-group message ID: delivered once, duplicated (which clients, which
+routers), lost (never delivered and no copy left anywhere; with the reason when known), still
+spooled (and *stranded* when no copy is on a router where the VPN is serving, e.g. left behind on
+the old active site by activating the mate before the replication queue drained), rejected
+publishes. One pass over the messages with the state's per-message indexes (deliveries, copies)
+and one pass over the replication streams: a million messages audit in seconds.
 
 Rules (issue 13, seeds 000 and 004):
 - *lost* is "not available to the serving site": never delivered and no copy on a queue (or on
@@ -25,10 +26,9 @@ from __future__ import annotations
 
 import json
 
-from sqlalchemy import select
-
-from .base import EngineBase
-from .models import Client, Meta, Txn
+from .lookups import REPL_QUEUE
+from .records import Message
+from .services import Service
 from .views import (
     Audit,
     AuditEntry,
@@ -44,97 +44,138 @@ from .views import (
 )
 
 _XA_KIND_ORDER = ("wrong-site", "inconsistent", "after-failback", "left-prepared", "left-complete")
+_XA_LOG_PREFIX = "xa-log:"  # st.meta keys `xa-log:<group id>:<xid>` (transactions.py)
 
 
-class AuditMixin(EngineBase):
+class AuditService(Service):
     def audit(self, vpn: str | None = None, limit: int = 1000) -> Audit:
-        serving = [v.id for v in self.topo.vpns if self._serving(v)]
-        serving_sql = ",".join(map(str, serving)) or "NULL"
-        vf = "WHERE m.vpn_name = :vpn" if vpn is not None else ""
-        p = {"vpn": vpn, "lim": limit}
-        per_msg = (
-            "SELECT m.id, m.vpn_name, m.rgmid, m.topic, m.replicated, m.note, "
-            " (SELECT COUNT(*) FROM delivery d WHERE d.message_id=m.id) AS nd, "
-            " (EXISTS (SELECT 1 FROM spooled s WHERE s.message_id=m.id) OR EXISTS "
-            "  (SELECT 1 FROM repl_entry e WHERE e.message_id=m.id AND e.kind='msg')) AS sp, "
-            " (EXISTS (SELECT 1 FROM spooled s JOIN queue q ON q.id=s.queue_id WHERE s.message_id=m.id "
-            f"  AND q.vpn_id IN ({serving_sql})) OR EXISTS (SELECT 1 FROM repl_entry e WHERE "
-            f"  e.message_id=m.id AND e.kind='msg' AND e.vpn_id IN ({serving_sql}))) AS sv, "
-            " EXISTS (SELECT 1 FROM spooled s WHERE s.message_id=m.id AND s.txn_id IS NOT NULL) AS tx "
-            f"FROM message m {vf}")
-        row = self._sql(
-            "SELECT COUNT(*), COALESCE(SUM(nd>0),0), COALESCE(SUM(nd=1),0), COALESCE(SUM(nd>1),0), "
-            "COALESCE(SUM(nd=0 AND NOT sv),0), COALESCE(SUM(nd=0 AND sp),0), "
-            "COALESCE(SUM(nd=0 AND sp AND NOT sv),0), COALESCE(SUM(replicated=0),0), "
-            f"COALESCE(SUM(nd=0 AND tx),0) FROM ({per_msg})", p).one()
-        rej = self._scalar(
-            "SELECT COALESCE(SUM(count),0) FROM rejection" + (" WHERE vpn_name=:vpn" if vpn else ""), p)
+        st, lk = self.st, self.lk
+        serving = {v.id for v in st.vpns.values() if lk.serving(v)}
+        vpn_router = {v.id: st.routers[v.router_id].name for v in st.vpns.values()}
+        queue_vpn = {q.id: q.vpn_id for q in st.queues.values()}
+        # the replication streams, once: which VPNs hold a message entry of each message, and how
+        # many message entries each VPN holds
+        repl_vpns: dict[int, list[int]] = {}
+        repl_counts: dict[int, int] = {}
+        for vpn_id, entries in st.repl_by_vpn.items():
+            n = 0
+            for e in entries.values():
+                if e.kind != "msg":
+                    continue
+                n += 1
+                if e.message_id is not None:
+                    holders = repl_vpns.setdefault(e.message_id, [])
+                    if vpn_id not in holders:
+                        holders.append(vpn_id)
+            if n:
+                repl_counts[vpn_id] = n
+
+        published = delivered = once = duplicated = lost = spooled = stranded = not_repl = in_tx = 0
+        flagged: list[tuple[Message, int, bool]] = []  # (message, deliveries, spooled somewhere)
+        for m in st.messages.values():
+            if vpn is not None and m.vpn_name != vpn:
+                continue
+            published += 1
+            if m.replicated == 0:
+                not_repl += 1
+            nd = len(st.deliveries_by_message.get(m.id, ()))
+            if nd:
+                delivered += 1
+                if nd == 1:
+                    once += 1
+                else:
+                    duplicated += 1
+                    flagged.append((m, nd, True))
+                continue
+            copies = st.spooled_by_message.get(m.id)
+            held = repl_vpns.get(m.id, ())
+            sp = bool(copies) or bool(held)
+            sv = any(v_id in serving for v_id in held) or (
+                copies is not None and any(queue_vpn.get(c.queue_id) in serving for c in copies.values()))
+            if not sv:
+                lost += 1
+            if sp:
+                spooled += 1
+                if not sv:
+                    stranded += 1
+                if copies is not None and any(c.txn_id is not None for c in copies.values()):
+                    in_tx += 1
+            if not sp or not sv:
+                flagged.append((m, nd, sp))
+        rejected = sum(x.count for x in st.rejections.values() if not vpn or x.vpn_name == vpn)
         totals = AuditTotals(
-            published=row[0], delivered=row[1], delivered_once=row[2], duplicated=row[3], lost=row[4],
-            spooled=row[5], stranded=row[6], rejected=int(rej or 0), not_replicated=row[7],
-            in_transaction=row[8])
+            published=published, delivered=delivered, delivered_once=once, duplicated=duplicated, lost=lost,
+            spooled=spooled, stranded=stranded, rejected=rejected, not_replicated=not_repl,
+            in_transaction=in_tx)
+
+        flagged.sort(key=lambda x: (x[0].vpn_name, x[0].rgmid, x[0].id))
         problems: list[AuditEntry] = []
-        for mid, vn, rg, topic, repl, note, nd, sp, _sv, _tx in self._sql(
-                f"SELECT * FROM ({per_msg}) WHERE nd>1 OR (nd=0 AND NOT sp) OR (nd=0 AND sp AND NOT sv) "
-                "ORDER BY vpn_name, rgmid LIMIT :lim", p).all():
+        for m, nd, sp in flagged if limit < 0 else flagged[:limit]:  # as SQL's LIMIT: negative = none
             if nd > 1:
                 outcome = "duplicated"
             elif not sp:
                 outcome = "lost"
             else:
                 outcome = "stranded"
-            dl = self._sql("SELECT DISTINCT client_name, router_name FROM delivery WHERE message_id=:m "
-                           "ORDER BY client_name, router_name", {"m": mid}).all()
-            where = tuple(
-                f"{r}/{q}" for r, q in self._sql(
-                    "SELECT r.name, q.name FROM spooled s JOIN queue q ON q.id=s.queue_id JOIN vpn v "
-                    "ON v.id=q.vpn_id JOIN router r ON r.id=v.router_id WHERE s.message_id=:m "
-                    "UNION SELECT r.name, '#MSGVPN_REPLICATION_DATA_QUEUE' FROM repl_entry e JOIN vpn v "
-                    "ON v.id=e.vpn_id JOIN router r ON r.id=v.router_id WHERE e.message_id=:m AND e.kind='msg' "
-                    "ORDER BY 1, 2", {"m": mid}).all())
+            dl = st.deliveries_by_message.get(m.id, ())
+            places = {(vpn_router[queue_vpn[c.queue_id]], st.queues[c.queue_id].name)
+                      for c in st.spooled_by_message.get(m.id, {}).values()}
+            places.update((vpn_router[v_id], REPL_QUEUE) for v_id in repl_vpns.get(m.id, ()))
             reasons = []
-            if repl == 0:
+            if m.replicated == 0:
                 reasons.append("not replicated")
-            if note:
-                reasons.extend(n for n in note.split("; ") if n not in reasons)
+            if m.note:
+                reasons.extend(n for n in m.note.split("; ") if n not in reasons)
             if outcome == "stranded":
                 reasons.append("only on a router where the VPN is not serving")
             problems.append(AuditEntry(
-                vpn=vn, rgmid=rg, topic=topic, outcome=outcome, deliveries=nd,
-                clients=tuple(sorted({c for c, _ in dl})), routers=tuple(sorted({r for _, r in dl})),
-                where=where, note=", ".join(reasons)))
-        where_rows = self._sql(
-            "SELECT r.name, v.name, q.name, COUNT(*) FROM spooled s JOIN queue q ON q.id=s.queue_id "
-            "JOIN vpn v ON v.id=q.vpn_id JOIN router r ON r.id=v.router_id "
-            + ("WHERE v.name=:vpn " if vpn else "") +
-            "GROUP BY r.name, v.name, q.name UNION ALL "
-            "SELECT r.name, v.name, '#MSGVPN_REPLICATION_DATA_QUEUE', COUNT(*) FROM repl_entry e "
-            "JOIN vpn v ON v.id=e.vpn_id JOIN router r ON r.id=v.router_id WHERE e.kind='msg' "
-            + ("AND v.name=:vpn " if vpn else "") + "GROUP BY r.name, v.name ORDER BY 1, 2, 3", p).all()
-        return Audit(vpn=vpn, totals=totals, problems=tuple(problems),
-                     spooled_where=tuple(SpoolWhere(*w) for w in where_rows),
+                vpn=m.vpn_name, rgmid=m.rgmid, topic=m.topic, outcome=outcome, deliveries=nd,
+                clients=tuple(sorted({d.client_name for d in dl})),
+                routers=tuple(sorted({d.router_name for d in dl})),
+                where=tuple(sorted(places)), notes=tuple(reasons)))
+
+        where_rows: list[SpoolWhere] = []
+        for queue_id, copies in st.spooled_by_queue.items():
+            q = st.queues[queue_id]
+            v = st.vpns[q.vpn_id]
+            if copies and (not vpn or v.name == vpn):
+                where_rows.append(SpoolWhere(vpn_router[v.id], v.name, q.name, len(copies)))
+        for vpn_id, n in repl_counts.items():
+            v = st.vpns[vpn_id]
+            if not vpn or v.name == vpn:
+                where_rows.append(SpoolWhere(vpn_router[v.id], v.name, REPL_QUEUE, n))
+        where_rows.sort(key=lambda w: (w.router, w.vpn, w.queue))
+        return Audit(vpn=vpn, totals=totals, problems=tuple(problems), spooled_where=tuple(where_rows),
                      xa_issues=tuple(self._xa_issues(vpn)),
                      split_brains=tuple(b for b in self._split_brains() if vpn is None or b.vpn == vpn))
 
     def _split_brains(self) -> list[SplitBrain]:
         """Seed 004 expects one active site per replication group; a restored site comes back
         with the role it had, so both may be active: every such VPN, by name."""
+        lk = self.lk
+        groups: dict[int, list[int]] = {}
+        user_vpns = lk.user_vpns()
+        for v in user_vpns:
+            groups.setdefault(v.group_id, []).append(v.id)
         out = []
-        for group in sorted({v.group_id for v in self.topo.user_vpns}):
-            members = [v for v in self.topo.user_vpns if v.group_id == group]
-            active = sorted(self._router_of(v).name for v in members
-                            if v.repl_enabled and v.role == "active" and self._router_of(v).up)
+        for group in sorted(groups):
+            members = [v for v in user_vpns if v.group_id == group]
+            active = sorted(lk.router_of(v).name for v in members
+                            if v.repl_enabled and v.role == "active" and lk.router_of(v).up)
             if len(active) > 1:
                 out.append(SplitBrain(members[0].name, tuple(active)))
         return sorted(out, key=lambda b: b.vpn)
 
     def _xa_issues(self, vpn: str | None) -> list[XaIssue]:
         """The XA consequences of seed 000 steps 4 and 6 (see ``XaIssue``)."""
+        st = self.st
         out: list[XaIssue] = []
         last_by_branch: dict[tuple[str, str], dict[str, XaResolution]] = {}
-        for row in self.s.scalars(select(Meta).where(Meta.key.like("xa-log:%"))):
-            xid = row.key.split(":", 2)[2]
-            entries = json.loads(row.value)
+        for key, value in st.meta.items():
+            if not key.startswith(_XA_LOG_PREFIX):
+                continue
+            xid = key.split(":", 2)[2]
+            entries = json.loads(value)
             vname = str(entries[0]["vpn"])
             if vpn is not None and vname != vpn:
                 continue
@@ -151,10 +192,11 @@ class AuditMixin(EngineBase):
                 out.append(XaIssue(vname, xid, "inconsistent", "", None,
                                    tuple(sorted(last.values(), key=lambda x: x.router))))
             last_by_branch[(vname, xid)] = last
-        for t in self.s.scalars(select(Txn).where(Txn.kind == "xa")):
-            v = self.topo.vpn_by_id[t.vpn_id]
-            r = self.topo.router_by_id[t.router_id]
-            assert v is not None and r is not None
+        for t in st.txns.values():
+            if t.kind != "xa":
+                continue
+            v = st.vpns[t.vpn_id]
+            r = st.routers[t.router_id]
             if (vpn is not None and v.name != vpn) or t.xid is None:
                 continue
             if t.state == "complete" and t.heuristic is not None:
@@ -169,26 +211,26 @@ class AuditMixin(EngineBase):
         return out
 
     def status(self) -> LabStatus:
-        routers = sorted(self.topo.routers, key=lambda r: r.name)
-        sites = sorted(self.topo.sites, key=lambda s: s.name)
-        site_name = {s.id: s.name for s in sites}
+        st, lk = self.st, self.lk
+        routers = sorted(st.routers.values(), key=lambda r: r.name)
+        sites = sorted(st.sites.values(), key=lambda s: s.name)
         vpns = []
-        for v in self.topo.user_vpns:
-            rq = self._repl_queue(v)
-            entries = self._scalar("SELECT COUNT(*) FROM repl_entry WHERE vpn_id=:v", {"v": v.id})
+        for v in lk.user_vpns():
+            rq = lk.repl_queue(v)
             vpns.append(VpnStatus(
-                router=self._router_of(v).name, vpn=v.name,
-                replication="enabled" if v.repl_enabled else "shutdown", role=v.role,
-                repl_queue_messages=rq.msg_count if rq else 0, repl_queue_entries=int(entries or 0)))
+                router=lk.router_of(v).name, vpn=v.name,
+                replication_enabled=v.repl_enabled, role=v.role,
+                repl_queue_messages=rq.msg_count if rq else 0,
+                repl_queue_entries=len(st.repl_by_vpn.get(v.id, ()))))
         vpns.sort(key=lambda x: (x.vpn, x.router))
-        links = self.topo.links
         return LabStatus(
-            now_ms=self.now_ms(),
+            now_ms=lk.now_ms(),
             sites=tuple(SiteInfo(s.name, tuple(r.name for r in routers if r.site_id == s.id),
                                  all(r.up for r in routers if r.site_id == s.id)) for s in sites),
-            routers=tuple(RouterInfo(r.name, site_name[r.site_id], r.up) for r in routers),
-            link_up=all(link.up for link in links),
+            routers=tuple(RouterInfo(r.name, st.sites[r.site_id].name, r.up) for r in routers),
+            link_up=all(link.up for link in st.links.values()),
             vpns=tuple(vpns),
-            clients=tuple(self._client_info(c) for c in self.s.scalars(select(Client).order_by(Client.name))),
+            clients=tuple(self.sv.clients.client_info(c)
+                          for c in sorted(st.clients.values(), key=lambda c: c.name)),
             split_brains=tuple(self._split_brains()),
         )

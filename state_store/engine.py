@@ -1,25 +1,34 @@
-"""The Engine facade: every read and change the shell needs, bound to one DB transaction.
+"""The Engine facade: every read and change the shell needs, over one lab's in-memory state.
 
 Get one from ``LabStore.transaction()``; it is only valid inside that ``with`` block. Every method
 either returns a view (``state_store.views``), a count, or None, or raises
-``EngineError(code, **params)`` (codes listed in ``state_store.errors``); a refusal is raised
-before/without leaving changes behind because the store rolls the transaction back.
+``EngineError(code, **params)`` (codes listed in ``state_store.errors``); a refused command leaves
+nothing behind because the store puts the state back as it was before the command.
+
+Why a facade over services: the behaviour lives in small services (``state_store.services``:
+replication, messaging, clients, transactions, failures, audit, configuration objects), each
+type-checked on its own; the Engine is the one typed API the shell sees, and the one place that
+says which calls change the state. Those are decorated ``@journaled`` (``state_store.journal``):
+a command's effect is the list of its journaled calls, which persistence writes and other shells
+replay, so a method that changes anything and is not journaled loses that change across shells.
 
 Arguments: ``router`` is a router hostname (``NY_Appliance1``), ``vpn`` a Message VPN name,
 ``site`` a site name (``NY``). ``*_pattern`` / ``pattern`` arguments take CLI wildcards ``*`` and
 ``?``; an exact name that does not exist raises ``*_not_found``. Shows and config ops on a down
 router raise ``router_down``; completion reads (``*_names``, ``xids``) never raise.
 
-Public API
+Public API (J = journaled: changes the state)
   Lab / topology
     routers() -> list[RouterInfo]; sites() -> list[SiteInfo]   (scenario order); status() -> LabStatus
     site_names(); user_names(); replicated_topic_names(router, vpn)   (completion, never raise)
-    settings() -> dict[str, str]; set_setting(key, value)
+    settings() -> dict[str, str]; set_setting(key, value) J
     user(name) -> UserInfo | None; users() -> list[UserInfo]; verify_password(name, pw) -> bool
-    now_ms() -> int; advance(ms) -> AdvanceResult   (also runs the HA core's timers: one clock)
-    ha_core() -> HaCore   (the SwiftMQ routers etc., state_store.core; lab ops in state_store.swiftmq.lab)
-    fail_site(site); restore_site(site); replace_site(site)
-    fail_link(site_a=None, site_b=None); restore_link(site_a=None, site_b=None)
+    now_ms() -> int; advance(ms) -> AdvanceResult J   (also runs the HA core's timers: one clock)
+    ha_core() -> HaCore   (the SwiftMQ routers etc., state_store.core; lab ops in state_store.swiftmq.lab;
+      the caller may change it, so the command is recorded as a snapshot, not as calls)
+    ha_instance_names(); ha_router_names(); jms_client_names(); ha_queue_names()   (completion)
+    fail_site(site) J; restore_site(site) J; replace_site(site) J
+    fail_link(site_a=None, site_b=None) J; restore_link(site_a=None, site_b=None) J
   Replication
     vpn_names(router) -> list[str]
     vpn_replication(router, pattern="*") -> list[VpnReplicationRow]
@@ -27,76 +36,103 @@ Public API
     replication_stats(router, vpn=None) -> ReplicationStats
     system_replication(router) -> SystemReplication
     bridges(router, pattern="*", vpn=None) -> list[BridgeInfo]
-    set_replication_role(router, vpn, "active"|"standby")
-    set_replication_enabled(router, vpn, enabled, queue_behaviour="fail-on-existing-queue")
-    set_replication_option(router, vpn, option, value=None)   (REPLICATION_OPTIONS; None = `no`)
-    create_replicated_topic(router, vpn, topic, mode="async"); delete_replicated_topic(...)
-    set_replicated_topic_mode(router, vpn, topic, mode); replicated_topics(router, vpn)
-    set_replication_mate(router, "virtual-router-name"|"connect-via", value=None)   (all VPNs shut down)
+    set_replication_role(router, vpn, "active"|"standby") J
+    set_replication_enabled(router, vpn, enabled, queue_behaviour="fail-on-existing-queue") J
+    set_replication_option(router, vpn, option, value=None) J   (REPLICATION_OPTIONS; None = `no`)
+    create_replicated_topic(router, vpn, topic, mode="async") J; delete_replicated_topic(...) J
+    set_replicated_topic_mode(router, vpn, topic, mode) J; replicated_topics(router, vpn)
+    set_replication_mate(router, "virtual-router-name"|"connect-via", value=None) J   (all VPNs shut down)
   Queues / spool
     queues(router, vpn_pattern="*", queue_pattern="*") -> list[QueueRow]
     queue_detail(router, vpn, queue) -> QueueDetail; queue_names(router, vpn) -> list[str]
     queue_messages(router, vpn, queue, from_rgmid=None, msg_id=None, newest=False, limit=100)
-    message_spool(router, vpn=None) -> MessageSpool
-    create_queue(router, vpn, name); delete_queue(router, vpn, name) -> int
-    set_queue_shutdown(router, vpn, queue, shutdown, direction="both"|"ingress"|"egress")
-    add_queue_subscription / remove_queue_subscription(router, vpn, queue, topic)
-    set_queue_option(router, vpn, queue, option, value=None)   (QUEUE_OPTIONS)
-    delete_messages(router, vpn, queue, from_id=None, to_id=None) -> int
+    message_spool(router, vpn=None) -> MessageSpool; queue_name_is_replication(name) -> bool
+    create_queue(router, vpn, name) J; delete_queue(router, vpn, name) -> int J
+    set_queue_shutdown(router, vpn, queue, shutdown, direction="both"|"ingress"|"egress") J
+    add_queue_subscription / remove_queue_subscription(router, vpn, queue, topic) J
+    set_queue_option(router, vpn, queue, option, value=None) J   (QUEUE_OPTIONS)
+    delete_messages(router, vpn, queue, from_id=None, to_id=None) -> int J
   Clients / traffic
     clients(router=None, pattern="*", vpn=None) -> list[ClientInfo]; client(name) -> ClientInfo
-    client_names(router=None); add_client(name, vpn, hosts, username=None); remove_client(name)
-    set_client_running(name, running) -> ClientInfo; disconnect_client(router, vpn, name)
-    publish(client, topic, count=1, size=None) -> PublishResult
-    consume(client, queue, count=1) -> ConsumeResult
+    client_names(router=None); add_client(name, vpn, hosts, username=None) J; remove_client(name) J
+    set_client_running(name, running) -> ClientInfo J; disconnect_client(router, vpn, name) J
+    publish(client, topic, count=1, size=None) -> PublishResult J
+    consume(client, queue, count=1) -> ConsumeResult J
   Transactions
-    tx_local_start/commit/rollback(client)
-    tx_xa_start/end/suspend/resume/prepare/rollback(client, xid); tx_xa_commit(client, xid, one_phase=False)
+    tx_local_start/commit/rollback(client) J
+    tx_xa_start/end/suspend/resume/prepare/rollback(client, xid) J; tx_xa_commit(client, xid, one_phase=False) J
     transactions(router, xid=None, vpn=None, state=None, replicated=None, detail=True)
-    heuristic_commit / heuristic_rollback / heuristic_delete(router, vpn, xid_pattern) -> int
+    heuristic_commit / heuristic_rollback / heuristic_delete(router, vpn, xid_pattern) -> int J
     xids(router, vpn=None) -> list[str]
   Named configuration objects (state_store.config_objects; kinds in KINDS, path = names from the
   top-level object down, e.g. ("trace", "default") for a telemetry filter)
-    create_object / delete_object / require_object(router, vpn, kind, path)
-    set_object_attr(router, vpn, kind, path, attr, value=None)   (None = default, the `no` form)
+    create_object / delete_object(router, vpn, kind, path) J; require_object(router, vpn, kind, path)
+    set_object_attr(router, vpn, kind, path, attr, value=None) J   (None = default, the `no` form)
     client_usernames / client_profiles / acl_profiles / telemetry_profiles /
       rest_delivery_points(router, vpn_pattern="*", pattern="*") -> typed views
+    vpn_auth_type(r, v) -> str   (records, not names: the VPN's authentication basic auth-type)
     config_sync(router) -> ConfigSyncInfo; config_sync_bridge(router) -> ConfigSyncBridgeConfig
-    assert_config_sync_leader(router, vpn); set_replication_interface(router, name | None)
+    assert_config_sync_leader(router, vpn) J; set_replication_interface(router, name | None) J
     router_identity(router) -> RouterIdentity
   Config / audit
     current_config(router, vpn=None) -> RouterConfig
     audit(vpn=None, limit=1000) -> Audit
+
+Secrets: ``set_replication_option("bridge-password", ...)`` and ``set_object_attr`` of a secret
+attribute take the clear text as the CLI gives it; the facade hashes it (with the same
+per-object salt the service would use) before the journaled call, so the journal, and the lab
+file holding it, never see a clear secret and replaying a call does no hashing.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
-
-from .audit import AuditMixin
-from .base import SETTING_DEFAULTS
-from .clients import ClientsMixin
-from .config_objects import ConfigObjectsMixin
-from .core.persist import HaCoreMixin
+from .config_objects import KINDS, AttrValue, ObjectKind, object_secret_salt
+from .core.hacore import HaCore
 from .errors import EngineError
-from .failures import FailuresMixin
-from .messaging import MessagingMixin
-from .models import Queue, Setting, Subscription, User, Vpn
+from .journal import journaled
+from .lookups import SETTING_DEFAULTS
+from .options import config_secret_salt
+from .passwords import HashedSecret, hash_password
 from .passwords import verify_password as _verify
-from .replication import ReplicationMixin
-from .transactions import TransactionsMixin
+from .records import Router, Vpn
+from .replication import REPLICATION_OPTIONS
+from .services import Services
+from .state import BrokerState
 from .views import (
+    AclProfileInfo,
     AdvanceResult,
+    Audit,
+    BridgeInfo,
+    ClientInfo,
+    ClientProfileInfo,
+    ClientUsernameInfo,
+    ConfigSyncBridgeConfig,
+    ConfigSyncInfo,
+    ConsumeResult,
+    LabStatus,
+    MessageSpool,
+    PublishResult,
     QueueConfig,
+    QueueDetail,
+    QueueMessage,
+    QueueRow,
     ReplicatedTopicInfo,
+    ReplicationStats,
+    RestDeliveryPointInfo,
     RouterConfig,
+    RouterIdentity,
     RouterInfo,
     SiteInfo,
+    SystemReplication,
+    TelemetryProfileInfo,
+    TransactionInfo,
     UserInfo,
     VpnConfig,
     VpnReplicationConfig,
+    VpnReplicationDetail,
+    VpnReplicationRow,
 )
 
 SETTING_RULES: dict[str, Any] = {
@@ -108,54 +144,92 @@ SETTING_RULES: dict[str, Any] = {
 }
 
 
-class Engine(ReplicationMixin, MessagingMixin, ClientsMixin, TransactionsMixin, FailuresMixin,
-             AuditMixin, HaCoreMixin, ConfigObjectsMixin):
+class Engine:
+    def __init__(self, state: BrokerState) -> None:
+        self.state = state
+        self.sv = Services(state)
+
     # ------------------------------------------------------------------ time
+    def now_ms(self) -> int:
+        return self.sv.lookups.now_ms()
+
+    @journaled
     def advance(self, ms: int) -> AdvanceResult:
         """Move the simulated clock. Clients reconnect (before and after), then every bound
         replication stream drains ``replication_drain_rate`` entries per simulated second
-        (fractions carried per VPN)."""
+        (fractions carried per VPN), then the HA core's timers run up to the new time."""
         if ms < 0:
             raise EngineError("invalid_value", name="duration", value=ms, allowed=">= 0")
-        start = self.now_ms()
-        reconnected = self._reconnect_all()
-        self._set_now_ms(start + ms)
-        self._ack_timer(start, start + ms)  # waiting acks leave at each whole second
-        rate = self._int_setting("replication_drain_rate")
+        lk = self.sv.lookups
+        start = lk.now_ms()
+        reconnected = self.sv.clients.reconnect_all()
+        lk.set_now_ms(start + ms)
+        self.sv.messaging.ack_timer(start, start + ms)  # waiting acks leave at each whole second
+        rate = lk.int_setting("replication_drain_rate")
         drained = 0
-        for v in self.topo.user_vpns:
-            if not self._has_entries(v) or self._binding(v) is None:
+        for v in lk.user_vpns():
+            if not lk.has_entries(v) or lk.binding(v) is None:
                 v.drain_carry = 0
                 continue
             total = v.drain_carry + rate * ms
             budget, v.drain_carry = divmod(total, 1000)
             if budget:
-                drained += self._drain(v, limit=budget)
-            if not self._has_entries(v):
+                drained += self.sv.replication.drain(v, limit=budget)
+            if not lk.has_entries(v):
                 v.drain_carry = 0
-        self._refresh()
-        reconnected += [c for c in self._reconnect_all() if c not in reconnected]
-        reconnected += [c for c in self.advance_ha_core(start + ms) if c not in reconnected]
-        self.s.flush()
+        self.sv.replication.refresh()
+        reconnected += [c for c in self.sv.clients.reconnect_all() if c not in reconnected]
+        reconnected += [c for c in self._advance_ha_core(start + ms) if c not in reconnected]
         return AdvanceResult(from_ms=start, to_ms=start + ms, drained=drained,
                              reconnected=tuple(reconnected))
+
+    def _advance_ha_core(self, to_ms: int) -> list[str]:
+        """Run the HA timers up to the lab clock; returns the clients that (re)connected. Part of
+        ``advance``, so replaying that call replays the timers: the core is not marked opaque."""
+        core = self.state.ha_core
+        if not core.groups:
+            return []
+        return core.advance_to(to_ms)
+
+    # ------------------------------------------------------------------ HA core
+    def ha_core(self) -> HaCore:
+        """The HA core, for the lab operations that change its objects directly: the command is
+        then recorded as a snapshot of the state (``state.work.opaque``), not as calls."""
+        self.state.work.opaque = True
+        return self.state.ha_core
+
+    # completion sources (never raise; reads, so they do not mark the core opaque)
+    def ha_instance_names(self) -> list[str]:
+        return list(self.state.ha_core.nodes)
+
+    def ha_router_names(self) -> list[str]:
+        return list(self.state.ha_core.groups)
+
+    def jms_client_names(self) -> list[str]:
+        return sorted(self.state.ha_core.clients)
+
+    def ha_queue_names(self) -> list[str]:
+        out: list[str] = []
+        for group in self.state.ha_core.groups.values():
+            out += [q for q in group.data.get("queues", {}) if q not in out]
+        return out
 
     # ------------------------------------------------------------------ lab reads
     def routers(self) -> list[RouterInfo]:
         """In scenario order: the first router is where `solace-shell` starts."""
-        sites = {s.id: s.name for s in self.topo.sites}
-        return [RouterInfo(r.name, sites[r.site_id], r.up) for r in self.topo.routers]
+        st = self.state
+        return [RouterInfo(r.name, st.sites[r.site_id].name, r.up) for r in st.routers.values()]
 
     def sites(self) -> list[SiteInfo]:
         out = []
-        for s in self.topo.sites:
-            rs = self._routers_of_site(s)
+        for s in self.state.sites.values():
+            rs = self.sv.lookups.routers_of_site(s)
             out.append(SiteInfo(s.name, tuple(r.name for r in rs), all(r.up for r in rs)))
         return out
 
     def site_names(self) -> list[str]:
         """Completion: site names in scenario order."""
-        return [s.name for s in self.sites()]
+        return [s.name for s in self.state.sites.values()]
 
     def user_names(self) -> list[str]:
         """Completion: CLI user names."""
@@ -168,11 +242,16 @@ class Engine(ReplicationMixin, MessagingMixin, ClientsMixin, TransactionsMixin, 
         except EngineError:
             return []
 
+    def status(self) -> LabStatus:
+        return self.sv.audit.status()
+
+    # ------------------------------------------------------------------ settings and users
     def settings(self) -> dict[str, str]:
         out = dict(SETTING_DEFAULTS)
-        out.update({s.key: s.value for s in self.s.scalars(select(Setting))})
+        out.update(self.state.settings)
         return out
 
+    @journaled
     def set_setting(self, key: str, value: Any) -> None:
         rule = SETTING_RULES.get(key)
         if rule is None:
@@ -188,41 +267,327 @@ class Engine(ReplicationMixin, MessagingMixin, ClientsMixin, TransactionsMixin, 
             if not ok:
                 raise EngineError("invalid_value", name=key, value=value, allowed="integer >= 1")
             value = int(value)
-        row = self.s.get(Setting, key)
-        if row is None:
-            self.s.add(Setting(key=key, value=str(value)))
-        else:
-            row.value = str(value)
-        self._settings.pop(key, None)
-        self.s.flush()
+        self.state.settings[key] = str(value)
 
     def user(self, name: str) -> UserInfo | None:
-        u = self.s.scalars(select(User).where(User.name == name)).first()
+        u = self.state.user_by_name.get(name)
         return UserInfo(u.name, u.scope, u.level, u.vpn, u.lab_admin) if u else None
 
     def users(self) -> list[UserInfo]:
         return [UserInfo(u.name, u.scope, u.level, u.vpn, u.lab_admin)
-                for u in self.s.scalars(select(User).order_by(User.name))]
+                for u in sorted(self.state.users.values(), key=lambda u: u.name)]
 
     def verify_password(self, name: str, password: str) -> bool:
-        u = self.s.scalars(select(User).where(User.name == name)).first()
+        u = self.state.user_by_name.get(name)
         return _verify(password, u.password_hash if u is not None else None)  # same work either way
 
-    # ------------------------------------------------------------------ current config
+    # ------------------------------------------------------------------ failures
+    @journaled
+    def fail_site(self, site: str) -> None:
+        self.sv.failures.fail_site(site)
+
+    @journaled
+    def restore_site(self, site: str) -> None:
+        self.sv.failures.restore_site(site)
+
+    @journaled
+    def replace_site(self, site: str) -> None:
+        self.sv.failures.replace_site(site)
+
+    @journaled
+    def fail_link(self, site_a: str | None = None, site_b: str | None = None) -> None:
+        self.sv.failures.fail_link(site_a, site_b)
+
+    @journaled
+    def restore_link(self, site_a: str | None = None, site_b: str | None = None) -> None:
+        self.sv.failures.restore_link(site_a, site_b)
+
+    # ------------------------------------------------------------------ replication
+    def vpn_names(self, router: str) -> list[str]:
+        return self.sv.replication.vpn_names(router)
+
+    def vpn_replication(self, router: str, pattern: str = "*") -> list[VpnReplicationRow]:
+        return self.sv.replication.vpn_replication(router, pattern)
+
+    def vpn_replication_detail(self, router: str, vpn: str) -> VpnReplicationDetail:
+        return self.sv.replication.vpn_replication_detail(router, vpn)
+
+    def replication_stats(self, router: str, vpn: str | None = None) -> ReplicationStats:
+        return self.sv.replication.replication_stats(router, vpn)
+
+    def system_replication(self, router: str) -> SystemReplication:
+        return self.sv.replication.system_replication(router)
+
+    def bridges(self, router: str, pattern: str = "*", vpn: str | None = None) -> list[BridgeInfo]:
+        return self.sv.replication.bridges(router, pattern, vpn)
+
+    def replicated_topics(self, router: str, vpn: str) -> list[ReplicatedTopicInfo]:
+        return self.sv.replication.replicated_topics(router, vpn)
+
+    @journaled
+    def set_replication_role(self, router: str, vpn: str, role: str) -> None:
+        self.sv.replication.set_replication_role(router, vpn, role)
+
+    @journaled
+    def set_replication_enabled(self, router: str, vpn: str, enabled: bool,
+                                queue_behaviour: str = "fail-on-existing-queue") -> None:
+        self.sv.replication.set_replication_enabled(router, vpn, enabled, queue_behaviour)
+
+    def set_replication_option(self, router: str, vpn: str, option: str, value: Any = None) -> None:
+        """A clear bridge password is hashed here, before the journaled call (module docstring)."""
+        spec = REPLICATION_OPTIONS.get(option)
+        if spec is not None and spec[1] == "password" and value and not isinstance(value, HashedSecret):
+            value = HashedSecret(hash_password(str(value), config_secret_salt(option, vpn)))
+        self._set_replication_option(router, vpn, option, value)
+
+    @journaled
+    def _set_replication_option(self, router: str, vpn: str, option: str, value: Any = None) -> None:
+        self.sv.replication.set_replication_option(router, vpn, option, value)
+
+    @journaled
+    def create_replicated_topic(self, router: str, vpn: str, topic: str, mode: str = "async") -> None:
+        self.sv.replication.create_replicated_topic(router, vpn, topic, mode)
+
+    @journaled
+    def delete_replicated_topic(self, router: str, vpn: str, topic: str) -> None:
+        self.sv.replication.delete_replicated_topic(router, vpn, topic)
+
+    @journaled
+    def set_replicated_topic_mode(self, router: str, vpn: str, topic: str, mode: str) -> None:
+        self.sv.replication.set_replicated_topic_mode(router, vpn, topic, mode)
+
+    @journaled
+    def set_replication_mate(self, router: str, option: str, value: str | None = None) -> None:
+        self.sv.replication.set_replication_mate(router, option, value)
+
+    # ------------------------------------------------------------------ queues / spool
+    def queues(self, router: str, vpn_pattern: str | None = "*", queue_pattern: str | None = "*") -> list[QueueRow]:
+        return self.sv.messaging.queues(router, vpn_pattern, queue_pattern)
+
+    def queue_detail(self, router: str, vpn: str, queue: str) -> QueueDetail:
+        return self.sv.messaging.queue_detail(router, vpn, queue)
+
+    def queue_names(self, router: str, vpn: str) -> list[str]:
+        return self.sv.messaging.queue_names(router, vpn)
+
+    def queue_messages(self, router: str, vpn: str, queue: str, *, from_rgmid: int | None = None,
+                       msg_id: int | None = None, newest: bool = False, limit: int = 100) -> list[QueueMessage]:
+        return self.sv.messaging.queue_messages(router, vpn, queue, from_rgmid=from_rgmid, msg_id=msg_id,
+                                                newest=newest, limit=limit)
+
+    def message_spool(self, router: str, vpn: str | None = None) -> MessageSpool:
+        return self.sv.messaging.message_spool(router, vpn)
+
+    def queue_name_is_replication(self, name: str) -> bool:
+        return self.sv.messaging.queue_name_is_replication(name)
+
+    @journaled
+    def create_queue(self, router: str, vpn: str, name: str) -> None:
+        self.sv.messaging.create_queue(router, vpn, name)
+
+    @journaled
+    def delete_queue(self, router: str, vpn: str, name: str) -> int:
+        return self.sv.messaging.delete_queue(router, vpn, name)
+
+    @journaled
+    def set_queue_shutdown(self, router: str, vpn: str, queue: str, shutdown: bool,
+                           direction: str = "both") -> None:
+        self.sv.messaging.set_queue_shutdown(router, vpn, queue, shutdown, direction)
+
+    @journaled
+    def add_queue_subscription(self, router: str, vpn: str, queue: str, topic: str) -> None:
+        self.sv.messaging.add_queue_subscription(router, vpn, queue, topic)
+
+    @journaled
+    def remove_queue_subscription(self, router: str, vpn: str, queue: str, topic: str) -> None:
+        self.sv.messaging.remove_queue_subscription(router, vpn, queue, topic)
+
+    @journaled
+    def set_queue_option(self, router: str, vpn: str, queue: str, option: str, value: Any = None) -> None:
+        self.sv.messaging.set_queue_option(router, vpn, queue, option, value)
+
+    @journaled
+    def delete_messages(self, router: str, vpn: str, queue: str, from_id: int | None = None,
+                        to_id: int | None = None) -> int:
+        return self.sv.messaging.delete_messages(router, vpn, queue, from_id, to_id)
+
+    # ------------------------------------------------------------------ clients / traffic
+    def clients(self, router: str | None = None, pattern: str = "*", vpn: str | None = None) -> list[ClientInfo]:
+        return self.sv.clients.clients(router, pattern, vpn)
+
+    def client_names(self, router: str | None = None) -> list[str]:
+        return self.sv.clients.client_names(router)
+
+    def client(self, name: str) -> ClientInfo:
+        return self.sv.clients.client(name)
+
+    @journaled
+    def add_client(self, name: str, vpn: str, hosts: list[str], username: str | None = None) -> ClientInfo:
+        return self.sv.clients.add_client(name, vpn, hosts, username)
+
+    @journaled
+    def remove_client(self, name: str) -> None:
+        self.sv.clients.remove_client(name)
+
+    @journaled
+    def set_client_running(self, name: str, running: bool) -> ClientInfo:
+        return self.sv.clients.set_client_running(name, running)
+
+    @journaled
+    def disconnect_client(self, router: str, vpn: str, name: str) -> None:
+        self.sv.clients.disconnect_client(router, vpn, name)
+
+    @journaled
+    def publish(self, client: str, topic: str, count: int = 1, size: int | None = None) -> PublishResult:
+        return self.sv.messaging.publish(client, topic, count, size)
+
+    @journaled
+    def consume(self, client: str, queue: str, count: int = 1) -> ConsumeResult:
+        return self.sv.messaging.consume(client, queue, count)
+
+    # ------------------------------------------------------------------ transactions
+    @journaled
+    def tx_local_start(self, client: str) -> None:
+        self.sv.transactions.tx_local_start(client)
+
+    @journaled
+    def tx_local_commit(self, client: str) -> None:
+        self.sv.transactions.tx_local_commit(client)
+
+    @journaled
+    def tx_local_rollback(self, client: str) -> None:
+        self.sv.transactions.tx_local_rollback(client)
+
+    @journaled
+    def tx_xa_start(self, client: str, xid: str) -> None:
+        self.sv.transactions.tx_xa_start(client, xid)
+
+    @journaled
+    def tx_xa_end(self, client: str, xid: str) -> None:
+        self.sv.transactions.tx_xa_end(client, xid)
+
+    @journaled
+    def tx_xa_suspend(self, client: str, xid: str) -> None:
+        self.sv.transactions.tx_xa_suspend(client, xid)
+
+    @journaled
+    def tx_xa_resume(self, client: str, xid: str) -> None:
+        self.sv.transactions.tx_xa_resume(client, xid)
+
+    @journaled
+    def tx_xa_prepare(self, client: str, xid: str) -> None:
+        self.sv.transactions.tx_xa_prepare(client, xid)
+
+    @journaled
+    def tx_xa_commit(self, client: str, xid: str, one_phase: bool = False) -> None:
+        self.sv.transactions.tx_xa_commit(client, xid, one_phase)
+
+    @journaled
+    def tx_xa_rollback(self, client: str, xid: str) -> None:
+        self.sv.transactions.tx_xa_rollback(client, xid)
+
+    @journaled
+    def heuristic_commit(self, router: str, vpn: str, xid_pattern: str) -> int:
+        return self.sv.transactions.heuristic_commit(router, vpn, xid_pattern)
+
+    @journaled
+    def heuristic_rollback(self, router: str, vpn: str, xid_pattern: str) -> int:
+        return self.sv.transactions.heuristic_rollback(router, vpn, xid_pattern)
+
+    @journaled
+    def heuristic_delete(self, router: str, vpn: str, xid_pattern: str) -> int:
+        return self.sv.transactions.heuristic_delete(router, vpn, xid_pattern)
+
+    def transactions(self, router: str, xid: str | None = None, vpn: str | None = None,
+                     state: str | None = None, replicated: bool | None = None,
+                     detail: bool = True) -> list[TransactionInfo]:
+        return self.sv.transactions.transactions(router, xid, vpn, state, replicated, detail)
+
+    def xids(self, router: str, vpn: str | None = None) -> list[str]:
+        return self.sv.transactions.xids(router, vpn)
+
+    # ------------------------------------------------------------------ configuration objects
+    @journaled
+    def create_object(self, router: str, vpn: str | None, kind: ObjectKind, path: tuple[str, ...]) -> None:
+        self.sv.config.create_object(router, vpn, kind, path)
+
+    @journaled
+    def delete_object(self, router: str, vpn: str | None, kind: ObjectKind, path: tuple[str, ...]) -> None:
+        self.sv.config.delete_object(router, vpn, kind, path)
+
+    def require_object(self, router: str, vpn: str | None, kind: ObjectKind, path: tuple[str, ...]) -> None:
+        self.sv.config.require_object(router, vpn, kind, path)
+
+    def set_object_attr(self, router: str, vpn: str | None, kind: ObjectKind, path: tuple[str, ...],
+                        attr: str, value: AttrValue = None) -> None:
+        """A clear secret is hashed here, before the journaled call (module docstring), with the
+        salt the configuration service gives it: per kind, VPN, object path and attribute."""
+        spec = KINDS[kind]
+        attr_spec = spec.attrs.get(attr)
+        if attr_spec is not None and attr_spec.type == "secret" and value and not isinstance(value, HashedSecret):
+            scope_vpn = vpn if spec.scope == "vpn" and vpn is not None else ""
+            value = HashedSecret(hash_password(str(value), object_secret_salt(kind, scope_vpn, path, attr)))
+        self._set_object_attr(router, vpn, kind, path, attr, value)
+
+    @journaled
+    def _set_object_attr(self, router: str, vpn: str | None, kind: ObjectKind, path: tuple[str, ...],
+                         attr: str, value: AttrValue = None) -> None:
+        self.sv.config.set_object_attr(router, vpn, kind, path, attr, value)
+
+    def client_usernames(self, router: str, vpn_pattern: str = "*", pattern: str = "*") -> list[ClientUsernameInfo]:
+        return self.sv.config.client_usernames(router, vpn_pattern, pattern)
+
+    def client_profiles(self, router: str, vpn_pattern: str = "*", pattern: str = "*") -> list[ClientProfileInfo]:
+        return self.sv.config.client_profiles(router, vpn_pattern, pattern)
+
+    def acl_profiles(self, router: str, vpn_pattern: str = "*", pattern: str = "*") -> list[AclProfileInfo]:
+        return self.sv.config.acl_profiles(router, vpn_pattern, pattern)
+
+    def telemetry_profiles(self, router: str, vpn_pattern: str = "*",
+                           pattern: str = "*") -> list[TelemetryProfileInfo]:
+        return self.sv.config.telemetry_profiles(router, vpn_pattern, pattern)
+
+    def rest_delivery_points(self, router: str, vpn_pattern: str = "*",
+                             pattern: str = "*") -> list[RestDeliveryPointInfo]:
+        return self.sv.config.rest_delivery_points(router, vpn_pattern, pattern)
+
+    def vpn_auth_type(self, r: Router, v: Vpn) -> str:
+        return self.sv.config.vpn_auth_type(r, v)
+
+    def config_sync(self, router: str) -> ConfigSyncInfo:
+        return self.sv.config.config_sync(router)
+
+    def config_sync_bridge(self, router: str) -> ConfigSyncBridgeConfig:
+        return self.sv.config.config_sync_bridge(router)
+
+    @journaled
+    def assert_config_sync_leader(self, router: str, vpn: str) -> None:
+        self.sv.config.assert_config_sync_leader(router, vpn)
+
+    @journaled
+    def set_replication_interface(self, router: str, interface: str | None) -> None:
+        self.sv.config.set_replication_interface(router, interface)
+
+    def router_identity(self, router: str) -> RouterIdentity:
+        return self.sv.config.router_identity(router)
+
+    # ------------------------------------------------------------------ current config / audit
     def current_config(self, router: str, vpn: str | None = None) -> RouterConfig:
         """The configuration behind `show current-config [message-vpn <v>]`, as data."""
-        r = self._router(router, must_be_up=True)
-        vpns = [self._vpn(r, vpn)] if vpn is not None else [v for v in self._vpns(r) if not v.internal]
-        sync = self.config_sync(router)
-        mate = self._attrs(self._row(r, None, "replication-mate", ""), "replication-mate")
+        lk, cfg = self.sv.lookups, self.sv.config
+        r = lk.router(router, must_be_up=True)
+        vpns = [lk.vpn(r, vpn)] if vpn is not None else [v for v in lk.vpns(r) if not v.internal]
+        sync = cfg.config_sync(router)
+        mate = cfg.attrs(cfg.row(r, None, "replication-mate", ""), "replication-mate")
         return RouterConfig(
             router=r.name, vpn=vpn, mate_virtual_router_name=r.mate_name,
             mate_connect_via=r.connect_via, replication_interface=r.repl_interface,
             vpns=tuple(self._vpn_config(v) for v in vpns), mate_transport=str(mate["transport"]),
             config_sync_enabled=sync.admin_enabled, config_sync_ssl=sync.ssl,
-            config_sync_bridge=self.config_sync_bridge(router))
+            config_sync_bridge=cfg.config_sync_bridge(router))
 
     def _vpn_config(self, v: Vpn) -> VpnConfig:
+        st, lk, cfg = self.state, self.sv.lookups, self.sv.config
         replication = VpnReplicationConfig(
             enabled=v.repl_enabled, role=v.role, transaction_replication_mode=v.trm,
             reject_msg_when_sync_ineligible=v.reject_sync_ineligible,
@@ -233,23 +598,25 @@ class Engine(ReplicationMixin, MessagingMixin, ClientsMixin, TransactionsMixin, 
             bridge_password_set=bool(v.bridge_password_hash), bridge_compressed=v.bridge_compressed,
             bridge_window_size=v.bridge_window_size, bridge_retry_delay=v.bridge_retry_delay,
             bridge_ssl=v.bridge_ssl, bridge_client_profile=v.bridge_client_profile,
-            replicated_topics=tuple(ReplicatedTopicInfo(t.topic, t.mode) for t in self._replicated_topics(v)),
+            replicated_topics=tuple(ReplicatedTopicInfo(t.topic, t.mode) for t in lk.replicated_topics(v)),
             bridge_password_hash=v.bridge_password_hash)
         queues = []
-        for q in sorted(self.s.scalars(select(Queue).where(Queue.vpn_id == v.id, Queue.kind == "normal")),
-                        key=lambda q: q.name):
-            subs = tuple(sorted(
-                s.topic for s in self.s.scalars(select(Subscription).where(Subscription.queue_id == q.id))))
+        normal = [q for q in st.queues_by_vpn.get(v.id, {}).values() if q.kind == "normal"]
+        for q in sorted(normal, key=lambda q: q.name):
             queues.append(QueueConfig(
                 name=q.name, access_type=q.access_type, owner=q.owner, permission=q.permission,
-                max_spool_mb=q.max_spool_mb, max_bind_count=q.max_bind_count, subscriptions=subs,
+                max_spool_mb=q.max_spool_mb, max_bind_count=q.max_bind_count,
+                subscriptions=tuple(sorted(st.subs_by_queue.get(q.id, {}))),
                 ingress_up=q.ingress_up, egress_up=q.egress_up))
-        r = self._router_of(v)
+        r = lk.router_of(v)
         return VpnConfig(
             name=v.name, enabled=v.enabled, replication=replication, queues=tuple(queues),
-            authentication_basic_auth_type=self.vpn_auth_type(r, v),
-            client_profiles=tuple(p for p in self._client_profiles(r, v) if not p.managed_by),
-            acl_profiles=tuple(p for p in self._acl_profiles(r, v) if not p.managed_by),
-            client_usernames=tuple(self._usernames(r, v)),
-            telemetry_profiles=tuple(self._telemetry_profiles(r, v)),
-            rest_delivery_points=tuple(self._rest_delivery_points(r, v)))
+            authentication_basic_auth_type=cfg.vpn_auth_type(r, v),
+            client_profiles=tuple(p for p in cfg.vpn_client_profiles(r, v) if not p.managed_by),
+            acl_profiles=tuple(p for p in cfg.vpn_acl_profiles(r, v) if not p.managed_by),
+            client_usernames=tuple(cfg.vpn_usernames(r, v)),
+            telemetry_profiles=tuple(cfg.vpn_telemetry_profiles(r, v)),
+            rest_delivery_points=tuple(cfg.vpn_rest_delivery_points(r, v)))
+
+    def audit(self, vpn: str | None = None, limit: int = 1000) -> Audit:
+        return self.sv.audit.audit(vpn, limit)

@@ -40,7 +40,7 @@ Format (every key optional unless marked *):
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from grammar.yaml_source import LocatedDict
 
@@ -48,46 +48,42 @@ from .errors import ScenarioError
 from .scenario_files import DEFAULT_SCENARIO, ROOT_DIR, resolve_scenario
 from .scenario_schema import SCHEMA, load_scenario
 
+if TYPE_CHECKING:
+    from .engine import Engine
+    from .state import BrokerState
+
 __all__ = ["DEFAULT_SCENARIO", "ROOT_DIR", "SCHEMA", "ScenarioError", "build_lab", "load_scenario", "resolve_scenario"]
 
 MDict = LocatedDict  # a checked scenario document (scenario_schema.load_scenario)
 
 
 # ------------------------------------------------------------------ building a lab
-DEFAULT_SETTINGS = {
-    "software_version": "10.4.1.52",
-    "layout": "B",
-    "replication_drain_rate": "1000",
-    "default_message_size": "600",
-}
-
-
-def build_lab(session: Any, doc: MDict) -> None:
-    """Create every row the scenario describes, then replay its initial traffic through the
-    Engine (so initial messages and transactions follow exactly the runtime rules)."""
-    from . import models as m
+def build_lab(state: BrokerState, doc: MDict) -> None:
+    """Add every record the scenario describes to ``state`` (an empty BrokerState), then replay its
+    initial traffic through the Engine (so initial messages and transactions follow exactly the
+    runtime rules). The built state is the lab's first image: ``state.work`` is left empty, there
+    is nothing to journal."""
+    from . import records as m
+    from .engine import Engine
+    from .lookups import REPL_QUEUE
     from .options import config_secret_salt
     from .passwords import hash_password
 
-    settings = dict(DEFAULT_SETTINGS)
+    # only what the scenario sets is stored; every other setting keeps lookups.SETTING_DEFAULTS
     for k, val in (doc.get("settings") or {}).items():
-        settings[k] = str(val)
-    settings["scenario"] = str(doc.get("scenario") or "unnamed")
-    for k, val in settings.items():
-        session.add(m.Setting(key=k, value=val))
-    session.add(m.Meta(key="now_ms", value="0"))
+        state.settings[k] = str(val)
+    state.settings["scenario"] = str(doc.get("scenario") or "unnamed")
+    state.now_ms = 0
 
     site_rows: dict[str, m.Site] = {}
     router_rows: dict[str, m.Router] = {}
     for s in doc["sites"]:
-        site = m.Site(name=s["name"])
-        session.add(site)
-        session.flush()
+        site = state.add(m.Site(name=s["name"]))
         site_rows[s["name"]] = site
         for r in s["routers"]:
             rep = r.get("replication") or {}
             seed = r.get("message_id_seed", 1)
-            row = m.Router(
+            router_rows[r["name"]] = state.add(m.Router(
                 name=r["name"], site_id=site.id, up=not r.get("down", False),
                 next_msg_id=seed, msg_id_seed=seed,
                 repl_interface=rep.get("interface", ""),
@@ -97,28 +93,20 @@ def build_lab(session: Any, doc: MDict) -> None:
                 port_compressed=rep.get("port_compressed", 55003),
                 port_ssl=rep.get("port_ssl", 55443),
                 max_spool_mb=r.get("max_spool_usage", 60000),
-            )
-            session.add(row)
-            router_rows[r["name"]] = row
-    session.flush()
+            ))
     for link in doc.get("links") or []:
         a, b = link["sites"]
-        session.add(m.Link(site_a_id=site_rows[a].id, site_b_id=site_rows[b].id,
-                           up=link.get("up", True)))
+        state.add(m.Link(site_a_id=site_rows[a].id, site_b_id=site_rows[b].id, up=link.get("up", True)))
 
     # the internal #config-sync VPN on every router (shown by `show message-vpn *`)
-    cs_group = m.HaGroup(name="#config-sync", system="internal")
-    session.add(cs_group)
-    session.flush()
-    for r in router_rows.values():
-        session.add(m.Vpn(router_id=r.id, group_id=cs_group.id, name="#config-sync",
-                          internal=True, repl_enabled=False, role="standby"))
+    cs_group = state.add(m.HaGroup(name="#config-sync", system="internal"))
+    for router in router_rows.values():
+        state.add(m.Vpn(router_id=router.id, group_id=cs_group.id, name="#config-sync",
+                        internal=True, repl_enabled=False, role="standby"))
 
     for vpn in doc.get("vpns") or []:
         seed = vpn.get("replication_group_msg_id_seed", 1)
-        group = m.HaGroup(name=vpn["name"], next_rgmid=seed, rgmid_seed=seed)
-        session.add(group)
-        session.flush()
+        group = state.add(m.HaGroup(name=vpn["name"], next_rgmid=seed, rgmid_seed=seed))
         rep = vpn.get("replication") or {}
         q = rep.get("queue") or {}
         ack = rep.get("ack_propagation") or {}
@@ -130,7 +118,7 @@ def build_lab(session: Any, doc: MDict) -> None:
             pw_hash = br["password_hash"]
         for rn in vpn.get("routers") or list(router_rows):
             router = router_rows[rn]
-            vpn_row = m.Vpn(
+            vpn_row = state.add(m.Vpn(
                 router_id=router.id, group_id=group.id, name=vpn["name"],
                 repl_enabled=rep.get("enabled", False),
                 role=(rep.get("roles") or {}).get(rn, "standby"),
@@ -148,18 +136,15 @@ def build_lab(session: Any, doc: MDict) -> None:
                 bridge_ssl=br.get("ssl", False),
                 bridge_window_size=br.get("window_size", 255),
                 bridge_client_profile=br.get("client_profile", "#client-profile"),
-            )
-            session.add(vpn_row)
-            session.flush()
-            session.add(m.Queue(vpn_id=vpn_row.id, name="#MSGVPN_REPLICATION_DATA_QUEUE",
-                                kind="replication", max_spool_mb=vpn_row.rq_max_spool_mb,
-                                access_type="exclusive", owner="#replication",
-                                permission="no-access", max_bind_count=1))
+            ))
+            state.add(m.Queue(vpn_id=vpn_row.id, name=REPL_QUEUE,
+                              kind="replication", max_spool_mb=vpn_row.rq_max_spool_mb,
+                              access_type="exclusive", owner="#replication",
+                              permission="no-access", max_bind_count=1))
             for t in rep.get("replicated_topics") or []:
-                session.add(m.ReplicatedTopic(vpn_id=vpn_row.id, topic=t["topic"],
-                                              mode=t.get("mode", "async")))
+                state.add(m.ReplicatedTopic(vpn_id=vpn_row.id, topic=t["topic"], mode=t.get("mode", "async")))
             for qd in vpn.get("queues") or []:
-                qr = m.Queue(
+                qr = state.add(m.Queue(
                     vpn_id=vpn_row.id, name=qd["name"],
                     access_type=qd.get("access_type", "exclusive"),
                     durable=qd.get("durable", True), owner=qd.get("owner", ""),
@@ -168,52 +153,38 @@ def build_lab(session: Any, doc: MDict) -> None:
                     max_bind_count=qd.get("max_bind_count", 1000),
                     ingress_up=qd.get("ingress", True), egress_up=qd.get("egress", True),
                     shutdown=qd.get("shutdown", False),
-                )
-                session.add(qr)
-                session.flush()
+                ))
                 for sub in qd.get("subscriptions") or []:
-                    session.add(m.Subscription(queue_id=qr.id, topic=sub))
+                    state.add(m.Subscription(queue_id=qr.id, topic=sub))
         for i, c in enumerate(vpn.get("clients") or []):
-            session.add(m.Client(
+            state.add(m.Client(
                 name=c["name"], vpn_name=vpn["name"], username=c.get("username", c["name"]),
                 hosts=",".join(c["hosts"]), wants_connection=c.get("connected", True),
                 client_num=i + 1,
             ))
     for u in doc.get("users") or []:
         # load_scenario has already turned a clear password into a hash with a random salt
-        session.add(m.User(name=u["name"], password_hash=u["password_hash"], scope=u.get("scope", "global"),
-                           level=u.get("level", "read-only"), vpn=u.get("vpn"),
-                           lab_admin=u.get("lab_admin", False)))
-    session.flush()
+        state.add(m.User(name=u["name"], password_hash=u["password_hash"], scope=u.get("scope", "global"),
+                         level=u.get("level", "read-only"), vpn=u.get("vpn"),
+                         lab_admin=u.get("lab_admin", False)))
 
-    from .engine import Engine
-
-    eng = Engine(session)
-    eng._refresh()
-    eng._reconnect_all()
+    eng = Engine(state)
+    eng.sv.replication.refresh()
+    eng.sv.clients.reconnect_all()
     for msg in doc.get("messages") or []:
-        eng.publish(msg["client"], msg["topic"], count=msg.get("count", 1),
-                    size=msg.get("size"))
+        eng.publish(msg["client"], msg["topic"], count=msg.get("count", 1), size=msg.get("size"))
     for t in doc.get("transactions") or []:
         _build_txn(eng, t)
-    _build_ha_core(eng, doc)
+    if doc.get("swiftmq") is not None:  # the HA core's part: the SwiftMQ routers
+        from .swiftmq.scenario import build
+
+        build(state.ha_core, doc["swiftmq"])
     if doc.get("advance_ms"):
         eng.advance(doc["advance_ms"])
-    eng.save_ha_core()
-    session.flush()
+    state.work.clear()
 
 
-def _build_ha_core(eng: Any, doc: MDict) -> None:
-    """The HA core's part of the scenario (SwiftMQ routers), stored with the lab."""
-    from .core.persist import ensure_table
-    from .swiftmq.scenario import build
-
-    ensure_table(eng.s.connection())
-    if doc.get("swiftmq") is not None:
-        build(eng.ha_core(), doc["swiftmq"])
-
-
-def _build_txn(eng: Any, t: MDict) -> None:
+def _build_txn(eng: Engine, t: MDict) -> None:
     client = t["client"]
     state = t.get("state", "active")
     if t["type"] == "local":
