@@ -59,7 +59,7 @@ def _status(row: VpnReplicationRow) -> str:
     """Standby while replication is enabled in the standby state (the VPN refuses clients);
     Up otherwise. (A Message VPN that is itself shut down would be Down; the engine has no
     command that shuts a VPN down yet.)"""
-    return "Standby" if row.a == "U" and row.c == "S" else "Up"
+    return "Standby" if row.admin_enabled and row.role == "standby" and not row.internal else "Up"
 
 
 @handler("show.message_vpn")

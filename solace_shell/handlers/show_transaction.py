@@ -32,7 +32,7 @@ def show_transaction(ctx: HandlerContext, args: Args) -> TransactionDetails | Tr
                                    state=str(state) if state is not None else None,
                                    replicated=True if args.get("replicated") else None, detail=detail)
     if args.get("sort-by-last-state-change"):
-        rows = sorted(rows, key=lambda t: -t.last_state_change_s)
+        rows = sorted(rows, key=lambda t: -(t.last_state_change_ms // 1000))  # the shown seconds
     elif args.get("sort-by-messages-spooled"):
         rows = sorted(rows, key=lambda t: -t.messages_spooled)
     return TransactionDetails(tuple(rows)) if detail else TransactionTable(tuple(rows))
