@@ -10,8 +10,9 @@ what makes a path unusable do not.
   atomic and fails rather than replace a lab another shell created at the same moment (that lab
   is then used). Readers never see a half-written lab.
 - Checking: a directory, a missing or unwritable directory, an unreadable or read-only file, a
-  file that is not SQLite, a foreign or damaged database, another schema version, a lab without
-  routers or with an access level this program does not know: each is its own sentence.
+  file that is not SQLite, a foreign or damaged database, another schema version (one this program
+  cannot rewrite: ``legacy_version`` names those it can), a lab without routers or with an access
+  level this program does not know (``check_state``, once the lab is read): each is its own sentence.
 """
 
 from __future__ import annotations
@@ -23,8 +24,12 @@ import stat
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import LabFileError
+
+if TYPE_CHECKING:
+    from .state import BrokerState
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 ACCESS_LEVELS = ("none", "read-only", "mesh-manager", "read-write", "admin")
@@ -101,32 +106,23 @@ def check_path(path: Path) -> None:
     check_directory(path)
 
 
-def upgrade(path: Path, from_version: str, to_version: str, statements: Iterable[str]) -> bool:
-    """Bring a lab of schema `from_version` to `to_version` in one transaction (True when it did);
-    anything else (another version, not a lab, damaged) is left for check_contents to judge."""
+def legacy_version(path: Path) -> str | None:
+    """The schema version of a lab written by an older version that this one can still read and
+    rewrite (``state_store.models``), else None (anything else is left for check_contents)."""
+    from .models import LEGACY_VERSIONS
+
     try:
         with open(path, "rb") as fh:
             if not fh.read(100).startswith(SQLITE_MAGIC):
-                return False
-        con = sqlite3.connect(path, timeout=10, isolation_level=None)
+                return None
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
         try:
-            con.execute("BEGIN IMMEDIATE")
-            try:
-                row = con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-            except sqlite3.DatabaseError:
-                row = None
-            if row is None or row[0] != from_version:
-                con.execute("ROLLBACK")
-                return False
-            for statement in statements:
-                con.execute(statement)
-            con.execute("UPDATE meta SET value=? WHERE key='schema_version'", (to_version,))
-            con.execute("COMMIT")
-            return True
+            row = con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         finally:
             con.close()
     except (sqlite3.DatabaseError, OSError):
-        return False
+        return None
+    return str(row[0]) if row is not None and row[0] in LEGACY_VERSIONS else None
 
 
 def check_contents(path: Path, schema_version: str, tables: Iterable[str]) -> None:
@@ -164,11 +160,14 @@ def _check_database(con: sqlite3.Connection, path: str, schema_version: str, nee
     bad = con.execute("PRAGMA quick_check").fetchone()
     if bad is None or bad[0] != "ok":
         raise LabFileError(path, "lab file is corrupt (integrity check failed)")
-    ha_routers = "ha_core" in tables and con.execute("SELECT count(*) FROM ha_core").fetchone()[0] > 0
-    if con.execute("SELECT count(*) FROM router").fetchone()[0] == 0 and not ha_routers:
-        raise LabFileError(path, "the lab has no routers")
-    for name, scope, level in con.execute("SELECT name, scope, level FROM cli_user ORDER BY name"):
-        if level not in ACCESS_LEVELS:
-            raise LabFileError(path, f"CLI user {name!r} has an unknown access level {level!r}")
-        if scope not in ("global", "vpn"):
-            raise LabFileError(path, f"CLI user {name!r} has an unknown scope {scope!r}")
+
+
+def check_state(path: Path, st: BrokerState) -> None:
+    """What makes a readable lab unusable: no routers at all, a CLI user this program cannot place."""
+    if not st.routers and not st.ha_core.groups:
+        raise LabFileError(str(path), "the lab has no routers")
+    for user in sorted(st.users.values(), key=lambda u: u.name):
+        if user.level not in ACCESS_LEVELS:
+            raise LabFileError(str(path), f"CLI user {user.name!r} has an unknown access level {user.level!r}")
+        if user.scope not in ("global", "vpn"):
+            raise LabFileError(str(path), f"CLI user {user.name!r} has an unknown scope {user.scope!r}")

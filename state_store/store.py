@@ -1,25 +1,38 @@
-"""LabStore: one lab database (a file shared by several shells, or a fast in-memory copy).
+"""LabStore: one lab, in memory, kept in a lab file shared by several shells or in memory only.
 
 Why:
-- A file lab is shared by one shell per site, possibly in several processes: WAL mode, so readers
-  never wait for a writer nor take the write lock. Every transaction begins DEFERRED: a command
-  that only reads never asks for the write lock; one that writes takes it at its first write. When
-  the lock cannot be had (another shell holds it, or committed since this command read), the
-  command is rolled back and run again from the start by ``LabStore.run`` -- safe because a
-  command is deterministic and a rolled-back command changed nothing -- up to a bounded wait, then
-  ``LabBusy`` (one clear line for the user, never a traceback).
-- Tests and transcript replay need thousands of fresh labs: each scenario's template database is
-  built once per process (cached by path + mtime) and copied with ``sqlite3.Connection.backup``
-  into a new in-memory connection, which takes well under a millisecond for the default lab.
-- A path that cannot be a usable lab (a directory, unwritable, foreign, damaged, another schema
-  version, no routers, ...) is refused with a one-line ``LabFileError`` instead of an SQL
-  traceback, and new lab files are created atomically: both in ``lab_file``.
+- The lab is a ``BrokerState`` in memory; a command's whole effect is the list of mutating Engine
+  calls it made (``state_store.journal``). A file lab keeps a journal of those (``state_store.schema``):
+  before a command the shell catches up with what other shells appended (``PRAGMA data_version``
+  tells when nothing changed, so a quiet lab costs one pragma), and after a command that changed
+  something it appends one row in one short ``BEGIN IMMEDIATE`` transaction that first checks no one
+  appended since the catch-up. The write lock is held for a few statements only, never while a
+  command runs; readers never ask for it (WAL). When another shell appended first, or the lock
+  cannot be had, the command is rolled back in memory and ``LabStore.run`` runs it again from the
+  start on the caught-up state -- safe because a command is deterministic and a rolled-back command
+  changed nothing -- up to a bounded wait, then ``LabBusy`` (one clear line, never a traceback).
+- A killed shell loses nothing it reported and never half applies a command: a command is one
+  committed row or nothing (WAL with ``synchronous=NORMAL`` keeps every commit across a killed
+  process; only a power cut can lose the last commits).
+- Opening replays the calls after the latest ``snapshot`` row; a snapshot is written now and then
+  (every ``SNAPSHOT_EVERY`` calls rows, encoded outside the lock) and older rows are then dropped.
+- A command that raised leaves the state exactly as before: the state goes back to the last image
+  (a pickle of the state, taken in memory only, never written) and the calls since are replayed.
+  The image is refreshed when replaying since it would cost more than taking a new one.
+- Tests and transcript replay need thousands of fresh labs: each scenario is built once per process
+  (cached by path + mtime) and kept as such an image; a fresh in-memory lab is one unpickle.
+  Pickle is for in-process images only: a lab file holds JSON (``state_store.codec``), because a
+  file may come from anywhere.
+- A path that cannot be a usable lab is refused with a one-line ``LabFileError`` (``lab_file``);
+  a lab file of an older schema is read into a state and rewritten (``state_store.legacy``).
 - A scenario the builder cannot complete (its initial traffic refused by the engine) is a
   ``ScenarioError``, like any other problem of the file.
 """
 
 from __future__ import annotations
 
+import json
+import pickle
 import sqlite3
 import threading
 import time
@@ -28,186 +41,101 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import create_engine, event
-from sqlalchemy.engine import Engine as SAEngine
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
-from sqlalchemy.orm import Session
-from sqlalchemy.pool import StaticPool
-
 from . import lab_file
-from .base import Topology
-from .core.persist import clear as clear_ha_core
-from .core.persist import ensure_table
+from .codec import CodecError, decode_calls, decode_state, dumps, encode_calls, loads, state_text
 from .engine import Engine
-from .errors import EngineError, LabBusy, ScenarioError
-from .models import SCHEMA_VERSION, Base, Meta
+from .errors import EngineError, LabBusy, LabFileError, ScenarioError
 from .passwords import is_hashed
 from .scenario_files import DEFAULT_SCENARIO
+from .state import KINDS, BrokerState, CallRecord
 
 if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection
+
     from grammar.yaml_source import LocatedDict
 
 T = TypeVar("T")
 BUSY_TIMEOUT_MS = 2000  # one attempt's wait for the write lock (SQLite's busy handler)
 MAX_WAIT_S = 10.0  # all attempts of one command together
-_templates: dict[tuple[str, int], sqlite3.Connection] = {}
+SNAPSHOT_EVERY = 200  # calls rows after a snapshot before the next one is written
+IMAGE_COST_FACTOR = 16  # refresh the in-memory image once replaying since it costs this many images
+_PICKLE = pickle.HIGHEST_PROTOCOL
+_templates: dict[tuple[str, int], bytes] = {}
 _templates_lock = threading.Lock()
 
 
-# Schema 4 added the lab-administration right; a schema 3 lab gives it to its global admin `admin`
-# (the default lab's trainer), so labs made before it keep working, password hashes included.
-_UPGRADE_3_TO_4 = ("3", "4", [
-    "ALTER TABLE cli_user ADD COLUMN lab_admin BOOLEAN NOT NULL DEFAULT 0",
-    "UPDATE cli_user SET lab_admin = 1 WHERE name = 'admin' AND scope = 'global' AND level = 'admin'",
-])
+class WriteConflict(Exception):
+    """Another shell appended to the journal after this shell caught up: the command was rolled
+    back and must run again on the caught-up state (``LabStore.run`` does)."""
 
 
-def _upgrade_4_to_5() -> tuple[str, str, list[str]]:
-    """Schema 5 adds the named configuration objects' table, created from the model itself."""
-    from sqlalchemy.dialects import sqlite
-    from sqlalchemy.schema import CreateIndex, CreateTable
-
-    table = Base.metadata.tables["config_object"]
-    dialect = sqlite.dialect()
-    statements = [str(CreateTable(table).compile(dialect=dialect))]
-    statements += [str(CreateIndex(index).compile(dialect=dialect)) for index in table.indexes]
-    return ("4", "5", statements)
-
-
-def _install_begin(engine: SAEngine, immediate: bool) -> None:
-    @event.listens_for(engine, "begin")
-    def _begin(conn):  # type: ignore[no-untyped-def]
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
-
-
-_memory_prototype: SAEngine | None = None
-_prototype_lock = threading.Lock()  # apart from _templates_lock, which is held while templates build
-
-
-def _memory_engine(raw: sqlite3.Connection) -> SAEngine:
-    """An engine over one in-memory connection, sharing its dialect and compiled-statement cache
-    with every other in-memory lab of the process.
-
-    Why: SQLAlchemy caches compiled SQL per engine, keyed by the dialect object. A replay builds
-    a fresh lab per transcript, and with ``create_engine`` per lab each transcript recompiled the
-    same ~75 statements, about a sixth of its replay time (bench/bench_replay_throughput.py)."""
-    global _memory_prototype
-    with _prototype_lock:
-        if _memory_prototype is None:
-            proto = create_engine("sqlite://", poolclass=StaticPool,
-                                  creator=lambda: sqlite3.connect(":memory:", check_same_thread=False))
-            proto.connect().close()  # initialises the dialect (server version, features)
-            _memory_prototype = proto
-        proto = _memory_prototype
-    dialect = proto.dialect
-    on_connect = dialect.on_connect()  # what create_engine's pool would run on a new connection
-    if on_connect is not None:
-        on_connect(raw)
-    def creator() -> Any:  # the pool's one connection: sqlite3.Connection is a DB-API connection
-        return raw
-
-    engine = SAEngine(StaticPool(creator, dialect=dialect), dialect, proto.url)
-    engine._compiled_cache = proto._compiled_cache  # noqa: SLF001 -- the point of sharing
-    _install_begin(engine, immediate=False)
-    return engine
-
-
-def _populate(engine: SAEngine, scenario: Path) -> None:
-    from .scenario_schema import load_scenario  # only when a lab is built: see scenario_files
-
-    doc = load_scenario(scenario)
-    Base.metadata.create_all(engine)
-    ensure_table_on(engine)
-    with engine.connect() as conn:
-        with conn.begin():
-            session = Session(bind=conn)
-            session.add(Meta(key="schema_version", value=SCHEMA_VERSION))
-            _build(session, doc, scenario)
-            session.close()
-
-
-def ensure_table_on(engine: SAEngine) -> None:
-    with engine.connect() as conn:
-        with conn.begin():
-            ensure_table(conn)
-
-
-def _build(session: Session, doc: LocatedDict, scenario: Path) -> None:
+# ------------------------------------------------------------------ building labs
+def _build(doc: LocatedDict, scenario: Path) -> BrokerState:
     """build_lab, with what only building can find (the initial traffic refused by the engine's
     own rules, e.g. a publish from a client whose routers are all standby) reported as a
     ScenarioError rather than a traceback."""
-    from .scenario import build_lab
+    from .scenario import build_lab  # only when a lab is built: see scenario_files
 
+    st = BrokerState()
     try:
-        build_lab(session, doc)
-        session.flush()
+        build_lab(st, doc)
     except EngineError as exc:
         detail = ", ".join(f"{k}={v}" for k, v in exc.params.items())
         raise ScenarioError(str(scenario), [f"{scenario}:0: the lab cannot be built: its initial traffic "
                                             f"was refused ({exc.code}{': ' + detail if detail else ''})"]) from None
-    except (SQLAlchemyError, ValueError, OverflowError) as exc:
+    except (ValueError, OverflowError, TypeError, KeyError) as exc:
         raise ScenarioError(str(scenario), [f"{scenario}:0: the lab cannot be built: "
-                                            f"{type(exc).__name__}: {str(exc).splitlines()[0]}"]) from None
+                                            f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"]
+                            ) from None
+    st.work.clear()
+    return st
 
 
-def _template(scenario: Path) -> sqlite3.Connection:
+def _template(scenario: Path) -> bytes:
+    """The image of a fresh lab of ``scenario``, built once per process (per file version)."""
     key = (str(scenario.resolve()), scenario.stat().st_mtime_ns)
     with _templates_lock:
-        tpl = _templates.get(key)
-        if tpl is None:
-            tpl = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-            _populate(_memory_engine(tpl), scenario)
-            _templates[key] = tpl
-        return tpl
+        image = _templates.get(key)
+        if image is None:
+            from .scenario_schema import load_scenario
+
+            image = pickle.dumps(_build(load_scenario(scenario), scenario), _PICKLE)
+            _templates[key] = image
+        return image
 
 
-class LabStore:
-    def __init__(self, engine: SAEngine, path: str | None, raw: sqlite3.Connection | None = None) -> None:
-        self._engine = engine
+def _scenario_path(scenario: str | Path | None) -> Path:
+    return Path(scenario) if scenario is not None else DEFAULT_SCENARIO
+
+
+def _core_text(st: BrokerState) -> str:
+    """The HA core as text, to tell whether a command changed it ("" for a lab without one)."""
+    return json.dumps(st.ha_core.snapshot(), sort_keys=True) if st.ha_core.groups else ""
+
+
+def _is_busy(exc: BaseException) -> bool:
+    """SQLITE_BUSY in its forms: the lock is held, or this snapshot is stale for writing."""
+    from sqlalchemy.exc import OperationalError
+
+    if not isinstance(exc, (OperationalError, sqlite3.OperationalError)):
+        return False
+    text = str(getattr(exc, "orig", exc)).lower()
+    return "locked" in text or "busy" in text
+
+
+# ------------------------------------------------------------------ the file
+class _Journal:
+    """The journal of one lab file over one connection (SQLAlchemy Core)."""
+
+    def __init__(self, path: Path) -> None:
+        from sqlalchemy import create_engine, event
+        from sqlalchemy.pool import StaticPool
+
         self.path = path
-        self._raw = raw  # in-memory connection (kept alive here)
-        # An in-memory lab has one connection and no other writer, so the shape it loaded in
-        # one transaction is still true in the next unless that transaction rolled back.
-        self._topology: Topology | None = None
+        self.engine = create_engine(f"sqlite:///{path}", poolclass=StaticPool,
+                                    connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False})
 
-    # ------------------------------------------------------------------ constructors
-    @classmethod
-    def in_memory(cls, scenario: str | Path | None = None) -> LabStore:
-        """A fresh in-memory lab: a copy of the scenario's cached template."""
-        path = Path(scenario) if scenario is not None else DEFAULT_SCENARIO
-        tpl = _template(path)
-        raw = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-        with _templates_lock:
-            tpl.backup(raw)
-        return cls(_memory_engine(raw), None, raw)
-
-    def copy(self) -> LabStore:
-        """An in-memory copy of this lab's current state."""
-        raw = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-        with self._engine.connect() as conn:
-            src = conn.connection.dbapi_connection
-            src.backup(raw)  # type: ignore[union-attr]
-        return LabStore(_memory_engine(raw), None, raw)
-
-    @classmethod
-    def open(cls, path: str | Path, scenario: str | Path | None = None) -> LabStore:
-        """Open a lab file, creating it from ``scenario`` (default lab) when missing."""
-        p = Path(path)
-        if not p.exists() and not p.is_symlink():
-            tpl = _template(Path(scenario) if scenario is not None else DEFAULT_SCENARIO)
-
-            def fill(raw: sqlite3.Connection) -> None:
-                with _templates_lock:
-                    tpl.backup(raw)
-
-            if not lab_file.create(p, fill):
-                cls._check_file(p)  # another shell created it a moment ago
-        else:
-            cls._check_file(p)
-        engine = create_engine(f"sqlite:///{p}",
-                               connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False})
-
-        @event.listens_for(engine, "connect")
+        @event.listens_for(self.engine, "connect")
         def _on_connect(dbapi_conn, _rec):  # type: ignore[no-untyped-def]
             dbapi_conn.isolation_level = None
             dbapi_conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
@@ -216,31 +144,171 @@ class LabStore:
             # it); only a power cut can lose the last commits. FULL would fsync every command.
             dbapi_conn.execute("PRAGMA synchronous=NORMAL")
 
-        _install_begin(engine, immediate=False)
-        ensure_table_on(engine)  # lab files older than the HA core lack its table
-        return cls(engine, str(p))
+        @event.listens_for(self.engine, "begin")
+        def _begin(conn):  # type: ignore[no-untyped-def]
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.info.get("immediate") else "BEGIN")
+
+        self.conn: Connection = self.engine.connect()
+        self.raw: Any = self.conn.connection.dbapi_connection
+        self.data_version = -1
+
+    def changed(self) -> bool:
+        """Whether another connection committed since the last call (one pragma, no transaction)."""
+        version = int(self.raw.execute("PRAGMA data_version").fetchone()[0])
+        if version == self.data_version:
+            return False
+        self.data_version = version
+        return True
+
+    def rows_after(self, seq: int) -> list[tuple[int, str, str]]:
+        from sqlalchemy import select
+
+        from .schema import journal
+
+        with self.conn.begin():
+            rows = self.conn.execute(select(journal.c.seq, journal.c.kind, journal.c.body)
+                                     .where(journal.c.seq > seq).order_by(journal.c.seq)).all()
+        return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
+
+    @contextmanager
+    def writing(self) -> Iterator[Connection]:
+        """One short BEGIN IMMEDIATE transaction (the write lock from its first statement)."""
+        self.conn.info["immediate"] = True
+        try:
+            with self.conn.begin():
+                yield self.conn
+        finally:
+            self.conn.info["immediate"] = False
+
+    def append(self, expected_last: int, kind: str, body: str, compact: bool = False) -> int:
+        """Append one row after ``expected_last`` (WriteConflict when another shell appended since);
+        ``compact`` drops every older row (the new row is a snapshot). Returns the new row's seq."""
+        from sqlalchemy import delete, func, insert, select
+
+        from .schema import journal
+
+        with self.writing() as conn:
+            last = conn.execute(select(func.max(journal.c.seq))).scalar()
+            if last != expected_last:
+                raise WriteConflict()
+            seq = expected_last + 1
+            conn.execute(insert(journal).values(seq=seq, kind=kind, body=body))
+            if compact:
+                conn.execute(delete(journal).where(journal.c.seq < seq))
+        return seq
+
+    def replace_all(self, body: str) -> int:
+        """A reset: one snapshot row replaces the whole journal, whatever others appended."""
+        from sqlalchemy import delete, func, insert, select
+
+        from .schema import SNAPSHOT, journal
+
+        with self.writing() as conn:
+            last = conn.execute(select(func.max(journal.c.seq))).scalar() or 0
+            seq = int(last) + 1
+            conn.execute(insert(journal).values(seq=seq, kind=SNAPSHOT, body=body))
+            conn.execute(delete(journal).where(journal.c.seq < seq))
+        return seq
+
+    def close(self) -> None:
+        self.conn.close()
+        self.engine.dispose()
+
+
+def _fill_new_lab(con: sqlite3.Connection, body: str) -> None:
+    """The tables of a new lab file and its first snapshot (``lab_file.create`` commits)."""
+    from sqlalchemy import create_engine, insert
+    from sqlalchemy.pool import StaticPool
+
+    from .schema import SCHEMA_VERSION, SNAPSHOT, journal, meta, metadata
+
+    engine = create_engine("sqlite://", poolclass=StaticPool, creator=lambda: con)
+    with engine.begin() as conn:
+        metadata.create_all(conn)
+        conn.execute(insert(meta).values(key="schema_version", value=SCHEMA_VERSION))
+        conn.execute(insert(journal).values(seq=1, kind=SNAPSHOT, body=body))
+
+
+# ------------------------------------------------------------------ the store
+class LabStore:
+    def __init__(self, state: BrokerState, path: str | None = None, image: bytes | None = None,
+                 journal: _Journal | None = None, seq: int = 0) -> None:
+        self.state = state
+        self.path = path
+        # the last image of the state and the calls made on it since (rollback = both, replayed)
+        self._image = image if image is not None else pickle.dumps(state, _PICKLE)
+        self._since: list[CallRecord] = []
+        self._since_s = 0.0  # time the commands since the image took (what replaying them costs)
+        self._image_s = 0.0
+        self._journal = journal
+        self._seq = seq  # the last journal row applied
+        self._rows_since_snapshot = 0
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def in_memory(cls, scenario: str | Path | None = None) -> LabStore:
+        """A fresh in-memory lab (no file, no SQLite): a copy of the scenario's cached image."""
+        image = _template(_scenario_path(scenario))
+        return cls(pickle.loads(image), None, image)
+
+    def copy(self) -> LabStore:
+        """An in-memory copy of this lab's current state."""
+        if self._journal is not None:
+            self._catch_up()
+        image = self._image if not self._since else pickle.dumps(self.state, _PICKLE)
+        return LabStore(pickle.loads(image), None, image)
+
+    @classmethod
+    def open(cls, path: str | Path, scenario: str | Path | None = None) -> LabStore:
+        """Open a lab file, creating it from ``scenario`` (default lab) when missing."""
+        p = Path(path)
+        if not p.exists() and not p.is_symlink():
+            image = _template(_scenario_path(scenario))
+            body = state_text(pickle.loads(image))
+            if not lab_file.create(p, lambda con: _fill_new_lab(con, body)):
+                cls._check_file(p)  # another shell created it a moment ago
+        else:
+            cls._check_file(p)
+        journal = _Journal(p)
+        store = cls(BrokerState(), str(p), b"", journal)
+        try:
+            store._catch_up(opening=True)
+            lab_file.check_state(p, store.state)
+        except BaseException:
+            journal.close()
+            raise
+        return store
 
     @staticmethod
     def _check_file(p: Path) -> None:
+        from .schema import SCHEMA_VERSION, TABLES
+
         lab_file.check_path(p)
-        lab_file.upgrade(p, *_UPGRADE_3_TO_4)
-        lab_file.upgrade(p, *_upgrade_4_to_5())
-        lab_file.check_contents(p, SCHEMA_VERSION, (t.name for t in Base.metadata.sorted_tables))
+        old = lab_file.legacy_version(p)
+        if old is not None:
+            from .models import migrate
+
+            migrate(p, old)
+        lab_file.check_contents(p, SCHEMA_VERSION, TABLES)
 
     # ------------------------------------------------------------------ use
     def run(self, work: Callable[[Engine], T], *, max_wait_s: float | None = None) -> T:
         """``work(engine)`` in one transaction, run again from the start while the write lock
-        cannot be had, for at most ``max_wait_s`` in all; then ``LabBusy``. ``work`` must not
-        have effects outside the engine before it returns (the shell applies mode changes only
-        after this returns)."""
+        cannot be had or another shell wrote first, for at most ``max_wait_s`` in all; then
+        ``LabBusy``. ``work`` must not have effects outside the engine before it returns (the shell
+        applies mode changes only after this returns)."""
         max_wait_s = MAX_WAIT_S if max_wait_s is None else max_wait_s
         start = time.monotonic()
-        pause = 0.005
+        pause = 0.002
         while True:
             try:
                 with self.transaction() as engine:
                     return work(engine)
-            except OperationalError as exc:
+            except WriteConflict:
+                if time.monotonic() - start >= max_wait_s:
+                    raise LabBusy(time.monotonic() - start) from None
+                continue  # someone else wrote: catch up and run again at once
+            except Exception as exc:
                 if not _is_busy(exc):
                     raise
                 waited = time.monotonic() - start
@@ -251,68 +319,188 @@ class LabStore:
 
     @contextmanager
     def transaction(self) -> Iterator[Engine]:
-        """One DB transaction: commit on normal exit, roll back on ANY exception (re-raised)."""
-        topology, self._topology = self._topology, None  # restored only once the commit is done
-        with self._engine.connect() as conn:
-            with conn.begin():
-                session = Session(bind=conn, autoflush=True, expire_on_commit=False)
-                try:
-                    engine = Engine(session, topology)
-                    yield engine
-                    engine.save_ha_core()
-                    session.flush()
-                finally:
-                    session.close()
-        if self._raw is not None:
-            self._topology = engine.loaded_topology
+        """One command: the Engine over the caught-up state; on normal exit what it changed is
+        kept (and appended to the lab file), on ANY exception the state is as before (re-raised)."""
+        if self._journal is not None:
+            self._catch_up()
+        st = self.state
+        st.work.clear()
+        core_before = _core_text(st) if st.ha_core.groups else ""
+        started = time.perf_counter()
+        try:
+            yield Engine(st)
+        except BaseException:
+            if st.work.changed:
+                self._rollback()
+            else:
+                st.work.clear()
+            raise
+        work = st.work
+        if not work.changed:
+            return
+        opaque = work.opaque and _core_text(st) != core_before
+        calls = list(work.calls)
+        work.clear()
+        if not calls and not opaque:
+            return
+        if self._journal is not None:
+            try:
+                self._persist(calls, opaque)
+            except BaseException:
+                self._rollback()
+                raise
+        self._remember(calls, opaque, time.perf_counter() - started)
 
     def reset(self, scenario: str | Path | None = None) -> None:
-        """Start this lab again from ``scenario`` (default lab): every row is replaced by what a
-        fresh lab of that scenario holds (settings included), in one transaction, so a file lab
-        shared by several shells is reset for all of them. Raises ScenarioError (nothing changed)
-        for an invalid scenario."""
-        from .scenario_schema import load_scenario
-
-        doc = load_scenario(Path(scenario) if scenario is not None else DEFAULT_SCENARIO)
-        self._topology = None
-        with self._engine.connect() as conn:
-            with conn.begin():
-                for table in reversed(Base.metadata.sorted_tables):
-                    conn.execute(table.delete())
-                clear_ha_core(conn)
-                session = Session(bind=conn)
-                try:
-                    session.add(Meta(key="schema_version", value=SCHEMA_VERSION))
-                    _build(session, doc, Path(scenario) if scenario is not None else DEFAULT_SCENARIO)
-                finally:
-                    session.close()
+        """Start this lab again from ``scenario`` (default lab): the whole state is replaced by a
+        fresh lab of that scenario (settings included); a file lab is reset for every shell using
+        it (one snapshot row replaces its journal). Raises ScenarioError (nothing changed) for an
+        invalid scenario."""
+        image = _template(_scenario_path(scenario))
+        st = pickle.loads(image)
+        if self._journal is not None:
+            self._seq = self._journal.replace_all(state_text(st))
+            self._rows_since_snapshot = 0
+        self._set_state(st, image)
 
     def dump(self) -> str:
-        """Every table, every row, sorted: a deterministic text image of the lab. Password hashes
-        show as ``<password hash>``: each carries a random salt, so two labs built from one
-        scenario differ there and nowhere else."""
-        out: list[str] = []
-        with self._engine.connect() as conn:
-            raw = conn.connection.dbapi_connection
-            names = [r[0] for r in raw.execute(  # type: ignore[union-attr]
-                "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
-            for name in names:
-                cols = [r[1] for r in raw.execute(f'PRAGMA table_info("{name}")')]  # type: ignore[union-attr]
-                rows = raw.execute(f'SELECT * FROM "{name}"').fetchall()  # type: ignore[union-attr]
-                out.append(f"== {name} ({', '.join(cols)}) {len(rows)} rows")
-                rows = [tuple("<password hash>" if isinstance(v, str) and is_hashed(v) else v for v in r)
-                        for r in rows]
-                out.extend(repr(r) for r in sorted(rows, key=repr))
+        """Every kind of record, every record, sorted, with the clock, settings, bookkeeping, id
+        counters and HA core: a deterministic text image of the lab. Password hashes show as
+        ``<password hash>``: each carries a random salt, so two labs built from one scenario
+        differ there and nowhere else."""
+        if self._journal is not None:
+            self._catch_up()
+        st = self.state
+        out = [f"== now_ms {st.now_ms}",
+               f"== settings {sorted(st.settings.items())!r}",
+               f"== meta {sorted(st.meta.items())!r}",
+               f"== next_ids {sorted(st.next_ids.items())!r}",
+               f"== ha_core {_core_text(st) or '-'}"]
+        from .codec import _SPECS
+
+        for kind in KINDS.values():
+            spec = _SPECS[kind]
+            rows = [repr(tuple(_masked(v) for v in spec.get(r))) for r in st.records(kind).values()]
+            out.append(f"== {kind} ({', '.join(spec.names)}) {len(rows)} rows")
+            out.extend(sorted(rows))
         return "\n".join(out) + "\n"
 
     def close(self) -> None:
-        self._engine.dispose()
-        if self._raw is not None:
-            self._raw.close()
-            self._raw = None
+        if self._journal is not None:
+            self._journal.close()
+            self._journal = None
+
+    # ------------------------------------------------------------------ in memory
+    def _set_state(self, st: BrokerState, image: bytes | None = None) -> None:
+        self.state = st
+        started = time.perf_counter()
+        self._image = image if image is not None else pickle.dumps(st, _PICKLE)
+        self._image_s = time.perf_counter() - started if image is None else self._image_s
+        self._since = []
+        self._since_s = 0.0
+
+    def _remember(self, calls: list[CallRecord], opaque: bool, spent_s: float) -> None:
+        """What a kept command did, for a later rollback: a new image after an opaque command or
+        when replaying the calls since the image would cost more than taking a new one."""
+        if opaque:
+            self._set_state(self.state)
+            return
+        self._since.extend(calls)
+        self._since_s += spent_s
+        if self._since_s > IMAGE_COST_FACTOR * max(self._image_s, 1e-4):
+            self._set_state(self.state)
+
+    def _rollback(self) -> None:
+        """Back to the state before the current command: the last image plus the calls since."""
+        st: BrokerState = pickle.loads(self._image)
+        if self._since:
+            self._replay(st, self._since)
+        st.work.clear()
+        self.state = st
+
+    def _replay(self, st: BrokerState, calls: list[CallRecord]) -> None:
+        """Apply recorded calls. A call that raised EngineError when it was made (a handler may
+        catch one and go on) raises it again here, with the same (deterministic) effect."""
+        engine = Engine(st)
+        for call in calls:
+            fn = getattr(Engine, call.name, None)
+            if fn is None or not getattr(fn, "__journaled__", False):
+                raise CodecError(f"{call.name!r} is not a recorded Engine call")
+            st.work.clear()
+            try:
+                fn(engine, *call.args, **call.kwargs)
+            except EngineError:
+                pass
+        st.work.clear()
+
+    # ------------------------------------------------------------------ the file
+    def _persist(self, calls: list[CallRecord], opaque: bool) -> None:
+        from .schema import CALLS, SNAPSHOT
+
+        assert self._journal is not None
+        if opaque:
+            self._seq = self._journal.append(self._seq, SNAPSHOT, state_text(self.state), compact=True)
+            self._rows_since_snapshot = 0
+            return
+        self._seq = self._journal.append(self._seq, CALLS, dumps(encode_calls(calls)))
+        self._rows_since_snapshot += 1
+        if self._rows_since_snapshot >= SNAPSHOT_EVERY:
+            self._snapshot()
+
+    def _snapshot(self) -> None:
+        """Write the state as a snapshot row and drop the rows before it, encoded before the lock
+        is taken; skipped (tried again after the next command) when another shell wrote first or
+        holds the lock."""
+        from .schema import SNAPSHOT
+
+        assert self._journal is not None
+        body = state_text(self.state)
+        try:
+            self._seq = self._journal.append(self._seq, SNAPSHOT, body, compact=True)
+            self._rows_since_snapshot = 0
+        except WriteConflict:
+            return
+        except Exception as exc:
+            if not _is_busy(exc):
+                raise
+
+    def _catch_up(self, opening: bool = False) -> None:
+        """Apply what other shells appended since this shell's last row (nothing to read when no
+        other connection committed since the last look)."""
+        journal = self._journal
+        assert journal is not None
+        if not journal.changed() and not opening:
+            return
+        from .schema import CALLS, SNAPSHOT
+
+        rows = journal.rows_after(self._seq)
+        if opening and (not rows or rows[0][1] != SNAPSHOT):
+            raise LabFileError(str(journal.path), "lab file is damaged (its journal does not start with a snapshot)")
+        for seq, kind, body in rows:
+            try:
+                if kind == SNAPSHOT:
+                    self._set_state(decode_state(loads(body)))
+                    self._rows_since_snapshot = 0
+                elif kind == CALLS:
+                    calls = decode_calls(loads(body))
+                    started = time.perf_counter()
+                    self._replay(self.state, calls)
+                    self._remember(calls, False, time.perf_counter() - started)
+                    self._rows_since_snapshot += 1
+                else:
+                    raise CodecError(f"unknown row kind {kind[:40]!r}")
+            except CodecError as exc:
+                raise LabFileError(str(journal.path), f"lab file is damaged (journal row {seq}: {exc})") from None
+            except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError,
+                    RecursionError) as exc:
+                raise LabFileError(str(journal.path), f"lab file is damaged (journal row {seq}: "
+                                                      f"{type(exc).__name__} replaying it)") from None
+            self._seq = seq
 
 
-def _is_busy(exc: OperationalError) -> bool:
-    """SQLITE_BUSY in its forms: the lock is held, or this snapshot is stale for writing."""
-    text = str(exc.orig).lower()
-    return "locked" in text or "busy" in text
+def _masked(v: Any) -> Any:
+    if isinstance(v, str) and is_hashed(v):
+        return "<password hash>"
+    if isinstance(v, dict):
+        return {k: _masked(x) for k, x in sorted(v.items())}
+    return v

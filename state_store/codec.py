@@ -1,0 +1,288 @@
+"""BrokerState and recorded calls <-> JSON documents, the only forms a lab file holds.
+
+Why JSON and never pickle: a lab file may come from anywhere (a damaged copy, a foreign file, a
+hand edit), and decoding must neither run code nor crash. Every value read back is checked
+against the record field it fills (``dataclasses.fields`` of ``state_store.records``), references
+between records are checked, and the first problem is reported as one line (``CodecError``), which
+the store turns into a ``LabFileError`` naming the file.
+
+A state document::
+
+    {"format": FORMAT, "version": 1, "now_ms": int, "settings": {str: str}, "meta": {str: str},
+     "next_ids": {kind: int}, "ha_core": HaCore.snapshot() | null,
+     "records": {kind: {"fields": [name, ...], "rows": [[value, ...], ...]}}}
+
+Rows are positional (one list per record, in the fields' order) to keep big labs small. Call
+arguments keep their Python types through a tagged form: a JSON array is a list, and every JSON
+object is a tag: ``{"t": [...]}`` a tuple, ``{"d": [[key, value], ...]}`` a dict, ``{"h": "..."}``
+a ``HashedSecret``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import MISSING, fields
+from operator import attrgetter
+from typing import Any
+
+from .core.hacore import HaCore
+from .passwords import HashedSecret
+from .state import KINDS, BrokerState, CallRecord
+
+FORMAT = "solace-shell lab state"
+VERSION = 1
+
+
+class CodecError(ValueError):
+    """A document that is not a valid lab state or call list; the message is one line."""
+
+
+# ------------------------------------------------------------------ field checks
+def _is_int(v: Any) -> bool:
+    return type(v) is int
+
+
+def _is_str(v: Any) -> bool:
+    return type(v) is str
+
+
+def _is_bool(v: Any) -> bool:
+    return type(v) is bool
+
+
+def _is_opt_int(v: Any) -> bool:
+    return v is None or type(v) is int
+
+
+def _is_opt_str(v: Any) -> bool:
+    return v is None or type(v) is str
+
+
+def _is_json_dict(v: Any) -> bool:
+    return type(v) is dict
+
+
+_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "int": (_is_int, "an integer"),
+    "str": (_is_str, "a string"),
+    "bool": (_is_bool, "true or false"),
+    "int | None": (_is_opt_int, "an integer or null"),
+    "str | None": (_is_opt_str, "a string or null"),
+    "dict[str, Any]": (_is_json_dict, "an object"),
+}
+
+# reference fields: (kind, field) -> the kind it points to, checked on decode because engine code
+# looks them up without a guard. Only references that are never left dangling: a spooled copy's or
+# an operation's transaction, a delivery's message may outlive what they name, as rows did.
+_REFS: dict[tuple[str, str], str] = {
+    ("links", "site_a_id"): "sites", ("links", "site_b_id"): "sites",
+    ("routers", "site_id"): "sites",
+    ("vpns", "router_id"): "routers", ("vpns", "group_id"): "groups",
+    ("replicated_topics", "vpn_id"): "vpns", ("queues", "vpn_id"): "vpns",
+    ("subscriptions", "queue_id"): "queues", ("clients", "router_id"): "routers",
+    ("messages", "group_id"): "groups", ("spooled", "queue_id"): "queues", ("repl_entries", "vpn_id"): "vpns",
+    ("txns", "router_id"): "routers", ("txns", "vpn_id"): "vpns",
+    ("config_objects", "router_id"): "routers", ("config_objects", "vpn_id"): "vpns",
+    ("config_objects", "parent_id"): "config_objects",
+}
+
+
+class _KindSpec:
+    """What the codec needs of one record class: its field names, getters and checks."""
+
+    def __init__(self, cls: type, kind: str) -> None:
+        self.cls = cls
+        self.kind = kind
+        fs = fields(cls)
+        self.names = [f.name for f in fs]
+        self.get: Callable[[Any], tuple[Any, ...]] = attrgetter(*self.names)
+        self.checks = []
+        for f in fs:
+            if f.type not in _CHECKS:  # a new field type must get a check before it can be stored
+                raise TypeError(f"{cls.__name__}.{f.name}: no codec check for {f.type!r}")
+            self.checks.append(_CHECKS[str(f.type)])
+        self.required = {f.name for f in fs if f.default is MISSING and f.default_factory is MISSING}
+        self.key = "seq" if kind == "repl_entries" else "id"
+        self.refs = [(self.names.index(f), target) for (k, f), target in _REFS.items() if k == kind]
+
+
+_SPECS: dict[str, _KindSpec] = {kind: _KindSpec(cls, kind) for cls, kind in KINDS.items()}
+ORDER = list(_SPECS)  # a record only refers to kinds listed before it (or its own kind)
+
+
+# ------------------------------------------------------------------ state
+def encode_state(st: BrokerState) -> dict[str, Any]:
+    """The whole state as a JSON-able document (the records are read, never copied first)."""
+    records: dict[str, Any] = {}
+    for kind, spec in _SPECS.items():
+        get = spec.get
+        records[kind] = {"fields": spec.names, "rows": [get(r) for r in st.records(kind).values()]}
+    return {
+        "format": FORMAT, "version": VERSION, "now_ms": st.now_ms,
+        "settings": dict(st.settings), "meta": dict(st.meta), "next_ids": dict(st.next_ids),
+        "ha_core": st.ha_core.snapshot() if st.ha_core.groups else None,
+        "records": records,
+    }
+
+
+def state_text(st: BrokerState) -> str:
+    return dumps(encode_state(st))
+
+
+def dumps(doc: Any) -> str:
+    try:
+        return json.dumps(doc, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except ValueError as exc:  # a NaN or infinity: no JSON for it
+        raise CodecError(f"cannot store a value: {exc}") from None
+
+
+def loads(text: str | bytes) -> Any:
+    """JSON text to a document; bad JSON (or JSON nested beyond Python's recursion) is one line."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise CodecError(f"not valid JSON ({str(exc).splitlines()[0][:200]})") from None
+
+
+def _str_map(doc: dict[str, Any], key: str) -> dict[str, str]:
+    value = doc.get(key)
+    if type(value) is not dict or not all(type(v) is str for v in value.values()):
+        raise CodecError(f"'{key}' must be an object of strings")
+    return dict(value)
+
+
+def decode_state(doc: Any) -> BrokerState:
+    """A document made by ``encode_state`` back to a state; anything else raises CodecError."""
+    if type(doc) is not dict or doc.get("format") != FORMAT:
+        raise CodecError("not a lab state document")
+    if doc.get("version") != VERSION:
+        raise CodecError(f"lab state version {doc.get('version')!r}, this program reads {VERSION}")
+    st = BrokerState()
+    now = doc.get("now_ms")
+    if type(now) is not int or now < 0:
+        raise CodecError("'now_ms' must be a non-negative integer")
+    st.now_ms = now
+    st.settings = _str_map(doc, "settings")
+    st.meta = _str_map(doc, "meta")
+    next_ids = doc.get("next_ids")
+    if type(next_ids) is not dict or not all(k in _SPECS and type(v) is int and v >= 1 for k, v in next_ids.items()):
+        raise CodecError("'next_ids' must map record kinds to positive integers")
+    records = doc.get("records")
+    if type(records) is not dict:
+        raise CodecError("'records' must be an object")
+    unknown = sorted(set(records) - set(_SPECS))
+    if unknown:
+        raise CodecError(f"unknown record kind {unknown[0]!r}")
+    for kind, spec in _SPECS.items():
+        _decode_kind(st, spec, records.get(kind, {"fields": spec.names, "rows": []}))
+    for kind, value in next_ids.items():
+        st.next_ids[kind] = max(value, st.next_ids.get(kind, 1))
+    core = doc.get("ha_core")
+    if core is not None:
+        st.ha_core = decode_ha_core(core)
+    return st
+
+
+def decode_ha_core(data: Any) -> HaCore:
+    try:
+        if type(data) is not dict:
+            raise TypeError("not an object")
+        return HaCore.restore(data)
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
+        raise CodecError(f"the HA core snapshot is damaged ({type(exc).__name__}: "
+                         f"{str(exc).splitlines()[0][:200] if str(exc) else 'bad value'})") from None
+
+
+def _decode_kind(st: BrokerState, spec: _KindSpec, part: Any) -> None:
+    kind = spec.kind
+    if type(part) is not dict or type(part.get("fields")) is not list or type(part.get("rows")) is not list:
+        raise CodecError(f"records of {kind!r} must be an object with 'fields' and 'rows' lists")
+    names = part["fields"]
+    if names != spec.names:
+        raise CodecError(f"records of {kind!r} have fields {names!r:.200}, this program expects {spec.names!r}")
+    checks, width, cls, key_at = spec.checks, len(names), spec.cls, names.index(spec.key)
+    seen: set[int] = set()
+    for n, row in enumerate(part["rows"]):
+        if type(row) is not list or len(row) != width:
+            raise CodecError(f"{kind} row {n}: expected a list of {width} values")
+        for name, (check, what), value in zip(names, checks, row, strict=True):
+            if not check(value):
+                raise CodecError(f"{kind} row {n}: {name} must be {what}, not {json.dumps(value)[:60]}")
+        rec_id = row[key_at]
+        if rec_id < 1 or rec_id in seen:
+            raise CodecError(f"{kind} row {n}: {spec.key} {rec_id} is {'taken' if rec_id in seen else 'not positive'}")
+        seen.add(rec_id)
+        for at, target in spec.refs:
+            ref = row[at]
+            if ref is not None and ref not in st.records(target) and not (target == kind and ref in seen):
+                raise CodecError(f"{kind} row {n}: {names[at]} {ref} refers to no record of {target!r}")
+        st.add(cls(*row))
+
+
+# ------------------------------------------------------------------ calls
+def encode_value(v: Any) -> Any:
+    t = type(v)
+    if v is None or t is str or t is int or t is bool:
+        return v
+    if t is float:
+        if not math.isfinite(v):
+            raise CodecError(f"cannot store the number {v!r}")
+        return v
+    if t is HashedSecret:
+        return {"h": str(v)}
+    if t is list:
+        return [encode_value(x) for x in v]
+    if t is tuple:
+        return {"t": [encode_value(x) for x in v]}
+    if t is dict:
+        return {"d": [[encode_value(k), encode_value(x)] for k, x in v.items()]}
+    raise CodecError(f"cannot store a value of type {t.__name__} in a call")
+
+
+def decode_value(v: Any, depth: int = 0) -> Any:
+    if depth > 50:
+        raise CodecError("call arguments nested too deeply")
+    t = type(v)
+    if v is None or t is str or t is int or t is bool or t is float:
+        return v
+    if t is list:
+        return [decode_value(x, depth + 1) for x in v]
+    if t is dict and len(v) == 1:
+        (tag, inner), = v.items()
+        if tag == "t" and type(inner) is list:
+            return tuple(decode_value(x, depth + 1) for x in inner)
+        if tag == "h" and type(inner) is str:
+            return HashedSecret(inner)
+        if tag == "d" and type(inner) is list and all(type(p) is list and len(p) == 2 for p in inner):
+            out = {}
+            for k, x in inner:
+                key = decode_value(k, depth + 1)
+                try:
+                    out[key] = decode_value(x, depth + 1)
+                except TypeError:  # an unhashable key
+                    raise CodecError("a call argument has a dictionary key that cannot be one") from None
+            return out
+    raise CodecError(f"not a call argument: {json.dumps(v)[:60]}")
+
+
+def encode_calls(calls: list[CallRecord]) -> list[Any]:
+    return [[c.name, [encode_value(a) for a in c.args], {k: encode_value(x) for k, x in c.kwargs.items()}]
+            for c in calls]
+
+
+def decode_calls(doc: Any) -> list[CallRecord]:
+    """A list made by ``encode_calls`` back to call records (the names are checked by the store,
+    which knows the Engine)."""
+    if type(doc) is not list:
+        raise CodecError("a calls row must hold a list")
+    out = []
+    for n, item in enumerate(doc):
+        if (type(item) is not list or len(item) != 3 or type(item[0]) is not str or type(item[1]) is not list
+                or type(item[2]) is not dict):
+            raise CodecError(f"call {n}: expected [name, [arguments], {{keywords}}]")
+        name, args, kwargs = item
+        out.append(CallRecord(name, tuple(decode_value(a) for a in args),
+                              {str(k): decode_value(x) for k, x in kwargs.items()}))
+    return out
