@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from solace_shell.renderers.flags import queue_flags, vpn_replication_flags
 from state_store.errors import EngineError
 from state_store.store import LabStore
 from state_store.topics import name_matches, topic_matches
@@ -20,7 +21,7 @@ def lab():
 
 
 def flags(e, router, vpn=VPN):
-    return {r.name: r.flags for r in e.vpn_replication(router, "*")}[vpn]
+    return {r.name: vpn_replication_flags(r) for r in e.vpn_replication(router, "*")}[vpn]
 
 
 def qcount(e, router, queue, vpn=VPN):
@@ -29,8 +30,8 @@ def qcount(e, router, queue, vpn=VPN):
 
 def test_default_lab_flags_both_routers(lab):
     with lab.transaction() as e:
-        ny = {r.name: r.flags for r in e.vpn_replication(NY)}
-        nj = {r.name: r.flags for r in e.vpn_replication(NJ)}
+        ny = {r.name: vpn_replication_flags(r) for r in e.vpn_replication(NY)}
+        nj = {r.name: vpn_replication_flags(r) for r in e.vpn_replication(NJ)}
     assert list(ny) == ["#config-sync", "Trading_VPN", "default"]
     assert ny == {"#config-sync": "- - - - - - - -", "Trading_VPN": "U A - U U - N A",
                   "default": "D S - - - - N A"}
@@ -55,11 +56,11 @@ def test_default_lab_settings_clients_users(lab):
                 d.bridge_retry_delay, d.bridge_client_profile, d.bridge_auth_scheme) == (
             60000, 20, 255, 3, "#client-profile", "basic")
         assert d.queue_reject_msg_to_sender_on_discard and not d.reject_msg_when_sync_ineligible
-        assert d.local_bridge_state == "Up" and d.mate_router == NY
+        assert d.flags.local_bridge == "up" and d.mate_router == NY
         assert [(t.topic, t.mode) for t in d.replicated_topics] == [("trading/>", "async")]
         b = e.bridges(NJ)
-        assert [(x.name, x.queue_bind_state, x.remote_router, x.inbound_state) for x in b] == [
-            ("#MSGVPN_REPLICATION_BRIDGE", "Up", "v:NY_Appliance1", "Ready-InSync")]
+        assert [(x.name, x.queue_bound, x.remote_router, x.local_bridge) for x in b] == [
+            ("#MSGVPN_REPLICATION_BRIDGE", True, "NY_Appliance1", "up")]
         assert e.bridges(NY) == []
         assert e.queue_detail(NY, VPN, "orders").subscriptions == ("trading/orders/>",)
     dump = lab.dump()
@@ -212,7 +213,7 @@ def test_queue_config_ops(lab):
     with lab.transaction() as e:
         e.create_queue(NY, VPN, "audit_q")
         d = e.queue_detail(NJ, VPN, "audit_q")  # config-synced
-        assert (d.ingress_state, d.egress_state, d.shutdown) == ("Down", "Down", True)
+        assert (d.ingress_up, d.egress_up, d.shutdown) == (False, False, True)
         e.add_queue_subscription(NY, VPN, "audit_q", "trading/>")
         r = e.publish("trader", "trading/orders/new")
         assert r.queues == ("orders",)  # ingress down: not spooled
@@ -220,12 +221,12 @@ def test_queue_config_ops(lab):
         r = e.publish("trader", "trading/orders/new")
         assert r.queues == ("audit_q", "orders")
         e.set_queue_option(NY, VPN, "audit_q", "access-type", "non-exclusive")
-        assert e.queues(NJ, VPN, "audit_q")[0].flags == "U U N N P D N"
+        assert queue_flags(e.queues(NJ, VPN, "audit_q")[0]) == "U U N N P D N"
         with pytest.raises(EngineError) as ei:
             e.delete_queue(NY, VPN, "audit_q")
         assert ei.value.code == "queue_not_shutdown"
         e.set_queue_shutdown(NY, VPN, "audit_q", True, "ingress")
-        assert e.queues(NY, VPN, "audit_q")[0].flags == "D U N N P D N"
+        assert queue_flags(e.queues(NY, VPN, "audit_q")[0]) == "D U N N P D N"
         e.set_queue_shutdown(NY, VPN, "audit_q", True)
         assert e.delete_queue(NY, VPN, "audit_q") == 1
         assert e.queue_names(NY, VPN) == [RQ, "orders"]
@@ -288,7 +289,7 @@ def test_current_config_and_spool_and_status(lab):
         assert [(t.topic, t.mode) for t in vpn.replication.replicated_topics] == [("trading/>", "async")]
         assert vpn.replication.bridge_password_set and [q.name for q in vpn.queues] == ["orders"]
         ms = e.message_spool(NY)
-        assert (ms.messages_spooled, ms.operational_status) == (4, "AD-Active")
+        assert (ms.messages_spooled, ms.router_up) == (4, True)
         assert e.message_spool(NY, VPN).queues == 1
         st = e.status()
         assert st.link_up and [v.repl_queue_messages for v in st.vpns if v.vpn == VPN] == [0, 2]
