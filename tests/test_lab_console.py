@@ -169,7 +169,7 @@ def test_xa_transaction_lifecycle(lab):
     assert ok(lab, f"transaction xa end trader {XID}") == f"transaction xa {XID} trader IDLE on NY_Appliance1"
     assert ok(lab, f"transaction xa prepare trader {XID}") == f"transaction xa {XID} trader PREPARED on NY_Appliance1"
     with engine(lab) as e:
-        assert [t.state for t in e.transactions(NY)] == ["PREPARED"]
+        assert [t.state for t in e.transactions(NY)] == ["prepared"]
     assert ok(lab, f"transaction xa commit trader {XID}") == f"transaction xa {XID} trader COMMITTED on NY_Appliance1"
     with engine(lab) as e:
         assert e.transactions(NY) == []
@@ -210,7 +210,7 @@ def test_fail_restore_replace_site_and_link(lab):
     ok(lab, "publish trader trading/orders/new count 2")
     assert ok(lab, "replace site NY") == "site NY replaced routers NY_Appliance1 disconnected settlement,trader"
     with engine(lab) as e:
-        assert e.vpn_replication(NY, VPN)[0].c == "S"
+        assert e.vpn_replication(NY, VPN)[0].role == "standby"
         assert e.queue_detail(NY, VPN, "orders").messages_spooled == 0
 
 
