@@ -103,7 +103,8 @@ def test_seed_000_failover_with_a_prepared_transaction(lab, ny, nj) -> None:
     go(ny, f"delete-transaction xid {X1}")
     assert X1 not in txns(lab)
     with lab.store.transaction() as e:
-        assert e.vpn_replication(NJ, VPN)[0].c == "A"
+        row = e.vpn_replication(NJ, VPN)[0]
+        assert (row.admin_enabled, row.role) == (True, "active")
 
 
 # ------------------------------------------------------------------ delete-messages

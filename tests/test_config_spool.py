@@ -33,7 +33,7 @@ def test_create_queue_enters_its_level_and_syncs_to_the_mate(lab, ny) -> None:
     assert ny.prompt == QUEUE_PROMPT
     assert "q1" in names(lab) and "q1" in names(lab, NJ)
     q = queue(lab, "q1")
-    assert (q.ingress_state, q.egress_state, q.shutdown) == ("Down", "Down", True)
+    assert (q.ingress_up, q.egress_up, q.shutdown) == (False, False, True)
     go(ny, "exit")
     assert ny.prompt == SPOOL_PROMPT
 
@@ -74,17 +74,17 @@ def test_shutdown_directions(lab, ny) -> None:
     go(ny, "queue orders", "shutdown ingress")
     with lab.store.transaction() as e:
         row = e.queues(NY, VPN, "orders")[0]
-    assert (row.ingress, row.egress) == ("D", "U")
+    assert (row.ingress_up, row.egress_up) == (False, True)
     go(ny, "shutdown egress", "no shutdown ingress")
     with lab.store.transaction() as e:
         row = e.queues(NY, VPN, "orders")[0]
         mate = e.queues(NJ, VPN, "orders")[0]
-    assert (row.ingress, row.egress) == ("U", "D")
-    assert (mate.ingress, mate.egress) == ("U", "D")
+    assert (row.ingress_up, row.egress_up) == (True, False)
+    assert (mate.ingress_up, mate.egress_up) == (True, False)
     go(ny, "shutdown", "no shutdown")
     with lab.store.transaction() as e:
         row = e.queues(NY, VPN, "orders")[0]
-    assert (row.ingress, row.egress) == ("U", "U")
+    assert (row.ingress_up, row.egress_up) == (True, True)
 
 
 def test_queue_options(lab, ny) -> None:
@@ -93,13 +93,13 @@ def test_queue_options(lab, ny) -> None:
        "owner trader")
     with lab.store.transaction() as e:
         row = e.queues(NY, VPN, "orders")[0]
-    assert row.access == "N"
+    assert row.access_type == "non-exclusive"
     q = queue(lab, "orders")
-    assert (q.access_type, q.owner, q.max_spool_mb) == ("Non-Exclusive", "trader", 10)
+    assert (q.access_type, q.owner, q.max_spool_mb) == ("non-exclusive", "trader", 10)
     assert q.permission == "consume"
     go(ny, "no max-spool-usage", "no owner", "access-type exclusive", "permission all no-access")
     q = queue(lab, "orders")
-    assert (q.access_type, q.owner, q.max_spool_mb) == ("Exclusive", "", 5000)
+    assert (q.access_type, q.owner, q.max_spool_mb) == ("exclusive", "", 5000)
 
 
 @pytest.mark.parametrize("level", ["no-access", "read-only", "consume", "modify-topic", "delete"])
