@@ -39,7 +39,7 @@ def test_seed_000_step_2_state_standby_from_the_message_vpn_level(lab, ny) -> No
     assert (outcome.ok, outcome.text) == (True, "")
     assert ny.prompt == VPN_PROMPT
     row = flags(lab)
-    assert (row.a, row.c) == ("U", "S")
+    assert (row.admin_enabled, row.role) == (True, "standby")
     with lab.store.transaction() as e:
         clients = e.clients(vpn=VPN)
     assert clients and all(c.status == "disconnected" for c in clients)
@@ -50,7 +50,7 @@ def test_state_active_on_the_standby_site(lab, nj) -> None:
     at_vpn(nj)
     go(nj, "replication", "state active")
     assert nj.prompt == "NJ_Appliance1(configure/message-vpn/replication)#"
-    assert flags(lab, NJ).c == "A"
+    assert flags(lab, NJ).role == "active"
 
 
 def test_state_needs_active_or_standby(lab, ny) -> None:
@@ -64,10 +64,10 @@ def test_shutdown_and_no_shutdown(lab, ny) -> None:
     at_vpn(ny)
     go(ny, "replication shutdown")
     row = flags(lab)
-    assert (row.a, row.r, row.q) == ("D", "-", "-")
+    assert (row.admin_enabled, row.remote_bridge_up, row.queue_bound) == (False, None, None)
     go(ny, "replication", "no shutdown")
     row = flags(lab)
-    assert (row.a, row.c, row.r, row.q) == ("U", "A", "U", "U")
+    assert (row.admin_enabled, row.role, row.remote_bridge_up, row.queue_bound) == (True, "active", True, True)
     assert ny.prompt == REPL_PROMPT
 
 
@@ -87,7 +87,7 @@ def test_no_shutdown_refused_while_the_replication_queue_has_messages(lab, ny) -
         "ERROR: Cannot enable replication for Message VPN 'Trading_VPN': the replication queue "
         "#MSGVPN_REPLICATION_DATA_QUEUE already exists with 2 messages "
         "(use force-use-existing-queue or force-recreate-queue).")
-    assert flags(lab).a == "D"
+    assert flags(lab).admin_enabled is False
 
 
 @pytest.mark.parametrize("word,left", [("force-use-existing-queue", 2), ("force-recreate-queue", 0)])
@@ -95,7 +95,7 @@ def test_no_shutdown_forced(lab, ny, word, left) -> None:
     at_vpn(ny)
     _leave_messages_in_replication_queue(lab)
     go(ny, f"replication no shutdown {word}")
-    assert flags(lab).a == "U"
+    assert flags(lab).admin_enabled is True
     assert detail(lab).queue_messages_spooled == left
 
 
@@ -103,18 +103,18 @@ def test_no_shutdown_forced(lab, ny, word, left) -> None:
 def test_transaction_replication_mode(lab, ny) -> None:
     at_vpn(ny)
     go(ny, "replication transaction-replication-mode sync")
-    assert flags(lab).t == "S"
+    assert flags(lab).trm == "sync"
     go(ny, "replication transaction-replication-mode async")
-    assert flags(lab).t == "A"
+    assert flags(lab).trm == "async"
     assert ny.prompt == VPN_PROMPT
 
 
 def test_reject_msg_when_sync_ineligible(lab, ny) -> None:
     at_vpn(ny)
     go(ny, "replication reject-msg-when-sync-ineligible")
-    assert flags(lab).m == "Y"
+    assert flags(lab).reject_sync_ineligible is True
     go(ny, "replication", "no reject-msg-when-sync-ineligible")
-    assert flags(lab).m == "N"
+    assert flags(lab).reject_sync_ineligible is False
 
 
 # ------------------------------------------------------------------ replicated topics
@@ -131,11 +131,11 @@ def test_create_replicated_topic_enters_its_level_and_exit_lands_on_replication(
     assert topics(lab, NJ)["orders/>"] == "async"        # config-synced to the mate
     go(ny, "replication-mode sync")
     assert topics(lab)["orders/>"] == "sync"
-    assert flags(lab).s == "Y"                           # a sync topic, bridge bound: eligible
+    assert flags(lab).sync_eligible is True                           # a sync topic, bridge bound: eligible
     go(ny, "exit")
     assert ny.prompt == REPL_PROMPT
     go(ny, "state standby")                              # a replication-level command works here
-    assert flags(lab).c == "S"
+    assert flags(lab).role == "standby"
 
 
 def test_script_template_sequence(lab, ny) -> None:
@@ -286,13 +286,13 @@ def test_state_needs_global_mesh_manager(user, ok) -> None:
         ny = at_vpn(lab.session(NY))
         if ok:
             go(ny, "replication state standby")
-            assert flags(lab).c == "S"
+            assert flags(lab).role == "standby"
         else:
             outcome = refused(lab, ny, "replication state standby", kind="access")
             assert outcome.text == (
                 f"ERROR: Permission denied: 'state {{active | standby}}' requires global/mesh-manager "
                 f"access; user '{user}' has global/read-only.")
-            assert flags(lab).c == "A"
+            assert flags(lab).role == "active"
     finally:
         lab.close()
 
@@ -317,7 +317,7 @@ def test_vpn_read_write_commands(user, ok) -> None:
         line = "replication transaction-replication-mode sync"
         if ok:
             go(ny, line)
-            assert flags(lab).t == "S"
+            assert flags(lab).trm == "sync"
         else:
             outcome = refused(lab, ny, line, kind="access")
             assert outcome.text.endswith("requires vpn/read-write access; user 'monitor' has vpn/read-only.")

@@ -87,7 +87,7 @@ def test_engine_set_replication_mate(lab) -> None:
         e.set_replication_mate(NY, "connect-via", "h:1")
         assert (e.system_replication(NY).mate_virtual_router_name, e.system_replication(NY).connect_via) == (
             "v:other.router_1", "h:1")
-        assert e.system_replication(NY).config_sync_bridge_state == "down"   # no such router
+        assert e.system_replication(NY).config_sync_bridge_up is False   # no such router
         e.set_replication_mate(NY, "virtual-router-name", None)
         assert e.system_replication(NY).mate_virtual_router_name == ""
         with pytest.raises(EngineError) as err:

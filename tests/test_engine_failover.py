@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from solace_shell.renderers.flags import vpn_replication_flags
 from state_store.errors import EngineError
 from state_store.store import LabStore
 
@@ -20,7 +21,7 @@ def lab():
 
 
 def flags(e, router):
-    return e.vpn_replication(router, VPN)[0].flags
+    return vpn_replication_flags(e.vpn_replication(router, VPN)[0])
 
 
 def depth(e, router, queue=RQ):
@@ -69,7 +70,7 @@ def test_classic_mistake_activate_before_drain(lab):
     t = a.totals
     assert (t.published, t.delivered, t.spooled, t.stranded, t.lost) == (5, 0, 5, 5, 5)
     assert {p.outcome for p in a.problems} == {"stranded"}
-    assert a.problems[0].where == (f"{NY}/{RQ}", f"{NY}/orders")
+    assert a.problems[0].where == ((NY, RQ), (NY, "orders"))
 
 
 def test_uncontrolled_short_term_outage(lab):
@@ -155,7 +156,7 @@ def test_complete_failure_replace_site_then_failback(lab):
     assert (t.published, t.delivered_once, t.duplicated, t.lost) == (9, 7, 0, 2)
     lost = [p for p in a.problems if p.outcome == "lost"]
     assert [p.rgmid for p in lost] == [1000004, 1000005]
-    assert lost[0].note == "not replicated, site replaced"
+    assert lost[0].notes == ("not replicated", "site replaced")
 
 
 def test_ack_propagation_off_gives_duplicates(lab):
@@ -180,7 +181,7 @@ def test_link_failure_buffers_and_resumes(lab):
     with lab.transaction() as e:
         e.fail_link()
         assert flags(e, NY) == "U A - D D - N A" and flags(e, NJ) == "U S D - - - N A"
-        assert e.bridges(NJ)[0].queue_bind_state == "Down"
+        assert e.bridges(NJ)[0].queue_bound is False
         e.publish("trader", T, count=5)
         e.advance(1000)
         assert depth(e, NY) == 5

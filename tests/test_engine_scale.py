@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from solace_shell.renderers.flags import vpn_replication_flags
 from state_store.store import LabStore
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
@@ -15,7 +16,7 @@ def test_bulk_publish_drain_consume_audit():
         r = e.publish("trader", "trading/orders/new", count=n)
         assert (r.accepted, r.first_rgmid, r.last_rgmid) == (n, 1000001, 1000000 + n)
         rows = {q.name: q for q in e.queues(NY)}
-        flags = e.vpn_replication(NY, VPN)[0].flags
+        flags = vpn_replication_flags(e.vpn_replication(NY, VPN)[0])
         assert rows[RQ].messages_spooled == n and rows["orders"].messages_spooled == n
         assert f"{rows[RQ].usage_mb:.2f}" == f"{n * 600 / 1048576:.2f}"
         assert flags == "U A - U U - N A"
