@@ -1,0 +1,140 @@
+"""Spool quotas as the broker enforces them (issue 15 item 3), through the public Engine API.
+
+A queue over its max-spool-usage discards the message on that queue only (normal queues have
+reject-msg-to-sender-on-discard off, as `show queue` says); the router's message spool (Maximum
+Spool Usage of `show message-spool`) refuses what would take it over: rejected to the sender,
+counted with the other rejections (publish result, audit)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from state_store.errors import EngineError
+from state_store.lookups import MB
+from state_store.scenario_files import DEFAULT_SCENARIO
+from state_store.store import LabStore
+
+NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
+RQ = "#MSGVPN_REPLICATION_DATA_QUEUE"
+PER_MB = MB // 600  # 600-byte messages in one MB: 1747
+
+
+@pytest.fixture
+def lab():
+    s = LabStore.in_memory()
+    yield s
+    s.close()
+
+
+def add_queue(e, name: str, topic: str, mb: int, vpn: str = VPN) -> None:
+    e.create_queue(NY, vpn, name)
+    e.add_queue_subscription(NY, vpn, name, topic)
+    e.set_queue_shutdown(NY, vpn, name, False)
+    e.set_queue_option(NY, vpn, name, "max-spool-usage", mb)
+
+
+def test_queue_over_quota_discards_there_only(lab):
+    with lab.transaction() as e:
+        add_queue(e, "audit", "trading/>", 1)
+        r = e.publish("trader", "trading/orders/new", count=2000)
+        assert (r.accepted, r.rejected, r.reject_reason) == (2000, 0, None)
+        assert r.queues == ("audit", "orders") and r.replicated == 2000
+        audit = e.queue_detail(NY, VPN, "audit")
+        assert (audit.messages_spooled, audit.max_spool_mb) == (PER_MB, 1)
+        assert audit.usage_mb <= 1.0 and audit.hwm_mb <= 1.0
+        assert e.queue_detail(NY, VPN, "orders").messages_spooled == 2000
+        # a message only the full queue wants: acknowledged, replicated, stored on no local queue
+        r = e.publish("trader", "trading/audit/x", count=10)
+        assert (r.accepted, r.rejected, r.queues, r.replicated) == (10, 0, (), 10)
+        assert e.queue_detail(NY, VPN, "audit").messages_spooled == PER_MB
+        # consuming makes room again
+        assert e.consume("settlement", "audit", 1000).consumed == 1000
+        r = e.publish("trader", "trading/audit/x", count=5)
+        assert r.queues == ("audit",)
+        assert e.queue_detail(NY, VPN, "audit").messages_spooled == PER_MB - 1000 + 5
+        assert e.audit(VPN).totals.rejected == 0
+
+
+def test_a_message_every_queue_discarded_is_lost_with_its_reason(lab):
+    with lab.transaction() as e:
+        e.add_client("local", "default", [NY])
+        add_queue(e, "tiny", "local/>", 0, vpn="default")
+        r = e.publish("local", "local/a", count=3)
+        assert (r.accepted, r.rejected, r.queues) == (3, 0, ())
+        assert e.queue_detail(NY, "default", "tiny").messages_spooled == 0
+        a = e.audit("default")
+        assert (a.totals.published, a.totals.lost, a.totals.rejected) == (3, 3, 0)
+        assert {p.notes for p in a.problems} == {("spool over quota",)}
+
+
+def test_lowering_a_quota_keeps_what_is_spooled(lab):
+    with lab.transaction() as e:
+        e.publish("trader", "trading/orders/new", count=3000)
+        e.set_queue_option(NY, VPN, "orders", "max-spool-usage", 1)
+        assert e.queue_detail(NY, VPN, "orders").messages_spooled == 3000
+        r = e.publish("trader", "trading/orders/new", count=1)
+        assert (r.accepted, r.queues) == (1, ())
+        assert e.queue_detail(NY, VPN, "orders").messages_spooled == 3000
+
+
+@pytest.fixture
+def small_spool(tmp_path: Path):
+    """The default lab with NY's message spool at 2 MB."""
+    text = Path(DEFAULT_SCENARIO).read_text()
+    marker = "      - name: NY_Appliance1\n"
+    assert marker in text
+    path = tmp_path / "small-spool.yaml"
+    path.write_text(text.replace(marker, marker + "        max_spool_usage: 2\n"))
+    s = LabStore.in_memory(path)
+    yield s
+    s.close()
+
+
+def test_router_spool_full_rejects_to_the_sender(small_spool):
+    with small_spool.transaction() as e:
+        assert e.message_spool(NY).max_spool_mb == 2
+        # each message takes two copies (orders and the replication queue): 1200 bytes
+        fit = 2 * MB // 1200
+        r = e.publish("trader", "trading/orders/new", count=2000)
+        assert (r.accepted, r.rejected, r.reject_reason) == (fit, 2000 - fit, "publish_rejected_spool_full")
+        assert (r.first_rgmid, r.last_rgmid, r.replicated) == (1000001, 1000000 + fit, fit)
+        spool = e.message_spool(NY)
+        assert spool.messages_spooled == 2 * fit and spool.usage_mb <= 2.0
+        assert e.queue_detail(NY, VPN, "orders").messages_spooled == fit
+        assert e.queue_detail(NY, VPN, RQ).messages_spooled == fit
+        # full: the next one is refused whole, and every refusal is counted
+        r = e.publish("trader", "trading/orders/new")
+        assert (r.accepted, r.rejected, r.first_rgmid) == (0, 1, None)
+        a = e.audit(VPN)
+        assert (a.totals.published, a.totals.rejected) == (fit, 2000 - fit + 1)
+        # the replication queue drains to NJ: room for one copy per message again
+        e.advance(5_000)
+        assert e.queue_detail(NY, VPN, RQ).messages_spooled == 0
+        r = e.publish("trader", "trading/orders/new", count=2000)
+        assert r.reject_reason == "publish_rejected_spool_full"
+        assert e.message_spool(NY).usage_mb <= 2.0
+
+
+def test_router_quota_counts_only_copies_that_are_stored(small_spool):
+    """Messages no queue keeps take no spool: a publish past what the queues keep is not refused
+    for the router's spool."""
+    with small_spool.transaction() as e:
+        e.add_client("local", "default", [NY])
+        add_queue(e, "small", "local/>", 1, vpn="default")
+        r = e.publish("local", "local/a", count=5000)
+        assert (r.accepted, r.rejected) == (5000, 0)
+        assert e.queue_detail(NY, "default", "small").messages_spooled == PER_MB
+
+
+def test_a_transaction_commit_over_the_spool_is_rejected_whole(small_spool):
+    with small_spool.transaction() as e:
+        e.tx_local_start("trader")
+        e.publish("trader", "trading/orders/new", count=2000)
+    with pytest.raises(EngineError) as err, small_spool.transaction() as e:
+        e.tx_local_commit("trader")
+    assert err.value.code == "transaction_commit_rejected"
+    assert err.value.params["reason"] == "publish_rejected_spool_full"
+    with small_spool.transaction() as e:
+        assert e.message_spool(NY).messages_spooled == 0
