@@ -396,17 +396,22 @@ class MessagingService(Service):
         selected = {sp.id for sp in copies}
         consumed = {sp.message_id for sp in copies}
         queues, by_message = self.st.queues, self.st.spooled_by_message
-        sizes: dict[int, int] = {}  # message id -> size of its first 'msg' entry
+        about: dict[int, list[ReplEntry]] = {}  # consumed message id -> its entries on the stream
         for e in stream.values():
             mid = e.message_id
-            if e.kind != "msg" or mid is None or mid not in consumed or mid in sizes:
+            if mid is not None and mid in consumed:
+                about.setdefault(mid, []).append(e)
+        sizes: dict[int, int] = {}  # pruned message id -> size of its first 'msg' entry
+        for mid, entries in about.items():
+            first = next((e for e in entries if e.kind == "msg"), None)
+            if first is None:
                 continue
             others = by_message.get(mid, {})
             if not any(s2.id not in selected and queues[s2.queue_id].vpn_id == v.id for s2 in others.values()):
-                sizes[mid] = e.size
+                sizes[mid] = first.size
         if sizes:
-            for e in [e for e in stream.values() if e.message_id in sizes]:
-                self.st.remove(e)
+            for mid in sizes:
+                self.st.remove_all(about[mid])
             v.st_pruned += len(sizes)
             rq = self.lk.repl_queue(v)
             if rq is not None:
