@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from solace_shell.lab import Lab
+from state_store.store import LabStore
 
 from .lab_child import PUBLISH_BATCH
 
@@ -30,29 +31,34 @@ def child(path: Path, role: str, count: int, start: int = 0) -> subprocess.Popen
 
 
 def consistency_problems(path: Path) -> list[str]:
-    """Integrity, and every counter agreeing with the rows it counts (a half-applied command breaks one)."""
+    """Integrity, and every counter agreeing with the records it counts (a half-applied command
+    breaks one), on the lab as a shell opening the file reads it."""
     con = sqlite3.connect(path)
     try:
         problems = [] if con.execute("PRAGMA integrity_check").fetchone()[0] == "ok" else ["integrity_check failed"]
-        for qid, name, kind, vpn_id, count in con.execute("SELECT id, name, kind, vpn_id, msg_count FROM queue"):
-            if kind == "replication":
-                rows = con.execute("SELECT COUNT(*) FROM repl_entry WHERE vpn_id=? AND kind='msg'",
-                                   (vpn_id,)).fetchone()[0]
-            else:
-                rows = con.execute("SELECT COUNT(*) FROM spooled WHERE queue_id=?", (qid,)).fetchone()[0]
-            if rows != count:
-                problems.append(f"queue {name} (vpn {vpn_id}) counter {count} != {rows} rows")
-        return problems
     finally:
         con.close()
+    store = LabStore.open(path)
+    try:
+        st = store.state
+        for q in st.queues.values():
+            if q.kind == "replication":
+                rows = sum(1 for e in st.repl_by_vpn.get(q.vpn_id, {}).values() if e.kind == "msg")
+            else:
+                rows = len(st.spooled_by_queue.get(q.id, {}))
+            if rows != q.msg_count:
+                problems.append(f"queue {q.name} (vpn {q.vpn_id}) counter {q.msg_count} != {rows} records")
+        return problems
+    finally:
+        store.close()
 
 
 def published(path: Path) -> int:
-    con = sqlite3.connect(path)
+    store = LabStore.open(path)
     try:
-        return con.execute("SELECT COUNT(*) FROM message").fetchone()[0]
+        return len(store.state.messages)
     finally:
-        con.close()
+        store.close()
 
 
 def test_sigkill_at_random_points_loses_nothing_that_was_reported(tmp_path: Path) -> None:
@@ -109,8 +115,6 @@ def test_two_shells_interleave_without_locking_errors_and_match_a_serial_replay(
         proc = child(serial, role, per_shell)
         out, err = proc.communicate(timeout=600)
         assert proc.returncode == 0, err
-
-    from state_store.store import LabStore
 
     a, b = LabStore.open(shared), LabStore.open(serial)
     try:

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from state_store.errors import LabFileError
-from state_store.models import SCHEMA_VERSION
+from solace_shell.renderers.flags import vpn_replication_flags
+from state_store.errors import EngineError, LabFileError
 from state_store.scenario import ScenarioError, load_scenario
+from state_store.schema import SCHEMA_VERSION
 from state_store.store import LabStore
 
 NY, VPN = "NY_Appliance1", "Trading_VPN"
@@ -181,15 +182,15 @@ advance_ms: 100
     lab = LabStore.in_memory(p)
     with lab.transaction() as e:
         assert e.queue_detail("B1", "V", "q").messages_spooled == 3
-        assert [t.state for t in e.transactions("B1")] == ["PREPARED"]
+        assert [t.state for t in e.transactions("B1")] == ["prepared"]
         assert e.verify_password("u1", "pw1") and e.verify_password("u2", "pw2")
-        assert e.vpn_replication("A1", "V")[0].flags == "U A - U U - N A"
+        assert vpn_replication_flags(e.vpn_replication("A1", "V")[0]) == "U A - U U - N A"
 
 
 def _roles(store: LabStore) -> list[tuple[str, str]]:
     with store.transaction() as e:
-        return [(r.name, r.c) for r in e.vpn_replication(NY, VPN)] + \
-               [(f"{r.name}@NJ", r.c) for r in e.vpn_replication("NJ_Appliance1", VPN)]
+        return [(r.name, r.role) for r in e.vpn_replication(NY, VPN)] + \
+               [(f"{r.name}@NJ", r.role) for r in e.vpn_replication("NJ_Appliance1", VPN)]
 
 
 def test_in_memory_lab_keeps_its_shape_between_commands_but_not_a_rolled_back_change():
@@ -197,7 +198,7 @@ def test_in_memory_lab_keeps_its_shape_between_commands_but_not_a_rolled_back_ch
     a change made in a transaction that then fails must not survive in that carried state."""
     store = LabStore.in_memory()
     before = _roles(store)
-    assert before == [(VPN, "A"), (f"{VPN}@NJ", "S")]
+    assert before == [(VPN, "active"), (f"{VPN}@NJ", "standby")]
     with pytest.raises(RuntimeError):
         with store.transaction() as e:
             e.set_replication_role(NY, VPN, "standby")
@@ -207,10 +208,95 @@ def test_in_memory_lab_keeps_its_shape_between_commands_but_not_a_rolled_back_ch
     with store.transaction() as e:
         assert [s.up for s in e.sites()] == [True, True]
         e.set_replication_role(NY, VPN, "standby")
-    assert _roles(store) == [(VPN, "S"), (f"{VPN}@NJ", "S")]
+    assert _roles(store) == [(VPN, "standby"), (f"{VPN}@NJ", "standby")]
     # what the carried state says is what a lab loaded from scratch (a copy) says
     assert _roles(store.copy()) == _roles(store)
     assert store.copy().dump() == store.dump()
     store.reset()
     assert _roles(store) == before
     store.close()
+
+
+ORDERS = ("trader", "trading/orders/new")
+
+
+def _journal_kinds(p: Path) -> list[str]:
+    con = sqlite3.connect(p)
+    try:
+        return [r[0] for r in con.execute("SELECT kind FROM journal ORDER BY seq")]
+    finally:
+        con.close()
+
+
+def test_two_stores_on_one_file_interleave_like_a_serial_replay(tmp_path: Path):
+    """Two shells' stores on one file, commands interleaved, one of them racing the other (its
+    command runs again on the caught-up state): both, and the file reopened, equal one serial lab."""
+    p = tmp_path / "shared.sqlite"
+    a, b = LabStore.open(p), LabStore.open(p)
+    serial = LabStore.in_memory()
+    steps = [
+        (a, lambda e: e.publish(*ORDERS, count=3)),
+        (b, lambda e: e.advance(250)),
+        (b, lambda e: e.set_replication_role("NJ_Appliance1", VPN, "active")),
+        (a, lambda e: e.consume("trader", "orders", count=1)),
+        (a, lambda e: e.set_replication_role(NY, VPN, "standby")),
+        (b, lambda e: e.advance(1000)),
+    ]
+    for store, work in steps:
+        store.run(work)
+        serial.run(work)
+    runs: list[int] = []
+
+    def racing(e):
+        runs.append(e.now_ms())
+        if len(runs) == 1:  # another shell commits while this command runs
+            b.run(lambda other: other.advance(500))
+        e.advance(7)
+
+    a.run(racing)
+    serial.run(lambda e: e.advance(500))
+    serial.run(lambda e: e.advance(7))
+    assert runs == [1250, 1750]  # the second attempt ran on the caught-up state
+    assert a.dump() == b.dump() == serial.dump()
+    c = LabStore.open(p)
+    assert c.dump() == serial.dump()
+    for store in (a, b, c):
+        store.close()
+
+
+def test_a_rejected_command_on_a_file_lab_changes_nothing_anywhere(tmp_path: Path):
+    p = tmp_path / "lab.sqlite"
+    a, b = LabStore.open(p), LabStore.open(p)
+    with a.transaction() as e:
+        e.publish(*ORDERS)
+    before, rows = a.dump(), _journal_kinds(p)
+    with pytest.raises(RuntimeError):
+        with a.transaction() as e:
+            e.publish(*ORDERS, count=5)
+            e.advance(100)
+            raise RuntimeError("a later step of the command failed")
+    assert a.dump() == before == b.dump()
+    assert _journal_kinds(p) == rows
+    with pytest.raises(EngineError):
+        with a.transaction() as e:
+            e.create_queue(NY, VPN, "orders")  # exists: refused by the engine
+    assert a.dump() == before and _journal_kinds(p) == rows
+    a.close()
+    b.close()
+
+
+def test_snapshots_compact_the_journal_and_reopen_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    import state_store.store as store_module
+
+    monkeypatch.setattr(store_module, "SNAPSHOT_EVERY", 5)
+    p = tmp_path / "lab.sqlite"
+    a, b = LabStore.open(p), LabStore.open(p)
+    for i in range(12):
+        (a if i % 3 else b).run(lambda e: e.publish(*ORDERS, count=2))
+    assert _journal_kinds(p) == ["snapshot", "calls", "calls"]
+    assert a.dump() == b.dump() == LabStore.open(p).dump()
+    b.reset()  # a reset is one snapshot for every shell
+    assert _journal_kinds(p) == ["snapshot"]
+    assert a.dump() == b.dump() == LabStore.in_memory().dump()
+    a.close()
+    b.close()

@@ -3,6 +3,7 @@ and one clear line for every bad --db case."""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -35,18 +36,76 @@ def _edit(db: Path, sql: str) -> None:
     con.close()
 
 
+def _edit_state(db: Path, change) -> None:
+    """A lab whose state (its one snapshot row, a JSON document) `change` edits in place."""
+    assert run("--db", str(db), "-c", "show hostname").exit_code == 0
+    con = sqlite3.connect(db)
+    (body,) = con.execute("SELECT body FROM journal WHERE kind='snapshot'").fetchone()
+    doc = json.loads(body)
+    change(doc)
+    con.execute("UPDATE journal SET body=? WHERE kind='snapshot'", (json.dumps(doc),))
+    con.commit()
+    con.close()
+
+
+def _no_routers(doc: dict) -> None:
+    for kind, part in doc["records"].items():
+        if kind != "users":
+            part["rows"] = []
+
+
+def _user_level(doc: dict) -> None:
+    users = doc["records"]["users"]
+    at = users["fields"].index("level")
+    for row in users["rows"]:
+        if row[0] == "monitor":
+            row[at] = "root"
+
+
+def _legacy_lab(db: Path, version: str = "5") -> None:
+    """A lab file as schema 5 wrote it (the default lab after a publish, `advance 1500`, a queue and
+    two configuration objects), made from its SQL text; older versions by that version's upgrade
+    taken back."""
+    con = sqlite3.connect(db)
+    con.executescript((Path(__file__).parent / "data" / "lab_schema5.sql").read_text(encoding="utf-8"))
+    if version in ("3", "4"):
+        con.executescript("DELETE FROM subscription WHERE queue_id IN "
+                          "(SELECT id FROM queue WHERE name LIKE '#telemetry-%'); "
+                          "DELETE FROM queue WHERE name LIKE '#telemetry-%'; DROP TABLE config_object; "
+                          f"UPDATE meta SET value='{version}' WHERE key='schema_version';")
+    if version == "3":
+        con.executescript("ALTER TABLE cli_user DROP COLUMN lab_admin;")
+    con.commit()
+    con.close()
+
+
 @pytest.mark.parametrize(("make", "expected"), [
     (lambda db: db.mkdir(), "is a directory, not a lab file"),
     (lambda db: None, "directory {parent} does not exist"),
     (lambda db: db.symlink_to(db.parent / "elsewhere"), "cannot use: No such file or directory"),
     (lambda db: os.mkfifo(db), "is not a regular file"),
-    (lambda db: _edit(db, "DELETE FROM router;"), "the lab has no routers"),
-    (lambda db: _edit(db, "UPDATE cli_user SET level='root' WHERE name='monitor';"),
-     "CLI user 'monitor' has an unknown access level 'root'"),
+    (lambda db: _edit_state(db, _no_routers), "the lab has no routers"),
+    (lambda db: _edit_state(db, _user_level), "CLI user 'monitor' has an unknown access level 'root'"),
     (lambda db: _edit(db, "UPDATE meta SET value='2' WHERE key='schema_version';"),
-     "lab schema version 2, this program needs 5 and cannot upgrade it: build a new lab (another --db file, "
+     "lab schema version 2, this program needs 6 and cannot upgrade it: build a new lab (another --db file, "
      "or move this one away)"),
-], ids=["directory", "missing-directory", "dangling-symlink", "fifo", "no-routers", "bad-level", "old-schema"])
+    (lambda db: _edit(db, "UPDATE journal SET body='{\"format\": 1' WHERE kind='snapshot';"),
+     "lab file is damaged (journal row 1: not valid JSON (Expecting ',' delimiter: line 1 column 13 (char 12)))"),
+    (lambda db: _edit_state(db, lambda doc: doc["records"]["queues"]["rows"][0].__setitem__(1, 7)),
+     "lab file is damaged (journal row 1: queues row 0: name must be a string, not 7)"),
+    (lambda db: _edit_state(db, lambda doc: doc["records"]["vpns"]["rows"][0].__setitem__(0, 99)),
+     "lab file is damaged (journal row 1: vpns row 0: router_id 99 refers to no record of 'routers')"),
+    (lambda db: _edit(db, "INSERT INTO journal VALUES (2, 'calls', '[[\"close\", [], {}]]');"),
+     "lab file is damaged (journal row 2: 'close' is not a recorded Engine call)"),
+    (lambda db: _edit(db, "INSERT INTO journal VALUES (2, 'calls', '[[\"advance\", [\"soon\"], {}]]');"),
+     "lab file is damaged (journal row 2: TypeError replaying it)"),
+    (lambda db: _edit(db, "DELETE FROM journal;"),
+     "lab file is damaged (its journal does not start with a snapshot)"),
+    (lambda db: (_legacy_lab(db), _edit_legacy(db, "UPDATE queue SET msg_count='many';")),
+     "lab schema version 5 cannot be read (queues row 0: msg_count must be an integer, not \"many\"): build a new "
+     "lab (another --db file, or move this one away)"),
+], ids=["directory", "missing-directory", "dangling-symlink", "fifo", "no-routers", "bad-level", "old-schema",
+        "bad-json", "bad-field", "bad-reference", "not-a-call", "bad-call", "no-snapshot", "damaged-schema-5"])
 def test_every_bad_db_is_one_clear_line(tmp_path: Path, make, expected: str) -> None:
     db = tmp_path / "lab.sqlite"
     if expected.startswith("directory {parent}"):
@@ -113,15 +172,20 @@ def test_no_wal_or_shm_after_a_clean_close_even_after_a_kill(tmp_path: Path) -> 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lab.sqlite"]
 
 
+def _edit_legacy(db: Path, sql: str) -> None:
+    con = sqlite3.connect(db)
+    con.executescript(sql)
+    con.close()
+
+
 def test_a_schema_3_lab_with_old_password_hashes_still_opens(tmp_path: Path, monkeypatch) -> None:
     import hashlib
 
     db = tmp_path / "lab.sqlite"
     legacy = "scrypt$4096$" + b"user:admin".hex() + "$" + hashlib.scrypt(
         b"admin", salt=b"user:admin", n=4096, r=8, p=1, dklen=32).hex()
-    _edit(db, "DROP TABLE config_object; ALTER TABLE cli_user DROP COLUMN lab_admin; "
-              "UPDATE meta SET value='3' WHERE key='schema_version'; "
-              f"UPDATE cli_user SET password_hash='{legacy}' WHERE name='admin';")
+    _legacy_lab(db, "3")
+    _edit_legacy(db, f"UPDATE cli_user SET password_hash='{legacy}' WHERE name='admin';")
     monkeypatch.setenv("SOLACE_SHELL_PASSWORD", "admin")
     result = run("--db", str(db), "--user", "admin", "-c", "show hostname")
     assert (result.exit_code, result.stdout) == (0, "\nHostname: NY_Appliance1\n")
@@ -134,3 +198,36 @@ def test_a_schema_3_lab_with_old_password_hashes_still_opens(tmp_path: Path, mon
         lab.close()
     monkeypatch.setenv("SOLACE_SHELL_PASSWORD", "wrong")
     assert run("--db", str(db), "--user", "admin", "-c", "show hostname").exit_code == 2
+
+
+@pytest.mark.parametrize("version", ["5", "4", "3"])
+def test_an_older_lab_is_rewritten_and_shows_what_it_held(tmp_path: Path, version: str) -> None:
+    """A lab of schema 3-5 opens as it was (clock, messages, queues, configuration objects) and is
+    rewritten once as a schema 6 journal; its old tables are gone."""
+    from solace_shell.lab import Lab
+
+    db = tmp_path / "old.sqlite"
+    _legacy_lab(db, version)
+    fresh = Lab.fresh()
+    for target, line in [("lab", "publish trader trading/orders/new count 3"), ("lab", "advance 1500ms")]:
+        assert fresh.execute(target, line).ok, line
+    with fresh.store.transaction() as e:
+        e.create_queue("NY_Appliance1", "Trading_VPN", "audit_q")
+        if version == "5":
+            e.create_object("NY_Appliance1", "Trading_VPN", "client-profile", ("p1",))
+            e.create_object("NY_Appliance1", "Trading_VPN", "telemetry-profile", ("tp",))
+    lab = Lab.open(db)
+    try:
+        for line in ("show queue * detail", "show message-vpn * replication", "show message-spool",
+                     "show client-profile *", "show clock"):
+            assert lab.execute("NY_Appliance1", line).text == fresh.execute("NY_Appliance1", line).text, line
+        assert lab.execute("lab", "status").text == fresh.execute("lab", "status").text
+    finally:
+        lab.close()
+    con = sqlite3.connect(db)
+    try:
+        tables = sorted(r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'"))
+        assert tables == ["journal", "meta"]
+        assert con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("6",)
+    finally:
+        con.close()

@@ -22,7 +22,7 @@ def lab_file(tmp_path: Path) -> Path:
 def _hold_write_lock(path: Path) -> sqlite3.Connection:
     other = sqlite3.connect(path, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
-    other.execute("UPDATE setting SET value=value")  # a write in progress
+    other.execute("UPDATE meta SET value=value")  # a write in progress
     return other
 
 
