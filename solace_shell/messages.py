@@ -93,6 +93,8 @@ ENGINE_ERRORS: dict[str, str] = {
     "publish_rejected_repl_queue_full": "ERROR: Publish rejected: the replication queue of Message VPN '{vpn}' "
                                         "on {router} is full ({rejected} of {requested} rejected; "
                                         "reject-msg-to-sender-on-discard is on).",
+    "publish_rejected_spool_full": "ERROR: Publish rejected: the message spool of {router} is full "
+                                   "({rejected} of {requested} rejected).",
     "publish_rejected_sync_ineligible": "ERROR: Publish rejected: synchronous replication of Message VPN '{vpn}' "
                                         "on {router} is ineligible ({rejected} of {requested} rejected; "
                                         "reject-msg-when-sync-ineligible is on).",

@@ -26,7 +26,8 @@ Every code the engine raises, with its parameters:
                                            xid is "local:<client>" for local transactions
     transaction_already_open(client)       no_transaction(client)
     transaction_commit_rejected(xid, reason)   a commit whose publishes would be rejected
-                                           (reason: publish_rejected_repl_queue_full | ..._sync_ineligible)
+                                           (reason: publish_rejected_repl_queue_full | ..._sync_ineligible
+                                           | publish_rejected_spool_full)
     site_already_down(site)  site_already_up(site)  link_already_down()  link_already_up()
   Named configuration objects (state_store.config_objects; kind is the CLI keyword)
     object_not_found(kind, name, vpn)      object_exists(kind, name, vpn)
@@ -42,7 +43,9 @@ Every code the engine raises, with its parameters:
     unknown_option(option)                 unknown_setting(name)
 
 Not exceptions (reported in PublishResult.reject_reason and counted in the audit):
-    publish_rejected_repl_queue_full, publish_rejected_sync_ineligible
+    publish_rejected_repl_queue_full, publish_rejected_sync_ineligible,
+    publish_rejected_spool_full (the router's message spool, max-spool-usage of `show message-spool`,
+    would be exceeded: the broker refuses the excess to the sender)
 """
 
 from __future__ import annotations
@@ -150,6 +153,7 @@ ERROR_CODES: dict[str, tuple[str, ...]] = {
     "config_sync_unreachable": ("vpn", "router"),
     # recorded refusals (not exceptions): a publish rejected as a whole
     "publish_rejected_repl_queue_full": ("client", "vpn", "router", "rejected", "requested"),
+    "publish_rejected_spool_full": ("client", "vpn", "router", "rejected", "requested"),
     "publish_rejected_sync_ineligible": ("client", "vpn", "router", "rejected", "requested"),
 }
 

@@ -15,9 +15,11 @@ back, renderers in solace_shell turn views into text.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import gc
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from .core.hacore import HaCore
 from .records import (
@@ -129,6 +131,8 @@ class BrokerState:
         self.spooled_by_queue: dict[int, dict[int, Spooled]] = {}
         self.spooled_by_message: dict[int, dict[int, Spooled]] = {}
         self.repl_by_vpn: dict[int, dict[int, ReplEntry]] = {}
+        # stream entries that name a message (any kind), by message id then seq
+        self.repl_by_message: dict[int, dict[int, ReplEntry]] = {}
         self.deliveries_by_message: dict[int, list[Delivery]] = {}
         self.ops_by_txn: dict[int, dict[int, TxnOp]] = {}
         self.objects_by_router: dict[int, dict[int, ConfigObject]] = {}
@@ -155,6 +159,8 @@ class BrokerState:
             rec.seq = self._claim(kind, rec.seq)
             self.repl_entries[rec.seq] = rec
             self.repl_by_vpn.setdefault(rec.vpn_id, {})[rec.seq] = rec
+            if rec.message_id is not None:
+                self.repl_by_message.setdefault(rec.message_id, {})[rec.seq] = rec
             return rec
         rec.id = self._claim(kind, rec.id)
         getattr(self, kind)[rec.id] = rec
@@ -186,6 +192,39 @@ class BrokerState:
             self.objects_by_router.setdefault(rec.router_id, {})[rec.id] = rec
         return rec
 
+    def add_run(self, recs: Sequence[Message] | Sequence[Spooled] | Sequence[ReplEntry]) -> None:
+        """File records of ONE kind, each with id 0 (ReplEntry: seq 0), under consecutive ids from
+        ``next_id(kind)`` in order: the same effect as ``add`` on each, in one tight loop per kind.
+
+        Why: a publish of a million messages files three million records; callers may predict the
+        ids (``next_id`` .. ``next_id + len - 1``) to link copies to their messages before filing."""
+        if not recs:
+            return
+        first = recs[0]
+        kind = KINDS[type(first)]
+        nxt = self.next_ids.get(kind, 1)
+        if isinstance(first, Message):
+            messages = self.messages
+            for i, m in enumerate(cast("Sequence[Message]", recs), nxt):
+                m.id = i
+                messages[i] = m
+        elif isinstance(first, Spooled):
+            spooled, by_queue, by_message = self.spooled, self.spooled_by_queue, self.spooled_by_message
+            for i, sp in enumerate(cast("Sequence[Spooled]", recs), nxt):
+                sp.id = i
+                spooled[i] = sp
+                by_queue.setdefault(sp.queue_id, {})[i] = sp
+                by_message.setdefault(sp.message_id, {})[i] = sp
+        else:
+            entries, by_vpn, by_msg = self.repl_entries, self.repl_by_vpn, self.repl_by_message
+            for i, e in enumerate(cast("Sequence[ReplEntry]", recs), nxt):
+                e.seq = i
+                entries[i] = e
+                by_vpn.setdefault(e.vpn_id, {})[i] = e
+                if e.message_id is not None:
+                    by_msg.setdefault(e.message_id, {})[i] = e
+        self.next_ids[kind] = nxt + len(recs)
+
     def add_all(self, recs: Iterable[Record]) -> None:
         for rec in recs:
             self.add(rec)
@@ -196,6 +235,8 @@ class BrokerState:
         if isinstance(rec, ReplEntry):
             if self.repl_entries.pop(rec.seq, None) is not None:
                 _drop(self.repl_by_vpn, rec.vpn_id, rec.seq)
+                if rec.message_id is not None:
+                    _drop(self.repl_by_message, rec.message_id, rec.seq)
             return
         if getattr(self, kind).pop(rec.id, None) is None:
             return
@@ -248,6 +289,24 @@ class BrokerState:
         """All records of ``kind`` (a KINDS attribute name), by id."""
         result: dict[int, Any] = getattr(self, kind)
         return result
+
+
+@contextmanager
+def bulk() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a bulk path creates or drops many records.
+
+    Why: records are acyclic, but each one allocated counts towards a collection; creating a
+    million of them triggers thousands of collections, each walking the ever larger older
+    generations, which costs three times the allocation itself. Reference counting frees them as
+    usual; the collector runs again afterwards."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _drop(index: dict[Any, dict[Any, Any]], key: Any, sub: Any) -> None:
