@@ -44,7 +44,35 @@ from .views import (
 )
 
 _XA_KIND_ORDER = ("wrong-site", "inconsistent", "after-failback", "left-prepared", "left-complete")
+# a message's copies, as bits: one somewhere, one where its VPN serves, one a transaction holds,
+# an entry in a replication stream
+_HELD, _SERVED, _LOCKED, _IN_STREAM = 1, 2, 4, 8
 _XA_LOG_PREFIX = "xa-log:"  # st.meta keys `xa-log:<group id>:<xid>` (transactions.py)
+
+
+def _first_in_order(msgs: list[Message], limit: int) -> list[Message]:
+    """The first ``limit`` of ``msgs`` (in id order) by (VPN name, rgmid, id); a negative limit is
+    none, as SQL's LIMIT. Within a VPN name rgmids normally grow with ids (one group counter), so
+    grouping by VPN keeps each group sorted and only an out-of-order group is sorted."""
+    by_vpn: dict[str, list[Message]] = {}
+    unsorted: set[str] = set()
+    for m in msgs:
+        group = by_vpn.get(m.vpn_name)
+        if group is None:
+            by_vpn[m.vpn_name] = [m]
+            continue
+        if group[-1].rgmid > m.rgmid:
+            unsorted.add(m.vpn_name)
+        group.append(m)
+    out: list[Message] = []
+    for name in sorted(by_vpn):
+        group = by_vpn[name]
+        if name in unsorted:
+            group.sort(key=lambda m: (m.rgmid, m.id))
+        out += group if limit < 0 else group[:limit - len(out)]
+        if 0 <= limit <= len(out):
+            break
+    return out
 
 
 class AuditService(Service):
@@ -53,74 +81,84 @@ class AuditService(Service):
         serving = {v.id for v in st.vpns.values() if lk.serving(v)}
         vpn_router = {v.id: st.routers[v.router_id].name for v in st.vpns.values()}
         queue_vpn = {q.id: q.vpn_id for q in st.queues.values()}
-        # the replication streams, once: which VPNs hold a message entry of each message, and how
-        # many message entries each VPN holds
-        repl_vpns: dict[int, list[int]] = {}
+        serving_queues = {q_id for q_id, v_id in queue_vpn.items() if v_id in serving}
+        # One pass over the copies and one over the replication streams give each message's flags
+        # (_HELD: a copy somewhere, _SERVED: a copy where its VPN serves, _LOCKED: a copy a
+        # transaction holds) and each stream's message count; the loop over the messages then
+        # only looks flags up.
+        flags: dict[int, int] = {}
+        for c in st.spooled.values():
+            f = _HELD | (_SERVED if c.queue_id in serving_queues else 0) | (_LOCKED if c.txn_id is not None else 0)
+            flags[c.message_id] = flags.get(c.message_id, 0) | f
         repl_counts: dict[int, int] = {}
         for vpn_id, entries in st.repl_by_vpn.items():
+            f = _HELD | (_SERVED if vpn_id in serving else 0)
             n = 0
             for e in entries.values():
-                if e.kind != "msg":
-                    continue
-                n += 1
-                if e.message_id is not None:
-                    holders = repl_vpns.setdefault(e.message_id, [])
-                    if vpn_id not in holders:
-                        holders.append(vpn_id)
+                if e.kind == "msg":
+                    n += 1
+                    if e.message_id is not None:
+                        flags[e.message_id] = flags.get(e.message_id, 0) | f | _IN_STREAM
             if n:
                 repl_counts[vpn_id] = n
 
         published = delivered = once = duplicated = lost = spooled = stranded = not_repl = in_tx = 0
-        flagged: list[tuple[Message, int, bool]] = []  # (message, deliveries, spooled somewhere)
+        # the messages to list (no tuple per message: a million retained allocations would wake
+        # the garbage collector over the whole state again and again)
+        flagged: list[Message] = []
+        deliveries = st.deliveries_by_message
         for m in st.messages.values():
             if vpn is not None and m.vpn_name != vpn:
                 continue
             published += 1
             if m.replicated == 0:
                 not_repl += 1
-            nd = len(st.deliveries_by_message.get(m.id, ()))
-            if nd:
+            dl = deliveries.get(m.id)
+            if dl:
                 delivered += 1
-                if nd == 1:
+                if len(dl) == 1:
                     once += 1
                 else:
                     duplicated += 1
-                    flagged.append((m, nd, True))
+                    flagged.append(m)
                 continue
-            copies = st.spooled_by_message.get(m.id)
-            held = repl_vpns.get(m.id, ())
-            sp = bool(copies) or bool(held)
-            sv = any(v_id in serving for v_id in held) or (
-                copies is not None and any(queue_vpn.get(c.queue_id) in serving for c in copies.values()))
-            if not sv:
+            f = flags.get(m.id, 0)
+            if not f & _SERVED:
                 lost += 1
-            if sp:
+                flagged.append(m)
+            if f & _HELD:
                 spooled += 1
-                if not sv:
+                if not f & _SERVED:
                     stranded += 1
-                if copies is not None and any(c.txn_id is not None for c in copies.values()):
+                if f & _LOCKED:
                     in_tx += 1
-            if not sp or not sv:
-                flagged.append((m, nd, sp))
         rejected = sum(x.count for x in st.rejections.values() if not vpn or x.vpn_name == vpn)
         totals = AuditTotals(
             published=published, delivered=delivered, delivered_once=once, duplicated=duplicated, lost=lost,
             spooled=spooled, stranded=stranded, rejected=rejected, not_replicated=not_repl,
             in_transaction=in_tx)
 
-        flagged.sort(key=lambda x: (x[0].vpn_name, x[0].rgmid, x[0].id))
+        shown = _first_in_order(flagged, limit)
+        # which streams hold the shown messages: one more pass over the streams, only if needed
+        streams: dict[int, set[int]] = {m.id: set() for m in shown if flags.get(m.id, 0) & _IN_STREAM}
+        if streams:
+            for vpn_id, entries in st.repl_by_vpn.items():
+                for e in entries.values():
+                    if e.kind == "msg" and e.message_id in streams:
+                        streams[e.message_id].add(vpn_id)
         problems: list[AuditEntry] = []
-        for m, nd, sp in flagged if limit < 0 else flagged[:limit]:  # as SQL's LIMIT: negative = none
+        for m in shown:
+            dl = deliveries.get(m.id, [])
+            nd = len(dl)
             if nd > 1:
                 outcome = "duplicated"
-            elif not sp:
+            elif not flags.get(m.id, 0) & _HELD:
                 outcome = "lost"
             else:
                 outcome = "stranded"
-            dl = st.deliveries_by_message.get(m.id, ())
             places = {(vpn_router[queue_vpn[c.queue_id]], st.queues[c.queue_id].name)
                       for c in st.spooled_by_message.get(m.id, {}).values()}
-            places.update((vpn_router[v_id], REPL_QUEUE) for v_id in repl_vpns.get(m.id, ()))
+            places.update((vpn_router[v_id], REPL_QUEUE) for v_id in streams.get(m.id, ()))
             reasons = []
             if m.replicated == 0:
                 reasons.append("not replicated")
