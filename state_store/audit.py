@@ -139,13 +139,9 @@ class AuditService(Service):
             in_transaction=in_tx)
 
         shown = _first_in_order(flagged, limit)
-        # which streams hold the shown messages: one more pass over the streams, only if needed
-        streams: dict[int, set[int]] = {m.id: set() for m in shown if flags.get(m.id, 0) & _IN_STREAM}
-        if streams:
-            for vpn_id, entries in st.repl_by_vpn.items():
-                for e in entries.values():
-                    if e.kind == "msg" and e.message_id in streams:
-                        streams[e.message_id].add(vpn_id)
+        # which streams hold the shown messages
+        streams = {m.id: {e.vpn_id for e in st.repl_by_message.get(m.id, {}).values() if e.kind == "msg"}
+                   for m in shown if flags.get(m.id, 0) & _IN_STREAM}
         problems: list[AuditEntry] = []
         for m in shown:
             dl = deliveries.get(m.id, [])
