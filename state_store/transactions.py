@@ -61,6 +61,7 @@ import re
 from .errors import EngineError
 from .records import Client, Queue, Router, Spooled, Txn, TxnOp, Vpn
 from .services import Service
+from .state import bulk
 from .topics import name_matches
 from .views import TransactionInfo, TxnMessage
 
@@ -178,14 +179,21 @@ class TransactionsService(Service):
         message in the queue of that name in ``v``, free or locked by ``t`` (a mirror committed on
         the new active site consumes that site's free copies of the same messages)."""
         chosen: dict[int, Spooled] = {}
+        queue_ids: dict[str, int] = {}  # queue name -> id in v (0: no such queue)
+        by_message = self.st.spooled_by_message
         for o in self._ops(t):
-            if o.op != "consume" or o.queue_name is None or o.message_id is None:
+            name, mid = o.queue_name, o.message_id
+            if o.op != "consume" or name is None or mid is None:
                 continue
-            q = self.lk.find_queue(v, o.queue_name)
-            if q is None:
+            qid = queue_ids.get(name)
+            if qid is None:
+                q = self.lk.find_queue(v, name)
+                qid = queue_ids[name] = q.id if q is not None else 0
+            copies = by_message.get(mid)
+            if not qid or copies is None:
                 continue
-            for sp in self.st.spooled_by_message.get(o.message_id, {}).values():
-                if sp.queue_id == q.id and (sp.txn_id is None or sp.txn_id == t.id):
+            for sp in copies.values():
+                if sp.queue_id == qid and (sp.txn_id is None or sp.txn_id == t.id):
                     chosen[sp.id] = sp
         return [chosen[i] for i in sorted(chosen)]
 
@@ -269,21 +277,24 @@ class TransactionsService(Service):
         now = self.lk.now_ms()
         queues_of_topic: dict[str, list[Queue]] = {}
         added: dict[int, list[int]] = {}  # queue id -> [count, bytes]
-        for mid in (m for op in ids for m in op):
-            msg = self.st.messages.get(mid)
-            if msg is None:
-                continue
-            msg.replicated = 1
-            queues = queues_of_topic.get(msg.topic)
-            if queues is None:
-                queues = queues_of_topic[msg.topic] = self.sv.replication.matching_queues(v, msg.topic)
-            for q in queues:
-                self.st.add(Spooled(queue_id=q.id, message_id=mid, msg_id=r.next_msg_id, spooled_ms=now,
-                                    size=msg.size))
-                tally = added.setdefault(q.id, [0, 0])
-                tally[0] += 1
-                tally[1] += msg.size
-            r.next_msg_id += 1
+        copies: list[Spooled] = []
+        with bulk():
+            for mid in (m for op in ids for m in op):
+                msg = self.st.messages.get(mid)
+                if msg is None:
+                    continue
+                msg.replicated = 1
+                queues = queues_of_topic.get(msg.topic)
+                if queues is None:
+                    queues = queues_of_topic[msg.topic] = self.sv.replication.matching_queues(v, msg.topic)
+                for q in queues:
+                    copies.append(Spooled(queue_id=q.id, message_id=mid, msg_id=r.next_msg_id, spooled_ms=now,
+                                          size=msg.size))
+                    tally = added.setdefault(q.id, [0, 0])
+                    tally[0] += 1
+                    tally[1] += msg.size
+                r.next_msg_id += 1
+            self.st.add_run(copies)
         # counters once per queue: the same totals and high-water marks as per copy (they only grow here)
         for qid, (count, nbytes) in added.items():
             self.lk.adjust_queue(self.st.queues[qid], count, nbytes)
