@@ -35,10 +35,7 @@ Rules:
 
 from __future__ import annotations
 
-import gc
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from .errors import EngineError
@@ -46,6 +43,7 @@ from .lookups import MB, REPL_QUEUE
 from .options import OptionSpec, coerce_option
 from .records import Delivery, Message, Queue, Rejection, ReplEntry, Router, Spooled, Subscription, TxnOp, Vpn
 from .services import Service
+from .state import bulk
 from .topics import has_wildcard, name_matches
 from .views import ConsumeResult, MessageSpool, PublishResult, QueueDetail, QueueMessage, QueueRow
 
@@ -58,24 +56,6 @@ QUEUE_OPTIONS: dict[str, OptionSpec] = {
     "max-bind-count": ("max_bind_count", "int", 1000, (1, 10000)),
 }
 CONSUMED_RGMIDS_SHOWN = 1000  # ConsumeResult.rgmids holds the first this many
-
-
-@contextmanager
-def _bulk() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a bulk path creates records.
-
-    Why: records are acyclic, but each one allocated counts towards a collection; creating a
-    million of them triggers thousands of collections, each walking the ever larger older
-    generations, which costs three times the allocation itself. Reference counting frees them as
-    usual; the collector runs again afterwards."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def _check_publish_topic(topic: str) -> None:
@@ -180,17 +160,16 @@ class MessagingService(Service):
             first, last = rg, rg + accepted - 1
             base = st.next_id("messages")
             reached = max(kept, default=0)  # messages j < reached are on at least one queue
-            with _bulk():
+            with bulk():
                 self._add_messages(v, r, client_name, topic, size, now, rg, accepted, mode is not None, fit,
                                    reached, "no matching queue" if not queues else "spool over quota")
-                add = st.add
+                add_run = st.add_run
                 for q, n in zip(queues, kept, strict=True):
                     qid = q.id
-                    for j in range(n):
-                        add(Spooled(qid, base + j, mbase + j, now, size))
+                    add_run([Spooled(qid, base + j, mbase + j, now, size) for j in range(n)])
                 vid = v.id
-                for j in range(fit):
-                    add(ReplEntry(vid, "msg", 0, base + j, mbase + j, topic, size, None, None, now))
+                add_run([ReplEntry(vid, "msg", 0, base + j, mbase + j, topic, size, None, None, now)
+                         for j in range(fit)])
             assert st.next_id("messages") == base + accepted  # the copies name the ids assumed
             for q, n in zip(queues, kept, strict=True):
                 if n:
@@ -220,15 +199,14 @@ class MessagingService(Service):
                       lost_note: str) -> None:
         """The ledger records of ``n`` accepted messages (ids from next_id, in order): the first
         ``fit`` replicated, those from ``reached`` on stored on no queue (``lost_note``)."""
-        add = self.st.add
         gid, vname, rname = v.group_id, v.name, r.name
         # (start, end, replicated, note) runs: the fields are constant within each run
         cuts = sorted({0, n, min(fit, n), min(reached, n)})
         for a, b in zip(cuts, cuts[1:], strict=False):
             repl = (1 if a < fit else 0) if replicated_topic else None
             note = None if a < reached else lost_note
-            for j in range(a, b):
-                add(Message(gid, vname, rg + j, topic, size, client_name, rname, now, 0, repl, note))
+            self.st.add_run([Message(gid, vname, rg + j, topic, size, client_name, rname, now, 0, repl, note)
+                             for j in range(a, b)])
 
     # ------------------------------------------------------------------ consume
     def consume(self, client: str, queue: str, count: int = 1) -> ConsumeResult:
@@ -327,7 +305,7 @@ class MessagingService(Service):
         replicated message gets an 'ack' entry on the stream, applied in order by the standby.
         With ack propagation shut down nothing is sent: the standby keeps the messages.
         Returns how many copies were removed."""
-        with _bulk():
+        with bulk():
             return self._consume_copies(v, r, client_name, copies, txn_key)
 
     def _consume_copies(self, v: Vpn, r: Router, client_name: str, copies: list[Spooled],
@@ -390,17 +368,16 @@ class MessagingService(Service):
     def _prune_consumed(self, v: Vpn, copies: list[Spooled]) -> set[int]:
         """Drop from v's stream the consumed messages that have no other copy in v (every entry
         about them goes); returns their message ids."""
-        stream = self.st.repl_by_vpn.get(v.id)
-        if not stream:
+        if not self.st.repl_by_vpn.get(v.id):
             return set()
         selected = {sp.id for sp in copies}
-        consumed = {sp.message_id for sp in copies}
         queues, by_message = self.st.queues, self.st.spooled_by_message
-        about: dict[int, list[ReplEntry]] = {}  # consumed message id -> its entries on the stream
-        for e in stream.values():
-            mid = e.message_id
-            if mid is not None and mid in consumed:
-                about.setdefault(mid, []).append(e)
+        stream_of = self.st.repl_by_message
+        about: dict[int, list[ReplEntry]] = {}  # consumed message id -> its entries on v's stream
+        for mid in {sp.message_id for sp in copies}:
+            entries = [e for e in stream_of.get(mid, {}).values() if e.vpn_id == v.id]
+            if entries:
+                about[mid] = entries
         sizes: dict[int, int] = {}  # pruned message id -> size of its first 'msg' entry
         for mid, entries in about.items():
             first = next((e for e in entries if e.kind == "msg"), None)
