@@ -102,7 +102,9 @@ def migrate(path: Path, version: str) -> None:
     a file that cannot be read as a lab is one LabFileError line."""
     from sqlalchemy import create_engine, event, insert, text
 
-    from .schema import SCHEMA_VERSION, SNAPSHOT, journal, meta, metadata
+    from .schema import SCHEMA_VERSION, SNAPSHOT, tables
+
+    metadata, meta, journal = tables()
 
     engine = create_engine(f"sqlite:///{path}", connect_args={"timeout": 10})
 

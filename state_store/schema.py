@@ -15,27 +15,42 @@ Another shell catches up by reading the rows after the last one it applied.
 
 from __future__ import annotations
 
-from sqlalchemy import Column, Integer, MetaData, String, Table, Text
+from functools import cache
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from sqlalchemy import MetaData, Table
 
 # 1-2: before upgrades existed; 3: first kept; 4: cli_user.lab_admin; 5: config_object;
 # 6: the journal (the model moved into memory; older files are read into it and rewritten)
 SCHEMA_VERSION = "6"
 CALLS = "calls"
 SNAPSHOT = "snapshot"
-
-metadata = MetaData()
-
-meta = Table(
-    "meta", metadata,
-    Column("key", String, primary_key=True),
-    Column("value", Text, nullable=False),
-)
-
-journal = Table(
-    "journal", metadata,
-    Column("seq", Integer, primary_key=True),
-    Column("kind", String, nullable=False),
-    Column("body", Text, nullable=False),
-)
-
 TABLES = ("meta", "journal")
+
+
+class Tables(NamedTuple):
+    metadata: MetaData
+    meta: Table
+    journal: Table
+
+
+@cache
+def tables() -> Tables:
+    """The tables as SQLAlchemy Core objects, built on first use: opening a lab and reading it
+    needs only the names above, and a shell that only reads never imports SQLAlchemy."""
+    from sqlalchemy import Column, Integer, MetaData, String, Table, Text
+
+    metadata = MetaData()
+    meta = Table(
+        "meta", metadata,
+        Column("key", String, primary_key=True),
+        Column("value", Text, nullable=False),
+    )
+    journal = Table(
+        "journal", metadata,
+        Column("seq", Integer, primary_key=True),
+        Column("kind", String, nullable=False),
+        Column("body", Text, nullable=False),
+    )
+    return Tables(metadata, meta, journal)

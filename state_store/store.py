@@ -34,6 +34,7 @@ from __future__ import annotations
 import json
 import pickle
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -47,6 +48,7 @@ from .engine import Engine
 from .errors import EngineError, LabBusy, LabFileError, ScenarioError
 from .passwords import is_hashed
 from .scenario_files import DEFAULT_SCENARIO
+from .schema import CALLS, SCHEMA_VERSION, SNAPSHOT, TABLES, tables
 from .state import KINDS, BrokerState, CallRecord
 
 if TYPE_CHECKING:
@@ -115,9 +117,14 @@ def _core_text(st: BrokerState) -> str:
 
 def _is_busy(exc: BaseException) -> bool:
     """SQLITE_BUSY in its forms: the lock is held, or this snapshot is stale for writing."""
+    if isinstance(exc, sqlite3.OperationalError):
+        text = str(exc).lower()
+        return "locked" in text or "busy" in text
+    if "sqlalchemy" not in sys.modules:  # nothing of SQLAlchemy ran: not one of its errors
+        return False
     from sqlalchemy.exc import OperationalError
 
-    if not isinstance(exc, (OperationalError, sqlite3.OperationalError)):
+    if not isinstance(exc, OperationalError):
         return False
     text = str(getattr(exc, "orig", exc)).lower()
     return "locked" in text or "busy" in text
@@ -125,32 +132,46 @@ def _is_busy(exc: BaseException) -> bool:
 
 # ------------------------------------------------------------------ the file
 class _Journal:
-    """The journal of one lab file over one connection (SQLAlchemy Core)."""
+    """The journal of one lab file over one SQLite connection.
+
+    Why two ways onto one connection: writing (one short ``BEGIN IMMEDIATE`` transaction per
+    command, snapshots, compaction) goes through SQLAlchemy Core on the schema's tables; the two
+    reads every command needs (``PRAGMA data_version``, the rows after the last one applied) are one
+    statement each on the same DB-API connection. So a shell that only reads -- ``solace-shell -c
+    "show ..."`` -- never imports SQLAlchemy, which would be most of its start-up time; the first
+    command that changes the lab does (``core``)."""
 
     def __init__(self, path: Path) -> None:
-        from sqlalchemy import create_engine, event
-        from sqlalchemy.pool import StaticPool
-
         self.path = path
-        self.engine = create_engine(f"sqlite:///{path}", poolclass=StaticPool,
-                                    connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False})
-
-        @event.listens_for(self.engine, "connect")
-        def _on_connect(dbapi_conn, _rec):  # type: ignore[no-untyped-def]
-            dbapi_conn.isolation_level = None
-            dbapi_conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            dbapi_conn.execute("PRAGMA journal_mode=WAL")
+        self.raw = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
+                                   isolation_level=None)
+        try:
+            self.raw.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            self.raw.execute("PRAGMA journal_mode=WAL")
             # In WAL mode NORMAL keeps every commit across a killed process (the kill test proves
             # it); only a power cut can lose the last commits. FULL would fsync every command.
-            dbapi_conn.execute("PRAGMA synchronous=NORMAL")
-
-        @event.listens_for(self.engine, "begin")
-        def _begin(conn):  # type: ignore[no-untyped-def]
-            conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.info.get("immediate") else "BEGIN")
-
-        self.conn: Connection = self.engine.connect()
-        self.raw: Any = self.conn.connection.dbapi_connection
+            self.raw.execute("PRAGMA synchronous=NORMAL")
+        except BaseException:
+            self.raw.close()
+            raise
         self.data_version = -1
+        self._conn: Connection | None = None
+
+    @property
+    def core(self) -> Connection:
+        """A SQLAlchemy Core connection over the same SQLite connection (made on first use)."""
+        if self._conn is None:
+            from sqlalchemy import create_engine, event
+            from sqlalchemy.pool import StaticPool
+
+            engine = create_engine("sqlite://", poolclass=StaticPool, creator=lambda: self.raw)
+
+            @event.listens_for(engine, "begin")
+            def _begin(conn):  # type: ignore[no-untyped-def]
+                conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.info.get("immediate") else "BEGIN")
+
+            self._conn = engine.connect()
+        return self._conn
 
     def changed(self) -> bool:
         """Whether another connection committed since the last call (one pragma, no transaction)."""
@@ -161,32 +182,27 @@ class _Journal:
         return True
 
     def rows_after(self, seq: int) -> list[tuple[int, str, str]]:
-        from sqlalchemy import select
-
-        from .schema import journal
-
-        with self.conn.begin():
-            rows = self.conn.execute(select(journal.c.seq, journal.c.kind, journal.c.body)
-                                     .where(journal.c.seq > seq).order_by(journal.c.seq)).all()
+        """The journal rows after ``seq`` in order (one statement: one consistent read)."""
+        rows = self.raw.execute("SELECT seq, kind, body FROM journal WHERE seq > ? ORDER BY seq", (seq,)).fetchall()
         return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
 
     @contextmanager
     def writing(self) -> Iterator[Connection]:
         """One short BEGIN IMMEDIATE transaction (the write lock from its first statement)."""
-        self.conn.info["immediate"] = True
+        conn = self.core
+        conn.info["immediate"] = True
         try:
-            with self.conn.begin():
-                yield self.conn
+            with conn.begin():
+                yield conn
         finally:
-            self.conn.info["immediate"] = False
+            conn.info["immediate"] = False
 
     def append(self, expected_last: int, kind: str, body: str, compact: bool = False) -> int:
         """Append one row after ``expected_last`` (WriteConflict when another shell appended since);
         ``compact`` drops every older row (the new row is a snapshot). Returns the new row's seq."""
         from sqlalchemy import delete, func, insert, select
 
-        from .schema import journal
-
+        journal = tables().journal
         with self.writing() as conn:
             last = conn.execute(select(func.max(journal.c.seq))).scalar()
             if last != expected_last:
@@ -201,8 +217,7 @@ class _Journal:
         """A reset: one snapshot row replaces the whole journal, whatever others appended."""
         from sqlalchemy import delete, func, insert, select
 
-        from .schema import SNAPSHOT, journal
-
+        journal = tables().journal
         with self.writing() as conn:
             last = conn.execute(select(func.max(journal.c.seq))).scalar() or 0
             seq = int(last) + 1
@@ -211,8 +226,10 @@ class _Journal:
         return seq
 
     def close(self) -> None:
-        self.conn.close()
-        self.engine.dispose()
+        if self._conn is not None:
+            self._conn.close()
+            self._conn.engine.dispose()
+        self.raw.close()
 
 
 def _fill_new_lab(con: sqlite3.Connection, body: str) -> None:
@@ -220,8 +237,7 @@ def _fill_new_lab(con: sqlite3.Connection, body: str) -> None:
     from sqlalchemy import create_engine, insert
     from sqlalchemy.pool import StaticPool
 
-    from .schema import SCHEMA_VERSION, SNAPSHOT, journal, meta, metadata
-
+    metadata, meta, journal = tables()
     engine = create_engine("sqlite://", poolclass=StaticPool, creator=lambda: con)
     with engine.begin() as conn:
         metadata.create_all(conn)
@@ -281,8 +297,6 @@ class LabStore:
 
     @staticmethod
     def _check_file(p: Path) -> None:
-        from .schema import SCHEMA_VERSION, TABLES
-
         lab_file.check_path(p)
         old = lab_file.legacy_version(p)
         if old is not None:
@@ -435,8 +449,6 @@ class LabStore:
 
     # ------------------------------------------------------------------ the file
     def _persist(self, calls: list[CallRecord], opaque: bool) -> None:
-        from .schema import CALLS, SNAPSHOT
-
         assert self._journal is not None
         if opaque:
             self._seq = self._journal.append(self._seq, SNAPSHOT, state_text(self.state), compact=True)
@@ -451,8 +463,6 @@ class LabStore:
         """Write the state as a snapshot row and drop the rows before it, encoded before the lock
         is taken; skipped (tried again after the next command) when another shell wrote first or
         holds the lock."""
-        from .schema import SNAPSHOT
-
         assert self._journal is not None
         body = state_text(self.state)
         try:
@@ -471,8 +481,6 @@ class LabStore:
         assert journal is not None
         if not journal.changed() and not opening:
             return
-        from .schema import CALLS, SNAPSHOT
-
         rows = journal.rows_after(self._seq)
         if opening and (not rows or rows[0][1] != SNAPSHOT):
             raise LabFileError(str(journal.path), "lab file is damaged (its journal does not start with a snapshot)")

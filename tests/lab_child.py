@@ -33,6 +33,10 @@ def main() -> int:
     if role == "nj":
         for line in ("enable", "configure", "message-vpn Trading_VPN", "replication"):
             assert lab.execute("NJ_Appliance1", line).ok, line
+    # A lab's first change imports SQLAlchemy (a shell that only reads never does); import it
+    # before `ready`, so the parent's kill windows fall on commands rather than on that import.
+    import sqlalchemy.engine  # noqa: F401
+
     print("ready", flush=True)
     for i in range(start, start + count):
         target, line = command(role, i)
