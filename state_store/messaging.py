@@ -373,22 +373,22 @@ class MessagingService(Service):
         selected = {sp.id for sp in copies}
         queues, by_message = self.st.queues, self.st.spooled_by_message
         stream_of = self.st.repl_by_message
-        about: dict[int, list[ReplEntry]] = {}  # consumed message id -> its entries on v's stream
+        vid = v.id
+        sizes: dict[int, int] = {}  # pruned message id -> size of its first 'msg' entry on v's stream
         for mid in {sp.message_id for sp in copies}:
-            entries = [e for e in stream_of.get(mid, {}).values() if e.vpn_id == v.id]
-            if entries:
-                about[mid] = entries
-        sizes: dict[int, int] = {}  # pruned message id -> size of its first 'msg' entry
-        for mid, entries in about.items():
-            first = next((e for e in entries if e.kind == "msg"), None)
+            entries = stream_of.get(mid)
+            if not entries:
+                continue
+            first = next((e for e in entries.values() if e.vpn_id == vid and e.kind == "msg"), None)
             if first is None:
                 continue
             others = by_message.get(mid, {})
-            if not any(s2.id not in selected and queues[s2.queue_id].vpn_id == v.id for s2 in others.values()):
-                sizes[mid] = first.size
+            if len(others) > 1 and any(s2.id not in selected and queues[s2.queue_id].vpn_id == vid
+                                       for s2 in others.values()):
+                continue
+            sizes[mid] = first.size
         if sizes:
-            for mid in sizes:
-                self.st.remove_all(about[mid])
+            self.st.remove_all([e for mid in sizes for e in stream_of[mid].values() if e.vpn_id == vid])
             v.st_pruned += len(sizes)
             rq = self.lk.repl_queue(v)
             if rq is not None:
