@@ -12,7 +12,6 @@ from solace_shell.renderers.flags import queue_flags, vpn_replication_flags, vpn
 from solace_shell.renderers.show_replication import LEGEND_B
 from state_store.views import QueueRow, VpnReplicationRow
 
-
 ACTIVE = VpnReplicationRow(name="V", internal=False, admin_enabled=True, role="active", local_bridge=None,
                            remote_bridge_up=True, queue_bound=True, sync_eligible=None, reject_sync_ineligible=False,
                            trm="async")
