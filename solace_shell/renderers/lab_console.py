@@ -64,6 +64,7 @@ def advanced(r: Advanced) -> str:
 _REASONS = {
     "publish_rejected_repl_queue_full": "replication queue full",
     "publish_rejected_sync_ineligible": "sync replication ineligible",
+    "publish_rejected_spool_full": "message spool full",  # ours: the router's max-spool-usage (issue 15)
 }
 
 
