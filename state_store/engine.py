@@ -337,7 +337,8 @@ class Engine:
         """A clear bridge password is hashed here, before the journaled call (module docstring)."""
         spec = REPLICATION_OPTIONS.get(option)
         if spec is not None and spec[1] == "password" and value and not isinstance(value, HashedSecret):
-            value = HashedSecret(hash_password(str(value), config_secret_salt(option, vpn)))
+            v = self.sv.lookups.vpn_rw(router, vpn)  # refused as the service would, before the costly hash
+            value = HashedSecret(hash_password(str(value), config_secret_salt(option, v.name)))
         self._set_replication_option(router, vpn, option, value)
 
     @journaled
