@@ -38,7 +38,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -59,16 +59,61 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 BUSY_TIMEOUT_MS = 2000  # one attempt's wait for the write lock (SQLite's busy handler)
 MAX_WAIT_S = 10.0  # all attempts of one command together
+EXCLUSIVE_AFTER = 1  # lost races after which a command runs holding the write lock
 SNAPSHOT_EVERY = 200  # calls rows after a snapshot before the next one is written
-IMAGE_COST_FACTOR = 16  # refresh the in-memory image once replaying since it costs this many images
+IMAGE_COST_FACTOR = 16  # refresh the image once replaying the calls since costs this many images
+RECORD_IMAGE_S = 3e-6  # first guess of the time to image one record (then measured)
 _PICKLE = pickle.HIGHEST_PROTOCOL
-_templates: dict[tuple[str, int], bytes] = {}
+_templates: dict[tuple[str, int], _Image] = {}
 _templates_lock = threading.Lock()
 
 
 class WriteConflict(Exception):
     """Another shell appended to the journal after this shell caught up: the command was rolled
     back and must run again on the caught-up state (``LabStore.run`` does)."""
+
+
+# ------------------------------------------------------------------ images
+def _register_reducers() -> None:
+    """Pickle records as (class, field values): the slotted dataclasses' own pickling calls
+    ``dataclasses.fields`` per object, several times slower for a lab of a million messages."""
+    import copyreg
+    from dataclasses import fields
+    from operator import attrgetter
+
+    for cls in KINDS:
+        get = attrgetter(*[f.name for f in fields(cls)])
+
+        def reduce(rec: Any, cls: type = cls, get: Any = get) -> tuple[type, tuple[Any, ...]]:
+            return cls, get(rec)
+
+        copyreg.pickle(cls, reduce)
+
+
+_register_reducers()
+
+
+class _Image:
+    """A state to go back to: pickled in memory (never written anywhere), or the JSON text of the
+    snapshot row it was read from (no cost to keep)."""
+
+    def __init__(self, data: bytes | str, records: int) -> None:
+        self.data = data
+        self.records = records
+
+    @classmethod
+    def of(cls, st: BrokerState) -> _Image:
+        return cls(pickle.dumps(st, _PICKLE), _record_count(st))
+
+    def load(self) -> BrokerState:
+        if isinstance(self.data, bytes):
+            state: BrokerState = pickle.loads(self.data)
+            return state
+        return decode_state(loads(self.data))
+
+
+def _record_count(st: BrokerState) -> int:
+    return sum(len(st.records(kind)) for kind in KINDS.values())
 
 
 # ------------------------------------------------------------------ building labs
@@ -93,7 +138,7 @@ def _build(doc: LocatedDict, scenario: Path) -> BrokerState:
     return st
 
 
-def _template(scenario: Path) -> bytes:
+def _template(scenario: Path) -> _Image:
     """The image of a fresh lab of ``scenario``, built once per process (per file version)."""
     key = (str(scenario.resolve()), scenario.stat().st_mtime_ns)
     with _templates_lock:
@@ -101,7 +146,7 @@ def _template(scenario: Path) -> bytes:
         if image is None:
             from .scenario_schema import load_scenario
 
-            image = pickle.dumps(_build(load_scenario(scenario), scenario), _PICKLE)
+            image = _Image.of(_build(load_scenario(scenario), scenario))
             _templates[key] = image
         return image
 
@@ -156,6 +201,7 @@ class _Journal:
             raise
         self.data_version = -1
         self._conn: Connection | None = None
+        self.held = False  # inside writing(): the write lock is this connection's
 
     @property
     def core(self) -> Connection:
@@ -188,12 +234,20 @@ class _Journal:
 
     @contextmanager
     def writing(self) -> Iterator[Connection]:
-        """One short BEGIN IMMEDIATE transaction (the write lock from its first statement)."""
+        """One BEGIN IMMEDIATE transaction (the write lock from its first statement); inside one
+        already held, that one."""
         conn = self.core
+        if self.held:
+            yield conn
+            return
         conn.info["immediate"] = True
         try:
             with conn.begin():
-                yield conn
+                self.held = True
+                try:
+                    yield conn
+                finally:
+                    self.held = False
         finally:
             conn.info["immediate"] = False
 
@@ -247,32 +301,33 @@ def _fill_new_lab(con: sqlite3.Connection, body: str) -> None:
 
 # ------------------------------------------------------------------ the store
 class LabStore:
-    def __init__(self, state: BrokerState, path: str | None = None, image: bytes | None = None,
+    def __init__(self, state: BrokerState, path: str | None = None, image: _Image | None = None,
                  journal: _Journal | None = None, seq: int = 0) -> None:
         self.state = state
         self.path = path
         # the last image of the state and the calls made on it since (rollback = both, replayed)
-        self._image = image if image is not None else pickle.dumps(state, _PICKLE)
+        self._image = image if image is not None else _Image.of(state)
         self._since: list[CallRecord] = []
         self._since_s = 0.0  # time the commands since the image took (what replaying them costs)
-        self._image_s = 0.0
+        self._record_s = RECORD_IMAGE_S
         self._journal = journal
         self._seq = seq  # the last journal row applied
         self._rows_since_snapshot = 0
+        self._exclusive = False  # run(): this attempt holds the write lock from its start
 
     # ------------------------------------------------------------------ constructors
     @classmethod
     def in_memory(cls, scenario: str | Path | None = None) -> LabStore:
         """A fresh in-memory lab (no file, no SQLite): a copy of the scenario's cached image."""
         image = _template(_scenario_path(scenario))
-        return cls(pickle.loads(image), None, image)
+        return cls(image.load(), None, image)
 
     def copy(self) -> LabStore:
         """An in-memory copy of this lab's current state."""
         if self._journal is not None:
             self._catch_up()
-        image = self._image if not self._since else pickle.dumps(self.state, _PICKLE)
-        return LabStore(pickle.loads(image), None, image)
+        image = self._image if not self._since else _Image.of(self.state)
+        return LabStore(image.load(), None, image)
 
     @classmethod
     def open(cls, path: str | Path, scenario: str | Path | None = None) -> LabStore:
@@ -280,13 +335,13 @@ class LabStore:
         p = Path(path)
         if not p.exists() and not p.is_symlink():
             image = _template(_scenario_path(scenario))
-            body = state_text(pickle.loads(image))
+            body = state_text(image.load())
             if not lab_file.create(p, lambda con: _fill_new_lab(con, body)):
                 cls._check_file(p)  # another shell created it a moment ago
         else:
             cls._check_file(p)
         journal = _Journal(p)
-        store = cls(BrokerState(), str(p), b"", journal)
+        store = cls(BrokerState(), str(p), _Image(b"", 0), journal)
         try:
             store._catch_up(opening=True)
             lab_file.check_state(p, store.state)
@@ -314,11 +369,17 @@ class LabStore:
         max_wait_s = MAX_WAIT_S if max_wait_s is None else max_wait_s
         start = time.monotonic()
         pause = 0.002
+        conflicts = 0
         while True:
+            # A command that lost the race to other writers twice runs holding the write lock, so
+            # a long command cannot be starved by a shell that writes all the time; only then is
+            # the lock held longer than one append (readers still never wait).
+            self._exclusive = conflicts >= EXCLUSIVE_AFTER
             try:
                 with self.transaction() as engine:
                     return work(engine)
             except WriteConflict:
+                conflicts += 1
                 if time.monotonic() - start >= max_wait_s:
                     raise LabBusy(time.monotonic() - start) from None
                 continue  # someone else wrote: catch up and run again at once
@@ -330,11 +391,18 @@ class LabStore:
                     raise LabBusy(waited) from exc
                 time.sleep(min(pause, max(0.0, max_wait_s - waited)))
                 pause = min(pause * 2, 0.2)
+            finally:
+                self._exclusive = False
 
     @contextmanager
     def transaction(self) -> Iterator[Engine]:
         """One command: the Engine over the caught-up state; on normal exit what it changed is
         kept (and appended to the lab file), on ANY exception the state is as before (re-raised)."""
+        held = self._journal.writing() if self._journal is not None and self._exclusive else nullcontext()
+        with held:
+            yield from self._command()
+
+    def _command(self) -> Iterator[Engine]:
         if self._journal is not None:
             self._catch_up()
         st = self.state
@@ -371,7 +439,7 @@ class LabStore:
         it (one snapshot row replaces its journal). Raises ScenarioError (nothing changed) for an
         invalid scenario."""
         image = _template(_scenario_path(scenario))
-        st = pickle.loads(image)
+        st = image.load()
         if self._journal is not None:
             self._seq = self._journal.replace_all(state_text(st))
             self._rows_since_snapshot = 0
@@ -405,28 +473,32 @@ class LabStore:
             self._journal = None
 
     # ------------------------------------------------------------------ in memory
-    def _set_state(self, st: BrokerState, image: bytes | None = None) -> None:
+    def _set_state(self, st: BrokerState, image: _Image | None = None) -> None:
         self.state = st
-        started = time.perf_counter()
-        self._image = image if image is not None else pickle.dumps(st, _PICKLE)
-        self._image_s = time.perf_counter() - started if image is None else self._image_s
+        if image is None:
+            started = time.perf_counter()
+            image = _Image.of(st)
+            self._record_s = (time.perf_counter() - started) / max(image.records, 1)
+        self._image = image
         self._since = []
         self._since_s = 0.0
 
     def _remember(self, calls: list[CallRecord], opaque: bool, spent_s: float) -> None:
-        """What a kept command did, for a later rollback: a new image after an opaque command or
-        when replaying the calls since the image would cost more than taking a new one."""
+        """What a kept command did, for a later rollback: a new image after an opaque command, or
+        once replaying the calls since the image would cost more than ``IMAGE_COST_FACTOR`` new
+        images (estimated from the number of records: after one command that published a million
+        messages, replaying it is cheaper than imaging its result)."""
         if opaque:
             self._set_state(self.state)
             return
         self._since.extend(calls)
         self._since_s += spent_s
-        if self._since_s > IMAGE_COST_FACTOR * max(self._image_s, 1e-4):
+        if self._since_s > IMAGE_COST_FACTOR * max(_record_count(self.state) * self._record_s, 1e-4):
             self._set_state(self.state)
 
     def _rollback(self) -> None:
         """Back to the state before the current command: the last image plus the calls since."""
-        st: BrokerState = pickle.loads(self._image)
+        st = self._image.load()
         if self._since:
             self._replay(st, self._since)
         st.work.clear()
@@ -487,7 +559,8 @@ class LabStore:
         for seq, kind, body in rows:
             try:
                 if kind == SNAPSHOT:
-                    self._set_state(decode_state(loads(body)))
+                    state = decode_state(loads(body))
+                    self._set_state(state, _Image(body, _record_count(state)))
                     self._rows_since_snapshot = 0
                 elif kind == CALLS:
                     calls = decode_calls(loads(body))
