@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 
 from .errors import EngineError
 from .records import Client, Queue, Router, Spooled, Txn, TxnOp, Vpn
@@ -87,9 +88,10 @@ class TransactionsService(Service):
                 return t
         return None
 
-    def _ops(self, t: Txn) -> list[TxnOp]:
-        """The transaction's operations, in the order they were made."""
-        return list(self.st.ops_by_txn.get(t.id, {}).values())
+    def _ops(self, t: Txn) -> Collection[TxnOp]:
+        """The transaction's operations, in the order they were made (a live view of the index:
+        ``st.remove_all`` copies it before removing)."""
+        return self.st.ops_by_txn.get(t.id, {}).values()
 
     def _find_xa(self, v: Vpn, xid: str) -> Txn | None:
         for t in self.st.txns.values():
