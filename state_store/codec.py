@@ -29,7 +29,7 @@ from typing import Any
 
 from .core.hacore import HaCore
 from .passwords import HashedSecret
-from .state import KINDS, BrokerState, CallRecord
+from .state import KINDS, BrokerState, CallRecord, bulk
 
 FORMAT = "solace-shell lab state"
 VERSION = 1
@@ -128,7 +128,8 @@ def encode_state(st: BrokerState) -> dict[str, Any]:
 
 
 def state_text(st: BrokerState) -> str:
-    return dumps(encode_state(st))
+    with bulk():
+        return dumps(encode_state(st))
 
 
 def dumps(doc: Any) -> str:
@@ -141,7 +142,8 @@ def dumps(doc: Any) -> str:
 def loads(text: str | bytes) -> Any:
     """JSON text to a document; bad JSON (or JSON nested beyond Python's recursion) is one line."""
     try:
-        return json.loads(text)
+        with bulk():
+            return json.loads(text)
     except (ValueError, RecursionError) as exc:
         raise CodecError(f"not valid JSON ({str(exc).splitlines()[0][:200]})") from None
 
@@ -155,6 +157,11 @@ def _str_map(doc: dict[str, Any], key: str) -> dict[str, str]:
 
 def decode_state(doc: Any) -> BrokerState:
     """A document made by ``encode_state`` back to a state; anything else raises CodecError."""
+    with bulk():
+        return _decode_state(doc)
+
+
+def _decode_state(doc: Any) -> BrokerState:
     if type(doc) is not dict or doc.get("format") != FORMAT:
         raise CodecError("not a lab state document")
     if doc.get("version") != VERSION:

@@ -49,7 +49,7 @@ from .errors import EngineError, LabBusy, LabFileError, ScenarioError
 from .passwords import is_hashed
 from .scenario_files import DEFAULT_SCENARIO
 from .schema import CALLS, SCHEMA_VERSION, SNAPSHOT, TABLES, tables
-from .state import KINDS, BrokerState, CallRecord
+from .state import KINDS, BrokerState, CallRecord, bulk
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
@@ -66,6 +66,13 @@ RECORD_IMAGE_S = 3e-6  # first guess of the time to image one record (then measu
 _PICKLE = pickle.HIGHEST_PROTOCOL
 _templates: dict[tuple[str, int], _Image] = {}
 _templates_lock = threading.Lock()
+
+
+class LabClosed(RuntimeError):
+    """The store was closed: its lab can no longer be read or changed."""
+
+    def __init__(self) -> None:
+        super().__init__("the lab is closed")
 
 
 class WriteConflict(Exception):
@@ -103,13 +110,15 @@ class _Image:
 
     @classmethod
     def of(cls, st: BrokerState) -> _Image:
-        return cls(pickle.dumps(st, _PICKLE), _record_count(st))
+        with bulk():
+            return cls(pickle.dumps(st, _PICKLE), _record_count(st))
 
     def load(self) -> BrokerState:
-        if isinstance(self.data, bytes):
-            state: BrokerState = pickle.loads(self.data)
-            return state
-        return decode_state(loads(self.data))
+        with bulk():
+            if isinstance(self.data, bytes):
+                state: BrokerState = pickle.loads(self.data)
+                return state
+            return decode_state(loads(self.data))
 
 
 def _record_count(st: BrokerState) -> int:
@@ -314,6 +323,8 @@ class LabStore:
         self._seq = seq  # the last journal row applied
         self._rows_since_snapshot = 0
         self._exclusive = False  # run(): this attempt holds the write lock from its start
+        self._engine: Engine | None = None  # the Engine of self.state (it holds nothing else)
+        self._closed = False
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -403,14 +414,19 @@ class LabStore:
             yield from self._command()
 
     def _command(self) -> Iterator[Engine]:
+        if self._closed:
+            raise LabClosed()
         if self._journal is not None:
             self._catch_up()
         st = self.state
         st.work.clear()
         core_before = _core_text(st) if st.ha_core.groups else ""
         started = time.perf_counter()
+        engine = self._engine
+        if engine is None or engine.state is not st:
+            engine = self._engine = Engine(st)
         try:
-            yield Engine(st)
+            yield engine
         except BaseException:
             if st.work.changed:
                 self._rollback()
@@ -468,6 +484,8 @@ class LabStore:
         return "\n".join(out) + "\n"
 
     def close(self) -> None:
+        self._closed = True
+        self._engine = None
         if self._journal is not None:
             self._journal.close()
             self._journal = None
