@@ -192,7 +192,8 @@ class BrokerState:
             self.objects_by_router.setdefault(rec.router_id, {})[rec.id] = rec
         return rec
 
-    def add_run(self, recs: Sequence[Message] | Sequence[Spooled] | Sequence[ReplEntry]) -> None:
+    def add_run(self, recs: Sequence[Message] | Sequence[Spooled] | Sequence[ReplEntry] | Sequence[Delivery]
+                ) -> None:
         """File records of ONE kind, each with id 0 (ReplEntry: seq 0), under consecutive ids from
         ``next_id(kind)`` in order: the same effect as ``add`` on each, in one tight loop per kind.
 
@@ -215,6 +216,12 @@ class BrokerState:
                 spooled[i] = sp
                 by_queue.setdefault(sp.queue_id, {})[i] = sp
                 by_message.setdefault(sp.message_id, {})[i] = sp
+        elif isinstance(first, Delivery):
+            deliveries, by_message_d = self.deliveries, self.deliveries_by_message
+            for i, d in enumerate(cast("Sequence[Delivery]", recs), nxt):
+                d.id = i
+                deliveries[i] = d
+                by_message_d.setdefault(d.message_id, []).append(d)
         else:
             entries, by_vpn, by_msg = self.repl_entries, self.repl_by_vpn, self.repl_by_message
             for i, e in enumerate(cast("Sequence[ReplEntry]", recs), nxt):
@@ -224,6 +231,27 @@ class BrokerState:
                 if e.message_id is not None:
                     by_msg.setdefault(e.message_id, {})[i] = e
         self.next_ids[kind] = nxt + len(recs)
+
+    def remove_run(self, recs: Sequence[Spooled] | Sequence[ReplEntry]) -> None:
+        """Take filed records of ONE kind out of their kind and every index: the same effect as
+        ``remove`` on each, in one tight loop (a consume or delete of a million copies)."""
+        if not recs:
+            return
+        if isinstance(recs[0], Spooled):
+            spooled, by_queue, by_message = self.spooled, self.spooled_by_queue, self.spooled_by_message
+            for sp in cast("Sequence[Spooled]", recs):
+                if spooled.pop(sp.id, None) is None:
+                    continue
+                _drop(by_queue, sp.queue_id, sp.id)
+                _drop(by_message, sp.message_id, sp.id)
+        else:
+            entries, by_vpn, by_msg = self.repl_entries, self.repl_by_vpn, self.repl_by_message
+            for e in cast("Sequence[ReplEntry]", recs):
+                if entries.pop(e.seq, None) is None:
+                    continue
+                _drop(by_vpn, e.vpn_id, e.seq)
+                if e.message_id is not None:
+                    _drop(by_msg, e.message_id, e.seq)
 
     def add_all(self, recs: Iterable[Record]) -> None:
         for rec in recs:
