@@ -188,3 +188,26 @@ def test_replace_site_drops_transactions(lab):
         e.fail_site("NY")
         e.replace_site("NY")
         assert e.transactions(NY) == []
+
+
+def test_locked_copies_are_found_through_the_transaction_whoever_ends_it(lab):
+    """A transaction's locks follow its consume operations: a branch resumed by another client
+    releases them on rollback; a queue deleted under a transaction leaves it nothing to consume."""
+    with lab.transaction() as e:
+        e.publish("trader", T, count=3)
+        e.tx_xa_start("settlement", X1)
+        e.consume("settlement", "orders", 2)
+        e.tx_xa_suspend("settlement", X1)
+        e.tx_xa_resume("trader", X1)
+        e.tx_xa_rollback("trader", X1)
+        assert [m.locked_by_transaction for m in e.queue_messages(NY, VPN, "orders")] == [False] * 3
+        e.tx_local_start("settlement")
+        e.consume("settlement", "orders", 2)
+        e.set_queue_shutdown(NY, VPN, "orders", True)
+        assert e.delete_queue(NY, VPN, "orders") == 3
+        [t] = e.transactions(NY)
+        assert t.messages_consumed == 2 and [m.endpoint_name for m in t.consumed] == [None, None]
+        e.tx_local_commit("settlement")
+        assert e.transactions(NY) == []
+        a = e.audit().totals
+    assert (a.published, a.delivered, a.in_transaction) == (3, 0, 0)
