@@ -320,11 +320,9 @@ class MessagingService(Service):
                 rows = by_message.get(sp.message_id)
                 if rows and any(d.txn_key == txn_key for d in rows):
                     acked_before.add(sp.message_id)
-        add = st.add
         rname = r.name
-        for sp in copies:
-            if sp.message_id not in acked_before:
-                add(Delivery(sp.message_id, client_name, rname, queues[sp.queue_id].name, now, 0, txn_key))
+        st.add_run([Delivery(sp.message_id, client_name, rname, queues[sp.queue_id].name, now, 0, txn_key)
+                    for sp in copies if sp.message_id not in acked_before])
         if self._in_split_brain(v):
             for mid in {sp.message_id for sp in copies}:
                 m = messages[mid]
@@ -335,14 +333,11 @@ class MessagingService(Service):
         if v.repl_enabled and v.role == "active" and v.ack_prop_enabled:
             pruned = self._prune_consumed(v, copies)
             pending = self.take_pending_acks(v)
-            acks = 0
             vid = v.id
-            for sp in copies:
-                if messages[sp.message_id].replicated == 1 and sp.message_id not in pruned:
-                    add(ReplEntry(vid, "ack", 0, sp.message_id, sp.msg_id, None, 0,
-                                  queues[sp.queue_id].name, None, now))
-                    acks += 1
-            total = pending + acks
+            acks = [ReplEntry(vid, "ack", 0, sp.message_id, sp.msg_id, None, 0, queues[sp.queue_id].name, None, now)
+                    for sp in copies if messages[sp.message_id].replicated == 1 and sp.message_id not in pruned]
+            st.add_run(acks)
+            total = pending + len(acks)
             keep = total % max(1, v.ack_interval)
             if keep:
                 self._hold_pending_acks(v, keep)
@@ -357,13 +352,10 @@ class MessagingService(Service):
                 tot[1] += sp.size
         for qid, (cnt, nbytes) in totals.items():
             lk.adjust_queue(queues[qid], -cnt, -nbytes)
-        remove = st.remove
-        removed = 0
-        for sp in copies:
-            if sp.id in st.spooled:
-                remove(sp)
-                removed += 1
-        return removed
+        filed = st.spooled
+        gone = [sp for sp in copies if sp.id in filed]
+        st.remove_run(gone)
+        return len(gone)
 
     def _prune_consumed(self, v: Vpn, copies: list[Spooled]) -> set[int]:
         """Drop from v's stream the consumed messages that have no other copy in v (every entry
@@ -388,7 +380,7 @@ class MessagingService(Service):
                 continue
             sizes[mid] = first.size
         if sizes:
-            self.st.remove_all([e for mid in sizes for e in stream_of[mid].values() if e.vpn_id == vid])
+            self.st.remove_run([e for mid in sizes for e in stream_of[mid].values() if e.vpn_id == vid])
             v.st_pruned += len(sizes)
             rq = self.lk.repl_queue(v)
             if rq is not None:
@@ -550,7 +542,7 @@ class MessagingService(Service):
                 for op in st.txn_ops.values():
                     if op.op == "consume" and op.msg_id in locked:
                         op.queue_name = None
-            st.remove_all(copies)
+            st.remove_run(copies)
             n += len(copies)
             st.remove_all(st.subs_by_queue.get(sq.id, {}).values())
             st.remove(sq)
@@ -626,7 +618,7 @@ class MessagingService(Service):
                     m = messages[e.message_id]
                     m.replicated = 0
                     m.note = "deleted from replication queue"
-            st.remove_all(entries)
+            st.remove_run(entries)
             n = len(entries)
         else:
             copies = [sp for sp in st.spooled_by_queue.get(q.id, {}).values() if sp.txn_id is None and (
@@ -634,7 +626,7 @@ class MessagingService(Service):
             for sp in copies:
                 nbytes += sp.size
                 messages[sp.message_id].note = "deleted by admin"
-            st.remove_all(copies)
+            st.remove_run(copies)
             n = len(copies)
         if n:
             self.lk.adjust_queue(q, -n, -nbytes)
