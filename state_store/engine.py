@@ -1,6 +1,7 @@
 """The Engine facade: every read and change the shell needs, over one lab's in-memory state.
 
-Get one from ``LabStore.transaction()``; it is only valid inside that ``with`` block. Every method
+Get one from ``LabStore.transaction()``; use it only inside that ``with`` block (the store keeps the
+state coherent between commands: catch-up with other shells, rollback of a refused command). Every method
 either returns a view (``state_store.views``), a count, or None, or raises
 ``EngineError(code, **params)`` (codes listed in ``state_store.errors``); a refused command leaves
 nothing behind because the store puts the state back as it was before the command.
@@ -145,6 +146,9 @@ SETTING_RULES: dict[str, Any] = {
 
 
 class Engine:
+    """The facade over one lab's state. It holds nothing but the state and its services, so the
+    store may keep one across commands on the same state."""
+
     def __init__(self, state: BrokerState) -> None:
         self.state = state
         self.sv = Services(state)
