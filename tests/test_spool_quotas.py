@@ -13,7 +13,6 @@ import pytest
 
 from state_store.errors import EngineError
 from state_store.lookups import MB
-from state_store.scenario_files import DEFAULT_SCENARIO
 from state_store.store import LabStore
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
@@ -79,15 +78,13 @@ def test_lowering_a_quota_keeps_what_is_spooled(lab):
         assert e.queue_detail(NY, VPN, "orders").messages_spooled == 3000
 
 
+SMALL_SPOOL = Path(__file__).resolve().parent.parent / "transcripts" / "scenarios" / "small-spool.yaml"
+
+
 @pytest.fixture
-def small_spool(tmp_path: Path):
+def small_spool():
     """The default lab with NY's message spool at 2 MB."""
-    text = Path(DEFAULT_SCENARIO).read_text()
-    marker = "      - name: NY_Appliance1\n"
-    assert marker in text
-    path = tmp_path / "small-spool.yaml"
-    path.write_text(text.replace(marker, marker + "        max_spool_usage: 2\n"))
-    s = LabStore.in_memory(path)
+    s = LabStore.in_memory(SMALL_SPOOL)
     yield s
     s.close()
 
