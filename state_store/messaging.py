@@ -191,7 +191,8 @@ class MessagingService(Service):
             client=client_name, router=r.name, vpn=v.name, topic=topic, requested=count,
             accepted=accepted, rejected=rejected, replicated=fit,
             not_replicated=(accepted - fit) if mode is not None else 0,
-            queues=tuple(sorted(q.name for q, n in zip(queues, kept, strict=True) if n)),
+            # the matching queues with room for it (all of them, as before quotas, when none is full)
+            queues=tuple(sorted(q.name for q, n in zip(queues, qfit, strict=True) if n)),
             first_rgmid=first, last_rgmid=last, transacted=False, reject_reason=reason)
 
     def _add_messages(self, v: Vpn, r: Router, client_name: str, topic: str, size: int, now: int,
