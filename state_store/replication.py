@@ -47,6 +47,7 @@ from .lookups import MB, REPL_BRIDGE, REPL_QUEUE
 from .options import coerce_option
 from .records import Queue, ReplEntry, ReplicatedTopic, Router, Spooled, Txn, TxnOp, Vpn
 from .services import Service
+from .state import bulk
 from .topics import has_wildcard, name_matches, topic_matches
 from .views import (
     BridgeInfo,
@@ -80,6 +81,7 @@ REPLICATION_OPTIONS: dict[str, tuple[str, str, Any, tuple[int, int] | None]] = {
 
 # the local bridge of a standby VPN (rule B of the module docstring)
 BRIDGE_UP, BRIDGE_UNBOUND, BRIDGE_DOWN = "up", "queue-unbound", "down"
+SPOOL_OVER_QUOTA = "spool over quota"  # the ledger note messaging gives a message no queue kept
 
 
 def _catchup_key(v: Vpn) -> str:
@@ -474,8 +476,6 @@ class ReplicationService(Service):
             batch = list(islice(stream.values(), limit))
         else:
             batch = list(stream.values())
-        st = self.st
-        now = self.lk.now_ms()
         by_topic: dict[str, list[ReplEntry]] = {}
         acks: list[ReplEntry] = []
         txs: list[ReplEntry] = []
@@ -486,56 +486,84 @@ class ReplicationService(Service):
                 acks.append(e)
             else:
                 txs.append(e)
-        # (a) messages, grouped by topic (one matching computation per topic)
-        if by_topic:
-            seq_min = min(entries[0].seq for entries in by_topic.values())
-            seq_max = max(entries[-1].seq for entries in by_topic.values())
-            rrouter = self.lk.router_of(receiver)
-            base = rrouter.next_msg_id - seq_min
-            rrouter.next_msg_id += seq_max - seq_min + 1
-            nmsgs = nbytes_all = 0
-            for topic in sorted(by_topic):
-                entries = by_topic[topic]
-                nbytes = sum(e.size for e in entries)
-                nmsgs += len(entries)
-                nbytes_all += nbytes
-                for q in self.matching_queues(receiver, topic):
-                    for e in entries:
-                        st.add(Spooled(queue_id=q.id, message_id=e.message_id or 0, msg_id=base + e.seq,
-                                       spooled_ms=now, size=e.size))
-                    self.lk.adjust_queue(q, len(entries), nbytes)
-            rq = self.lk.repl_queue(holder)
-            if rq is not None:
-                self.lk.adjust_queue(rq, -nmsgs, -nbytes_all)
-            receiver.st_msgs_received += nmsgs
-        # (b) acks: remove the consumed copies on the standby
-        if acks:
-            gone: dict[int, Spooled] = {}
-            for e in acks:
-                aq = self.lk.find_queue(receiver, e.queue_name or "")
-                if aq is None or e.message_id is None:
-                    continue
-                for sp in st.spooled_by_message.get(e.message_id, {}).values():
-                    if sp.queue_id == aq.id:
-                        gone[sp.id] = sp
-            per_queue: dict[int, list[int]] = {}
-            for sp in gone.values():
-                tally = per_queue.setdefault(sp.queue_id, [0, 0])
-                tally[0] += 1
-                tally[1] += sp.size
-            for qid in sorted(per_queue):
-                cnt, nbytes = per_queue[qid]
-                self.lk.adjust_queue(st.queues[qid], -cnt, -nbytes)
-            for sp in gone.values():
-                st.remove(sp)
-            receiver.st_acks_received += len(acks)
-        # (c) transaction states, in order
-        for e in txs:
-            self._apply_tx_mirror(receiver, json.loads(e.payload or "{}"))
-            receiver.st_tx_received += 1
-        for e in batch:
-            st.remove(e)
+        with bulk():
+            if by_topic:
+                self._apply_messages(holder, receiver, by_topic)
+            if acks:
+                self._apply_acks(receiver, acks)
+            for e in txs:  # transaction states, in order
+                self._apply_tx_mirror(receiver, json.loads(e.payload or "{}"))
+                receiver.st_tx_received += 1
+            self.st.remove_run(batch)
         return len(batch)
+
+    def _apply_messages(self, holder: Vpn, receiver: Vpn, by_topic: dict[str, list[ReplEntry]]) -> None:
+        """Spool the batch's messages (grouped by topic: one matching computation per topic) on
+        the receiver's matching queues, and take them off the holder's replication queue.
+
+        Each standby queue keeps what fits its max-spool-usage and discards the rest, as the same
+        queue does on the active (state_store.messaging); a message every matching standby queue
+        discarded gets the ledger note "spool over quota" (lost if the standby takes over)."""
+        st, lk = self.st, self.lk
+        now = lk.now_ms()
+        seq_min = min(entries[0].seq for entries in by_topic.values())
+        seq_max = max(entries[-1].seq for entries in by_topic.values())
+        rrouter = lk.router_of(receiver)
+        base = rrouter.next_msg_id - seq_min  # a message's ID on the standby: base + its seq
+        rrouter.next_msg_id += seq_max - seq_min + 1
+        nmsgs = nbytes_all = 0
+        for topic in sorted(by_topic):
+            entries = by_topic[topic]
+            nbytes = sum(e.size for e in entries)
+            nmsgs += len(entries)
+            nbytes_all += nbytes
+            queues = self.matching_queues(receiver, topic)
+            discarded: dict[int, int] = {}  # message id -> how many matching queues discarded it
+            for q in queues:
+                room = max(0, q.max_spool_mb * MB - q.bytes)
+                if nbytes <= room:
+                    kept, kept_bytes = entries, nbytes
+                else:
+                    kept, kept_bytes = [], 0
+                    for e in entries:
+                        if kept_bytes + e.size <= room:
+                            kept.append(e)
+                            kept_bytes += e.size
+                        elif e.message_id is not None:
+                            discarded[e.message_id] = discarded.get(e.message_id, 0) + 1
+                qid = q.id
+                st.add_run([Spooled(qid, e.message_id or 0, base + e.seq, now, e.size) for e in kept])
+                lk.adjust_queue(q, len(kept), kept_bytes)
+            for mid, n in discarded.items():
+                if n == len(queues):
+                    m = st.messages[mid]
+                    m.note = SPOOL_OVER_QUOTA if m.note is None else f"{m.note}; {SPOOL_OVER_QUOTA}"
+        rq = lk.repl_queue(holder)
+        if rq is not None:
+            lk.adjust_queue(rq, -nmsgs, -nbytes_all)
+        receiver.st_msgs_received += nmsgs
+
+    def _apply_acks(self, receiver: Vpn, acks: list[ReplEntry]) -> None:
+        """Remove the copies the acks name (message, queue) from the receiver's queues."""
+        st = self.st
+        gone: dict[int, Spooled] = {}
+        for e in acks:
+            q = self.lk.find_queue(receiver, e.queue_name or "")
+            if q is None or e.message_id is None:
+                continue
+            for sp in st.spooled_by_message.get(e.message_id, {}).values():
+                if sp.queue_id == q.id:
+                    gone[sp.id] = sp
+        per_queue: dict[int, list[int]] = {}
+        for sp in gone.values():
+            tally = per_queue.setdefault(sp.queue_id, [0, 0])
+            tally[0] += 1
+            tally[1] += sp.size
+        for qid in sorted(per_queue):
+            cnt, nbytes = per_queue[qid]
+            self.lk.adjust_queue(st.queues[qid], -cnt, -nbytes)
+        st.remove_run(list(gone.values()))
+        receiver.st_acks_received += len(acks)
 
     def _apply_tx_mirror(self, receiver: Vpn, pl: dict[str, Any]) -> None:
         """Mirror an XA transaction state on the standby (XA Active is never sent).

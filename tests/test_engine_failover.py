@@ -245,3 +245,39 @@ def test_client_host_list_and_admin_disconnect(lab):
         with pytest.raises(EngineError) as ei:
             e.publish("trader", T)
         assert ei.value.code == "publish_rejected_standby"
+
+
+def test_a_standby_queue_keeps_only_what_fits_its_max_spool_usage(lab):
+    """With ack propagation shut down the standby keeps every consumed message; its queue stops
+    at its max-spool-usage (1 MB: 1,747 messages of 600 bytes) and discards the rest, as the same
+    queue does on the active, so the standby cannot grow without bound."""
+    with lab.transaction() as e:
+        e.set_queue_option(NY, VPN, "orders", "max-spool-usage", 1)
+        e.set_replication_option(NY, VPN, "ack-propagation-enabled", False)
+        for _ in range(3):
+            e.publish("trader", T, count=1000)
+            assert e.consume("settlement", "orders", 5000).consumed == 1000
+            e.advance(2000)
+        assert (depth(e, NY), depth(e, NY, "orders"), depth(e, NJ, "orders")) == (0, 0, 1747)
+        assert e.replication_stats(NJ, VPN).msgs_received_from_active == 3000
+        a = e.audit()
+    assert (a.totals.delivered_once, a.totals.lost, a.problems) == (3000, 0, ())
+
+
+def test_what_a_full_standby_queue_discarded_is_lost_at_failover_and_the_ledger_says_why(lab):
+    with lab.transaction() as e:
+        e.set_queue_option(NY, VPN, "orders", "max-spool-usage", 1)
+        e.set_replication_option(NY, VPN, "ack-propagation-enabled", False)
+        e.publish("trader", T, count=1747)
+        assert e.consume("settlement", "orders", 1747).consumed == 1747
+        e.publish("trader", T, count=10)  # not consumed; the standby's copy of the queue is full
+        e.advance(5000)
+        assert (depth(e, NY), depth(e, NY, "orders"), depth(e, NJ, "orders")) == (0, 10, 1747)
+        e.set_replication_role(NY, VPN, "standby")
+        e.set_replication_role(NJ, VPN, "active")
+        e.advance(1000)
+        assert e.consume("settlement", "orders", 5000).consumed == 1747  # all duplicates
+        a = e.audit(limit=2000)
+    assert (a.totals.duplicated, a.totals.lost, a.totals.stranded) == (1747, 10, 10)
+    assert {p.notes for p in a.problems if p.outcome == "stranded"} == {
+        ("spool over quota", "only on a router where the VPN is not serving")}
