@@ -234,10 +234,11 @@ class MessagingService(Service):
         if copies:
             if t is not None:
                 add = self.st.add
-                for sp in copies:
-                    add(TxnOp(txn_id=t.id, op="consume", count=1, size=sp.size, message_id=sp.message_id,
-                              msg_id=sp.msg_id, queue_name=q.name))
-                    sp.txn_id = t.id
+                with bulk():
+                    for sp in copies:
+                        add(TxnOp(txn_id=t.id, op="consume", count=1, size=sp.size, message_id=sp.message_id,
+                                  msg_id=sp.msg_id, queue_name=q.name))
+                        sp.txn_id = t.id
             else:
                 self.consume_selected(v, r, c.name, copies, None)
         return ConsumeResult(client=c.name, router=r.name, vpn=v.name, queue=q.name, requested=count,
