@@ -246,7 +246,16 @@ class BrokerState:
                 _drop(by_message, sp.message_id, sp.id)
         else:
             entries, by_vpn, by_msg = self.repl_entries, self.repl_by_vpn, self.repl_by_message
-            for e in cast("Sequence[ReplEntry]", recs):
+            run = cast("Sequence[ReplEntry]", recs)
+            stream = by_vpn.get(run[0].vpn_id)
+            if stream is not None and len(stream) == len(run) and all(stream.get(e.seq) is e for e in run):
+                del by_vpn[run[0].vpn_id]  # a whole stream drained: drop its index at once
+                for e in run:
+                    del entries[e.seq]
+                    if e.message_id is not None:
+                        _drop(by_msg, e.message_id, e.seq)
+                return
+            for e in run:
                 if entries.pop(e.seq, None) is None:
                     continue
                 _drop(by_vpn, e.vpn_id, e.seq)
