@@ -269,10 +269,15 @@ def encode_value(v: Any) -> Any:
     raise CodecError(f"cannot store a value of type {t.__name__} in a call")
 
 
+_INT64 = 2**63
+
+
 def decode_value(v: Any, depth: int = 0) -> Any:
     if depth > 50:
         raise CodecError("call arguments nested too deeply")
     t = type(v)
+    if t is int and not -_INT64 <= v < _INT64:  # no command can give more (SQLite's integers)
+        raise CodecError(f"the number {str(v)[:40]} is out of range")
     if v is None or t is str or t is int or t is bool or t is float:
         return v
     if t is list:

@@ -231,3 +231,58 @@ def test_an_older_lab_is_rewritten_and_shows_what_it_held(tmp_path: Path, versio
         assert con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("6",)
     finally:
         con.close()
+
+
+def test_damaged_journals_are_one_line_each(tmp_path: Path) -> None:
+    """A lab file may come from anywhere: random damage to its rows (values swapped for others of
+    any JSON type, characters changed, rows cut short) opens as the lab or fails with one
+    LabFileError line, never another exception."""
+    import random
+
+    from state_store.errors import LabFileError
+    from state_store.store import LabStore
+
+    good = tmp_path / "good.sqlite"
+    store = LabStore.open(good)
+    with store.transaction() as e:
+        e.publish("trader", "trading/orders/new", count=2)
+        e.advance(1500)
+    store.close()
+    con = sqlite3.connect(good)
+    rows = con.execute("SELECT seq, kind, body FROM journal ORDER BY seq").fetchall()
+    con.close()
+    rng = random.Random(20261123)
+    junk = [None, True, 0, -1, 2**70, 1.5, "", "x" * 300, [], {}, [1, 2], {"t": [1]}, {"h": 5}, {"d": [[[], 1]]}]
+
+    def damage(value, depth=0):
+        if isinstance(value, list) and value and depth < 6 and rng.random() < 0.8:
+            at = rng.randrange(len(value))
+            value[at] = damage(value[at], depth + 1)
+            return value
+        if isinstance(value, dict) and value and depth < 6 and rng.random() < 0.8:
+            key = rng.choice(sorted(value))
+            value[key] = damage(value[key], depth + 1)
+            return value
+        return rng.choice(junk)
+
+    outcomes = {"opened": 0, "refused": 0}
+    for case in range(60):
+        seq, kind, body = rows[case % len(rows)]
+        if case % 3 == 2:
+            cut = rng.randrange(len(body))
+            bad = body[:cut] + rng.choice(["", "\x00", "]", "}", '"', "9"]) + body[cut + 1:]
+        else:
+            bad = json.dumps(damage(json.loads(body)))
+        path = tmp_path / f"bad{case}.sqlite"
+        path.write_bytes(good.read_bytes())
+        con = sqlite3.connect(path)
+        con.execute("UPDATE journal SET body=? WHERE seq=?", (bad, seq))
+        con.commit()
+        con.close()
+        try:
+            LabStore.open(path).close()
+            outcomes["opened"] += 1
+        except LabFileError as exc:
+            assert "\n" not in exc.problem and exc.problem, exc.problem
+            outcomes["refused"] += 1
+    assert outcomes["refused"] > 30, outcomes
