@@ -80,8 +80,8 @@ class FailuresService(Service):
         """Complete failure: each router of the site is replaced by a new one with the same
         configuration, replication-enabled VPNs in role standby, and no messages, no
         transactions, no statistics, message IDs back at their seed. The ledger keeps what
-        was lost (note "site replaced"; "not replicated, site replaced" for messages that
-        were still waiting on its replication queue)."""
+        was lost (note "site replaced"; messages that were still waiting on its replication
+        queue are also marked never replicated)."""
         st = self.st
         s = self.lk.site(site)
         for r in self.lk.routers_of_site(s):
