@@ -10,7 +10,9 @@ Another shell catches up by reading the rows after the last one it applied.
 - ``meta``: ``schema_version`` (checked before anything else is read; tests and users edit it with
   plain SQL, so it stays a key/value table as in every earlier schema).
 - ``journal``: ``seq`` orders everything (SQLite's rowid); ``kind`` is ``calls`` (body: the calls of
-  one command) or ``snapshot`` (body: a whole state); ``body`` is JSON text.
+  one command) or ``snapshot`` (body: a whole state); ``body`` is JSON text. A big snapshot is
+  written as ``part`` rows first, each in its own short transaction, and its ``snapshot`` row then
+  names them (``{"parts": [seq, ...]}``): no transaction holds the write lock for long.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ if TYPE_CHECKING:
 SCHEMA_VERSION = "6"
 CALLS = "calls"
 SNAPSHOT = "snapshot"
+PART = "part"
+PARTS_PREFIX = '{"parts":'  # a snapshot row naming the part rows that hold its text, in order
 TABLES = ("meta", "journal")
 
 

@@ -48,7 +48,7 @@ from .engine import Engine
 from .errors import EngineError, LabBusy, LabFileError, ScenarioError
 from .passwords import is_hashed
 from .scenario_files import DEFAULT_SCENARIO
-from .schema import CALLS, SCHEMA_VERSION, SNAPSHOT, TABLES, tables
+from .schema import CALLS, PART, PARTS_PREFIX, SCHEMA_VERSION, SNAPSHOT, TABLES, tables
 from .state import KINDS, BrokerState, CallRecord, bulk
 
 if TYPE_CHECKING:
@@ -61,6 +61,7 @@ BUSY_TIMEOUT_MS = 2000  # one attempt's wait for the write lock (SQLite's busy h
 MAX_WAIT_S = 10.0  # all attempts of one command together
 EXCLUSIVE_AFTER = 1  # lost races after which a command runs holding the write lock
 SNAPSHOT_EVERY = 200  # calls rows after a snapshot before the next one is written
+PART_SIZE = 4_000_000  # characters of snapshot text written (or dropped) per write transaction
 IMAGE_COST_FACTOR = 16  # refresh the image once replaying the calls since costs this many images
 RECORD_IMAGE_S = 3e-6  # first guess of the time to image one record (then measured)
 _PICKLE = pickle.HIGHEST_PROTOCOL
@@ -237,9 +238,38 @@ class _Journal:
         return True
 
     def rows_after(self, seq: int) -> list[tuple[int, str, str]]:
-        """The journal rows after ``seq`` in order (one statement: one consistent read)."""
-        rows = self.raw.execute("SELECT seq, kind, body FROM journal WHERE seq > ? ORDER BY seq", (seq,)).fetchall()
-        return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
+        """The journal rows after ``seq`` in order, from the latest snapshot among them on, with a
+        snapshot written in parts given whole (one read transaction: a consistent view)."""
+        own = not self.raw.in_transaction
+        if own:
+            self.raw.execute("BEGIN")
+        try:
+            rows = [(int(r[0]), str(r[1]), str(r[2])) for r in self.raw.execute(
+                "SELECT seq, kind, CASE WHEN kind = ? THEN '' ELSE body END FROM journal WHERE seq > ? ORDER BY seq",
+                (PART, seq))]
+            latest = max((i for i, r in enumerate(rows) if r[1] == SNAPSHOT), default=0)
+            rows = rows[latest:]
+            if rows and rows[0][1] == SNAPSHOT and rows[0][2].startswith(PARTS_PREFIX):
+                rows[0] = (rows[0][0], SNAPSHOT, self._assemble(rows[0][0], rows[0][2]))
+            return rows
+        finally:
+            if own:
+                self.raw.execute("COMMIT")
+
+    def _assemble(self, seq: int, body: str) -> str:
+        """The text of a snapshot written in parts (``{"parts": [seq, ...]}``)."""
+        try:
+            parts = loads(body)["parts"]
+            if type(parts) is not list or not all(type(p) is int for p in parts) or len(parts) > 10_000:
+                raise TypeError
+        except (CodecError, TypeError, KeyError) as exc:
+            raise LabFileError(str(self.path), f"lab file is damaged (journal row {seq}: a bad list of parts)") from exc
+        found = dict(self.raw.execute(
+            f"SELECT seq, body FROM journal WHERE kind = ? AND seq IN ({','.join('?' * len(parts))})", (PART, *parts)))
+        if len(found) != len(set(parts)):
+            raise LabFileError(str(self.path), f"lab file is damaged (journal row {seq}: "
+                                               "parts of the snapshot are missing)")
+        return "".join(str(found[p]) for p in parts)
 
     @contextmanager
     def writing(self) -> Iterator[Connection]:
@@ -260,33 +290,82 @@ class _Journal:
         finally:
             conn.info["immediate"] = False
 
-    def append(self, expected_last: int, kind: str, body: str, compact: bool = False) -> int:
-        """Append one row after ``expected_last`` (WriteConflict when another shell appended since);
-        ``compact`` drops every older row (the new row is a snapshot). Returns the new row's seq."""
-        from sqlalchemy import delete, func, insert, select
-
-        journal = tables().journal
-        with self.writing() as conn:
-            last = conn.execute(select(func.max(journal.c.seq))).scalar()
-            if last != expected_last:
-                raise WriteConflict()
-            seq = expected_last + 1
-            conn.execute(insert(journal).values(seq=seq, kind=kind, body=body))
-            if compact:
-                conn.execute(delete(journal).where(journal.c.seq < seq))
-        return seq
-
-    def replace_all(self, body: str) -> int:
-        """A reset: one snapshot row replaces the whole journal, whatever others appended."""
-        from sqlalchemy import delete, func, insert, select
+    def append(self, expected_last: int, kind: str, body: str) -> int:
+        """Append one row after ``expected_last``: WriteConflict when another shell appended a row
+        since (snapshot parts, which change nothing, excepted). Returns the new row's seq."""
+        from sqlalchemy import func, insert, select
 
         journal = tables().journal
         with self.writing() as conn:
             last = conn.execute(select(func.max(journal.c.seq))).scalar() or 0
+            if last != expected_last and conn.execute(select(func.count()).where(
+                    journal.c.seq > expected_last, journal.c.kind != PART)).scalar():
+                raise WriteConflict()
             seq = int(last) + 1
-            conn.execute(insert(journal).values(seq=seq, kind=SNAPSHOT, body=body))
-            conn.execute(delete(journal).where(journal.c.seq < seq))
+            conn.execute(insert(journal).values(seq=seq, kind=kind, body=body))
         return seq
+
+    def append_snapshot(self, expected_last: int, text: str) -> int:
+        """Append a snapshot (WriteConflict as ``append``); a big one is first written in parts of
+        ``PART_SIZE`` characters, each in its own short transaction, so the write lock is never held
+        for long; then the rows it supersedes are dropped, a few at a time (``collect``)."""
+        parts: list[int] = []
+        if len(text) > PART_SIZE:
+            for at in range(0, len(text), PART_SIZE):
+                parts.append(self.append_part(text[at:at + PART_SIZE]))
+            text = dumps({"parts": parts})
+        seq = self.append(expected_last, SNAPSHOT, text)
+        self.collect(seq, set(parts))
+        return seq
+
+    def append_part(self, chunk: str) -> int:
+        from sqlalchemy import func, insert, select
+
+        journal = tables().journal
+        with self.writing() as conn:
+            seq = int(conn.execute(select(func.max(journal.c.seq))).scalar() or 0) + 1
+            conn.execute(insert(journal).values(seq=seq, kind=PART, body=chunk))
+        return seq
+
+    def collect(self, snapshot: int, keep: set[int]) -> None:
+        """Drop the rows a committed snapshot supersedes (those before it, but its parts), in
+        transactions of at most ``PART_SIZE`` characters each; another shell's lock stops it (the
+        next snapshot collects the rest)."""
+        from sqlalchemy import delete, func, select
+
+        journal = tables().journal
+        while True:
+            try:
+                with self.writing() as conn:
+                    doomed: list[int] = []
+                    size = 0
+                    for seq, length in conn.execute(select(journal.c.seq, func.length(journal.c.body))
+                                                    .where(journal.c.seq < snapshot).order_by(journal.c.seq)
+                                                    .limit(len(keep) + 500)):
+                        if seq in keep:
+                            continue
+                        if doomed and size + length > PART_SIZE:
+                            break
+                        doomed.append(seq)
+                        size += length
+                    if not doomed:
+                        return
+                    conn.execute(delete(journal).where(journal.c.seq.in_(doomed)))
+            except Exception as exc:
+                if _is_busy(exc):
+                    return
+                raise
+            if self.held:  # inside a command's own transaction: the rest waits for the next snapshot
+                return
+
+    def replace_all(self, body: str) -> int:
+        """A reset: one snapshot row supersedes the whole journal, whatever others appended."""
+        while True:
+            last = int(self.raw.execute("SELECT max(seq) FROM journal").fetchone()[0] or 0)
+            try:
+                return self.append_snapshot(last, body)
+            except WriteConflict:
+                continue  # another shell appended a moment ago: supersede that too
 
     def close(self) -> None:
         if self._conn is not None:
@@ -541,7 +620,7 @@ class LabStore:
     def _persist(self, calls: list[CallRecord], opaque: bool) -> None:
         assert self._journal is not None
         if opaque:
-            self._seq = self._journal.append(self._seq, SNAPSHOT, state_text(self.state), compact=True)
+            self._seq = self._journal.append_snapshot(self._seq, state_text(self.state))
             self._rows_since_snapshot = 0
             return
         self._seq = self._journal.append(self._seq, CALLS, dumps(encode_calls(calls)))
@@ -556,7 +635,7 @@ class LabStore:
         assert self._journal is not None
         body = state_text(self.state)
         try:
-            self._seq = self._journal.append(self._seq, SNAPSHOT, body, compact=True)
+            self._seq = self._journal.append_snapshot(self._seq, body)
             self._rows_since_snapshot = 0
         except WriteConflict:
             return
@@ -586,7 +665,7 @@ class LabStore:
                     self._replay(self.state, calls)
                     self._remember(calls, False, time.perf_counter() - started)
                     self._rows_since_snapshot += 1
-                else:
+                elif kind != PART:  # a part of a snapshot: read with its snapshot row
                     raise CodecError(f"unknown row kind {kind[:40]!r}")
             except CodecError as exc:
                 raise LabFileError(str(journal.path), f"lab file is damaged (journal row {seq}: {exc})") from None

@@ -300,3 +300,34 @@ def test_snapshots_compact_the_journal_and_reopen_the_same(tmp_path: Path, monke
     assert a.dump() == b.dump() == LabStore.in_memory().dump()
     a.close()
     b.close()
+
+
+def test_a_big_snapshot_is_written_in_parts_and_the_old_ones_dropped(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch):
+    """A snapshot larger than PART_SIZE is written as part rows (each its own short transaction)
+    before the snapshot row that names them; readers assemble it; the next snapshot drops them."""
+    import state_store.store as store_module
+
+    monkeypatch.setattr(store_module, "SNAPSHOT_EVERY", 3)
+    monkeypatch.setattr(store_module, "PART_SIZE", 5000)
+    p = tmp_path / "lab.sqlite"
+    a, b = LabStore.open(p), LabStore.open(p)
+    for i in range(3):
+        (a if i % 2 else b).run(lambda e: e.publish(*ORDERS, count=20))
+    kinds = _journal_kinds(p)
+    assert kinds[-1] == "snapshot" and kinds.count("part") >= 3 and "calls" not in kinds, kinds
+    assert a.dump() == b.dump() == LabStore.open(p).dump()
+    for _ in range(3):
+        a.run(lambda e: e.advance(100))
+    kinds_after = _journal_kinds(p)
+    assert kinds_after.count("snapshot") == 1 and kinds_after.count("part") == kinds.count("part"), kinds_after
+    assert b.dump() == a.dump() == LabStore.open(p).dump()
+    con = sqlite3.connect(p)
+    con.execute("DELETE FROM journal WHERE seq = (SELECT min(seq) FROM journal WHERE kind = 'part')")
+    con.commit()
+    con.close()
+    with pytest.raises(LabFileError) as ei:
+        LabStore.open(p)
+    assert ei.value.problem.endswith("parts of the snapshot are missing)")
+    a.close()
+    b.close()
