@@ -6,16 +6,20 @@ Why:
   before a command the shell catches up with what other shells appended (``PRAGMA data_version``
   tells when nothing changed, so a quiet lab costs one pragma), and after a command that changed
   something it appends one row in one short ``BEGIN IMMEDIATE`` transaction that first checks no one
-  appended since the catch-up. The write lock is held for a few statements only, never while a
+  appended since the catch-up. The write lock is held for a few statements only, not while a
   command runs; readers never ask for it (WAL). When another shell appended first, or the lock
   cannot be had, the command is rolled back in memory and ``LabStore.run`` runs it again from the
   start on the caught-up state -- safe because a command is deterministic and a rolled-back command
   changed nothing -- up to a bounded wait, then ``LabBusy`` (one clear line, never a traceback).
+  A command that lost that race once runs again holding the lock from its start, so a long command
+  cannot be starved by a shell that writes all the time (the only case where the lock is held
+  while a command runs).
 - A killed shell loses nothing it reported and never half applies a command: a command is one
   committed row or nothing (WAL with ``synchronous=NORMAL`` keeps every commit across a killed
   process; only a power cut can lose the last commits).
 - Opening replays the calls after the latest ``snapshot`` row; a snapshot is written now and then
-  (every ``SNAPSHOT_EVERY`` calls rows, encoded outside the lock) and older rows are then dropped.
+  (every ``SNAPSHOT_EVERY`` calls rows, encoded outside the lock; a big one in parts, each in its
+  own short transaction) and the rows it supersedes are then dropped, a few MB per transaction.
 - A command that raised leaves the state exactly as before: the state goes back to the last image
   (a pickle of the state, taken in memory only, never written) and the calls since are replayed.
   The image is refreshed when replaying since it would cost more than taking a new one.
@@ -24,7 +28,7 @@ Why:
   Pickle is for in-process images only: a lab file holds JSON (``state_store.codec``), because a
   file may come from anywhere.
 - A path that cannot be a usable lab is refused with a one-line ``LabFileError`` (``lab_file``);
-  a lab file of an older schema is read into a state and rewritten (``state_store.legacy``).
+  a lab file of an older schema is read into a state and rewritten (``state_store.models``).
 - A scenario the builder cannot complete (its initial traffic refused by the engine) is a
   ``ScenarioError``, like any other problem of the file.
 """
@@ -461,7 +465,7 @@ class LabStore:
         pause = 0.002
         conflicts = 0
         while True:
-            # A command that lost the race to other writers twice runs holding the write lock, so
+            # A command that lost the race to another writer runs again holding the write lock, so
             # a long command cannot be starved by a shell that writes all the time; only then is
             # the lock held longer than one append (readers still never wait).
             self._exclusive = conflicts >= EXCLUSIVE_AFTER
