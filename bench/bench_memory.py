@@ -1,0 +1,270 @@
+"""Memory over one long transcript: resident memory every 10,000 commands, growth per command.
+
+    python bench/bench_memory.py                       # 100,000 commands (the issue-12 size)
+    python bench/bench_memory.py --commands 20000 --every 2000   # a try-out
+
+The transcript is a drill-like cycle repeated (`--cycle traffic`, the default: publish, consume, a
+local transaction, `advance`, `show queue`, `show message-vpn ... replication`, `status`; `--cycle
+quiet`: the same without publishing or consuming, configuration toggles instead), recorded from the
+engine itself with the transcript Recorder, so it replays as pass. Each measurement runs in a fresh
+child process, so nothing of the recording or of another measurement is in its memory:
+1. engine      `Lab.execute` line after line on a fresh lab (the recording run itself): the engine and
+               the sessions, nothing kept per command by the caller;
+2. replay      `solace_shell.transcript.replay.run_text` over the recorded file, what `solace-shell
+               replay` does in-process (it keeps one result per command, to report them);
+3. e2e         the installed `solace-shell replay FILE`: wall time and the child's peak RSS (`os.wait4`).
+In 1 and 2 the resident set (VmRSS, not the peak) is read every `--every` commands, with the lab's
+record counts; growth per command = (last sample - first sample) / commands between them, the first
+sample (after `--every` commands) counting as warm. Messages, their deliveries and rejections stay in
+the lab for the audit (`lab> audit`: what every message ever published became), so with traffic the
+lab itself grows with every publish; the record counts show how much of the growth that is.
+Target (issue 12): no growth per command once warm (flat within noise).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from _corpus import ROOT, child_env, rss_kb, shell_executable, table, write_json
+
+NY, NJ, LAB = "NY_Appliance1", "NJ_Appliance1", "lab"
+SETUP_NJ = ["enable", "configure", "message-vpn Trading_VPN", "replication"]
+CYCLES: dict[str, list[tuple[str, str]]] = {
+    "traffic": [
+        (LAB, "publish trader trading/orders/new count 5"),
+        (LAB, "consume settlement orders count 5"),
+        (LAB, "advance 1s"),
+        (NY, "show queue orders"),
+        (NJ, "show queue orders"),
+        (NY, "show message-vpn Trading_VPN replication"),
+        (LAB, "transaction local start trader"),
+        (LAB, "publish trader trading/orders/tx count 2"),
+        (LAB, "transaction local commit trader"),
+        (LAB, "consume settlement orders count 2"),
+        (LAB, "advance 1s"),
+        (LAB, "status"),
+    ],
+    "quiet": [
+        (NJ, "reject-msg-when-sync-ineligible"),
+        (LAB, "advance 1s"),
+        (NY, "show queue orders"),
+        (NJ, "show message-vpn Trading_VPN replication"),
+        (NY, "show message-vpn Trading_VPN replication"),
+        (NJ, "no reject-msg-when-sync-ineligible"),
+        (LAB, "advance 1s"),
+        (LAB, "status"),
+    ],
+}
+COUNTED = ("messages", "deliveries", "rejections", "spooled", "repl_entries", "txns", "txn_ops")
+
+
+def steps(cycle: str, commands: int) -> list[tuple[str, str]]:
+    """The NJ session's way down to the replication level, then the cycle until `commands` lines."""
+    out = [(NJ, line) for line in SETUP_NJ]
+    body = CYCLES[cycle]
+    while len(out) < commands:
+        out.append(body[(len(out) - len(SETUP_NJ)) % len(body)])
+    return out[:commands]
+
+
+def record_counts(lab: Any) -> dict[str, int]:
+    st = lab.store.state
+    counts = {kind: len(st.records(kind)) for kind in COUNTED}
+    return counts
+
+
+class _Sampler:
+    """Resident memory and the lab's record counts every `every` commands."""
+
+    def __init__(self, every: int) -> None:
+        self.every = every
+        self.commands = 0
+        self.started = time.perf_counter()
+        self.samples: list[dict[str, Any]] = []
+
+    def tick(self, lab: Any) -> None:
+        self.commands += 1
+        if self.commands % self.every == 0:
+            self.samples.append({"commands": self.commands, "rss_kb": rss_kb(),
+                                 "seconds": time.perf_counter() - self.started, **record_counts(lab)})
+
+
+# ---------------------------------------------------------------- children (one fresh process each)
+def child_record(path: Path, cycle: str, commands: int, every: int) -> dict[str, Any]:
+    from solace_shell.lab import Lab
+    from solace_shell.transcript.record import Recorder
+
+    lab = Lab.fresh()
+    sampler = _Sampler(every)
+    failed = 0
+    try:
+        with Recorder.open(path) as rec:
+            for target, line in steps(cycle, commands):
+                prompt = lab.prompt(target)
+                outcome = lab.execute(target, line)
+                failed += not outcome.ok
+                rec.record(prompt, line, outcome.text)
+                sampler.tick(lab)
+    finally:
+        lab.close()
+    return {"samples": sampler.samples, "commands": sampler.commands, "not_ok": failed,
+            "seconds": time.perf_counter() - sampler.started}
+
+
+def child_replay(path: Path, every: int) -> dict[str, Any]:
+    from solace_shell.lab import Lab
+    from solace_shell.transcript.lab_api import OutcomeLike
+    from solace_shell.transcript.replay import run_text
+
+    sampler = _Sampler(every)
+
+    class Watched:
+        """The real fresh lab, counted: replay sees exactly the Lab API it always uses."""
+
+        def __init__(self, lab: Lab) -> None:
+            self.lab = lab
+
+        def targets(self) -> list[str]:
+            return self.lab.targets()
+
+        def prompt(self, target: str) -> str:
+            return self.lab.prompt(target)
+
+        def execute(self, target: str, line: str) -> OutcomeLike:
+            outcome = self.lab.execute(target, line)
+            sampler.tick(self.lab)
+            return outcome
+
+        def close(self) -> None:
+            self.lab.close()
+
+    def factory(scenario: Path | None, settings: dict[str, str]) -> Watched:
+        return Watched(Lab.fresh(scenario=scenario, settings=settings))
+
+    text = path.read_text(encoding="utf-8")
+    sampler.started = time.perf_counter()
+    run = run_text(text, str(path), lab_factory=factory)
+    seconds = time.perf_counter() - sampler.started
+    passed = sum(1 for c in run.result.commands if c.verdict == "pass")
+    return {"samples": sampler.samples, "commands": len(run.result.commands), "passed": passed,
+            "error": run.result.error, "seconds": seconds}
+
+
+def in_child(*args: str) -> dict[str, Any]:
+    """This script in a new process (`--child ...`); its JSON answer."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        subprocess.run([sys.executable, __file__, "--child", *args, "--child-out", out.name], check=True,
+                       env=child_env(), cwd=ROOT)
+        answer: dict[str, Any] = json.loads(Path(out.name).read_text())
+        return answer
+
+
+def run_e2e(path: Path) -> dict[str, Any]:
+    shell = shell_executable()
+    started = time.perf_counter()
+    with tempfile.TemporaryFile("w+") as out:
+        proc = subprocess.Popen([shell, "replay", str(path)], stdout=out, stderr=subprocess.STDOUT, env=child_env())
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - started
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        tail = out.read().strip().splitlines()[-1:]
+    return {"shell": shell, "seconds": seconds, "exit_code": proc.returncode, "max_rss_mb": usage.ru_maxrss / 1024,
+            "summary": tail[0] if tail else ""}
+
+
+def growth(run: dict[str, Any]) -> dict[str, float]:
+    """Bytes of RSS and records per command from the first sample to the last."""
+    s = run["samples"]
+    if len(s) < 2:
+        return {}
+    span = s[-1]["commands"] - s[0]["commands"]
+    out = {"rss_bytes_per_command": (s[-1]["rss_kb"] - s[0]["rss_kb"]) * 1024 / span,
+           "rss_first_mb": s[0]["rss_kb"] / 1024, "rss_last_mb": s[-1]["rss_kb"] / 1024,
+           "records_per_command": sum(s[-1][k] - s[0][k] for k in COUNTED) / span}
+    records = sum(s[-1][k] - s[0][k] for k in COUNTED)
+    if records > 0:
+        out["rss_bytes_per_added_record"] = (s[-1]["rss_kb"] - s[0]["rss_kb"]) * 1024 / records
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--commands", type=int, default=100_000, help="commands in the transcript (default 100,000)")
+    ap.add_argument("--every", type=int, default=10_000, help="sample every N commands (default 10,000)")
+    ap.add_argument("--cycle", choices=sorted(CYCLES), default="traffic")
+    ap.add_argument("--keep", type=Path, default=None, help="write the transcript here (default: a temporary file)")
+    ap.add_argument("--skip-e2e", action="store_true", help="do not run `solace-shell replay FILE`")
+    ap.add_argument("--json", type=Path, default=None, help="also write the numbers here")
+    ap.add_argument("--child", nargs="+", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--child-out", type=Path, default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        kind, *rest = args.child
+        if kind == "record":
+            answer = child_record(Path(rest[0]), rest[1], int(rest[2]), int(rest[3]))
+        else:
+            answer = child_replay(Path(rest[0]), int(rest[1]))
+        write_json(args.child_out, answer)
+        return 0
+    if args.commands < 2 * args.every:
+        ap.error("--commands must be at least twice --every (two samples)")
+
+    with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
+        path = args.keep or Path(tmp) / f"long-{args.cycle}.cli.txt"
+        print(f"recording {args.commands:,} commands ({args.cycle} cycle) into {path} ...", flush=True)
+        engine = in_child("record", str(path), args.cycle, str(args.commands), str(args.every))
+        print(f"replaying {path} in-process (run_text) ...", flush=True)
+        replay = in_child("replay", str(path), str(args.every))
+        e2e = None
+        if not args.skip_e2e:
+            print(f"running solace-shell replay {path} ...", flush=True)
+            e2e = run_e2e(path)
+
+    runs = {"engine": engine, "replay": replay}
+    result = {"commands": args.commands, "every": args.every, "cycle": args.cycle, "runs": runs, "e2e": e2e,
+              "growth": {name: growth(run) for name, run in runs.items()}}
+    write_json(args.json, result)
+
+    print()
+    headers = ["commands", "engine RSS MB", "replay RSS MB", *COUNTED]
+    rows = []
+    for a, b in zip(engine["samples"], replay["samples"], strict=False):
+        rows.append([f"{a['commands']:,}", f"{a['rss_kb'] / 1024:.1f}", f"{b['rss_kb'] / 1024:.1f}",
+                     *[a[k] for k in COUNTED]])
+    print(table(headers, rows))
+    print()
+    for name, run in runs.items():
+        g = result["growth"][name]
+        rate = run["commands"] / run["seconds"] if run["seconds"] else 0.0
+        extra = (f", {g['rss_bytes_per_added_record']:.0f} bytes per record added"
+                 if "rss_bytes_per_added_record" in g else "")
+        print(f"{name:<7} {run['commands']:,} commands in {run['seconds']:.1f} s ({rate:,.0f}/s); RSS "
+              f"{g['rss_first_mb']:.1f} -> {g['rss_last_mb']:.1f} MB from command {run['samples'][0]['commands']:,} "
+              f"to {run['samples'][-1]['commands']:,}: {g['rss_bytes_per_command']:+.1f} bytes/command; "
+              f"{g['records_per_command']:.3f} lab records/command{extra}")
+    kept = result["growth"]["replay"]["rss_bytes_per_command"] - result["growth"]["engine"]["rss_bytes_per_command"]
+    print(f"replay - engine: {kept:+.1f} bytes/command (what the replay harness keeps per command: its results)")
+    if not_ok := engine.get("not_ok"):
+        print(f"note: {not_ok} recorded commands answered an error (recorded as such; replay expects it)")
+    ok = replay["passed"] == replay["commands"] == args.commands and not replay["error"]
+    if e2e is not None:
+        print(f"e2e     solace-shell replay FILE: {e2e['seconds']:.1f} s ({args.commands / e2e['seconds']:,.0f} "
+              f"commands/s), max RSS {e2e['max_rss_mb']:.1f} MB, exit {e2e['exit_code']}: {e2e['summary']}")
+        ok = ok and e2e["exit_code"] == 0
+    if not ok:
+        print(f"WARNING: the replay did not pass every command ({replay['passed']}/{replay['commands']}"
+              f"{', ' + replay['error'] if replay['error'] else ''})")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
