@@ -248,9 +248,16 @@ class _Journal:
         if own:
             self.raw.execute("BEGIN")
         try:
-            rows = [(int(r[0]), str(r[1]), str(r[2])) for r in self.raw.execute(
-                "SELECT seq, kind, CASE WHEN kind = ? THEN '' ELSE body END FROM journal WHERE seq > ? ORDER BY seq",
-                (PART, seq))]
+            try:
+                found = self.raw.execute("SELECT seq, kind, CASE WHEN kind = ? THEN '' ELSE body END FROM journal "
+                                         "WHERE seq > ? ORDER BY seq", (PART, seq)).fetchall()
+                rows = [(int(r[0]), str(r[1]), str(r[2])) for r in found]
+            except sqlite3.DatabaseError as exc:
+                if _is_busy(exc):
+                    raise
+                raise LabFileError(str(self.path), f"lab file is damaged ({exc})") from None
+            except (TypeError, ValueError):
+                raise LabFileError(str(self.path), "lab file is damaged (a journal row without a number)") from None
             latest = max((i for i, r in enumerate(rows) if r[1] == SNAPSHOT), default=0)
             rows = rows[latest:]
             if rows and rows[0][1] == SNAPSHOT and rows[0][2].startswith(PARTS_PREFIX):

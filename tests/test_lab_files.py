@@ -101,11 +101,17 @@ def _legacy_lab(db: Path, version: str = "5") -> None:
      "lab file is damaged (journal row 2: TypeError replaying it)"),
     (lambda db: _edit(db, "DELETE FROM journal;"),
      "lab file is damaged (its journal does not start with a snapshot)"),
+    (lambda db: _edit(db, "DROP TABLE journal; CREATE TABLE journal (x);"),
+     "lab file is damaged (no such column: seq)"),
+    (lambda db: _edit(db, "DROP TABLE journal; CREATE TABLE journal (seq TEXT, kind, body); "
+                          "INSERT INTO journal VALUES ('x', 'snapshot', NULL);"),
+     "lab file is damaged (a journal row without a number)"),
     (lambda db: (_legacy_lab(db), _edit_legacy(db, "UPDATE queue SET msg_count='many';")),
      "lab schema version 5 cannot be read (queues row 0: msg_count must be an integer, not \"many\"): build a new "
      "lab (another --db file, or move this one away)"),
 ], ids=["directory", "missing-directory", "dangling-symlink", "fifo", "no-routers", "bad-level", "old-schema",
-        "bad-json", "bad-field", "bad-reference", "not-a-call", "bad-call", "no-snapshot", "damaged-schema-5"])
+        "bad-json", "bad-field", "bad-reference", "not-a-call", "bad-call", "no-snapshot", "foreign-journal",
+        "journal-without-numbers", "damaged-schema-5"])
 def test_every_bad_db_is_one_clear_line(tmp_path: Path, make, expected: str) -> None:
     db = tmp_path / "lab.sqlite"
     if expected.startswith("directory {parent}"):
