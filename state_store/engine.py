@@ -136,6 +136,11 @@ from .views import (
     VpnReplicationRow,
 )
 
+# The most messages one publish or consume may ask for: the grammar's `count` type
+# (grammar/data/types.yaml). A lab file's journal is replayed through these methods, so a damaged
+# file can ask no more than a user could type (tests/test_engine_facade.py keeps the two equal).
+MAX_COUNT = 100_000_000
+
 SETTING_RULES: dict[str, Any] = {
     "software_version": str,
     "layout": ("A", "B"),
@@ -444,10 +449,12 @@ class Engine:
 
     @journaled
     def publish(self, client: str, topic: str, count: int = 1, size: int | None = None) -> PublishResult:
+        _check_count(count)
         return self.sv.messaging.publish(client, topic, count, size)
 
     @journaled
     def consume(self, client: str, queue: str, count: int = 1) -> ConsumeResult:
+        _check_count(count)
         return self.sv.messaging.consume(client, queue, count)
 
     # ------------------------------------------------------------------ transactions
@@ -625,3 +632,9 @@ class Engine:
 
     def audit(self, vpn: str | None = None, limit: int = 1000) -> Audit:
         return self.sv.audit.audit(vpn, limit)
+
+
+def _check_count(count: int) -> None:
+    """Refuse a count above MAX_COUNT (a count below 1 is the messaging service's refusal)."""
+    if count > MAX_COUNT:
+        raise EngineError("value_out_of_range", name="count", value=count, min=1, max=MAX_COUNT)

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from state_store.engine import Engine
+from solace_shell.lab import shell_grammar
+from state_store.engine import MAX_COUNT, Engine
 from state_store.errors import EngineError
 from state_store.journal import replay_call
 from state_store.passwords import HashedSecret
@@ -186,3 +187,18 @@ def test_ha_core_marks_the_command_opaque_and_its_completion_sources_do_not() ->
     assert not st.work.changed
     assert e.ha_core() is st.ha_core
     assert st.work.opaque
+
+
+
+def test_counts_are_bounded_as_the_grammar_bounds_them() -> None:
+    """A journal replays publish/consume calls as recorded: a damaged lab file cannot ask for
+    more messages than the grammar lets a user type."""
+    assert shell_grammar().types["count"].max == MAX_COUNT
+    st = fresh()
+    e = Engine(st)
+    before = dump(st)
+    for fn, args in ((e.publish, ("trader", "trading/orders/new")), (e.consume, ("settlement", "orders"))):
+        with pytest.raises(EngineError) as err:
+            fn(*args, count=MAX_COUNT + 1)
+        assert (err.value.code, err.value.params["max"]) == ("value_out_of_range", MAX_COUNT)
+    assert dump(st) == before

@@ -6,6 +6,7 @@ renderer turns that into CLI text. Importing this package registers every handle
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from collections.abc import Callable
@@ -64,8 +65,10 @@ def chosen_keyword(args: Args, *words: str) -> str:
     raise EngineError("invalid_value", name="/".join(words), value="", allowed="|".join(words))
 
 
+@functools.cache
 def load_all() -> dict[str, Handler]:
-    """Import every handler module once; returns the registry."""
+    """Import every handler module; returns the registry. Once per process: the registry is
+    process-wide, and scanning the package again for every Lab cost replay time."""
     for info in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{info.name}")
     return HANDLERS
