@@ -31,9 +31,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from _corpus import ROOT, child_env, rss_kb, shell_executable, table, write_json
+
+if TYPE_CHECKING:
+    from solace_shell.lab import Lab
 
 NY, NJ, LAB = "NY_Appliance1", "NJ_Appliance1", "lab"
 SETUP_NJ = ["enable", "configure", "message-vpn Trading_VPN", "replication"]
@@ -75,10 +78,9 @@ def steps(cycle: str, commands: int) -> list[tuple[str, str]]:
     return out[:commands]
 
 
-def record_counts(lab: Any) -> dict[str, int]:
+def record_counts(lab: Lab) -> dict[str, int]:
     st = lab.store.state
-    counts = {kind: len(st.records(kind)) for kind in COUNTED}
-    return counts
+    return {kind: len(st.records(kind)) for kind in COUNTED}
 
 
 class _Sampler:
@@ -90,7 +92,7 @@ class _Sampler:
         self.started = time.perf_counter()
         self.samples: list[dict[str, Any]] = []
 
-    def tick(self, lab: Any) -> None:
+    def tick(self, lab: Lab) -> None:
         self.commands += 1
         if self.commands % self.every == 0:
             self.samples.append({"commands": self.commands, "rss_kb": rss_kb(),

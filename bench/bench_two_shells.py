@@ -43,9 +43,12 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from _corpus import ROOT, child_env, mem_available_kb, table, write_json
+
+if TYPE_CHECKING:
+    from solace_shell.lab import Lab
 
 NY, NJ, LAB = "NY_Appliance1", "NJ_Appliance1", "lab"
 SETUP_NJ = ["enable", "configure", "message-vpn Trading_VPN", "replication"]
@@ -72,7 +75,7 @@ def write_toggle(i: int) -> tuple[str, str]:
 
 
 # ------------------------------------------------------------------ children
-def _open(path: str, with_nj: bool) -> Any:
+def _open(path: str, with_nj: bool) -> Lab:
     """The lab file opened as a shell opens it, NJ's session at the replication level. A shell's
     first change imports SQLAlchemy Core (a shell that only reads never does): done here, before
     `ready`, so no measured command pays a one-off import."""
