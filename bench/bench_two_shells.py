@@ -292,7 +292,7 @@ def _slowest(cmds: list[tuple[str, int, int, int, bool, str]], pub_start: int, n
 
 
 def part_b(messages: int, size: int | None, interval: float, after_ticks: int, min_free_gb: float,
-           tmp: Path) -> dict[str, Any]:
+           timeout: float, tmp: Path) -> dict[str, Any]:
     from solace_shell.lab import Lab
 
     path = tmp / "big.sqlite"
@@ -314,7 +314,11 @@ def part_b(messages: int, size: int | None, interval: float, after_ticks: int, m
         pub_start = int(publisher.wait_line("start", 60).split()[1])
         min_free = mem_available_kb()
         pub_done: int | None = None
+        deadline = time.monotonic() + timeout
         while True:
+            if time.monotonic() > deadline:
+                aborted = f"not done after {timeout:.0f} s"
+                break
             min_free = min(min_free, mem_available_kb())
             if min_free < min_free_gb * 2**20:
                 aborted = f"available memory fell under {min_free_gb:.1f} GB"
@@ -366,6 +370,7 @@ def main() -> int:
     ap.add_argument("--interval", type=float, default=0.1, help="(b) seconds between shell B's rounds")
     ap.add_argument("--after-ticks", type=int, default=2, help="(b) rounds of shell B after the publish returned")
     ap.add_argument("--min-free-gb", type=float, default=2.0, help="(b) stop both shells under this much free memory")
+    ap.add_argument("--timeout", type=float, default=1800.0, help="(b) give up after this many seconds")
     ap.add_argument("--json", type=Path, default=None, help="also write the numbers here")
     ap.add_argument("--child", nargs="+", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -386,7 +391,7 @@ def main() -> int:
             print(f"(b) one shell publishes {args.messages:,} messages in one command, the other reads and "
                   f"writes every {args.interval * 1000:.0f} ms ...", flush=True)
             results["b"] = part_b(args.messages, args.size, args.interval, args.after_ticks, args.min_free_gb,
-                                  Path(tmp))
+                                  args.timeout, Path(tmp))
     write_json(args.json, results)
 
     ok = True
