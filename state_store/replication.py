@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import json
 import re
+from contextlib import nullcontext
 from itertools import islice, takewhile
 from typing import Any
 
@@ -82,6 +83,9 @@ REPLICATION_OPTIONS: dict[str, tuple[str, str, Any, tuple[int, int] | None]] = {
 # the local bridge of a standby VPN (rule B of the module docstring)
 BRIDGE_UP, BRIDGE_UNBOUND, BRIDGE_DOWN = "up", "queue-unbound", "down"
 SPOOL_OVER_QUOTA = "spool over quota"  # the ledger note messaging gives a message no queue kept
+# a drain of at least this many entries pauses the cyclic collector (state.bulk): below it, the
+# collection deferred to the end costs more than the pause saves
+BULK_ENTRIES = 10_000
 
 
 def _catchup_key(v: Vpn) -> str:
@@ -486,7 +490,7 @@ class ReplicationService(Service):
                 acks.append(e)
             else:
                 txs.append(e)
-        with bulk():
+        with bulk() if len(batch) >= BULK_ENTRIES else nullcontext():
             if by_topic:
                 self._apply_messages(holder, receiver, by_topic)
             if acks:
