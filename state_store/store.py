@@ -355,10 +355,10 @@ class _Journal:
                                                     .limit(len(keep) + 500)):
                         if seq in keep:
                             continue
-                        if doomed and size + length > PART_SIZE:
+                        if doomed and size + (length or 0) > PART_SIZE:
                             break
                         doomed.append(seq)
-                        size += length
+                        size += length or 0
                     if not doomed:
                         return
                     conn.execute(delete(journal).where(journal.c.seq.in_(doomed)))
