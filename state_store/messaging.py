@@ -36,6 +36,7 @@ Rules:
 from __future__ import annotations
 
 import json
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from .errors import EngineError
@@ -56,6 +57,14 @@ QUEUE_OPTIONS: dict[str, OptionSpec] = {
     "max-bind-count": ("max_bind_count", "int", 1000, (1, 10000)),
 }
 CONSUMED_RGMIDS_SHOWN = 1000  # ConsumeResult.rgmids holds the first this many
+# Runs of at least this many records are made with the cyclic collector paused (state.bulk): below
+# it, re-enabling the collector makes the next allocation pay the deferred collection, which costs
+# a small publish more than it saves.
+BULK_RUN = 10_000
+
+
+def _bulk_for(n: int) -> AbstractContextManager[None]:
+    return bulk() if n >= BULK_RUN else nullcontext()
 
 
 def _check_publish_topic(topic: str) -> None:
@@ -160,7 +169,7 @@ class MessagingService(Service):
             first, last = rg, rg + accepted - 1
             base = st.next_id("messages")
             reached = max(kept, default=0)  # messages j < reached are on at least one queue
-            with bulk():
+            with _bulk_for(accepted):
                 self._add_messages(v, r, client_name, topic, size, now, rg, accepted, mode is not None, fit,
                                    reached, "no matching queue" if not queues else "spool over quota")
                 add_run = st.add_run
@@ -234,7 +243,7 @@ class MessagingService(Service):
         if copies:
             if t is not None:
                 add = self.st.add
-                with bulk():
+                with _bulk_for(len(copies)):
                     for sp in copies:
                         add(TxnOp(txn_id=t.id, op="consume", count=1, size=sp.size, message_id=sp.message_id,
                                   msg_id=sp.msg_id, queue_name=q.name))
@@ -307,7 +316,7 @@ class MessagingService(Service):
         replicated message gets an 'ack' entry on the stream, applied in order by the standby.
         With ack propagation shut down nothing is sent: the standby keeps the messages.
         Returns how many copies were removed."""
-        with bulk():
+        with _bulk_for(len(copies)):
             return self._consume_copies(v, r, client_name, copies, txn_key)
 
     def _consume_copies(self, v: Vpn, r: Router, client_name: str, copies: list[Spooled],
