@@ -331,3 +331,20 @@ def test_a_big_snapshot_is_written_in_parts_and_the_old_ones_dropped(tmp_path: P
     assert ei.value.problem.endswith("parts of the snapshot are missing)")
     a.close()
     b.close()
+
+
+def test_reading_a_lab_file_never_imports_sqlalchemy_and_writing_never_its_orm(tmp_path: Path):
+    """Start-up (issue 12 item 5): `solace-shell -c "show ..."` on a lab file needs no SQLAlchemy;
+    the first change imports SQLAlchemy Core, never the ORM."""
+    import subprocess
+    import sys
+
+    p = tmp_path / "lab.sqlite"
+    LabStore.open(p).close()
+    code = ("import sys; from solace_shell.lab import Lab; lab = Lab.open(sys.argv[1]); "
+            "assert lab.execute('NY_Appliance1', 'show message-vpn * replication').ok; "
+            "print(sorted({m.split('.')[0] for m in sys.modules if m.startswith('sqlalchemy')})); "
+            "assert lab.execute('lab', 'advance 1s').ok; "
+            "print(sorted(m for m in sys.modules if m.startswith('sqlalchemy.orm')))")
+    out = subprocess.run([sys.executable, "-c", code, str(p)], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["[]", "[]"], out
