@@ -89,7 +89,7 @@ _REFS: dict[tuple[str, str], str] = {
 }
 
 
-class _KindSpec:
+class KindSpec:
     """What the codec needs of one record class: its field names, getters and checks."""
 
     def __init__(self, cls: type, kind: str) -> None:
@@ -128,15 +128,15 @@ def _row_checker(types: list[str]) -> Callable[[list[Any]], bool]:
     return check
 
 
-_SPECS: dict[str, _KindSpec] = {kind: _KindSpec(cls, kind) for cls, kind in KINDS.items()}
-ORDER = list(_SPECS)  # a record only refers to kinds listed before it (or its own kind)
+# every kind in KINDS order: a record only refers to kinds listed before it (or its own kind)
+SPECS: dict[str, KindSpec] = {kind: KindSpec(cls, kind) for cls, kind in KINDS.items()}
 
 
 # ------------------------------------------------------------------ state
 def encode_state(st: BrokerState) -> dict[str, Any]:
     """The whole state as a JSON-able document (the records are read, never copied first)."""
     records: dict[str, Any] = {}
-    for kind, spec in _SPECS.items():
+    for kind, spec in SPECS.items():
         get = spec.get
         records[kind] = {"fields": spec.names, "rows": [get(r) for r in st.records(kind).values()]}
     return {
@@ -194,15 +194,15 @@ def _decode_state(doc: Any) -> BrokerState:
     st.settings = _str_map(doc, "settings")
     st.meta = _str_map(doc, "meta")
     next_ids = doc.get("next_ids")
-    if type(next_ids) is not dict or not all(k in _SPECS and type(v) is int and v >= 1 for k, v in next_ids.items()):
+    if type(next_ids) is not dict or not all(k in SPECS and type(v) is int and v >= 1 for k, v in next_ids.items()):
         raise CodecError("'next_ids' must map record kinds to positive integers")
     records = doc.get("records")
     if type(records) is not dict:
         raise CodecError("'records' must be an object")
-    unknown = sorted(set(records) - set(_SPECS))
+    unknown = sorted(set(records) - set(SPECS))
     if unknown:
         raise CodecError(f"unknown record kind {unknown[0]!r}")
-    for kind, spec in _SPECS.items():
+    for kind, spec in SPECS.items():
         _decode_kind(st, spec, records.get(kind, {"fields": spec.names, "rows": []}))
     for kind, value in next_ids.items():
         st.next_ids[kind] = max(value, st.next_ids.get(kind, 1))
@@ -222,7 +222,7 @@ def decode_ha_core(data: Any) -> HaCore:
                          f"{str(exc).splitlines()[0][:200] if str(exc) else 'bad value'})") from None
 
 
-def _decode_kind(st: BrokerState, spec: _KindSpec, part: Any) -> None:
+def _decode_kind(st: BrokerState, spec: KindSpec, part: Any) -> None:
     kind = spec.kind
     if type(part) is not dict or type(part.get("fields")) is not list or type(part.get("rows")) is not list:
         raise CodecError(f"records of {kind!r} must be an object with 'fields' and 'rows' lists")

@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import lab_file
-from .codec import CodecError, decode_calls, decode_state, dumps, encode_calls, loads, state_text
+from .codec import SPECS, CodecError, decode_calls, decode_state, dumps, encode_calls, loads, state_text
 from .engine import Engine
 from .errors import EngineError, LabBusy, LabFileError, ScenarioError
 from .passwords import is_hashed
@@ -564,10 +564,8 @@ class LabStore:
                f"== meta {sorted(st.meta.items())!r}",
                f"== next_ids {sorted(st.next_ids.items())!r}",
                f"== ha_core {_core_text(st) or '-'}"]
-        from .codec import _SPECS
-
         for kind in KINDS.values():
-            spec = _SPECS[kind]
+            spec = SPECS[kind]
             rows = [repr(tuple(_masked(v) for v in spec.get(r))) for r in st.records(kind).values()]
             out.append(f"== {kind} ({', '.join(spec.names)}) {len(rows)} rows")
             out.extend(sorted(rows))
