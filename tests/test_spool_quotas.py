@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from state_store.errors import EngineError
 from state_store.lookups import MB
@@ -135,3 +137,31 @@ def test_a_transaction_commit_over_the_spool_is_rejected_whole(small_spool):
     assert err.value.params["reason"] == "publish_rejected_spool_full"
     with small_spool.transaction() as e:
         assert e.message_spool(NY).messages_spooled == 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(size=st.integers(1, 300_000), count=st.integers(1, 60), audit_mb=st.integers(0, 2),
+       orders_mb=st.integers(0, 3), replicated=st.booleans())
+def test_quotas_hold_and_a_refusal_means_no_room(size, count, audit_mb, orders_mb, replicated):
+    """Whatever the sizes and quotas: no queue and no router goes over its quota, and a publish
+    refused for the spool leaves no room for one more message of the same kind."""
+    lab = LabStore.in_memory(SMALL_SPOOL)
+    with lab.transaction() as e:
+        add_queue(e, "audit", "trading/>", audit_mb)
+        e.set_queue_option(NY, VPN, "orders", "max-spool-usage", orders_mb)
+        if not replicated:
+            e.set_replication_enabled(NY, VPN, False)
+        r = e.publish("trader", "trading/orders/new", count=count, size=size)
+        for name, mb in (("audit", audit_mb), ("orders", orders_mb)):
+            d = e.queue_detail(NY, VPN, name)
+            assert d.usage_mb <= mb and d.messages_spooled <= r.accepted
+        spool = e.message_spool(NY)
+        assert spool.usage_mb <= spool.max_spool_mb
+        assert r.accepted + r.rejected == count
+        if r.reject_reason == "publish_rejected_spool_full":
+            room = spool.max_spool_mb * MB - round(spool.usage_mb * MB)
+            copies = sum(1 for name, mb in (("audit", audit_mb), ("orders", orders_mb))
+                         if mb * MB - round(e.queue_detail(NY, VPN, name).usage_mb * MB) >= size)
+            copies += 1 if r.replicated == r.accepted and replicated else 0
+            assert copies * size > room
+    lab.close()
