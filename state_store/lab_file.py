@@ -152,7 +152,11 @@ def _check_database(con: sqlite3.Connection, path: str, schema_version: str, nee
     if row is None:
         raise LabFileError(path, "not a solace-shell lab (no schema version)")
     if row[0] != schema_version:
-        raise LabFileError(path, f"lab schema version {row[0]}, this program needs {schema_version} and cannot "
+        found = str(row[0])
+        if found.isdigit() and schema_version.isdigit() and int(found) > int(schema_version):
+            raise LabFileError(path, f"lab schema version {found} is newer than this program's ({schema_version}): "
+                                     "open it with a newer solace-shell, or build a new lab (another --db file)")
+        raise LabFileError(path, f"lab schema version {found}, this program needs {schema_version} and cannot "
                                  "upgrade it: build a new lab (another --db file, or move this one away)")
     missing = needed - tables
     if missing:

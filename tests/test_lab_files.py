@@ -89,6 +89,9 @@ def _legacy_lab(db: Path, version: str = "5") -> None:
     (lambda db: _edit(db, "UPDATE meta SET value='2' WHERE key='schema_version';"),
      "lab schema version 2, this program needs 6 and cannot upgrade it: build a new lab (another --db file, "
      "or move this one away)"),
+    (lambda db: _edit(db, "UPDATE meta SET value='7' WHERE key='schema_version';"),
+     "lab schema version 7 is newer than this program's (6): open it with a newer solace-shell, or build a new "
+     "lab (another --db file)"),
     (lambda db: _edit(db, "UPDATE journal SET body='{\"format\": 1' WHERE kind='snapshot';"),
      "lab file is damaged (journal row 1: not valid JSON (Expecting ',' delimiter: line 1 column 13 (char 12)))"),
     (lambda db: _edit_state(db, lambda doc: doc["records"]["queues"]["rows"][0].__setitem__(1, 7)),
@@ -110,8 +113,8 @@ def _legacy_lab(db: Path, version: str = "5") -> None:
      "lab schema version 5 cannot be read (queues row 0: msg_count must be an integer, not \"many\"): build a new "
      "lab (another --db file, or move this one away)"),
 ], ids=["directory", "missing-directory", "dangling-symlink", "fifo", "no-routers", "bad-level", "old-schema",
-        "bad-json", "bad-field", "bad-reference", "not-a-call", "bad-call", "no-snapshot", "foreign-journal",
-        "journal-without-numbers", "damaged-schema-5"])
+        "newer-schema", "bad-json", "bad-field", "bad-reference", "not-a-call", "bad-call", "no-snapshot",
+        "foreign-journal", "journal-without-numbers", "damaged-schema-5"])
 def test_every_bad_db_is_one_clear_line(tmp_path: Path, make, expected: str) -> None:
     db = tmp_path / "lab.sqlite"
     if expected.startswith("directory {parent}"):
