@@ -58,6 +58,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection
+from contextlib import nullcontext
 
 from .errors import EngineError
 from .records import Client, Queue, Router, Spooled, Txn, TxnOp, Vpn
@@ -68,6 +69,8 @@ from .views import TransactionInfo, TxnMessage
 
 XID_RE = re.compile(r"^[0-9A-Fa-f]{1,8}-[0-9A-Fa-f]{1,128}-[0-9A-Fa-f]{1,128}$")
 STATES = ("active", "suspended", "idle", "prepared", "complete")
+# a respool of at least this many messages runs with the cyclic collector paused (as messaging's runs)
+BULK_RUN = 10_000
 
 
 def _label(t: Txn) -> str:
@@ -280,7 +283,8 @@ class TransactionsService(Service):
         queues_of_topic: dict[str, list[Queue]] = {}
         added: dict[int, list[int]] = {}  # queue id -> [count, bytes]
         copies: list[Spooled] = []
-        with bulk():
+        # the collector pauses only for a big run: re-enabling it makes the next allocation pay
+        with bulk() if sum(len(op) for op in ids) >= BULK_RUN else nullcontext():
             for mid in (m for op in ids for m in op):
                 msg = self.st.messages.get(mid)
                 if msg is None:
