@@ -36,6 +36,7 @@ Why:
 from __future__ import annotations
 
 import json
+import logging
 import pickle
 import sqlite3
 import sys
@@ -43,6 +44,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -61,6 +63,7 @@ if TYPE_CHECKING:
     from grammar.yaml_source import LocatedDict
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 BUSY_TIMEOUT_MS = 2000  # one attempt's wait for the write lock (SQLite's busy handler)
 MAX_WAIT_S = 10.0  # all attempts of one command together
 EXCLUSIVE_AFTER = 1  # lost races after which a command runs holding the write lock
@@ -316,18 +319,16 @@ class _Journal:
             conn.execute(insert(journal).values(seq=seq, kind=kind, body=body))
         return seq
 
-    def append_snapshot(self, expected_last: int, text: str) -> int:
+    def append_snapshot(self, expected_last: int, text: str) -> tuple[int, set[int]]:
         """Append a snapshot (WriteConflict as ``append``); a big one is first written in parts of
         ``PART_SIZE`` characters, each in its own short transaction, so the write lock is never held
-        for long; then the rows it supersedes are dropped, a few at a time (``collect``)."""
+        for long. Returns its seq and its parts (to keep when ``collect`` drops what it supersedes)."""
         parts: list[int] = []
         if len(text) > PART_SIZE:
             for at in range(0, len(text), PART_SIZE):
                 parts.append(self.append_part(text[at:at + PART_SIZE]))
             text = dumps({"parts": parts})
-        seq = self.append(expected_last, SNAPSHOT, text)
-        self.collect(seq, set(parts))
-        return seq
+        return self.append(expected_last, SNAPSHOT, text), set(parts)
 
     def append_part(self, chunk: str) -> int:
         from sqlalchemy import func, insert, select
@@ -369,7 +370,7 @@ class _Journal:
             if self.held:  # inside a command's own transaction: the rest waits for the next snapshot
                 return
 
-    def replace_all(self, body: str) -> int:
+    def replace_all(self, body: str) -> tuple[int, set[int]]:
         """A reset: one snapshot row supersedes the whole journal, whatever others appended."""
         while True:
             last = int(self.raw.execute("SELECT max(seq) FROM journal").fetchone()[0] or 0)
@@ -399,6 +400,17 @@ def _fill_new_lab(con: sqlite3.Connection, body: str) -> None:
 
 
 # ------------------------------------------------------------------ the store
+@dataclass
+class _Kept:
+    """A command that changed the lab, between its append and the end of its transaction."""
+
+    calls: list[CallRecord]
+    opaque: bool
+    spent_s: float
+    seq: int  # the journal position before it
+    rows_since_snapshot: int
+
+
 class LabStore:
     def __init__(self, state: BrokerState, path: str | None = None, image: _Image | None = None,
                  journal: _Journal | None = None, seq: int = 0) -> None:
@@ -414,6 +426,8 @@ class LabStore:
         self._rows_since_snapshot = 0
         self._exclusive = False  # run(): this attempt holds the write lock from its start
         self._engine: Engine | None = None  # the Engine of self.state (it holds nothing else)
+        self._superseded: tuple[int, set[int]] | None = None  # a snapshot's seq and parts: drop what is before
+        self._kept: _Kept | None = None  # the command just appended, until its transaction has committed
         self._closed = False
 
     # ------------------------------------------------------------------ constructors
@@ -500,8 +514,20 @@ class LabStore:
         """One command: the Engine over the caught-up state; on normal exit what it changed is
         kept (and appended to the lab file), on ANY exception the state is as before (re-raised)."""
         held = self._journal.writing() if self._journal is not None and self._exclusive else nullcontext()
-        with held:
-            yield from self._command()
+        try:
+            with held:
+                yield from self._command()
+        except BaseException:
+            if self._kept is not None:  # appended inside a held transaction that did not commit
+                self._seq, self._rows_since_snapshot = self._kept.seq, self._kept.rows_since_snapshot
+                self._kept = None
+                self._superseded = None
+                self._rollback()
+            raise
+        kept, self._kept = self._kept, None
+        if kept is not None:  # committed: remember it for rollbacks, then the journal's upkeep
+            self._remember(kept.calls, kept.opaque, kept.spent_s)
+            self._housekeeping()
 
     def _command(self) -> Iterator[Engine]:
         if self._closed:
@@ -531,13 +557,14 @@ class LabStore:
         work.clear()
         if not calls and not opaque:
             return
+        kept = _Kept(calls, opaque, time.perf_counter() - started, self._seq, self._rows_since_snapshot)
         if self._journal is not None:
             try:
                 self._persist(calls, opaque)
             except BaseException:
                 self._rollback()
                 raise
-        self._remember(calls, opaque, time.perf_counter() - started)
+        self._kept = kept
 
     def reset(self, scenario: str | Path | None = None) -> None:
         """Start this lab again from ``scenario`` (default lab): the whole state is replaced by a
@@ -547,9 +574,11 @@ class LabStore:
         image = _template(_scenario_path(scenario))
         st = image.load()
         if self._journal is not None:
-            self._seq = self._journal.replace_all(state_text(st))
+            self._seq, keep = self._journal.replace_all(state_text(st))
             self._rows_since_snapshot = 0
+            self._superseded = (self._seq, keep)
         self._set_state(st, image)
+        self._housekeeping()
 
     def dump(self) -> str:
         """Every kind of record, every record, sorted, with the clock, settings, bookkeeping, id
@@ -627,30 +656,47 @@ class LabStore:
 
     # ------------------------------------------------------------------ the file
     def _persist(self, calls: list[CallRecord], opaque: bool) -> None:
+        """Append the command (a snapshot when it changed what calls cannot replay)."""
         assert self._journal is not None
         if opaque:
-            self._seq = self._journal.append_snapshot(self._seq, state_text(self.state))
+            self._seq, keep = self._journal.append_snapshot(self._seq, state_text(self.state))
             self._rows_since_snapshot = 0
+            self._superseded = (self._seq, keep)
             return
         self._seq = self._journal.append(self._seq, CALLS, dumps(encode_calls(calls)))
         self._rows_since_snapshot += 1
-        if self._rows_since_snapshot >= SNAPSHOT_EVERY:
-            self._snapshot()
+
+    def _housekeeping(self) -> None:
+        """After a committed command: the periodic snapshot, then dropping the rows a snapshot
+        supersedes. Nothing here can lose or undo a command (it is committed already); a failure
+        is logged and the next command tries again."""
+        journal = self._journal
+        if journal is None:
+            return
+        try:
+            if self._rows_since_snapshot >= SNAPSHOT_EVERY:
+                self._snapshot()
+            if self._superseded is not None:
+                (seq, keep), self._superseded = self._superseded, None
+                journal.collect(seq, keep)
+        except Exception:
+            log.warning("lab %s: writing a snapshot or dropping old journal rows failed", self.path, exc_info=True)
 
     def _snapshot(self) -> None:
-        """Write the state as a snapshot row and drop the rows before it, encoded before the lock
-        is taken; skipped (tried again after the next command) when another shell wrote first or
-        holds the lock."""
+        """Write the state as a snapshot (encoded before the lock is taken); skipped (tried again
+        after the next command) when another shell wrote first or holds the lock."""
         assert self._journal is not None
         body = state_text(self.state)
         try:
-            self._seq = self._journal.append_snapshot(self._seq, body)
-            self._rows_since_snapshot = 0
+            self._seq, keep = self._journal.append_snapshot(self._seq, body)
         except WriteConflict:
             return
         except Exception as exc:
-            if not _is_busy(exc):
-                raise
+            if _is_busy(exc):
+                return
+            raise
+        self._rows_since_snapshot = 0
+        self._superseded = (self._seq, keep)
 
     def _catch_up(self, opening: bool = False) -> None:
         """Apply what other shells appended since this shell's last row (nothing to read when no
