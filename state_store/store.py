@@ -340,26 +340,28 @@ class _Journal:
         return seq
 
     def collect(self, snapshot: int, keep: set[int]) -> None:
-        """Drop the rows a committed snapshot supersedes (those before it, but its parts), in
-        transactions of at most ``PART_SIZE`` characters each; another shell's lock stops it (the
-        next snapshot collects the rest)."""
-        from sqlalchemy import delete, func, select
+        """Drop the rows a committed snapshot supersedes (those before it, but its parts): per
+        transaction at most one big row (a part or a snapshot, up to ``PART_SIZE``) and a few
+        hundred calls rows (sizes are known by kind: measuring a row's text would read all of it);
+        another shell holding the lock stops it (the next snapshot collects the rest)."""
+        from sqlalchemy import delete, select
 
         journal = tables().journal
         while True:
             try:
                 with self.writing() as conn:
                     doomed: list[int] = []
-                    size = 0
-                    for seq, length in conn.execute(select(journal.c.seq, func.length(journal.c.body))
-                                                    .where(journal.c.seq < snapshot).order_by(journal.c.seq)
-                                                    .limit(len(keep) + 500)):
+                    big = False
+                    for seq, kind in conn.execute(select(journal.c.seq, journal.c.kind)
+                                                  .where(journal.c.seq < snapshot).order_by(journal.c.seq)
+                                                  .limit(len(keep) + 500)):
                         if seq in keep:
                             continue
-                        if doomed and size + (length or 0) > PART_SIZE:
-                            break
+                        if kind != CALLS:
+                            if big:
+                                break
+                            big = True
                         doomed.append(seq)
-                        size += length or 0
                     if not doomed:
                         return
                     conn.execute(delete(journal).where(journal.c.seq.in_(doomed)))
