@@ -707,6 +707,17 @@ class LabStore:
         assert journal is not None
         if not journal.changed() and not opening:
             return
+        try:
+            self._apply_rows(journal, opening)
+        except LabFileError:
+            if not opening:
+                # Back to the last row applied whole, and read again at the next command: every
+                # command of this shell then says the same line, none runs on a half-applied row.
+                journal.data_version = -1
+                self._rollback()
+            raise
+
+    def _apply_rows(self, journal: _Journal, opening: bool) -> None:
         rows = journal.rows_after(self._seq)
         if opening and (not rows or rows[0][1] != SNAPSHOT):
             raise LabFileError(str(journal.path), "lab file is damaged (its journal does not start with a snapshot)")

@@ -348,3 +348,22 @@ def test_reading_a_lab_file_never_imports_sqlalchemy_and_writing_never_its_orm(t
             "print(sorted(m for m in sys.modules if m.startswith('sqlalchemy.orm')))")
     out = subprocess.run([sys.executable, "-c", code, str(p)], capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ["[]", "[]"], out
+
+
+def test_a_damaged_row_appended_by_another_shell_refuses_every_command_and_changes_nothing(tmp_path: Path):
+    p = tmp_path / "lab.sqlite"
+    a = LabStore.open(p)
+    a.run(lambda e: e.publish(*ORDERS))
+    con = sqlite3.connect(p)
+    body = '[["publish", ["trader", "trading/orders/new"], {"count": 2}], ["advance", ["soon"], {}]]'
+    con.execute("INSERT INTO journal (seq, kind, body) VALUES ((SELECT max(seq) FROM journal) + 1, 'calls', ?)",
+                (body,))
+    con.commit()
+    con.close()
+    for _ in range(2):
+        with pytest.raises(LabFileError) as ei:
+            a.run(lambda e: e.advance(1))
+        assert "TypeError replaying it" in ei.value.problem
+    # the row's publish, applied before its advance failed, was undone
+    assert (len(a.state.messages), a.state.now_ms) == (1, 0)
+    a.close()
