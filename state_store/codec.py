@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import fields
 from operator import attrgetter
 from typing import Any
@@ -147,8 +148,12 @@ def encode_state(st: BrokerState) -> dict[str, Any]:
     }
 
 
+BULK = 10_000  # records (or rows) from which encoding or decoding pauses the collector (state.bulk)
+
+
 def state_text(st: BrokerState) -> str:
-    with bulk():
+    big = sum(len(st.records(kind)) for kind in SPECS) > BULK
+    with bulk() if big else nullcontext():
         return dumps(encode_state(st))
 
 
@@ -162,7 +167,7 @@ def dumps(doc: Any) -> str:
 def loads(text: str | bytes) -> Any:
     """JSON text to a document; bad JSON (or JSON nested beyond Python's recursion) is one line."""
     try:
-        with bulk():
+        with bulk() if len(text) > 100 * BULK else nullcontext():
             return json.loads(text)
     except (ValueError, RecursionError) as exc:
         raise CodecError(f"not valid JSON ({str(exc).splitlines()[0][:200]})") from None
@@ -177,7 +182,10 @@ def _str_map(doc: dict[str, Any], key: str) -> dict[str, str]:
 
 def decode_state(doc: Any) -> BrokerState:
     """A document made by ``encode_state`` back to a state; anything else raises CodecError."""
-    with bulk():
+    parts = doc.get("records") if type(doc) is dict else None
+    rows = sum(len(p["rows"]) for p in parts.values() if type(p) is dict and type(p.get("rows")) is list) \
+        if type(parts) is dict else 0
+    with bulk() if rows > BULK else nullcontext():
         return _decode_state(doc)
 
 

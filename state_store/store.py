@@ -70,6 +70,7 @@ EXCLUSIVE_AFTER = 1  # lost races after which a command runs holding the write l
 SNAPSHOT_EVERY = 200  # calls rows after a snapshot before the next one is written
 PART_SIZE = 4_000_000  # characters of snapshot text written (or dropped) per write transaction
 IMAGE_COST_FACTOR = 16  # refresh the image once replaying the calls since costs this many images
+BULK_RECORDS = 10_000  # images of more records pause the collector (state.bulk); smaller ones gain nothing
 RECORD_IMAGE_S = 3e-6  # first guess of the time to image one record (then measured)
 _PICKLE = pickle.HIGHEST_PROTOCOL
 _templates: dict[tuple[str, int], _Image] = {}
@@ -118,11 +119,12 @@ class _Image:
 
     @classmethod
     def of(cls, st: BrokerState) -> _Image:
-        with bulk():
-            return cls(pickle.dumps(st, _PICKLE), _record_count(st))
+        records = _record_count(st)
+        with bulk() if records > BULK_RECORDS else nullcontext():
+            return cls(pickle.dumps(st, _PICKLE), records)
 
     def load(self) -> BrokerState:
-        with bulk():
+        with bulk() if self.records > BULK_RECORDS else nullcontext():
             if isinstance(self.data, bytes):
                 state: BrokerState = pickle.loads(self.data)
                 return state
