@@ -16,7 +16,7 @@ from grammar.masking import mask_secrets
 from grammar.parser import lex_error
 from grammar.prompts import prompt_text
 from grammar.tokens import ControlCharacter, check_characters
-from state_store.errors import EngineError, LabBusy
+from state_store.errors import EngineError, LabBusy, LabFileError
 
 from .access import UserAccess, allowed, effective_level
 from .framing import frame
@@ -123,6 +123,8 @@ class Session:
             return Outcome(engine_error_text(exc), False, node, "engine")
         except LabBusy as busy:
             return Outcome(shell_error_text("lab_busy", seconds=f"{busy.waited_s:.0f}"), False, node, "busy")
+        except LabFileError as damaged:  # another process damaged the lab file while it was open
+            return Outcome(shell_error_text("lab_damaged", problem=damaged.problem), False, node, "lab-file")
         except Exception as exc:  # a bug must not cost the user their session or their lab
             log.exception("internal error running %r", mask_secrets(self.lab.parser, self.mode, line))
             return Outcome(shell_error_text("internal", detail=type(exc).__name__), False, node, "internal")

@@ -295,3 +295,27 @@ def test_damaged_journals_are_one_line_each(tmp_path: Path) -> None:
             assert "\n" not in exc.problem and exc.problem, exc.problem
             outcomes["refused"] += 1
     assert outcomes["refused"] > 30, outcomes
+
+
+def test_a_lab_file_damaged_while_open_is_one_line_per_command(tmp_path: Path) -> None:
+    """Another process appends a row this shell cannot replay: each command says so in one line and
+    changes nothing; reads and writes alike (both catch up first)."""
+    from solace_shell.lab import Lab
+
+    db = tmp_path / "lab.sqlite"
+    lab = Lab.open(db)
+    try:
+        assert lab.execute("lab", "advance 1s").ok
+        con = sqlite3.connect(db)
+        con.execute("INSERT INTO journal (seq, kind, body) VALUES ((SELECT max(seq) FROM journal) + 1, 'calls', ?)",
+                    ('[["advance", ["soon"], {}]]',))
+        con.commit()
+        con.close()
+        for target, line in [("lab", "advance 1s"), ("NY_Appliance1", "show message-vpn * replication")]:
+            out = lab.execute(target, line)
+            assert (out.ok, out.error_kind) == (False, "lab-file")
+            assert out.text == ("ERROR: The lab file cannot be used: lab file is damaged (journal row 3: TypeError "
+                                "replaying it); nothing was changed.")
+        assert lab.store.state.now_ms == 1000
+    finally:
+        lab.close()
