@@ -12,7 +12,7 @@ class Outcome:
     text: str                  # the output, without a trailing newline ("" for none)
     ok: bool
     node: str = ""             # grammar node of the leaf command ("" when it did not parse)
-    # invalid | ambiguous | incomplete | invalid-value | access | engine | busy | internal
+    # invalid | ambiguous | incomplete | invalid-value | access | engine | busy | lab-file | internal
     error_kind: str | None = None
     ended: bool = False        # the session ended (exit at the top level)
     switch_to: str | None = None    # the lab console asked to talk to this target next
