@@ -211,10 +211,15 @@ class BrokerState:
                 messages[i] = m
         elif isinstance(first, Spooled):
             spooled, by_queue, by_message = self.spooled, self.spooled_by_queue, self.spooled_by_message
+            qid = first.queue_id  # a run is usually one queue's copies: its index dict looked up once
+            queue_index = by_queue.setdefault(qid, {})
             for i, sp in enumerate(cast("Sequence[Spooled]", recs), nxt):
                 sp.id = i
                 spooled[i] = sp
-                by_queue.setdefault(sp.queue_id, {})[i] = sp
+                if sp.queue_id == qid:
+                    queue_index[i] = sp
+                else:
+                    by_queue.setdefault(sp.queue_id, {})[i] = sp
                 by_message.setdefault(sp.message_id, {})[i] = sp
         elif isinstance(first, Delivery):
             deliveries, by_message_d = self.deliveries, self.deliveries_by_message
@@ -224,10 +229,15 @@ class BrokerState:
                 by_message_d.setdefault(d.message_id, []).append(d)
         else:
             entries, by_vpn, by_msg = self.repl_entries, self.repl_by_vpn, self.repl_by_message
+            vid = first.vpn_id  # a run is one stream's entries: looked up once
+            stream = by_vpn.setdefault(vid, {})
             for i, e in enumerate(cast("Sequence[ReplEntry]", recs), nxt):
                 e.seq = i
                 entries[i] = e
-                by_vpn.setdefault(e.vpn_id, {})[i] = e
+                if e.vpn_id == vid:
+                    stream[i] = e
+                else:
+                    by_vpn.setdefault(e.vpn_id, {})[i] = e
                 if e.message_id is not None:
                     by_msg.setdefault(e.message_id, {})[i] = e
         self.next_ids[kind] = nxt + len(recs)
