@@ -28,7 +28,7 @@ import json
 
 from .lookups import REPL_QUEUE
 from .records import Message
-from .services import Service
+from .service import Service
 from .views import (
     Audit,
     AuditEntry,

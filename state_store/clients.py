@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from .errors import EngineError
 from .records import Client, Router, Vpn
-from .services import Service
+from .service import Service
 from .topics import name_matches
 from .views import ClientInfo
 

@@ -32,7 +32,7 @@ from typing import Literal, Protocol, TypeVar
 from .errors import EngineError
 from .passwords import HashedSecret, hash_password, is_hashed
 from .records import ConfigObject, Queue, Router, Vpn
-from .services import Service
+from .service import Service
 from .topics import name_matches
 from .views import (
     AclProfileInfo,

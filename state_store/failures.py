@@ -11,7 +11,7 @@ from dataclasses import fields
 
 from .errors import EngineError
 from .records import Link, Message, Vpn
-from .services import Service
+from .service import Service
 
 SITE_REPLACED = "site replaced"
 

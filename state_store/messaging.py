@@ -43,7 +43,7 @@ from .errors import EngineError
 from .lookups import MB, REPL_QUEUE
 from .options import OptionSpec, coerce_option
 from .records import Delivery, Message, Queue, Rejection, ReplEntry, Router, Spooled, Subscription, TxnOp, Vpn
-from .services import Service
+from .service import Service
 from .state import bulk
 from .topics import has_wildcard, name_matches
 from .views import ConsumeResult, MessageSpool, PublishResult, QueueDetail, QueueMessage, QueueRow

@@ -47,7 +47,7 @@ from .errors import EngineError
 from .lookups import MB, REPL_BRIDGE, REPL_QUEUE
 from .options import coerce_option
 from .records import Queue, ReplEntry, ReplicatedTopic, Router, Spooled, Txn, TxnOp, Vpn
-from .services import Service
+from .service import Service
 from .state import bulk
 from .topics import has_wildcard, name_matches, topic_matches
 from .views import (

@@ -62,7 +62,7 @@ from contextlib import nullcontext
 
 from .errors import EngineError
 from .records import Client, Queue, Router, Spooled, Txn, TxnOp, Vpn
-from .services import Service
+from .service import Service
 from .state import bulk
 from .topics import name_matches
 from .views import TransactionInfo, TxnMessage
