@@ -126,7 +126,7 @@ def child_publisher(path: str, messages: int, size: int | None) -> int:
     os._exit(0)  # a lab of millions of records: the process ends without freeing them one by one
 
 
-def child_ticker(path: str, interval: float) -> int:
+def child_ticker(path: str, interval: float, writes: bool) -> int:
     lab = _open(path, True)
     _say("ready")
     _wait_for("go")
@@ -137,8 +137,8 @@ def child_ticker(path: str, interval: float) -> int:
         r0 = time.monotonic_ns()
         r = lab.execute(*READ)
         r1 = time.monotonic_ns()
-        w = lab.execute(*write_toggle(i))
-        w1 = time.monotonic_ns()
+        w = lab.execute(*write_toggle(i)) if writes else r
+        w1 = time.monotonic_ns() if writes else r1
         _say("tick", i, sched, r0, r1, int(r.ok), r.error_kind or "-", r1, w1, int(w.ok), w.error_kind or "-")
         i += 1
         due = max(due + interval, time.monotonic())
@@ -292,7 +292,7 @@ def _slowest(cmds: list[tuple[str, int, int, int, bool, str]], pub_start: int, n
 
 
 def part_b(messages: int, size: int | None, interval: float, after_ticks: int, min_free_gb: float,
-           timeout: float, tmp: Path) -> dict[str, Any]:
+           timeout: float, writes: bool, tmp: Path) -> dict[str, Any]:
     from solace_shell.lab import Lab
 
     path = tmp / "big.sqlite"
@@ -301,7 +301,7 @@ def part_b(messages: int, size: int | None, interval: float, after_ticks: int, m
     free_gb = mem_available_kb() / 2**20
     print(f"  memory: about {need_gb:.1f} GB per shell holding the publish; {free_gb:.1f} GB available now "
           f"(both shells are stopped under {min_free_gb:.1f} GB)", flush=True)
-    ticker = Child("ticker", str(path), str(interval))
+    ticker = Child("ticker", str(path), str(interval), "1" if writes else "0")
     publisher = Child("publisher", str(path), str(messages), str(size or 0))
     children = (ticker, publisher)
     aborted = None
@@ -370,6 +370,9 @@ def main() -> int:
     ap.add_argument("--interval", type=float, default=0.1, help="(b) seconds between shell B's rounds")
     ap.add_argument("--after-ticks", type=int, default=2, help="(b) rounds of shell B after the publish returned")
     ap.add_argument("--min-free-gb", type=float, default=2.0, help="(b) stop both shells under this much free memory")
+    ap.add_argument("--reads-only", action="store_true",
+                    help="(b) shell B only reads (its write column repeats the read): does A's publish commit, and "
+                         "what does B's catch-up cost")
     ap.add_argument("--timeout", type=float, default=1800.0, help="(b) give up after this many seconds")
     ap.add_argument("--json", type=Path, default=None, help="also write the numbers here")
     ap.add_argument("--child", nargs="+", default=None, help=argparse.SUPPRESS)
@@ -380,7 +383,7 @@ def main() -> int:
             return child_interleave(path, rest[0], int(rest[1]))
         if kind == "publisher":
             return child_publisher(path, int(rest[0]), int(rest[1]) or None)
-        return child_ticker(path, float(rest[0]))
+        return child_ticker(path, float(rest[0]), rest[1] == "1")
 
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="bench-two-shells-") as tmp:
@@ -388,10 +391,11 @@ def main() -> int:
             print(f"(a) two shells, {args.commands:,} interleaved commands ...", flush=True)
             results["a"] = part_a(args.commands, Path(tmp))
         if args.part in ("b", "both"):
-            print(f"(b) one shell publishes {args.messages:,} messages in one command, the other reads and "
-                  f"writes every {args.interval * 1000:.0f} ms ...", flush=True)
+            print(f"(b) one shell publishes {args.messages:,} messages in one command, the other "
+                  f"{'reads' if args.reads_only else 'reads and writes'} every {args.interval * 1000:.0f} ms ...",
+                  flush=True)
             results["b"] = part_b(args.messages, args.size, args.interval, args.after_ticks, args.min_free_gb,
-                                  args.timeout, Path(tmp))
+                                  args.timeout, not args.reads_only, Path(tmp))
     write_json(args.json, results)
 
     ok = True
