@@ -29,6 +29,8 @@ SHELL_ERRORS: dict[str, str] = {
     "lab_damaged": "ERROR: The lab file cannot be used: {problem}; nothing was changed.",
     "lab_busy": "ERROR: The lab is busy: another shell kept it locked for {seconds} s; nothing was changed, "
                 "try the command again.",
+    "lab_changed_meanwhile": "ERROR: The lab is busy: other shells changed it while this command ran "
+                             "({seconds} s); nothing was changed, try the command again.",
 }
 
 # Engine refusal codes -> text. Codes and parameters are listed in state_store/errors.py.

@@ -122,7 +122,8 @@ class Session:
         except EngineError as exc:
             return Outcome(engine_error_text(exc), False, node, "engine")
         except LabBusy as busy:
-            return Outcome(shell_error_text("lab_busy", seconds=f"{busy.waited_s:.0f}"), False, node, "busy")
+            code = "lab_changed_meanwhile" if busy.changed_meanwhile else "lab_busy"
+            return Outcome(shell_error_text(code, seconds=f"{busy.waited_s:.0f}"), False, node, "busy")
         except LabFileError as damaged:  # another process damaged the lab file while it was open
             return Outcome(shell_error_text("lab_damaged", problem=damaged.problem), False, node, "lab-file")
         except Exception as exc:  # a bug must not cost the user their session or their lab

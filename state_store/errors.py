@@ -159,13 +159,15 @@ ERROR_CODES: dict[str, tuple[str, ...]] = {
 
 
 class LabBusy(Exception):
-    """Another shell kept the lab's write lock for longer than this shell would wait.
+    """Another shell kept the lab's write lock for longer than this shell would wait, or
+    (``changed_meanwhile``) kept changing the lab while this command ran for longer than that.
 
     Raised by ``LabStore.run`` after its bounded retries; the command changed nothing."""
 
-    def __init__(self, waited_s: float) -> None:
+    def __init__(self, waited_s: float, *, changed_meanwhile: bool = False) -> None:
         super().__init__(f"lab busy after {waited_s:.1f} s")
         self.waited_s = waited_s
+        self.changed_meanwhile = changed_meanwhile
 
 
 class ScenarioError(Exception):

@@ -500,7 +500,7 @@ class LabStore:
             except WriteConflict:
                 conflicts += 1
                 if time.monotonic() - start >= max_wait_s:
-                    raise LabBusy(time.monotonic() - start) from None
+                    raise LabBusy(time.monotonic() - start, changed_meanwhile=True) from None
                 continue  # someone else wrote: catch up and run again at once
             except Exception as exc:
                 if not _is_busy(exc):

@@ -55,3 +55,30 @@ def test_a_writer_waits_a_bounded_time_then_one_clear_line(lab_file: Path, monke
     assert lab.store.dump() == before
     assert lab.execute("lab", "advance 5s").ok  # the lock is free again: the same command runs
     lab.close()
+
+
+def test_a_command_outrun_by_other_writers_says_so_and_changes_nothing(
+        lab_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command that ran longer than the wait while other shells kept appending is refused with
+    its own line (no shell held the lock: "kept it locked" would mislead) and leaves nothing."""
+    from solace_shell.messages import shell_error_text
+    from state_store.engine import Engine
+    from state_store.errors import LabBusy
+    from state_store.store import LabStore
+
+    monkeypatch.setattr(store_module, "MAX_WAIT_S", 0.0)
+    mine, other = LabStore.open(lab_file), LabStore.open(lab_file)
+    before = other.dump()
+
+    def work(engine: Engine) -> None:
+        other.run(lambda e: e.advance(1000))  # another shell appends while this command runs
+        engine.advance(1000)
+
+    with pytest.raises(LabBusy) as busy:
+        mine.run(work)
+    assert busy.value.changed_meanwhile
+    text = shell_error_text("lab_changed_meanwhile", seconds="0")
+    assert text.startswith("ERROR: The lab is busy: other shells changed it") and "nothing was changed" in text
+    assert mine.dump() == other.dump() != before  # only the other shell's advance is there
+    mine.close()
+    other.close()
