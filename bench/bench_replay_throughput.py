@@ -39,7 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from spark_jobs.generate import INDEX_FILE, generate  # noqa: E402
+from _corpus import corpus  # noqa: E402  (bench/ is on sys.path when a bench runs)
 
 FILE_PROMPT = re.compile(rb"[A-Za-z0-9_.-]+(?:\([^()\s]+\))?[>#](?: |$)")
 # prompt_toolkit draws a waiting prompt as `ESC[0m` + prompt + a cursor move (the trailing space is a
@@ -47,20 +47,6 @@ FILE_PROMPT = re.compile(rb"[A-Za-z0-9_.-]+(?:\([^()\s]+\))?[>#](?: |$)")
 PROMPT = re.compile(rb"\x1b\[0m(?P<p>[A-Za-z0-9_.-]+(?:\([^()\s]+\))?[>#])\x1b\[")
 ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\x1b[=>]")
 F2 = "\x1bOQ"
-
-
-def corpus(path: Path, count: int, seed: int, jobs: int | None) -> tuple[list[Path], float | None]:
-    index = path / INDEX_FILE
-    if index.exists():
-        rows = [json.loads(line) for line in index.read_text().splitlines()]
-        files = [path / r["name"] for r in rows]
-        if len(rows) == count and all(f.exists() for f in files) and f"drill-{seed}-" in rows[0]["name"]:
-            return files, None
-    if path.exists():
-        shutil.rmtree(path)
-    started = time.perf_counter()
-    names = generate(count=count, seed=seed, out=path, jobs=jobs)
-    return [path / n for n in names], time.perf_counter() - started
 
 
 def bench_in_process(files: list[Path]) -> dict[str, float]:
