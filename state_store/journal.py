@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
+from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
 from .state import BrokerState, CallRecord
 
@@ -47,7 +47,3 @@ def journaled(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P],
     wrapper.__journaled__ = True  # type: ignore[attr-defined]
     return wrapper  # type: ignore[return-value]
 
-
-def replay_call(engine: Any, call: CallRecord) -> None:
-    """Apply one recorded call to ``engine`` (its state must be the one the call was made on)."""
-    getattr(engine, call.name)(*call.args, **call.kwargs)

@@ -272,10 +272,6 @@ class BrokerState:
                 if e.message_id is not None:
                     _drop(by_msg, e.message_id, e.seq)
 
-    def add_all(self, recs: Iterable[Record]) -> None:
-        for rec in recs:
-            self.add(rec)
-
     def remove(self, rec: Record) -> None:
         """Take ``rec`` out of its kind and every index (a record not filed is ignored)."""
         kind = KINDS[type(rec)]
@@ -319,17 +315,6 @@ class BrokerState:
     def remove_all(self, recs: Iterable[Record]) -> None:
         for rec in list(recs):
             self.remove(rec)
-
-    def rename_queue_index(self, q: Queue, old_name: str) -> None:
-        """Keep ``queues_by_vpn`` true after ``q.name`` changed (the name is its key there)."""
-        _drop(self.queues_by_vpn, q.vpn_id, old_name)
-        self.queues_by_vpn.setdefault(q.vpn_id, {})[q.name] = q
-
-    def set_spooled_queue(self, sp: Spooled, queue_id: int) -> None:
-        """Move a copy to another queue (the queue id is its key in ``spooled_by_queue``)."""
-        _drop(self.spooled_by_queue, sp.queue_id, sp.id)
-        sp.queue_id = queue_id
-        self.spooled_by_queue.setdefault(queue_id, {})[sp.id] = sp
 
     # ------------------------------------------------------------------ reads
     def records(self, kind: str) -> dict[int, Any]:

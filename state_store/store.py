@@ -179,6 +179,24 @@ def _core_text(st: BrokerState) -> str:
     return json.dumps(st.ha_core.snapshot(), sort_keys=True) if st.ha_core.groups else ""
 
 
+def replay_calls(st: BrokerState, calls: list[CallRecord]) -> None:
+    """Apply recorded calls to ``st`` (the state they were made on): how a rollback, a catch-up
+    and an opened journal reproduce commands. A call that raised EngineError when it was made (a
+    handler may catch one and go on) raises it again here, with the same (deterministic) effect;
+    a name that is not a journaled Engine method (a damaged or foreign file) is a CodecError."""
+    engine = Engine(st)
+    for call in calls:
+        fn = getattr(Engine, call.name, None)
+        if fn is None or not getattr(fn, "__journaled__", False):
+            raise CodecError(f"{call.name!r} is not a recorded Engine call")
+        st.work.clear()
+        try:
+            fn(engine, *call.args, **call.kwargs)
+        except EngineError:
+            pass
+    st.work.clear()
+
+
 def _is_busy(exc: BaseException) -> bool:
     """SQLITE_BUSY in its forms: the lock is held, or this snapshot is stale for writing."""
     if isinstance(exc, sqlite3.OperationalError):
@@ -639,24 +657,9 @@ class LabStore:
         """Back to the state before the current command: the last image plus the calls since."""
         st = self._image.load()
         if self._since:
-            self._replay(st, self._since)
+            replay_calls(st, self._since)
         st.work.clear()
         self.state = st
-
-    def _replay(self, st: BrokerState, calls: list[CallRecord]) -> None:
-        """Apply recorded calls. A call that raised EngineError when it was made (a handler may
-        catch one and go on) raises it again here, with the same (deterministic) effect."""
-        engine = Engine(st)
-        for call in calls:
-            fn = getattr(Engine, call.name, None)
-            if fn is None or not getattr(fn, "__journaled__", False):
-                raise CodecError(f"{call.name!r} is not a recorded Engine call")
-            st.work.clear()
-            try:
-                fn(engine, *call.args, **call.kwargs)
-            except EngineError:
-                pass
-        st.work.clear()
 
     # ------------------------------------------------------------------ the file
     def _persist(self, calls: list[CallRecord], opaque: bool) -> None:
@@ -732,7 +735,7 @@ class LabStore:
                 elif kind == CALLS:
                     calls = decode_calls(loads(body))
                     started = time.perf_counter()
-                    self._replay(self.state, calls)
+                    replay_calls(self.state, calls)
                     self._remember(calls, False, time.perf_counter() - started)
                     self._rows_since_snapshot += 1
                 elif kind != PART:  # a part of a snapshot: read with its snapshot row
