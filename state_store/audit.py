@@ -44,34 +44,45 @@ from .views import (
 )
 
 _XA_KIND_ORDER = ("wrong-site", "inconsistent", "after-failback", "left-prepared", "left-complete")
-# a message's copies, as bits: one somewhere, one where its VPN serves, one a transaction holds,
-# an entry in a replication stream
-_HELD, _SERVED, _LOCKED, _IN_STREAM = 1, 2, 4, 8
 _XA_LOG_PREFIX = "xa-log:"  # st.meta keys `xa-log:<group id>:<xid>` (transactions.py)
 
 
-def _first_in_order(msgs: list[Message], limit: int) -> list[Message]:
-    """The first ``limit`` of ``msgs`` (in id order) by (VPN name, rgmid, id); a negative limit is
-    none, as SQL's LIMIT. Within a VPN name rgmids normally grow with ids (one group counter), so
-    grouping by VPN keeps each group sorted and only an out-of-order group is sorted."""
-    by_vpn: dict[str, list[Message]] = {}
+def _first_in_order(segments: list[tuple[Message, int, int]], limit: int) -> list[tuple[int, Message]]:
+    """The first ``limit`` messages of ``segments`` ((ledger run, first id, how many) in id
+    order) by (VPN name, rgmid, id), as (id, run); a negative limit is none, as SQL's LIMIT.
+    Within a VPN name rgmids normally grow with ids (one group counter), so grouping by VPN keeps
+    each group sorted: only the messages listed are expanded, and only an out-of-order group is
+    sorted."""
+    by_vpn: dict[str, list[tuple[Message, int, int]]] = {}
+    last_rgmid: dict[str, int] = {}
     unsorted: set[str] = set()
-    for m in msgs:
-        group = by_vpn.get(m.vpn_name)
+    for seg in segments:
+        m, a, n = seg
+        name = m.vpn_name
+        first = m.rgmid + a - m.id
+        group = by_vpn.get(name)
         if group is None:
-            by_vpn[m.vpn_name] = [m]
-            continue
-        if group[-1].rgmid > m.rgmid:
-            unsorted.add(m.vpn_name)
-        group.append(m)
-    out: list[Message] = []
+            by_vpn[name] = [seg]
+        else:
+            if last_rgmid[name] > first:
+                unsorted.add(name)
+            group.append(seg)
+        last_rgmid[name] = first + n - 1
+    out: list[tuple[int, Message]] = []
     for name in sorted(by_vpn):
-        group = by_vpn[name]
-        if name in unsorted:
-            group.sort(key=lambda m: (m.rgmid, m.id))
-        out += group if limit < 0 else group[:limit - len(out)]
         if 0 <= limit <= len(out):
             break
+        group = by_vpn[name]
+        if name in unsorted:
+            items = [(mid, m) for m, a, n in group for mid in range(a, a + n)]
+            items.sort(key=lambda t: (t[1].rgmid + t[0] - t[1].id, t[0]))
+            out += items if limit < 0 else items[:limit - len(out)]
+            continue
+        for m, a, n in group:
+            room = n if limit < 0 else min(n, limit - len(out))
+            out.extend((mid, m) for mid in range(a, a + room))
+            if 0 <= limit <= len(out):
+                break
     return out
 
 
@@ -82,56 +93,80 @@ class AuditService(Service):
         vpn_router = {v.id: st.routers[v.router_id].name for v in st.vpns.values()}
         queue_vpn = {q.id: q.vpn_id for q in st.queues.values()}
         serving_queues = {q_id for q_id, v_id in queue_vpn.items() if v_id in serving}
-        # One pass over the copies and one over the replication streams give each message's flags
-        # (_HELD: a copy somewhere, _SERVED: a copy where its VPN serves, _LOCKED: a copy a
-        # transaction holds) and each stream's message count; the loop over the messages then
-        # only looks flags up.
-        flags: dict[int, int] = {}
+        # The copies and the replication streams' message runs cover ranges of message ids with
+        # counts (held: copies somewhere, served: copies where their VPN serves, locked: copies a
+        # transaction holds); sweeping their boundaries with the ledger runs and the
+        # delivered ids cuts the ledger into segments of one state, counted at once.
+        events: list[tuple[int, int, int, int]] = []  # (message id, held, served, locked) deltas
         for c in st.spooled.values():
-            f = _HELD | (_SERVED if c.queue_id in serving_queues else 0) | (_LOCKED if c.txn_id is not None else 0)
-            flags[c.message_id] = flags.get(c.message_id, 0) | f
+            served = 1 if c.queue_id in serving_queues else 0
+            locked = 1 if c.txn_id is not None else 0
+            events.append((c.message_id, 1, served, locked))
+            events.append((c.message_id + c.count, -1, -served, -locked))
         repl_counts: dict[int, int] = {}
         for vpn_id, entries in st.repl_by_vpn.items():
-            f = _HELD | (_SERVED if vpn_id in serving else 0)
+            served = 1 if vpn_id in serving else 0
             n = 0
-            for e in entries.values():
+            for e in entries:
                 if e.kind == "msg":
-                    n += 1
+                    n += e.count
                     if e.message_id is not None:
-                        flags[e.message_id] = flags.get(e.message_id, 0) | f | _IN_STREAM
+                        events.append((e.message_id, 1, served, 0))
+                        events.append((e.message_id + e.count, -1, -served, 0))
             if n:
                 repl_counts[vpn_id] = n
+        events.sort(key=lambda ev: ev[0])
+        deliveries = st.deliveries_by_message
+        delivered_ids = sorted(deliveries)
+        never = 1 << 62
 
         published = delivered = once = duplicated = lost = spooled = stranded = not_repl = in_tx = 0
-        # the messages to list (no tuple per message: a million retained allocations would wake
-        # the garbage collector over the whole state again and again)
-        flagged: list[Message] = []
-        deliveries = st.deliveries_by_message
-        for m in st.messages.values():
+        flagged: list[tuple[Message, int, int]] = []  # (run, first id, how many) to list
+        held = served_n = locked_n = 0
+        ei = di = 0
+        n_events, n_delivered = len(events), len(delivered_ids)
+        for m in st.ledger:
+            a, end = m.id, m.id + m.count
             if vpn is not None and m.vpn_name != vpn:
                 continue
-            published += 1
-            if m.replicated == 0:
-                not_repl += 1
-            dl = deliveries.get(m.id)
-            if dl:
-                delivered += 1
-                if len(dl) == 1:
-                    once += 1
-                else:
-                    duplicated += 1
-                    flagged.append(m)
-                continue
-            f = flags.get(m.id, 0)
-            if not f & _SERVED:
-                lost += 1
-                flagged.append(m)
-            if f & _HELD:
-                spooled += 1
-                if not f & _SERVED:
-                    stranded += 1
-                if f & _LOCKED:
-                    in_tx += 1
+            unrepl = m.replicated == 0
+            while a < end:
+                while ei < n_events and events[ei][0] <= a:
+                    _, dh, ds, dl_ = events[ei]
+                    held += dh
+                    served_n += ds
+                    locked_n += dl_
+                    ei += 1
+                while di < n_delivered and delivered_ids[di] < a:
+                    di += 1
+                d = delivered_ids[di] if di < n_delivered else never
+                if d == a:
+                    published += 1
+                    if unrepl:
+                        not_repl += 1
+                    delivered += 1
+                    if len(deliveries[a]) == 1:
+                        once += 1
+                    else:
+                        duplicated += 1
+                        flagged.append((m, a, 1))
+                    a += 1
+                    continue
+                b = min(end, d, events[ei][0] if ei < n_events else never)
+                n = b - a
+                published += n
+                if unrepl:
+                    not_repl += n
+                if not served_n:
+                    lost += n
+                    flagged.append((m, a, n))
+                if held:
+                    spooled += n
+                    if not served_n:
+                        stranded += n
+                    if locked_n:
+                        in_tx += n
+                a = b
         rejected = sum(x.count for x in st.rejections.values() if not vpn or x.vpn_name == vpn)
         totals = AuditTotals(
             published=published, delivered=delivered, delivered_once=once, duplicated=duplicated, lost=lost,
@@ -139,22 +174,21 @@ class AuditService(Service):
             in_transaction=in_tx)
 
         shown = _first_in_order(flagged, limit)
-        # which streams hold the shown messages
-        streams = {m.id: {e.vpn_id for e in st.repl_by_message.get(m.id, {}).values() if e.kind == "msg"}
-                   for m in shown if flags.get(m.id, 0) & _IN_STREAM}
         problems: list[AuditEntry] = []
-        for m in shown:
-            dl = deliveries.get(m.id, [])
+        queues = st.queues
+        for mid, m in shown:
+            dl = deliveries.get(mid, [])
             nd = len(dl)
+            places = {(vpn_router[queue_vpn[c.queue_id]], queues[c.queue_id].name)
+                      for runs in st.spooled_by_queue.values() for c in runs.holding(mid)}
+            places.update((vpn_router[v_id], REPL_QUEUE) for v_id, stream in st.repl_by_vpn.items()
+                          if any(e.kind == "msg" for e in stream.holding(mid)))
             if nd > 1:
                 outcome = "duplicated"
-            elif not flags.get(m.id, 0) & _HELD:
+            elif not places:
                 outcome = "lost"
             else:
                 outcome = "stranded"
-            places = {(vpn_router[queue_vpn[c.queue_id]], st.queues[c.queue_id].name)
-                      for c in st.spooled_by_message.get(m.id, {}).values()}
-            places.update((vpn_router[v_id], REPL_QUEUE) for v_id in streams.get(m.id, ()))
             reasons = []
             if m.replicated == 0:
                 reasons.append("not replicated")
@@ -163,7 +197,7 @@ class AuditService(Service):
             if outcome == "stranded":
                 reasons.append("only on a router where the VPN is not serving")
             problems.append(AuditEntry(
-                vpn=m.vpn_name, rgmid=m.rgmid, topic=m.topic, outcome=outcome, deliveries=nd,
+                vpn=m.vpn_name, rgmid=m.rgmid + mid - m.id, topic=m.topic, outcome=outcome, deliveries=nd,
                 clients=tuple(sorted({d.client_name for d in dl})),
                 routers=tuple(sorted({d.router_name for d in dl})),
                 where=tuple(sorted(places)), notes=tuple(reasons)))
@@ -173,7 +207,7 @@ class AuditService(Service):
             q = st.queues[queue_id]
             v = st.vpns[q.vpn_id]
             if copies and (not vpn or v.name == vpn):
-                where_rows.append(SpoolWhere(vpn_router[v.id], v.name, q.name, len(copies)))
+                where_rows.append(SpoolWhere(vpn_router[v.id], v.name, q.name, copies.total()))
         for vpn_id, n in repl_counts.items():
             v = st.vpns[vpn_id]
             if not vpn or v.name == vpn:
@@ -255,7 +289,7 @@ class AuditService(Service):
                 router=lk.router_of(v).name, vpn=v.name,
                 replication_enabled=v.repl_enabled, role=v.role,
                 repl_queue_messages=rq.msg_count if rq else 0,
-                repl_queue_entries=len(st.repl_by_vpn.get(v.id, ()))))
+                repl_queue_entries=stream.total() if (stream := st.repl_by_vpn.get(v.id)) is not None else 0))
         vpns.sort(key=lambda x: (x.vpn, x.router))
         return LabStatus(
             now_ms=lk.now_ms(),

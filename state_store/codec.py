@@ -33,7 +33,10 @@ from .passwords import HashedSecret
 from .state import KINDS, BrokerState, CallRecord, bulk
 
 FORMAT = "solace-shell lab state"
-VERSION = 1
+# 1: one record per message, copy and stream entry; 2: runs (messages, spooled copies and stream
+# entries carry a trailing ``count``). Version 1 documents are read with count 1 everywhere.
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
 
 
 class CodecError(ValueError):
@@ -192,8 +195,9 @@ def decode_state(doc: Any) -> BrokerState:
 def _decode_state(doc: Any) -> BrokerState:
     if type(doc) is not dict or doc.get("format") != FORMAT:
         raise CodecError("not a lab state document")
-    if doc.get("version") != VERSION:
-        raise CodecError(f"lab state version {doc.get('version')!r}, this program reads {VERSION}")
+    if doc.get("version") not in READABLE_VERSIONS:
+        raise CodecError(f"lab state version {doc.get('version')!r}, this program reads "
+                         f"{' and '.join(str(v) for v in READABLE_VERSIONS)}")
     st = BrokerState()
     now = doc.get("now_ms")
     if type(now) is not int or now < 0:
@@ -235,17 +239,24 @@ def _decode_kind(st: BrokerState, spec: KindSpec, part: Any) -> None:
     if type(part) is not dict or type(part.get("fields")) is not list or type(part.get("rows")) is not list:
         raise CodecError(f"records of {kind!r} must be an object with 'fields' and 'rows' lists")
     names = part["fields"]
+    rows = part["rows"]
+    if spec.names[-1] == "count" and names == spec.names[:-1]:  # version 1: one message a record
+        names = spec.names
+        rows = [[*row, 1] if type(row) is list else row for row in rows]
     if names != spec.names:
         raise CodecError(f"records of {kind!r} have fields {names!r:.200}, this program expects {spec.names!r}")
     checks, width, cls, key_at, row_ok = spec.checks, len(names), spec.cls, names.index(spec.key), spec.row_ok
     seen: set[int] = set()
-    for n, row in enumerate(part["rows"]):
+    counted = names[-1] == "count"
+    for n, row in enumerate(rows):
         if type(row) is not list or len(row) != width:
             raise CodecError(f"{kind} row {n}: expected a list of {width} values")
         if not row_ok(row):
             for name, (check, what), value in zip(names, checks, row, strict=True):
                 if not check(value):
                     raise CodecError(f"{kind} row {n}: {name} must be {what}, not {json.dumps(value)[:60]}")
+        if counted and row[-1] < 1:
+            raise CodecError(f"{kind} row {n}: count must be at least 1, not {row[-1]}")
         rec_id = row[key_at]
         if rec_id < 1 or rec_id in seen:
             raise CodecError(f"{kind} row {n}: {spec.key} {rec_id} is {'taken' if rec_id in seen else 'not positive'}")

@@ -413,11 +413,12 @@ class ConfigService(Service):
                 self.st.remove(row)
         q = self.lk.find_queue(v, name)
         if q is not None:
-            for sp in list(self.st.spooled_by_queue.get(q.id, {}).values()):
-                message = self.st.messages.get(sp.message_id)
-                if message is not None:
+            runs = self.st.spooled_by_queue.get(q.id)
+            copies = list(runs) if runs is not None else []
+            for sp in copies:
+                for message in self.st.messages_in(sp.message_id, sp.message_id + sp.count):
                     message.note = "queue deleted"
-                self.st.remove(sp)
+            self.st.remove_run(copies)
             self.st.remove_all(self.st.subs_by_queue.get(q.id, {}).values())
             self.st.remove(q)
 

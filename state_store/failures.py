@@ -11,6 +11,7 @@ from dataclasses import fields
 
 from .errors import EngineError
 from .records import Link, Message, Vpn
+from .runs import merge
 from .service import Service
 
 SITE_REPLACED = "site replaced"
@@ -90,16 +91,18 @@ class FailuresService(Service):
             queues = [q for v in vpns for q in self.lk.queues_of(v)]
             # the ledger first: a message spooled here, and (again) one still waiting on a
             # replication queue here, which is then never replicated
-            spooled = [sp for q in queues for sp in st.spooled_by_queue.get(q.id, {}).values()]
-            for mid in sorted({sp.message_id for sp in spooled}):
-                _note_replaced(st.messages[mid])
-            entries = [e for v in vpns for e in st.repl_by_vpn.get(v.id, {}).values()]
-            for mid in sorted({e.message_id for e in entries if e.kind == "msg" and e.message_id is not None}):
-                m = st.messages[mid]
-                m.replicated = 0
-                _note_replaced(m)
-            st.remove_all(spooled)
-            st.remove_all(entries)
+            spooled = [sp for q in queues if (runs := st.spooled_by_queue.get(q.id)) is not None for sp in runs]
+            for a, b in merge((sp.message_id, sp.message_id + sp.count) for sp in spooled):
+                for m in st.messages_in(a, b):
+                    _note_replaced(m)
+            entries = [e for v in vpns if (stream := st.repl_by_vpn.get(v.id)) is not None for e in stream]
+            for a, b in merge((e.message_id, e.message_id + e.count) for e in entries
+                              if e.kind == "msg" and e.message_id is not None):
+                for m in st.messages_in(a, b):
+                    m.replicated = 0
+                    _note_replaced(m)
+            st.remove_run(spooled)
+            st.remove_run(entries)
             for t in [t for t in st.txns.values() if t.router_id == r.id]:
                 st.remove_all(st.ops_by_txn.get(t.id, {}).values())
                 st.meta.pop(f"txn-sync:{t.id}", None)

@@ -37,12 +37,14 @@ from __future__ import annotations
 
 import json
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any
+from itertools import islice
+from typing import Any, cast
 
 from .errors import EngineError
 from .lookups import MB, REPL_QUEUE
 from .options import OptionSpec, coerce_option
 from .records import Delivery, Message, Queue, Rejection, ReplEntry, Router, Spooled, Subscription, TxnOp, Vpn
+from .runs import ids_of, merge, subtract
 from .service import Service
 from .state import bulk
 from .topics import has_wildcard, name_matches
@@ -169,16 +171,14 @@ class MessagingService(Service):
             first, last = rg, rg + accepted - 1
             base = st.next_id("messages")
             reached = max(kept, default=0)  # messages j < reached are on at least one queue
-            with _bulk_for(accepted):
-                self._add_messages(v, r, client_name, topic, size, now, rg, accepted, mode is not None, fit,
-                                   reached, "no matching queue" if not queues else "spool over quota")
-                add_run = st.add_run
-                for q, n in zip(queues, kept, strict=True):
-                    qid = q.id
-                    add_run([Spooled(qid, base + j, mbase + j, now, size) for j in range(n)])
-                vid = v.id
-                add_run([ReplEntry(vid, "msg", 0, base + j, mbase + j, topic, size, None, None, now)
-                         for j in range(fit)])
+            self._add_messages(v, r, client_name, topic, size, now, rg, accepted, mode is not None, fit,
+                               reached, "no matching queue" if not queues else "spool over quota")
+            add = st.add
+            for q, n in zip(queues, kept, strict=True):
+                if n:  # one run: copies of messages base .. base + n - 1
+                    add(Spooled(q.id, base, mbase, now, size, count=n))
+            if fit:
+                add(ReplEntry(v.id, "msg", 0, base, mbase, topic, size, None, None, now, count=fit))
             assert st.next_id("messages") == base + accepted  # the copies name the ids assumed
             for q, n in zip(queues, kept, strict=True):
                 if n:
@@ -215,8 +215,7 @@ class MessagingService(Service):
         for a, b in zip(cuts, cuts[1:], strict=False):
             repl = (1 if a < fit else 0) if replicated_topic else None
             note = None if a < reached else lost_note
-            self.st.add_run([Message(gid, vname, rg + j, topic, size, client_name, rname, now, 0, repl, note)
-                             for j in range(a, b)])
+            self.st.add(Message(gid, vname, rg + a, topic, size, client_name, rname, now, 0, repl, note, b - a))
 
     # ------------------------------------------------------------------ consume
     def consume(self, client: str, queue: str, count: int = 1) -> ConsumeResult:
@@ -231,27 +230,36 @@ class MessagingService(Service):
             raise EngineError("queue_reserved", queue=queue)
         if not q.egress_up:
             raise EngineError("queue_egress_down", queue=queue, vpn=v.name)
-        copies: list[Spooled] = []
-        for sp in self.st.spooled_by_queue.get(q.id, {}).values():
-            if sp.txn_id is None:
-                copies.append(sp)
-                if len(copies) == count:
-                    break
+        st = self.st
+        copies: list[Spooled] = []  # whole runs, the last one cut to the count asked
+        taken = 0
+        runs = st.spooled_by_queue.get(q.id)
+        if runs is not None:
+            for sp in runs:
+                if sp.txn_id is None:
+                    copies.append(sp)
+                    taken += sp.count
+                    if taken >= count:
+                        break
+        if taken > count:
+            st.head(copies[-1], copies[-1].count - (taken - count))
+            taken = count
         t = self.sv.transactions.open_txn(c)
-        messages = self.st.messages
-        rgmids = tuple(messages[sp.message_id].rgmid for sp in copies[:CONSUMED_RGMIDS_SHOWN])
+        rgmids = tuple(islice((st.rgmid(mid) for sp in copies
+                               for mid in range(sp.message_id, sp.message_id + sp.count)), CONSUMED_RGMIDS_SHOWN))
         if copies:
             if t is not None:
-                add = self.st.add
-                with _bulk_for(len(copies)):
+                add = st.add
+                with _bulk_for(taken):
                     for sp in copies:
-                        add(TxnOp(txn_id=t.id, op="consume", count=1, size=sp.size, message_id=sp.message_id,
-                                  msg_id=sp.msg_id, queue_name=q.name))
+                        for j in range(sp.count):
+                            add(TxnOp(txn_id=t.id, op="consume", count=1, size=sp.size, message_id=sp.message_id + j,
+                                      msg_id=sp.msg_id + j, queue_name=q.name))
                         sp.txn_id = t.id
             else:
                 self.consume_selected(v, r, c.name, copies, None)
         return ConsumeResult(client=c.name, router=r.name, vpn=v.name, queue=q.name, requested=count,
-                             consumed=len(copies), rgmids=rgmids, transacted=t is not None)
+                             consumed=taken, rgmids=rgmids, transacted=t is not None)
 
     # ------------------------------------------------------------------ ack propagation
     # Rule (issue 13 item 6; Solace docs "Configuring ACK Propagation Intervals"): the active
@@ -278,7 +286,8 @@ class MessagingService(Service):
     def _hold_pending_acks(self, v: Vpn, keep: int) -> None:
         """Take the last ``keep`` acks off v's stream: they wait for the next batch or tick."""
         held: list[ReplEntry] = []
-        for e in reversed(self.st.repl_by_vpn.get(v.id, {}).values()):
+        stream = self.st.repl_by_vpn.get(v.id)
+        for e in reversed(stream) if stream is not None else ():
             if e.kind == "ack":
                 held.append(e)
                 if len(held) == keep:
@@ -323,30 +332,37 @@ class MessagingService(Service):
                         txn_key: str | None) -> int:
         st, lk = self.st, self.lk
         now = lk.now_ms()
-        queues, messages, by_message = st.queues, st.messages, st.deliveries_by_message
+        queues, by_message = st.queues, st.deliveries_by_message
         # a commit's deliveries are recorded once per message and transaction (a retried commit)
         acked_before: set[int] = set()
-        if txn_key:
+        if txn_key and by_message:
             for sp in copies:
-                rows = by_message.get(sp.message_id)
-                if rows and any(d.txn_key == txn_key for d in rows):
-                    acked_before.add(sp.message_id)
+                for mid in range(sp.message_id, sp.message_id + sp.count):
+                    rows = by_message.get(mid)
+                    if rows and any(d.txn_key == txn_key for d in rows):
+                        acked_before.add(mid)
         rname = r.name
-        st.add_run([Delivery(sp.message_id, client_name, rname, queues[sp.queue_id].name, now, 0, txn_key)
-                    for sp in copies if sp.message_id not in acked_before])
+        st.add_run([Delivery(mid, client_name, rname, queues[sp.queue_id].name, now, 0, txn_key)
+                    for sp in copies for mid in range(sp.message_id, sp.message_id + sp.count)
+                    if mid not in acked_before])
         if self._in_split_brain(v):
-            for mid in {sp.message_id for sp in copies}:
-                m = messages[mid]
-                if m.note is None:
-                    m.note = "split brain"
-                elif "split brain" not in m.note:
-                    m.note += "; split brain"
+            for a, b in merge((sp.message_id, sp.message_id + sp.count) for sp in copies):
+                for m in st.messages_in(a, b):
+                    if m.note is None:
+                        m.note = "split brain"
+                    elif "split brain" not in m.note:
+                        m.note += "; split brain"
         if v.repl_enabled and v.role == "active" and v.ack_prop_enabled:
             pruned = self._prune_consumed(v, copies)
             pending = self.take_pending_acks(v)
             vid = v.id
-            acks = [ReplEntry(vid, "ack", 0, sp.message_id, sp.msg_id, None, 0, queues[sp.queue_id].name, None, now)
-                    for sp in copies if messages[sp.message_id].replicated == 1 and sp.message_id not in pruned]
+            acks: list[ReplEntry] = []
+            for sp in copies:
+                qname = queues[sp.queue_id].name
+                first, last = sp.message_id, sp.message_id + sp.count
+                replicated = [(a, b) for a, b, m in st.ledger_spans(first, last) if m.replicated == 1]
+                for mid in ids_of(subtract(replicated, pruned) if pruned else replicated):
+                    acks.append(ReplEntry(vid, "ack", 0, mid, sp.msg_id + mid - first, None, 0, qname, None, now))
             st.add_run(acks)
             total = pending + len(acks)
             keep = total % max(1, v.ack_interval)
@@ -357,46 +373,68 @@ class MessagingService(Service):
         for sp in copies:
             tot = totals.get(sp.queue_id)
             if tot is None:
-                totals[sp.queue_id] = [1, sp.size]
+                totals[sp.queue_id] = [sp.count, sp.count * sp.size]
             else:
-                tot[0] += 1
-                tot[1] += sp.size
+                tot[0] += sp.count
+                tot[1] += sp.count * sp.size
         for qid, (cnt, nbytes) in totals.items():
             lk.adjust_queue(queues[qid], -cnt, -nbytes)
         filed = st.spooled
-        gone = [sp for sp in copies if sp.id in filed]
+        gone = [sp for sp in copies if filed.get(sp.id) is sp]
         st.remove_run(gone)
-        return len(gone)
+        return sum(sp.count for sp in gone)
 
-    def _prune_consumed(self, v: Vpn, copies: list[Spooled]) -> set[int]:
+    def _prune_consumed(self, v: Vpn, copies: list[Spooled]) -> list[tuple[int, int]]:
         """Drop from v's stream the consumed messages that have no other copy in v (every entry
-        about them goes); returns their message ids."""
-        if not self.st.repl_by_vpn.get(v.id):
-            return set()
-        selected = {sp.id for sp in copies}
-        queues, by_message = self.st.queues, self.st.spooled_by_message
-        stream_of = self.st.repl_by_message
-        vid = v.id
-        sizes: dict[int, int] = {}  # pruned message id -> size of its first 'msg' entry on v's stream
-        for mid in {sp.message_id for sp in copies}:
-            entries = stream_of.get(mid)
-            if not entries:
-                continue
-            first = next((e for e in entries.values() if e.vpn_id == vid and e.kind == "msg"), None)
-            if first is None:
-                continue
-            others = by_message.get(mid, {})
-            if len(others) > 1 and any(s2.id not in selected and queues[s2.queue_id].vpn_id == vid
-                                       for s2 in others.values()):
-                continue
-            sizes[mid] = first.size
-        if sizes:
-            self.st.remove_run([e for mid in sizes for e in stream_of[mid].values() if e.vpn_id == vid])
-            v.st_pruned += len(sizes)
-            rq = self.lk.repl_queue(v)
-            if rq is not None:
-                self.lk.adjust_queue(rq, -len(sizes), -sum(sizes.values()))
-        return set(sizes)
+        about them goes); returns their message ids as merged ranges."""
+        st = self.st
+        stream = st.repl_by_vpn.get(v.id)
+        if not stream:
+            return []
+        consumed = merge((sp.message_id, sp.message_id + sp.count) for sp in copies)
+        # the consumed messages with a 'msg' entry in v's stream, with the size of the first such entry
+        covered: list[tuple[int, int]] = []
+        sized: list[tuple[int, int, int]] = []
+        for a, b in consumed:
+            for e in stream.overlapping(a, b):
+                if e.kind != "msg" or e.message_id is None:
+                    continue
+                piece = [(max(a, e.message_id), min(b, e.message_id + e.count))]
+                for x, y in subtract(piece, covered) if covered else piece:
+                    sized.append((x, y, e.size))
+                covered = merge([*covered, *piece])
+        if not sized:
+            return []
+        # ... minus those with a copy in v that is not consumed now
+        selected = {id(sp) for sp in copies}
+        runs_of_v = [runs for q in self.lk.queues_of(v) if (runs := st.spooled_by_queue.get(q.id)) is not None]
+        blocked: list[tuple[int, int]] = []
+        for a, b in covered:
+            for runs in runs_of_v:
+                for s2 in runs.overlapping(a, b):
+                    if id(s2) not in selected:
+                        blocked.append((max(a, s2.message_id), min(b, s2.message_id + s2.count)))
+        blocked = merge(blocked)
+        pruned = subtract(covered, blocked) if blocked else covered
+        if not pruned:
+            return []
+        n = nbytes = 0
+        for x, y, size in sized:
+            for a, b in subtract([(x, y)], blocked) if blocked else [(x, y)]:
+                n += b - a
+                nbytes += (b - a) * size
+        gone: list[ReplEntry] = []
+        for a, b in pruned:
+            for e in stream.overlapping(a, b):
+                part = st.isolate(e, a, b)
+                if part is not None:
+                    gone.append(cast("ReplEntry", part))
+        st.remove_run(gone)
+        v.st_pruned += n
+        rq = self.lk.repl_queue(v)
+        if rq is not None:
+            self.lk.adjust_queue(rq, -n, -nbytes)
+        return pruned
 
     # ------------------------------------------------------------------ queue views
     def _queue_visible(self, v: Vpn, q: Queue) -> bool:
@@ -465,30 +503,50 @@ class MessagingService(Service):
         r = self.lk.router(router, must_be_up=True)
         v = self.lk.vpn(r, vpn)
         q = self.lk.queue(v, queue)
-        messages = self.st.messages
+        st = self.st
         out: list[QueueMessage] = []
         if limit <= 0:
             return out
+        m: Message | None = None  # the ledger run of the last message looked at
         if q.kind == "replication":
-            stream = self.st.repl_by_vpn.get(v.id, {})
-            for e in (reversed(stream.values()) if newest else stream.values()):
+            stream = st.repl_by_vpn.get(v.id)
+            for e in (reversed(stream) if newest else iter(stream)) if stream is not None else ():
                 if e.kind != "msg" or e.message_id is None or e.msg_id is None:
                     continue
-                m = messages[e.message_id]
-                if (from_rgmid is not None and m.rgmid < from_rgmid) or (msg_id is not None and e.msg_id != msg_id):
-                    continue
-                out.append(QueueMessage(e.msg_id, m.rgmid, e.queued_ms, e.size, m.topic, False))
-                if len(out) == limit:
-                    break
+                offsets = range(e.count - 1, -1, -1) if newest else range(e.count)
+                if msg_id is not None:
+                    if not e.msg_id <= msg_id < e.msg_id + e.count:
+                        continue
+                    offsets = range(msg_id - e.msg_id, msg_id - e.msg_id + 1)
+                for j in offsets:
+                    mid = e.message_id + j
+                    if m is None or not m.id <= mid < m.id + m.count:
+                        m = st.message(mid)
+                    rgmid = m.rgmid + mid - m.id
+                    if from_rgmid is not None and rgmid < from_rgmid:
+                        continue
+                    out.append(QueueMessage(e.msg_id + j, rgmid, e.queued_ms, e.size, m.topic, False))
+                    if len(out) == limit:
+                        return out
         else:
-            copies = self.st.spooled_by_queue.get(q.id, {})
-            for sp in (reversed(copies.values()) if newest else copies.values()):
-                m = messages[sp.message_id]
-                if (from_rgmid is not None and m.rgmid < from_rgmid) or (msg_id is not None and sp.msg_id != msg_id):
-                    continue
-                out.append(QueueMessage(sp.msg_id, m.rgmid, sp.spooled_ms, sp.size, m.topic, sp.txn_id is not None))
-                if len(out) == limit:
-                    break
+            copies = st.spooled_by_queue.get(q.id)
+            for sp in (reversed(copies) if newest else iter(copies)) if copies is not None else ():
+                offsets = range(sp.count - 1, -1, -1) if newest else range(sp.count)
+                if msg_id is not None:
+                    if not sp.msg_id <= msg_id < sp.msg_id + sp.count:
+                        continue
+                    offsets = range(msg_id - sp.msg_id, msg_id - sp.msg_id + 1)
+                for j in offsets:
+                    mid = sp.message_id + j
+                    if m is None or not m.id <= mid < m.id + m.count:
+                        m = st.message(mid)
+                    rgmid = m.rgmid + mid - m.id
+                    if from_rgmid is not None and rgmid < from_rgmid:
+                        continue
+                    out.append(QueueMessage(sp.msg_id + j, rgmid, sp.spooled_ms, sp.size, m.topic,
+                                            sp.txn_id is not None))
+                    if len(out) == limit:
+                        return out
         return out
 
     def message_spool(self, router: str, vpn: str | None = None) -> MessageSpool:
@@ -544,17 +602,19 @@ class MessagingService(Service):
         st = self.st
         n = 0
         for sq in self._synced_queues(v, name):
-            copies = list(st.spooled_by_queue.get(sq.id, {}).values())
-            for sp in copies:
-                st.messages[sp.message_id].note = "queue deleted"
+            runs = st.spooled_by_queue.get(sq.id)
+            copies = list(runs) if runs is not None else []
+            for a, b in merge((sp.message_id, sp.message_id + sp.count) for sp in copies):
+                for m in st.messages_in(a, b):
+                    m.note = "queue deleted"
             # a transaction that locked a copy no longer names its queue (the copy is gone)
-            locked = {sp.msg_id for sp in copies if sp.txn_id is not None}
+            locked = {sp.msg_id + j for sp in copies if sp.txn_id is not None for j in range(sp.count)}
             if locked:
                 for op in st.txn_ops.values():
                     if op.op == "consume" and op.msg_id in locked:
                         op.queue_name = None
             st.remove_run(copies)
-            n += len(copies)
+            n += sum(sp.count for sp in copies)
             st.remove_all(st.subs_by_queue.get(sq.id, {}).values())
             st.remove(sq)
         return n
@@ -618,27 +678,46 @@ class MessagingService(Service):
         if lo is not None and hi is not None and hi < lo:
             raise EngineError("invalid_value", name="to", value=hi, allowed=f">= {lo}")
         st = self.st
-        messages = st.messages
-        nbytes = 0
+        nbytes = n = 0
         if q.kind == "replication":
-            entries = [e for e in st.repl_by_vpn.get(v.id, {}).values() if e.kind == "msg" and (
-                lo is None or (e.msg_id is not None and hi is not None and lo <= e.msg_id <= hi))]
+            stream = st.repl_by_vpn.get(v.id)
+            entries: list[ReplEntry] = []
+            for e in list(stream) if stream is not None else []:
+                if e.kind != "msg" or e.message_id is None or e.msg_id is None:
+                    continue
+                piece: Spooled | ReplEntry | None = e
+                if lo is not None and hi is not None:
+                    a, b = max(lo, e.msg_id), min(hi + 1, e.msg_id + e.count)
+                    piece = st.isolate(e, e.message_id + a - e.msg_id, e.message_id + b - e.msg_id) if a < b else None
+                if piece is not None:
+                    entries.append(cast("ReplEntry", piece))
             for e in entries:
-                nbytes += e.size
+                nbytes += e.size * e.count
+                n += e.count
                 if e.message_id is not None:
-                    m = messages[e.message_id]
-                    m.replicated = 0
-                    m.note = "deleted from replication queue"
+                    for m in st.messages_in(e.message_id, e.message_id + e.count):
+                        m.replicated = 0
+                        m.note = "deleted from replication queue"
             st.remove_run(entries)
-            n = len(entries)
         else:
-            copies = [sp for sp in st.spooled_by_queue.get(q.id, {}).values() if sp.txn_id is None and (
-                lo is None or (hi is not None and lo <= sp.msg_id <= hi))]
+            runs = st.spooled_by_queue.get(q.id)
+            copies: list[Spooled] = []
+            for sp in list(runs) if runs is not None else []:
+                if sp.txn_id is not None:
+                    continue
+                got: Spooled | ReplEntry | None = sp
+                if lo is not None and hi is not None:
+                    a, b = max(lo, sp.msg_id), min(hi + 1, sp.msg_id + sp.count)
+                    shift = sp.message_id - sp.msg_id
+                    got = st.isolate(sp, a + shift, b + shift) if a < b else None
+                if got is not None:
+                    copies.append(cast("Spooled", got))
             for sp in copies:
-                nbytes += sp.size
-                messages[sp.message_id].note = "deleted by admin"
+                nbytes += sp.size * sp.count
+                n += sp.count
+                for m in st.messages_in(sp.message_id, sp.message_id + sp.count):
+                    m.note = "deleted by admin"
             st.remove_run(copies)
-            n = len(copies)
         if n:
             self.lk.adjust_queue(q, -n, -nbytes)
         if n == 0 and lo is not None and to_id is None:

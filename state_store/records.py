@@ -174,7 +174,8 @@ class User:
 
 @dataclass(slots=True, eq=False)
 class Message:
-    """The publication ledger: one row per message ever accepted (keyed by group + rgmid)."""
+    """The publication ledger: one record per run of ``count`` accepted messages that share every
+    field (ids ``id`` .. ``id + count - 1``, rgmids ``rgmid`` .. ``rgmid + count - 1``)."""
 
     group_id: int
     vpn_name: str
@@ -188,11 +189,22 @@ class Message:
     # 1 replicated (queued for the mate), 0 replicated topic but not replicated, None not replicated topic
     replicated: int | None = None
     note: str | None = None
+    count: int = 1
+
+    def split(self, k: int) -> Message:
+        """Keep the first ``k`` messages; return the rest as a new run (not filed)."""
+        tail = Message(self.group_id, self.vpn_name, self.rgmid + k, self.topic, self.size, self.client_name,
+                       self.router_name, self.published_ms, self.id + k, self.replicated, self.note,
+                       self.count - k)
+        self.count = k
+        return tail
 
 
 @dataclass(slots=True, eq=False)
 class Spooled:
-    """A copy of a message in a (normal) queue on one router; txn_id set = locked by a transaction."""
+    """Copies of ``count`` messages in a (normal) queue on one router, one run: consecutive copy ids
+    from ``id``, message ids from ``message_id`` and router-local message ids from ``msg_id``, the
+    same size, time and lock; txn_id set = locked by a transaction."""
 
     queue_id: int
     message_id: int
@@ -201,6 +213,14 @@ class Spooled:
     size: int
     id: int = 0
     txn_id: int | None = None
+    count: int = 1
+
+    def split(self, k: int) -> Spooled:
+        """Keep the first ``k`` copies; return the rest as a new run (not filed)."""
+        tail = Spooled(self.queue_id, self.message_id + k, self.msg_id + k, self.spooled_ms, self.size,
+                       self.id + k, self.txn_id, self.count - k)
+        self.count = k
+        return tail
 
 
 @dataclass(slots=True, eq=False)
@@ -208,7 +228,8 @@ class ReplEntry:
     """The ordered replication stream held by a VPN's #MSGVPN_REPLICATION_DATA_QUEUE.
 
     kind: 'msg' (message_id, topic, size), 'ack' (message_id consumed from queue_name),
-    'tx' (transaction state mirror: payload is JSON)."""
+    'tx' (transaction state mirror: payload is JSON). A 'msg' entry is a run of ``count``
+    messages: seqs, message ids and router-local message ids consecutive from its own."""
 
     vpn_id: int
     kind: str
@@ -220,6 +241,15 @@ class ReplEntry:
     queue_name: str | None = None
     payload: str | None = None
     queued_ms: int = 0
+    count: int = 1
+
+    def split(self, k: int) -> ReplEntry:
+        """Keep the first ``k`` entries of a 'msg' run; return the rest as a new run (not filed)."""
+        assert self.message_id is not None and self.msg_id is not None
+        tail = ReplEntry(self.vpn_id, self.kind, self.seq + k, self.message_id + k, self.msg_id + k, self.topic,
+                         self.size, self.queue_name, self.payload, self.queued_ms, self.count - k)
+        self.count = k
+        return tail
 
 
 @dataclass(slots=True, eq=False)

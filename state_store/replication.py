@@ -40,13 +40,13 @@ from __future__ import annotations
 import json
 import re
 from contextlib import nullcontext
-from itertools import islice, takewhile
-from typing import Any
+from typing import Any, cast
 
 from .errors import EngineError
 from .lookups import MB, REPL_BRIDGE, REPL_QUEUE
 from .options import coerce_option
 from .records import Queue, ReplEntry, ReplicatedTopic, Router, Spooled, Txn, TxnOp, Vpn
+from .runs import merge
 from .service import Service
 from .state import bulk
 from .topics import has_wildcard, name_matches, topic_matches
@@ -146,7 +146,7 @@ class ReplicationService(Service):
             return True
         if mark == "pending":
             return False
-        return next(iter(stream)) > int(mark)  # the stream is in seq order: its first entry decides
+        return stream.starts[0] > int(mark)  # the stream is in seq order: its first entry decides
 
     def _track_catchup(self, v: Vpn) -> None:
         """Maintain the sync catch-up mark of an enabled active VPN: "pending" while its queue is
@@ -165,7 +165,8 @@ class ReplicationService(Service):
         if mark == "pending":
             stream = self.st.repl_by_vpn.get(v.id)
             if stream:
-                meta[key] = str(next(reversed(stream)))
+                last = stream.by_start[stream.starts[-1]]
+                meta[key] = str(last.seq + last.count - 1)
             else:
                 del meta[key]
         elif self.sync_eligible(v):
@@ -441,20 +442,20 @@ class ReplicationService(Service):
 
     def _purge_stream(self, v: Vpn, note: str) -> int:
         """Drop every entry of v's replication stream; the messages are never replicated."""
-        stream = self.st.repl_by_vpn.get(v.id, {})
-        entries = list(stream.values())
-        messages = self.st.messages
+        st = self.st
+        stream = st.repl_by_vpn.get(v.id)
+        entries = list(stream) if stream is not None else []
         for e in entries:
             if e.kind == "msg" and e.message_id is not None:
-                msg = messages[e.message_id]
-                msg.replicated = 0
-                msg.note = note
-            self.st.remove(e)
+                for msg in st.messages_in(e.message_id, e.message_id + e.count):
+                    msg.replicated = 0
+                    msg.note = note
+        st.remove_run(entries)
         rq = self.lk.repl_queue(v)
         if rq is not None:
             rq.msg_count = 0
             rq.bytes = 0
-        return len(entries)
+        return sum(e.count for e in entries)
 
     def append_tx_entry(self, v: Vpn, payload: dict[str, Any]) -> None:
         self.st.add(ReplEntry(vpn_id=v.id, kind="tx", payload=json.dumps(payload, sort_keys=True), size=0,
@@ -474,12 +475,25 @@ class ReplicationService(Service):
         stream = self.st.repl_by_vpn.get(holder.id)
         if not stream:
             return 0
+        batch: list[ReplEntry] = []
         if upto_seq is not None:
-            batch = list(takewhile(lambda e: e.seq <= upto_seq, stream.values()))
+            for e in stream:
+                if e.seq > upto_seq:
+                    break
+                batch.append(e)
+            if batch and batch[-1].seq + batch[-1].count - 1 > upto_seq:
+                self.st.head(batch[-1], upto_seq - batch[-1].seq + 1)
         elif limit is not None:
-            batch = list(islice(stream.values(), limit))
+            taken = 0
+            for e in stream:
+                batch.append(e)
+                taken += e.count
+                if taken >= limit:
+                    break
+            if taken > limit:
+                self.st.head(batch[-1], batch[-1].count - (taken - limit))
         else:
-            batch = list(stream.values())
+            batch = list(stream)
         by_topic: dict[str, list[ReplEntry]] = {}
         acks: list[ReplEntry] = []
         txs: list[ReplEntry] = []
@@ -490,6 +504,7 @@ class ReplicationService(Service):
                 acks.append(e)
             else:
                 txs.append(e)
+        applied = sum(e.count for e in batch)
         with bulk() if len(batch) >= BULK_ENTRIES else nullcontext():
             if by_topic:
                 self._apply_messages(holder, receiver, by_topic)
@@ -499,7 +514,7 @@ class ReplicationService(Service):
                 self._apply_tx_mirror(receiver, json.loads(e.payload or "{}"))
                 receiver.st_tx_received += 1
             self.st.remove_run(batch)
-        return len(batch)
+        return applied
 
     def _apply_messages(self, holder: Vpn, receiver: Vpn, by_topic: dict[str, list[ReplEntry]]) -> None:
         """Spool the batch's messages (grouped by topic: one matching computation per topic) on
@@ -511,37 +526,40 @@ class ReplicationService(Service):
         st, lk = self.st, self.lk
         now = lk.now_ms()
         seq_min = min(entries[0].seq for entries in by_topic.values())
-        seq_max = max(entries[-1].seq for entries in by_topic.values())
+        seq_max = max(entries[-1].seq + entries[-1].count - 1 for entries in by_topic.values())
         rrouter = lk.router_of(receiver)
         base = rrouter.next_msg_id - seq_min  # a message's ID on the standby: base + its seq
         rrouter.next_msg_id += seq_max - seq_min + 1
         nmsgs = nbytes_all = 0
         for topic in sorted(by_topic):
             entries = by_topic[topic]
-            nbytes = sum(e.size for e in entries)
-            nmsgs += len(entries)
+            nbytes = sum(e.size * e.count for e in entries)
+            nmsgs += sum(e.count for e in entries)
             nbytes_all += nbytes
             queues = self.matching_queues(receiver, topic)
-            discarded: dict[int, int] = {}  # message id -> how many matching queues discarded it
+            # per entry, the most messages (from its head) any matching queue kept
+            most_kept = [0] * len(entries)
             for q in queues:
                 room = max(0, q.max_spool_mb * MB - q.bytes)
-                if nbytes <= room:
-                    kept, kept_bytes = entries, nbytes
-                else:
-                    kept, kept_bytes = [], 0
-                    for e in entries:
-                        if kept_bytes + e.size <= room:
-                            kept.append(e)
-                            kept_bytes += e.size
-                        elif e.message_id is not None:
-                            discarded[e.message_id] = discarded.get(e.message_id, 0) + 1
+                kept_n = kept_bytes = 0
                 qid = q.id
-                st.add_run([Spooled(qid, e.message_id or 0, base + e.seq, now, e.size) for e in kept])
-                lk.adjust_queue(q, len(kept), kept_bytes)
-            for mid, n in discarded.items():
-                if n == len(queues):
-                    m = st.messages[mid]
-                    m.note = SPOOL_OVER_QUOTA if m.note is None else f"{m.note}; {SPOOL_OVER_QUOTA}"
+                for i, e in enumerate(entries):
+                    if nbytes <= room:
+                        k = e.count
+                    else:  # each message kept while it fits (a run's messages have one size)
+                        k = min(e.count, (room - kept_bytes) // e.size) if e.size > 0 else e.count
+                    if k:
+                        st.add(Spooled(qid, e.message_id or 0, base + e.seq, now, e.size, count=k))
+                        kept_n += k
+                        kept_bytes += k * e.size
+                        if k > most_kept[i]:
+                            most_kept[i] = k
+                lk.adjust_queue(q, kept_n, kept_bytes)
+            if queues:
+                for e, k in zip(entries, most_kept, strict=True):
+                    if k < e.count and e.message_id is not None:
+                        for m in st.messages_in(e.message_id + k, e.message_id + e.count):
+                            m.note = SPOOL_OVER_QUOTA if m.note is None else f"{m.note}; {SPOOL_OVER_QUOTA}"
         rq = lk.repl_queue(holder)
         if rq is not None:
             lk.adjust_queue(rq, -nmsgs, -nbytes_all)
@@ -550,23 +568,32 @@ class ReplicationService(Service):
     def _apply_acks(self, receiver: Vpn, acks: list[ReplEntry]) -> None:
         """Remove the copies the acks name (message, queue) from the receiver's queues."""
         st = self.st
-        gone: dict[int, Spooled] = {}
+        named: dict[int, list[tuple[int, int]]] = {}  # queue id -> acked message ids as ranges
         for e in acks:
             q = self.lk.find_queue(receiver, e.queue_name or "")
             if q is None or e.message_id is None:
                 continue
-            for sp in st.spooled_by_message.get(e.message_id, {}).values():
-                if sp.queue_id == q.id:
-                    gone[sp.id] = sp
+            named.setdefault(q.id, []).append((e.message_id, e.message_id + e.count))
+        gone: list[Spooled] = []
         per_queue: dict[int, list[int]] = {}
-        for sp in gone.values():
-            tally = per_queue.setdefault(sp.queue_id, [0, 0])
-            tally[0] += 1
-            tally[1] += sp.size
+        for qid in sorted(named):
+            runs = st.spooled_by_queue.get(qid)
+            if runs is None:
+                continue
+            tally = [0, 0]
+            for a, b in merge(named[qid]):
+                for sp in runs.overlapping(a, b):
+                    piece = st.isolate(sp, a, b)
+                    if piece is not None:
+                        gone.append(cast("Spooled", piece))
+                        tally[0] += piece.count
+                        tally[1] += piece.count * piece.size
+            per_queue[qid] = tally
         for qid in sorted(per_queue):
             cnt, nbytes = per_queue[qid]
-            self.lk.adjust_queue(st.queues[qid], -cnt, -nbytes)
-        st.remove_run(list(gone.values()))
+            if cnt:
+                self.lk.adjust_queue(st.queues[qid], -cnt, -nbytes)
+        st.remove_run(gone)
         receiver.st_acks_received += len(acks)
 
     def _apply_tx_mirror(self, receiver: Vpn, pl: dict[str, Any]) -> None:

@@ -16,6 +16,7 @@ back, renderers in solace_shell turn views into text.
 from __future__ import annotations
 
 import gc
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -42,9 +43,12 @@ from .records import (
     User,
     Vpn,
 )
+from .runs import MessageRuns, Runs
 
 Record = (Site | Link | Router | HaGroup | Vpn | ReplicatedTopic | Queue | Subscription | Client | User
           | Message | Spooled | ReplEntry | Delivery | Rejection | Txn | TxnOp | ConfigObject)
+
+RunRecord = Message | Spooled | ReplEntry
 
 # record class -> BrokerState attribute holding all records of that kind (also the persistence order:
 # a record only refers to kinds listed before it)
@@ -110,7 +114,10 @@ class BrokerState:
         self.subscriptions: dict[int, Subscription] = {}
         self.clients: dict[int, Client] = {}
         self.users: dict[int, User] = {}
-        self.messages: dict[int, Message] = {}
+        # messages, spooled copies and message entries of the streams are runs (``count`` messages
+        # each, ``state_store.runs``): filed by the first id (seq) of the run
+        self.ledger: Runs[Message] = Runs()
+        self.messages: dict[int, Message] = self.ledger.by_start
         self.spooled: dict[int, Spooled] = {}
         self.repl_entries: dict[int, ReplEntry] = {}  # by seq
         self.deliveries: dict[int, Delivery] = {}
@@ -128,11 +135,8 @@ class BrokerState:
         self.subs_by_queue: dict[int, dict[str, Subscription]] = {}
         self.client_by_name: dict[str, Client] = {}
         self.user_by_name: dict[str, User] = {}
-        self.spooled_by_queue: dict[int, dict[int, Spooled]] = {}
-        self.spooled_by_message: dict[int, dict[int, Spooled]] = {}
-        self.repl_by_vpn: dict[int, dict[int, ReplEntry]] = {}
-        # stream entries that name a message (any kind), by message id then seq
-        self.repl_by_message: dict[int, dict[int, ReplEntry]] = {}
+        self.spooled_by_queue: dict[int, MessageRuns[Spooled]] = {}  # in copy-id order
+        self.repl_by_vpn: dict[int, MessageRuns[ReplEntry]] = {}  # each stream in seq order
         self.deliveries_by_message: dict[int, list[Delivery]] = {}
         self.ops_by_txn: dict[int, dict[int, TxnOp]] = {}
         self.objects_by_router: dict[int, dict[int, ConfigObject]] = {}
@@ -142,12 +146,13 @@ class BrokerState:
         """The id the next record of ``kind`` (a KINDS attribute name) will get."""
         return self.next_ids.get(kind, 1)
 
-    def _claim(self, kind: str, rec_id: int) -> int:
+    def _claim(self, kind: str, rec_id: int, count: int = 1) -> int:
+        """The id of a new record (0: the next free one); a run reserves ``count`` ids."""
         nxt = self.next_ids.get(kind, 1)
         if rec_id == 0:
             rec_id = nxt
-        if rec_id >= nxt:
-            self.next_ids[kind] = rec_id + 1
+        if rec_id + count > nxt:
+            self.next_ids[kind] = rec_id + count
         return rec_id
 
     # ------------------------------------------------------------------ add / remove
@@ -156,18 +161,28 @@ class BrokerState:
         index; returns it."""
         kind = KINDS[type(rec)]
         if isinstance(rec, ReplEntry):
-            rec.seq = self._claim(kind, rec.seq)
+            rec.seq = self._claim(kind, rec.seq, rec.count)
             self.repl_entries[rec.seq] = rec
-            self.repl_by_vpn.setdefault(rec.vpn_id, {})[rec.seq] = rec
-            if rec.message_id is not None:
-                self.repl_by_message.setdefault(rec.message_id, {})[rec.seq] = rec
+            stream = self.repl_by_vpn.get(rec.vpn_id)
+            if stream is None:
+                stream = self.repl_by_vpn[rec.vpn_id] = MessageRuns()
+            stream.add(rec.seq, rec)
+            return rec
+        if isinstance(rec, Message):
+            rec.id = self._claim(kind, rec.id, rec.count)
+            self.ledger.add(rec.id, rec)
+            return rec
+        if isinstance(rec, Spooled):
+            rec.id = self._claim(kind, rec.id, rec.count)
+            self.spooled[rec.id] = rec
+            copies = self.spooled_by_queue.get(rec.queue_id)
+            if copies is None:
+                copies = self.spooled_by_queue[rec.queue_id] = MessageRuns()
+            copies.add(rec.id, rec)
             return rec
         rec.id = self._claim(kind, rec.id)
         getattr(self, kind)[rec.id] = rec
-        if isinstance(rec, Spooled):
-            self.spooled_by_queue.setdefault(rec.queue_id, {})[rec.id] = rec
-            self.spooled_by_message.setdefault(rec.message_id, {})[rec.id] = rec
-        elif isinstance(rec, Delivery):
+        if isinstance(rec, Delivery):
             self.deliveries_by_message.setdefault(rec.message_id, []).append(rec)
         elif isinstance(rec, TxnOp):
             self.ops_by_txn.setdefault(rec.txn_id, {})[rec.id] = rec
@@ -192,101 +207,93 @@ class BrokerState:
             self.objects_by_router.setdefault(rec.router_id, {})[rec.id] = rec
         return rec
 
-    def add_run(self, recs: Sequence[Message] | Sequence[Spooled] | Sequence[ReplEntry] | Sequence[Delivery]
-                ) -> None:
-        """File records of ONE kind, each with id 0 (ReplEntry: seq 0), under consecutive ids from
-        ``next_id(kind)`` in order: the same effect as ``add`` on each, in one tight loop per kind.
+    def add_run(self, recs: Sequence[Delivery] | Sequence[ReplEntry]) -> None:
+        """File deliveries, or entries of ONE stream, each with id 0 (seq 0), under consecutive
+        ids from ``next_id(kind)`` in order (a stream entry reserves ``count`` seqs): the same
+        effect as ``add`` on each, in one tight loop.
 
-        Why: a publish of a million messages files three million records; callers may predict the
-        ids (``next_id`` .. ``next_id + len - 1``) to link copies to their messages before filing."""
+        Why: a consumption of many messages records a delivery and an ack entry for each."""
         if not recs:
             return
         first = recs[0]
         kind = KINDS[type(first)]
         nxt = self.next_ids.get(kind, 1)
-        if isinstance(first, Message):
-            messages = self.messages
-            for i, m in enumerate(cast("Sequence[Message]", recs), nxt):
-                m.id = i
-                messages[i] = m
-        elif isinstance(first, Spooled):
-            spooled, by_queue, by_message = self.spooled, self.spooled_by_queue, self.spooled_by_message
-            qid = first.queue_id  # a run is usually one queue's copies: its index dict looked up once
-            queue_index = by_queue.setdefault(qid, {})
-            for i, sp in enumerate(cast("Sequence[Spooled]", recs), nxt):
-                sp.id = i
-                spooled[i] = sp
-                if sp.queue_id == qid:
-                    queue_index[i] = sp
-                else:
-                    by_queue.setdefault(sp.queue_id, {})[i] = sp
-                by_message.setdefault(sp.message_id, {})[i] = sp
-        elif isinstance(first, Delivery):
+        if isinstance(first, Delivery):
             deliveries, by_message_d = self.deliveries, self.deliveries_by_message
             for i, d in enumerate(cast("Sequence[Delivery]", recs), nxt):
                 d.id = i
                 deliveries[i] = d
                 by_message_d.setdefault(d.message_id, []).append(d)
-        else:
-            entries, by_vpn, by_msg = self.repl_entries, self.repl_by_vpn, self.repl_by_message
-            vid = first.vpn_id  # a run is one stream's entries: looked up once
-            stream = by_vpn.setdefault(vid, {})
-            for i, e in enumerate(cast("Sequence[ReplEntry]", recs), nxt):
-                e.seq = i
-                entries[i] = e
-                if e.vpn_id == vid:
-                    stream[i] = e
-                else:
-                    by_vpn.setdefault(e.vpn_id, {})[i] = e
-                if e.message_id is not None:
-                    by_msg.setdefault(e.message_id, {})[i] = e
-        self.next_ids[kind] = nxt + len(recs)
+            self.next_ids[kind] = nxt + len(recs)
+            return
+        entries = self.repl_entries
+        vid = first.vpn_id
+        stream = self.repl_by_vpn.get(vid)
+        if stream is None:
+            stream = self.repl_by_vpn[vid] = MessageRuns()
+        starts, by_start = stream.starts, stream.by_start
+        if starts and starts[-1] >= nxt:  # never: new seqs come after every filed one
+            raise ValueError("stream seqs out of order")
+        seq = nxt
+        for e in cast("Sequence[ReplEntry]", recs):
+            if e.vpn_id != vid:
+                raise ValueError("add_run: entries of one stream only")
+            e.seq = seq
+            entries[seq] = e
+            starts.append(seq)
+            by_start[seq] = e
+            seq += e.count
+        stream._changed()
+        self.next_ids[kind] = seq
 
     def remove_run(self, recs: Sequence[Spooled] | Sequence[ReplEntry]) -> None:
-        """Take filed records of ONE kind out of their kind and every index: the same effect as
-        ``remove`` on each, in one tight loop (a consume or delete of a million copies)."""
+        """Take filed runs of ONE kind out of their kind and every index: the same effect as
+        ``remove`` on each, one pass per queue or stream."""
         if not recs:
             return
         if isinstance(recs[0], Spooled):
-            spooled, by_queue, by_message = self.spooled, self.spooled_by_queue, self.spooled_by_message
+            spooled, by_queue = self.spooled, self.spooled_by_queue
+            per_queue: dict[int, list[int]] = {}
             for sp in cast("Sequence[Spooled]", recs):
-                if spooled.pop(sp.id, None) is None:
-                    continue
-                _drop(by_queue, sp.queue_id, sp.id)
-                _drop(by_message, sp.message_id, sp.id)
-        else:
-            entries, by_vpn, by_msg = self.repl_entries, self.repl_by_vpn, self.repl_by_message
-            run = cast("Sequence[ReplEntry]", recs)
-            stream = by_vpn.get(run[0].vpn_id)
-            if stream is not None and len(stream) == len(run) and all(stream.get(e.seq) is e for e in run):
-                del by_vpn[run[0].vpn_id]  # a whole stream drained: drop its index at once
-                for e in run:
-                    del entries[e.seq]
-                    if e.message_id is not None:
-                        _drop(by_msg, e.message_id, e.seq)
-                return
-            for e in run:
-                if entries.pop(e.seq, None) is None:
-                    continue
-                _drop(by_vpn, e.vpn_id, e.seq)
-                if e.message_id is not None:
-                    _drop(by_msg, e.message_id, e.seq)
+                if spooled.get(sp.id) is sp:
+                    del spooled[sp.id]
+                    per_queue.setdefault(sp.queue_id, []).append(sp.id)
+            for qid, ids in per_queue.items():
+                runs = by_queue[qid]
+                runs.pop_many(ids)
+                if not runs:
+                    del by_queue[qid]
+            return
+        entries, by_vpn = self.repl_entries, self.repl_by_vpn
+        per_vpn: dict[int, list[int]] = {}
+        for e in cast("Sequence[ReplEntry]", recs):
+            if entries.get(e.seq) is e:
+                del entries[e.seq]
+                per_vpn.setdefault(e.vpn_id, []).append(e.seq)
+        for vid, seqs in per_vpn.items():
+            stream = by_vpn[vid]
+            if len(seqs) == len(stream):
+                del by_vpn[vid]  # a whole stream drained: drop its index at once
+                continue
+            stream.pop_many(seqs)
+            if not stream:
+                del by_vpn[vid]
 
     def remove(self, rec: Record) -> None:
         """Take ``rec`` out of its kind and every index (a record not filed is ignored)."""
         kind = KINDS[type(rec)]
+        if isinstance(rec, Spooled):
+            self.remove_run([rec])
+            return
         if isinstance(rec, ReplEntry):
-            if self.repl_entries.pop(rec.seq, None) is not None:
-                _drop(self.repl_by_vpn, rec.vpn_id, rec.seq)
-                if rec.message_id is not None:
-                    _drop(self.repl_by_message, rec.message_id, rec.seq)
+            self.remove_run([rec])
+            return
+        if isinstance(rec, Message):
+            self.ledger.pop(rec.id)
             return
         if getattr(self, kind).pop(rec.id, None) is None:
             return
-        if isinstance(rec, Spooled):
-            _drop(self.spooled_by_queue, rec.queue_id, rec.id)
-            _drop(self.spooled_by_message, rec.message_id, rec.id)
-        elif isinstance(rec, Delivery):
+        if isinstance(rec, Delivery):
             rows = self.deliveries_by_message.get(rec.message_id, [])
             if rec in rows:
                 rows.remove(rec)
@@ -316,9 +323,94 @@ class BrokerState:
         for rec in list(recs):
             self.remove(rec)
 
+    # ------------------------------------------------------------------ runs
+    def split(self, rec: RunRecord, k: int) -> RunRecord:
+        """Cut the run ``rec`` after its first ``k`` messages (0 < k < count): ``rec`` keeps them,
+        the rest becomes a new run, filed where ``rec`` is; returns it."""
+        if isinstance(rec, Message):
+            tail_m = rec.split(k)
+            self.ledger.add(tail_m.id, tail_m)
+            return tail_m
+        if isinstance(rec, Spooled):
+            tail_s = rec.split(k)
+            self.spooled[tail_s.id] = tail_s
+            self.spooled_by_queue[tail_s.queue_id].add(tail_s.id, tail_s)
+            return tail_s
+        tail_e = rec.split(k)
+        self.repl_entries[tail_e.seq] = tail_e
+        self.repl_by_vpn[tail_e.vpn_id].add(tail_e.seq, tail_e)
+        return tail_e
+
+    def isolate(self, rec: Spooled | ReplEntry, lo: int, hi: int) -> Spooled | ReplEntry | None:
+        """The part of the run ``rec`` holding message ids [lo, hi) as a run of its own (split
+        off as needed), or None when it holds none of them."""
+        first = rec.message_id
+        if first is None:
+            return None
+        a, b = max(lo, first), min(hi, first + rec.count)
+        if b <= a:
+            return None
+        if a > first:
+            rec = cast("Spooled | ReplEntry", self.split(rec, a - first))
+        if b < a + rec.count:
+            self.split(rec, b - a)
+        return rec
+
+    def head(self, rec: Spooled | ReplEntry, k: int) -> None:
+        """Let the run ``rec`` hold only its first ``k`` messages (the rest becomes its own run)."""
+        if k < rec.count:
+            self.split(rec, k)
+
+    def message(self, message_id: int) -> Message:
+        """The ledger run holding message ``message_id`` (KeyError when none does)."""
+        m = self.ledger.find(message_id)
+        if m is None:
+            raise KeyError(message_id)
+        return m
+
+    def find_message(self, message_id: int) -> Message | None:
+        return self.ledger.find(message_id)
+
+    def rgmid(self, message_id: int) -> int:
+        m = self.message(message_id)
+        return m.rgmid + message_id - m.id
+
+    def messages_in(self, lo: int, hi: int) -> list[Message]:
+        """The ledger runs holding exactly the messages of ids [lo, hi) (runs split at lo and
+        hi as needed), in id order: for changing the fields of some messages."""
+        ledger = self.ledger
+        for at in (lo, hi):
+            m = ledger.find(at)
+            if m is not None and m.id < at:
+                self.split(m, at - m.id)
+        starts, by_start = ledger.starts, ledger.by_start
+        out = []
+        i = bisect_left(starts, lo)
+        while i < len(starts) and starts[i] < hi:
+            out.append(by_start[starts[i]])
+            i += 1
+        return out
+
+    def ledger_spans(self, lo: int, hi: int) -> Iterator[tuple[int, int, Message]]:
+        """(a, b, run) for each ledger run holding ids of [lo, hi), clipped to it, in id order
+        (nothing is split: for reading the fields of a range of messages)."""
+        ledger = self.ledger
+        starts, by_start = ledger.starts, ledger.by_start
+        i = max(0, bisect_right(starts, lo) - 1)
+        while i < len(starts) and starts[i] < hi:
+            m = by_start[starts[i]]
+            a, b = max(lo, m.id), min(hi, m.id + m.count)
+            if a < b:
+                yield a, b, m
+            i += 1
+
+    def message_count(self) -> int:
+        """How many messages the ledger holds."""
+        return self.ledger.total()
+
     # ------------------------------------------------------------------ reads
     def records(self, kind: str) -> dict[int, Any]:
-        """All records of ``kind`` (a KINDS attribute name), by id."""
+        """All records of ``kind`` (a KINDS attribute name), by id (runs: by their first id)."""
         result: dict[int, Any] = getattr(self, kind)
         return result
 

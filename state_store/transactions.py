@@ -59,9 +59,11 @@ import json
 import re
 from collections.abc import Collection
 from contextlib import nullcontext
+from typing import cast
 
 from .errors import EngineError
 from .records import Client, Queue, Router, Spooled, Txn, TxnOp, Vpn
+from .runs import merge
 from .service import Service
 from .state import bulk
 from .topics import name_matches
@@ -170,22 +172,30 @@ class TransactionsService(Service):
             t.last_change_ms = self.lk.now_ms()
 
     def _locked_copies(self, t: Txn) -> list[Spooled]:
-        """The spooled copies ``t`` holds locked (each has a consume operation of ``t``)."""
+        """The spooled copies ``t`` holds locked (runs in the queues its consume operations name,
+        in its VPN)."""
+        v = self.st.vpns.get(t.vpn_id)
+        if v is None:
+            return []
         out: list[Spooled] = []
+        seen: set[str] = set()
         for o in self._ops(t):
-            if o.op != "consume" or o.message_id is None:
+            if o.op != "consume" or o.queue_name is None or o.queue_name in seen:
                 continue
-            out.extend(sp for sp in self.st.spooled_by_message.get(o.message_id, {}).values()
-                       if sp.txn_id == t.id)
+            seen.add(o.queue_name)
+            q = self.lk.find_queue(v, o.queue_name)
+            runs = self.st.spooled_by_queue.get(q.id) if q is not None else None
+            if runs is not None:
+                out.extend(sp for sp in runs if sp.txn_id == t.id)
         return out
 
     def _commit_copies(self, t: Txn, v: Vpn) -> list[Spooled]:
         """The copies a commit consumes, in id order: for each consume operation, the copy of its
         message in the queue of that name in ``v``, free or locked by ``t`` (a mirror committed on
-        the new active site consumes that site's free copies of the same messages)."""
-        chosen: dict[int, Spooled] = {}
+        the new active site consumes that site's free copies of the same messages); runs are cut
+        to exactly those messages."""
+        wanted: dict[int, list[tuple[int, int]]] = {}  # queue id in v -> message ids (ranges)
         queue_ids: dict[str, int] = {}  # queue name -> id in v (0: no such queue)
-        by_message = self.st.spooled_by_message
         for o in self._ops(t):
             name, mid = o.queue_name, o.message_id
             if o.op != "consume" or name is None or mid is None:
@@ -194,12 +204,19 @@ class TransactionsService(Service):
             if qid is None:
                 q = self.lk.find_queue(v, name)
                 qid = queue_ids[name] = q.id if q is not None else 0
-            copies = by_message.get(mid)
-            if not qid or copies is None:
+            if qid:
+                wanted.setdefault(qid, []).append((mid, mid + 1))
+        chosen: dict[int, Spooled] = {}
+        for qid, ranges in wanted.items():
+            runs = self.st.spooled_by_queue.get(qid)
+            if runs is None:
                 continue
-            for sp in copies.values():
-                if sp.queue_id == qid and (sp.txn_id is None or sp.txn_id == t.id):
-                    chosen[sp.id] = sp
+            for a, b in merge(ranges):
+                for sp in runs.overlapping(a, b):
+                    if sp.txn_id is None or sp.txn_id == t.id:
+                        piece = cast("Spooled | None", self.st.isolate(sp, a, b))
+                        if piece is not None:
+                            chosen[piece.id] = piece
         return [chosen[i] for i in sorted(chosen)]
 
     def _published_ids(self, v: Vpn, first_id: int, first_rgmid: int | None, last_rgmid: int | None) -> list[int]:
@@ -207,12 +224,13 @@ class TransactionsService(Service):
         and rgmid range), in rgmid order."""
         if first_rgmid is None or last_rgmid is None:
             return []
-        msgs = self.st.messages
-        out = []
-        for i in range(first_id, self.st.next_id("messages")):
-            m = msgs.get(i)
-            if m is not None and m.group_id == v.group_id and first_rgmid <= m.rgmid <= last_rgmid:
-                out.append(i)
+        out: list[int] = []
+        for a, b, m in self.st.ledger_spans(first_id, self.st.next_id("messages")):
+            if m.group_id != v.group_id:
+                continue
+            lo = max(a, m.id + first_rgmid - m.rgmid)
+            hi = min(b, m.id + last_rgmid - m.rgmid + 1)
+            out.extend(range(lo, hi))
         return out
 
     def _commit_txn(self, t: Txn, heuristic: str | None = None) -> None:
@@ -279,28 +297,45 @@ class TransactionsService(Service):
         """Spool on ``r`` the messages the mate's commit of the same branch published (no new
         ledger rows, nothing queued for the mate: it has them); they count as replicated, so
         consuming them here propagates acks that remove the mate's copies."""
+        st = self.st
         now = self.lk.now_ms()
         queues_of_topic: dict[str, list[Queue]] = {}
         added: dict[int, list[int]] = {}  # queue id -> [count, bytes]
-        copies: list[Spooled] = []
+        # the ids as runs of consecutive ids within one ledger run (one topic and size)
+        spans: list[tuple[int, int]] = []
+        for mid in (m for op in ids for m in op):
+            if spans and spans[-1][1] == mid:
+                spans[-1] = (spans[-1][0], mid + 1)
+            else:
+                spans.append((mid, mid + 1))
         # the collector pauses only for a big run: re-enabling it makes the next allocation pay
         with bulk() if sum(len(op) for op in ids) >= BULK_RUN else nullcontext():
-            for mid in (m for op in ids for m in op):
-                msg = self.st.messages.get(mid)
-                if msg is None:
-                    continue
-                msg.replicated = 1
-                queues = queues_of_topic.get(msg.topic)
-                if queues is None:
-                    queues = queues_of_topic[msg.topic] = self.sv.replication.matching_queues(v, msg.topic)
-                for q in queues:
-                    copies.append(Spooled(queue_id=q.id, message_id=mid, msg_id=r.next_msg_id, spooled_ms=now,
-                                          size=msg.size))
-                    tally = added.setdefault(q.id, [0, 0])
-                    tally[0] += 1
-                    tally[1] += msg.size
-                r.next_msg_id += 1
-            self.st.add_run(copies)
+            for lo, hi in spans:
+                for msg in st.messages_in(lo, hi):
+                    msg.replicated = 1
+                    n = msg.count
+                    queues = queues_of_topic.get(msg.topic)
+                    if queues is None:
+                        queues = queues_of_topic[msg.topic] = self.sv.replication.matching_queues(v, msg.topic)
+                    if len(queues) == 1 or n == 1:
+                        # copy ids as a per-message loop gives them: message by message, queue by queue
+                        if len(queues) == 1:
+                            st.add(Spooled(queue_id=queues[0].id, message_id=msg.id, msg_id=r.next_msg_id,
+                                           spooled_ms=now, size=msg.size, count=n))
+                        else:
+                            for q in queues:
+                                st.add(Spooled(queue_id=q.id, message_id=msg.id, msg_id=r.next_msg_id,
+                                               spooled_ms=now, size=msg.size))
+                    else:
+                        for j in range(n):
+                            for q in queues:
+                                st.add(Spooled(queue_id=q.id, message_id=msg.id + j, msg_id=r.next_msg_id + j,
+                                               spooled_ms=now, size=msg.size))
+                    for q in queues:
+                        tally = added.setdefault(q.id, [0, 0])
+                        tally[0] += n
+                        tally[1] += n * msg.size
+                    r.next_msg_id += n
         # counters once per queue: the same totals and high-water marks as per copy (they only grow here)
         for qid, (count, nbytes) in added.items():
             self.lk.adjust_queue(self.st.queues[qid], count, nbytes)
@@ -469,8 +504,9 @@ class TransactionsService(Service):
                         pub.extend(TxnMessage(None, None, o.topic, None, None)
                                    for _ in range(min(o.count, 1000 - len(pub))))
                     elif len(con) < 1000:
-                        m = self.st.messages.get(o.message_id) if o.message_id is not None else None
-                        con.append(TxnMessage(o.msg_id, m.rgmid if m is not None else None, None, "queue",
+                        m = self.st.find_message(o.message_id) if o.message_id is not None else None
+                        con.append(TxnMessage(o.msg_id, m.rgmid + o.message_id - m.id
+                                              if m is not None and o.message_id is not None else None, None, "queue",
                                               o.queue_name))
             out.append(TransactionInfo(
                 router=r.name, xid=t.xid, vpn=v.name, kind=t.kind, state=t.state,

@@ -1,6 +1,8 @@
 """The audit lists its problems by (VPN, replication-group message ID) without sorting every
-flagged message: grouped by VPN in ledger order, a group sorted only when its IDs are out of order.
-Checked against the plain sort, limits included (a negative limit lists them all)."""
+flagged message: segments of ledger runs grouped by VPN in ledger order, a group expanded and
+sorted only when its IDs are out of order, a sorted group expanded only as far as the limit.
+Checked against the plain sort of the expanded messages, limits included (a negative limit
+lists them all)."""
 
 from __future__ import annotations
 
@@ -11,16 +13,18 @@ from state_store.audit import _first_in_order
 from state_store.records import Message
 
 
-def message(i: int, vpn: str, rgmid: int) -> Message:
-    return Message(group_id=1, vpn_name=vpn, rgmid=rgmid, topic="t", size=1, client_name="c",
-                   router_name="r", published_ms=0, id=i)
-
-
-@given(st.lists(st.tuples(st.sampled_from(["A", "B", "#x"]), st.integers(1, 30)), max_size=40),
+@given(st.lists(st.tuples(st.sampled_from(["A", "B", "#x"]), st.integers(1, 30), st.integers(1, 4)), max_size=40),
        st.integers(-1, 45), st.booleans())
-def test_first_in_order_is_the_sorted_prefix(rows: list[tuple[str, int]], limit: int, ordered: bool) -> None:
+def test_first_in_order_is_the_sorted_prefix(rows: list[tuple[str, int, int]], limit: int, ordered: bool) -> None:
     if ordered:  # the usual ledger: IDs grow with the message ids within a VPN
         rows = sorted(rows, key=lambda r: r[1])
-    msgs = [message(i + 1, vpn, rg) for i, (vpn, rg) in enumerate(rows)]
-    expected = sorted(msgs, key=lambda m: (m.vpn_name, m.rgmid, m.id))
-    assert _first_in_order(msgs, limit) == (expected if limit < 0 else expected[:limit])
+    segments = []
+    mid = 1
+    for vpn, rgmid, n in rows:
+        run = Message(group_id=1, vpn_name=vpn, rgmid=rgmid, topic="t", size=1, client_name="c",
+                      router_name="r", published_ms=0, id=mid, count=n)
+        segments.append((run, mid, n))
+        mid += n
+    expanded = [(i, m) for m, a, n in segments for i in range(a, a + n)]
+    expected = sorted(expanded, key=lambda t: (t[1].vpn_name, t[1].rgmid + t[0] - t[1].id, t[0]))
+    assert _first_in_order(segments, limit) == (expected if limit < 0 else expected[:limit])

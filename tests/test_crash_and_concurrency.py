@@ -43,9 +43,11 @@ def consistency_problems(path: Path) -> list[str]:
         st = store.state
         for q in st.queues.values():
             if q.kind == "replication":
-                rows = sum(1 for e in st.repl_by_vpn.get(q.vpn_id, {}).values() if e.kind == "msg")
+                stream = st.repl_by_vpn.get(q.vpn_id)
+                rows = sum(e.count for e in stream if e.kind == "msg") if stream is not None else 0
             else:
-                rows = len(st.spooled_by_queue.get(q.id, {}))
+                copies = st.spooled_by_queue.get(q.id)
+                rows = copies.total() if copies is not None else 0
             if rows != q.msg_count:
                 problems.append(f"queue {q.name} (vpn {q.vpn_id}) counter {q.msg_count} != {rows} records")
         return problems
@@ -56,7 +58,7 @@ def consistency_problems(path: Path) -> list[str]:
 def published(path: Path) -> int:
     store = LabStore.open(path)
     try:
-        return len(store.state.messages)
+        return store.state.message_count()
     finally:
         store.close()
 

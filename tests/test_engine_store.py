@@ -309,7 +309,7 @@ def test_a_big_snapshot_is_written_in_parts_and_the_old_ones_dropped(tmp_path: P
     import state_store.store as store_module
 
     monkeypatch.setattr(store_module, "SNAPSHOT_EVERY", 3)
-    monkeypatch.setattr(store_module, "PART_SIZE", 5000)
+    monkeypatch.setattr(store_module, "PART_SIZE", 2500)
     p = tmp_path / "lab.sqlite"
     a, b = LabStore.open(p), LabStore.open(p)
     for i in range(3):
@@ -365,5 +365,5 @@ def test_a_damaged_row_appended_by_another_shell_refuses_every_command_and_chang
             a.run(lambda e: e.advance(1))
         assert "TypeError replaying it" in ei.value.problem
     # the row's publish, applied before its advance failed, was undone
-    assert (len(a.state.messages), a.state.now_ms) == (1, 0)
+    assert (a.state.message_count(), a.state.now_ms) == (1, 0)
     a.close()
