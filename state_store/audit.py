@@ -27,7 +27,8 @@ from __future__ import annotations
 import json
 
 from .lookups import REPL_QUEUE
-from .records import Message
+from .records import Delivery, Message
+from .runs import MessageRuns
 from .service import Service
 from .views import (
     Audit,
@@ -97,12 +98,13 @@ class AuditService(Service):
         # counts (held: copies somewhere, served: copies where their VPN serves, locked: copies a
         # transaction holds); sweeping their boundaries with the ledger runs and the
         # delivered ids cuts the ledger into segments of one state, counted at once.
-        events: list[tuple[int, int, int, int]] = []  # (message id, held, served, locked) deltas
+        # (message id, held, served, locked, deliveries) deltas
+        events: list[tuple[int, int, int, int, int]] = []
         for c in st.spooled.values():
             served = 1 if c.queue_id in serving_queues else 0
             locked = 1 if c.txn_id is not None else 0
-            events.append((c.message_id, 1, served, locked))
-            events.append((c.message_id + c.count, -1, -served, -locked))
+            events.append((c.message_id, 1, served, locked, 0))
+            events.append((c.message_id + c.count, -1, -served, -locked, 0))
         repl_counts: dict[int, int] = {}
         for vpn_id, entries in st.repl_by_vpn.items():
             served = 1 if vpn_id in serving else 0
@@ -111,20 +113,21 @@ class AuditService(Service):
                 if e.kind == "msg":
                     n += e.count
                     if e.message_id is not None:
-                        events.append((e.message_id, 1, served, 0))
-                        events.append((e.message_id + e.count, -1, -served, 0))
+                        events.append((e.message_id, 1, served, 0, 0))
+                        events.append((e.message_id + e.count, -1, -served, 0, 0))
             if n:
                 repl_counts[vpn_id] = n
+        for d in st.deliveries.values():
+            events.append((d.message_id, 0, 0, 0, 1))
+            events.append((d.message_id + d.count, 0, 0, 0, -1))
         events.sort(key=lambda ev: ev[0])
-        deliveries = st.deliveries_by_message
-        delivered_ids = sorted(deliveries)
         never = 1 << 62
 
         published = delivered = once = duplicated = lost = spooled = stranded = not_repl = in_tx = 0
         flagged: list[tuple[Message, int, int]] = []  # (run, first id, how many) to list
-        held = served_n = locked_n = 0
-        ei = di = 0
-        n_events, n_delivered = len(events), len(delivered_ids)
+        held = served_n = locked_n = delivered_n = 0
+        ei = 0
+        n_events = len(events)
         for m in st.ledger:
             a, end = m.id, m.id + m.count
             if vpn is not None and m.vpn_name != vpn:
@@ -132,40 +135,34 @@ class AuditService(Service):
             unrepl = m.replicated == 0
             while a < end:
                 while ei < n_events and events[ei][0] <= a:
-                    _, dh, ds, dl_ = events[ei]
+                    _, dh, ds, dlk, dd = events[ei]
                     held += dh
                     served_n += ds
-                    locked_n += dl_
+                    locked_n += dlk
+                    delivered_n += dd
                     ei += 1
-                while di < n_delivered and delivered_ids[di] < a:
-                    di += 1
-                d = delivered_ids[di] if di < n_delivered else never
-                if d == a:
-                    published += 1
-                    if unrepl:
-                        not_repl += 1
-                    delivered += 1
-                    if len(deliveries[a]) == 1:
-                        once += 1
-                    else:
-                        duplicated += 1
-                        flagged.append((m, a, 1))
-                    a += 1
-                    continue
-                b = min(end, d, events[ei][0] if ei < n_events else never)
+                b = min(end, events[ei][0] if ei < n_events else never)
                 n = b - a
                 published += n
                 if unrepl:
                     not_repl += n
-                if not served_n:
-                    lost += n
-                    flagged.append((m, a, n))
-                if held:
-                    spooled += n
+                if delivered_n:
+                    delivered += n
+                    if delivered_n == 1:
+                        once += n
+                    else:
+                        duplicated += n
+                        flagged.append((m, a, n))
+                else:
                     if not served_n:
-                        stranded += n
-                    if locked_n:
-                        in_tx += n
+                        lost += n
+                        flagged.append((m, a, n))
+                    if held:
+                        spooled += n
+                        if not served_n:
+                            stranded += n
+                        if locked_n:
+                            in_tx += n
                 a = b
         rejected = sum(x.count for x in st.rejections.values() if not vpn or x.vpn_name == vpn)
         totals = AuditTotals(
@@ -176,8 +173,12 @@ class AuditService(Service):
         shown = _first_in_order(flagged, limit)
         problems: list[AuditEntry] = []
         queues = st.queues
+        delivery_runs: MessageRuns[Delivery] = MessageRuns()
+        if shown:
+            for d in st.deliveries.values():
+                delivery_runs.add(d.id, d)
         for mid, m in shown:
-            dl = deliveries.get(mid, [])
+            dl = delivery_runs.holding(mid)
             nd = len(dl)
             places = {(vpn_router[queue_vpn[c.queue_id]], queues[c.queue_id].name)
                       for runs in st.spooled_by_queue.values() for c in runs.holding(mid)}

@@ -44,7 +44,7 @@ from .errors import EngineError
 from .lookups import MB, REPL_QUEUE
 from .options import OptionSpec, coerce_option
 from .records import Delivery, Message, Queue, Rejection, ReplEntry, Router, Spooled, Subscription, TxnOp, Vpn
-from .runs import ids_of, merge, subtract
+from .runs import merge, subtract
 from .service import Service
 from .state import bulk
 from .topics import has_wildcard, name_matches
@@ -278,25 +278,31 @@ class MessagingService(Service):
         if value is None:
             return 0
         waiting = json.loads(value)
-        for message_id, msg_id, queue_name, queued_ms in waiting:
+        n = 0
+        for message_id, msg_id, queue_name, queued_ms, *rest in waiting:
+            count = rest[0] if rest else 1  # [.., count] since acks are runs
             self.st.add(ReplEntry(vpn_id=v.id, kind="ack", message_id=message_id, msg_id=msg_id,
-                                  queue_name=queue_name, size=0, queued_ms=queued_ms))
-        return len(waiting)
+                                  queue_name=queue_name, size=0, queued_ms=queued_ms, count=count))
+            n += count
+        return n
 
     def _hold_pending_acks(self, v: Vpn, keep: int) -> None:
         """Take the last ``keep`` acks off v's stream: they wait for the next batch or tick."""
         held: list[ReplEntry] = []
         stream = self.st.repl_by_vpn.get(v.id)
-        for e in reversed(stream) if stream is not None else ():
+        need = keep
+        for e in list(reversed(stream)) if stream is not None else []:
             if e.kind == "ack":
+                if e.count > need:  # only the run's last ``need`` acks wait
+                    e = cast("ReplEntry", self.st.split(e, e.count - need))
                 held.append(e)
-                if len(held) == keep:
+                need -= e.count
+                if need == 0:
                     break
         held.reverse()
-        for e in held:
-            self.st.remove(e)
+        self.st.remove_run(held)
         self.st.meta[self._pending_key(v)] = json.dumps(
-            [[e.message_id, e.msg_id, e.queue_name, e.queued_ms] for e in held])
+            [[e.message_id, e.msg_id, e.queue_name, e.queued_ms, e.count] for e in held])
 
     def ack_timer(self, start_ms: int, end_ms: int) -> None:
         """The one-second ack propagation timer: when the clock passes a whole second, every
@@ -332,19 +338,17 @@ class MessagingService(Service):
                         txn_key: str | None) -> int:
         st, lk = self.st, self.lk
         now = lk.now_ms()
-        queues, by_message = st.queues, st.deliveries_by_message
+        queues = st.queues
         # a commit's deliveries are recorded once per message and transaction (a retried commit)
-        acked_before: set[int] = set()
-        if txn_key and by_message:
-            for sp in copies:
-                for mid in range(sp.message_id, sp.message_id + sp.count):
-                    rows = by_message.get(mid)
-                    if rows and any(d.txn_key == txn_key for d in rows):
-                        acked_before.add(mid)
+        acked_before = merge(st.delivered_by_txn.get(txn_key, ())) if txn_key else []
         rname = r.name
-        st.add_run([Delivery(mid, client_name, rname, queues[sp.queue_id].name, now, 0, txn_key)
-                    for sp in copies for mid in range(sp.message_id, sp.message_id + sp.count)
-                    if mid not in acked_before])
+        deliveries: list[Delivery] = []
+        for sp in copies:
+            qname = queues[sp.queue_id].name
+            span = [(sp.message_id, sp.message_id + sp.count)]
+            for a, b in subtract(span, acked_before) if acked_before else span:
+                deliveries.append(Delivery(a, client_name, rname, qname, now, 0, txn_key, b - a))
+        st.add_run(deliveries)
         if self._in_split_brain(v):
             for a, b in merge((sp.message_id, sp.message_id + sp.count) for sp in copies):
                 for m in st.messages_in(a, b):
@@ -361,10 +365,10 @@ class MessagingService(Service):
                 qname = queues[sp.queue_id].name
                 first, last = sp.message_id, sp.message_id + sp.count
                 replicated = [(a, b) for a, b, m in st.ledger_spans(first, last) if m.replicated == 1]
-                for mid in ids_of(subtract(replicated, pruned) if pruned else replicated):
-                    acks.append(ReplEntry(vid, "ack", 0, mid, sp.msg_id + mid - first, None, 0, qname, None, now))
+                for a, b in subtract(replicated, pruned) if pruned else replicated:
+                    acks.append(ReplEntry(vid, "ack", 0, a, sp.msg_id + a - first, None, 0, qname, None, now, b - a))
             st.add_run(acks)
-            total = pending + len(acks)
+            total = pending + sum(e.count for e in acks)
             keep = total % max(1, v.ack_interval)
             if keep:
                 self._hold_pending_acks(v, keep)

@@ -228,8 +228,8 @@ class ReplEntry:
     """The ordered replication stream held by a VPN's #MSGVPN_REPLICATION_DATA_QUEUE.
 
     kind: 'msg' (message_id, topic, size), 'ack' (message_id consumed from queue_name),
-    'tx' (transaction state mirror: payload is JSON). A 'msg' entry is a run of ``count``
-    messages: seqs, message ids and router-local message ids consecutive from its own."""
+    'tx' (transaction state mirror: payload is JSON). A 'msg' or 'ack' entry is a run of
+    ``count`` messages: seqs, message ids and router-local message ids consecutive from its own."""
 
     vpn_id: int
     kind: str
@@ -244,7 +244,7 @@ class ReplEntry:
     count: int = 1
 
     def split(self, k: int) -> ReplEntry:
-        """Keep the first ``k`` entries of a 'msg' run; return the rest as a new run (not filed)."""
+        """Keep the first ``k`` entries of a 'msg' or 'ack' run; return the rest as a new run (not filed)."""
         assert self.message_id is not None and self.msg_id is not None
         tail = ReplEntry(self.vpn_id, self.kind, self.seq + k, self.message_id + k, self.msg_id + k, self.topic,
                          self.size, self.queue_name, self.payload, self.queued_ms, self.count - k)
@@ -254,7 +254,9 @@ class ReplEntry:
 
 @dataclass(slots=True, eq=False)
 class Delivery:
-    """One row per consumption (what the audit counts)."""
+    """A run of ``count`` consumptions (what the audit counts): messages ``message_id`` ..
+    ``message_id + count - 1``, each delivered once to the same client, from the same queue, at
+    the same time (ids reserved for the whole run)."""
 
     message_id: int
     client_name: str
@@ -263,6 +265,7 @@ class Delivery:
     at_ms: int
     id: int = 0
     txn_key: str | None = None  # commit that acked it
+    count: int = 1
 
 
 @dataclass(slots=True, eq=False)

@@ -594,7 +594,7 @@ class ReplicationService(Service):
             if cnt:
                 self.lk.adjust_queue(st.queues[qid], -cnt, -nbytes)
         st.remove_run(gone)
-        receiver.st_acks_received += len(acks)
+        receiver.st_acks_received += sum(e.count for e in acks)
 
     def _apply_tx_mirror(self, receiver: Vpn, pl: dict[str, Any]) -> None:
         """Mirror an XA transaction state on the standby (XA Active is never sent).

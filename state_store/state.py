@@ -137,7 +137,8 @@ class BrokerState:
         self.user_by_name: dict[str, User] = {}
         self.spooled_by_queue: dict[int, MessageRuns[Spooled]] = {}  # in copy-id order
         self.repl_by_vpn: dict[int, MessageRuns[ReplEntry]] = {}  # each stream in seq order
-        self.deliveries_by_message: dict[int, list[Delivery]] = {}
+        # commit key -> message-id ranges its deliveries cover (a retried commit delivers once)
+        self.delivered_by_txn: dict[str, list[tuple[int, int]]] = {}
         self.ops_by_txn: dict[int, dict[int, TxnOp]] = {}
         self.objects_by_router: dict[int, dict[int, ConfigObject]] = {}
 
@@ -180,11 +181,15 @@ class BrokerState:
                 copies = self.spooled_by_queue[rec.queue_id] = MessageRuns()
             copies.add(rec.id, rec)
             return rec
+        if isinstance(rec, Delivery):
+            rec.id = self._claim(kind, rec.id, rec.count)
+            self.deliveries[rec.id] = rec
+            if rec.txn_key is not None:
+                self.delivered_by_txn.setdefault(rec.txn_key, []).append((rec.message_id, rec.message_id + rec.count))
+            return rec
         rec.id = self._claim(kind, rec.id)
         getattr(self, kind)[rec.id] = rec
-        if isinstance(rec, Delivery):
-            self.deliveries_by_message.setdefault(rec.message_id, []).append(rec)
-        elif isinstance(rec, TxnOp):
+        if isinstance(rec, TxnOp):
             self.ops_by_txn.setdefault(rec.txn_id, {})[rec.id] = rec
         elif isinstance(rec, Queue):
             self.queues_by_vpn.setdefault(rec.vpn_id, {})[rec.name] = rec
@@ -212,19 +217,22 @@ class BrokerState:
         ids from ``next_id(kind)`` in order (a stream entry reserves ``count`` seqs): the same
         effect as ``add`` on each, in one tight loop.
 
-        Why: a consumption of many messages records a delivery and an ack entry for each."""
+        Why: a consumption records a delivery run and an ack run for each run of copies it takes."""
         if not recs:
             return
         first = recs[0]
         kind = KINDS[type(first)]
         nxt = self.next_ids.get(kind, 1)
         if isinstance(first, Delivery):
-            deliveries, by_message_d = self.deliveries, self.deliveries_by_message
-            for i, d in enumerate(cast("Sequence[Delivery]", recs), nxt):
+            deliveries, by_txn = self.deliveries, self.delivered_by_txn
+            i = nxt
+            for d in cast("Sequence[Delivery]", recs):
                 d.id = i
                 deliveries[i] = d
-                by_message_d.setdefault(d.message_id, []).append(d)
-            self.next_ids[kind] = nxt + len(recs)
+                if d.txn_key is not None:
+                    by_txn.setdefault(d.txn_key, []).append((d.message_id, d.message_id + d.count))
+                i += d.count
+            self.next_ids[kind] = i
             return
         entries = self.repl_entries
         vid = first.vpn_id
@@ -294,11 +302,13 @@ class BrokerState:
         if getattr(self, kind).pop(rec.id, None) is None:
             return
         if isinstance(rec, Delivery):
-            rows = self.deliveries_by_message.get(rec.message_id, [])
-            if rec in rows:
-                rows.remove(rec)
-            if not rows:
-                self.deliveries_by_message.pop(rec.message_id, None)
+            if rec.txn_key is not None:
+                ranges = self.delivered_by_txn.get(rec.txn_key, [])
+                span = (rec.message_id, rec.message_id + rec.count)
+                if span in ranges:
+                    ranges.remove(span)
+                if not ranges:
+                    self.delivered_by_txn.pop(rec.txn_key, None)
         elif isinstance(rec, TxnOp):
             _drop(self.ops_by_txn, rec.txn_id, rec.id)
         elif isinstance(rec, Queue):
