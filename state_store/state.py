@@ -9,6 +9,13 @@ all of them. Attribute changes on a record need no call: indexes hold the object
 Ids grow monotonically per kind (as SQLite rowids do while the highest row stays); dictionaries
 keep insertion order, so iterating an index is iterating by id.
 
+Messages, spooled copies, replication-stream entries ('msg' and 'ack') and deliveries are *runs*
+(``count`` consecutive messages sharing every field; ``state_store.runs``): a run takes ``count``
+consecutive ids (seqs), so the i-th message of a run has id ``id + i``. The ledger, each queue's
+copies and each stream are ``Runs`` in id order; ``split`` cuts a run where part of it is consumed,
+drained, locked, deleted or noted (``messages_in``, ``isolate``, ``head``), and the lookups by
+message id are interval queries (``MessageRuns.overlapping``, ``message``, ``ledger_spans``).
+
 Nothing here knows SQL or CLI text: persistence (``state_store.store``) turns the state into rows and
 back, renderers in solace_shell turn views into text.
 """

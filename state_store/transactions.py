@@ -49,8 +49,8 @@ Model:
 
 Storage: transactions are ``Txn`` records with their ``TxnOp`` operations (``st.ops_by_txn``); the
 bookkeeping keys above live in ``st.meta``. A lab holds few transactions, so lookups by client or
-XID walk ``st.txns``; the copies a transaction locked are found through its consume operations
-(``st.spooled_by_message``), never by scanning the spool.
+XID walk ``st.txns``; the copies a transaction locked are found in the queues its consume
+operations name (runs of copies, cut to the messages the operations name at commit).
 """
 
 from __future__ import annotations
