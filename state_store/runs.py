@@ -47,8 +47,14 @@ class Runs(Generic[R]):
         self.by_start: dict[int, R] = {}
         self.starts: list[int] = []
 
-    def _changed(self) -> None:
-        """Hook for subclasses keeping derived indexes."""
+    def _added(self, start: int, rec: R) -> None:
+        """Hook for subclasses keeping derived indexes: a run was filed."""
+
+    def _removed(self, n: int) -> None:
+        """Hook for subclasses keeping derived indexes: ``n`` runs were taken out."""
+
+    def invalidate(self) -> None:
+        """A filed run changed its extent (a split): derived indexes are rebuilt when next used."""
 
     def add(self, start: int, rec: R) -> None:
         starts = self.starts
@@ -57,7 +63,7 @@ class Runs(Generic[R]):
         else:
             insort(starts, start)
         self.by_start[start] = rec
-        self._changed()
+        self._added(start, rec)
 
     def pop(self, start: int) -> R | None:
         rec = self.by_start.pop(start, None)
@@ -67,7 +73,7 @@ class Runs(Generic[R]):
                 del starts[0]
             else:
                 del starts[bisect_left(starts, start)]
-            self._changed()
+            self._removed(1)
         return rec
 
     def pop_many(self, starts: Iterable[int]) -> None:
@@ -81,7 +87,7 @@ class Runs(Generic[R]):
         else:
             by_start = self.by_start
             self.starts = [s for s in self.starts if s in by_start]
-        self._changed()
+        self._removed(len(gone))
 
     def find(self, key: int) -> R | None:
         """The run holding ``key`` (None when no run does)."""
@@ -125,24 +131,48 @@ class Runs(Generic[R]):
 
 
 class MessageRuns(Runs[M]):
-    """Runs that name messages (spooled copies, stream entries), with lookup by message id."""
+    """Runs that name messages (spooled copies, stream entries), with lookup by message id.
 
-    __slots__ = ("_index",)
+    The index: the runs' message-id intervals sorted by start, with the running maximum of their
+    ends (a stabbing query walks back from the last start below ``hi`` while that maximum passes
+    ``lo``), built on first use. Runs filed later wait in a short list searched one by one until
+    it grows past a fraction of the index (then it is rebuilt); runs taken out are skipped when
+    met (checked against ``by_start``); a split rebuilds it. So a queue consumed from its head
+    and published to at its tail, or a stream receiving acks of older messages, never rebuilds
+    its index per command."""
+
+    __slots__ = ("_index", "_extra", "_dead")
 
     def __init__(self) -> None:
         super().__init__()
-        # (message-id starts, ends, running maximum of the ends, key-order positions, runs), sorted by
-        # message-id start
+        # (message-id starts, ends, running maximum of the ends, run keys, runs), by message-id start
         self._index: tuple[list[int], list[int], list[int], list[int], list[M]] | None = None
+        self._extra: list[tuple[int, M]] = []  # (key, run) filed since the index was built
+        self._dead = 0  # runs of the index taken out since it was built
 
-    def _changed(self) -> None:
+    def _added(self, start: int, rec: M) -> None:
+        if self._index is not None:
+            self._extra.append((start, rec))
+            if len(self._extra) > 32 + len(self._index[0]) // 4:
+                self.invalidate()
+
+    def _removed(self, n: int) -> None:
+        if self._index is not None:
+            self._dead += n
+            if self._dead > 32 + len(self._index[0]) // 2:
+                self.invalidate()
+
+    def invalidate(self) -> None:
         self._index = None
+        self._extra = []
+        self._dead = 0
 
     def _built(self) -> tuple[list[int], list[int], list[int], list[int], list[M]]:
         index = self._index
         if index is None:
-            items = sorted((r.message_id, r.message_id + r.count, n, r)
-                           for n, r in enumerate(self) if r.message_id is not None)
+            by_start = self.by_start
+            items = sorted((r.message_id, r.message_id + r.count, s, r)
+                           for s in self.starts if (r := by_start[s]).message_id is not None)
             ends = [t[1] for t in items]
             peak: list[int] = []
             top = -1
@@ -156,13 +186,18 @@ class MessageRuns(Runs[M]):
         """The runs holding at least one message id in [lo, hi), in key order."""
         if hi <= lo or not self.starts:
             return []
-        mstarts, ends, peak, order, runs = self._built()
+        mstarts, ends, peak, keys, runs = self._built()
+        by_start = self.by_start
         j = bisect_left(mstarts, hi) - 1
         found: list[tuple[int, M]] = []
         while j >= 0 and peak[j] > lo:
-            if ends[j] > lo:
-                found.append((order[j], runs[j]))
+            if ends[j] > lo and by_start.get(keys[j]) is runs[j]:
+                found.append((keys[j], runs[j]))
             j -= 1
+        for key, r in self._extra:
+            first = r.message_id
+            if first is not None and first < hi and first + r.count > lo and by_start.get(key) is r:
+                found.append((key, r))
         if len(found) > 1:
             found.sort(key=lambda t: t[0])
         return [r for _, r in found]

@@ -246,19 +246,15 @@ class BrokerState:
         stream = self.repl_by_vpn.get(vid)
         if stream is None:
             stream = self.repl_by_vpn[vid] = MessageRuns()
-        starts, by_start = stream.starts, stream.by_start
-        if starts and starts[-1] >= nxt:  # never: new seqs come after every filed one
-            raise ValueError("stream seqs out of order")
         seq = nxt
+        add = stream.add
         for e in cast("Sequence[ReplEntry]", recs):
             if e.vpn_id != vid:
                 raise ValueError("add_run: entries of one stream only")
             e.seq = seq
             entries[seq] = e
-            starts.append(seq)
-            by_start[seq] = e
+            add(seq, e)
             seq += e.count
-        stream._changed()
         self.next_ids[kind] = seq
 
     def remove_run(self, recs: Sequence[Spooled] | Sequence[ReplEntry]) -> None:
@@ -351,11 +347,15 @@ class BrokerState:
         if isinstance(rec, Spooled):
             tail_s = rec.split(k)
             self.spooled[tail_s.id] = tail_s
-            self.spooled_by_queue[tail_s.queue_id].add(tail_s.id, tail_s)
+            copies = self.spooled_by_queue[tail_s.queue_id]
+            copies.add(tail_s.id, tail_s)
+            copies.invalidate()
             return tail_s
         tail_e = rec.split(k)
         self.repl_entries[tail_e.seq] = tail_e
-        self.repl_by_vpn[tail_e.vpn_id].add(tail_e.seq, tail_e)
+        stream = self.repl_by_vpn[tail_e.vpn_id]
+        stream.add(tail_e.seq, tail_e)
+        stream.invalidate()
         return tail_e
 
     def isolate(self, rec: Spooled | ReplEntry, lo: int, hi: int) -> Spooled | ReplEntry | None:
