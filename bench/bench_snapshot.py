@@ -73,7 +73,8 @@ def main() -> int:
         con.close()
         store.close()
     print(f"publish {args.messages:,} messages in one command: {publish_s:.2f} s")
-    print(f"next command with its snapshot: {snapshot_s:.2f} s; journal now {kinds} ({size / 1e6:.1f} MB, {size:,} bytes)")
+    print(f"next command with its snapshot: {snapshot_s:.2f} s; journal now {kinds} "
+          f"({size / 1e6:.1f} MB, {size:,} bytes)")
     print(f"longest the write lock was held at once (another process trying every 0.5 ms, {int(tries):,} tries): "
           f"{float(longest) * 1000:.1f} ms")
     return 0
