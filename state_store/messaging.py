@@ -249,13 +249,10 @@ class MessagingService(Service):
                                for mid in range(sp.message_id, sp.message_id + sp.count)), CONSUMED_RGMIDS_SHOWN))
         if copies:
             if t is not None:
-                add = st.add
-                with _bulk_for(taken):
-                    for sp in copies:
-                        for j in range(sp.count):
-                            add(TxnOp(txn_id=t.id, op="consume", count=1, size=sp.size, message_id=sp.message_id + j,
-                                      msg_id=sp.msg_id + j, queue_name=q.name))
-                        sp.txn_id = t.id
+                for sp in copies:  # one operation per run of copies locked
+                    st.add(TxnOp(txn_id=t.id, op="consume", count=sp.count, size=sp.size, message_id=sp.message_id,
+                                 msg_id=sp.msg_id, queue_name=q.name))
+                    sp.txn_id = t.id
             else:
                 self.consume_selected(v, r, c.name, copies, None)
         return ConsumeResult(client=c.name, router=r.name, vpn=v.name, queue=q.name, requested=count,
@@ -612,10 +609,11 @@ class MessagingService(Service):
                 for m in st.messages_in(a, b):
                     m.note = "queue deleted"
             # a transaction that locked a copy no longer names its queue (the copy is gone)
-            locked = {sp.msg_id + j for sp in copies if sp.txn_id is not None for j in range(sp.count)}
+            locked = merge((sp.msg_id, sp.msg_id + sp.count) for sp in copies if sp.txn_id is not None)
             if locked:
                 for op in st.txn_ops.values():
-                    if op.op == "consume" and op.msg_id in locked:
+                    if op.op == "consume" and op.msg_id is not None and any(
+                            a < op.msg_id + op.count and op.msg_id < b for a, b in locked):
                         op.queue_name = None
             st.remove_run(copies)
             n += sum(sp.count for sp in copies)

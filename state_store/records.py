@@ -304,7 +304,8 @@ class Txn:
 
 @dataclass(slots=True, eq=False)
 class TxnOp:
-    """A message published (pending: topic/count/size) or consumed (a spooled copy) in a txn."""
+    """Messages published (pending: topic/count/size) or consumed (a run of ``count`` spooled
+    copies locked: message ids and router-local message ids consecutive from its own) in a txn."""
 
     txn_id: int
     op: str  # publish|consume

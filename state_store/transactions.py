@@ -205,7 +205,7 @@ class TransactionsService(Service):
                 q = self.lk.find_queue(v, name)
                 qid = queue_ids[name] = q.id if q is not None else 0
             if qid:
-                wanted.setdefault(qid, []).append((mid, mid + 1))
+                wanted.setdefault(qid, []).append((mid, mid + o.count))
         chosen: dict[int, Spooled] = {}
         for qid, ranges in wanted.items():
             runs = self.st.spooled_by_queue.get(qid)
@@ -495,7 +495,7 @@ class TransactionsService(Service):
                 continue
             ops = self._ops(t)
             n_pub = sum(o.count for o in ops if o.op == "publish")
-            n_con = sum(1 for o in ops if o.op == "consume")
+            n_con = sum(o.count for o in ops if o.op == "consume")
             pub: list[TxnMessage] = []
             con: list[TxnMessage] = []
             if detail:
@@ -503,11 +503,13 @@ class TransactionsService(Service):
                     if o.op == "publish":
                         pub.extend(TxnMessage(None, None, o.topic, None, None)
                                    for _ in range(min(o.count, 1000 - len(pub))))
-                    elif len(con) < 1000:
-                        m = self.st.find_message(o.message_id) if o.message_id is not None else None
-                        con.append(TxnMessage(o.msg_id, m.rgmid + o.message_id - m.id
-                                              if m is not None and o.message_id is not None else None, None, "queue",
-                                              o.queue_name))
+                    else:
+                        for j in range(min(o.count, 1000 - len(con))):  # a run of consumed copies
+                            mid = o.message_id + j if o.message_id is not None else None
+                            m = self.st.find_message(mid) if mid is not None else None
+                            con.append(TxnMessage(o.msg_id + j if o.msg_id is not None else None,
+                                                  m.rgmid + mid - m.id if m is not None and mid is not None else None,
+                                                  None, "queue", o.queue_name))
             out.append(TransactionInfo(
                 router=r.name, xid=t.xid, vpn=v.name, kind=t.kind, state=t.state,
                 replicated=t.replicated, heuristic=t.heuristic,
