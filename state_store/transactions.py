@@ -59,7 +59,7 @@ import json
 import re
 from collections.abc import Collection
 from contextlib import nullcontext
-from typing import cast
+from typing import Any, cast
 
 from .errors import EngineError
 from .records import Client, Queue, Router, Spooled, Txn, TxnOp, Vpn
@@ -219,18 +219,24 @@ class TransactionsService(Service):
                             chosen[piece.id] = piece
         return [chosen[i] for i in sorted(chosen)]
 
-    def _published_ids(self, v: Vpn, first_id: int, first_rgmid: int | None, last_rgmid: int | None) -> list[int]:
+    def _published_ids(self, v: Vpn, first_id: int, first_rgmid: int | None,
+                       last_rgmid: int | None) -> list[list[int]]:
         """Ledger ids of the messages one publish added (ids from ``first_id`` on, in its group
-        and rgmid range), in rgmid order."""
+        and rgmid range), in rgmid order, as [first, end) ranges."""
         if first_rgmid is None or last_rgmid is None:
             return []
-        out: list[int] = []
+        out: list[list[int]] = []
         for a, b, m in self.st.ledger_spans(first_id, self.st.next_id("messages")):
             if m.group_id != v.group_id:
                 continue
             lo = max(a, m.id + first_rgmid - m.rgmid)
             hi = min(b, m.id + last_rgmid - m.rgmid + 1)
-            out.extend(range(lo, hi))
+            if lo >= hi:
+                continue
+            if out and out[-1][1] == lo:
+                out[-1][1] = hi
+            else:
+                out.append([lo, hi])
         return out
 
     def _commit_txn(self, t: Txn, heuristic: str | None = None) -> None:
@@ -247,7 +253,7 @@ class TransactionsService(Service):
             self._respool(v, r, json.loads(shared))
             del self.st.meta[shared_key]  # both sites have committed the branch
         else:
-            ids: list[list[int]] = []
+            ids: list[list[list[int]]] = []  # per publish operation, its message ids as ranges
             for o in [o for o in self._ops(t) if o.op == "publish"]:
                 first_id = self.st.next_id("messages")
                 res = self.sv.messaging.publish_now(v, r, t.client_name, o.topic or "", o.count, o.size)
@@ -293,23 +299,26 @@ class TransactionsService(Service):
                     "after_failback": (not t.mirror) and active and any(e["router"] != r.name for e in log)})
         self.st.meta[key] = json.dumps(log)
 
-    def _respool(self, v: Vpn, r: Router, ids: list[list[int]]) -> None:
+    def _respool(self, v: Vpn, r: Router, ids: list[list[Any]]) -> None:
         """Spool on ``r`` the messages the mate's commit of the same branch published (no new
         ledger rows, nothing queued for the mate: it has them); they count as replicated, so
-        consuming them here propagates acks that remove the mate's copies."""
+        consuming them here propagates acks that remove the mate's copies. ``ids``: per publish
+        operation, its message ids as [first, end) ranges (or, as labs before runs kept them,
+        one by one)."""
         st = self.st
         now = self.lk.now_ms()
         queues_of_topic: dict[str, list[Queue]] = {}
         added: dict[int, list[int]] = {}  # queue id -> [count, bytes]
         # the ids as runs of consecutive ids within one ledger run (one topic and size)
         spans: list[tuple[int, int]] = []
-        for mid in (m for op in ids for m in op):
-            if spans and spans[-1][1] == mid:
-                spans[-1] = (spans[-1][0], mid + 1)
+        for item in (x for op in ids for x in op):
+            lo, hi = (item, item + 1) if isinstance(item, int) else (int(item[0]), int(item[1]))
+            if spans and spans[-1][1] == lo:
+                spans[-1] = (spans[-1][0], hi)
             else:
-                spans.append((mid, mid + 1))
+                spans.append((lo, hi))
         # the collector pauses only for a big run: re-enabling it makes the next allocation pay
-        with bulk() if sum(len(op) for op in ids) >= BULK_RUN else nullcontext():
+        with bulk() if sum(hi - lo for lo, hi in spans) >= BULK_RUN else nullcontext():
             for lo, hi in spans:
                 for msg in st.messages_in(lo, hi):
                     msg.replicated = 1

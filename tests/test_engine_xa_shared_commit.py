@@ -3,6 +3,8 @@ site and committed by the transaction manager on the new active site is ONE set 
 
 from __future__ import annotations
 
+import json
+
 from state_store.store import LabStore
 
 NY, NJ, VPN, XID = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN", "0021ABC4-00-01"
@@ -52,3 +54,28 @@ def test_a_new_branch_reusing_the_xid_publishes_new_messages():
         assert e.queue_detail(NJ, VPN, "orders").messages_spooled == 3
         assert e.audit().totals.published == 5
     lab.close()
+
+
+def test_a_shared_commit_recorded_one_id_at_a_time_still_respools():
+    """Labs written before runs keep the shared commit's message ids one by one; the mate's commit
+    spools the same messages from either form."""
+    results = []
+    for old_form in (False, True):
+        lab = LabStore.in_memory()
+        with lab.transaction() as e:
+            _prepared_then_switched(e)
+            e.heuristic_commit(NY, VPN, XID)
+        key = next(k for k in lab.state.meta if k.startswith("xa-commit:"))
+        if old_form:
+            ranges = json.loads(lab.state.meta[key])
+            lab.state.meta[key] = json.dumps([[i for lo, hi in op for i in range(lo, hi)] for op in ranges])
+        with lab.transaction() as e:
+            e.set_replication_role(NJ, VPN, "active")
+            e.advance(1000)
+            e.tx_xa_commit("trader", XID)
+            listed = e.queue_messages(NJ, VPN, "orders")
+            assert e.consume("settlement", "orders", 10).consumed == 2
+            e.advance(1000)
+            results.append((listed, e.audit()))
+        lab.close()
+    assert results[0] == results[1]
