@@ -1,9 +1,11 @@
 """Publishing, consuming, queues and the message spool.
 
-Why bulk loops: ``publish(client, topic, count=1_000_000)`` and the consumption or deletion of a
-million copies must stay cheap. A publish builds its ledger records, the copies for each matching
-queue and the replication entries in one tight loop each (no per-message lookups), and adjusts the
-counters on the queues by the totals, so shows read counters and never count records.
+Why runs: ``publish(client, topic, count=1_000_000)`` and the consumption or deletion of a million
+copies must cost what one message costs. A publish files one ledger run per stretch of messages that
+share every field, one run of copies per matching queue and one run on the replication stream
+(``state_store.runs``); a consumption records one delivery run and one ack run per run of copies it
+takes, cutting a run only where an operation stops inside it. Counters on the queues move by the
+totals, so shows read counters and never count records.
 
 Rules:
 - every accepted message gets the next replication-group message ID of its VPN's group (also on
