@@ -33,8 +33,8 @@ from .passwords import HashedSecret
 from .state import KINDS, BrokerState, CallRecord, bulk
 
 FORMAT = "solace-shell lab state"
-# 1: one record per message, copy and stream entry; 2: runs (messages, spooled copies and stream
-# entries carry a trailing ``count``). Version 1 documents are read with count 1 everywhere.
+# 1: one record per message, copy, stream entry and delivery; 2: runs (messages, spooled copies, stream
+# entries and deliveries end with a ``count`` field). Version 1 documents are read with count 1.
 VERSION = 2
 READABLE_VERSIONS = (1, 2)
 
