@@ -183,7 +183,7 @@ class AuditService(Service):
             places = {(vpn_router[queue_vpn[c.queue_id]], queues[c.queue_id].name)
                       for runs in st.spooled_by_queue.values() for c in runs.holding(mid)}
             places.update((vpn_router[v_id], REPL_QUEUE) for v_id, stream in st.repl_by_vpn.items()
-                          if any(e.kind == "msg" for e in stream.holding(mid)))
+                          if stream.holding(mid, "msg"))
             if nd > 1:
                 outcome = "duplicated"
             elif not places:

@@ -290,14 +290,14 @@ class MessagingService(Service):
         held: list[ReplEntry] = []
         stream = self.st.repl_by_vpn.get(v.id)
         need = keep
-        for e in list(reversed(stream)) if stream is not None else []:
+        for e in reversed(stream) if stream is not None else ():
             if e.kind == "ack":
-                if e.count > need:  # only the run's last ``need`` acks wait
-                    e = cast("ReplEntry", self.st.split(e, e.count - need))
                 held.append(e)
                 need -= e.count
-                if need == 0:
+                if need <= 0:
                     break
+        if need < 0:  # of the earliest run taken, only its last acks wait
+            held[-1] = cast("ReplEntry", self.st.split(held[-1], -need))
         held.reverse()
         self.st.remove_run(held)
         self.st.meta[self._pending_key(v)] = json.dumps(
@@ -399,8 +399,8 @@ class MessagingService(Service):
         covered: list[tuple[int, int]] = []
         sized: list[tuple[int, int, int]] = []
         for a, b in consumed:
-            for e in stream.overlapping(a, b):
-                if e.kind != "msg" or e.message_id is None:
+            for e in stream.overlapping(a, b, "msg"):
+                if e.message_id is None:
                     continue
                 piece = [(max(a, e.message_id), min(b, e.message_id + e.count))]
                 for x, y in subtract(piece, covered) if covered else piece:

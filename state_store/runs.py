@@ -78,15 +78,19 @@ class Runs(Generic[R]):
 
     def pop_many(self, starts: Iterable[int]) -> None:
         """Drop the runs at these starts (absent ones are ignored), in one pass when they are many."""
-        gone = [s for s in starts if self.by_start.pop(s, None) is not None]
+        gone = sorted(s for s in starts if self.by_start.pop(s, None) is not None)
         if not gone:
             return
-        if len(gone) <= 8:
+        mine = self.starts
+        at = bisect_left(mine, gone[0])
+        if mine[at:at + len(gone)] == gone:  # one stretch (a drained head, acks held back at the tail)
+            del mine[at:at + len(gone)]
+        elif len(gone) <= 8:
             for s in gone:
-                del self.starts[bisect_left(self.starts, s)]
+                del mine[bisect_left(mine, s)]
         else:
             by_start = self.by_start
-            self.starts = [s for s in self.starts if s in by_start]
+            self.starts = [s for s in mine if s in by_start]
         self._removed(len(gone))
 
     def find(self, key: int) -> R | None:
@@ -130,81 +134,140 @@ class Runs(Generic[R]):
         return sum(r.count for r in self.by_start.values())
 
 
+class _Index(Generic[M]):
+    """The message-id intervals of some runs, sorted by start, with the running maximum of their
+    ends: a stabbing query walks back from the last start below ``hi`` while that maximum passes
+    ``lo``. A run filed with a start not below the last one is appended; others wait in ``extra``,
+    searched one by one."""
+
+    __slots__ = ("mstarts", "ends", "peak", "keys", "runs", "extra")
+
+    def __init__(self) -> None:
+        self.mstarts: list[int] = []
+        self.ends: list[int] = []
+        self.peak: list[int] = []
+        self.keys: list[int] = []
+        self.runs: list[M] = []
+        self.extra: list[tuple[int, M]] = []
+
+    def put(self, key: int, rec: M, first: int, by_start: dict[int, M]) -> int:
+        """File ``rec``; returns how many runs taken out were dropped from the end first (runs
+        held back at a stream's tail and filed again come back in order)."""
+        end = first + rec.count
+        mstarts, keys, runs = self.mstarts, self.keys, self.runs
+        dropped = 0
+        while runs and by_start.get(keys[-1]) is not runs[-1]:
+            for column in (mstarts, self.ends, self.peak, keys, runs):
+                column.pop()
+            dropped += 1
+        if not mstarts or first >= mstarts[-1]:
+            mstarts.append(first)
+            self.ends.append(end)
+            self.peak.append(end if not self.peak or end > self.peak[-1] else self.peak[-1])
+            self.keys.append(key)
+            self.runs.append(rec)
+        else:
+            self.extra.append((key, rec))
+        return dropped
+
+    def query(self, lo: int, hi: int, by_start: dict[int, M], found: list[tuple[int, M]]) -> None:
+        ends, peak, keys, runs = self.ends, self.peak, self.keys, self.runs
+        j = bisect_left(self.mstarts, hi) - 1
+        while j >= 0 and peak[j] > lo:
+            if ends[j] > lo and by_start.get(keys[j]) is runs[j]:
+                found.append((keys[j], runs[j]))
+            j -= 1
+        for key, r in self.extra:
+            first = r.message_id
+            if first is not None and first < hi and first + r.count > lo and by_start.get(key) is r:
+                found.append((key, r))
+
+
 class MessageRuns(Runs[M]):
     """Runs that name messages (spooled copies, stream entries), with lookup by message id.
 
-    The index: the runs' message-id intervals sorted by start, with the running maximum of their
-    ends (a stabbing query walks back from the last start below ``hi`` while that maximum passes
-    ``lo``), built on first use. Runs filed later wait in a short list searched one by one until
-    it grows past a fraction of the index (then it is rebuilt); runs taken out are skipped when
-    met (checked against ``by_start``); a split rebuilds it. So a queue consumed from its head
-    and published to at its tail, or a stream receiving acks of older messages, never rebuilds
-    its index per command."""
+    The index (``_Index`` per part, ``part`` telling which a run belongs to: one for a queue's
+    copies, one per entry kind for a stream) is built on first use, then kept: a run filed later
+    is appended to it (or, filed out of message-id order, waits in a short list until that grows
+    past a fraction of the index), runs taken out are skipped when met (checked against
+    ``by_start``) until they are many; a split rebuilds it. So a queue consumed from its head and
+    published to at its tail, or a stream receiving acks, never rebuilds it per command."""
 
-    __slots__ = ("_index", "_extra", "_dead")
+    __slots__ = ("_index", "_size", "_extra", "_dead")
 
     def __init__(self) -> None:
         super().__init__()
-        # (message-id starts, ends, running maximum of the ends, run keys, runs), by message-id start
-        self._index: tuple[list[int], list[int], list[int], list[int], list[M]] | None = None
-        self._extra: list[tuple[int, M]] = []  # (key, run) filed since the index was built
-        self._dead = 0  # runs of the index taken out since it was built
+        self._index: dict[str, _Index[M]] | None = None
+        self._size = self._extra = self._dead = 0  # entries, out-of-order ones, removed ones
+
+    def part(self, rec: M) -> str:
+        """Which index a run belongs to (one for all by default)."""
+        return ""
 
     def _added(self, start: int, rec: M) -> None:
-        if self._index is not None:
-            self._extra.append((start, rec))
-            if len(self._extra) > 32 + len(self._index[0]) // 4:
+        index = self._index
+        first = rec.message_id
+        if index is None or first is None:
+            return
+        part = self.part(rec)
+        idx = index.get(part)
+        if idx is None:
+            idx = index[part] = _Index()
+        before = len(idx.extra)
+        dropped = idx.put(start, rec, first, self.by_start)
+        self._size += 1 - dropped
+        self._dead = max(0, self._dead - dropped)
+        if len(idx.extra) > before:
+            self._extra += 1
+            if self._extra > 32 + self._size // 8:
                 self.invalidate()
 
     def _removed(self, n: int) -> None:
         if self._index is not None:
             self._dead += n
-            if self._dead > 32 + len(self._index[0]) // 2:
+            if self._dead > 32 + self._size // 2:
                 self.invalidate()
 
     def invalidate(self) -> None:
         self._index = None
-        self._extra = []
-        self._dead = 0
+        self._size = self._extra = self._dead = 0
 
-    def _built(self) -> tuple[list[int], list[int], list[int], list[int], list[M]]:
+    def _built(self) -> dict[str, _Index[M]]:
         index = self._index
         if index is None:
             by_start = self.by_start
-            items = sorted((r.message_id, r.message_id + r.count, s, r)
-                           for s in self.starts if (r := by_start[s]).message_id is not None)
-            ends = [t[1] for t in items]
-            peak: list[int] = []
-            top = -1
-            for e in ends:
-                top = e if e > top else top
-                peak.append(top)
-            index = self._index = ([t[0] for t in items], ends, peak, [t[2] for t in items], [t[3] for t in items])
+            items = sorted((first, s, r) for s in self.starts if (first := (r := by_start[s]).message_id) is not None)
+            index = {}
+            for first, s, r in items:
+                part = self.part(r)
+                idx = index.get(part)
+                if idx is None:
+                    idx = index[part] = _Index()
+                idx.put(s, r, first, by_start)
+            self._index = index
+            self._size = len(items)
         return index
 
-    def overlapping(self, lo: int, hi: int) -> list[M]:
-        """The runs holding at least one message id in [lo, hi), in key order."""
+    def overlapping(self, lo: int, hi: int, part: str | None = None) -> list[M]:
+        """The runs holding at least one message id in [lo, hi) (of one part, or all), in key order."""
         if hi <= lo or not self.starts:
             return []
-        mstarts, ends, peak, keys, runs = self._built()
-        by_start = self.by_start
-        j = bisect_left(mstarts, hi) - 1
+        index = self._built()
         found: list[tuple[int, M]] = []
-        while j >= 0 and peak[j] > lo:
-            if ends[j] > lo and by_start.get(keys[j]) is runs[j]:
-                found.append((keys[j], runs[j]))
-            j -= 1
-        for key, r in self._extra:
-            first = r.message_id
-            if first is not None and first < hi and first + r.count > lo and by_start.get(key) is r:
-                found.append((key, r))
+        if part is None:
+            for idx in index.values():
+                idx.query(lo, hi, self.by_start, found)
+        else:
+            one = index.get(part)
+            if one is not None:
+                one.query(lo, hi, self.by_start, found)
         if len(found) > 1:
             found.sort(key=lambda t: t[0])
         return [r for _, r in found]
 
-    def holding(self, message_id: int) -> list[M]:
+    def holding(self, message_id: int, part: str | None = None) -> list[M]:
         """The runs that hold message ``message_id``, in key order."""
-        return self.overlapping(message_id, message_id + 1)
+        return self.overlapping(message_id, message_id + 1, part)
 
 
 def merge(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:

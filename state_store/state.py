@@ -68,6 +68,17 @@ KINDS: dict[type, str] = {
 }
 
 
+class StreamRuns(MessageRuns[ReplEntry]):
+    """A replication stream in seq order; its 'msg' and 'ack' entries are indexed by message id
+    apart (``overlapping(lo, hi, "msg")``): the audit and pruning ask for message entries of a
+    stream that may hold many acks."""
+
+    __slots__ = ()
+
+    def part(self, rec: ReplEntry) -> str:
+        return rec.kind
+
+
 @dataclass
 class CallRecord:
     """One top-level mutating Engine call made by the current command (see ``state_store.journal``)."""
@@ -143,7 +154,7 @@ class BrokerState:
         self.client_by_name: dict[str, Client] = {}
         self.user_by_name: dict[str, User] = {}
         self.spooled_by_queue: dict[int, MessageRuns[Spooled]] = {}  # in copy-id order
-        self.repl_by_vpn: dict[int, MessageRuns[ReplEntry]] = {}  # each stream in seq order
+        self.repl_by_vpn: dict[int, StreamRuns] = {}  # each stream in seq order
         # commit key -> message-id ranges its deliveries cover (a retried commit delivers once)
         self.delivered_by_txn: dict[str, list[tuple[int, int]]] = {}
         self.ops_by_txn: dict[int, dict[int, TxnOp]] = {}
@@ -173,7 +184,7 @@ class BrokerState:
             self.repl_entries[rec.seq] = rec
             stream = self.repl_by_vpn.get(rec.vpn_id)
             if stream is None:
-                stream = self.repl_by_vpn[rec.vpn_id] = MessageRuns()
+                stream = self.repl_by_vpn[rec.vpn_id] = StreamRuns()
             stream.add(rec.seq, rec)
             return rec
         if isinstance(rec, Message):
@@ -245,7 +256,7 @@ class BrokerState:
         vid = first.vpn_id
         stream = self.repl_by_vpn.get(vid)
         if stream is None:
-            stream = self.repl_by_vpn[vid] = MessageRuns()
+            stream = self.repl_by_vpn[vid] = StreamRuns()
         seq = nxt
         add = stream.add
         for e in cast("Sequence[ReplEntry]", recs):
