@@ -69,12 +69,12 @@ MAX_WAIT_S = 10.0  # all attempts of one command together
 EXCLUSIVE_AFTER = 1  # lost races after which a command runs holding the write lock
 SNAPSHOT_EVERY = 200  # calls rows after a snapshot before the next one is written
 PART_SIZE = 4_000_000  # characters of snapshot text written (or dropped) per write transaction
-IMAGE_COST_FACTOR = 16  # refresh the image once replaying the calls since costs this many images
+IMAGE_COST_FACTOR = 4  # refresh the image once replaying the calls since costs this many images
 MIN_IMAGE_S = 2e-5  # the least an image is taken to cost (a tiny lab's measure is mostly noise)
 BULK_RECORDS = 10_000  # images of more records pause the collector (state.bulk); smaller ones gain nothing
 RECORD_IMAGE_S = 3e-6  # first guess of the time to image one record (then measured)
 _PICKLE = pickle.HIGHEST_PROTOCOL
-_templates: dict[tuple[str, int], _Image] = {}
+_templates: dict[tuple[int, int, int, int], _Image] = {}
 _templates_lock = threading.Lock()
 
 
@@ -163,8 +163,11 @@ def _build(doc: LocatedDict, scenario: Path) -> BrokerState:
 
 
 def _template(scenario: Path) -> _Image:
-    """The image of a fresh lab of ``scenario``, built once per process (per file version)."""
-    key = (str(scenario.resolve()), scenario.stat().st_mtime_ns)
+    """The image of a fresh lab of ``scenario``, built once per process (per file version: the
+    file's device, inode, size and modification time, from one stat; a fresh lab needs no path
+    resolution)."""
+    info = scenario.stat()
+    key = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
     with _templates_lock:
         image = _templates.get(key)
         if image is None:

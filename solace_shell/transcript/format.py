@@ -313,7 +313,7 @@ def _step(prompt: PromptLine, line: int, block: list[str], end: int, strict: boo
                if not raw.startswith(COMMENT_PREFIX)]
     if not strict:
         entries = _strip_blank_edges(entries)
-    expected, numbers = zip(*entries) if entries else ((), ())
+    expected, numbers = zip(*entries, strict=True) if entries else ((), ())
     return Step(line=line, host=prompt.host, prompt=prompt.prompt, command=prompt.command,
                 expected=expected, expected_lines=numbers, start=line, end=end)
 
