@@ -25,12 +25,15 @@ LAB_TARGET = "lab"
 SETTING_ALIASES = {"version": "software_version"}
 _PARSERS: dict[int, Parser] = {}
 _CHECKED = False   # the registries are checked once per process
+_GRAMMAR: Grammar | None = None  # the grammar they were checked with (a fresh lab per transcript asks again)
 
 
 def shell_grammar() -> Grammar:
     """The grammar, checked against the handlers and completion sources that exist, plus the shell's
     other registries (solace_shell.registries); every problem is reported at once."""
-    global _CHECKED
+    global _CHECKED, _GRAMMAR
+    if _CHECKED and _GRAMMAR is not None:
+        return _GRAMMAR
     problems: list[str] = []
     grammar: Grammar | None = None
     try:
@@ -42,6 +45,7 @@ def shell_grammar() -> Grammar:
     if problems or grammar is None:
         raise RegistryError(problems)
     _CHECKED = True
+    _GRAMMAR = grammar
     return grammar
 
 

@@ -13,6 +13,7 @@ import re
 from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 HEADER_PREFIX = "#:"
 COMMENT_PREFIX = "#|"
@@ -124,8 +125,13 @@ def clean(raw: str) -> str:
     return raw.rstrip("\n").rstrip("\r").rstrip(" \t\r")
 
 
+@lru_cache(maxsize=4096)
 def match_prompt(line: str) -> PromptLine | None:
-    """Parse a cleaned line as `<prompt>[ <command>]`, ignoring whether the host exists."""
+    """Parse a cleaned line as `<prompt>[ <command>]`, ignoring whether the host exists.
+
+    Cached (bounded): transcripts repeat their input lines (`lab> advance 1m`, `NY_Appliance1#
+    configure`), and a replay matches each input line twice (when the file is checked, then when
+    its step is made)."""
     m = PROMPT_RE.fullmatch(line) or PERSONALITY_RE.fullmatch(line)
     if m is None:
         return None
