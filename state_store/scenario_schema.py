@@ -15,8 +15,6 @@ to 30,000,000 bytes, `advance_ms` up to one year.
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -445,18 +443,11 @@ def _hash_secrets(doc: LocatedDict) -> None:
     """CLI users' clear passwords become hashes with their own random salt, so the lab never stores
     them. (Configuration secrets such as the bridge password are hashed by the builder with a salt
     derived from their object, so `show current-config` prints them the same in every fresh lab.)"""
-    given = [(entry, entry.pop("password")) for entry in _dicts(doc.get("users")) if "password" in entry]
-    clear = [(entry, value) for entry, value in given if value is not None]
-    if not clear:
-        return
-    # scrypt is slow on purpose (tens of ms each) and releases the GIL: the users of a scenario are
-    # hashed at once, on every core, which is most of the start-up of `solace-shell replay`.
-    with ThreadPoolExecutor(max_workers=max(1, min(len(clear), os.cpu_count() or 1))) as pool:
-        hashes = list(pool.map(lambda value: value if is_hashed(value) else hash_password(value),
-                               [value for _, value in clear]))
-    for (entry, _), hashed in zip(clear, hashes, strict=True):
-        entry["password_hash"] = hashed
-        entry.key_lines["password_hash"] = entry.key_lines.get("password", entry.line)
+    for entry in _dicts(doc.get("users")):
+        clear = entry.pop("password", None)
+        if clear is not None:
+            entry["password_hash"] = clear if is_hashed(clear) else hash_password(clear)
+            entry.key_lines["password_hash"] = entry.key_lines.get("password", entry.line)
 
 
 _CACHE: dict[tuple[str, int, int], LocatedDict] = {}
