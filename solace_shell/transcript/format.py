@@ -224,7 +224,7 @@ def parse_header(text: str, name: str) -> Header:
     values: dict[str, str] = {}
     lines: dict[str, int] = {}
     problems: list[Problem] = []
-    for lineno, raw in enumerate(split_raw(text), start=1):
+    for lineno, raw in enumerate(iter_lines(text), start=1):
         line = clean(raw)
         if line.startswith(HEADER_PREFIX):
             _parse_header_line(line, lineno, values, lines, problems)
@@ -342,7 +342,7 @@ def scan_transcript(text: str, name: str, *, hosts: Iterable[str] | None = None)
     problems: list[Problem] = []
     values: dict[str, str] = {}
     header_lines: dict[str, int] = {}
-    inputs: array[int] = array("l")
+    inputs: array[int] = array("I")
     lineno = 0
 
     for raw in iter_lines(text):
