@@ -154,6 +154,9 @@ def _paced_collector() -> Iterator[None]:
     lab's engine is a reference cycle, so its state is freed by the collector), so memory stays
     bounded; only the thresholds change, never whether the collector runs."""
     before = gc.get_threshold()
+    if before[0] == 0:  # automatic collection is off (threshold 0): leave it so
+        yield
+        return
     gc.set_threshold(max(before[0], _PACE[0]), max(before[1], _PACE[1]), *before[2:])
     try:
         yield
