@@ -125,17 +125,28 @@ def clean(raw: str) -> str:
     return raw.rstrip("\n").rstrip("\r").rstrip(" \t\r")
 
 
-@lru_cache(maxsize=4096)
+_CACHED_PROMPT_LINE = 200  # longer lines are matched afresh: the cache holds short lines only
+
+
 def match_prompt(line: str) -> PromptLine | None:
     """Parse a cleaned line as `<prompt>[ <command>]`, ignoring whether the host exists.
 
-    Cached (bounded): transcripts repeat their input lines (`lab> advance 1m`, `NY_Appliance1#
-    configure`), and a replay matches each input line twice (when the file is checked, then when
-    its step is made)."""
+    Short lines are answered from a bounded cache: transcripts repeat their input lines (`lab>
+    advance 1m`, `NY_Appliance1# configure`), and a replay matches each input line twice (when the
+    file is checked, then when its step is made)."""
+    if len(line) > _CACHED_PROMPT_LINE:
+        return _match_prompt(line)
+    return _match_prompt_cached(line)
+
+
+def _match_prompt(line: str) -> PromptLine | None:
     m = PROMPT_RE.fullmatch(line) or PERSONALITY_RE.fullmatch(line)
     if m is None:
         return None
     return PromptLine(m["prompt"], m["host"], m["command"] or "")
+
+
+_match_prompt_cached = lru_cache(maxsize=4096)(_match_prompt)
 
 
 def is_reserved(line: str) -> bool:
