@@ -99,3 +99,17 @@ def test_replay_text_equals_the_kept_run_and_restores_the_collector() -> None:
     kept = run_text(text, "t.cli.txt").result
     assert [dataclasses.replace(c, duration_ms=0.0) for c in result.commands] == \
         [dataclasses.replace(c, duration_ms=0.0) for c in kept.commands]
+
+
+def test_a_switched_off_collector_stays_off() -> None:
+    import gc
+
+    before = gc.get_threshold()
+    gc.set_threshold(0)
+    try:
+        seen: list[int] = []
+        replay_text("NY_Appliance1> enable\n", "t.cli.txt", lab_factory=None)
+        seen.append(gc.get_threshold()[0])
+        assert seen == [0]
+    finally:
+        gc.set_threshold(*before)
