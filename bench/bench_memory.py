@@ -10,8 +10,9 @@ engine itself with the transcript Recorder, so it replays as pass. Each measurem
 child process, so nothing of the recording or of another measurement is in its memory:
 1. engine      `Lab.execute` line after line on a fresh lab (the recording run itself): the engine and
                the sessions, nothing kept per command by the caller;
-2. replay      `solace_shell.transcript.replay.run_text` over the recorded file, what `solace-shell
-               replay` does in-process (it keeps one result per command, to report them);
+2. replay      `solace_shell.transcript.replay.run_text` over the recorded file with each step handed
+               to a callback as it ran, what `solace-shell replay` does in-process (it prints a failure
+               or a JSON line at once and keeps nothing per command);
 3. e2e         the installed `solace-shell replay FILE`: wall time and the child's peak RSS (`os.wait4`).
 In 1 and 2 the resident set (VmRSS, not the peak) is read every `--every` commands, with the lab's
 record counts; growth per command = (last sample - first sample) / commands between them, the first
@@ -124,7 +125,7 @@ def child_record(path: Path, cycle: str, commands: int, every: int) -> dict[str,
 def child_replay(path: Path, every: int) -> dict[str, Any]:
     from solace_shell.lab import Lab
     from solace_shell.transcript.lab_api import OutcomeLike
-    from solace_shell.transcript.replay import run_text
+    from solace_shell.transcript.replay import StepRun, run_text
 
     sampler = _Sampler(every)
 
@@ -151,12 +152,17 @@ def child_replay(path: Path, every: int) -> dict[str, Any]:
     def factory(scenario: Path | None, settings: dict[str, str]) -> Watched:
         return Watched(Lab.fresh(scenario=scenario, settings=settings))
 
+    def report(step: StepRun) -> None:
+        """What `solace-shell replay` does with a step (text mode): a failure is printed, then
+        nothing of it is kept."""
+        if step.result.verdict != "pass":
+            print(f"FAIL {step.result.transcript}:{step.result.line}: {step.result.command}", file=sys.stderr)
+
     text = path.read_text(encoding="utf-8")
     sampler.started = time.perf_counter()
-    run = run_text(text, str(path), lab_factory=factory)
+    run = run_text(text, str(path), lab_factory=factory, on_step=report)
     seconds = time.perf_counter() - sampler.started
-    passed = sum(1 for c in run.result.commands if c.verdict == "pass")
-    return {"samples": sampler.samples, "commands": len(run.result.commands), "passed": passed,
+    return {"samples": sampler.samples, "commands": sum(run.counts.values()), "passed": run.counts["pass"],
             "error": run.result.error, "seconds": seconds}
 
 
@@ -224,7 +230,7 @@ def main() -> int:
         path = args.keep or Path(tmp) / f"long-{args.cycle}.cli.txt"
         print(f"recording {args.commands:,} commands ({args.cycle} cycle) into {path} ...", flush=True)
         engine = in_child("record", str(path), args.cycle, str(args.commands), str(args.every))
-        print(f"replaying {path} in-process (run_text) ...", flush=True)
+        print(f"replaying {path} in-process (run_text, steps streamed as solace-shell replay does) ...", flush=True)
         replay = in_child("replay", str(path), str(args.every))
         e2e = None
         if not args.skip_e2e:
@@ -254,7 +260,7 @@ def main() -> int:
               f"to {run['samples'][-1]['commands']:,}: {g['rss_bytes_per_command']:+.1f} bytes/command; "
               f"{g['records_per_command']:.3f} lab records/command{extra}")
     kept = result["growth"]["replay"]["rss_bytes_per_command"] - result["growth"]["engine"]["rss_bytes_per_command"]
-    print(f"replay - engine: {kept:+.1f} bytes/command (what the replay harness keeps per command: its results)")
+    print(f"replay - engine: {kept:+.1f} bytes/command (what the replay harness keeps per command)")
     if not_ok := engine.get("not_ok"):
         print(f"note: {not_ok} recorded commands answered an error (recorded as such; replay expects it)")
     ok = replay["passed"] == replay["commands"] == args.commands and not replay["error"]

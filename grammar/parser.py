@@ -91,6 +91,7 @@ class Parser:
         self.grammar = grammar
         self._graphs: dict[tuple[str, bool], _Graph] = {}
         self._parsed: dict[tuple[str, str], ParseOutcome | None] = {}
+        self._starts: dict[str, list[_Thread]] = {}
 
     # -- automaton construction -------------------------------------------------------------
     def _graph(self, mode: str, crossed: bool = False) -> _Graph:
@@ -153,16 +154,21 @@ class Parser:
         return out
 
     def _start(self, mode: str) -> list[_Thread]:
-        return self._closure([_Thread(mode, 0, (), (), ())])
+        """The threads before the first word: the same for every line of `mode`, so computed once
+        (a mode's start closure holds a thread per command; building it was most of a parse)."""
+        start = self._starts.get(mode)
+        if start is None:
+            start = self._starts[mode] = self._closure([_Thread(mode, 0, (), (), ())])
+        return list(start)
 
     def _advance(self, threads: list[_Thread], word: Word) -> list[_Thread] | ParseError:
         keyword_moves: list[tuple[_Thread, Keyword, int]] = []
         param_moves: list[tuple[_Thread, Param, int]] = []
+        text = word.text.lower()
         for th in threads:
             for token, target in self._graph(th.mode, bool(th.steps)).edges[th.state]:
                 if isinstance(token, Keyword):
-                    if token.word.startswith(word.text.lower()) and (
-                            not word.quoted or token.word == word.text.lower()):
+                    if token.word.startswith(text) and (not word.quoted or token.word == text):
                         keyword_moves.append((th, token, target))
                 else:
                     param_moves.append((th, token.param, target))
@@ -171,7 +177,7 @@ class Parser:
         if word.quoted and keyword_moves and any(
                 check_value(param.type, word.text) is None for _, param, _ in param_moves):
             keyword_moves = []
-        exact = [m for m in keyword_moves if m[1].word == word.text.lower()]
+        exact = [m for m in keyword_moves if m[1].word == text]
         if exact:
             keyword_moves = exact
         words = sorted({m[1].word for m in keyword_moves})

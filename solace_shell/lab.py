@@ -25,12 +25,15 @@ LAB_TARGET = "lab"
 SETTING_ALIASES = {"version": "software_version"}
 _PARSERS: dict[int, Parser] = {}
 _CHECKED = False   # the registries are checked once per process
+_GRAMMAR: Grammar | None = None  # the grammar they were checked with (a fresh lab per transcript asks again)
 
 
 def shell_grammar() -> Grammar:
     """The grammar, checked against the handlers and completion sources that exist, plus the shell's
     other registries (solace_shell.registries); every problem is reported at once."""
-    global _CHECKED
+    global _CHECKED, _GRAMMAR
+    if _CHECKED and _GRAMMAR is not None:
+        return _GRAMMAR
     problems: list[str] = []
     grammar: Grammar | None = None
     try:
@@ -42,6 +45,7 @@ def shell_grammar() -> Grammar:
     if problems or grammar is None:
         raise RegistryError(problems)
     _CHECKED = True
+    _GRAMMAR = grammar
     return grammar
 
 
@@ -116,7 +120,9 @@ class Lab:
     def _load_routers(self) -> list[str]:
         with self.store.transaction() as engine:
             self._ha_routers = engine.ha_router_names()
-            return [r.name for r in engine.routers()]
+            routers = [r.name for r in engine.routers()]
+        self._targets = (*routers, *([SWIFTMQ_TARGET] if self._ha_routers else []), LAB_TARGET)
+        return routers
 
     def reset(self, scenario: str | Path | None = None) -> None:
         """`lab> reset`: the store starts again from the scenario (default lab), then reload."""
@@ -135,11 +141,11 @@ class Lab:
 
     def targets(self) -> list[str]:
         """Routers, the SwiftMQ admin CLI when the lab has an HA router, and the lab console."""
-        return self.routers() + ([SWIFTMQ_TARGET] if self._ha_routers else []) + [LAB_TARGET]
+        return list(self._targets)
 
     def start_target(self) -> str:
         """Where a shell starts: the first router, else the SwiftMQ CLI, else the lab console."""
-        return self.targets()[0]
+        return self._targets[0]
 
     def swiftmq(self) -> SwiftMqCli:
         if self._swiftmq is None:
@@ -167,7 +173,7 @@ class Lab:
         return f"{SWIFTMQ_TARGET}:{prompt}" if target == SWIFTMQ_TARGET else prompt
 
     def execute(self, target: str, line: str) -> Outcome:
-        if target not in self.targets():
+        if target not in self._targets:
             from .messages import shell_error_text
             return Outcome(shell_error_text("unknown_target", target=target), False, "", "invalid")
         return self.target(target).execute(line)

@@ -11,7 +11,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from grammar import ParseError, Step
+from grammar import Access, ParseError, Step
 from grammar.masking import mask_secrets
 from grammar.parser import lex_error
 from grammar.prompts import prompt_text
@@ -73,6 +73,10 @@ class Session:
         # `! pragma:interpreter:ignore-already-exists`: a `create` of an existing object enters
         # its level silently, so a script can run twice (T16).
         self.ignore_already_exists = False
+        self._prompts: dict[str, str] = {}  # mode -> prompt text (the grammar and host never change)
+        # (access, vpn) -> allowed, for self._allowed_for (the user they were decided for)
+        self._allowed: dict[tuple[str, str, str | None], bool] = {}
+        self._allowed_for = user
 
     # -- state ----------------------------------------------------------------------------------
     @property
@@ -85,8 +89,12 @@ class Session:
 
     @property
     def prompt(self) -> str:
-        mode = self.lab.grammar.modes[self.mode]
-        return prompt_text(self.host, mode.prompt, mode.char)
+        current = self.stack[-1].mode
+        text = self._prompts.get(current)
+        if text is None:
+            mode = self.lab.grammar.modes[current]
+            text = self._prompts[current] = prompt_text(self.host, mode.prompt, mode.char)
+        return text
 
     def restart(self) -> None:
         """Log in again after `exit` at the top level."""
@@ -113,6 +121,8 @@ class Session:
             for step in parsed.steps:
                 results.extend(self._run_step(engine, step, stack))
             # Rendered inside the transaction: output that cannot be produced undoes the command.
+            if len(results) == 1:
+                return stack, results, self._render(results[0])
             return stack, results, "\n".join(t for t in (self._render(r) for r in results) if t)
 
         try:
@@ -131,9 +141,10 @@ class Session:
             return Outcome(shell_error_text("internal", detail=type(exc).__name__), False, node, "internal")
         if parsed.leaf.command.enters:
             self.stack = stack
-        if not any(isinstance(result, Refused) for result in results):
+        refused = any(isinstance(result, Refused) for result in results)
+        if not refused:
             text = frame(parsed.leaf.command, text)
-        return self._navigate(results, text, node)
+        return self._navigate(results, text, node, not refused)
 
     def _run_step(self, engine: Any, step: Step, stack: list[Frame]) -> list[Any]:
         command = step.command
@@ -143,7 +154,7 @@ class Session:
             args["no"] = True
         named = args.get("vpn-name") or args.get("vpn-pattern")
         vpn = str(named) if named else context.get("vpn")
-        if not allowed(self.user, command.access, vpn):
+        if not self._may(command.access, vpn):
             raise _Denied(shell_error_text(
                 "access_denied", command=command.syntax, required=str(command.access), user=self.user.name,
                 actual=f"{command.access.scope}/{effective_level(self.user, command.access, vpn)}",
@@ -166,6 +177,17 @@ class Session:
             carried = tuple((key, str(args[param])) for key, param in mode.carries if param in args)
             stack.append(Frame(mode.id, carried))
         return [] if result is None else [result]
+
+    def _may(self, access: Access, vpn: str | None) -> bool:
+        """`allowed` for this session's user, remembered per (access, vpn): a session checks the
+        same few pairs over and over."""
+        if self._allowed_for is not self.user:
+            self._allowed, self._allowed_for = {}, self.user
+        key = (access.scope, access.level, vpn)
+        verdict = self._allowed.get(key)
+        if verdict is None:
+            verdict = self._allowed[key] = allowed(self.user, access, vpn)
+        return verdict
 
     def _comment(self, line: str) -> Outcome:
         """`!` starts a comment line, in scripts and at the prompt alike; two comments are
@@ -202,10 +224,13 @@ class Session:
             return engine_error_text(EngineError(result.code, **result.params))
         return render(result)
 
-    def _navigate(self, results: list[Any], text: str, node: str) -> Outcome:
-        """Apply level changes after the commit; a refused command never reaches here."""
+    def _navigate(self, results: list[Any], text: str, node: str, ok: bool) -> Outcome:
+        """Apply level changes after the commit; a refused command never reaches here. `ok` is
+        False when a result is Refused: it was committed (its counts persist) but reports an error."""
         switch_to: str | None = None
         for result in results:
+            if not isinstance(result, _SESSION_ACTIONS):
+                continue
             if isinstance(result, ExitLevel):
                 if len(self.stack) > 1:
                     self.stack.pop()
@@ -222,9 +247,10 @@ class Session:
                 switch_to = result.target
             elif isinstance(result, ResetLab):
                 self.lab.reset(result.scenario)
-        # A Refused result was committed (its counts persist) but reports an error.
-        ok = not any(isinstance(result, Refused) for result in results)
         return Outcome(text, ok, node, None if ok else "engine", self.ended, switch_to)
+
+
+_SESSION_ACTIONS = (ExitLevel, EndToPrivileged, HomeToExec, SetPaging, SwitchTarget, ResetLab)
 
 
 def _context(stack: list[Frame]) -> dict[str, str]:

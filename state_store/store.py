@@ -69,11 +69,12 @@ MAX_WAIT_S = 10.0  # all attempts of one command together
 EXCLUSIVE_AFTER = 1  # lost races after which a command runs holding the write lock
 SNAPSHOT_EVERY = 200  # calls rows after a snapshot before the next one is written
 PART_SIZE = 4_000_000  # characters of snapshot text written (or dropped) per write transaction
-IMAGE_COST_FACTOR = 16  # refresh the image once replaying the calls since costs this many images
+IMAGE_COST_FACTOR = 4  # refresh the image once replaying the calls since costs this many images
+MIN_IMAGE_S = 2e-5  # the least an image is taken to cost (a tiny lab's measure is mostly noise)
 BULK_RECORDS = 10_000  # images of more records pause the collector (state.bulk); smaller ones gain nothing
 RECORD_IMAGE_S = 3e-6  # first guess of the time to image one record (then measured)
 _PICKLE = pickle.HIGHEST_PROTOCOL
-_templates: dict[tuple[str, int], _Image] = {}
+_templates: dict[tuple[int, int, int, int], _Image] = {}
 _templates_lock = threading.Lock()
 
 
@@ -111,17 +112,21 @@ _register_reducers()
 
 class _Image:
     """A state to go back to: pickled in memory (never written anywhere), or the JSON text of the
-    snapshot row it was read from (no cost to keep)."""
+    snapshot row it was read from (no cost to keep). ``seconds`` is what taking it cost (0 when
+    unknown): the measure of when replaying calls since it costs more than a new one."""
 
-    def __init__(self, data: bytes | str, records: int) -> None:
+    def __init__(self, data: bytes | str, records: int, seconds: float = 0.0) -> None:
         self.data = data
         self.records = records
+        self.seconds = seconds
 
     @classmethod
     def of(cls, st: BrokerState) -> _Image:
         records = _record_count(st)
+        started = time.perf_counter()
         with bulk() if records > BULK_RECORDS else nullcontext():
-            return cls(pickle.dumps(st, _PICKLE), records)
+            data = pickle.dumps(st, _PICKLE)
+        return cls(data, records, time.perf_counter() - started)
 
     def load(self) -> BrokerState:
         with bulk() if self.records > BULK_RECORDS else nullcontext():
@@ -158,8 +163,11 @@ def _build(doc: LocatedDict, scenario: Path) -> BrokerState:
 
 
 def _template(scenario: Path) -> _Image:
-    """The image of a fresh lab of ``scenario``, built once per process (per file version)."""
-    key = (str(scenario.resolve()), scenario.stat().st_mtime_ns)
+    """The image of a fresh lab of ``scenario``, built once per process (per file version: the
+    file's device, inode, size and modification time, from one stat; a fresh lab needs no path
+    resolution)."""
+    info = scenario.stat()
+    key = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
     with _templates_lock:
         image = _templates.get(key)
         if image is None:
@@ -443,6 +451,8 @@ class LabStore:
         self._since: list[CallRecord] = []
         self._since_s = 0.0  # time the commands since the image took (what replaying them costs)
         self._record_s = RECORD_IMAGE_S
+        self._refresh_after_s = 0.0  # since_s beyond which _remember looks at the lab's size again
+        self._measure(self._image)
         self._journal = journal
         self._seq = seq  # the last journal row applied
         self._rows_since_snapshot = 0
@@ -503,6 +513,16 @@ class LabStore:
         cannot be had or another shell wrote first, for at most ``max_wait_s`` in all; then
         ``LabBusy``. ``work`` must not have effects outside the engine before it returns (the shell
         applies mode changes only after this returns)."""
+        if self._journal is None:  # in memory: no lock, no other writer, nothing to retry
+            engine, core_before, started = self._begin()
+            try:
+                result = work(engine)
+            except BaseException:
+                self._abort(engine.state)
+                raise
+            self._end(engine.state, core_before, started)
+            self._committed()
+            return result
         max_wait_s = MAX_WAIT_S if max_wait_s is None else max_wait_s
         start = time.monotonic()
         pause = 0.002
@@ -538,7 +558,13 @@ class LabStore:
         held = self._journal.writing() if self._journal is not None and self._exclusive else nullcontext()
         try:
             with held:
-                yield from self._command()
+                engine, core_before, started = self._begin()
+                try:
+                    yield engine
+                except BaseException:
+                    self._abort(engine.state)
+                    raise
+                self._end(engine.state, core_before, started)
         except BaseException:
             if self._kept is not None:  # appended inside a held transaction that did not commit
                 self._seq, self._rows_since_snapshot = self._kept.seq, self._kept.rows_since_snapshot
@@ -546,12 +572,11 @@ class LabStore:
                 self._superseded = None
                 self._rollback()
             raise
-        kept, self._kept = self._kept, None
-        if kept is not None:  # committed: remember it for rollbacks, then the journal's upkeep
-            self._remember(kept.calls, kept.opaque, kept.spent_s)
-            self._housekeeping()
+        self._committed()
 
-    def _command(self) -> Iterator[Engine]:
+    def _begin(self) -> tuple[Engine, str, float]:
+        """A command starts: caught up, an empty work log; the Engine, the HA core's text (to tell
+        an opaque change) and the start time."""
         if self._closed:
             raise LabClosed()
         if self._journal is not None:
@@ -559,18 +584,29 @@ class LabStore:
         st = self.state
         st.work.clear()
         core_before = _core_text(st) if st.ha_core.groups else ""
-        started = time.perf_counter()
         engine = self._engine
         if engine is None or engine.state is not st:
             engine = self._engine = Engine(st)
-        try:
-            yield engine
-        except BaseException:
-            if st.work.changed:
-                self._rollback()
-            else:
-                st.work.clear()
-            raise
+        return engine, core_before, time.perf_counter()
+
+    def _abort(self, st: BrokerState) -> None:
+        """The command raised: the state as it was before it (nothing to undo when no mutating
+        call ran)."""
+        if st.work.changed:
+            self._rollback()
+        else:
+            st.work.clear()
+
+    def _committed(self) -> None:
+        """After the command's transaction: remember what it kept for rollbacks, then the journal's
+        upkeep."""
+        kept, self._kept = self._kept, None
+        if kept is not None:
+            self._remember(kept.calls, kept.opaque, kept.spent_s)
+            self._housekeeping()
+
+    def _end(self, st: BrokerState, core_before: str, started: float) -> None:
+        """The command returned: what it changed becomes ``_kept`` (and a journal row of a file lab)."""
         work = st.work
         if not work.changed:
             return
@@ -632,34 +668,52 @@ class LabStore:
     # ------------------------------------------------------------------ in memory
     def _set_state(self, st: BrokerState, image: _Image | None = None) -> None:
         self.state = st
-        if image is None:
-            started = time.perf_counter()
-            image = _Image.of(st)
-            self._record_s = (time.perf_counter() - started) / max(image.records, 1)
-        self._image = image
+        self._image = image if image is not None else _Image.of(st)
         self._since = []
         self._since_s = 0.0
+        self._measure(self._image)
+
+    def _measure(self, image: _Image) -> None:
+        """The cost of an image per record, when ``image`` measured it; and the time of commands
+        since it after which ``_remember`` looks again."""
+        if image.seconds > 0:
+            self._record_s = image.seconds / max(image.records, 1)
+        self._refresh_after_s = self._image_limit_s(image.records)
+
+    def _image_limit_s(self, records: int) -> float:
+        return IMAGE_COST_FACTOR * max(records * self._record_s, MIN_IMAGE_S)
 
     def _remember(self, calls: list[CallRecord], opaque: bool, spent_s: float) -> None:
         """What a kept command did, for a later rollback: a new image after an opaque command, or
         once replaying the calls since the image would cost more than ``IMAGE_COST_FACTOR`` new
         images (estimated from the number of records: after one command that published a million
-        messages, replaying it is cheaper than imaging its result)."""
+        messages, replaying it is cheaper than imaging its result). The records are counted only
+        when the commands since have run longer than the last limit: counting them after every
+        command would cost more than the commands of a small lab."""
         if opaque:
             self._set_state(self.state)
             return
         self._since.extend(calls)
         self._since_s += spent_s
-        if self._since_s > IMAGE_COST_FACTOR * max(_record_count(self.state) * self._record_s, 1e-4):
-            self._set_state(self.state)
+        if self._since_s > self._refresh_after_s:
+            limit = self._image_limit_s(_record_count(self.state))
+            if self._since_s > limit:
+                self._set_state(self.state)
+            else:
+                self._refresh_after_s = limit
 
     def _rollback(self) -> None:
-        """Back to the state before the current command: the last image plus the calls since."""
+        """Back to the state before the current command: the last image plus the calls since.
+        When replaying those cost more than an image of the result, that image is taken, so the
+        next rollback does not replay them again."""
         st = self._image.load()
         if self._since:
             replay_calls(st, self._since)
         st.work.clear()
-        self.state = st
+        if self._since_s > _record_count(st) * self._record_s:
+            self._set_state(st)
+        else:
+            self.state = st
 
     # ------------------------------------------------------------------ the file
     def _persist(self, calls: list[CallRecord], opaque: bool) -> None:

@@ -6,6 +6,7 @@ and as JSON through `dataclasses.asdict`, so a JSON twin of every show command c
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from collections.abc import Callable
@@ -24,7 +25,10 @@ def renderer(result_type: type) -> Callable[[Renderer], Renderer]:
     return register
 
 
+@functools.cache
 def load_all() -> dict[type, Renderer]:
+    """Import every renderer module; returns the registry. Once per process: the registry is
+    process-wide, and scanning the package again for every Lab cost replay time."""
     for info in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{info.name}")
     return RENDERERS

@@ -10,8 +10,10 @@ start with them (or would otherwise be misread) is written as an escaped `(re)` 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from array import array
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 HEADER_PREFIX = "#:"
 COMMENT_PREFIX = "#|"
@@ -123,12 +125,28 @@ def clean(raw: str) -> str:
     return raw.rstrip("\n").rstrip("\r").rstrip(" \t\r")
 
 
+_CACHED_PROMPT_LINE = 200  # longer lines are matched afresh: the cache holds short lines only
+
+
 def match_prompt(line: str) -> PromptLine | None:
-    """Parse a cleaned line as `<prompt>[ <command>]`, ignoring whether the host exists."""
+    """Parse a cleaned line as `<prompt>[ <command>]`, ignoring whether the host exists.
+
+    Short lines are answered from a bounded cache: transcripts repeat their input lines (`lab>
+    advance 1m`, `NY_Appliance1# configure`), and a replay matches each input line twice (when the
+    file is checked, then when its step is made)."""
+    if len(line) > _CACHED_PROMPT_LINE:
+        return _match_prompt(line)
+    return _match_prompt_cached(line)
+
+
+def _match_prompt(line: str) -> PromptLine | None:
     m = PROMPT_RE.fullmatch(line) or PERSONALITY_RE.fullmatch(line)
     if m is None:
         return None
     return PromptLine(m["prompt"], m["host"], m["command"] or "")
+
+
+_match_prompt_cached = lru_cache(maxsize=4096)(_match_prompt)
 
 
 def is_reserved(line: str) -> bool:
@@ -217,7 +235,7 @@ def parse_header(text: str, name: str) -> Header:
     values: dict[str, str] = {}
     lines: dict[str, int] = {}
     problems: list[Problem] = []
-    for lineno, raw in enumerate(split_raw(text), start=1):
+    for lineno, raw in enumerate(iter_lines(text), start=1):
         line = clean(raw)
         if line.startswith(HEADER_PREFIX):
             _parse_header_line(line, lineno, values, lines, problems)
@@ -237,8 +255,88 @@ def _strip_blank_edges(entries: list[tuple[str, int]]) -> list[tuple[str, int]]:
     return entries[lo:hi]
 
 
-def parse_transcript(text: str, name: str, *, hosts: Iterable[str] | None = None) -> Transcript:
-    """Parse a whole transcript; raise TranscriptError listing every problem with its line.
+_CHUNK = 1 << 16  # characters split into lines at once: no list of every line of a long file
+
+
+def _chunks(text: str) -> Iterator[list[str]]:
+    """The lines `split_raw` gives, without their "\\n", a list per chunk of about `_CHUNK`
+    characters (a longer line is a chunk of its own): bounded memory, C-speed splitting."""
+    pos, size = 0, len(text)
+    while pos < size:
+        cut = text.rfind("\n", pos, pos + _CHUNK)
+        if cut < 0:
+            cut = text.find("\n", pos + _CHUNK)
+        if cut < 0:
+            yield text[pos:].split("\n")
+            return
+        yield text[pos:cut].split("\n")
+        pos = cut + 1
+
+
+def iter_lines(text: str) -> Iterator[str]:
+    """The lines `split_raw` gives, without their "\\n", read in chunks (bounded memory)."""
+    for chunk in _chunks(text):
+        yield from chunk
+
+
+def _may_be_syntax(line: str) -> bool:
+    """Whether a line can be a comment, header, prompt or ` (re)` line: all of these contain `#`,
+    `>` or `(re)`, so the (many) plain output lines skip the prompt grammar."""
+    return "#" in line or ">" in line or "(re)" in line
+
+
+@dataclass(frozen=True)
+class ScannedTranscript:
+    """A transcript checked whole (no problem anywhere), whose steps are made one at a time from
+    its text: what replay needs, in memory bounded by the text itself plus one step.
+
+    `inputs` holds the 1-based line number of every input line (a few bytes each); `steps()`
+    reads the text again and yields the same `Step`s `parse_transcript` gives."""
+
+    name: str
+    header: Header
+    text: str
+    inputs: array[int]
+    line_count: int
+
+    def steps(self) -> Iterator[Step]:
+        inputs, count = self.inputs, len(self.inputs)
+        strict = self.header.strict_blank_lines
+        n = 0                      # index of the next input line
+        base = 0                   # line number of the line before the chunk's first
+        prompt: PromptLine | None = None
+        block: list[str] = []      # raw lines after the current input line so far
+        for chunk in _chunks(self.text):
+            at = 0                 # index in chunk of the first line not yet taken
+            while n < count and inputs[n] <= base + len(chunk):
+                index = inputs[n] - base - 1
+                if prompt is not None:
+                    block.extend(chunk[at:index])
+                    yield _step(prompt, inputs[n - 1], block, inputs[n] - 1, strict)
+                prompt = match_prompt(chunk[index].rstrip(" \t\r"))
+                block = []
+                at = index + 1
+                n += 1
+            if prompt is not None:
+                block.extend(chunk[at:])
+            base += len(chunk)
+        if prompt is not None:
+            yield _step(prompt, inputs[n - 1], block, self.line_count, strict)
+
+
+def _step(prompt: PromptLine, line: int, block: list[str], end: int, strict: bool) -> Step:
+    """The step of the input line `line` whose raw block (lines line+1 .. end) is `block`."""
+    entries = [(raw.rstrip(" \t\r"), number) for number, raw in enumerate(block, line + 1)
+               if not raw.startswith(COMMENT_PREFIX)]
+    if not strict:
+        entries = _strip_blank_edges(entries)
+    expected, numbers = zip(*entries, strict=True) if entries else ((), ())
+    return Step(line=line, host=prompt.host, prompt=prompt.prompt, command=prompt.command,
+                expected=expected, expected_lines=numbers, start=line, end=end)
+
+
+def scan_transcript(text: str, name: str, *, hosts: Iterable[str] | None = None) -> ScannedTranscript:
+    """Check a whole transcript; raise TranscriptError listing every problem with its line.
 
     `hosts` are the addressable prompt hosts (the lab's routers and "lab"). Only a line matching
     the prompt grammar *with one of these hosts* is an input line; any other line after the first
@@ -251,18 +349,23 @@ def parse_transcript(text: str, name: str, *, hosts: Iterable[str] | None = None
     )
 
     known = None if hosts is None else frozenset(hosts)
-    raw_lines = split_raw(text)
+    surrogates = _SURROGATE_RE.search(text) is not None
     problems: list[Problem] = []
     values: dict[str, str] = {}
     header_lines: dict[str, int] = {}
-    inputs: list[tuple[int, PromptLine]] = []  # (raw index, prompt line)
+    inputs: array[int] = array("I")
+    lineno = 0
 
-    for index, raw in enumerate(raw_lines):
-        lineno = index + 1
-        line = clean(raw)
-        if _SURROGATE_RE.search(line):
+    for raw in iter_lines(text):
+        lineno += 1
+        if surrogates and _SURROGATE_RE.search(raw):
             problems.append(Problem(lineno, "undecodable bytes (the file must be UTF-8)"))
             continue
+        if not _may_be_syntax(raw):
+            if not inputs and raw.strip(" \t\r"):
+                problems.append(Problem(lineno, "output before the first input line"))
+            continue
+        line = raw.rstrip(" \t\r")
         if line.startswith(COMMENT_PREFIX):
             continue
         if line.startswith(HEADER_PREFIX):
@@ -274,7 +377,7 @@ def parse_transcript(text: str, name: str, *, hosts: Iterable[str] | None = None
             continue
         prompt = match_prompt(line)
         if prompt is not None and (known is None or prompt.host in known):
-            inputs.append((index, prompt))
+            inputs.append(lineno)
             continue
         if prompt is not None and (not inputs or "(" in prompt.prompt):
             hosts_text = ", ".join(sorted(known or ()))
@@ -291,29 +394,15 @@ def parse_transcript(text: str, name: str, *, hosts: Iterable[str] | None = None
                 problems.append(Problem(lineno, f"bad regular expression: {exc}"))
 
     if not inputs and not problems:
-        problems.append(Problem(1 if raw_lines else 0, "no input lines (a prompt followed by a command)"))
+        problems.append(Problem(1 if text else 0, "no input lines (a prompt followed by a command)"))
     if problems:
         raise TranscriptError(name, problems)
+    return ScannedTranscript(name, _header_from(values, header_lines), text, inputs, lineno)
 
-    header = _header_from(values, header_lines)
-    steps: list[Step] = []
-    for n, (index, prompt) in enumerate(inputs):
-        end = inputs[n + 1][0] if n + 1 < len(inputs) else len(raw_lines)
-        entries = [
-            (clean(raw_lines[i]), i + 1)
-            for i in range(index + 1, end)
-            if not clean(raw_lines[i]).startswith(COMMENT_PREFIX)
-        ]
-        if not header.strict_blank_lines:
-            entries = _strip_blank_edges(entries)
-        steps.append(Step(
-            line=index + 1,
-            host=prompt.host,
-            prompt=prompt.prompt,
-            command=prompt.command,
-            expected=tuple(e for e, _ in entries),
-            expected_lines=tuple(n for _, n in entries),
-            start=index + 1,
-            end=end,
-        ))
-    return Transcript(name=name, header=header, steps=tuple(steps), raw_lines=tuple(raw_lines))
+
+def parse_transcript(text: str, name: str, *, hosts: Iterable[str] | None = None) -> Transcript:
+    """Parse a whole transcript (`scan_transcript`, every step made at once, and the raw lines
+    `accept` rewrites); raise TranscriptError listing every problem with its line."""
+    scanned = scan_transcript(text, name, hosts=hosts)
+    return Transcript(name=name, header=scanned.header, steps=tuple(scanned.steps()),
+                      raw_lines=tuple(split_raw(text)))

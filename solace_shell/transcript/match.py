@@ -99,14 +99,17 @@ def compile_line(text: str) -> LineMatcher:
 def normalise(lines: Sequence[str], strict_blank: bool) -> list[str]:
     """Clean every line and, unless strict, drop blank lines at both ends."""
     out = [clean(line) for line in lines]
-    if not strict_blank:
-        lo, hi = 0, len(out)
-        while lo < hi and out[lo] == "":
-            lo += 1
-        while hi > lo and out[hi - 1] == "":
-            hi -= 1
-        out = out[lo:hi]
-    return out
+    return out if strict_blank else strip_blank_edges(out)
+
+
+def strip_blank_edges(lines: Sequence[str]) -> list[str]:
+    """`lines` without the blank lines at both ends."""
+    lo, hi = 0, len(lines)
+    while lo < hi and lines[lo] == "":
+        lo += 1
+    while hi > lo and lines[hi - 1] == "":
+        hi -= 1
+    return list(lines[lo:hi])
 
 
 def output_lines(text: str) -> list[str]:

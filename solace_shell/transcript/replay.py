@@ -9,20 +9,25 @@ quarantine such files instead of counting their commands as failures.
 
 from __future__ import annotations
 
+import gc
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from solace_shell.transcript.format import (
+    Header,
     Problem,
     Step,
     Transcript,
     TranscriptError,
     parse_header,
-    parse_transcript,
+    scan_transcript,
+    split_raw,
 )
 from solace_shell.transcript.lab_api import LabFactory, LabLike, default_lab_factory
-from solace_shell.transcript.match import LineMatcher, compile_line, match_entries, normalise, output_lines
+from solace_shell.transcript.match import LineMatcher, compile_line, match_entries, strip_blank_edges
 from solace_shell.transcript.results import CommandResult, TranscriptResult, Verdict
 from solace_shell.transcript.signature import (
     PROMPT_MISMATCH,
@@ -45,13 +50,23 @@ class StepRun:
     actual_lines: tuple[str, ...]      # normalised the way they were compared
     prompt_ok: bool
     output_ok: bool
+    strict_blank: bool = True          # the transcript's strict-blank-lines (how actual_lines were normalised)
+
+
+StepSink = Callable[[StepRun], None]
 
 
 @dataclass
 class ReplayRun:
+    """One transcript's replay. Kept (the default), it holds every step and result; streamed (an
+    `on_step` given to `run_text`), each step went to that callback and only the verdict counts
+    are here, so a transcript of any length replays in memory bounded by its own text."""
+
     result: TranscriptResult
     transcript: Transcript | None = None
     steps: list[StepRun] = field(default_factory=list)
+    header: Header | None = None
+    counts: dict[Verdict, int] = field(default_factory=lambda: {"pass": 0, "fail": 0, "error": 0})
 
 
 def read_transcript(path: Path) -> str:
@@ -62,15 +77,19 @@ def read_transcript(path: Path) -> str:
 
 
 def run_text(text: str, name: str, *, lab_factory: LabFactory | None = None,
-             base_dir: Path | None = None) -> ReplayRun:
-    """Replay `text` and keep the details (`replay_text` returns only the public result)."""
+             base_dir: Path | None = None, on_step: StepSink | None = None) -> ReplayRun:
+    """Replay `text` and keep the details (`replay_text` returns only the public result).
+
+    With `on_step`, each step is handed to it as soon as it ran and nothing is kept per command
+    (`steps`, `result.commands` and `transcript` stay empty; `counts` has the verdicts): how
+    `solace-shell replay` reports a transcript of any length in bounded memory."""
     factory = lab_factory or default_lab_factory
     try:
         header = parse_header(text, name)
     except TranscriptError as exc:
         problems = list(exc.problems)
         try:
-            parse_transcript(text, name, hosts=None)
+            scan_transcript(text, name, hosts=None)
         except TranscriptError as more:
             problems += [p for p in more.problems if p not in problems]
         return ReplayRun(TranscriptResult(name, error=str(TranscriptError(name, problems))))
@@ -82,6 +101,12 @@ def run_text(text: str, name: str, *, lab_factory: LabFactory | None = None,
             problem = Problem(header.lines.get("scenario", 0), f"scenario file not found: {scenario}")
             return ReplayRun(TranscriptResult(name, error=str(TranscriptError(name, [problem]))))
 
+    with _paced_collector():
+        return _replay(text, name, header, scenario, factory, on_step)
+
+
+def _replay(text: str, name: str, header: Header, scenario: Path | None, factory: LabFactory,
+            on_step: StepSink | None) -> ReplayRun:
     try:
         lab = factory(scenario, header.settings())
     except Exception as exc:  # noqa: BLE001 - any failure to build the lab quarantines the file
@@ -89,41 +114,84 @@ def run_text(text: str, name: str, *, lab_factory: LabFactory | None = None,
                                                       f"{type(exc).__name__}: {exc}"))
     try:
         try:
-            transcript = parse_transcript(text, name, hosts=lab.targets())
+            scanned = scan_transcript(text, name, hosts=lab.targets())
         except TranscriptError as exc:
             return ReplayRun(TranscriptResult(name, error=str(exc)))
-        run = ReplayRun(TranscriptResult(name), transcript)
-        for step in transcript.steps:
-            step_run = _run_step(lab, transcript, step)
+        run = ReplayRun(TranscriptResult(name), header=scanned.header)
+        counts = run.counts
+        strict = scanned.header.strict_blank_lines
+        if on_step is not None:
+            for step in scanned.steps():
+                step_run = _run_step(lab, name, strict, step)
+                counts[step_run.result.verdict] += 1
+                on_step(step_run)
+            return run
+        steps: list[Step] = []
+        for step in scanned.steps():
+            step_run = _run_step(lab, name, strict, step)
+            counts[step_run.result.verdict] += 1
+            steps.append(step)
             run.steps.append(step_run)
             run.result.commands.append(step_run.result)
+        run.transcript = Transcript(name, scanned.header, tuple(steps), tuple(split_raw(text)))
         return run
     finally:
         lab.close()
 
 
-def _run_step(lab: LabLike, transcript: Transcript, step: Step) -> StepRun:
-    strict = transcript.header.strict_blank_lines
-    matchers = tuple(compile_line(e) for e in step.expected)
+# The cyclic collector's thresholds while a transcript replays (generation 0, generation 1).
+_PACE = (5000, 100)
 
-    def result_of(node: str, verdict: Verdict, actual: str, signature: str, duration_ms: float) -> CommandResult:
-        return CommandResult(transcript=transcript.name, line=step.line, router=step.host, prompt=step.prompt,
-                             command=step.command, expected="\n".join(step.expected), node=node, verdict=verdict,
-                             actual=actual, signature=signature, duration_ms=duration_ms)
 
+@contextmanager
+def _paced_collector() -> Iterator[None]:
+    """Collect cyclic garbage less often while a transcript replays, then as before.
+
+    Why: a replay allocates a great many short-lived objects, and at the default thresholds (700,
+    10) the collector runs every few commands and moves the lab's records, which live for the
+    whole transcript, through every generation: measured on generated drills, a fifth of the
+    replay time went to collections. Fewer, larger collections find the same garbage (a closed
+    lab's engine is a reference cycle, so its state is freed by the collector), so memory stays
+    bounded; only the thresholds change, never whether the collector runs."""
+    before = gc.get_threshold()
+    if before[0] == 0:  # automatic collection is off (threshold 0): leave it so
+        yield
+        return
+    gc.set_threshold(max(before[0], _PACE[0]), max(before[1], _PACE[1]), *before[2:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
+def _matches(expected: tuple[str, ...], matchers: tuple[LineMatcher, ...], actual: tuple[str, ...]) -> bool:
+    """`match_entries`, answered at once in the common case: the output is exactly the expected
+    lines and none of them is a regular expression (a literal, `...` or `[..]` line matches
+    itself; a ` (re)` line may not)."""
+    if expected == actual and not any(m.kind == "regex" for m in matchers):
+        return True
+    return match_entries(matchers, actual)
+
+
+def _run_step(lab: LabLike, name: str, strict: bool, step: Step) -> StepRun:
+    matchers = tuple(map(compile_line, step.expected))
     started = time.perf_counter()
     try:
         actual_prompt = lab.prompt(step.host)
         outcome = lab.execute(step.host, step.command)
     except Exception as exc:  # noqa: BLE001 - the command could not be run: verdict error
         elapsed = (time.perf_counter() - started) * 1000.0
-        result = result_of("", "error", f"{type(exc).__name__}: {exc}", exception_signature(exc), elapsed)
-        return StepRun(step, result, "", matchers, (), False, False)
+        result = _result(name, step, "", "error", f"{type(exc).__name__}: {exc}", exception_signature(exc), elapsed)
+        return StepRun(step, result, "", matchers, (), False, False, strict)
     elapsed = (time.perf_counter() - started) * 1000.0
 
-    actual = tuple(normalise(output_lines(outcome.text), strict))
+    text = outcome.text
+    # normalise(output_lines(text), strict), for lines that hold no "\n"
+    actual = tuple([line.rstrip(" \t\r") for line in text.split("\n")] if text else ())
+    if not strict:
+        actual = tuple(strip_blank_edges(actual))
     prompt_ok = actual_prompt == step.prompt
-    output_ok = match_entries(matchers, actual)
+    output_ok = _matches(step.expected, matchers, actual)
     if not prompt_ok:
         signature = PROMPT_MISMATCH
     elif output_ok:
@@ -132,27 +200,43 @@ def _run_step(lab: LabLike, transcript: Transcript, step: Step) -> StepRun:
         signature = error_signature(outcome.error_kind)
     else:
         signature = output_signature(matchers, actual)
-    result = result_of(outcome.node or "", "pass" if prompt_ok and output_ok else "fail", outcome.text, signature,
-                       elapsed)
-    return StepRun(step, result, actual_prompt, matchers, actual, prompt_ok, output_ok)
+    result = _result(name, step, outcome.node or "", "pass" if prompt_ok and output_ok else "fail", text, signature,
+                     elapsed)
+    return StepRun(step, result, actual_prompt, matchers, actual, prompt_ok, output_ok, strict)
 
 
-def run_file(path: Path | str, *, lab_factory: LabFactory | None = None) -> ReplayRun:
+def _result(name: str, step: Step, node: str, verdict: Verdict, actual: str, signature: str,
+            duration_ms: float) -> CommandResult:
+    return CommandResult(transcript=name, line=step.line, router=step.host, prompt=step.prompt,
+                         command=step.command, expected="\n".join(step.expected), node=node, verdict=verdict,
+                         actual=actual, signature=signature, duration_ms=duration_ms)
+
+
+def run_file(path: Path | str, *, lab_factory: LabFactory | None = None,
+             on_step: StepSink | None = None) -> ReplayRun:
     path = Path(path)
     try:
         text = read_transcript(path)
     except OSError as exc:
         return ReplayRun(TranscriptResult(str(path), error=f"{path}:0: cannot read: {exc.strerror or exc}"))
-    return run_text(text, str(path), lab_factory=lab_factory, base_dir=path.parent)
+    return run_text(text, str(path), lab_factory=lab_factory, base_dir=path.parent, on_step=on_step)
 
 
 def replay_text(text: str, name: str, *, lab_factory: LabFactory | None = None,
                 base_dir: Path | None = None) -> TranscriptResult:
     """Replay transcript text against a fresh lab (scenario paths resolve against `base_dir`,
     default: the directory part of `name`)."""
-    return run_text(text, name, lab_factory=lab_factory, base_dir=base_dir).result
+    result = TranscriptResult(name)
+    run = run_text(text, name, lab_factory=lab_factory, base_dir=base_dir,
+                   on_step=lambda step: result.commands.append(step.result))
+    return run.result if run.result.error is not None else result
 
 
 def replay_file(path: Path | str, *, lab_factory: LabFactory | None = None) -> TranscriptResult:
     """Replay one transcript file; its scenario path is relative to the file."""
-    return run_file(path, lab_factory=lab_factory).result
+    path = Path(path)
+    try:
+        text = read_transcript(path)
+    except OSError as exc:
+        return TranscriptResult(str(path), error=f"{path}:0: cannot read: {exc.strerror or exc}")
+    return replay_text(text, str(path), lab_factory=lab_factory, base_dir=path.parent)

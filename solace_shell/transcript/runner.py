@@ -7,7 +7,7 @@ goes to the `out_stream` it is given.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TextIO
 
@@ -15,7 +15,7 @@ from solace_shell.transcript.accept import accept as accept_file
 from solace_shell.transcript.diff import command_diff
 from solace_shell.transcript.format import TRANSCRIPT_SUFFIX
 from solace_shell.transcript.lab_api import LabFactory
-from solace_shell.transcript.replay import ReplayRun, run_file
+from solace_shell.transcript.replay import ReplayRun, StepRun, StepSink, run_file
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -35,29 +35,35 @@ def discover(paths: Iterable[Path | str]) -> tuple[list[Path], list[str]]:
     return files, problems
 
 
-def _print_failures(run: ReplayRun, out: TextIO) -> None:
-    if run.result.error is not None:
+def _print_failure(step: StepRun, out: TextIO) -> None:
+    r = step.result
+    out.write(f"{r.verdict.upper()} {r.transcript}:{r.line}: {r.prompt} {r.command}  [{r.signature}]\n")
+    prompt = step.actual_prompt if not step.prompt_ok and step.actual_prompt else None
+    diff = command_diff(r, prompt, strict_blank=step.strict_blank)
+    if diff:
+        out.write(diff + "\n")
+
+
+def _report(json_out: bool, out: TextIO) -> StepSink:
+    """What is printed for each replayed step, as it comes (nothing is kept): its JSON line, or
+    a failure with its diff."""
+    if json_out:
+        def json_line(step: StepRun) -> None:
+            out.write(json.dumps(step.result.to_dict(), sort_keys=True) + "\n")
+        return json_line
+
+    def failure(step: StepRun) -> None:
+        if step.result.verdict != "pass":
+            _print_failure(step, out)
+    return failure
+
+
+def _print_error(run: ReplayRun, json_out: bool, out: TextIO) -> None:
+    if json_out:
+        out.write(json.dumps({"transcript": run.result.transcript, "verdict": "error", "error": run.result.error},
+                             sort_keys=True) + "\n")
+    else:
         out.write(f"ERROR {run.result.error}\n")
-        return
-    strict = run.transcript.header.strict_blank_lines if run.transcript else True
-    for step in run.steps:
-        r = step.result
-        if r.verdict == "pass":
-            continue
-        out.write(f"{r.verdict.upper()} {r.transcript}:{r.line}: {r.prompt} {r.command}  [{r.signature}]\n")
-        prompt = step.actual_prompt if not step.prompt_ok and step.actual_prompt else None
-        diff = command_diff(r, prompt, strict_blank=strict)
-        if diff:
-            out.write(diff + "\n")
-
-
-def _json_lines(run: ReplayRun) -> Iterator[str]:
-    if run.result.error is not None:
-        yield json.dumps({"transcript": run.result.transcript, "verdict": "error", "error": run.result.error},
-                         sort_keys=True)
-        return
-    for r in run.result.commands:
-        yield json.dumps(r.to_dict(), sort_keys=True)
 
 
 def run_replay_command(paths: Iterable[Path | str], accept: bool = False, json_out: bool = False,
@@ -82,21 +88,18 @@ def run_replay_command(paths: Iterable[Path | str], accept: bool = False, json_o
 
     counts = {"pass": 0, "fail": 0, "error": 0}
     bad_files = 0
+    report = _report(json_out, out)
     for path in files:
         if accept:
             rewritten = accept_file(path, lab_factory=lab_factory).rewritten
             if rewritten and not json_out:
                 out.write(f"ACCEPTED {path}: rewrote command(s) at line(s) {', '.join(map(str, rewritten))}\n")
-        run = run_file(path, lab_factory=lab_factory)
+        run = run_file(path, lab_factory=lab_factory, on_step=report)
         if run.result.error is not None:
             bad_files += 1
-        for r in run.result.commands:
-            counts[r.verdict] += 1
-        if json_out:
-            for line in _json_lines(run):
-                out.write(line + "\n")
-        else:
-            _print_failures(run, out)
+            _print_error(run, json_out, out)
+        for verdict, n in run.counts.items():
+            counts[verdict] += n
     if not json_out:
         out.write(f"{len(files)} transcript(s), {sum(counts.values())} command(s): {counts['pass']} passed, "
                   f"{counts['fail']} failed, {counts['error']} error(s)"

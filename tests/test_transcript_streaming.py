@@ -1,0 +1,115 @@
+"""Replay in bounded memory: a transcript checked whole, then made and replayed one step at a time.
+
+`scan_transcript` + `ScannedTranscript.steps()` must give exactly what `parse_transcript` gives (the
+text is split in chunks, so a step may cross a chunk boundary), and `run_text(on_step=...)` must
+hand every step to its callback and keep nothing per command.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from solace_shell.transcript import format as transcript_format
+from solace_shell.transcript.format import TranscriptError, parse_transcript, scan_transcript, split_raw
+from solace_shell.transcript.replay import StepRun, replay_text, run_text
+
+HOSTS = ["NY_Appliance1", "NJ_Appliance1", "lab"]
+ROOT = Path(__file__).resolve().parent.parent
+
+MIXED = (
+    "#: strict-blank-lines: no\n"
+    "#| a comment before the first input\n"
+    "\n"
+    "NY_Appliance1> enable\n"
+    "NY_Appliance1# show hostname\n"
+    "\n"
+    "#| inside a block\n"
+    "Hostname: NY_Appliance1  \r\n"
+    "\n"
+    "lab> advance 5s\n"
+    "clock 00:00:\\d+\\.000 \\(\\+5s\\) drained 0 reconnected - (re)\n"
+    "NJ_Appliance1> show hostname\n"
+    "\n"
+    "Hostname: [..]"
+)
+
+
+def _steps(text: str) -> list[tuple[object, ...]]:
+    return [dataclasses.astuple(s) for s in parse_transcript(text, "t.cli.txt", hosts=HOSTS).steps]
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64, 1 << 16])
+def test_scanned_steps_equal_parsed_steps_across_chunk_sizes(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    expected = _steps(MIXED)
+    monkeypatch.setattr(transcript_format, "_CHUNK", chunk)
+    scanned = scan_transcript(MIXED, "t.cli.txt", hosts=HOSTS)
+    assert [dataclasses.astuple(s) for s in scanned.steps()] == expected
+    assert scanned.line_count == len(split_raw(MIXED))
+    assert list(scanned.inputs) == [s[0] for s in expected]
+
+
+def test_chunked_lines_are_the_raw_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(transcript_format, "_CHUNK", 3)
+    for text in ["", "\n", "a", "a\n", "a\n\nb", "a\r\n b \n\n", "x" * 10 + "\n" + "y" * 7]:
+        assert list(transcript_format.iter_lines(text)) == [line.removesuffix("\n") for line in split_raw(text)]
+
+
+@pytest.mark.parametrize("text", [
+    "",
+    "no prompt at all\n",
+    "output first\nNY_Appliance1> enable\n",
+    "NY_Appliance1> enable\n#: late header\n",
+    "XX_Router(configure)# show x\n",
+    "NY_Appliance1> enable\n(a)\\1 (re)\n",
+    "\udcff\nNY_Appliance1> enable\n",
+])
+def test_every_problem_is_still_reported_with_its_line(text: str) -> None:
+    with pytest.raises(TranscriptError) as parsed:
+        parse_transcript(text, "t.cli.txt", hosts=HOSTS)
+    with pytest.raises(TranscriptError) as scanned:
+        scan_transcript(text, "t.cli.txt", hosts=HOSTS)
+    assert str(scanned.value) == str(parsed.value) and parsed.value.problems
+
+
+def test_streamed_replay_hands_over_every_step_and_keeps_nothing() -> None:
+    text = (ROOT / "transcripts" / "failover-types" / "controlled.cli.txt").read_text(encoding="utf-8")
+    kept = run_text(text, "t.cli.txt")
+    seen: list[StepRun] = []
+    streamed = run_text(text, "t.cli.txt", on_step=seen.append)
+    assert streamed.result.error is None and kept.result.error is None
+    assert streamed.steps == [] and streamed.result.commands == [] and streamed.transcript is None
+    assert [dataclasses.replace(s.result, duration_ms=0.0) for s in seen] == \
+        [dataclasses.replace(r, duration_ms=0.0) for r in kept.result.commands]
+    assert [s.step for s in seen] == [s.step for s in kept.steps]
+    assert streamed.counts == kept.counts == {"pass": len(seen), "fail": 0, "error": 0}
+    assert streamed.header == kept.header
+    assert all(s.strict_blank == kept.header.strict_blank_lines for s in seen)  # type: ignore[union-attr]
+
+
+def test_replay_text_equals_the_kept_run_and_restores_the_collector() -> None:
+    import gc
+
+    text = (ROOT / "transcripts" / "failover-types" / "controlled.cli.txt").read_text(encoding="utf-8")
+    before = gc.get_threshold()
+    result = replay_text(text, "t.cli.txt")
+    assert gc.get_threshold() == before
+    kept = run_text(text, "t.cli.txt").result
+    assert [dataclasses.replace(c, duration_ms=0.0) for c in result.commands] == \
+        [dataclasses.replace(c, duration_ms=0.0) for c in kept.commands]
+
+
+def test_a_switched_off_collector_stays_off() -> None:
+    import gc
+
+    before = gc.get_threshold()
+    gc.set_threshold(0)
+    try:
+        seen: list[int] = []
+        replay_text("NY_Appliance1> enable\n", "t.cli.txt", lab_factory=None)
+        seen.append(gc.get_threshold()[0])
+        assert seen == [0]
+    finally:
+        gc.set_threshold(*before)
