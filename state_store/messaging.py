@@ -10,21 +10,14 @@ Rules:
   non-replicated topics: the ID keys the audit), the next router-local message ID, and a ledger
   record; it is spooled to each local queue whose subscription matches and whose ingress is up;
   with no such queue it is recorded with note "no matching queue";
-- spool quotas, checked in the broker's order for each message (Solace docs, "Message Spooling":
-  the broker-wide spool quota, then each endpoint's quota; issue 15 item 3):
-  * the router's message spool (``max_spool_mb``, `show message-spool` Maximum Spool Usage): a
-    message whose copies would take the router's spool usage over it is refused to the sender
-    (``reject_reason='publish_rejected_spool_full'``, counted with the other rejections). A
-    refused message takes no ID, so every later message of the publish needs the same room and
-    is refused as well;
-  * a queue's max-spool-usage: the queue discards what does not fit; normal queues have
-    reject-msg-to-sender-on-discard off (as `show queue` says), so the message is still
-    acknowledged and spooled on the other matching queues. A message that every matching queue
-    discarded gets the ledger note "spool over quota";
-  * the replication queue's max-spool-usage: with reject-msg-to-sender-on-discard ON the excess
-    is rejected (counted, never in the ledger; ``reject_reason='publish_rejected_repl_queue_full'``;
-    NOT an exception, so the counts persist), OFF it is accepted but never replicated (ledger
-    replicated=0);
+- spool quotas (issue 15 item 3), decided by ``state_store.quotas.plan_publish`` (the rules and
+  their sources are in its docstring): the router's message spool, then the Message VPN's
+  ``max_spool_mb``, then each queue: a full queue with reject-msg-to-sender-on-discard on refuses
+  the message to the sender (stored on no queue), off discards it on that queue only; the
+  replication queue's reject-msg-to-sender-on-discard refuses (on) or leaves unreplicated (off) what
+  it cannot take. Refusals are in ``reject_reason`` and counted (a Rejection record), NOT
+  exceptions, so the counts persist. A message that every matching queue discarded gets the ledger
+  note "spool over quota";
 - on a replication-active VPN with replication enabled, a message on a replicated topic is put on
   the replication stream; sync topics: when eligible the stream is drained to the standby at once
   (synchronous); when ineligible they are queued as async, or rejected
@@ -119,6 +112,7 @@ class MessagingService(Service):
         eligible = False
         sync_rejected = False
         repl: Room | None = None
+        reason: str | None
         if mode is not None:
             eligible = bool(rep.sync_eligible(v))
             if mode == "sync" and not eligible and v.reject_sync_ineligible:

@@ -94,7 +94,8 @@ def reject_on_discard(ctx: HandlerContext, args: Args) -> None:
     """`[no] reject-msg-to-sender-on-discard [including-when-shutdown]`: the `no` form turns both off."""
     on = not args.get("no")
     _option(ctx, "reject-msg-to-sender-on-discard", on)
-    _option(ctx, "reject-msg-to-sender-on-discard-including-when-shutdown", on and bool(args.get("including-when-shutdown")))
+    when_shut = on and bool(args.get("including-when-shutdown"))
+    _option(ctx, "reject-msg-to-sender-on-discard-including-when-shutdown", when_shut)
 
 
 @handler("config_spool.vpn_max_spool")
