@@ -272,3 +272,24 @@ def test_replicated_messages_on_a_full_standby_queue_are_discarded(lab):
         e.advance(5_000)
         assert e.queue_detail(NJ, VPN, "orders").messages_spooled == PER_MB
         assert e.queue_detail(NY, VPN, RQ).messages_spooled == 0
+
+
+def test_a_scenario_sets_the_vpn_quota_and_the_queue_flags(tmp_path):
+    text = SMALL_SPOOL.read_text()
+    text = text.replace("    replication_group_msg_id_seed: 1000001\n",
+                        "    replication_group_msg_id_seed: 1000001\n    max_spool_usage: 1\n")
+    text = text.replace("        subscriptions: [trading/orders/>]\n",
+                        "        subscriptions: [trading/orders/>]\n        reject_msg_to_sender_on_discard: false\n"
+                        "        reject_including_when_shutdown: true\n")
+    path = tmp_path / "quota.yaml"
+    path.write_text(text)
+    s = LabStore.in_memory(path)
+    try:
+        with s.transaction() as e:
+            assert e.message_spool(NY, VPN).max_spool_mb == 1
+            assert e.message_spool(NJ, VPN).max_spool_mb == 1
+            assert e.message_spool(NY, "default").max_spool_mb == 60000
+            qc = e.current_config(NY, VPN).vpns[0].queues[0]
+            assert (qc.name, qc.reject_on_discard, qc.reject_when_shutdown) == ("orders", False, False)
+    finally:
+        s.close()
