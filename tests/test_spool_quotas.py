@@ -293,3 +293,24 @@ def test_a_scenario_sets_the_vpn_quota_and_the_queue_flags(tmp_path):
             assert (qc.name, qc.reject_on_discard, qc.reject_when_shutdown) == ("orders", False, False)
     finally:
         s.close()
+
+
+def test_a_lab_written_before_the_quota_fields_opens_with_their_defaults(lab):
+    """A snapshot without Queue.reject_on_discard/reject_when_shutdown and Vpn.max_spool_mb (a lab
+    file of the previous version) decodes with the defaults; any other field mismatch is refused."""
+    from state_store.codec import CodecError, decode_state, dumps, encode_state, loads
+
+    with lab.transaction() as e:
+        e.set_queue_option(NY, VPN, "orders", "reject-msg-to-sender-on-discard", False)
+    doc = loads(dumps(encode_state(lab.state)))  # as a lab file holds it
+    for kind, drop in (("queues", 2), ("vpns", 1)):
+        part = doc["records"][kind]
+        part["fields"] = part["fields"][:-drop]
+        part["rows"] = [row[:-drop] for row in part["rows"]]
+    st_ = decode_state(doc)
+    orders = next(q for q in st_.records("queues").values() if q.name == "orders")
+    assert (orders.reject_on_discard, orders.reject_when_shutdown) == (True, False)
+    assert {v.max_spool_mb for v in st_.records("vpns").values()} == {60000}
+    doc["records"]["queues"]["fields"] = doc["records"]["queues"]["fields"][1:]
+    with pytest.raises(CodecError):
+        decode_state(doc)
