@@ -98,6 +98,14 @@ ENGINE_ERRORS: dict[str, str] = {
                                         "reject-msg-to-sender-on-discard is on).",
     "publish_rejected_spool_full": "ERROR: Publish rejected: the message spool of {router} is full "
                                    "({rejected} of {requested} rejected).",
+    "publish_rejected_vpn_spool_full": "ERROR: Publish rejected: the message spool of Message VPN '{vpn}' "
+                                       "on {router} is full ({rejected} of {requested} rejected).",
+    "publish_rejected_queue_full": "ERROR: Publish rejected: a queue of Message VPN '{vpn}' on {router} is full "
+                                   "({rejected} of {requested} rejected; reject-msg-to-sender-on-discard "
+                                   "is on).",
+    "publish_rejected_queue_shutdown": "ERROR: Publish rejected: a queue of Message VPN '{vpn}' on {router} "
+                                       "is shut down ({rejected} of {requested} rejected; "
+                                       "reject-msg-to-sender-on-discard including-when-shutdown is on).",
     "publish_rejected_sync_ineligible": "ERROR: Publish rejected: synchronous replication of Message VPN '{vpn}' "
                                         "on {router} is ineligible ({rejected} of {requested} rejected; "
                                         "reject-msg-when-sync-ineligible is on).",

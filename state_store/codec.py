@@ -24,7 +24,7 @@ import json
 import math
 from collections.abc import Callable
 from contextlib import nullcontext
-from dataclasses import fields
+from dataclasses import MISSING, fields
 from operator import attrgetter
 from typing import Any
 
@@ -107,6 +107,8 @@ class KindSpec:
             if f.type not in _CHECKS:  # a new field type must get a check before it can be stored
                 raise TypeError(f"{cls.__name__}.{f.name}: no codec check for {f.type!r}")
             self.checks.append(_CHECKS[str(f.type)])
+        # trailing fields with a plain default: a lab written before they were added lacks them
+        self.defaults = [f.default for f in fs]
         self.key = "seq" if kind == "repl_entries" else "id"
         self.row_ok = _row_checker([str(f.type) for f in fs])
         self.refs = [(self.names.index(f), target) for (k, f), target in _REFS.items() if k == kind]
@@ -240,15 +242,21 @@ def _decode_kind(st: BrokerState, spec: KindSpec, part: Any) -> None:
         raise CodecError(f"records of {kind!r} must be an object with 'fields' and 'rows' lists")
     names = part["fields"]
     rows = part["rows"]
-    if spec.names[-1] == "count" and names == spec.names[:-1]:  # version 1: one message a record
-        names = spec.names
-        rows = [[*row, 1] if type(row) is list else row for row in rows]
+    pad: list[Any] = []
     if names != spec.names:
-        raise CodecError(f"records of {kind!r} have fields {names!r:.200}, this program expects {spec.names!r}")
+        # fields appended to a record class since the lab was written take their defaults
+        # (Queue.reject_on_discard, Vpn.max_spool_mb, ...); anything else is refused
+        stored = len(names) if type(names) is list else 0
+        pad = spec.defaults[stored:]
+        if names != spec.names[:stored] or not stored or any(d is MISSING for d in pad):
+            raise CodecError(f"records of {kind!r} have fields {names!r:.200}, this program expects {spec.names!r}")
+        names = spec.names
     checks, width, cls, key_at, row_ok = spec.checks, len(names), spec.cls, names.index(spec.key), spec.row_ok
     seen: set[int] = set()
     counted = names[-1] == "count"
     for n, row in enumerate(rows):
+        if pad and type(row) is list and len(row) == width - len(pad):
+            row = row + pad
         if type(row) is not list or len(row) != width:
             raise CodecError(f"{kind} row {n}: expected a list of {width} values")
         if not row_ok(row):

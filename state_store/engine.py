@@ -52,6 +52,7 @@ Public API (J = journaled: changes the state)
     set_queue_shutdown(router, vpn, queue, shutdown, direction="both"|"ingress"|"egress") J
     add_queue_subscription / remove_queue_subscription(router, vpn, queue, topic) J
     set_queue_option(router, vpn, queue, option, value=None) J   (QUEUE_OPTIONS)
+    set_vpn_max_spool(router, vpn, mb=None) J   (the VPN's spool quota; None = lab default)
     delete_messages(router, vpn, queue, from_id=None, to_id=None) -> int J
   Clients / traffic
     clients(router=None, pattern="*", vpn=None) -> list[ClientInfo]; client(name) -> ClientInfo
@@ -417,6 +418,10 @@ class Engine:
         self.sv.messaging.set_queue_option(router, vpn, queue, option, value)
 
     @journaled
+    def set_vpn_max_spool(self, router: str, vpn: str, mb: int | None = None) -> None:
+        self.sv.messaging.set_vpn_max_spool(router, vpn, mb)
+
+    @journaled
     def delete_messages(self, router: str, vpn: str, queue: str, from_id: int | None = None,
                         to_id: int | None = None) -> int:
         return self.sv.messaging.delete_messages(router, vpn, queue, from_id, to_id)
@@ -619,7 +624,8 @@ class Engine:
                 name=q.name, access_type=q.access_type, owner=q.owner, permission=q.permission,
                 max_spool_mb=q.max_spool_mb, max_bind_count=q.max_bind_count,
                 subscriptions=tuple(sorted(st.subs_by_queue.get(q.id, {}))),
-                ingress_up=q.ingress_up, egress_up=q.egress_up))
+                ingress_up=q.ingress_up, egress_up=q.egress_up, reject_on_discard=q.reject_on_discard,
+                reject_when_shutdown=q.reject_when_shutdown))
         r = lk.router_of(v)
         return VpnConfig(
             name=v.name, enabled=v.enabled, replication=replication, queues=tuple(queues),
@@ -628,7 +634,7 @@ class Engine:
             acl_profiles=tuple(p for p in cfg.vpn_acl_profiles(r, v) if not p.managed_by),
             client_usernames=tuple(cfg.vpn_usernames(r, v)),
             telemetry_profiles=tuple(cfg.vpn_telemetry_profiles(r, v)),
-            rest_delivery_points=tuple(cfg.vpn_rest_delivery_points(r, v)))
+            rest_delivery_points=tuple(cfg.vpn_rest_delivery_points(r, v)), max_spool_mb=v.max_spool_mb)
 
     def audit(self, vpn: str | None = None, limit: int = 1000) -> Audit:
         return self.sv.audit.audit(vpn, limit)

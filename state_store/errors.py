@@ -27,7 +27,8 @@ Every code the engine raises, with its parameters:
     transaction_already_open(client)       no_transaction(client)
     transaction_commit_rejected(xid, reason)   a commit whose publishes would be rejected
                                            (reason: publish_rejected_repl_queue_full | ..._sync_ineligible
-                                           | publish_rejected_spool_full)
+                                           | publish_rejected_spool_full | ..._vpn_spool_full
+                                           | ..._queue_full | ..._queue_shutdown)
     site_already_down(site)  site_already_up(site)  link_already_down()  link_already_up()
   Named configuration objects (state_store.config_objects; kind is the CLI keyword)
     object_not_found(kind, name, vpn)      object_exists(kind, name, vpn)
@@ -46,6 +47,11 @@ Not exceptions (reported in PublishResult.reject_reason and counted in the audit
     publish_rejected_repl_queue_full, publish_rejected_sync_ineligible,
     publish_rejected_spool_full (the router's message spool, max-spool-usage of `show message-spool`,
     would be exceeded: the broker refuses the excess to the sender)
+    publish_rejected_vpn_spool_full (the Message VPN's spool quota, `message-spool message-vpn <vpn>`
+    max-spool-usage, would be exceeded), publish_rejected_queue_full (a matching queue with
+    reject-msg-to-sender-on-discard on has no room: the message goes to no queue),
+    publish_rejected_queue_shutdown (a matching queue is shut for ingress and has
+    reject-msg-to-sender-on-discard including-when-shutdown)
 """
 
 from __future__ import annotations
@@ -154,6 +160,9 @@ ERROR_CODES: dict[str, tuple[str, ...]] = {
     # recorded refusals (not exceptions): a publish rejected as a whole
     "publish_rejected_repl_queue_full": ("client", "vpn", "router", "rejected", "requested"),
     "publish_rejected_spool_full": ("client", "vpn", "router", "rejected", "requested"),
+    "publish_rejected_vpn_spool_full": ("client", "vpn", "router", "rejected", "requested"),
+    "publish_rejected_queue_full": ("client", "vpn", "router", "rejected", "requested"),
+    "publish_rejected_queue_shutdown": ("client", "vpn", "router", "rejected", "requested"),
     "publish_rejected_sync_ineligible": ("client", "vpn", "router", "rejected", "requested"),
 }
 

@@ -12,21 +12,14 @@ Rules:
   non-replicated topics: the ID keys the audit), the next router-local message ID, and a ledger
   record; it is spooled to each local queue whose subscription matches and whose ingress is up;
   with no such queue it is recorded with note "no matching queue";
-- spool quotas, checked in the broker's order for each message (Solace docs, "Message Spooling":
-  the broker-wide spool quota, then each endpoint's quota; issue 15 item 3):
-  * the router's message spool (``max_spool_mb``, `show message-spool` Maximum Spool Usage): a
-    message whose copies would take the router's spool usage over it is refused to the sender
-    (``reject_reason='publish_rejected_spool_full'``, counted with the other rejections). A
-    refused message takes no ID, so every later message of the publish needs the same room and
-    is refused as well;
-  * a queue's max-spool-usage: the queue discards what does not fit; normal queues have
-    reject-msg-to-sender-on-discard off (as `show queue` says), so the message is still
-    acknowledged and spooled on the other matching queues. A message that every matching queue
-    discarded gets the ledger note "spool over quota";
-  * the replication queue's max-spool-usage: with reject-msg-to-sender-on-discard ON the excess
-    is rejected (counted, never in the ledger; ``reject_reason='publish_rejected_repl_queue_full'``;
-    NOT an exception, so the counts persist), OFF it is accepted but never replicated (ledger
-    replicated=0);
+- spool quotas (issue 15 item 3), decided by ``state_store.quotas.plan_publish`` (the rules and
+  their sources are in its docstring): the router's message spool, then the Message VPN's
+  ``max_spool_mb``, then each queue: a full queue with reject-msg-to-sender-on-discard on refuses
+  the message to the sender (stored on no queue), off discards it on that queue only; the
+  replication queue's reject-msg-to-sender-on-discard refuses (on) or leaves unreplicated (off) what
+  it cannot take. Refusals are in ``reject_reason`` and counted (a Rejection record), NOT
+  exceptions, so the counts persist. A message that every matching queue discarded gets the ledger
+  note "spool over quota";
 - on a replication-active VPN with replication enabled, a message on a replicated topic is put on
   the replication stream; sync topics: when eligible the stream is drained to the standby at once
   (synchronous); when ineligible they are queued as async, or rejected
@@ -45,11 +38,12 @@ from typing import Any, cast
 from .errors import EngineError
 from .lookups import MB, REPL_QUEUE
 from .options import OptionSpec, coerce_option
+from .quotas import REPL_QUEUE_FULL, Room, plan_publish
 from .records import Delivery, Message, Queue, Rejection, ReplEntry, Router, Spooled, Subscription, TxnOp, Vpn
 from .runs import merge, subtract
 from .service import Service
 from .state import bulk
-from .topics import has_wildcard, name_matches
+from .topics import has_wildcard, name_matches, topic_matches
 from .views import ConsumeResult, MessageSpool, PublishResult, QueueDetail, QueueMessage, QueueRow
 
 _BAD_QUEUE_CHARS = set("'<>*?&;")
@@ -59,7 +53,15 @@ QUEUE_OPTIONS: dict[str, OptionSpec] = {
     "owner": ("owner", "str", "", None),
     "permission": ("permission", "enum:no-access,read-only,consume,modify-topic,delete", "no-access", None),
     "max-bind-count": ("max_bind_count", "int", 1000, (1, 10000)),
+    # C13: a queue made with defaults shows reject-msg-to-sender-on-discard Yes,
+    # ...-including-when-shutdown No
+    "reject-msg-to-sender-on-discard": ("reject_on_discard", "bool", True, None),
+    "reject-msg-to-sender-on-discard-including-when-shutdown": ("reject_when_shutdown", "bool", False, None),
 }
+# The Message VPN's spool quota: the real default is 0 MB (SEMP v2 msgVpn maxMsgSpoolUsage), which
+# refuses every guaranteed message of a new VPN; the lab's default is 60000 MB (ours, docs/lab.md) so
+# the scenarios' VPNs take traffic. Range as for queues [INFER].
+VPN_MAX_SPOOL: OptionSpec = ("max_spool_mb", "int", 60000, (0, 6000000))
 CONSUMED_RGMIDS_SHOWN = 1000  # ConsumeResult.rgmids holds the first this many
 # Runs of at least this many records are made with the cyclic collector paused (state.bulk): below
 # it, re-enabling the collector makes the next allocation pay the deferred collection, which costs
@@ -76,21 +78,6 @@ def _check_publish_topic(topic: str) -> None:
     if not topic or len(topic) > 250 or any(lv == "" for lv in levels) or any(
             lv == ">" or lv.endswith("*") for lv in levels):
         raise EngineError("invalid_topic", topic=topic)
-
-
-def _router_cap(takes: list[int], room: int, size: int) -> int | None:
-    """How many leading messages of ``size`` bytes fit in ``room`` bytes of router spool when
-    destination d stores messages j < takes[d] (one copy each); None when all of them fit
-    (messages past the last destination's share take no room)."""
-    done = 0
-    for n in sorted({t for t in takes if t > 0}):
-        per = size * sum(1 for t in takes if t >= n)  # copies of each message done .. n-1
-        fits = room // per
-        if fits < n - done:
-            return done + fits
-        room -= per * (n - done)
-        done = n
-    return None
 
 
 class MessagingService(Service):
@@ -124,38 +111,35 @@ class MessagingService(Service):
         st, lk, rep = self.st, self.lk, self.sv.replication
         mode = rep.replication_mode(v, topic) if (v.repl_enabled and v.role == "active") else None
         queues = rep.matching_queues(v, topic)
-        limit = count  # accepted at most, by the replication rules
+        # the spool quotas and the replication rules decide how much goes in (state_store.quotas)
         fit = 0  # messages that go on the replication stream
-        reason: str | None = None
         eligible = False
         sync_rejected = False
+        repl: Room | None = None
+        reason: str | None
         if mode is not None:
             eligible = bool(rep.sync_eligible(v))
             if mode == "sync" and not eligible and v.reject_sync_ineligible:
-                limit, sync_rejected = 0, True
+                sync_rejected = True
             else:
                 rq = lk.repl_queue(v)
-                used = rq.bytes if rq else 0
-                fit = min(count, max(0, v.rq_max_spool_mb * MB - used) // size)
-                if fit < count and v.rq_reject_on_discard:
-                    limit = fit
-        # each queue keeps the first messages that fit its quota and discards the rest
-        qfit = [min(count, max(0, q.max_spool_mb * MB - q.bytes) // size) for q in queues]
+                repl = Room(v.rq_max_spool_mb * MB - (rq.bytes if rq else 0), v.rq_reject_on_discard)
         if sync_rejected:
             accepted, rejected, reason = 0, count, "publish_rejected_sync_ineligible"
+            qfit = [min(count, max(0, q.max_spool_mb * MB - q.bytes) // size) for q in queues]
+            kept = [0 for _ in queues]
             v.st_rejected_sync += count
         else:
-            room = max(0, r.max_spool_mb * MB - lk.router_spool_bytes(r))
-            cap = _router_cap([*qfit, fit], room, size)
-            if cap is not None and cap <= limit and cap < count:
-                accepted, reason = cap, "publish_rejected_spool_full"
-            else:
-                accepted = limit
-                if limit < count:
-                    reason = "publish_rejected_repl_queue_full"
-                    v.st_rejected_full += count - limit
+            plan = plan_publish(
+                count, size, router_room=r.max_spool_mb * MB - lk.router_spool_bytes(r),
+                vpn_room=v.max_spool_mb * MB - sum(q.bytes for q in lk.queues_of(v)),
+                queues=[Room(q.max_spool_mb * MB - q.bytes, q.reject_on_discard) for q in queues],
+                repl=repl, shut_rejecting=self._shut_rejecting(v, topic))
+            accepted, reason, fit = plan.accepted, plan.reason, plan.replicated
             rejected = count - accepted
-        fit = min(fit, accepted)
+            qfit, kept = list(plan.fits), list(plan.kept)
+            if reason == REPL_QUEUE_FULL:
+                v.st_rejected_full += rejected
         if mode is not None and not sync_rejected and fit < accepted:
             v.st_not_replicated += accepted - fit
         now = lk.now_ms()
@@ -163,7 +147,6 @@ class MessagingService(Service):
             st.add(Rejection(vpn_name=v.name, client_name=client_name, router_name=r.name,
                              topic=topic, count=rejected, reason=reason or "", at_ms=now))
         first = last = None
-        kept = [min(n, accepted) for n in qfit]
         if accepted:
             group = lk.group(v)
             rg = group.next_rgmid
@@ -489,7 +472,8 @@ class MessagingService(Service):
             messages_spooled=q.msg_count, usage_mb=q.bytes / MB, hwm_mb=q.hwm_bytes / MB,
             bind_count=self._bind_count(v, q), max_bind_count=q.max_bind_count,
             subscriptions=subs,
-            reject_msg_to_sender_on_discard=v.rq_reject_on_discard if q.kind == "replication" else False,
+            reject_msg_to_sender_on_discard=(v.rq_reject_on_discard if q.kind == "replication"
+                                             else q.reject_on_discard if q.kind == "normal" else False),
         )
 
     def queue_names(self, router: str, vpn: str) -> list[str]:
@@ -559,7 +543,8 @@ class MessagingService(Service):
         qs = [q for v in vpns for q in self.st.queues_by_vpn.get(v.id, {}).values()]
         ntx = sum(1 for t in self.st.txns.values() if t.vpn_id in ids)
         return MessageSpool(
-            router=r.name, vpn=vpn, router_up=r.up, max_spool_mb=r.max_spool_mb,
+            router=r.name, vpn=vpn, router_up=r.up,
+            max_spool_mb=r.max_spool_mb if vpn is None else vpns[0].max_spool_mb,
             messages_spooled=sum(q.msg_count for q in qs), usage_mb=sum(q.bytes for q in qs) / MB,
             hwm_mb=(r.spool_hwm_bytes if vpn is None else sum(q.hwm_bytes for q in qs)) / MB,
             queues=sum(1 for q in qs if q.kind == "normal"), transactions=ntx)
@@ -666,6 +651,24 @@ class MessagingService(Service):
         value = coerce_option(option, QUEUE_OPTIONS[option], value)
         for q in self._synced_queues(v, queue):
             setattr(q, attr, value)
+
+    def set_vpn_max_spool(self, router: str, vpn: str, mb: int | None = None) -> None:
+        """`message-spool message-vpn <vpn>` `max-spool-usage <mb>` (None restores the lab default):
+        the Message VPN's spool quota, config-synced to the VPN on every router of its group (SEMP
+        v2 msgVpn maxMsgSpoolUsage is synchronized to replication sites). Lowering it below the
+        VPN's usage keeps what is spooled: only new messages are refused."""
+        v = self.lk.vpn_rw(router, vpn)
+        value = coerce_option("max-spool-usage", VPN_MAX_SPOOL, mb)
+        for m in self.lk.group_members(v):
+            m.max_spool_mb = value
+
+    def _shut_rejecting(self, v: Vpn, topic: str) -> int:
+        """How many of v's normal queues matching ``topic`` are shut for ingress and refuse what
+        they discard to the sender (reject-msg-to-sender-on-discard including-when-shutdown)."""
+        subs = self.st.subs_by_queue
+        return sum(1 for q in self.lk.queues_of(v)
+                   if q.kind == "normal" and q.reject_when_shutdown and (not q.ingress_up or q.shutdown)
+                   and any(topic_matches(s, topic) for s in subs.get(q.id, ())))
 
     # ------------------------------------------------------------------ admin
     def delete_messages(self, router: str, vpn: str, queue: str, from_id: int | None = None,

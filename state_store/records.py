@@ -104,6 +104,7 @@ class Vpn:
     st_rejected_full: int = 0
     st_not_replicated: int = 0
     st_rejected_sync: int = 0
+    max_spool_mb: int = 60000  # the VPN's spool quota (message-spool max-spool-usage); lab default, see docs/lab.md
 
 
 @dataclass(slots=True, eq=False)
@@ -135,6 +136,8 @@ class Queue:
     msg_count: int = 0
     bytes: int = 0
     hwm_bytes: int = 0
+    reject_on_discard: bool = True  # reject-msg-to-sender-on-discard (C13: Yes by default)
+    reject_when_shutdown: bool = False  # ... including-when-shutdown (C13: No by default)
 
 
 @dataclass(slots=True, eq=False)

@@ -17,6 +17,7 @@ Format (every key optional unless marked *):
   vpns: - name*: Trading_VPN
           routers: [..]               (default: every router; config is synced)
           replication_group_msg_id_seed: int
+          max_spool_usage: MB         (the VPN's spool quota; default 60000, the lab's)
           replication: {enabled: bool, roles: {router: active|standby},
                         transaction_replication_mode: sync|async,
                         reject_msg_when_sync_ineligible: bool,
@@ -28,7 +29,9 @@ Format (every key optional unless marked *):
                         replicated_topics: - {topic*, mode: sync|async}}
           queues: - {name*, subscriptions: [..], access_type: exclusive|non-exclusive,
                      owner, permission, max_spool_usage, max_bind_count, ingress: bool,
-                     egress: bool, shutdown: bool, durable: bool}
+                     egress: bool, shutdown: bool, durable: bool,
+                     reject_msg_to_sender_on_discard: bool (default true),
+                     reject_including_when_shutdown: bool (default false)}
           clients: - {name*, username, hosts*: [router..], connected: bool}
   users: - {name*, password | password_hash, scope: global|vpn, level, vpn, lab_admin: bool}
          (at least one global admin with lab_admin: true: the trainer, who may open the console)
@@ -136,6 +139,7 @@ def build_lab(state: BrokerState, doc: MDict) -> None:
                 bridge_ssl=br.get("ssl", False),
                 bridge_window_size=br.get("window_size", 255),
                 bridge_client_profile=br.get("client_profile", "#client-profile"),
+                max_spool_mb=vpn.get("max_spool_usage", 60000),
             ))
             state.add(m.Queue(vpn_id=vpn_row.id, name=REPL_QUEUE,
                               kind="replication", max_spool_mb=vpn_row.rq_max_spool_mb,
@@ -153,6 +157,9 @@ def build_lab(state: BrokerState, doc: MDict) -> None:
                     max_bind_count=qd.get("max_bind_count", 1000),
                     ingress_up=qd.get("ingress", True), egress_up=qd.get("egress", True),
                     shutdown=qd.get("shutdown", False),
+                    reject_on_discard=qd.get("reject_msg_to_sender_on_discard", True),
+                    reject_when_shutdown=(qd.get("reject_including_when_shutdown", False)
+                                          and qd.get("reject_msg_to_sender_on_discard", True)),
                 ))
                 for sub in qd.get("subscriptions") or []:
                     state.add(m.Subscription(queue_id=qr.id, topic=sub))

@@ -77,6 +77,7 @@ SCHEMA = spec_map(
         name=(VPN_NAME, REQ),
         routers=(ListOf(NAME, 64), OPT),
         replication_group_msg_id_seed=(MSG_ID, OPT),
+        max_spool_usage=(MB, OPT),
         replication=(spec_map(
             enabled=(Bool(), OPT),
             roles=(DictOf(ROLE), OPT),
@@ -99,6 +100,7 @@ SCHEMA = spec_map(
                                                      "delete")), OPT),
             max_spool_usage=(MB, OPT), max_bind_count=(Int(1, 10_000), OPT), ingress=(Bool(), OPT),
             egress=(Bool(), OPT), shutdown=(Bool(), OPT), durable=(Bool(), OPT),
+            reject_msg_to_sender_on_discard=(Bool(), OPT), reject_including_when_shutdown=(Bool(), OPT),
         )), OPT),
         clients=(ListOf(spec_map(
             name=(Str(160), REQ), username=(Str(189), OPT), hosts=(ListOf(NAME, 64), REQ),

@@ -274,6 +274,8 @@ class QueueConfig:
     subscriptions: tuple[str, ...]  # sorted
     ingress_up: bool
     egress_up: bool
+    reject_on_discard: bool = True  # reject-msg-to-sender-on-discard
+    reject_when_shutdown: bool = False  # ... including-when-shutdown
 
 
 @dataclass(frozen=True)
@@ -421,6 +423,7 @@ class VpnConfig:
     client_usernames: tuple[ClientUsernameInfo, ...] = ()
     telemetry_profiles: tuple[TelemetryProfileInfo, ...] = ()
     rest_delivery_points: tuple[RestDeliveryPointInfo, ...] = ()
+    max_spool_mb: int = 60000  # message-spool max-spool-usage of the VPN
 
 
 @dataclass(frozen=True)

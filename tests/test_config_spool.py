@@ -157,3 +157,44 @@ def test_queue_changes_need_vpn_read_write(user, ok) -> None:
             refused(lab, ny, "shutdown", kind="access")
     finally:
         lab.close()
+
+
+def queue_config(lab, name, router=NY):
+    with lab.store.transaction() as e:
+        vpn = e.current_config(router, VPN).vpns[0]
+    return next(qc for qc in vpn.queues if qc.name == name)
+
+
+def test_reject_msg_to_sender_on_discard_is_on_by_default_and_config_synced(lab, ny) -> None:
+    """C13: a queue made with defaults shows reject-msg-to-sender-on-discard Yes and
+    ...-including-when-shutdown No."""
+    at_spool(ny)
+    go(ny, "create queue q1")
+    qc = queue_config(lab, "q1")
+    assert (qc.reject_on_discard, qc.reject_when_shutdown) == (True, False)
+    assert queue(lab, "q1").reject_msg_to_sender_on_discard
+    go(ny, "no reject-msg-to-sender-on-discard")
+    assert not queue(lab, "q1").reject_msg_to_sender_on_discard
+    assert not queue(lab, "q1", NJ).reject_msg_to_sender_on_discard
+    go(ny, "reject-msg-to-sender-on-discard including-when-shutdown")
+    qc = queue_config(lab, "q1", NJ)
+    assert (qc.reject_on_discard, qc.reject_when_shutdown) == (True, True)
+    go(ny, "reject-msg-to-sender-on-discard")
+    qc = queue_config(lab, "q1")
+    assert (qc.reject_on_discard, qc.reject_when_shutdown) == (True, False)
+    outcome = ny.execute("no reject-msg-to-sender-on-discard including-when-shutdown")
+    assert not outcome.ok and outcome.error_kind != "engine"
+
+
+def test_vpn_max_spool_usage_at_the_message_spool_level(lab, ny) -> None:
+    at_spool(ny)
+    go(ny, "max-spool-usage 2500")
+    assert ny.prompt == SPOOL_PROMPT
+    with lab.store.transaction() as e:
+        assert e.message_spool(NY, VPN).max_spool_mb == 2500
+        assert e.message_spool(NJ, VPN).max_spool_mb == 2500
+        assert e.message_spool(NY).max_spool_mb == 60000  # the router's own is another setting
+    refused(lab, ny, "max-spool-usage 6000001", kind="invalid-value")
+    go(ny, "no max-spool-usage")
+    with lab.store.transaction() as e:
+        assert e.message_spool(NY, VPN).max_spool_mb == 60000

@@ -82,9 +82,13 @@ def _step(draw: Draw) -> list[str]:
             "remote port 9443", "ssl", "outgoing-connection-count 5", "no shutdown", "exit",
             f"create queue-binding {_pick(draw, QUEUES)}", "post-request-target /x", "exit", "no shutdown"])
     if kind == "queue":
-        return [f"message-spool message-vpn {vpn}", f"create queue {_pick(draw, QUEUES)}"] + _some(draw, [
+        return [f"message-spool message-vpn {vpn}"] + _some(draw, [
+            f"max-spool-usage {_pick(draw, ['0', '70', '60000'])}", "no max-spool-usage"]) + [
+            f"create queue {_pick(draw, QUEUES)}"] + _some(draw, [
             "access-type non-exclusive", f"owner {name}", "permission all consume", "max-spool-usage 10",
-            "max-bind-count 5", f"subscription topic {_pick(draw, TOPICS)}", "no shutdown ingress", "no shutdown"])
+            "max-bind-count 5", f"subscription topic {_pick(draw, TOPICS)}", "no shutdown ingress", "no shutdown",
+            _pick(draw, ["no reject-msg-to-sender-on-discard", "reject-msg-to-sender-on-discard",
+                         "reject-msg-to-sender-on-discard including-when-shutdown"])])
     if kind == "no-queue":
         queue = _pick(draw, QUEUES)
         return [f"message-spool message-vpn {vpn}", f"queue {queue}", "shutdown", "exit", f"no queue {queue}"]

@@ -90,7 +90,7 @@ All Other Permission                 : No-Access
 Quota (MB)                           : 5000
 Max Bind Count                       : 1000
 Bind Count                           : 0
-Reject Msg To Sender On Discard      : No
+Reject Msg To Sender On Discard      : Yes
 Current Messages Spooled             : 0
 Current Spool Usage (MB)             : 0.0000
 High Water Mark (MB)                 : 0.0000

@@ -87,3 +87,18 @@ def owner(ctx: HandlerContext, args: Args) -> None:
 @handler("config_spool.max_bind_count")
 def max_bind_count(ctx: HandlerContext, args: Args) -> None:
     _option(ctx, "max-bind-count", None if args.get("no") else args["max-bind-count"])
+
+
+@handler("config_spool.reject_on_discard")
+def reject_on_discard(ctx: HandlerContext, args: Args) -> None:
+    """`[no] reject-msg-to-sender-on-discard [including-when-shutdown]`: the `no` form turns both off."""
+    on = not args.get("no")
+    _option(ctx, "reject-msg-to-sender-on-discard", on)
+    when_shut = on and bool(args.get("including-when-shutdown"))
+    _option(ctx, "reject-msg-to-sender-on-discard-including-when-shutdown", when_shut)
+
+
+@handler("config_spool.vpn_max_spool")
+def vpn_max_spool(ctx: HandlerContext, args: Args) -> None:
+    router, vpn = ctx.router_and_vpn()
+    ctx.engine.set_vpn_max_spool(router, vpn, None if args.get("no") else int(args["max-spool-mb"]))

@@ -65,6 +65,9 @@ _REASONS = {
     "publish_rejected_repl_queue_full": "replication queue full",
     "publish_rejected_sync_ineligible": "sync replication ineligible",
     "publish_rejected_spool_full": "message spool full",  # ours: the router's max-spool-usage (issue 15)
+    "publish_rejected_vpn_spool_full": "message-vpn spool full",  # ours: the VPN's max-spool-usage
+    "publish_rejected_queue_full": "queue full",  # ours: a queue rejecting to the sender on discard
+    "publish_rejected_queue_shutdown": "queue shut down",  # ours: ... including-when-shutdown
 }
 
 

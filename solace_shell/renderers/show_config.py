@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from state_store.messaging import VPN_MAX_SPOOL
 from state_store.views import (
     AclProfileInfo,
     ClientProfileInfo,
@@ -218,6 +219,8 @@ def _replication_section(vpn: VpnConfig) -> list[_Entry]:
 
 def _queue_section(vpn: VpnConfig) -> list[_Entry]:
     out = []
+    if vpn.max_spool_mb != VPN_MAX_SPOOL[2]:  # the VPN's spool quota, printed when not the lab default
+        out.append(_Entry((f"message-spool message-vpn {q(vpn.name)}",), f"max-spool-usage {vpn.max_spool_mb}"))
     for qc in vpn.queues:
         ctx = (f"message-spool message-vpn {q(vpn.name)}", f"create queue {q(qc.name)}")
         out.append(_Entry(ctx, f"access-type {qc.access_type}"))
@@ -226,6 +229,10 @@ def _queue_section(vpn: VpnConfig) -> list[_Entry]:
         out.append(_Entry(ctx, f"max-spool-usage {qc.max_spool_mb}"))
         out.append(_Entry(ctx, f"max-bind-count {qc.max_bind_count}"))
         out += [_Entry(ctx, f"subscription topic {q(topic)}") for topic in qc.subscriptions]
+        if not qc.reject_on_discard:  # printed when not the default (C13: on, not when shut down)
+            out.append(_Entry(ctx, "no reject-msg-to-sender-on-discard"))
+        elif qc.reject_when_shutdown:
+            out.append(_Entry(ctx, "reject-msg-to-sender-on-discard including-when-shutdown"))
         if qc.ingress_up and qc.egress_up:
             out.append(_Entry(ctx, "no shutdown"))
         else:
