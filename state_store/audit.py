@@ -164,6 +164,12 @@ class AuditService(Service):
                         if locked_n:
                             in_tx += n
                 a = b
+        for s in st.settled.values():  # folded out of the ledger: each published and delivered once
+            if vpn is None or s.vpn_name == vpn:
+                published += s.messages
+                delivered += s.messages
+                once += s.messages
+                not_repl += s.not_replicated
         rejected = sum(x.count for x in st.rejections.values() if not vpn or x.vpn_name == vpn)
         totals = AuditTotals(
             published=published, delivered=delivered, delivered_once=once, duplicated=duplicated, lost=lost,
