@@ -270,7 +270,9 @@ class Delivery:
 
 @dataclass(slots=True, eq=False)
 class Rejection:
-    """Refused publishes (counted, never in the ledger)."""
+    """Refused publishes (counted, never in the ledger): one record per VPN, client, router, topic
+    and reason, whose ``count`` every later refusal of that kind adds to (``BrokerState.add``), so
+    a lab refusing all day holds one record; ``at_ms`` is the first refusal's (never shown)."""
 
     vpn_name: str
     client_name: str

@@ -15,6 +15,8 @@ consecutive ids (seqs), so the i-th message of a run has id ``id + i``. The ledg
 copies and each stream are ``Runs`` in id order; ``split`` cuts a run where part of it is consumed,
 drained, locked, deleted or noted (``messages_in``, ``isolate``, ``head``), and the lookups by
 message id are interval queries (``MessageRuns.overlapping``, ``message``, ``ledger_spans``).
+Messages settled for good leave the ledger with their deliveries for per-VPN totals (``fold``,
+chosen by ``state_store.settle``); refusals of one kind are one ``Rejection`` with a count.
 
 Nothing here knows SQL or CLI text: persistence (``state_store.store``) turns the state into rows and
 back, renderers in solace_shell turn views into text.

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 import state_store.store as store_module
+from solace_shell.transcript.replay import replay_file
 from state_store import settle
 from state_store.codec import decode_state, loads, state_text
 from state_store.engine import Engine
@@ -388,3 +389,18 @@ def test_a_snapshot_row_of_version_2_opens(tmp_path: Path, monkeypatch: pytest.M
     reopened = LabStore.open(p)
     assert reopened.dump() == expected
     reopened.close()
+
+
+CORPUS = sorted((Path(__file__).resolve().parent.parent / "transcripts").rglob("*.cli.txt"))
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=[p.name for p in CORPUS])
+def test_the_corpus_replays_green_folding_at_every_publish_and_consumption(path: Path) -> None:
+    """The whole golden corpus, its every audit and show, with a sweep at the end of every
+    publish and consumption (the corpus's labs never reach the usual mark)."""
+    with folding(True):
+        result = replay_file(path)
+    assert result.commands and not result.error
+    failed = [f"{c.line}: {c.command}\n--- expected\n{c.expected}\n--- actual\n{c.actual}"
+              for c in result.commands if c.verdict != "pass"]
+    assert not failed, "\n".join(failed)
