@@ -30,7 +30,8 @@ their size, so it runs once the ledger and deliveries together reach a mark (met
 ``ledger-fold-at``, part of the state so every shell replaying the journal folds at the same
 calls), then the mark is set to twice what is left plus ``FOLD_MIN``: the cost per command stays
 constant and the state holds at most about twice what is not settled. It runs at the end of a
-publish and of a consumption, never halfway through one.
+publish and of a consumption, never halfway through one. The same sweep drops the XA bookkeeping
+of branches gone for good (``finished_branch_keys``).
 """
 
 from __future__ import annotations
@@ -162,8 +163,59 @@ def settled_ranges(st: BrokerState) -> list[tuple[int, int]]:
     return merge(out)
 
 
+def _clean_log(raw: str) -> bool:
+    """True when an XA log (``xa-log:`` meta, transactions.py) gives the audit no issue: no
+    heuristic action on the wrong site, none after a failback, one outcome everywhere."""
+    try:
+        log = json.loads(raw)
+    except ValueError:
+        return False
+    if type(log) is not list or not all(type(e) is dict for e in log):
+        return False
+    return (not any(e.get("wrong_site") or e.get("after_failback") for e in log)
+            and len({str(e.get("outcome")) for e in log}) <= 1)
+
+
+def finished_branch_keys(st: BrokerState) -> list[str]:
+    """The XA bookkeeping of branches gone for good: ``xa-commit:`` and clean ``xa-log:`` meta keys
+    (``<group>:<xid>``) of XIDs that no transaction of their group holds, live, mirrored or
+    heuristically completed, and no 'tx' stream entry names. Nothing can read them again: only a
+    branch of that XID commits, ends or is listed with them, and a new one clears both when it
+    starts. (Why: one of each per XID would stay forever with steady XA traffic.)"""
+    held: set[tuple[int, str]] = set()
+    for t in st.txns.values():
+        v = st.vpns.get(t.vpn_id)
+        if t.kind == "xa" and t.xid is not None and v is not None:
+            held.add((v.group_id, t.xid))
+    for e in st.repl_entries.values():
+        if e.kind != "tx":
+            continue
+        v = st.vpns.get(e.vpn_id)
+        try:
+            pl = json.loads(e.payload or "{}")
+        except ValueError:
+            return []
+        if type(pl) is not dict or v is None:
+            return []
+        held.add((v.group_id, str(pl.get("xid"))))
+    out = []
+    for key, raw in st.meta.items():
+        kind, _, rest = key.partition(":")
+        if kind not in ("xa-commit", "xa-log"):
+            continue
+        group, _, xid = rest.partition(":")
+        if not (group.isascii() and group.isdigit()) or (int(group), xid) in held:
+            continue
+        if kind == "xa-commit" or _clean_log(raw):
+            out.append(key)
+    return out
+
+
 def fold_settled(st: BrokerState) -> int:
-    """Fold every settled message now; returns how many."""
+    """Drop the bookkeeping of finished XA branches, then fold every settled message; returns how
+    many messages were folded."""
+    for key in finished_branch_keys(st):
+        del st.meta[key]
     return st.fold(settled_ranges(st))
 
 

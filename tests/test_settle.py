@@ -250,6 +250,50 @@ def test_a_branch_state_still_on_the_replication_queue_names_its_messages() -> N
     ])
 
 
+def _xa_round(n: int) -> list[Call]:
+    xid = f"0021ABC4-{n:02X}-01"
+    return [lambda e: e.tx_xa_start("trader", xid),
+            lambda e: e.publish("trader", "trading/orders/xa", count=2),
+            lambda e: e.tx_xa_end("trader", xid),
+            lambda e: e.tx_xa_prepare("trader", xid),
+            lambda e: e.tx_xa_commit("trader", xid),
+            lambda e: e.consume("settlement", "orders", 2),
+            lambda e: e.advance(1500)]
+
+
+def test_steady_xa_traffic_leaves_no_bookkeeping_per_branch() -> None:
+    calls = [c for n in range(12) for c in _xa_round(n)]
+    folded, plain = _both(calls)
+    kept = [k for k in folded.state.meta if k.startswith("xa-")]
+    assert kept == [] and not folded.state.ledger
+    assert sum(1 for k in plain.state.meta if k.startswith("xa-")) == 24  # a log and a first commit each
+
+
+def test_a_branch_resolved_differently_on_each_site_keeps_its_log() -> None:
+    """Seed 000's warning: committed by the transaction manager on the new active site, rolled
+    back heuristically on the old one: the audit lists it (and the log stays) once both are gone."""
+    folded, _ = _both([
+        lambda e: e.tx_xa_start("trader", XID),
+        lambda e: e.publish("trader", "trading/orders/xa", count=2),
+        lambda e: e.tx_xa_end("trader", XID),
+        lambda e: e.tx_xa_prepare("trader", XID),
+        lambda e: e.advance(1000),
+        lambda e: e.set_replication_role(NY, VPN, "standby"),
+        lambda e: e.set_replication_role(NJ, VPN, "active"),
+        lambda e: e.advance(5000),
+        lambda e: e.tx_xa_commit("trader", XID),
+        lambda e: e.heuristic_rollback(NY, VPN, XID),
+        lambda e: e.heuristic_delete(NY, VPN, XID),
+        lambda e: e.consume("settlement", "orders", 10),
+        lambda e: e.advance(3000),
+        lambda e: e.publish("trader", "other/x", count=1),
+    ])
+    assert any(k.startswith("xa-log:") for k in folded.state.meta)
+    with folding(False):
+        issues = folded.run(lambda e: e.audit().xa_issues)
+    assert "inconsistent" in {i.kind for i in issues}
+
+
 def test_split_brain_deliveries_keep_their_note() -> None:
     folded, plain = _both([
         lambda e: e.publish("trader", "trading/orders/new", count=4),
