@@ -260,6 +260,9 @@ def _decode_kind(st: BrokerState, spec: KindSpec, part: Any) -> None:
                     raise CodecError(f"{kind} row {n}: {name} must be {what}, not {json.dumps(value)[:60]}")
         if counted and row[-1] < 1:
             raise CodecError(f"{kind} row {n}: count must be at least 1, not {row[-1]}")
+        if kind == "settled" and not 0 <= row[2] <= row[1]:  # [vpn_name, messages, not_replicated, id]
+            raise CodecError(f"settled row {n}: not_replicated must be between 0 and messages ({row[1]}), "
+                             f"not {row[2]}")
         rec_id = row[key_at]
         if rec_id < 1 or rec_id in seen:
             raise CodecError(f"{kind} row {n}: {spec.key} {rec_id} is {'taken' if rec_id in seen else 'not positive'}")

@@ -20,7 +20,7 @@ import pytest
 import state_store.store as store_module
 from solace_shell.transcript.replay import replay_file
 from state_store import settle
-from state_store.codec import decode_state, loads, state_text
+from state_store.codec import CodecError, decode_state, loads, state_text
 from state_store.engine import Engine
 from state_store.errors import EngineError
 from state_store.store import LabStore
@@ -401,6 +401,18 @@ def test_a_folded_state_round_trips_and_a_version_2_document_reads() -> None:
     assert loads(state_text(decode_state(old))) == loads(state_text(plain.state))
     lab.close()
     plain.close()
+
+
+@pytest.mark.parametrize("counts", [(-1, 0), (3, 4), (3, -1)])
+def test_impossible_folded_totals_are_refused_in_one_line(counts: tuple[int, int]) -> None:
+    lab = LabStore.in_memory()
+    with folding(True):
+        lab.run(_traffic)
+    doc = loads(state_text(lab.state))
+    doc["records"]["settled"]["rows"][0][1:3] = list(counts)
+    with pytest.raises(CodecError, match=r"^settled row 0: not_replicated must be between 0 and messages "):
+        decode_state(doc)
+    lab.close()
 
 
 def test_unreadable_bookkeeping_stops_folding_rather_than_guess() -> None:
