@@ -34,9 +34,11 @@ from .state import KINDS, BrokerState, CallRecord, bulk
 
 FORMAT = "solace-shell lab state"
 # 1: one record per message, copy, stream entry and delivery; 2: runs (messages, spooled copies, stream
-# entries and deliveries end with a ``count`` field). Version 1 documents are read with count 1.
-VERSION = 2
-READABLE_VERSIONS = (1, 2)
+# entries and deliveries end with a ``count`` field); 3: the ``settled`` kind (messages folded out of
+# the ledger, ``state_store.settle``). Version 1 documents are read with count 1; documents of
+# versions 1 and 2 have no settled messages (a kind missing from a document has no records).
+VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 
 
 class CodecError(ValueError):
@@ -198,8 +200,9 @@ def _decode_state(doc: Any) -> BrokerState:
     if type(doc) is not dict or doc.get("format") != FORMAT:
         raise CodecError("not a lab state document")
     if doc.get("version") not in READABLE_VERSIONS:
+        *older, newest = (str(v) for v in READABLE_VERSIONS)
         raise CodecError(f"lab state version {doc.get('version')!r}, this program reads "
-                         f"{' and '.join(str(v) for v in READABLE_VERSIONS)}")
+                         f"{', '.join(older)} and {newest}")
     st = BrokerState()
     now = doc.get("now_ms")
     if type(now) is not int or now < 0:
@@ -265,6 +268,9 @@ def _decode_kind(st: BrokerState, spec: KindSpec, part: Any) -> None:
                     raise CodecError(f"{kind} row {n}: {name} must be {what}, not {json.dumps(value)[:60]}")
         if counted and row[-1] < 1:
             raise CodecError(f"{kind} row {n}: count must be at least 1, not {row[-1]}")
+        if kind == "settled" and not 0 <= row[2] <= row[1]:  # [vpn_name, messages, not_replicated, id]
+            raise CodecError(f"settled row {n}: not_replicated must be between 0 and messages ({row[1]}), "
+                             f"not {row[2]}")
         rec_id = row[key_at]
         if rec_id < 1 or rec_id in seen:
             raise CodecError(f"{kind} row {n}: {spec.key} {rec_id} is {'taken' if rec_id in seen else 'not positive'}")

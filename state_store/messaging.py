@@ -42,6 +42,7 @@ from .quotas import REPL_QUEUE_FULL, Room, plan_publish
 from .records import Delivery, Message, Queue, Rejection, ReplEntry, Router, Spooled, Subscription, TxnOp, Vpn
 from .runs import merge, subtract
 from .service import Service
+from .settle import fold_if_due
 from .state import bulk
 from .topics import has_wildcard, name_matches, topic_matches
 from .views import ConsumeResult, MessageSpool, PublishResult, QueueDetail, QueueMessage, QueueRow
@@ -181,6 +182,7 @@ class MessagingService(Service):
                     v.st_async_queued += fit
             if mode == "sync" and eligible and fit:
                 rep.drain(v)
+        fold_if_due(st)  # the ledger's settled past, folded now and then (state_store.settle)
         return PublishResult(
             client=client_name, router=r.name, vpn=v.name, topic=topic, requested=count,
             accepted=accepted, rejected=rejected, replicated=fit,
@@ -314,7 +316,9 @@ class MessagingService(Service):
         With ack propagation shut down nothing is sent: the standby keeps the messages.
         Returns how many copies were removed."""
         with _bulk_for(len(copies)):
-            return self._consume_copies(v, r, client_name, copies, txn_key)
+            n = self._consume_copies(v, r, client_name, copies, txn_key)
+        fold_if_due(self.st)  # the ledger's settled past, folded now and then (state_store.settle)
+        return n
 
     def _consume_copies(self, v: Vpn, r: Router, client_name: str, copies: list[Spooled],
                         txn_key: str | None) -> int:

@@ -32,6 +32,7 @@ TABLE_OF: dict[str, str] = {
     "clients": "client", "users": "cli_user", "messages": "message", "spooled": "spooled",
     "repl_entries": "repl_entry", "deliveries": "delivery", "rejections": "rejection", "txns": "txn",
     "txn_ops": "txn_op", "config_objects": "config_object",
+    "settled": "settled_messages",  # newer than these schemas: never present, no records
 }
 OTHER_TABLES = ("meta", "setting", "ha_core")
 

@@ -273,7 +273,9 @@ class Delivery:
 
 @dataclass(slots=True, eq=False)
 class Rejection:
-    """Refused publishes (counted, never in the ledger)."""
+    """Refused publishes (counted, never in the ledger): one record per VPN, client, router, topic
+    and reason, whose ``count`` every later refusal of that kind adds to (``BrokerState.add``), so
+    a lab refusing all day holds one record; ``at_ms`` is the first refusal's (never shown)."""
 
     vpn_name: str
     client_name: str
@@ -341,3 +343,16 @@ class ConfigObject:
     attrs: dict[str, Any] = field(default_factory=dict)  # JSON object: attribute -> value
     managed_by: str = ""
     created_seq: int = 0  # creation order, for listings
+
+
+@dataclass(slots=True, eq=False)
+class SettledMessages:
+    """Messages whose fate is settled for good, folded out of the ledger (``state_store.settle``):
+    per VPN name, how many (each published and delivered exactly once, no copy of it left
+    anywhere and nothing left that names it) and how many of them were never replicated. The
+    audit adds them to its totals; they can never be listed as a problem."""
+
+    vpn_name: str
+    messages: int = 0
+    not_replicated: int = 0
+    id: int = 0

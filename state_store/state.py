@@ -15,6 +15,8 @@ consecutive ids (seqs), so the i-th message of a run has id ``id + i``. The ledg
 copies and each stream are ``Runs`` in id order; ``split`` cuts a run where part of it is consumed,
 drained, locked, deleted or noted (``messages_in``, ``isolate``, ``head``), and the lookups by
 message id are interval queries (``MessageRuns.overlapping``, ``message``, ``ledger_spans``).
+Messages settled for good leave the ledger with their deliveries for per-VPN totals (``fold``,
+chosen by ``state_store.settle``); refusals of one kind are one ``Rejection`` with a count.
 
 Nothing here knows SQL or CLI text: persistence (``state_store.store``) turns the state into rows and
 back, renderers in solace_shell turn views into text.
@@ -42,6 +44,7 @@ from .records import (
     ReplEntry,
     ReplicatedTopic,
     Router,
+    SettledMessages,
     Site,
     Spooled,
     Subscription,
@@ -50,10 +53,10 @@ from .records import (
     User,
     Vpn,
 )
-from .runs import MessageRuns, Runs
+from .runs import MessageRuns, Runs, subtract
 
 Record = (Site | Link | Router | HaGroup | Vpn | ReplicatedTopic | Queue | Subscription | Client | User
-          | Message | Spooled | ReplEntry | Delivery | Rejection | Txn | TxnOp | ConfigObject)
+          | Message | Spooled | ReplEntry | Delivery | Rejection | Txn | TxnOp | ConfigObject | SettledMessages)
 
 RunRecord = Message | Spooled | ReplEntry
 
@@ -64,7 +67,7 @@ KINDS: dict[type, str] = {
     ReplicatedTopic: "replicated_topics", Queue: "queues", Subscription: "subscriptions",
     Client: "clients", User: "users", Message: "messages", Spooled: "spooled",
     ReplEntry: "repl_entries", Delivery: "deliveries", Rejection: "rejections", Txn: "txns",
-    TxnOp: "txn_ops", ConfigObject: "config_objects",
+    TxnOp: "txn_ops", ConfigObject: "config_objects", SettledMessages: "settled",
 }
 
 
@@ -143,6 +146,7 @@ class BrokerState:
         self.txns: dict[int, Txn] = {}
         self.txn_ops: dict[int, TxnOp] = {}
         self.config_objects: dict[int, ConfigObject] = {}
+        self.settled: dict[int, SettledMessages] = {}  # messages folded out of the ledger, per VPN name
         # indexes (kept by add/remove)
         self.site_by_name: dict[str, Site] = {}
         self.router_by_name: dict[str, Router] = {}
@@ -159,6 +163,9 @@ class BrokerState:
         self.delivered_by_txn: dict[str, list[tuple[int, int]]] = {}
         self.ops_by_txn: dict[int, dict[int, TxnOp]] = {}
         self.objects_by_router: dict[int, dict[int, ConfigObject]] = {}
+        self.settled_by_vpn: dict[str, SettledMessages] = {}
+        # (vpn, client, router, topic, reason) -> the one Rejection counting those refusals
+        self.rejection_by_key: dict[tuple[str, str, str, str, str], Rejection] = {}
 
     # ------------------------------------------------------------------ ids
     def next_id(self, kind: str) -> int:
@@ -205,6 +212,13 @@ class BrokerState:
             if rec.txn_key is not None:
                 self.delivered_by_txn.setdefault(rec.txn_key, []).append((rec.message_id, rec.message_id + rec.count))
             return rec
+        if isinstance(rec, Rejection):
+            key = (rec.vpn_name, rec.client_name, rec.router_name, rec.topic, rec.reason)
+            same = self.rejection_by_key.get(key)
+            if same is not None and same is not rec:  # one record per kind of refusal: add to its count
+                same.count += rec.count
+                return same
+            self.rejection_by_key[key] = rec
         rec.id = self._claim(kind, rec.id)
         getattr(self, kind)[rec.id] = rec
         if isinstance(rec, TxnOp):
@@ -228,6 +242,8 @@ class BrokerState:
             self.site_by_name.setdefault(rec.name, rec)
         elif isinstance(rec, ConfigObject):
             self.objects_by_router.setdefault(rec.router_id, {})[rec.id] = rec
+        elif isinstance(rec, SettledMessages):
+            self.settled_by_vpn.setdefault(rec.vpn_name, rec)
         return rec
 
     def add_run(self, recs: Sequence[Delivery] | Sequence[ReplEntry]) -> None:
@@ -340,6 +356,13 @@ class BrokerState:
                 del self.user_by_name[rec.name]
         elif isinstance(rec, ConfigObject):
             _drop(self.objects_by_router, rec.router_id, rec.id)
+        elif isinstance(rec, Rejection):
+            key = (rec.vpn_name, rec.client_name, rec.router_name, rec.topic, rec.reason)
+            if self.rejection_by_key.get(key) is rec:
+                del self.rejection_by_key[key]
+        elif isinstance(rec, SettledMessages):
+            if self.settled_by_vpn.get(rec.vpn_name) is rec:
+                del self.settled_by_vpn[rec.vpn_name]
         elif isinstance(rec, (Vpn, Router, Site)):
             raise ValueError(f"{type(rec).__name__} records are never removed; build a new lab")
 
@@ -432,9 +455,56 @@ class BrokerState:
                 yield a, b, m
             i += 1
 
+    def fold(self, ranges: Sequence[tuple[int, int]]) -> int:
+        """Fold the messages of ``ranges`` (message-id ranges, sorted and disjoint, each message in
+        the ledger and delivered exactly once: ``state_store.settle`` chooses them) out of the ledger
+        into the per-VPN totals (``SettledMessages``), and their deliveries with them (a delivery
+        run covering other messages too keeps those, cut into the runs left). Returns how many
+        messages were folded."""
+        if not ranges:
+            return 0
+        gone: list[Message] = []
+        for a, b in ranges:
+            gone.extend(self.messages_in(a, b))
+        n = 0
+        for m in gone:
+            tot = self.settled_by_vpn.get(m.vpn_name)
+            if tot is None:
+                tot = self.add(SettledMessages(m.vpn_name))
+            tot.messages += m.count
+            if m.replicated == 0:
+                tot.not_replicated += m.count
+            n += m.count
+        self.ledger.pop_many(m.id for m in gone)
+        ends = [b for _, b in ranges]
+        kept: dict[int, Delivery] = {}
+        cut = False
+        for did, d in self.deliveries.items():
+            lo, hi = d.message_id, d.message_id + d.count
+            k = bisect_right(ends, lo)
+            holes = []
+            while k < len(ranges) and ranges[k][0] < hi:
+                holes.append(ranges[k])
+                k += 1
+            if not holes:
+                kept[did] = d
+                continue
+            cut = True
+            for a, b in subtract([(lo, hi)], holes):  # the messages it also covers stay, ids kept
+                kept[d.id + a - lo] = Delivery(a, d.client_name, d.router_name, d.queue_name, d.at_ms,
+                                               d.id + a - lo, d.txn_key, b - a)
+        if cut:
+            self.deliveries = kept
+            by_txn: dict[str, list[tuple[int, int]]] = {}
+            for d in kept.values():
+                if d.txn_key is not None:
+                    by_txn.setdefault(d.txn_key, []).append((d.message_id, d.message_id + d.count))
+            self.delivered_by_txn = by_txn
+        return n
+
     def message_count(self) -> int:
-        """How many messages the ledger holds."""
-        return self.ledger.total()
+        """How many messages were accepted: those the ledger holds and those folded out of it."""
+        return self.ledger.total() + sum(s.messages for s in self.settled.values())
 
     # ------------------------------------------------------------------ reads
     def records(self, kind: str) -> dict[int, Any]:

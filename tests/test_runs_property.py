@@ -9,18 +9,24 @@ locked, deleted or noted. Two references run the same random walk:
   but for the high-water marks (N messages arriving at once peak higher than one at a time
   drained in between). Only without sync replicated topics: a sync publish drains the stream at
   once, topic by topic, so one publish of N and N publishes of one spool a standby queue in
-  different orders (as the broker's batches do)."""
+  different orders (as the broker's batches do).
+A third lab folds its settled messages (``state_store.settle``) at the end of every publish and
+consumption and after every step, while the references never fold: folding must change no answer,
+no audit (whole, per VPN, limited), no listing."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from contextlib import AbstractContextManager, ExitStack
 from functools import partial
 from typing import Any
+from unittest.mock import patch
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from state_store import settle
 from state_store.engine import Engine
 from state_store.errors import EngineError
 from state_store.store import LabStore
@@ -34,19 +40,23 @@ SIZES = (600, 150_000)
 
 client = st.sampled_from(CLIENTS)
 router = st.sampled_from((NY, NJ))
-step = st.one_of(
-    st.tuples(st.just("publish"), client, st.sampled_from(TOPICS), st.integers(1, 25), st.sampled_from(SIZES)),
-    st.tuples(st.just("consume"), client, st.sampled_from(("orders", "audit")), st.integers(1, 30)),
+publish = st.tuples(st.just("publish"), client, st.sampled_from(TOPICS), st.integers(1, 25), st.sampled_from(SIZES))
+consume = st.tuples(st.just("consume"), client, st.sampled_from(("orders", "audit")), st.integers(1, 30))
+advance = st.tuples(st.just("advance"), st.sampled_from((0, 7, 60, 400, 1500)))
+others = (
     st.tuples(st.just("tx"), client, st.sampled_from(("start", "commit", "rollback"))),
     st.tuples(st.just("xa"), client, st.sampled_from(("start", "end", "prepare", "commit", "rollback"))),
     st.tuples(st.just("heuristic"), router, st.sampled_from(("commit", "rollback", "delete"))),
-    st.tuples(st.just("advance"), st.sampled_from((0, 7, 60, 400, 1500))),
     st.tuples(st.just("site"), st.sampled_from(("fail", "restore", "replace")), st.sampled_from(("NY", "NJ"))),
     st.tuples(st.just("link"), st.sampled_from(("fail", "restore"))),
     st.tuples(st.just("role"), router, st.sampled_from(("active", "standby"))),
     st.tuples(st.just("delete"), router, st.sampled_from(QUEUES), st.integers(0, 40), st.integers(0, 6)),
     st.tuples(st.just("ackint"), st.sampled_from((1, 3, 20))),
 )
+step = st.one_of(publish, consume, advance, *others)
+# mostly traffic that ends well (so that much gets folded), with every failure and transaction among it
+consume_both = st.tuples(st.just("consume-both"), client, st.integers(1, 60))
+busy = st.one_of(publish, consume_both, advance, publish, consume_both, advance, publish, consume, advance, *others)
 
 
 def _setup(e: Engine, sync: bool) -> None:
@@ -79,6 +89,8 @@ def _apply(e: Engine, s: tuple[Any, ...], split: bool) -> Any:
                 min(rgmids, default=None), max(rgmids, default=None), parts[0].transacted)
     if kind == "consume":
         return e.consume(s[1], s[2], s[3])
+    if kind == "consume-both":
+        return [_run_inner(e.consume, s[1], q, s[2]) for q in ("orders", "audit")]
     if kind == "tx":
         getattr(e, f"tx_local_{s[2]}")(s[1])
         return None
@@ -115,6 +127,14 @@ def _apply(e: Engine, s: tuple[Any, ...], split: bool) -> Any:
     raise AssertionError(kind)
 
 
+def _run_inner(fn: Callable[..., Any], *args: Any) -> Any:
+    """One call of a step made of several: its answer or refusal (the step goes on)."""
+    try:
+        return ("ok", fn(*args))
+    except EngineError as exc:
+        return ("error", exc.code, exc.params)
+
+
 def _run(store: LabStore, fn: Callable[[Engine], Any]) -> Any:
     try:
         with store.transaction() as e:
@@ -124,7 +144,8 @@ def _run(store: LabStore, fn: Callable[[Engine], Any]) -> Any:
 
 
 def _observe(e: Engine) -> dict[str, Any]:
-    out: dict[str, Any] = {"audit": e.audit(limit=-1), "status": e.status()}
+    out: dict[str, Any] = {"audit": e.audit(limit=-1), "status": e.status(), "vpn": e.audit(VPN, limit=-1),
+                           "limited": (e.audit(limit=2), e.audit(VPN, limit=1), e.audit("Other_VPN"))}
     for r in (NY, NJ):
         try:
             out[r] = (e.queues(r, "*", "*"), e.message_spool(r), e.replication_stats(r), e.transactions(r),
@@ -134,6 +155,22 @@ def _observe(e: Engine) -> dict[str, Any]:
         except EngineError as exc:
             out[r] = exc.code
     return out
+
+
+def folding(always: bool) -> AbstractContextManager[Any]:
+    """Sweeps at the end of every publish and consumption (``always``), or never."""
+    stack = ExitStack()
+    mark = 0 if always else 1 << 60
+    stack.enter_context(patch.object(settle, "FOLD_MIN", mark))
+    stack.enter_context(patch.object(settle, "next_mark", lambda size: mark))
+    return stack
+
+
+def _run_folded(store: LabStore, fn: Callable[[Engine], Any]) -> Any:
+    with folding(True):
+        got = _run(store, fn)
+    settle.fold_settled(store.state)  # and between commands
+    return got
 
 
 def _explode(store: LabStore) -> None:
@@ -158,22 +195,40 @@ def _no_hwm(value: Any) -> Any:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(step, min_size=1, max_size=30), st.booleans())
 def test_runs_give_the_results_of_single_messages(steps: list[tuple[Any, ...]], sync: bool) -> None:
-    runs, cut, singles = LabStore.in_memory(), LabStore.in_memory(), LabStore.in_memory()
+    _walk(steps, sync)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(busy, min_size=10, max_size=40), st.booleans())
+def test_folding_settled_messages_changes_no_answer(steps: list[tuple[Any, ...]], sync: bool) -> None:
+    _walk(steps, sync)
+
+
+def _walk(steps: list[tuple[Any, ...]], sync: bool) -> None:
+    runs, cut, singles, folded = (LabStore.in_memory(), LabStore.in_memory(), LabStore.in_memory(),
+                                  LabStore.in_memory())
     try:
-        for store in (runs, cut, singles):
+        for store in (runs, cut, singles, folded):
             assert _run(store, partial(_setup, sync=sync))[0] == "ok"
         for s in steps:
             whole: Callable[[Engine], Any] = partial(_apply, s=s, split=False)
             split: Callable[[Engine], Any] = partial(_apply, s=s, split=True)
-            got = _run(runs, whole)
-            assert got == _run(cut, whole), s
-            _explode(cut)
+            with folding(False):
+                got = _run(runs, whole)
+                assert got == _run(cut, whole), s
+                _explode(cut)
+                if not sync:
+                    assert _no_hwm(got) == _no_hwm(_run(singles, split)), s
+            assert got == _run_folded(folded, whole), s
+            with folding(False):
+                assert _run(runs, _observe) == _run(folded, _observe), s
+        assert not runs.state.settled and not cut.state.settled and not singles.state.settled
+        event("some messages folded" if folded.state.settled else "nothing folded")
+        with folding(False):
+            seen = _run(runs, _observe)
+            assert seen == _run(cut, _observe)
             if not sync:
-                assert _no_hwm(got) == _no_hwm(_run(singles, split)), s
-        seen = _run(runs, _observe)
-        assert seen == _run(cut, _observe)
-        if not sync:
-            assert _no_hwm(seen) == _no_hwm(_run(singles, _observe))
+                assert _no_hwm(seen) == _no_hwm(_run(singles, _observe))
     finally:
-        for store in (runs, cut, singles):
+        for store in (runs, cut, singles, folded):
             store.close()
