@@ -16,9 +16,10 @@ child process, so nothing of the recording or of another measurement is in its m
 3. e2e         the installed `solace-shell replay FILE`: wall time and the child's peak RSS (`os.wait4`).
 In 1 and 2 the resident set (VmRSS, not the peak) is read every `--every` commands, with the lab's
 record counts; growth per command = (last sample - first sample) / commands between them, the first
-sample (after `--every` commands) counting as warm. Messages, their deliveries and rejections stay in
-the lab for the audit (`lab> audit`: what every message ever published became), so with traffic the
-lab itself grows with every publish; the record counts show how much of the growth that is.
+sample (after `--every` commands) counting as warm. The audit ledger keeps runs of messages and
+deliveries only while their fate can still change: settled ones (delivered once, no copy, entry or
+transaction left) are folded into per-VPN totals (state_store/settle.py) and refusals of one kind
+share one record, so the record counts show whether anything still grows with traffic.
 Target (issue 12): no growth per command once warm (flat within noise).
 """
 
