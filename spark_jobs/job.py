@@ -6,17 +6,22 @@ Pipeline (driver -> executors -> driver):
    and remote paths (hdfs://, s3a://, ...) through the Hadoop FileSystem API and Spark's file index;
    directories recursively, hidden `.`/`_` names skipped as Hadoop does.
    Each file gets a stable *name*: the path as the user spelled it on the command line.
-2. Local files are read by the executors themselves (at most MAX_TRANSCRIPT_BYTES + 1 bytes each);
-   remote ones by Spark's `binaryFile` source inside the JVM, files over the size limit left unread.
-   Rows are hash-partitioned by name into a partition count that depends only on the number of files.
-3. `mapInArrow`: one replay engine per partition, a fresh lab per transcript (the replay's promise).
-   Every input yields a row: unreadable, oversized, empty, undecodable, malformed, over-long (more
-   than MAX_COMMANDS commands) or crashing transcripts become quarantine records with their reason,
-   and the job goes on; stored output is capped per command (MAX_STORED_OUTPUT). Bytes in
-   and result rows out cross between the JVM and Python as Arrow batches, not pickled rows: on few cores
-   the JVM's share of the CPU is what the replay workers lose.
-4. Results are persisted once, then written sorted by (transcript, line) into single-file Parquet
-   tables with fixed file names, and aggregated into `summary.json` and `report.html`.
+2. The names are sorted and cut into contiguous ranges of about equal size (two per core), one
+   partition each: local files travel as their paths only, in order, with no shuffle; remote ones are
+   read by Spark's `binaryFile` source (files over the size limit left unread) and placed into the
+   range of their name.
+3. Executors (`replay_chunk`): a fresh lab per transcript (the replay's promise), local files read by
+   the executor itself (at most MAX_TRANSCRIPT_BYTES + 1 bytes each). Every input yields a row:
+   unreadable, oversized, empty, undecodable, malformed, over-long (more than MAX_COMMANDS commands)
+   or crashing transcripts become quarantine records with their reason, and the job goes on; stored
+   output is capped per command (MAX_STORED_OUTPUT). Each partition hands back one small tuple: its
+   aggregates (`partials.Partial`) and its rows, sorted, as one lz4 Arrow IPC stream that the JVM
+   keeps as bytes. Why: on two cores every CPU second the JVM spent converting, caching, sorting and
+   grouping rows (two thirds of the CPU before) was a second the replay lost.
+4. The driver adds up the aggregates into `summary.json` and `report.html`, and streams the
+   partitions in order (`toLocalIterator`, one partition in memory at a time) into single-file
+   Parquet tables with fixed names written by pyarrow (`tables.py`), already sorted by
+   (transcript, line).
 
 Byte-identical for the same input and arguments: commands.parquet, transcripts.parquet,
 quarantine.parquet, summary.json, report.html. Not: timings.parquet (duration_ms) and run.json.
@@ -93,16 +98,17 @@ class InputError(Exception):
 
 
 class MissingDependency(Exception):
-    """The Spark extra is not installed (pyspark, pyarrow, pandas)."""
+    """The Spark extra is not installed (pyspark, pyarrow)."""
 
 
 SPARK_EXTRA_HINT = "pip install 'solace-shell[spark]'"
 
 
 def require_spark_extra() -> None:
-    """mapInArrow needs pyarrow on every worker and pandas on the driver; say so before Spark starts."""
+    """The executors build Arrow streams and the driver writes Parquet with pyarrow; say so before
+    Spark starts."""
     missing = []
-    for module in ("pyspark", "pyarrow", "pandas"):
+    for module in ("pyspark", "pyarrow"):
         try:
             __import__(module)
         except ImportError:
