@@ -108,3 +108,25 @@ def test_report_is_escaped_html_with_an_svg_chart():
     assert html.startswith("<!DOCTYPE html>") and "<svg" in html and "<rect" in html
     assert "output:line 1:&lt;b&gt;" in html and "t&lt;1&gt;:2" in html and "<b>" not in html
     assert summ.render_report(s) == html
+
+
+def test_table_bytes_do_not_depend_on_how_the_sorted_rows_arrive(tmp_path):
+    """The driver writes partitions as they come; row groups of a fixed size keep the file's bytes
+    the same whatever the partition boundaries (more rows than one row group here)."""
+    import pyarrow as pa
+
+    from spark_jobs.tables import ROWS_PER_GROUP, SortedTableWriter
+
+    n = ROWS_PER_GROUP * 2 + 123
+    table = pa.table({"transcript": [f"t{i // 7:06d}" for i in range(n)], "line": pa.array(range(n), pa.int32())})
+    written = []
+    for cuts in ([n], [5, ROWS_PER_GROUP, ROWS_PER_GROUP + 1, n], [ROWS_PER_GROUP - 1, 2 * ROWS_PER_GROUP + 1, n]):
+        writer = SortedTableWriter(str(tmp_path / f"t{len(written)}"), table.schema)
+        start = 0
+        for end in cuts:
+            writer.write(table.slice(start, min(end, n) - start))
+            start = min(end, n)
+        writer.close()
+        written.append((tmp_path / f"t{len(written)}" / "part-00000.parquet").read_bytes())
+    assert written[0] == written[1] == written[2]
+    assert sorted(p.name for p in (tmp_path / "t0").iterdir()) == ["_SUCCESS", "part-00000.parquet"]
