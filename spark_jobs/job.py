@@ -323,6 +323,22 @@ def partition_count(n_files: int, cores: int, max_files_per_partition: int = 409
     return max(1, min(n_files, cores * per_core))
 
 
+MAX_FILES_PER_COLLECT = 65_536  # transcripts whose compressed rows the driver takes in at once (~2.5 KB each)
+
+
+def collect_groups(per_part: Sequence[int], budget: int) -> list[list[int]]:
+    """Consecutive partitions in groups of at most `budget` files (a partition over it alone)."""
+    groups: list[list[int]] = []
+    held = budget
+    for part, n in enumerate(per_part):
+        if held + n > budget:
+            groups.append([])
+            held = 0
+        groups[-1].append(part)
+        held += n
+    return groups
+
+
 def split_names(weights: dict[str, int], n_parts: int) -> dict[str, int]:
     """Each name's partition: contiguous ranges of the sorted names with about equal total weight
     (bytes to replay), so partition i holds only names sorting before those of partition i + 1."""
@@ -592,8 +608,6 @@ def _remote_items(spark: Any, remote: dict[str, str], bad: dict[str, tuple[str, 
 
 def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
     require_spark_extra()
-    from pyspark import StorageLevel  # noqa: PLC0415
-
     from . import tables  # noqa: PLC0415
     from .partials import merge  # noqa: PLC0415
     from .progress import SparkProgress  # noqa: PLC0415
@@ -642,33 +656,43 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
                 owner = sc.broadcast(chunk_of)
                 inputs = (sc.parallelize(items).union(remote_rdd).keyBy(lambda it: it[0])
                           .partitionBy(n_parts, lambda name: owner.value[name]).values())
-            parts = inputs.mapPartitionsWithIndex(replay_chunk).persist(StorageLevel.MEMORY_AND_DISK)
-            phase_started = time.perf_counter()
-            # the replay itself, n_parts parallel tasks; only the small partials come to the driver
-            partial = merge(p for _, p in sorted(parts.map(lambda t: (t[0], t[1])).collect(),
-                                                 key=lambda t: t[0]))
-            phases = {"replay": time.perf_counter() - phase_started}
-            phase_started = time.perf_counter()
-            progress.set_label("writing results")
+            parts = inputs.mapPartitionsWithIndex(replay_chunk)
             schema = tables_schema()
             tset, finish = tables.staged(
                 _local_path(opts.out), _is_local(opts.out),
                 {name: pa_select(schema, cols) for name, cols in TABLES.items()},
                 lambda file, name: publish(spark, file, opts.out, name))
+            partials = []
             timing_ms = 0.0
-            for _, _, blob in parts.toLocalIterator():  # partition by partition, in order
-                rows = _read_stream(blob)
-                commands = tables.select(rows, "c", COMMAND_COLUMNS)
-                timings = tables.select(rows, "c", TIMING_COLUMNS)
-                listed = tables.select(rows, "x", TRANSCRIPT_COLUMNS)
-                tset.writers["commands.parquet"].write(commands)
-                tset.writers["timings.parquet"].write(timings)
-                tset.writers["transcripts.parquet"].write(listed)
-                tset.writers["quarantine.parquet"].write(_quarantined(listed))
-                timing_ms += sum(v for v in timings.column("duration_ms").to_pylist() if v is not None)
+            phases = {"replay": 0.0, "write": 0.0}
+            per_part = [0] * n_parts
+            for part in chunk_of.values():
+                per_part[part] += 1
+            # One job per group of partitions (all of them up to MAX_FILES_PER_COLLECT files): the
+            # partitions run in parallel and their compressed rows come to the driver together, which
+            # then writes them in order, so the driver holds at most one group's rows.
+            for group in collect_groups(per_part, MAX_FILES_PER_COLLECT):
+                phase_started = time.perf_counter()
+                results = sc.runJob(parts, lambda it: it, group)
+                phases["replay"] += time.perf_counter() - phase_started
+                phase_started = time.perf_counter()
+                progress.set_label("writing results")
+                for _, partial_of_part, blob in sorted(results, key=lambda r: r[0]):
+                    partials.append(partial_of_part)
+                    rows = _read_stream(blob)
+                    timings = tables.select(rows, "c", TIMING_COLUMNS)
+                    listed = tables.select(rows, "x", TRANSCRIPT_COLUMNS)
+                    tset.writers["commands.parquet"].write(tables.select(rows, "c", COMMAND_COLUMNS))
+                    tset.writers["timings.parquet"].write(timings)
+                    tset.writers["transcripts.parquet"].write(listed)
+                    tset.writers["quarantine.parquet"].write(_quarantined(listed))
+                    timing_ms += sum(v for v in timings.column("duration_ms").to_pylist() if v is not None)
+                del results
+                phases["write"] += time.perf_counter() - phase_started
+            phase_started = time.perf_counter()
             finish()
-            parts.unpersist()
-            phases["write"] = time.perf_counter() - phase_started
+            partial = merge(partials)
+            phases["write"] += time.perf_counter() - phase_started
             phase_started = time.perf_counter()
             progress.set_label("aggregating")
             summary = _summary(opts, partial)

@@ -9,7 +9,7 @@ from solace_shell.transcript.replay import replay_file
 from spark_jobs import summary as summ
 from spark_jobs.drills import COMMENT, FAILOVER_TYPES, LAB, SITES, plan_drill, plan_drills
 from spark_jobs.generate import INDEX_FILE, generate
-from spark_jobs.job import _display, _norm_uri, partition_count, split_names
+from spark_jobs.job import _display, _norm_uri, collect_groups, partition_count, split_names
 
 
 def test_plans_are_pure_and_independent_of_count():
@@ -68,6 +68,7 @@ def test_naming_and_partitioning_helpers():
     assert _display("corpus/*/x*.txt", "file:/work/corpus/sub/x1.txt") == "corpus/sub/x1.txt"
     assert partition_count(1, 2) == 1 and partition_count(10_000, 2) == 4 and partition_count(10**7, 8) == 8 * 306
     assert split_names({"b": 10, "a": 10, "c": 10, "d": 10}, 2) == {"a": 0, "b": 0, "c": 1, "d": 1}
+    assert collect_groups([3, 3, 3, 3], 6) == [[0, 1], [2, 3]] and collect_groups([10, 1, 1], 5) == [[0], [1, 2]]
 
 
 def test_invalid_input_regex_follows_the_message_table():
