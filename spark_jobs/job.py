@@ -18,10 +18,10 @@ Pipeline (driver -> executors -> driver):
    aggregates (`partials.Partial`) and its rows, sorted, as one lz4 Arrow IPC stream that the JVM
    keeps as bytes. Why: on two cores every CPU second the JVM spent converting, caching, sorting and
    grouping rows (two thirds of the CPU before) was a second the replay lost.
-4. The driver adds up the aggregates into `summary.json` and `report.html`, and streams the
-   partitions in order (`toLocalIterator`, one partition in memory at a time) into single-file
-   Parquet tables with fixed names written by pyarrow (`tables.py`), already sorted by
-   (transcript, line).
+4. One Spark job per group of consecutive partitions (all of them up to MAX_FILES_PER_COLLECT files)
+   brings their results to the driver, which writes the partitions in order into single-file
+   Parquet tables with fixed names (pyarrow, `tables.py`), already sorted by (transcript, line), and
+   adds up the aggregates into `summary.json` and `report.html`. Nothing is cached in the JVM.
 
 Byte-identical for the same input and arguments: commands.parquet, transcripts.parquet,
 quarantine.parquet, summary.json, report.html. Not: timings.parquet (duration_ms) and run.json.
@@ -323,7 +323,7 @@ def partition_count(n_files: int, cores: int, max_files_per_partition: int = 409
     return max(1, min(n_files, cores * per_core))
 
 
-MAX_FILES_PER_COLLECT = 65_536  # transcripts whose compressed rows the driver takes in at once (~2.5 KB each)
+MAX_FILES_PER_COLLECT = 16_384  # transcripts whose compressed rows the driver takes in at once (~2.5 KB each)
 
 
 def collect_groups(per_part: Sequence[int], budget: int) -> list[list[int]]:
@@ -668,8 +668,8 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
             per_part = [0] * n_parts
             for part in chunk_of.values():
                 per_part[part] += 1
-            # One job per group of partitions (all of them up to MAX_FILES_PER_COLLECT files): the
-            # partitions run in parallel and their compressed rows come to the driver together, which
+            # One job per group of partitions (all of them, up to MAX_FILES_PER_COLLECT files, ~40 MB):
+            # the partitions run in parallel and their compressed rows come to the driver together, which
             # then writes them in order, so the driver holds at most one group's rows.
             for group in collect_groups(per_part, MAX_FILES_PER_COLLECT):
                 phase_started = time.perf_counter()
