@@ -686,7 +686,7 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
                     tset.writers["timings.parquet"].write(timings)
                     tset.writers["transcripts.parquet"].write(listed)
                     tset.writers["quarantine.parquet"].write(_quarantined(listed))
-                    timing_ms += sum(v for v in timings.column("duration_ms").to_pylist() if v is not None)
+                    timing_ms += _total(timings.column("duration_ms"))
                 del results
                 phases["write"] += time.perf_counter() - phase_started
             phase_started = time.perf_counter()
@@ -744,6 +744,12 @@ def _read_stream(blob: bytes) -> Any:
     import pyarrow as pa  # noqa: PLC0415
 
     return pa.ipc.open_stream(pa.py_buffer(blob)).read_all()
+
+
+def _total(column: Any) -> float:
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    return float(pc.sum(column).as_py() or 0.0)
 
 
 def _quarantined(listed: Any) -> Any:

@@ -264,6 +264,27 @@ def test_same_input_other_partitioning_is_byte_identical(spark, corpus, result, 
         assert (out / rel).read_bytes() == (third / rel).read_bytes(), rel
 
 
+def test_files_read_by_spark_give_the_same_bytes_as_files_read_by_the_executors(spark, corpus, result, tmp_path,
+                                                                              monkeypatch):
+    """Remote inputs (hdfs://, s3a://) are read by Spark's binaryFile source and placed into the ranges
+    of sorted names by a shuffle; no HDFS here, so the same files are listed as `file://` URIs, which
+    take that path."""
+    import spark_jobs.job as job
+
+    _, out = result
+    listed = job.list_inputs
+
+    def as_uris(spark, inputs):
+        files, hidden, missing = listed(spark, inputs)
+        return {"file://" + path: name for path, name in files.items()}, hidden, missing
+
+    monkeypatch.setattr(job, "list_inputs", as_uris)
+    again = tmp_path / "remote"
+    _run(spark, [corpus], again)
+    for rel in BYTE_IDENTICAL:
+        assert (out / rel).read_bytes() == (again / rel).read_bytes(), rel
+
+
 def test_glob_names_follow_the_command_line(spark, corpus, tmp_path):
     out = tmp_path / "glob"
     res = _run(spark, [f"{corpus}/g*.cli.txt", f"{corpus}/nested/deeper/lab.cli.txt"], out)
