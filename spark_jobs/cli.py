@@ -27,7 +27,7 @@ def main() -> None:
 @click.option("--gate", "gate_of", type=click.Choice(["transcripts", "commands"]), default="transcripts",
               show_default=True, help="Which pass rate --min-pass applies to (quarantined transcripts fail).")
 @click.option("--partitions", type=click.IntRange(1, 100000), default=None,
-              help="Replay partitions (default: one per 32 files, at most 1024; never depends on the cluster).")
+              help="Replay partitions (default: two per core, more over 4,096 files each; results never depend on it).")
 @click.option("--conf", "confs", multiple=True, metavar="KEY=VALUE", help="Extra Spark configuration.")
 @click.option("--progress/--no-progress", default=True, help="Progress bar on stderr (only drawn on a terminal).")
 def run_cmd(inputs: tuple[str, ...], out: str, master: str, min_pass: float, gate_of: str, partitions: int | None,

@@ -6,17 +6,22 @@ Pipeline (driver -> executors -> driver):
    and remote paths (hdfs://, s3a://, ...) through the Hadoop FileSystem API and Spark's file index;
    directories recursively, hidden `.`/`_` names skipped as Hadoop does.
    Each file gets a stable *name*: the path as the user spelled it on the command line.
-2. Local files are read by the executors themselves (at most MAX_TRANSCRIPT_BYTES + 1 bytes each);
-   remote ones by Spark's `binaryFile` source inside the JVM, files over the size limit left unread.
-   Rows are hash-partitioned by name into a partition count that depends only on the number of files.
-3. `mapInArrow`: one replay engine per partition, a fresh lab per transcript (the replay's promise).
-   Every input yields a row: unreadable, oversized, empty, undecodable, malformed, over-long (more
-   than MAX_COMMANDS commands) or crashing transcripts become quarantine records with their reason,
-   and the job goes on; stored output is capped per command (MAX_STORED_OUTPUT). Bytes in
-   and result rows out cross between the JVM and Python as Arrow batches, not pickled rows: on few cores
-   the JVM's share of the CPU is what the replay workers lose.
-4. Results are persisted once, then written sorted by (transcript, line) into single-file Parquet
-   tables with fixed file names, and aggregated into `summary.json` and `report.html`.
+2. The names are sorted and cut into contiguous ranges of about equal size (two per core), one
+   partition each: local files travel as their paths only, in order, with no shuffle; remote ones are
+   read by Spark's `binaryFile` source (files over the size limit left unread) and placed into the
+   range of their name.
+3. Executors (`replay_chunk`): a fresh lab per transcript (the replay's promise), local files read by
+   the executor itself (at most MAX_TRANSCRIPT_BYTES + 1 bytes each). Every input yields a row:
+   unreadable, oversized, empty, undecodable, malformed, over-long (more than MAX_COMMANDS commands)
+   or crashing transcripts become quarantine records with their reason, and the job goes on; stored
+   output is capped per command (MAX_STORED_OUTPUT). Each partition hands back one small tuple: its
+   aggregates (`partials.Partial`) and its rows, sorted, as one lz4 Arrow IPC stream that the JVM
+   keeps as bytes. Why: on two cores every CPU second the JVM spent converting, caching, sorting and
+   grouping rows (two thirds of the CPU before) was a second the replay lost.
+4. One Spark job per group of consecutive partitions (all of them up to MAX_FILES_PER_COLLECT files)
+   brings their results to the driver, which writes the partitions in order into single-file
+   Parquet tables with fixed names (pyarrow, `tables.py`), already sorted by (transcript, line), and
+   adds up the aggregates into `summary.json` and `report.html`. Nothing is cached in the JVM.
 
 Byte-identical for the same input and arguments: commands.parquet, transcripts.parquet,
 quarantine.parquet, summary.json, report.html. Not: timings.parquet (duration_ms) and run.json.
@@ -73,7 +78,7 @@ class RunOptions:
     gate_of: str = "transcripts"
     partitions: int | None = None
     progress: bool = True
-    files_per_partition: int = 32
+    max_files_per_partition: int = 4096
     grammar_nodes: Sequence[str] | None = None   # override the grammar's node list (tests, fakes)
     spark_conf: dict[str, str] = field(default_factory=dict)
 
@@ -93,16 +98,17 @@ class InputError(Exception):
 
 
 class MissingDependency(Exception):
-    """The Spark extra is not installed (pyspark, pyarrow, pandas)."""
+    """The Spark extra is not installed (pyspark, pyarrow)."""
 
 
 SPARK_EXTRA_HINT = "pip install 'solace-shell[spark]'"
 
 
 def require_spark_extra() -> None:
-    """mapInArrow needs pyarrow on every worker and pandas on the driver; say so before Spark starts."""
+    """The executors build Arrow streams and the driver writes Parquet with pyarrow; say so before
+    Spark starts."""
     missing = []
-    for module in ("pyspark", "pyarrow", "pandas"):
+    for module in ("pyspark", "pyarrow"):
         try:
             __import__(module)
         except ImportError:
@@ -308,8 +314,42 @@ def _display(given: str, uri: str) -> str:
     return f"{prefix.rstrip('/')}/{rest}"
 
 
-def partition_count(n_files: int, files_per_partition: int = 32) -> int:
-    return max(1, min(1024, math.ceil(n_files / max(1, files_per_partition))))
+def partition_count(n_files: int, cores: int, max_files_per_partition: int = 4096) -> int:
+    """Two partitions per core (so one slow core does not hold the others up), more when a partition
+    would hold over `max_files_per_partition` files; never more than the files. The results do not
+    depend on it: the tables are written in name order whatever the partitioning."""
+    cores = max(1, cores)
+    per_core = max(2, math.ceil(n_files / (cores * max(1, max_files_per_partition))))
+    return max(1, min(n_files, cores * per_core))
+
+
+MAX_FILES_PER_COLLECT = 16_384  # transcripts whose compressed rows the driver takes in at once (~2.5 KB each)
+
+
+def collect_groups(per_part: Sequence[int], budget: int) -> list[list[int]]:
+    """Consecutive partitions in groups of at most `budget` files (a partition over it alone)."""
+    groups: list[list[int]] = []
+    held = budget
+    for part, n in enumerate(per_part):
+        if held + n > budget:
+            groups.append([])
+            held = 0
+        groups[-1].append(part)
+        held += n
+    return groups
+
+
+def split_names(weights: dict[str, int], n_parts: int) -> dict[str, int]:
+    """Each name's partition: contiguous ranges of the sorted names with about equal total weight
+    (bytes to replay), so partition i holds only names sorting before those of partition i + 1."""
+    names = sorted(weights)
+    total = sum(max(1, weights[n]) for n in names)
+    chunk: dict[str, int] = {}
+    before = 0
+    for name in names:
+        chunk[name] = min(n_parts - 1, before * n_parts // total)
+        before += max(1, weights[name])
+    return chunk
 
 
 # -------------------------------------------------------------------------------------- executors
@@ -405,14 +445,54 @@ def read_local(path: bytes) -> Source:
         return f"unreadable: {exc.strerror or exc}"
 
 
-def replay_local_arrow(batches: Iterable[Any]) -> Iterator[Any]:
-    """Executor side of `mapInArrow` for local files: (name, path bytes) in, RECORD_COLUMNS out."""
-    def transcripts() -> Iterator[tuple[str, tuple[str | None, Source]]]:
-        for batch in batches:
-            for name, path in zip(batch.column("name").to_pylist(), batch.column("path").to_pylist(), strict=False):
-                yield name, (os.path.dirname(os.fsdecode(path)), read_local(path))
+Item = tuple[str, tuple[Any, ...]]
+# One input as the executors get it: (display name, source), the source being ("local", path as
+# fsencoded bytes), ("bytes", directory or None, content) for a remote file Spark read, or
+# ("bad", reason) for a file quarantined on the driver.
 
-    yield from _batches(replay_partition(transcripts()))
+
+def _sources(items: Iterable[Item]) -> Iterator[tuple[str, tuple[str | None, Source]]]:
+    for name, source in sorted(items, key=lambda item: (item[0], repr(item[1][:2]))):
+        if source[0] == "local":
+            path = source[1]
+            assert isinstance(path, bytes)
+            yield name, (os.path.dirname(os.fsdecode(path)), read_local(path))
+        elif source[0] == "bytes":
+            base, content = source[1], source[2]
+            assert isinstance(content, bytes) and (base is None or isinstance(base, str))
+            yield name, (base, content)
+        else:
+            reason = source[1]
+            assert isinstance(reason, str)
+            yield name, (None, reason)
+
+
+def replay_chunk(index: int, items: Iterable[Item]) -> Iterator[tuple[int, Any, bytes]]:
+    """Executor side: one partition (a contiguous range of the sorted names) in, one small tuple out:
+    (partition index, its `partials.Partial`, its result rows as an lz4 Arrow IPC stream).
+
+    The rows leave sorted by (transcript, line), so the driver writes the tables by concatenating
+    partitions in order. The JVM only carries the stream's bytes: it decodes nothing."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    from .partials import PartialBuilder  # noqa: PLC0415
+
+    builder = PartialBuilder()
+
+    def counted() -> Iterator[tuple[Any, ...]]:
+        for r in replay_partition(_sources(items)):
+            if r[0] == "c":
+                builder.command(r[1], r[2], r[5], r[6], r[7], r[9], r[10])
+            else:
+                builder.transcript(r[1], r[12], r[17])
+            yield r
+
+    sink = pa.BufferOutputStream()
+    schema = arrow_record_schema()
+    with pa.ipc.new_stream(sink, schema, options=pa.ipc.IpcWriteOptions(compression="lz4")) as writer:
+        for batch in _batches(counted()):
+            writer.write_batch(batch)
+    yield index, builder.partial, sink.getvalue().to_pybytes()
 
 
 def _batches(records: Iterable[tuple[Any, ...]]) -> Iterator[Any]:
@@ -425,22 +505,6 @@ def _batches(records: Iterable[tuple[Any, ...]]) -> Iterator[Any]:
             rows = []
     if rows:
         yield _record_batch(rows, schema)
-
-
-def replay_arrow(batches: Iterable[Any], names: dict[str, str]) -> Iterator[Any]:
-    """Executor side of `mapInArrow` for remote files: (path, content) Arrow batches in (read by
-    Spark's binaryFile source), RECORD_COLUMNS batches out.
-
-    `names` maps a file's URI to its display name (the path as the user spelled it)."""
-    def transcripts() -> Iterator[tuple[str, tuple[str | None, Source]]]:
-        for batch in batches:
-            paths, contents = batch.column("path").to_pylist(), batch.column("content").to_pylist()
-            for path, content in zip(paths, contents, strict=True):
-                uri = _norm_uri(path)
-                local_dir = os.path.dirname(uri[5:]) if uri.startswith("file:") else None
-                yield names.get(uri, uri[5:] if uri.startswith("file:") else uri), (local_dir, content)
-
-    yield from _batches(replay_partition(transcripts()))
 
 
 def arrow_record_schema() -> Any:
@@ -493,49 +557,59 @@ def write_text(spark: Any, out_dir: str, name: str, text: str) -> None:
         stream.close()
 
 
-def write_table(spark: Any, df: Any, out_dir: str, name: str, order: Sequence[str]) -> None:
-    """One sorted Parquet file with a fixed name: `<out>/<name>/part-00000.parquet` (+ `_SUCCESS`)."""
-    target = out_dir.rstrip("/") + "/" + name
-    # coalesce(1) + sortWithinPartitions: one sorted file, no range-partition sampling job. The input is
-    # already materialised (persisted), so the single task only reads and sorts.
-    # Parquet V2 pages without dictionary encoding: parquet-mr lists a V1 column chunk's encodings from
-    # a HashSet of enums (identity hash order), which changes the footer bytes from one JVM to the next;
-    # with V2 pages and no dictionary every chunk has exactly one encoding, so the file is byte-stable.
-    (df.coalesce(1).sortWithinPartitions(*order).write.mode("overwrite")
-       .option("compression", "snappy")
-       .option("parquet.writer.version", "v2")
-       .option("parquet.enable.dictionary", "false")
-       .parquet(target))
+def publish(spark: Any, local_file: str, out_dir: str, name: str) -> None:
+    """Copy a file written on the driver to `<out_dir>/<name>` on a remote file system."""
     jvm = spark.sparkContext._jvm
     conf = spark.sparkContext._jsc.hadoopConfiguration()
-    Path = jvm.org.apache.hadoop.fs.Path
-    fs = Path(target).getFileSystem(conf)
-    parts = [s.getPath() for s in fs.listStatus(Path(target)) if s.getPath().getName().startswith("part-")]
-    if len(parts) != 1:
-        raise RuntimeError(f"expected one part file in {target}, found {len(parts)}")
-    fixed = Path(target + "/part-00000.parquet")
-    if parts[0].getName() != fixed.getName():
-        fs.rename(parts[0], fixed)
+    path = jvm.org.apache.hadoop.fs.Path(out_dir.rstrip("/") + "/" + name)
+    stream = path.getFileSystem(conf).create(path, True)
+    try:
+        with open(local_file, "rb") as fh:
+            while block := fh.read(1 << 22):
+                stream.write(bytearray(block))
+    finally:
+        stream.close()
 
 
 # --------------------------------------------------------------------------------------------- run
 
 
-def spark_record_schema() -> Any:
-    """RECORD_COLUMNS in Spark's types; every field nullable (a row is either kind)."""
-    from pyspark.sql.types import DoubleType, IntegerType, StringType, StructField, StructType  # noqa: PLC0415
+TABLES = {"commands.parquet": COMMAND_COLUMNS, "timings.parquet": TIMING_COLUMNS,
+          "transcripts.parquet": TRANSCRIPT_COLUMNS, "quarantine.parquet": ["transcript", "reason"]}
 
-    def kind(col: str) -> Any:
-        return IntegerType() if col in INT_COLUMNS else DoubleType() if col in FLOAT_COLUMNS else StringType()
 
-    return StructType([StructField(col, kind(col), True) for col in RECORD_COLUMNS])
+def _remote_items(spark: Any, remote: dict[str, str], bad: dict[str, tuple[str, str]]) -> tuple[Any, dict[str, int]]:
+    """Remote files read by Spark's binaryFile source, as an RDD of items; their sizes; the files over
+    the size limit go to `bad` (binaryFile reads a file's content only for rows its filter keeps)."""
+    from pyspark.sql import functions as F  # noqa: PLC0415
+
+    with listed_on_the_driver(spark):
+        sources = spark.read.format("binaryFile").load([literal_path(u) for u in sorted(remote)])
+    weights: dict[str, int] = {}
+    for r in sources.select("path", "length").collect():
+        uri = _norm_uri(r["path"])
+        name = display_safe(remote.get(uri, uri[5:] if uri.startswith("file:") else uri))
+        weights[name] = weights.get(name, 0) + int(r["length"])
+        if r["length"] > MAX_TRANSCRIPT_BYTES:
+            bad[uri] = (remote.get(uri, uri), f"too large: {r['length']:,} bytes "
+                                              f"(the limit per transcript is {MAX_TRANSCRIPT_BYTES:,})")
+    names = dict(remote)
+
+    def item(path: str, content: bytes) -> Item:
+        uri = _norm_uri(path)
+        local_dir = os.path.dirname(uri[5:]) if uri.startswith("file:") else None
+        name = names.get(uri, uri[5:] if uri.startswith("file:") else uri)
+        return display_safe(name), ("bytes", local_dir, bytes(content))
+
+    rdd = (sources.where(F.col("length") <= MAX_TRANSCRIPT_BYTES).select("path", "content").rdd
+           .map(lambda r: item(r["path"], r["content"])))
+    return rdd, weights
 
 
 def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
     require_spark_extra()
-    from pyspark import StorageLevel  # noqa: PLC0415
-    from pyspark.sql import functions as F  # noqa: PLC0415
-
+    from . import tables  # noqa: PLC0415
+    from .partials import merge  # noqa: PLC0415
     from .progress import SparkProgress  # noqa: PLC0415
 
     started = time.perf_counter()
@@ -555,64 +629,74 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
         if not files and not hidden:
             raise InputError("the inputs hold no transcript files")
         bad = {u: (n, "unreadable: hidden file name (starts with '.' or '_')") for u, n in hidden.items()}
-        n_parts = opts.partitions or partition_count(len(files) + len(hidden), opts.files_per_partition)
         local = {path: name for path, name in files.items() if "://" not in path and not path.startswith("hdfs:")}
         remote = {uri: name for uri, name in files.items() if uri not in local}
-        names = sc.broadcast(remote)
-        record_schema = spark_record_schema()
 
         with SparkProgress(sc, JOB_GROUP, enabled=opts.progress) as progress:
             progress.set_label(f"replaying {len(files)} transcripts")
-            rows = spark.createDataFrame([], record_schema)
-            if local:
-                from pyspark.sql.types import BinaryType, StringType, StructField, StructType  # noqa: PLC0415
-
-                listed = spark.createDataFrame(
-                    [(display_safe(name), os.fsencode(path)) for path, name in sorted(local.items())],
-                    StructType([StructField("name", StringType(), False), StructField("path", BinaryType(), False)]))
-                rows = rows.unionByName(listed.repartition(n_parts, "name").mapInArrow(
-                    replay_local_arrow, record_schema))
+            items: list[Item] = [(display_safe(name), ("local", os.fsencode(path))) for path, name in local.items()]
+            weights = {name: _size(source[1]) for name, source in items}
+            remote_rdd = None
             if remote:
-                with listed_on_the_driver(spark):
-                    sources = spark.read.format("binaryFile").load([literal_path(u) for u in sorted(remote)])
-                # binaryFile reads a file's content only for rows its length filter keeps
-                too_large = sources.where(F.col("length") > MAX_TRANSCRIPT_BYTES).select("path", "length").collect()
-                for r in too_large:
-                    uri = _norm_uri(r["path"])
-                    bad[uri] = (remote.get(uri, uri), f"too large: {r['length']:,} bytes "
-                                                      f"(the limit per transcript is {MAX_TRANSCRIPT_BYTES:,})")
-                sources = (sources.where(F.col("length") <= MAX_TRANSCRIPT_BYTES).select("path", "content")
-                           .repartition(n_parts, "path"))
-                rows = rows.unionByName(
-                    sources.mapInArrow(lambda batches: replay_arrow(batches, names.value), record_schema))
-            if bad:
-                rows = rows.unionByName(spark.createDataFrame(
-                    [_transcript_record(n, "quarantined", 0, 0, 0, 0, why) for n, why in sorted(bad.values())],
-                    record_schema))
-            # Spark's columnar cache holds the rows once they are in the JVM: the replay runs once (the
-            # count), and the writes and a dozen aggregations never call into Python again.
-            rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
+                remote_rdd, remote_weights = _remote_items(spark, remote, bad)
+                for name, size in remote_weights.items():
+                    weights[name] = weights.get(name, 0) + size
+            items += [(display_safe(n), ("bad", why)) for n, why in bad.values()]
+            for name, _ in items:
+                weights.setdefault(name, 0)
+            n_parts = opts.partitions or partition_count(len(weights), sc.defaultParallelism,
+                                                         opts.max_files_per_partition)
+            chunk_of = split_names(weights, n_parts)
+            if remote_rdd is None:  # one slice per chunk, in order: no shuffle
+                chunks: list[list[Item]] = [[] for _ in range(n_parts)]
+                for it in items:
+                    chunks[chunk_of[it[0]]].append(it)
+                inputs = sc.parallelize(chunks, n_parts).flatMap(lambda chunk: chunk)
+            else:
+                owner = sc.broadcast(chunk_of)
+                inputs = (sc.parallelize(items).union(remote_rdd).keyBy(lambda it: it[0])
+                          .partitionBy(n_parts, lambda name: owner.value[name]).values())
+            parts = inputs.mapPartitionsWithIndex(replay_chunk)
+            schema = tables_schema()
+            tset, finish = tables.staged(
+                _local_path(opts.out), _is_local(opts.out),
+                {name: pa_select(schema, cols) for name, cols in TABLES.items()},
+                lambda file, name: publish(spark, file, opts.out, name))
+            partials = []
+            timing_ms = 0.0
+            phases = {"replay": 0.0, "write": 0.0}
+            per_part = [0] * n_parts
+            for part in chunk_of.values():
+                per_part[part] += 1
+            # One job per group of partitions (all of them, up to MAX_FILES_PER_COLLECT files, ~40 MB):
+            # the partitions run in parallel and their compressed rows come to the driver together, which
+            # then writes them in order, so the driver holds at most one group's rows.
+            for group in collect_groups(per_part, MAX_FILES_PER_COLLECT):
+                phase_started = time.perf_counter()
+                results = sc.runJob(parts, lambda it: it, group)
+                phases["replay"] += time.perf_counter() - phase_started
+                phase_started = time.perf_counter()
+                progress.set_label("writing results")
+                for _, partial_of_part, blob in sorted(results, key=lambda r: r[0]):
+                    partials.append(partial_of_part)
+                    rows = _read_stream(blob)
+                    timings = tables.select(rows, "c", TIMING_COLUMNS)
+                    listed = tables.select(rows, "x", TRANSCRIPT_COLUMNS)
+                    tset.writers["commands.parquet"].write(tables.select(rows, "c", COMMAND_COLUMNS))
+                    tset.writers["timings.parquet"].write(timings)
+                    tset.writers["transcripts.parquet"].write(listed)
+                    tset.writers["quarantine.parquet"].write(_quarantined(listed))
+                    timing_ms += _total(timings.column("duration_ms"))
+                del results
+                phases["write"] += time.perf_counter() - phase_started
             phase_started = time.perf_counter()
-            rows.count()  # the replay itself: n_parts parallel tasks, before anything is coalesced
-            phases = {"replay": time.perf_counter() - phase_started}
-            phase_started = time.perf_counter()
-            commands = rows.where(F.col("kind") == "c").select(*COMMAND_COLUMNS)
-            timings = rows.where(F.col("kind") == "c").select(*TIMING_COLUMNS)
-            transcripts = rows.where(F.col("kind") == "x").select(*TRANSCRIPT_COLUMNS)
-            write_table(spark, commands, opts.out, "commands.parquet", ["transcript", "line"])
-            progress.set_label("writing results")
-            write_table(spark, transcripts, opts.out, "transcripts.parquet", ["transcript"])
-            quarantine = transcripts.where(F.col("status") == "quarantined").select("transcript", "reason")
-            write_table(spark, quarantine, opts.out, "quarantine.parquet", ["transcript"])
-            write_table(spark, timings, opts.out, "timings.parquet", ["transcript", "line"])
-
-            phases["write"] = time.perf_counter() - phase_started
+            finish()
+            partial = merge(partials)
+            phases["write"] += time.perf_counter() - phase_started
             phase_started = time.perf_counter()
             progress.set_label("aggregating")
-            summary = _aggregate(spark, opts, commands, transcripts)
-            timing_row = timings.agg(F.count(F.lit(1)).alias("n"), F.sum("duration_ms").alias("ms")).collect()[0]
+            summary = _summary(opts, partial)
             phases["aggregate"] = time.perf_counter() - phase_started
-            rows.unpersist()
     finally:
         # None clears the property (PySpark's own stub says str only)
         sc.setLocalProperty("spark.jobGroup.id", None)  # type: ignore[arg-type]
@@ -630,7 +714,7 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
         "commands": n_cmd,
         "wall_seconds": round(wall, 3),
         "commands_per_second": round(n_cmd / wall, 1) if wall > 0 else None,
-        "replay_cpu_ms_total": round(float(timing_row["ms"] or 0.0), 3),
+        "replay_cpu_ms_total": round(timing_ms, 3),
         "phase_seconds": {k: round(v, 3) for k, v in phases.items()},
     }
     write_text(spark, opts.out, "run.json", json.dumps(run_info, indent=2) + "\n")
@@ -639,57 +723,44 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
     return RunResult(summary=summary, run_info=run_info)
 
 
-def _aggregate(spark: Any, opts: RunOptions, commands: Any, transcripts: Any) -> dict[str, Any]:
-    from pyspark.sql import functions as F  # noqa: PLC0415
+def _size(path: Any) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
-    t_rows = transcripts.groupBy("status").count().collect()
-    by_status = {r["status"]: r["count"] for r in t_rows}
-    t_counts = {
-        "total": sum(by_status.values()),
-        "passed": by_status.get("pass", 0),
-        "failed": by_status.get("fail", 0),
-        "quarantined": by_status.get("quarantined", 0),
-    }
-    verdicts = {r["verdict"]: r["count"] for r in commands.groupBy("verdict").count().collect()}
 
-    def n(verdict: str) -> Any:
-        return F.sum(F.when(F.col("verdict") == verdict, 1).otherwise(0)).cast("int").alias(verdict)
+def tables_schema() -> Any:
+    return arrow_record_schema()
 
-    by_node = [r.asDict() for r in
-               commands.groupBy("node").agg(n("pass"), n("fail"), n("error")).orderBy("node").collect()]
 
-    example = F.min(F.struct("transcript", "line")).alias("example")
-    sig_rows = (
-        commands.where(F.col("signature") != "")
-        .groupBy("signature")
-        .agg(F.count(F.lit(1)).alias("count"), F.countDistinct("transcript").alias("transcripts"),
-             F.array_sort(F.collect_set("node")).alias("nodes"), example)
-        .orderBy(F.desc("count"), "signature")
-        .collect()
-    )
-    by_signature = [
-        {"signature": r["signature"], "count": r["count"], "transcripts": r["transcripts"],
-         "nodes": [x or summ.UNPARSED for x in r["nodes"]],
-         "example": {"transcript": r["example"]["transcript"], "line": r["example"]["line"]}}
-        for r in sig_rows
-    ]
-    exercised = [r["node"] for r in commands.select("node").distinct().collect()]
+def pa_select(schema: Any, columns: Sequence[str]) -> Any:
+    import pyarrow as pa  # noqa: PLC0415
 
-    regex = summ.invalid_input_regex()
-    invalid = F.col("actual").rlike(regex) | F.col("signature").isin(*summ.INVALID_SIGNATURES)
-    unknown_rows = (
-        commands.where((F.col("node") == "") & (F.trim("command") != "") & invalid)
-        .withColumn("command", F.regexp_replace(F.trim("command"), r"\s+", " "))
-        .groupBy("command")
-        .agg(F.count(F.lit(1)).alias("count"), F.countDistinct("transcript").alias("transcripts"), example)
-        .orderBy(F.desc("count"), "command")
-        .collect()
-    )
-    unknown = [{"command": r["command"], "count": r["count"], "transcripts": r["transcripts"],
-                "example": {"transcript": r["example"]["transcript"], "line": r["example"]["line"]}}
-               for r in unknown_rows]
-    quarantine = [{"transcript": r["transcript"], "reason": r["reason"]}
-                  for r in transcripts.where(F.col("status") == "quarantined").orderBy("transcript").collect()]
+    return pa.schema([schema.field(c) for c in columns])
+
+
+def _read_stream(blob: bytes) -> Any:
+    import pyarrow as pa  # noqa: PLC0415
+
+    return pa.ipc.open_stream(pa.py_buffer(blob)).read_all()
+
+
+def _total(column: Any) -> float:
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    return float(pc.sum(column).as_py() or 0.0)
+
+
+def _quarantined(listed: Any) -> Any:
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    return listed.filter(pc.equal(listed.column("status"), "quarantined")).select(["transcript", "reason"])
+
+
+def _summary(opts: RunOptions, partial: Any) -> dict[str, Any]:
+    from .partials import summary_inputs  # noqa: PLC0415
+
     reason = None
     grammar_nodes: list[str] | None
     if opts.grammar_nodes is not None:
@@ -700,7 +771,5 @@ def _aggregate(spark: Any, opts: RunOptions, commands: Any, transcripts: Any) ->
         except GrammarUnavailable as exc:
             grammar_nodes, reason = None, str(exc)
     return summ.build_summary(
-        inputs=opts.inputs, transcripts=t_counts, verdicts=verdicts, by_node=by_node, by_signature=by_signature,
-        grammar_nodes=grammar_nodes, grammar_reason=reason, exercised=exercised, unknown_commands=unknown,
-        quarantine=quarantine, min_pass=opts.min_pass, gate_of=opts.gate_of,
-    )
+        inputs=opts.inputs, grammar_nodes=grammar_nodes, grammar_reason=reason,
+        min_pass=opts.min_pass, gate_of=opts.gate_of, **summary_inputs(partial))

@@ -240,7 +240,7 @@ def test_parquet_files_have_fixed_names(result):
         assert sorted(p.name for p in (out / f"{table}.parquet").iterdir() if not p.name.startswith(".")) == [
             "_SUCCESS", "part-00000.parquet"]
     run_info = json.loads((out / "run.json").read_text())
-    assert run_info["commands"] == 10 and run_info["partitions"] == 1
+    assert run_info["commands"] == 10 and run_info["partitions"] == 4  # two per core of local[2]
     assert sorted(run_info["phase_seconds"]) == ["aggregate", "replay", "write"]
     assert all(v >= 0 for v in run_info["phase_seconds"].values())
 
@@ -249,7 +249,7 @@ BYTE_IDENTICAL = ["commands.parquet/part-00000.parquet", "transcripts.parquet/pa
                   "quarantine.parquet/part-00000.parquet", "summary.json", "report.html"]
 
 
-def test_same_input_other_partitioning_is_byte_identical(spark, corpus, result, tmp_path):
+def test_same_input_other_partitioning_is_byte_identical(spark, corpus, result, tmp_path, monkeypatch):
     _, out = result
     again = tmp_path / "run2"
     _run(spark, [f"{corpus}/*.cli.txt", f"{corpus}/nested"], again, partitions=3)
@@ -258,9 +258,31 @@ def test_same_input_other_partitioning_is_byte_identical(spark, corpus, result, 
     rows2 = [{k: v for k, v in r.items() if k != "transcript"} for r in _rows(spark, again / "commands.parquet")]
     assert sorted(map(str, rows1)) == sorted(map(str, rows2))
     third = tmp_path / "run3"
+    monkeypatch.setattr("spark_jobs.job.MAX_FILES_PER_COLLECT", 2)  # partitions reach the driver in 3+ jobs
     _run(spark, [corpus], third, partitions=4)
     for rel in BYTE_IDENTICAL:
         assert (out / rel).read_bytes() == (third / rel).read_bytes(), rel
+
+
+def test_files_read_by_spark_give_the_same_bytes_as_files_read_by_the_executors(spark, corpus, result, tmp_path,
+                                                                              monkeypatch):
+    """Remote inputs (hdfs://, s3a://) are read by Spark's binaryFile source and placed into the ranges
+    of sorted names by a shuffle; no HDFS here, so the same files are listed as `file://` URIs, which
+    take that path."""
+    import spark_jobs.job as job
+
+    _, out = result
+    listed = job.list_inputs
+
+    def as_uris(spark, inputs):
+        files, hidden, missing = listed(spark, inputs)
+        return {"file://" + path: name for path, name in files.items()}, hidden, missing
+
+    monkeypatch.setattr(job, "list_inputs", as_uris)
+    again = tmp_path / "remote"
+    _run(spark, [corpus], again)
+    for rel in BYTE_IDENTICAL:
+        assert (out / rel).read_bytes() == (again / rel).read_bytes(), rel
 
 
 def test_glob_names_follow_the_command_line(spark, corpus, tmp_path):

@@ -9,7 +9,7 @@ from solace_shell.transcript.replay import replay_file
 from spark_jobs import summary as summ
 from spark_jobs.drills import COMMENT, FAILOVER_TYPES, LAB, SITES, plan_drill, plan_drills
 from spark_jobs.generate import INDEX_FILE, generate
-from spark_jobs.job import _display, _norm_uri, partition_count
+from spark_jobs.job import _display, _norm_uri, collect_groups, partition_count, split_names
 
 
 def test_plans_are_pure_and_independent_of_count():
@@ -66,7 +66,9 @@ def test_naming_and_partitioning_helpers():
     assert _norm_uri("file:///a/b") == _norm_uri("file:/a/b") == "file:/a/b"
     assert _norm_uri("hdfs://nn:8020/x") == "hdfs://nn:8020/x"
     assert _display("corpus/*/x*.txt", "file:/work/corpus/sub/x1.txt") == "corpus/sub/x1.txt"
-    assert partition_count(1) == 1 and partition_count(10_000) == 313 and partition_count(10**7) == 1024
+    assert partition_count(1, 2) == 1 and partition_count(10_000, 2) == 4 and partition_count(10**7, 8) == 8 * 306
+    assert split_names({"b": 10, "a": 10, "c": 10, "d": 10}, 2) == {"a": 0, "b": 0, "c": 1, "d": 1}
+    assert collect_groups([3, 3, 3, 3], 6) == [[0, 1], [2, 3]] and collect_groups([10, 1, 1], 5) == [[0], [1, 2]]
 
 
 def test_invalid_input_regex_follows_the_message_table():
@@ -107,3 +109,25 @@ def test_report_is_escaped_html_with_an_svg_chart():
     assert html.startswith("<!DOCTYPE html>") and "<svg" in html and "<rect" in html
     assert "output:line 1:&lt;b&gt;" in html and "t&lt;1&gt;:2" in html and "<b>" not in html
     assert summ.render_report(s) == html
+
+
+def test_table_bytes_do_not_depend_on_how_the_sorted_rows_arrive(tmp_path):
+    """The driver writes partitions as they come; row groups of a fixed size keep the file's bytes
+    the same whatever the partition boundaries (more rows than one row group here)."""
+    import pyarrow as pa
+
+    from spark_jobs.tables import ROWS_PER_GROUP, SortedTableWriter
+
+    n = ROWS_PER_GROUP * 2 + 123
+    table = pa.table({"transcript": [f"t{i // 7:06d}" for i in range(n)], "line": pa.array(range(n), pa.int32())})
+    written = []
+    for cuts in ([n], [5, ROWS_PER_GROUP, ROWS_PER_GROUP + 1, n], [ROWS_PER_GROUP - 1, 2 * ROWS_PER_GROUP + 1, n]):
+        writer = SortedTableWriter(str(tmp_path / f"t{len(written)}"), table.schema)
+        start = 0
+        for end in cuts:
+            writer.write(table.slice(start, min(end, n) - start))
+            start = min(end, n)
+        writer.close()
+        written.append((tmp_path / f"t{len(written)}" / "part-00000.parquet").read_bytes())
+    assert written[0] == written[1] == written[2]
+    assert sorted(p.name for p in (tmp_path / "t0").iterdir()) == ["_SUCCESS", "part-00000.parquet"]

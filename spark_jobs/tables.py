@@ -1,0 +1,99 @@
+"""The job's Parquet tables, written on the driver by pyarrow from the executors' sorted partitions.
+
+Why: the executors replay contiguous ranges of the sorted transcript names, so their partitions,
+read in order, are already sorted by (transcript, line); writing them needs no sort and no JVM (which
+spent more CPU encoding and caching the rows than the replay itself on two cores). Row groups have a
+fixed number of rows whatever the partitioning, so the bytes depend only on the rows.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+ROWS_PER_GROUP = 65_536
+PART_FILE = "part-00000.parquet"
+
+
+class SortedTableWriter:
+    """One table, `<dir>/part-00000.parquet` + `_SUCCESS`, fed with already-sorted Arrow tables."""
+
+    def __init__(self, directory: str, schema: pa.Schema) -> None:
+        shutil.rmtree(directory, ignore_errors=True)
+        os.makedirs(directory)
+        self.directory = directory
+        self.schema = schema
+        self._writer = pq.ParquetWriter(os.path.join(directory, PART_FILE), schema, compression="snappy")
+        self._pending: list[pa.Table] = []
+        self._rows = 0
+
+    def write(self, table: pa.Table) -> None:
+        if table.num_rows:
+            self._pending.append(table)
+            self._rows += table.num_rows
+        while self._rows >= ROWS_PER_GROUP:
+            self._flush(ROWS_PER_GROUP)
+
+    def close(self) -> None:
+        if self._rows:
+            self._flush(self._rows)
+        self._writer.close()
+        open(os.path.join(self.directory, "_SUCCESS"), "wb").close()
+
+    def _flush(self, n: int) -> None:
+        table = pa.concat_tables(self._pending).combine_chunks()
+        self._writer.write_table(table.slice(0, n).combine_chunks(), row_group_size=n)
+        rest = table.slice(n)
+        self._pending = [rest] if rest.num_rows else []
+        self._rows = rest.num_rows
+
+
+class TableSet:
+    """Several tables written side by side into a local directory (a temporary one for a remote
+    output, then copied by `publish`)."""
+
+    def __init__(self, out_dir: str, schemas: dict[str, pa.Schema]) -> None:
+        self.out_dir = out_dir
+        self.writers = {name: SortedTableWriter(os.path.join(out_dir, name), schema)
+                        for name, schema in schemas.items()}
+
+    def close(self) -> None:
+        for writer in self.writers.values():
+            writer.close()
+
+
+def staged(out: str, is_local: bool, tables: dict[str, pa.Schema],
+           publish: Callable[[str, str], None]) -> tuple[TableSet, Callable[[], None]]:
+    """Writers for `tables` in `out` (local), or in a temporary directory whose files `publish(local
+    file, relative name)` copies to a remote `out` when `finish()` is called."""
+    if is_local:
+        tset = TableSet(out, tables)
+        return tset, tset.close
+
+    tmp = tempfile.mkdtemp(prefix="solace-conformance-tables-")
+    tset = TableSet(tmp, tables)
+
+    def finish() -> None:
+        tset.close()
+        try:
+            for name in tables:
+                for file in sorted(os.listdir(os.path.join(tmp, name))):
+                    publish(os.path.join(tmp, name, file), f"{name}/{file}")
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    return tset, finish
+
+
+def select(table: pa.Table, kind: str, columns: Sequence[str]) -> pa.Table:
+    """The rows of one kind ("c" command, "x" transcript) of an executor's record table."""
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    mask: Any = pc.equal(table.column("kind"), kind)
+    return table.filter(mask).select(list(columns))
