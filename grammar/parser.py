@@ -61,6 +61,7 @@ class Candidate:
 
 ParseOutcome = Parsed | ParseError
 PARSE_CACHE_SIZE = 4096   # (mode, line) outcomes kept per parser
+PREFIX_CACHE_SIZE = 4096  # (mode, leading keywords) -> threads, kept per parser
 
 
 @dataclass
@@ -92,6 +93,8 @@ class Parser:
         self._graphs: dict[tuple[str, bool], _Graph] = {}
         self._parsed: dict[tuple[str, str], ParseOutcome | None] = {}
         self._starts: dict[str, list[_Thread]] = {}
+        # the threads after a line's leading words, while every one of them was a keyword
+        self._prefixes: dict[tuple[str, tuple[Word, ...]], list[_Thread]] = {}
 
     # -- automaton construction -------------------------------------------------------------
     def _graph(self, mode: str, crossed: bool = False) -> _Graph:
@@ -161,7 +164,8 @@ class Parser:
             start = self._starts[mode] = self._closure([_Thread(mode, 0, (), (), ())])
         return list(start)
 
-    def _advance(self, threads: list[_Thread], word: Word) -> list[_Thread] | ParseError:
+    def _advance(self, threads: list[_Thread], word: Word) -> tuple[list[_Thread] | ParseError, bool]:
+        """The threads after `word`, and whether it was read as a keyword."""
         keyword_moves: list[tuple[_Thread, Keyword, int]] = []
         param_moves: list[tuple[_Thread, Param, int]] = []
         text = word.text.lower()
@@ -182,14 +186,14 @@ class Parser:
             keyword_moves = exact
         words = sorted({m[1].word for m in keyword_moves})
         if len(words) > 1:
-            return ParseError("ambiguous", word.start, word.text, tuple(words))
+            return ParseError("ambiguous", word.start, word.text, tuple(words)), False
         if words:
             return self._closure(
                 _Thread(th.mode, target, th.bindings + ((kw.word, True),), th.steps, th.words + (word,))
                 for th, kw, target in keyword_moves
-            )
+            ), True
         if not param_moves:
-            return ParseError("invalid", word.start, word.text)
+            return ParseError("invalid", word.start, word.text), False
         accepted: list[_Thread] = []
         first_reason: tuple[str, str] | None = None
         for th, param, target in param_moves:
@@ -200,17 +204,36 @@ class Parser:
             elif first_reason is None:
                 first_reason = (param.name, reason)
         if accepted:
-            return self._closure(accepted)
+            return self._closure(accepted), False
         assert first_reason is not None
-        return ParseError("invalid-value", word.start, word.text, param=first_reason[0], reason=first_reason[1])
+        return ParseError("invalid-value", word.start, word.text, param=first_reason[0],
+                          reason=first_reason[1]), False
 
     def _run(self, mode: str, words: list[Word]) -> list[_Thread] | ParseError:
+        """The threads after `words`. Lines that miss the (mode, line) cache mostly differ in a
+        value after the same leading keywords (`transaction xa start <client> <xid>`), so the
+        threads after leading keywords are kept, keyed by those words (texts and columns):
+        threads depend on nothing else. Values end the kept prefix: they rarely repeat."""
         threads = self._start(mode)
-        for word in words:
-            result = self._advance(threads, word)
+        prefixes = self._prefixes
+        keywords = 0  # how many leading words were read as keywords
+        for i, word in enumerate(words):
+            if keywords == i:
+                key = (mode, tuple(words[: i + 1]))
+                kept = prefixes.get(key)
+                if kept is not None:
+                    threads = kept
+                    keywords += 1
+                    continue
+            result, by_keyword = self._advance(threads, word)
             if isinstance(result, ParseError):
                 return result
             threads = result
+            if keywords == i and by_keyword:
+                keywords += 1
+                if len(prefixes) >= PREFIX_CACHE_SIZE:
+                    prefixes.clear()
+                prefixes[(mode, tuple(words[: i + 1]))] = threads
         return threads
 
     # -- public API ---------------------------------------------------------------------------

@@ -256,5 +256,6 @@ _SESSION_ACTIONS = (ExitLevel, EndToPrivileged, HomeToExec, SetPaging, SwitchTar
 def _context(stack: list[Frame]) -> dict[str, str]:
     out: dict[str, str] = {}
     for level in stack:
-        out.update(level.context)
+        if level.context:
+            out.update(level.context)
     return out

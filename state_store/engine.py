@@ -237,6 +237,11 @@ class Engine:
             out.append(SiteInfo(s.name, tuple(r.name for r in rs), all(r.up for r in rs)))
         return out
 
+    def user_vpn_names(self) -> set[str]:
+        """The names of the VPNs the lab console shows (``status().vpns``: every router's
+        non-internal VPNs), without building the whole status."""
+        return {v.name for v in self.sv.lookups.user_vpns()}
+
     def site_names(self) -> list[str]:
         """Completion: site names in scenario order."""
         return [s.name for s in self.state.sites.values()]

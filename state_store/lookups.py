@@ -137,10 +137,11 @@ class Lookups:
 
     # ------------------------------------------------------------------ topology rules
     def sites_linked(self, a: Router, b: Router) -> bool:
-        if a.site_id == b.site_id:
+        sa, sb = a.site_id, b.site_id
+        if sa == sb:
             return True
         for link in self.st.links.values():
-            if {link.site_a_id, link.site_b_id} == {a.site_id, b.site_id}:
+            if (link.site_a_id == sa and link.site_b_id == sb) or (link.site_a_id == sb and link.site_b_id == sa):
                 return link.up
         return False
 
@@ -168,12 +169,13 @@ class Lookups:
         mate = self.mate(holder)
         if mate is None or not mate.repl_enabled or mate.role != "standby":
             return None
-        hr, mr = self.router_of(holder), self.router_of(mate)
+        routers = self.st.routers
+        hr, mr = routers[holder.router_id], routers[mate.router_id]
         if not (hr.up and mr.up and self.sites_linked(hr, mr)):
             return None
         if holder.role == "active":
             return mate
-        return mate if self.has_entries(holder) else None
+        return mate if self.st.repl_by_vpn.get(holder.id) else None
 
     # ------------------------------------------------------------------ counters
     def adjust_queue(self, q: Queue, dcount: int, dbytes: int) -> None:

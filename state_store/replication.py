@@ -136,27 +136,18 @@ class ReplicationService(Service):
         the module docstring)."""
         if v.internal or not v.repl_enabled or v.role != "active":
             return None
-        if self.lk.binding(v) is None:
-            return False
-        mark = self.st.meta.get(_catchup_key(v))
-        if mark is None:
-            return True
-        stream = self.st.repl_by_vpn.get(v.id)
-        if not stream:
-            return True
-        if mark == "pending":
-            return False
-        return stream.starts[0] > int(mark)  # the stream is in seq order: its first entry decides
+        return self._eligible(v, self.lk.binding(v))
 
-    def _track_catchup(self, v: Vpn) -> None:
+    def _track_catchup(self, v: Vpn, bound_to: Vpn | None) -> None:
         """Maintain the sync catch-up mark of an enabled active VPN: "pending" while its queue is
-        not bound; on binding, the backlog's last seq (none: caught up); gone once applied."""
+        not bound; on binding, the backlog's last seq (none: caught up); gone once applied.
+        ``bound_to`` is ``lk.binding(v)``."""
         key = _catchup_key(v)
         meta = self.st.meta
         if v.internal or not v.repl_enabled or v.role != "active":
             meta.pop(key, None)
             return
-        if self.lk.binding(v) is None:
+        if bound_to is None:
             meta[key] = "pending"
             return
         mark = meta.get(key)
@@ -169,25 +160,46 @@ class ReplicationService(Service):
                 meta[key] = str(last.seq + last.count - 1)
             else:
                 del meta[key]
-        elif self.sync_eligible(v):
+        elif self._eligible(v, bound_to):
             del meta[key]
+
+    def _eligible(self, v: Vpn, bound_to: Vpn | None) -> bool | None:
+        """``sync_eligible(v)`` with ``bound_to`` = ``lk.binding(v)`` already known."""
+        if v.internal or not v.repl_enabled or v.role != "active":
+            return None
+        if bound_to is None:
+            return False
+        mark = self.st.meta.get(_catchup_key(v))
+        if mark is None:
+            return True
+        stream = self.st.repl_by_vpn.get(v.id)
+        if not stream:
+            return True
+        if mark == "pending":
+            return False
+        return stream.starts[0] > int(mark)  # the stream is in seq order: its first entry decides
 
     def refresh(self) -> None:
         """Recompute derived bookkeeping after a change: bridge uptime start, sync catch-up,
-        sync-eligibility transitions (counted as "Transitions To Ineligible")."""
-        now = self.lk.now_ms()
-        for v in self.lk.user_vpns():
-            self._track_catchup(v)
+        sync-eligibility transitions (counted as "Transitions To Ineligible").
+
+        Each VPN's binding is looked up once: nothing this loop changes (catch-up marks, bridge
+        times, eligibility counters) is something a binding depends on."""
+        lk = self.lk
+        now = lk.now_ms()
+        for v in lk.user_vpns():
+            bound_to = lk.binding(v) if v.repl_enabled and v.role == "active" else None
+            self._track_catchup(v, bound_to)
             if v.role == "standby" and v.repl_enabled:
-                mate = self.lk.mate(v)
-                bound = mate is not None and self.lk.binding(mate) is v
+                mate = lk.mate(v)
+                bound = mate is not None and lk.binding(mate) is v
             else:
                 bound = False
             if bound and v.bridge_up_since_ms is None:
                 v.bridge_up_since_ms = now
             elif not bound:
                 v.bridge_up_since_ms = None
-            eligible = bool(self.sync_eligible(v))
+            eligible = bool(self._eligible(v, bound_to))
             if v.sync_eligible and not eligible:
                 v.st_to_ineligible += 1
             v.sync_eligible = eligible

@@ -29,7 +29,7 @@ XID = "1-ab-01"
 
 # every read-only public method with the arguments it is called with here
 READS: dict[str, list[tuple[Any, ...]]] = {
-    "now_ms": [()], "routers": [()], "sites": [()], "status": [()], "site_names": [()],
+    "now_ms": [()], "routers": [()], "sites": [()], "status": [()], "site_names": [()], "user_vpn_names": [()],
     "user_names": [()], "replicated_topic_names": [(NY, VPN)], "settings": [()], "user": [("admin",)],
     "users": [()], "verify_password": [("admin", "admin")], "ha_instance_names": [()],
     "ha_router_names": [()], "jms_client_names": [()], "ha_queue_names": [()],

@@ -229,8 +229,7 @@ AUDIT_LINES = 20   # per-message lines before `... N more`
 def audit(ctx: HandlerContext, args: Args) -> AuditView:
     vpn = args.get("vpn-name")
     if vpn is not None:
-        known = {v.vpn for v in ctx.engine.status().vpns}
-        if vpn not in known:
+        if vpn not in ctx.engine.user_vpn_names():
             raise EngineError("vpn_not_found", vpn=vpn, router="")
     return AuditView(ctx.engine.audit(vpn=None if vpn is None else str(vpn), limit=1000), AUDIT_LINES)
 

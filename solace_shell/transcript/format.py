@@ -14,6 +14,7 @@ from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import methodcaller
 
 HEADER_PREFIX = "#:"
 COMMENT_PREFIX = "#|"
@@ -324,13 +325,30 @@ class ScannedTranscript:
             yield _step(prompt, inputs[n - 1], block, self.line_count, strict)
 
 
+_IS_COMMENT = methodcaller("startswith", COMMENT_PREFIX)
+
+
 def _step(prompt: PromptLine, line: int, block: list[str], end: int, strict: bool) -> Step:
     """The step of the input line `line` whose raw block (lines line+1 .. end) is `block`."""
-    entries = [(raw.rstrip(" \t\r"), number) for number, raw in enumerate(block, line + 1)
-               if not raw.startswith(COMMENT_PREFIX)]
-    if not strict:
-        entries = _strip_blank_edges(entries)
-    expected, numbers = zip(*entries, strict=True) if entries else ((), ())
+    expected: tuple[str, ...]
+    numbers: tuple[int, ...]
+    if not any(map(_IS_COMMENT, block)):
+        # the usual block, without comments: its lines are numbered line+1, line+2, ...
+        lines = [raw.rstrip(" \t\r") for raw in block]
+        lo, hi = 0, len(lines)
+        if not strict:
+            while lo < hi and lines[lo] == "":
+                lo += 1
+            while hi > lo and lines[hi - 1] == "":
+                hi -= 1
+        expected = tuple(lines[lo:hi])
+        numbers = tuple(range(line + 1 + lo, line + 1 + hi))
+    else:
+        entries = [(raw.rstrip(" \t\r"), number) for number, raw in enumerate(block, line + 1)
+                   if not raw.startswith(COMMENT_PREFIX)]
+        if not strict:
+            entries = _strip_blank_edges(entries)
+        expected, numbers = zip(*entries, strict=True) if entries else ((), ())
     return Step(line=line, host=prompt.host, prompt=prompt.prompt, command=prompt.command,
                 expected=expected, expected_lines=numbers, start=line, end=end)
 

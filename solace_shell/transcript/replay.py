@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from solace_shell.transcript.format import (
@@ -164,34 +165,55 @@ def _paced_collector() -> Iterator[None]:
         gc.set_threshold(*before)
 
 
-def _matches(expected: tuple[str, ...], matchers: tuple[LineMatcher, ...], actual: tuple[str, ...]) -> bool:
-    """`match_entries`, answered at once in the common case: the output is exactly the expected
-    lines and none of them is a regular expression (a literal, `...` or `[..]` line matches
-    itself; a ` (re)` line may not)."""
-    if expected == actual and not any(m.kind == "regex" for m in matchers):
-        return True
-    return match_entries(matchers, actual)
+_COMPILED_BLOCK = 32  # expected blocks of at most this many lines are compiled once per process
+
+
+def _compile_block(expected: tuple[str, ...]) -> tuple[tuple[LineMatcher, ...], bool, str]:
+    """The matchers of an expected block, whether one is a regular expression, and the block as
+    text: drills expect the same short blocks over and over (`Tx local started`, the same
+    status tables), so each is compiled and joined once."""
+    matchers = tuple(map(compile_line, expected))
+    return matchers, any(m.kind == "regex" for m in matchers), "\n".join(expected)
+
+
+_compiled_block = lru_cache(maxsize=4096)(_compile_block)
+
+
+def _block(expected: tuple[str, ...]) -> tuple[tuple[LineMatcher, ...], bool, str]:
+    if len(expected) <= _COMPILED_BLOCK:
+        return _compiled_block(expected)
+    return _compile_block(expected)  # a long block: not kept
 
 
 def _run_step(lab: LabLike, name: str, strict: bool, step: Step) -> StepRun:
-    matchers = tuple(map(compile_line, step.expected))
+    expected = step.expected
+    matchers, has_regex, expected_text = _block(expected)
     started = time.perf_counter()
     try:
         actual_prompt = lab.prompt(step.host)
         outcome = lab.execute(step.host, step.command)
     except Exception as exc:  # noqa: BLE001 - the command could not be run: verdict error
         elapsed = (time.perf_counter() - started) * 1000.0
-        result = _result(name, step, "", "error", f"{type(exc).__name__}: {exc}", exception_signature(exc), elapsed)
+        result = _result(name, step, expected_text, "", "error", f"{type(exc).__name__}: {exc}",
+                         exception_signature(exc), elapsed)
         return StepRun(step, result, "", matchers, (), False, False, strict)
     elapsed = (time.perf_counter() - started) * 1000.0
 
     text = outcome.text
     # normalise(output_lines(text), strict), for lines that hold no "\n"
-    actual = tuple([line.rstrip(" \t\r") for line in text.split("\n")] if text else ())
-    if not strict:
+    if not text:
+        actual: tuple[str, ...] = ()
+    elif "\n" not in text:
+        actual = (text.rstrip(" \t\r"),)
+    else:
+        actual = tuple([line.rstrip(" \t\r") for line in text.split("\n")])
+    if not strict and actual and (actual[0] == "" or actual[-1] == ""):
         actual = tuple(strip_blank_edges(actual))
     prompt_ok = actual_prompt == step.prompt
-    output_ok = _matches(step.expected, matchers, actual)
+    # `match_entries`, answered at once in the common case: the output is exactly the expected
+    # lines and none of them is a regular expression (a literal, `...` or `[..]` line matches
+    # itself; a ` (re)` line may not)
+    output_ok = (expected == actual and not has_regex) or match_entries(matchers, actual)
     if not prompt_ok:
         signature = PROMPT_MISMATCH
     elif output_ok:
@@ -200,15 +222,15 @@ def _run_step(lab: LabLike, name: str, strict: bool, step: Step) -> StepRun:
         signature = error_signature(outcome.error_kind)
     else:
         signature = output_signature(matchers, actual)
-    result = _result(name, step, outcome.node or "", "pass" if prompt_ok and output_ok else "fail", text, signature,
-                     elapsed)
+    result = _result(name, step, expected_text, outcome.node or "",
+                     "pass" if prompt_ok and output_ok else "fail", text, signature, elapsed)
     return StepRun(step, result, actual_prompt, matchers, actual, prompt_ok, output_ok, strict)
 
 
-def _result(name: str, step: Step, node: str, verdict: Verdict, actual: str, signature: str,
+def _result(name: str, step: Step, expected: str, node: str, verdict: Verdict, actual: str, signature: str,
             duration_ms: float) -> CommandResult:
     return CommandResult(transcript=name, line=step.line, router=step.host, prompt=step.prompt,
-                         command=step.command, expected="\n".join(step.expected), node=node, verdict=verdict,
+                         command=step.command, expected=expected, node=node, verdict=verdict,
                          actual=actual, signature=signature, duration_ms=duration_ms)
 
 
