@@ -31,6 +31,7 @@ Rules:
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from contextlib import AbstractContextManager, nullcontext
 from itertools import islice
 from typing import Any, cast
@@ -498,46 +499,35 @@ class MessagingService(Service):
         out: list[QueueMessage] = []
         if limit <= 0:
             return out
-        m: Message | None = None  # the ledger run of the last message looked at
+        # each run as (first message id, first router msg id, count, ms, size, locked)
+        runs: Iterable[tuple[int, int, int, int, int, bool]]
         if q.kind == "replication":
             stream = st.repl_by_vpn.get(v.id)
-            for e in (reversed(stream) if newest else iter(stream)) if stream is not None else ():
-                if e.kind != "msg" or e.message_id is None or e.msg_id is None:
-                    continue
-                offsets = range(e.count - 1, -1, -1) if newest else range(e.count)
-                if msg_id is not None:
-                    if not e.msg_id <= msg_id < e.msg_id + e.count:
-                        continue
-                    offsets = range(msg_id - e.msg_id, msg_id - e.msg_id + 1)
-                for j in offsets:
-                    mid = e.message_id + j
-                    if m is None or not m.id <= mid < m.id + m.count:
-                        m = st.message(mid)
-                    rgmid = m.rgmid + mid - m.id
-                    if from_rgmid is not None and rgmid < from_rgmid:
-                        continue
-                    out.append(QueueMessage(e.msg_id + j, rgmid, e.queued_ms, e.size, m.topic, False))
-                    if len(out) == limit:
-                        return out
+            entries = (reversed(stream) if newest else iter(stream)) if stream is not None else iter(())
+            runs = ((e.message_id, e.msg_id, e.count, e.queued_ms, e.size, False) for e in entries
+                    if e.kind == "msg" and e.message_id is not None and e.msg_id is not None)
         else:
             copies = st.spooled_by_queue.get(q.id)
-            for sp in (reversed(copies) if newest else iter(copies)) if copies is not None else ():
-                offsets = range(sp.count - 1, -1, -1) if newest else range(sp.count)
-                if msg_id is not None:
-                    if not sp.msg_id <= msg_id < sp.msg_id + sp.count:
-                        continue
-                    offsets = range(msg_id - sp.msg_id, msg_id - sp.msg_id + 1)
-                for j in offsets:
-                    mid = sp.message_id + j
-                    if m is None or not m.id <= mid < m.id + m.count:
-                        m = st.message(mid)
-                    rgmid = m.rgmid + mid - m.id
-                    if from_rgmid is not None and rgmid < from_rgmid:
-                        continue
-                    out.append(QueueMessage(sp.msg_id + j, rgmid, sp.spooled_ms, sp.size, m.topic,
-                                            sp.txn_id is not None))
-                    if len(out) == limit:
-                        return out
+            spooled = (reversed(copies) if newest else iter(copies)) if copies is not None else iter(())
+            runs = ((sp.message_id, sp.msg_id, sp.count, sp.spooled_ms, sp.size, sp.txn_id is not None)
+                    for sp in spooled)
+        m: Message | None = None  # the ledger run of the last message looked at
+        for first_mid, first_msg_id, count, ms, size, locked in runs:
+            offsets = range(count - 1, -1, -1) if newest else range(count)
+            if msg_id is not None:
+                if not first_msg_id <= msg_id < first_msg_id + count:
+                    continue
+                offsets = range(msg_id - first_msg_id, msg_id - first_msg_id + 1)
+            for j in offsets:
+                mid = first_mid + j
+                if m is None or not m.id <= mid < m.id + m.count:
+                    m = st.message(mid)
+                rgmid = m.rgmid + mid - m.id
+                if from_rgmid is not None and rgmid < from_rgmid:
+                    continue
+                out.append(QueueMessage(first_msg_id + j, rgmid, ms, size, m.topic, locked))
+                if len(out) == limit:
+                    return out
         return out
 
     def message_spool(self, router: str, vpn: str | None = None) -> MessageSpool:
