@@ -95,13 +95,8 @@ class Runs(Generic[R]):
 
     def find(self, key: int) -> R | None:
         """The run holding ``key`` (None when no run does)."""
-        starts = self.starts
-        i = bisect_right(starts, key) - 1
-        if i < 0:
-            return None
-        start = starts[i]
-        rec = self.by_start[start]
-        return rec if key < start + rec.count else None
+        start = self.start_of(key)
+        return None if start is None else self.by_start[start]
 
     def start_of(self, key: int) -> int | None:
         """The start key of the run holding ``key``."""
