@@ -22,7 +22,7 @@ from .access import UserAccess, allowed, effective_level
 from .framing import frame
 from .handlers import HANDLERS, HandlerContext
 from .messages import engine_error_text, parse_error_text, shell_error_text
-from .renderers import render
+from .renderers import RENDERERS, render
 from .results import (
     NAVIGATION,
     EndToPrivileged,
@@ -105,25 +105,26 @@ class Session:
     def execute(self, line: str) -> Outcome:
         if self.ended:
             self.restart()
-        if line.lstrip(" \t").startswith(COMMENT):
+        if COMMENT in line and line.lstrip(" \t").startswith(COMMENT):
             return self._comment(line)
-        parsed = self.lab.parser.parse(self.mode, line)
+        parsed = self.lab.parser.parse(self.stack[-1].mode, line)
         if parsed is None:
             return Outcome("", True)
         if isinstance(parsed, ParseError):
             return Outcome(parse_error_text(parsed, len(self.prompt) + 1), False, "", parsed.kind)
-        node = parsed.leaf.command.node
+        leaf = parsed.steps[-1].command
+        node = leaf.node
+        steps = parsed.steps
 
         def attempt(engine: Any) -> tuple[list[Frame], list[Any], str]:
             # Fresh on every attempt: the store runs this again when the write lock was busy.
             stack = list(self.stack)
-            results: list[Any] = []
-            for step in parsed.steps:
-                results.extend(self._run_step(engine, step, stack))
+            results = [result for step in steps
+                       if (result := self._run_step(engine, step, stack)) is not None]
             # Rendered inside the transaction: output that cannot be produced undoes the command.
             if len(results) == 1:
-                return stack, results, self._render(results[0])
-            return stack, results, "\n".join(t for t in (self._render(r) for r in results) if t)
+                return stack, results, _render(results[0])
+            return stack, results, "\n".join(t for t in map(_render, results) if t)
 
         try:
             stack, results, text = self.lab.store.run(attempt)
@@ -139,14 +140,18 @@ class Session:
         except Exception as exc:  # a bug must not cost the user their session or their lab
             log.exception("internal error running %r", mask_secrets(self.lab.parser, self.mode, line))
             return Outcome(shell_error_text("internal", detail=type(exc).__name__), False, node, "internal")
-        if parsed.leaf.command.enters:
+        if leaf.enters:
             self.stack = stack
-        refused = any(isinstance(result, Refused) for result in results)
+        kinds = {type(result) for result in results}
+        refused = Refused in kinds
         if not refused:
-            text = frame(parsed.leaf.command, text)
+            text = frame(leaf, text)
+        if kinds.isdisjoint(_SESSION_ACTIONS):  # most commands: no level change, nothing to apply
+            return Outcome(text, not refused, node, "engine" if refused else None, self.ended)
         return self._navigate(results, text, node, not refused)
 
-    def _run_step(self, engine: Any, step: Step, stack: list[Frame]) -> list[Any]:
+    def _run_step(self, engine: Any, step: Step, stack: list[Frame]) -> Any:
+        """Run one step's handler; its result (None: nothing to render or apply)."""
         command = step.command
         context = _context(stack)
         args = dict(step.args)
@@ -159,7 +164,7 @@ class Session:
                 "access_denied", command=command.syntax, required=str(command.access), user=self.user.name,
                 actual=f"{command.access.scope}/{effective_level(self.user, command.access, vpn)}",
             ))
-        ctx = HandlerContext(engine=engine, router=self.router, user=self.user.name, session=self, context=context)
+        ctx = HandlerContext(engine, self.router, self.user.name, self, context)
         try:
             result = HANDLERS[command.handler](ctx, args)
         except EngineError as exc:
@@ -176,7 +181,7 @@ class Session:
                 stack.append(Frame(between))
             carried = tuple((key, str(args[param])) for key, param in mode.carries if param in args)
             stack.append(Frame(mode.id, carried))
-        return [] if result is None else [result]
+        return result
 
     def _may(self, access: Access, vpn: str | None) -> bool:
         """`allowed` for this session's user, remembered per (access, vpn): a session checks the
@@ -214,22 +219,12 @@ class Session:
         return [path for path in ("/".join(parts[:i]) for i in range(depth + 1, len(parts)))
                 if path in self.lab.grammar.modes]
 
-    @staticmethod
-    def _render(result: Any) -> str:
-        if isinstance(result, NAVIGATION):
-            return ""
-        if isinstance(result, Lines):
-            return "\n".join(result.lines)
-        if isinstance(result, Refused):
-            return engine_error_text(EngineError(result.code, **result.params))
-        return render(result)
-
     def _navigate(self, results: list[Any], text: str, node: str, ok: bool) -> Outcome:
         """Apply level changes after the commit; a refused command never reaches here. `ok` is
         False when a result is Refused: it was committed (its counts persist) but reports an error."""
         switch_to: str | None = None
         for result in results:
-            if not isinstance(result, _SESSION_ACTIONS):
+            if type(result) not in _SESSION_ACTIONS:
                 continue
             if isinstance(result, ExitLevel):
                 if len(self.stack) > 1:
@@ -250,7 +245,23 @@ class Session:
         return Outcome(text, ok, node, None if ok else "engine", self.ended, switch_to)
 
 
-_SESSION_ACTIONS = (ExitLevel, EndToPrivileged, HomeToExec, SetPaging, SwitchTarget, ResetLab)
+_SESSION_ACTIONS = frozenset({ExitLevel, EndToPrivileged, HomeToExec, SetPaging, SwitchTarget, ResetLab})
+_SILENT = frozenset(NAVIGATION)  # navigation results print nothing
+
+
+def _render(result: Any) -> str:
+    """A handler result as CLI text: the renderer registered for its type, else the session's own
+    result types (navigation prints nothing, Lines as they are, Refused as its error line)."""
+    fn = RENDERERS.get(type(result))
+    if fn is not None:
+        return fn(result)
+    if type(result) in _SILENT:
+        return ""
+    if isinstance(result, Lines):
+        return "\n".join(result.lines)
+    if isinstance(result, Refused):
+        return engine_error_text(EngineError(result.code, **result.params))
+    return render(result)  # raises: no renderer for this type
 
 
 def _context(stack: list[Frame]) -> dict[str, str]:

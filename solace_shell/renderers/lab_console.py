@@ -50,8 +50,11 @@ def rgmid_ranges(ids: tuple[int, ...] | list[int], more: bool = False) -> str:
 
 
 def table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in [header, *rows]]
+    """Columns left-aligned to their widest cell, two spaces apart, no trailing blanks. One format
+    string per table: `lab> status` prints three of these in most drills."""
+    every = [header, *rows]
+    layout = "  ".join(f"{{:<{max(map(len, column))}}}" for column in zip(*every, strict=True))
+    return [layout.format(*row).rstrip() for row in every]
 
 
 # ---------------------------------------------------------------- time and traffic
