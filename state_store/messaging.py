@@ -212,12 +212,13 @@ class MessagingService(Service):
         are locked instead, and acknowledged on commit."""
         if count < 1:
             raise EngineError("invalid_value", name="count", value=count, allowed=">= 1")
-        c, v, r = self.sv.clients.connected_client(client)
+        c, v, r = self.sv.clients.connection(client)
         q = self.lk.queue(v, queue)
         if q.kind != "normal":
             raise EngineError("queue_reserved", queue=queue)
         if not q.egress_up:
             raise EngineError("queue_egress_down", queue=queue, vpn=v.name)
+        self.sv.clients.connect(c, r)  # the refusals above are decided before anything changes
         st = self.st
         copies: list[Spooled] = []  # whole runs, the last one cut to the count asked
         taken = 0
