@@ -33,7 +33,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from contextlib import AbstractContextManager, nullcontext
-from itertools import islice
 from typing import Any, cast
 
 from .errors import EngineError
@@ -234,8 +233,7 @@ class MessagingService(Service):
             st.head(copies[-1], copies[-1].count - (taken - count))
             taken = count
         t = self.sv.transactions.open_txn(c)
-        rgmids = tuple(islice((st.rgmid(mid) for sp in copies
-                               for mid in range(sp.message_id, sp.message_id + sp.count)), CONSUMED_RGMIDS_SHOWN))
+        rgmids = self._rgmids(copies, CONSUMED_RGMIDS_SHOWN)
         if copies:
             if t is not None:
                 for sp in copies:  # one operation per run of copies locked
@@ -246,6 +244,28 @@ class MessagingService(Service):
                 self.consume_selected(v, r, c.name, copies, None)
         return ConsumeResult(client=c.name, router=r.name, vpn=v.name, queue=q.name, requested=count,
                              consumed=taken, rgmids=rgmids, transacted=t is not None)
+
+    def _rgmids(self, copies: list[Spooled], limit: int) -> tuple[int, ...]:
+        """The replication-group message IDs of the first ``limit`` messages of ``copies``: one
+        ledger lookup per run of messages, not per message (a message is its run's rgmid plus
+        its offset). A message with no ledger run raises KeyError, as ``st.rgmid`` does."""
+        st = self.st
+        out: list[int] = []
+        for sp in copies:
+            want = min(sp.count, limit - len(out))
+            lo, hi = sp.message_id, sp.message_id + want
+            at = lo
+            for a, b, m in st.ledger_spans(lo, hi):
+                if a != at:
+                    break
+                base = m.rgmid - m.id
+                out.extend(range(a + base, b + base))
+                at = b
+            if at != hi:
+                st.rgmid(at)  # the KeyError of the first message the ledger does not hold
+            if len(out) >= limit:
+                break
+        return tuple(out)
 
     # ------------------------------------------------------------------ ack propagation
     # Rule (issue 13 item 6; Solace docs "Configuring ACK Propagation Intervals"): the active
