@@ -133,7 +133,7 @@ class MessagingService(Service):
         else:
             plan = plan_publish(
                 count, size, router_room=r.max_spool_mb * MB - lk.router_spool_bytes(r),
-                vpn_room=v.max_spool_mb * MB - sum(q.bytes for q in lk.queues_of(v)),
+                vpn_room=v.max_spool_mb * MB - lk.vpn_spool_bytes(v),
                 queues=[Room(q.max_spool_mb * MB - q.bytes, q.reject_on_discard) for q in queues],
                 repl=repl, shut_rejecting=self._shut_rejecting(v, topic))
             accepted, reason, fit = plan.accepted, plan.reason, plan.replicated
@@ -166,13 +166,13 @@ class MessagingService(Service):
             if fit:
                 add(ReplEntry(v.id, "msg", 0, base, mbase, topic, size, None, None, now, count=fit))
             assert st.next_id("messages") == base + accepted  # the copies name the ids assumed
-            for q, n in zip(queues, kept, strict=True):
-                if n:
-                    lk.adjust_queue(q, n, n * size)
+            grown = [(q, n, n * size) for q, n in zip(queues, kept, strict=True) if n]
             if fit:
                 rq = lk.repl_queue(v)
                 if rq is not None:
-                    lk.adjust_queue(rq, fit, fit * size)
+                    grown.append((rq, fit, fit * size))
+            lk.grow_queues(grown)
+            if fit:
                 if mode == "sync":
                     if eligible:
                         v.st_sync_queued += fit
@@ -681,7 +681,7 @@ class MessagingService(Service):
         """How many of v's normal queues matching ``topic`` are shut for ingress and refuse what
         they discard to the sender (reject-msg-to-sender-on-discard including-when-shutdown)."""
         subs = self.st.subs_by_queue
-        return sum(1 for q in self.lk.queues_of(v)
+        return sum(1 for q in self.st.queues_by_vpn.get(v.id, {}).values()
                    if q.kind == "normal" and q.reject_when_shutdown and (not q.ingress_up or q.shutdown)
                    and any(topic_matches(s, topic) for s in subs.get(q.id, ())))
 
