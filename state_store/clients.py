@@ -45,11 +45,12 @@ class ClientsService(Service):
 
     def _try_connect(self, c: Client) -> bool:
         """Validate the current connection, else walk the host list. True if connected."""
-        found = self._target(c)
         if c.router_id is not None:
-            if found is not None and found[0].id == c.router_id:
+            v = self._client_vpn(c)
+            if v is not None and self.lk.serving(v):
                 return True
             self._disconnect(c, "vpn not serving")
+        found = self._target(c)  # disconnected now: the first host whose VPN serves
         if found is None:
             return False
         c.router_id = found[0].id

@@ -419,7 +419,8 @@ class MessagingService(Service):
             return []
         # ... minus those with a copy in v that is not consumed now
         selected = {id(sp) for sp in copies}
-        runs_of_v = [runs for q in self.lk.queues_of(v) if (runs := st.spooled_by_queue.get(q.id)) is not None]
+        runs_of_v = [runs for q in st.queues_by_vpn.get(v.id, {}).values()
+                     if (runs := st.spooled_by_queue.get(q.id)) is not None]  # (any order: merged below)
         blocked: list[tuple[int, int]] = []
         for a, b in covered:
             for runs in runs_of_v:

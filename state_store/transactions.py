@@ -360,8 +360,7 @@ class TransactionsService(Service):
                         tally[1] += n * msg.size
                     r.next_msg_id += n
         # counters once per queue: the same totals and high-water marks as per copy (they only grow here)
-        for qid, (count, nbytes) in added.items():
-            self.lk.adjust_queue(self.st.queues[qid], count, nbytes)
+        self.lk.grow_queues([(self.st.queues[qid], count, nbytes) for qid, (count, nbytes) in added.items()])
 
     def rollback_txn(self, t: Txn, emit: bool = True, heuristic: str | None = None) -> None:
         """End ``t`` without effect: its locked copies are free again, its publishes dropped.
