@@ -97,6 +97,10 @@ def _check_mode(mode: str) -> None:
         raise EngineError("invalid_value", name="replication-mode", value=mode, allowed="sync|async")
 
 
+def _queue_id(q: Queue) -> int:
+    return q.id
+
+
 class ReplicationService(Service):
     # ------------------------------------------------------------------ computed state
     def _row(self, v: Vpn) -> VpnReplicationRow:
@@ -650,12 +654,19 @@ class ReplicationService(Service):
             st.add(TxnOp(txn_id=existing.id, **op))
 
     def matching_queues(self, v: Vpn, topic: str) -> list[Queue]:
-        """Normal queues of v whose subscriptions match and whose ingress is up, by id."""
+        """Normal queues of v whose subscriptions match and whose ingress is up, by id. (Plain
+        loops: it runs for every publish and every topic a standby receives.)"""
         subs = self.st.subs_by_queue
-        out = [q for q in self.st.queues_by_vpn.get(v.id, {}).values()
-               if q.kind == "normal" and q.ingress_up and not q.shutdown
-               and any(topic_matches(s, topic) for s in subs.get(q.id, ()))]
-        out.sort(key=lambda q: q.id)
+        out = []
+        for q in self.st.queues_by_vpn.get(v.id, {}).values():
+            if q.kind != "normal" or not q.ingress_up or q.shutdown:
+                continue
+            for s in subs.get(q.id, ()):
+                if topic_matches(s, topic):
+                    out.append(q)
+                    break
+        if len(out) > 1:
+            out.sort(key=_queue_id)
         return out
 
     def wildcard_vpns(self, r: Router, pattern: str | None) -> list[Vpn]:
