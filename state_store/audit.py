@@ -27,9 +27,11 @@ Rules (issue 13, seeds 000 and 004):
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
+from typing import cast
 
 from .lookups import REPL_QUEUE
-from .records import Delivery, Message
+from .records import Delivery, Message, ReplEntry, Spooled
 from .runs import MessageRuns
 from .service import Service
 from .views import (
@@ -87,6 +89,31 @@ def _first_in_order(segments: list[tuple[Message, int, int]], limit: int) -> lis
             if 0 <= limit <= len(out):
                 break
     return out
+
+
+_Run = Delivery | Spooled | ReplEntry  # runs that name messages: message_id .. + count
+
+
+def _id_ranges(ids: list[int]) -> list[tuple[int, int]]:
+    """``ids`` (distinct) as the half-open ranges of consecutive ids they run in, in their order:
+    the audit's listed messages come in long runs of consecutive ids."""
+    out: list[tuple[int, int]] = []
+    for i in ids:
+        if out and out[-1][1] == i:
+            out[-1] = (out[-1][0], i + 1)
+        else:
+            out.append((i, i + 1))
+    return out
+
+
+def _spread(runs: Iterable[_Run], lo: int, hi: int) -> Iterator[tuple[int, _Run]]:
+    """(message id, run) for each message of [lo, hi) each run holds, the runs in their order."""
+    for r in runs:
+        first = r.message_id
+        if first is None:
+            continue
+        for mid in range(max(lo, first), min(hi, first + r.count)):
+            yield mid, r
 
 
 class AuditService(Service):
@@ -180,18 +207,16 @@ class AuditService(Service):
 
         shown = _first_in_order(flagged, limit)
         problems: list[AuditEntry] = []
-        queues = st.queues
         delivery_runs: MessageRuns[Delivery] = MessageRuns()
         if shown:
             for d in st.deliveries.values():
                 delivery_runs.add(d.id, d)
+        held_by: dict[int, tuple[list[Delivery], set[tuple[str, str]]]] = {}
+        for a, b in _id_ranges([mid for mid, _ in shown]):
+            held_by.update(self._held(a, b, delivery_runs, vpn_router, queue_vpn))
         for mid, m in shown:
-            dl = delivery_runs.holding(mid)
+            dl, places = held_by[mid]
             nd = len(dl)
-            places = {(vpn_router[queue_vpn[c.queue_id]], queues[c.queue_id].name)
-                      for runs in st.spooled_by_queue.values() for c in runs.holding(mid)}
-            places.update((vpn_router[v_id], REPL_QUEUE) for v_id, stream in st.repl_by_vpn.items()
-                          if stream.holding(mid, "msg"))
             if nd > 1:
                 outcome = "duplicated"
             elif not places:
@@ -225,6 +250,26 @@ class AuditService(Service):
         return Audit(vpn=vpn, totals=totals, problems=tuple(problems), spooled_where=tuple(where_rows),
                      xa_issues=tuple(self._xa_issues(vpn)),
                      split_brains=tuple(b for b in self._split_brains() if vpn is None or b.vpn == vpn))
+
+    def _held(self, lo: int, hi: int, delivery_runs: MessageRuns[Delivery], vpn_router: dict[int, str],
+              queue_vpn: dict[int, int]) -> dict[int, tuple[list[Delivery], set[tuple[str, str]]]]:
+        """For each message of [lo, hi): its deliveries (in id order) and the (router, queue)
+        places holding a copy or a replication stream entry of it. One range query per queue,
+        stream and the deliveries for the whole range, not one per message."""
+        st = self.st
+        out: dict[int, tuple[list[Delivery], set[tuple[str, str]]]] = {mid: ([], set()) for mid in range(lo, hi)}
+        for mid, d in _spread(delivery_runs.overlapping(lo, hi), lo, hi):
+            out[mid][0].append(cast("Delivery", d))
+        queues = st.queues
+        for qid, runs in st.spooled_by_queue.items():
+            place = (vpn_router[queue_vpn[qid]], queues[qid].name)
+            for mid, _ in _spread(runs.overlapping(lo, hi), lo, hi):
+                out[mid][1].add(place)
+        for v_id, stream in st.repl_by_vpn.items():
+            place = (vpn_router[v_id], REPL_QUEUE)
+            for mid, _ in _spread(stream.overlapping(lo, hi, "msg"), lo, hi):
+                out[mid][1].add(place)
+        return out
 
     def _split_brains(self) -> list[SplitBrain]:
         """Seed 004 expects one active site per replication group; a restored site comes back

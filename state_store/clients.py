@@ -50,18 +50,14 @@ class ClientsService(Service):
             if v is not None and self.lk.serving(v):
                 return True
             self._disconnect(c, "vpn not serving")
-        if not c.wants_connection:
+        found = self._target(c)  # disconnected now: the first host whose VPN serves
+        if found is None:
             return False
-        for host in self._hosts(c):
-            found = self._host_vpn(host, c.vpn_name)
-            if found is None or not self.lk.serving(found[1]):
-                continue
-            c.router_id = found[0].id
-            c.connected_since_ms = self.lk.now_ms()
-            if c.last_disconnect_reason:
-                c.reconnects += 1
-            return True
-        return False
+        c.router_id = found[0].id
+        c.connected_since_ms = self.lk.now_ms()
+        if c.last_disconnect_reason:
+            c.reconnects += 1
+        return True
 
     def reconnect_all(self) -> list[str]:
         """Let every client (in name order) check its connection and follow its host list;
@@ -95,22 +91,54 @@ class ClientsService(Service):
         for c in [c for c in self.st.clients.values() if c.router_id == r.id]:
             self._disconnect(c, reason)
 
-    def connected_client(self, name: str) -> tuple[Client, Vpn, Router]:
-        """The client, connected (reconnecting if needed), or the refusal explaining why not."""
+    def _target(self, c: Client) -> tuple[Router, Vpn] | None:
+        """Where ``_try_connect`` leaves the client, without changing anything: its current
+        connection while its VPN serves, else the first host whose VPN serves (when it wants a
+        connection), else None. Its disconnect on the way touches only its old router's
+        transactions, never whether a VPN serves, so the answer holds after it."""
+        if c.router_id is not None:
+            v = self._client_vpn(c)
+            if v is not None and self.lk.serving(v):
+                return self.lk.router_of(v), v
+        if not c.wants_connection:
+            return None
+        for host in self._hosts(c):
+            found = self._host_vpn(host, c.vpn_name)
+            if found is not None and self.lk.serving(found[1]):
+                return found
+        return None
+
+    def connection(self, name: str) -> tuple[Client, Vpn, Router]:
+        """The client and the VPN and router it is connected to, or would connect to when asked to
+        publish or consume; else the refusal explaining why not. Changes nothing: a verb decides
+        its own refusals against this before ``connect`` writes (a refused call changes nothing)."""
         c = self.lk.client(name)
-        if not self._try_connect(c):
+        found = self._target(c)
+        if found is None:
             for host in self._hosts(c):
-                found = self._host_vpn(host, c.vpn_name)
-                if found is None:
+                hv = self._host_vpn(host, c.vpn_name)
+                if hv is None:
                     continue
-                r, v = found
+                r, v = hv
                 if v.repl_enabled and v.role == "standby" and c.wants_connection:
                     raise EngineError("publish_rejected_standby", client=name, vpn=c.vpn_name,
                                       router=r.name)
             raise EngineError("client_not_connected", client=name)
-        current = self._client_vpn(c)
-        assert current is not None
-        return c, current, self.lk.router_of(current)
+        return c, found[1], found[0]
+
+    def connect(self, c: Client, r: Router) -> None:
+        """Make the connection to ``r`` that ``connection`` found (nothing to do when the client
+        is there already)."""
+        if c.router_id != r.id:
+            connected = self._try_connect(c)
+            assert connected and c.router_id == r.id, "connect() follows connection()"
+
+    def connected_client(self, name: str) -> tuple[Client, Vpn, Router]:
+        """The client, connected (reconnecting if needed), or the refusal explaining why not
+        (decided before anything changes)."""
+        c, v, r = self.connection(name)
+        self.connect(c, r)
+        return c, v, r
 
     # ------------------------------------------------------------------ views
     def client_info(self, c: Client) -> ClientInfo:

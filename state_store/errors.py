@@ -69,6 +69,13 @@ class EngineError(Exception):
         return f"EngineError({self.code!r}, {self.params!r})"
 
 
+class PartialRefusal(EngineError):
+    """A refusal found only after the call had changed the state (a transaction's commit whose
+    publish the spool quotas refuse midway). Every other EngineError is raised before anything
+    changes, so the journal drops a refused call (``state_store.journal``); this one keeps its
+    record, and the store rolls the command back as for any exception."""
+
+
 class LabFileError(Exception):
     """A lab database or scenario file cannot be used (corrupt, foreign, wrong schema version)."""
 

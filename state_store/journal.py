@@ -16,6 +16,7 @@ import functools
 from collections.abc import Callable
 from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
+from .errors import EngineError, PartialRefusal
 from .state import BrokerState, CallRecord
 
 P = ParamSpec("P")
@@ -31,18 +32,36 @@ S = TypeVar("S", bound=HasState)
 
 def journaled(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
     """Mark an Engine method as changing the state: a top-level call is recorded in
-    ``state.work.calls`` (before it runs: if it raises, the whole command is rolled back anyway)."""
+    ``state.work.calls`` (before it runs, so calls it makes itself are not recorded again).
+
+    A top-level call that raises EngineError is dropped again: a refusal changes nothing (the
+    contract tests/test_refusals_change_nothing.py checks), so a command whose only call was
+    refused has nothing to roll back, and no journal needs a refused call to reproduce a state. A
+    PartialRefusal (found only after the call changed the state) keeps its record, as any other
+    exception does.
+    Any other exception keeps the record: the store rolls the whole command back."""
 
     @functools.wraps(fn)
     def wrapper(self: S, *args: P.args, **kwargs: P.kwargs) -> R:
         work = self.state.work
-        if work.depth == 0:
-            work.calls.append(CallRecord(fn.__name__, tuple(args), dict(kwargs)))
-        work.depth += 1
+        if work.depth:
+            work.depth += 1
+            try:
+                return fn(self, *args, **kwargs)
+            finally:
+                work.depth -= 1
+        calls = work.calls
+        calls.append(CallRecord(fn.__name__, tuple(args), dict(kwargs)))
+        work.depth = 1
         try:
             return fn(self, *args, **kwargs)
+        except PartialRefusal:
+            raise
+        except EngineError:
+            calls.pop()
+            raise
         finally:
-            work.depth -= 1
+            work.depth = 0
 
     wrapper.__journaled__ = True  # type: ignore[attr-defined]
     return wrapper  # type: ignore[return-value]

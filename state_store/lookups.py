@@ -191,6 +191,29 @@ class Lookups:
             if total > router.spool_hwm_bytes:
                 router.spool_hwm_bytes = total
 
+    def grow_queues(self, grown: list[tuple[Queue, int, int]]) -> None:
+        """``adjust_queue`` for (queue, messages, bytes) all added (none negative): a router's
+        total only grows meanwhile, so its high-water mark is checked once, at the end."""
+        routers: dict[int, Router] = {}
+        for q, dcount, dbytes in grown:
+            if not dcount and not dbytes:
+                continue
+            q.msg_count = max(0, q.msg_count + dcount)
+            q.bytes = max(0, q.bytes + dbytes)
+            if q.bytes > q.hwm_bytes:
+                q.hwm_bytes = q.bytes
+            if dbytes > 0:
+                router = self.router_of(self.st.vpns[q.vpn_id])
+                routers[router.id] = router
+        for router in routers.values():
+            total = self.router_spool_bytes(router)
+            if total > router.spool_hwm_bytes:
+                router.spool_hwm_bytes = total
+
+    def vpn_spool_bytes(self, vpn: Vpn) -> int:
+        """The bytes spooled on every queue of ``vpn`` (the replication queue included)."""
+        return sum(q.bytes for q in self.st.queues_by_vpn.get(vpn.id, {}).values())
+
     def router_spool_bytes(self, router: Router) -> int:
         return sum(q.bytes for v in self.st.vpns_by_router.get(router.id, {}).values()
                    for q in self.st.queues_by_vpn.get(v.id, {}).values())

@@ -33,7 +33,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from contextlib import AbstractContextManager, nullcontext
-from itertools import islice
 from typing import Any, cast
 
 from .errors import EngineError
@@ -134,7 +133,7 @@ class MessagingService(Service):
         else:
             plan = plan_publish(
                 count, size, router_room=r.max_spool_mb * MB - lk.router_spool_bytes(r),
-                vpn_room=v.max_spool_mb * MB - sum(q.bytes for q in lk.queues_of(v)),
+                vpn_room=v.max_spool_mb * MB - lk.vpn_spool_bytes(v),
                 queues=[Room(q.max_spool_mb * MB - q.bytes, q.reject_on_discard) for q in queues],
                 repl=repl, shut_rejecting=self._shut_rejecting(v, topic))
             accepted, reason, fit = plan.accepted, plan.reason, plan.replicated
@@ -167,13 +166,13 @@ class MessagingService(Service):
             if fit:
                 add(ReplEntry(v.id, "msg", 0, base, mbase, topic, size, None, None, now, count=fit))
             assert st.next_id("messages") == base + accepted  # the copies name the ids assumed
-            for q, n in zip(queues, kept, strict=True):
-                if n:
-                    lk.adjust_queue(q, n, n * size)
+            grown = [(q, n, n * size) for q, n in zip(queues, kept, strict=True) if n]
             if fit:
                 rq = lk.repl_queue(v)
                 if rq is not None:
-                    lk.adjust_queue(rq, fit, fit * size)
+                    grown.append((rq, fit, fit * size))
+            lk.grow_queues(grown)
+            if fit:
                 if mode == "sync":
                     if eligible:
                         v.st_sync_queued += fit
@@ -212,12 +211,13 @@ class MessagingService(Service):
         are locked instead, and acknowledged on commit."""
         if count < 1:
             raise EngineError("invalid_value", name="count", value=count, allowed=">= 1")
-        c, v, r = self.sv.clients.connected_client(client)
+        c, v, r = self.sv.clients.connection(client)
         q = self.lk.queue(v, queue)
         if q.kind != "normal":
             raise EngineError("queue_reserved", queue=queue)
         if not q.egress_up:
             raise EngineError("queue_egress_down", queue=queue, vpn=v.name)
+        self.sv.clients.connect(c, r)  # the refusals above are decided before anything changes
         st = self.st
         copies: list[Spooled] = []  # whole runs, the last one cut to the count asked
         taken = 0
@@ -233,8 +233,7 @@ class MessagingService(Service):
             st.head(copies[-1], copies[-1].count - (taken - count))
             taken = count
         t = self.sv.transactions.open_txn(c)
-        rgmids = tuple(islice((st.rgmid(mid) for sp in copies
-                               for mid in range(sp.message_id, sp.message_id + sp.count)), CONSUMED_RGMIDS_SHOWN))
+        rgmids = self._rgmids(copies, CONSUMED_RGMIDS_SHOWN)
         if copies:
             if t is not None:
                 for sp in copies:  # one operation per run of copies locked
@@ -245,6 +244,28 @@ class MessagingService(Service):
                 self.consume_selected(v, r, c.name, copies, None)
         return ConsumeResult(client=c.name, router=r.name, vpn=v.name, queue=q.name, requested=count,
                              consumed=taken, rgmids=rgmids, transacted=t is not None)
+
+    def _rgmids(self, copies: list[Spooled], limit: int) -> tuple[int, ...]:
+        """The replication-group message IDs of the first ``limit`` messages of ``copies``: one
+        ledger lookup per run of messages, not per message (a message is its run's rgmid plus
+        its offset). A message with no ledger run raises KeyError, as ``st.rgmid`` does."""
+        st = self.st
+        out: list[int] = []
+        for sp in copies:
+            want = min(sp.count, limit - len(out))
+            lo, hi = sp.message_id, sp.message_id + want
+            at = lo
+            for a, b, m in st.ledger_spans(lo, hi):
+                if a != at:
+                    break
+                base = m.rgmid - m.id
+                out.extend(range(a + base, b + base))
+                at = b
+            if at != hi:
+                st.rgmid(at)  # the KeyError of the first message the ledger does not hold
+            if len(out) >= limit:
+                break
+        return tuple(out)
 
     # ------------------------------------------------------------------ ack propagation
     # Rule (issue 13 item 6; Solace docs "Configuring ACK Propagation Intervals"): the active
@@ -398,7 +419,8 @@ class MessagingService(Service):
             return []
         # ... minus those with a copy in v that is not consumed now
         selected = {id(sp) for sp in copies}
-        runs_of_v = [runs for q in self.lk.queues_of(v) if (runs := st.spooled_by_queue.get(q.id)) is not None]
+        runs_of_v = [runs for q in st.queues_by_vpn.get(v.id, {}).values()
+                     if (runs := st.spooled_by_queue.get(q.id)) is not None]  # (any order: merged below)
         blocked: list[tuple[int, int]] = []
         for a, b in covered:
             for runs in runs_of_v:
@@ -660,7 +682,7 @@ class MessagingService(Service):
         """How many of v's normal queues matching ``topic`` are shut for ingress and refuse what
         they discard to the sender (reject-msg-to-sender-on-discard including-when-shutdown)."""
         subs = self.st.subs_by_queue
-        return sum(1 for q in self.lk.queues_of(v)
+        return sum(1 for q in self.st.queues_by_vpn.get(v.id, {}).values()
                    if q.kind == "normal" and q.reject_when_shutdown and (not q.ingress_up or q.shutdown)
                    and any(topic_matches(s, topic) for s in subs.get(q.id, ())))
 

@@ -93,6 +93,12 @@ def plan_publish(count: int, size: int, *, router_room: int, vpn_room: int, queu
         raise ValueError("count and size must be >= 1")
     fits = tuple(_fit(q.bytes, size, count) for q in queues)
     fit = _fit(repl.bytes, size, count) if repl is not None else 0
+    if not shut_rejecting and (repl is None or fit == count) and all(n == count for n in fits):
+        # the common case, every rule below letting all in: each destination takes every
+        # message and both spools have room for all the copies
+        need = size * count * (len(fits) + (1 if fit else 0))
+        if need <= router_room and need <= vpn_room:
+            return QuotaPlan(accepted=count, kept=fits, replicated=fit, reason=None, fits=fits)
     takes = [*fits, fit]
     # (cap, reason) in the broker's order; a cap is how many leading messages that rule lets in
     limits: list[tuple[int | None, str]] = [

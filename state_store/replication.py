@@ -97,6 +97,10 @@ def _check_mode(mode: str) -> None:
         raise EngineError("invalid_value", name="replication-mode", value=mode, allowed="sync|async")
 
 
+def _queue_id(q: Queue) -> int:
+    return q.id
+
+
 class ReplicationService(Service):
     # ------------------------------------------------------------------ computed state
     def _row(self, v: Vpn) -> VpnReplicationRow:
@@ -187,12 +191,19 @@ class ReplicationService(Service):
         times, eligibility counters) is something a binding depends on."""
         lk = self.lk
         now = lk.now_ms()
+        bindings: dict[int, Vpn | None] = {}  # holder id -> lk.binding(holder)
+
+        def binding(holder: Vpn) -> Vpn | None:
+            if holder.id not in bindings:
+                bindings[holder.id] = lk.binding(holder)
+            return bindings[holder.id]
+
         for v in lk.user_vpns():
-            bound_to = lk.binding(v) if v.repl_enabled and v.role == "active" else None
+            bound_to = binding(v) if v.repl_enabled and v.role == "active" else None
             self._track_catchup(v, bound_to)
             if v.role == "standby" and v.repl_enabled:
                 mate = lk.mate(v)
-                bound = mate is not None and lk.binding(mate) is v
+                bound = mate is not None and binding(mate) is v
             else:
                 bound = False
             if bound and v.bridge_up_since_ms is None:
@@ -551,6 +562,7 @@ class ReplicationService(Service):
             queues = self.matching_queues(receiver, topic)
             # per entry, the most messages (from its head) any matching queue kept
             most_kept = [0] * len(entries)
+            grown: list[tuple[Queue, int, int]] = []
             for q in queues:
                 room = max(0, q.max_spool_mb * MB - q.bytes)
                 kept_n = kept_bytes = 0
@@ -566,7 +578,8 @@ class ReplicationService(Service):
                         kept_bytes += k * e.size
                         if k > most_kept[i]:
                             most_kept[i] = k
-                lk.adjust_queue(q, kept_n, kept_bytes)
+                grown.append((q, kept_n, kept_bytes))
+            lk.grow_queues(grown)  # (each queue is matched once per topic: its room above is its own)
             if queues:
                 for e, k in zip(entries, most_kept, strict=True):
                     if k < e.count and e.message_id is not None:
@@ -641,12 +654,19 @@ class ReplicationService(Service):
             st.add(TxnOp(txn_id=existing.id, **op))
 
     def matching_queues(self, v: Vpn, topic: str) -> list[Queue]:
-        """Normal queues of v whose subscriptions match and whose ingress is up, by id."""
+        """Normal queues of v whose subscriptions match and whose ingress is up, by id. (Plain
+        loops: it runs for every publish and every topic a standby receives.)"""
         subs = self.st.subs_by_queue
-        out = [q for q in self.st.queues_by_vpn.get(v.id, {}).values()
-               if q.kind == "normal" and q.ingress_up and not q.shutdown
-               and any(topic_matches(s, topic) for s in subs.get(q.id, ()))]
-        out.sort(key=lambda q: q.id)
+        out = []
+        for q in self.st.queues_by_vpn.get(v.id, {}).values():
+            if q.kind != "normal" or not q.ingress_up or q.shutdown:
+                continue
+            for s in subs.get(q.id, ()):
+                if topic_matches(s, topic):
+                    out.append(q)
+                    break
+        if len(out) > 1:
+            out.sort(key=_queue_id)
         return out
 
     def wildcard_vpns(self, r: Router, pattern: str | None) -> list[Vpn]:

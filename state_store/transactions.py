@@ -61,7 +61,7 @@ from collections.abc import Collection
 from contextlib import nullcontext
 from typing import Any, cast
 
-from .errors import EngineError
+from .errors import EngineError, PartialRefusal
 from .records import Client, Queue, Router, Spooled, Txn, TxnOp, Vpn
 from .runs import merge
 from .service import Service
@@ -85,10 +85,15 @@ class TransactionsService(Service):
     def open_txn(self, c: Client) -> Txn | None:
         """The transaction the client's publishes and consumes go into: its local transaction,
         or an XA branch ACTIVE and associated with it (on the router it is connected to)."""
-        if c.router_id is None or not self.st.txns:
+        return None if c.router_id is None else self._open_on(c, c.router_id)
+
+    def _open_on(self, c: Client, router_id: int) -> Txn | None:
+        """``open_txn`` once the client is connected to ``router_id`` (a read a verb makes before
+        ``connect``: moving the client touches only its old router's transactions)."""
+        if not self.st.txns:
             return None
         for t in self.st.txns.values():
-            if (t.client_name == c.name and t.router_id == c.router_id and not t.mirror
+            if (t.client_name == c.name and t.router_id == router_id and not t.mirror
                     and (t.kind == "local" or (t.kind == "xa" and t.state == "active" and t.associated))):
                 return t
         return None
@@ -104,12 +109,14 @@ class TransactionsService(Service):
                 return t
         return None
 
-    def _xa(self, client: str, xid: str) -> tuple[Client, Vpn, Router, Txn]:
-        c, v, r = self.sv.clients.connected_client(client)
+    def _xa(self, client: str, xid: str) -> tuple[Client, Router, Txn]:
+        """The client, the router it connects to and its VPN's branch ``xid``, or the refusal;
+        changes nothing: the verb checks the branch's state, then ``connect``s."""
+        c, v, r = self.sv.clients.connection(client)
         t = self._find_xa(v, xid)
         if t is None:
             raise EngineError("transaction_not_found", xid=xid)
-        return c, v, r, t
+        return c, r, t
 
     @staticmethod
     def _require(t: Txn, *states: str) -> None:
@@ -244,9 +251,7 @@ class TransactionsService(Service):
         r = self.st.routers[t.router_id]
         key = t.xid if t.kind == "xa" and t.xid is not None else f"local:{t.id}"
         sync = heuristic is None and self._is_sync(t)
-        if sync and v.reject_sync_ineligible and self.sv.replication.sync_eligible(v) is False:
-            raise EngineError("transaction_commit_rejected", xid=_label(t),
-                              reason="publish_rejected_sync_ineligible")
+        self._check_commit(t, heuristic)
         shared_key = self._xa_commit_key(v, t.xid)
         shared = self.st.meta.get(shared_key) if (t.kind == "xa" and t.replicated) else None
         if shared is not None:
@@ -257,8 +262,8 @@ class TransactionsService(Service):
             for o in [o for o in self._ops(t) if o.op == "publish"]:
                 first_id = self.st.next_id("messages")
                 res = self.sv.messaging.publish_now(v, r, t.client_name, o.topic or "", o.count, o.size)
-                if res.rejected:
-                    raise EngineError("transaction_commit_rejected", xid=_label(t), reason=res.reject_reason)
+                if res.rejected:  # what the quotas refuse is known only by publishing: too late
+                    raise PartialRefusal("transaction_commit_rejected", xid=_label(t), reason=res.reject_reason)
                 ids.append(self._published_ids(v, first_id, res.first_rgmid, res.last_rgmid))
             if t.kind == "xa" and t.replicated:
                 self.st.meta[shared_key] = json.dumps(ids)
@@ -269,6 +274,15 @@ class TransactionsService(Service):
         if sync:
             self._sync_replicate(t)
         self._finish(t, heuristic)
+
+    def _check_commit(self, t: Txn, heuristic: str | None = None) -> None:
+        """The refusal of a commit that can be told before it changes anything: a sync-mode
+        transaction while sync replication is ineligible and reject-msg-when-sync-ineligible is on."""
+        v = self.st.vpns[t.vpn_id]
+        if (heuristic is None and self._is_sync(t) and v.reject_sync_ineligible
+                and self.sv.replication.sync_eligible(v) is False):
+            raise EngineError("transaction_commit_rejected", xid=_label(t),
+                              reason="publish_rejected_sync_ineligible")
 
     @staticmethod
     def _xa_commit_key(v: Vpn, xid: str | None) -> str:
@@ -346,8 +360,7 @@ class TransactionsService(Service):
                         tally[1] += n * msg.size
                     r.next_msg_id += n
         # counters once per queue: the same totals and high-water marks as per copy (they only grow here)
-        for qid, (count, nbytes) in added.items():
-            self.lk.adjust_queue(self.st.queues[qid], count, nbytes)
+        self.lk.grow_queues([(self.st.queues[qid], count, nbytes) for qid, (count, nbytes) in added.items()])
 
     def rollback_txn(self, t: Txn, emit: bool = True, heuristic: str | None = None) -> None:
         """End ``t`` without effect: its locked copies are free again, its publishes dropped.
@@ -365,36 +378,46 @@ class TransactionsService(Service):
 
     # ------------------------------------------------------------------ local transactions
     def tx_local_start(self, client: str) -> None:
-        c, v, r = self.sv.clients.connected_client(client)
-        if self.open_txn(c) is not None:
+        c, v, r = self.sv.clients.connection(client)
+        if self._open_on(c, r.id) is not None:
             raise EngineError("transaction_already_open", client=client)
+        self.sv.clients.connect(c, r)
         self._started(Txn(router_id=r.id, vpn_id=v.id, kind="local", xid=None, client_name=c.name,
                           client_username=c.username, client_num=c.client_num, state="active",
                           replicated=v.repl_enabled and v.role == "active", associated=True,
                           last_change_ms=self.lk.now_ms()), v)
 
-    def _local(self, client: str) -> Txn:
-        c, _, _ = self.sv.clients.connected_client(client)
+    def _local(self, client: str) -> tuple[Client, Router, Txn]:
+        """The client, the router it connects to and its local transaction there, or the refusal;
+        changes nothing (connecting could roll back the transactions on its old router): the verb
+        checks the rest, then ``connect``s."""
+        c, _, r = self.sv.clients.connection(client)
         for t in self.st.txns.values():
-            if t.client_name == c.name and t.router_id == c.router_id and t.kind == "local":
-                return t
+            if t.client_name == c.name and t.router_id == r.id and t.kind == "local":
+                return c, r, t
         raise EngineError("no_transaction", client=client)
 
     def tx_local_commit(self, client: str) -> None:
-        self._commit_txn(self._local(client))
+        c, r, t = self._local(client)
+        self._check_commit(t)
+        self.sv.clients.connect(c, r)
+        self._commit_txn(t)
 
     def tx_local_rollback(self, client: str) -> None:
-        self.rollback_txn(self._local(client))
+        c, r, t = self._local(client)
+        self.sv.clients.connect(c, r)
+        self.rollback_txn(t)
 
     # ------------------------------------------------------------------ XA verbs
     def tx_xa_start(self, client: str, xid: str) -> None:
         if not XID_RE.match(xid):
             raise EngineError("invalid_xid", xid=xid)
-        c, v, r = self.sv.clients.connected_client(client)
-        if self.open_txn(c) is not None:
+        c, v, r = self.sv.clients.connection(client)
+        if self._open_on(c, r.id) is not None:
             raise EngineError("transaction_already_open", client=client)
         if self._find_xa(v, xid) is not None:
             raise EngineError("transaction_exists", xid=xid)
+        self.sv.clients.connect(c, r)
         # a new branch reusing the XID of an old, finished one starts with no shared commit or log
         self.st.meta.pop(self._xa_commit_key(v, xid), None)
         self.st.meta.pop(self._xa_log_key(v, xid), None)
@@ -404,42 +427,49 @@ class TransactionsService(Service):
                           last_change_ms=self.lk.now_ms()), v)
 
     def tx_xa_end(self, client: str, xid: str) -> None:
-        _, _, _, t = self._xa(client, xid)
+        c, r, t = self._xa(client, xid)
         self._require(t, "active", "suspended")
+        self.sv.clients.connect(c, r)
         t.associated = False
         self._set_state(t, "idle")
 
     def tx_xa_suspend(self, client: str, xid: str) -> None:
-        _, _, _, t = self._xa(client, xid)
+        c, r, t = self._xa(client, xid)
         self._require(t, "active")
+        self.sv.clients.connect(c, r)
         t.associated = False
         self._set_state(t, "suspended")
 
     def tx_xa_resume(self, client: str, xid: str) -> None:
-        c, _, _, t = self._xa(client, xid)
+        c, r, t = self._xa(client, xid)
         self._require(t, "suspended")
-        if self.open_txn(c) is not None:
+        if self._open_on(c, r.id) is not None:
             raise EngineError("transaction_already_open", client=client)
+        self.sv.clients.connect(c, r)
         t.associated = True
         t.client_name = c.name
         self._set_state(t, "active")
 
     def tx_xa_prepare(self, client: str, xid: str) -> None:
-        _, _, _, t = self._xa(client, xid)
+        c, r, t = self._xa(client, xid)
         self._require(t, "idle")
+        self.sv.clients.connect(c, r)
         self._set_state(t, "prepared")
 
     def tx_xa_commit(self, client: str, xid: str, one_phase: bool = False) -> None:
-        _, _, _, t = self._xa(client, xid)
+        c, r, t = self._xa(client, xid)
         if one_phase:
             self._require(t, "idle", "prepared")
         else:
             self._require(t, "prepared")
+        self._check_commit(t)
+        self.sv.clients.connect(c, r)
         self._commit_txn(t)
 
     def tx_xa_rollback(self, client: str, xid: str) -> None:
-        _, _, _, t = self._xa(client, xid)
+        c, r, t = self._xa(client, xid)
         self._require(t, "active", "suspended", "idle", "prepared")
+        self.sv.clients.connect(c, r)
         self.rollback_txn(t)
 
     # ------------------------------------------------------------------ admin heuristics
