@@ -275,9 +275,16 @@ def _chunks(text: str) -> Iterator[tuple[int, list[str]]]:
 
 
 def iter_lines(text: str) -> Iterator[str]:
-    """The lines `split_raw` gives, without their "\\n", read in chunks (bounded memory)."""
-    for _, chunk in _chunks(text):
-        yield from chunk
+    """The lines `split_raw` gives, without their "\\n", one at a time: a reader that stops early
+    (`parse_header`, at the first input line) splits no more of the text than it reads."""
+    pos, size = 0, len(text)
+    while pos < size:
+        end = text.find("\n", pos)
+        if end < 0:
+            yield text[pos:]
+            return
+        yield text[pos:end]
+        pos = end + 1
 
 
 def _may_be_syntax(line: str) -> bool:
