@@ -293,10 +293,10 @@ def _may_be_syntax(line: str) -> bool:
     return "#" in line or ">" in line or "(re)" in line
 
 
-# One step as `ScannedTranscript.blocks()` gives it: the input line's number, its prompt, the
-# expected lines, the 0-based indexes in the raw block of the lines they come from, and the line
-# number of the block's last line. A plain tuple: replay makes one per command.
-Block = tuple[int, PromptLine, tuple[str, ...], range | tuple[int, ...], int]
+# One step as `ScannedTranscript.blocks()` gives it: the input line's number, its prompt, its raw
+# block (the text of the lines after it, see `read_block`) and the line number of the block's last
+# line. A plain tuple: replay makes one per command.
+Block = tuple[int, PromptLine, str, int]
 
 
 @dataclass(frozen=True)
@@ -316,9 +316,9 @@ class ScannedTranscript:
     offsets: array[int]
 
     def blocks(self) -> Iterator[Block]:
-        """Per input line, what replay needs of its step (`steps()` makes the `Step`)."""
+        """Per input line, the raw makings of its step: all `replay_text` needs, which reads and
+        compiles each distinct raw block once (`steps()` makes the `Step`s)."""
         text, inputs, offsets = self.text, self.inputs, self.offsets
-        strict = self.header.strict_blank_lines
         count, size = len(inputs), len(text)
         for n in range(count):
             start = offsets[n]
@@ -328,11 +328,13 @@ class ScannedTranscript:
                 eol = stop
             prompt = match_prompt(text[start:eol].rstrip(" \t\r"))
             assert prompt is not None  # scan_transcript took it for an input line
-            expected, kept = _expected_of(text[eol + 1:stop], strict)
-            yield inputs[n], prompt, expected, kept, inputs[n + 1] - 1 if n + 1 < count else self.line_count
+            yield inputs[n], prompt, text[eol + 1:stop], inputs[n + 1] - 1 if n + 1 < count else self.line_count
 
     def steps(self) -> Iterator[Step]:
-        for line, prompt, expected, kept, end in self.blocks():
+        """The steps `parse_transcript` gives, one at a time."""
+        strict = self.header.strict_blank_lines
+        for line, prompt, raw, end in self.blocks():
+            expected, kept = read_block(raw, strict)
             yield Step(line=line, host=prompt.host, prompt=prompt.prompt, command=prompt.command,
                        expected=expected, expected_lines=_numbers(line + 1, kept), start=line, end=end)
 
@@ -344,18 +346,15 @@ def _numbers(first: int, kept: range | tuple[int, ...]) -> tuple[int, ...]:
     return tuple([first + index for index in kept])
 
 
-_CACHED_BLOCK = 4096  # blocks of at most this many characters are read once per process
-
-
-def _read_block(region: str, strict: bool) -> tuple[tuple[str, ...], range | tuple[int, ...]]:
-    """The expected lines of a raw block (`region`: its lines, each ending in "\\n" but maybe the
-    file's last) and the 0-based indexes of the block lines they come from."""
-    lines = region.split("\n")
-    if not region or region.endswith("\n"):
+def read_block(raw: str, strict: bool) -> tuple[tuple[str, ...], range | tuple[int, ...]]:
+    """The expected lines of a raw block (`raw`: the text of its lines, each ending in "\\n" but
+    maybe the file's last) and the 0-based indexes of the block lines they come from."""
+    lines = raw.split("\n")
+    if not raw or raw.endswith("\n"):
         lines.pop()            # the text after the last "\n" is no line
-    if COMMENT_PREFIX not in region:
+    if COMMENT_PREFIX not in raw:
         # the usual block, without comments: the kept lines are one run
-        cleaned = [raw.rstrip(" \t\r") for raw in lines]
+        cleaned = [line.rstrip(" \t\r") for line in lines]
         lo, hi = 0, len(cleaned)
         if not strict:
             while lo < hi and cleaned[lo] == "":
@@ -363,25 +362,14 @@ def _read_block(region: str, strict: bool) -> tuple[tuple[str, ...], range | tup
             while hi > lo and cleaned[hi - 1] == "":
                 hi -= 1
         return tuple(cleaned[lo:hi]), range(lo, hi)
-    entries = [(raw.rstrip(" \t\r"), index) for index, raw in enumerate(lines)
-               if not raw.startswith(COMMENT_PREFIX)]
+    entries = [(line.rstrip(" \t\r"), index) for index, line in enumerate(lines)
+               if not line.startswith(COMMENT_PREFIX)]
     if not strict:
         entries = _strip_blank_edges(entries)
     if not entries:
         return (), ()
     expected, kept = zip(*entries, strict=True)
     return expected, kept
-
-
-# Drills repeat their blocks (the same flag legends, status lines and tables), and one tuple per
-# distinct block also makes replay's cache of compiled blocks a lookup by identity.
-_read_block_cached = lru_cache(maxsize=4096)(_read_block)
-
-
-def _expected_of(region: str, strict: bool) -> tuple[tuple[str, ...], range | tuple[int, ...]]:
-    if len(region) <= _CACHED_BLOCK:
-        return _read_block_cached(region, strict)
-    return _read_block(region, strict)  # a long block: not kept
 
 
 class _Scan:

@@ -24,6 +24,7 @@ from solace_shell.transcript.format import (
     Transcript,
     TranscriptError,
     parse_header,
+    read_block,
     scan_transcript,
     split_raw,
 )
@@ -130,9 +131,9 @@ def _replay(text: str, name: str, header: Header, scenario: Path | None, factory
         counts = run.counts
         strict = scanned.header.strict_blank_lines
         if on_result is not None:
-            for line, prompt, expected, _, _ in scanned.blocks():
+            for line, prompt, raw, _ in scanned.blocks():
                 result = _check(lab, name, strict, line, prompt.host, prompt.prompt, prompt.command,
-                                expected)[0]
+                                *_raw_block(raw, strict))[0]
                 counts[result.verdict] += 1
                 on_result(result)
             return run
@@ -183,7 +184,11 @@ def _paced_collector() -> Iterator[None]:
 _COMPILED_BLOCK = 32  # expected blocks of at most this many lines are compiled once per process
 
 
-def _compile_block(expected: tuple[str, ...]) -> tuple[tuple[LineMatcher, ...], bool, str]:
+# An expected block compiled: its matchers, whether one is a regular expression, the block as text.
+Compiled = tuple[tuple[LineMatcher, ...], bool, str]
+
+
+def _compile_block(expected: tuple[str, ...]) -> Compiled:
     """The matchers of an expected block, whether one is a regular expression, and the block as
     text: drills expect the same short blocks over and over (`Tx local started`, the same
     status tables), so each is compiled and joined once."""
@@ -194,15 +199,33 @@ def _compile_block(expected: tuple[str, ...]) -> tuple[tuple[LineMatcher, ...], 
 _compiled_block = lru_cache(maxsize=4096)(_compile_block)
 
 
-def _block(expected: tuple[str, ...]) -> tuple[tuple[LineMatcher, ...], bool, str]:
+def _block(expected: tuple[str, ...]) -> Compiled:
     if len(expected) <= _COMPILED_BLOCK:
         return _compiled_block(expected)
     return _compile_block(expected)  # a long block: not kept
 
 
+def _read_raw_block(raw: str, strict: bool) -> tuple[tuple[str, ...], Compiled]:
+    """A raw block's expected lines (`read_block`) and what `_compile_block` makes of them."""
+    expected = read_block(raw, strict)[0]
+    return expected, _compile_block(expected)
+
+
+# `replay_text`'s one lookup per command: keyed by the block as written, it saves reading the
+# block into lines, and compiling them, for every block a drill repeats (four in five commands).
+_raw_block_cached = lru_cache(maxsize=4096)(_read_raw_block)
+_CACHED_RAW_BLOCK = 1024  # characters; the longest block of the generated drills has about 850
+
+
+def _raw_block(raw: str, strict: bool) -> tuple[tuple[str, ...], Compiled]:
+    if len(raw) <= _CACHED_RAW_BLOCK:
+        return _raw_block_cached(raw, strict)
+    return _read_raw_block(raw, strict)  # a long block: not kept
+
+
 def _run_step(lab: LabLike, name: str, strict: bool, step: Step) -> StepRun:
     result, actual_prompt, matchers, actual, prompt_ok, output_ok = _check(
-        lab, name, strict, step.line, step.host, step.prompt, step.command, step.expected)
+        lab, name, strict, step.line, step.host, step.prompt, step.command, step.expected, _block(step.expected))
     return StepRun(step, result, actual_prompt, matchers, actual, prompt_ok, output_ok, strict)
 
 
@@ -212,9 +235,9 @@ Checked = tuple[CommandResult, str, tuple[LineMatcher, ...], tuple[str, ...], bo
 
 
 def _check(lab: LabLike, name: str, strict: bool, line: int, host: str, prompt: str, command: str,
-           expected: tuple[str, ...]) -> Checked:
+           expected: tuple[str, ...], compiled: Compiled) -> Checked:
     """Run one command and compare what it printed with the expected block."""
-    matchers, has_regex, expected_text = _block(expected)
+    matchers, has_regex, expected_text = compiled
     started = time.perf_counter()
     try:
         actual_prompt = lab.prompt(host)
