@@ -29,7 +29,13 @@ from solace_shell.transcript.format import (
     split_raw,
 )
 from solace_shell.transcript.lab_api import LabFactory, LabLike, default_lab_factory
-from solace_shell.transcript.match import LineMatcher, compile_line, match_entries, strip_blank_edges
+from solace_shell.transcript.match import (
+    LineMatcher,
+    compile_line,
+    is_regex_line,
+    match_entries,
+    strip_blank_edges,
+)
 from solace_shell.transcript.results import CommandResult, TranscriptResult, Verdict
 from solace_shell.transcript.signature import (
     PROMPT_MISMATCH,
@@ -133,7 +139,7 @@ def _replay(text: str, name: str, header: Header, scenario: Path | None, factory
         if on_result is not None:
             for line, prompt, raw, _ in scanned.blocks():
                 result = _check(lab, name, strict, line, prompt.host, prompt.prompt, prompt.command,
-                                *_raw_block(raw, strict))[0]
+                                _raw_block(raw, strict))[0]
                 counts[result.verdict] += 1
                 on_result(result)
             return run
@@ -205,39 +211,47 @@ def _block(expected: tuple[str, ...]) -> Compiled:
     return _compile_block(expected)  # a long block: not kept
 
 
-def _read_raw_block(raw: str, strict: bool) -> tuple[tuple[str, ...], Compiled]:
-    """A raw block's expected lines (`read_block`) and what `_compile_block` makes of them."""
+# An expected block as `_check` needs it: its lines, whether one is a regular expression, the
+# block as text (`CommandResult.expected`). Its matchers are compiled only when a comparison needs
+# them: most commands print their block exactly and have no regular expression.
+Expected = tuple[tuple[str, ...], bool, str]
+
+
+def _read_raw_block(raw: str, strict: bool) -> Expected:
+    """The `Expected` of a raw block (`read_block`)."""
     expected = read_block(raw, strict)[0]
-    return expected, _compile_block(expected)
+    return expected, any(map(is_regex_line, expected)), "\n".join(expected)
 
 
 # `replay_text`'s one lookup per command: keyed by the block as written, it saves reading the
-# block into lines, and compiling them, for every block a drill repeats (four in five commands).
+# block into lines for every block a drill repeats (four in five commands).
 _raw_block_cached = lru_cache(maxsize=4096)(_read_raw_block)
 _CACHED_RAW_BLOCK = 1024  # characters; the longest block of the generated drills has about 850
 
 
-def _raw_block(raw: str, strict: bool) -> tuple[tuple[str, ...], Compiled]:
+def _raw_block(raw: str, strict: bool) -> Expected:
     if len(raw) <= _CACHED_RAW_BLOCK:
         return _raw_block_cached(raw, strict)
     return _read_raw_block(raw, strict)  # a long block: not kept
 
 
 def _run_step(lab: LabLike, name: str, strict: bool, step: Step) -> StepRun:
-    result, actual_prompt, matchers, actual, prompt_ok, output_ok = _check(
-        lab, name, strict, step.line, step.host, step.prompt, step.command, step.expected, _block(step.expected))
+    matchers, has_regex, expected_text = _block(step.expected)
+    result, actual_prompt, actual, prompt_ok, output_ok = _check(
+        lab, name, strict, step.line, step.host, step.prompt, step.command,
+        (step.expected, has_regex, expected_text))
     return StepRun(step, result, actual_prompt, matchers, actual, prompt_ok, output_ok, strict)
 
 
-# What `_check` finds: the result, the session's prompt, the expected block's matchers, the actual
-# lines as compared, and whether the prompt and the output matched (the rest of a `StepRun`).
-Checked = tuple[CommandResult, str, tuple[LineMatcher, ...], tuple[str, ...], bool, bool]
+# What `_check` finds: the result, the session's prompt, the actual lines as compared, and whether
+# the prompt and the output matched (with the matchers, the rest of a `StepRun`).
+Checked = tuple[CommandResult, str, tuple[str, ...], bool, bool]
 
 
 def _check(lab: LabLike, name: str, strict: bool, line: int, host: str, prompt: str, command: str,
-           expected: tuple[str, ...], compiled: Compiled) -> Checked:
+           block: Expected) -> Checked:
     """Run one command and compare what it printed with the expected block."""
-    matchers, has_regex, expected_text = compiled
+    expected, has_regex, expected_text = block
     started = time.perf_counter()
     try:
         actual_prompt = lab.prompt(host)
@@ -248,17 +262,15 @@ def _check(lab: LabLike, name: str, strict: bool, line: int, host: str, prompt: 
                                expected=expected_text, node="", verdict="error",
                                actual=f"{type(exc).__name__}: {exc}", signature=exception_signature(exc),
                                duration_ms=elapsed)
-        return result, "", matchers, (), False, False
+        return result, "", (), False, False
     elapsed = (time.perf_counter() - started) * 1000.0
 
     text = outcome.text
     actual: tuple[str, ...]
     if text == expected_text and text:
         # the output is the expected block as written: its lines are the expected lines (already
-        # without trailing blanks, and without blank edges unless strict), so nothing is split;
-        # every line matches itself unless it is a regular expression
+        # without trailing blanks, and without blank edges unless strict), so nothing is split
         actual = expected
-        output_ok = not has_regex or match_entries(matchers, actual)
     else:
         # normalise(output_lines(text), strict), for lines that hold no "\n"
         if not text:
@@ -269,9 +281,12 @@ def _check(lab: LabLike, name: str, strict: bool, line: int, host: str, prompt: 
             actual = tuple([line.rstrip(" \t\r") for line in text.split("\n")])
         if not strict and actual and (actual[0] == "" or actual[-1] == ""):
             actual = tuple(strip_blank_edges(actual))
-        # `match_entries`, answered at once when the lines are the expected ones and none of them is
-        # a regular expression (a literal, `...` or `[..]` line matches itself; a ` (re)` line may not)
-        output_ok = (expected == actual and not has_regex) or match_entries(matchers, actual)
+    # `match_entries`, answered at once when the lines are the expected ones and none of them is
+    # a regular expression (a literal, `...` or `[..]` line matches itself; a ` (re)` line may not)
+    if (actual is expected or actual == expected) and not has_regex:
+        output_ok = True
+    else:
+        output_ok = match_entries(_block(expected)[0], actual)
     prompt_ok = actual_prompt == prompt
     if not prompt_ok:
         signature = PROMPT_MISMATCH
@@ -280,12 +295,12 @@ def _check(lab: LabLike, name: str, strict: bool, line: int, host: str, prompt: 
     elif not outcome.ok:
         signature = error_signature(outcome.error_kind)
     else:
-        signature = output_signature(matchers, actual)
+        signature = output_signature(_block(expected)[0], actual)
     result = CommandResult(transcript=name, line=line, router=host, prompt=prompt, command=command,
                            expected=expected_text, node=outcome.node or "",
                            verdict="pass" if prompt_ok and output_ok else "fail", actual=text,
                            signature=signature, duration_ms=elapsed)
-    return result, actual_prompt, matchers, actual, prompt_ok, output_ok
+    return result, actual_prompt, actual, prompt_ok, output_ok
 
 
 def run_file(path: Path | str, *, lab_factory: LabFactory | None = None,
