@@ -295,7 +295,7 @@ def _may_be_syntax(line: str) -> bool:
 
 # One step as `ScannedTranscript.blocks()` gives it: the input line's number, its prompt, its raw
 # block (the text of the lines after it, see `read_block`) and the line number of the block's last
-# line. A plain tuple: replay makes one per command.
+# line. A plain tuple: `blocks()` makes one per command.
 Block = tuple[int, PromptLine, str, int]
 
 

@@ -97,8 +97,9 @@ def run_text(text: str, name: str, *, lab_factory: LabFactory | None = None,
 
 def _run_text(text: str, name: str, lab_factory: LabFactory | None, base_dir: Path | None,
               on_step: StepSink | None, on_result: ResultSink | None) -> ReplayRun:
-    """`run_text`; with `on_result`, only each `CommandResult` is made and handed over (no `Step`,
-    no `StepRun`): all `replay_text` needs, and a third of the harness's cost per command."""
+    """`run_text`; with `on_result`, only each `CommandResult` is made and handed over: all
+    `replay_text` needs, without the two frozen records (`Step`, `StepRun`) per command that
+    `accept` and the CLI's diffs need."""
     factory = lab_factory or default_lab_factory
     try:
         header = parse_header(text, name)
@@ -283,10 +284,12 @@ def _check(lab: LabLike, name: str, strict: bool, line: int, host: str, prompt: 
             actual = tuple(strip_blank_edges(actual))
     # `match_entries`, answered at once when the lines are the expected ones and none of them is
     # a regular expression (a literal, `...` or `[..]` line matches itself; a ` (re)` line may not)
+    matchers: tuple[LineMatcher, ...] = ()
     if (actual is expected or actual == expected) and not has_regex:
         output_ok = True
     else:
-        output_ok = match_entries(_block(expected)[0], actual)
+        matchers = _block(expected)[0]
+        output_ok = match_entries(matchers, actual)
     prompt_ok = actual_prompt == prompt
     if not prompt_ok:
         signature = PROMPT_MISMATCH
@@ -295,7 +298,7 @@ def _check(lab: LabLike, name: str, strict: bool, line: int, host: str, prompt: 
     elif not outcome.ok:
         signature = error_signature(outcome.error_kind)
     else:
-        signature = output_signature(_block(expected)[0], actual)
+        signature = output_signature(matchers, actual)  # compiled above: the output did not match
     result = CommandResult(transcript=name, line=line, router=host, prompt=prompt, command=command,
                            expected=expected_text, node=outcome.node or "",
                            verdict="pass" if prompt_ok and output_ok else "fail", actual=text,
