@@ -1,7 +1,9 @@
 """Replaying transcripts against the real lab: verdicts, signatures, determinism, diff, JSON, runner."""
 
+import dataclasses
 import io
 import json
+import pickle
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +12,7 @@ import pytest
 from solace_shell.lab import Lab
 from solace_shell.transcript.diff import command_diff
 from solace_shell.transcript.replay import replay_file, replay_text, run_text
+from solace_shell.transcript.results import CommandResult
 from solace_shell.transcript.runner import run_replay_command
 
 from .lab_patches import echo_and_boom
@@ -222,6 +225,18 @@ def test_to_dict_is_json_row():
     row = json.loads(json.dumps(c.to_dict()))
     assert set(row) == {"transcript", "line", "router", "prompt", "command", "node", "verdict", "expected",
                         "actual", "signature", "duration_ms"}
+
+
+def test_command_result_is_a_frozen_record_of_exactly_its_fields():
+    # CommandResult writes its fields itself (a faster __init__ than the generated one): it must
+    # still set every field, in order, and nothing else, and stay immutable, hashable, picklable
+    values = {f.name: f"v{i}" for i, f in enumerate(dataclasses.fields(CommandResult))}
+    result = CommandResult(**values)
+    assert list(vars(result).items()) == list(values.items())
+    assert result == dataclasses.replace(result) and hash(result) == hash(dataclasses.replace(result))
+    assert pickle.loads(pickle.dumps(result)) == result
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.line = 2
 
 
 def test_run_replay_command_text_and_exit_codes(tmp_path):

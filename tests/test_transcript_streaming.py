@@ -113,3 +113,60 @@ def test_a_switched_off_collector_stays_off() -> None:
         assert seen == [0]
     finally:
         gc.set_threshold(*before)
+
+
+# Every way a block can match or not: exact text, trailing blanks, a `(re)` line that matches and
+# one that does not, `...`, `[..]`, a prompt mismatch, a differing number, a missing and an extra
+# line, a comment inside a block, an empty block, a command that raises.
+VERDICTS = (
+    "NY_Appliance1> show hostname\n"
+    "\n"
+    "Hostname: NY_Appliance1\n"
+    "NY_Appliance1> show hostname\n"
+    "\n"
+    "Hostname: NY_Appliance1 \t\r\n"
+    "NY_Appliance1> show hostname\n"
+    "\n"
+    "Hostname: NY_\\w+ (re)\n"
+    "NY_Appliance1> show hostname\n"
+    "\n"
+    "Hostname: NJ_\\w+ (re)\n"
+    "NY_Appliance1> show hostname\n"
+    "...\n"
+    "NY_Appliance1> show hostname\n"
+    "\n"
+    "Hostname: [..]1\n"
+    "NY_Appliance1# show hostname\n"
+    "\n"
+    "Hostname: NY_Appliance1\n"
+    "NY_Appliance1> show hostname\n"
+    "\n"
+    "Hostname: NY_Appliance2\n"
+    "#| a comment\n"
+    "NY_Appliance1> show hostname\n"
+    "\n"
+    "NY_Appliance1> show hostname\n"
+    "\n"
+    "Hostname: NY_Appliance1\n"
+    "more\n"
+    "lab> advance 5s\n"
+    "clock 00:00:05.000 (+5s) drained 0 reconnected -\n"
+    "lab> echo a\\n\\nb\n"
+    "a\n"
+    "...\n"
+    "lab> boom\n"
+)
+
+
+@pytest.mark.parametrize("header", ["", "#: strict-blank-lines: no\n"])
+def test_replay_text_equals_the_kept_run_for_every_kind_of_difference(header: str) -> None:
+    from .lab_patches import echo_and_boom
+
+    with echo_and_boom():
+        result = replay_text(header + VERDICTS, "t.cli.txt")
+        kept = run_text(header + VERDICTS, "t.cli.txt").result
+    assert result.error is None
+    assert [dataclasses.replace(c, duration_ms=0.0) for c in result.commands] == \
+        [dataclasses.replace(c, duration_ms=0.0) for c in kept.commands]
+    assert {c.verdict for c in result.commands} == {"pass", "fail", "error"}
+    assert len({c.signature for c in result.commands}) >= 5

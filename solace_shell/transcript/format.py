@@ -14,7 +14,6 @@ from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from operator import methodcaller
 
 HEADER_PREFIX = "#:"
 COMMENT_PREFIX = "#|"
@@ -259,25 +258,33 @@ def _strip_blank_edges(entries: list[tuple[str, int]]) -> list[tuple[str, int]]:
 _CHUNK = 1 << 16  # characters split into lines at once: no list of every line of a long file
 
 
-def _chunks(text: str) -> Iterator[list[str]]:
+def _chunks(text: str) -> Iterator[tuple[int, list[str]]]:
     """The lines `split_raw` gives, without their "\\n", a list per chunk of about `_CHUNK`
-    characters (a longer line is a chunk of its own): bounded memory, C-speed splitting."""
+    characters (a longer line is a chunk of its own), each with the offset of its first line in
+    `text`: bounded memory, C-speed splitting."""
     pos, size = 0, len(text)
     while pos < size:
         cut = text.rfind("\n", pos, pos + _CHUNK)
         if cut < 0:
             cut = text.find("\n", pos + _CHUNK)
         if cut < 0:
-            yield text[pos:].split("\n")
+            yield pos, text[pos:].split("\n")
             return
-        yield text[pos:cut].split("\n")
+        yield pos, text[pos:cut].split("\n")
         pos = cut + 1
 
 
 def iter_lines(text: str) -> Iterator[str]:
-    """The lines `split_raw` gives, without their "\\n", read in chunks (bounded memory)."""
-    for chunk in _chunks(text):
-        yield from chunk
+    """The lines `split_raw` gives, without their "\\n", one at a time: a reader that stops early
+    (`parse_header`, at the first input line) splits no more of the text than it reads."""
+    pos, size = 0, len(text)
+    while pos < size:
+        end = text.find("\n", pos)
+        if end < 0:
+            yield text[pos:]
+            return
+        yield text[pos:end]
+        pos = end + 1
 
 
 def _may_be_syntax(line: str) -> bool:
@@ -286,71 +293,144 @@ def _may_be_syntax(line: str) -> bool:
     return "#" in line or ">" in line or "(re)" in line
 
 
+# One step as `ScannedTranscript.blocks()` gives it: the input line's number, its prompt, its raw
+# block (the text of the lines after it, see `read_block`) and the line number of the block's last
+# line. A plain tuple: `blocks()` makes one per command.
+Block = tuple[int, PromptLine, str, int]
+
+
 @dataclass(frozen=True)
 class ScannedTranscript:
     """A transcript checked whole (no problem anywhere), whose steps are made one at a time from
     its text: what replay needs, in memory bounded by the text itself plus one step.
 
-    `inputs` holds the 1-based line number of every input line (a few bytes each); `steps()`
-    reads the text again and yields the same `Step`s `parse_transcript` gives."""
+    `inputs` holds the 1-based line number of every input line and `offsets` where each starts in
+    `text` (a few bytes each), so `steps()` slices each block out of the text instead of reading
+    it line by line again, and yields the same `Step`s `parse_transcript` gives."""
 
     name: str
     header: Header
     text: str
     inputs: array[int]
     line_count: int
+    offsets: array[int]
+
+    def blocks(self) -> Iterator[Block]:
+        """Per input line, the raw makings of its step: all `replay_text` needs, which reads and
+        compiles each distinct raw block once (`steps()` makes the `Step`s)."""
+        text, inputs, offsets = self.text, self.inputs, self.offsets
+        count, size = len(inputs), len(text)
+        for n in range(count):
+            start = offsets[n]
+            stop = offsets[n + 1] if n + 1 < count else size
+            eol = text.find("\n", start, stop)
+            if eol < 0:            # the input line is the file's last line, without "\n"
+                eol = stop
+            prompt = match_prompt(text[start:eol].rstrip(" \t\r"))
+            assert prompt is not None  # scan_transcript took it for an input line
+            yield inputs[n], prompt, text[eol + 1:stop], inputs[n + 1] - 1 if n + 1 < count else self.line_count
 
     def steps(self) -> Iterator[Step]:
-        inputs, count = self.inputs, len(self.inputs)
+        """The steps `parse_transcript` gives, one at a time."""
         strict = self.header.strict_blank_lines
-        n = 0                      # index of the next input line
-        base = 0                   # line number of the line before the chunk's first
-        prompt: PromptLine | None = None
-        block: list[str] = []      # raw lines after the current input line so far
-        for chunk in _chunks(self.text):
-            at = 0                 # index in chunk of the first line not yet taken
-            while n < count and inputs[n] <= base + len(chunk):
-                index = inputs[n] - base - 1
-                if prompt is not None:
-                    block.extend(chunk[at:index])
-                    yield _step(prompt, inputs[n - 1], block, inputs[n] - 1, strict)
-                prompt = match_prompt(chunk[index].rstrip(" \t\r"))
-                block = []
-                at = index + 1
-                n += 1
-            if prompt is not None:
-                block.extend(chunk[at:])
-            base += len(chunk)
-        if prompt is not None:
-            yield _step(prompt, inputs[n - 1], block, self.line_count, strict)
+        for line, prompt, raw, end in self.blocks():
+            expected, kept = read_block(raw, strict)
+            yield Step(line=line, host=prompt.host, prompt=prompt.prompt, command=prompt.command,
+                       expected=expected, expected_lines=_numbers(line + 1, kept), start=line, end=end)
 
 
-_IS_COMMENT = methodcaller("startswith", COMMENT_PREFIX)
+def _numbers(first: int, kept: range | tuple[int, ...]) -> tuple[int, ...]:
+    """File line numbers of the kept block lines, the block's first line being `first`."""
+    if isinstance(kept, range):
+        return tuple(range(first + kept.start, first + kept.stop))
+    return tuple([first + index for index in kept])
 
 
-def _step(prompt: PromptLine, line: int, block: list[str], end: int, strict: bool) -> Step:
-    """The step of the input line `line` whose raw block (lines line+1 .. end) is `block`."""
-    expected: tuple[str, ...]
-    numbers: tuple[int, ...]
-    if not any(map(_IS_COMMENT, block)):
-        # the usual block, without comments: its lines are numbered line+1, line+2, ...
-        lines = [raw.rstrip(" \t\r") for raw in block]
-        lo, hi = 0, len(lines)
+def read_block(raw: str, strict: bool) -> tuple[tuple[str, ...], range | tuple[int, ...]]:
+    """The expected lines of a raw block (`raw`: the text of its lines, each ending in "\\n" but
+    maybe the file's last) and the 0-based indexes of the block lines they come from."""
+    lines = raw.split("\n")
+    if not raw or raw.endswith("\n"):
+        lines.pop()            # the text after the last "\n" is no line
+    if COMMENT_PREFIX not in raw:
+        # the usual block, without comments: the kept lines are one run
+        cleaned = [line.rstrip(" \t\r") for line in lines]
+        lo, hi = 0, len(cleaned)
         if not strict:
-            while lo < hi and lines[lo] == "":
+            while lo < hi and cleaned[lo] == "":
                 lo += 1
-            while hi > lo and lines[hi - 1] == "":
+            while hi > lo and cleaned[hi - 1] == "":
                 hi -= 1
-        expected = tuple(lines[lo:hi])
-        numbers = tuple(range(line + 1 + lo, line + 1 + hi))
-    else:
-        entries = [(raw.rstrip(" \t\r"), number) for number, raw in enumerate(block, line + 1)
-                   if not raw.startswith(COMMENT_PREFIX)]
-        if not strict:
-            entries = _strip_blank_edges(entries)
-        expected, numbers = zip(*entries, strict=True) if entries else ((), ())
-    return Step(line=line, host=prompt.host, prompt=prompt.prompt, command=prompt.command,
-                expected=expected, expected_lines=numbers, start=line, end=end)
+        return tuple(cleaned[lo:hi]), range(lo, hi)
+    entries = [(line.rstrip(" \t\r"), index) for index, line in enumerate(lines)
+               if not line.startswith(COMMENT_PREFIX)]
+    if not strict:
+        entries = _strip_blank_edges(entries)
+    if not entries:
+        return (), ()
+    expected, kept = zip(*entries, strict=True)
+    return expected, kept
+
+
+class _Scan:
+    """What `scan_transcript` learns line by line: problems, header values, input lines."""
+
+    def __init__(self, known: frozenset[str] | None) -> None:
+        self.known = known
+        self.problems: list[Problem] = []
+        self.values: dict[str, str] = {}
+        self.header_lines: dict[str, int] = {}
+        self.inputs: array[int] = array("I")
+        self.offsets: array[int] = array("Q")
+
+    def any_line(self, raw: str, lineno: int) -> bool:
+        """Check a line that may be anything (before the first input line, or in a file with
+        undecodable bytes); True when it is an input line."""
+        if _SURROGATE_RE.search(raw):
+            self.problems.append(Problem(lineno, "undecodable bytes (the file must be UTF-8)"))
+            return False
+        if not _may_be_syntax(raw):
+            if not self.inputs and raw.strip(" \t\r"):
+                self.problems.append(Problem(lineno, "output before the first input line"))
+            return False
+        return self.syntax_line(raw, lineno)
+
+    def syntax_line(self, raw: str, lineno: int) -> bool:
+        """Check a line that may be syntax (`_may_be_syntax`); True when it is an input line."""
+        problems = self.problems
+        line = raw.rstrip(" \t\r")
+        if line.startswith(COMMENT_PREFIX):
+            return False
+        if line.startswith(HEADER_PREFIX):
+            if self.inputs:
+                problems.append(Problem(lineno, "header line after the first input line "
+                                                "(write output starting with '#:' as an escaped (re) line)"))
+            else:
+                _parse_header_line(line, lineno, self.values, self.header_lines, problems)
+            return False
+        prompt = match_prompt(line)
+        known = self.known
+        if prompt is not None and (known is None or prompt.host in known):
+            return True
+        if prompt is not None and (not self.inputs or "(" in prompt.prompt):
+            hosts_text = ", ".join(sorted(known or ()))
+            problems.append(Problem(lineno, f"unknown host {prompt.host!r} in prompt "
+                                            f"{prompt.prompt!r} (addressable: {hosts_text})"))
+            return False
+        if not self.inputs and line:
+            problems.append(Problem(lineno, "output before the first input line"))
+            return False
+        if line.endswith(REGEX_SUFFIX):
+            from solace_shell.transcript.match import (  # local: match imports format
+                BadPattern,
+                compile_line,
+            )
+
+            try:
+                compile_line(line)
+            except BadPattern as exc:
+                problems.append(Problem(lineno, f"bad regular expression: {exc}"))
+        return False
 
 
 def scan_transcript(text: str, name: str, *, hosts: Iterable[str] | None = None) -> ScannedTranscript:
@@ -360,62 +440,44 @@ def scan_transcript(text: str, name: str, *, hosts: Iterable[str] | None = None)
     the prompt grammar *with one of these hosts* is an input line; any other line after the first
     input line is output. With `hosts=None` every syntactically valid prompt counts (for tools that
     check structure without building a lab).
+
+    Every line is looked at until the first input line (or everywhere in a file with undecodable
+    bytes); after it, only the lines that may be syntax are, picked out by a comprehension: most
+    lines are output, and a Python step per line was most of the scan's cost.
     """
-    from solace_shell.transcript.match import (  # local: match imports format
-        BadPattern,
-        compile_line,
-    )
+    scan = _Scan(None if hosts is None else frozenset(hosts))
+    # isascii: a C pass that answers for nearly every file, without the regular expression
+    every_line = not text.isascii() and _SURROGATE_RE.search(text) is not None
+    inputs, offsets = scan.inputs, scan.offsets
+    lineno = 0                     # line number of the line before the chunk's first
+    for chunk_offset, lines in _chunks(text):
+        # `at`, `at_offset`: a line of the chunk and its offset in `text`, to count on from
+        at, at_offset = 0, chunk_offset
+        index, count = 0, len(lines)
+        while index < count and (every_line or not inputs):
+            if scan.any_line(lines[index], lineno + index + 1):
+                at_offset += index - at + sum(map(len, lines[at:index]))
+                at = index
+                inputs.append(lineno + index + 1)
+                offsets.append(at_offset)
+            index += 1
+        candidates = [i for i, line in enumerate(lines[index:] if index else lines, index)
+                      if "#" in line or ">" in line or "(re)" in line]  # _may_be_syntax, inlined
+        for i in candidates:
+            if scan.syntax_line(lines[i], lineno + i + 1):
+                at_offset += i - at + sum(map(len, lines[at:i]))
+                at = i
+                inputs.append(lineno + i + 1)
+                offsets.append(at_offset)
+        lineno += count
 
-    known = None if hosts is None else frozenset(hosts)
-    surrogates = _SURROGATE_RE.search(text) is not None
-    problems: list[Problem] = []
-    values: dict[str, str] = {}
-    header_lines: dict[str, int] = {}
-    inputs: array[int] = array("I")
-    lineno = 0
-
-    for raw in iter_lines(text):
-        lineno += 1
-        if surrogates and _SURROGATE_RE.search(raw):
-            problems.append(Problem(lineno, "undecodable bytes (the file must be UTF-8)"))
-            continue
-        if not _may_be_syntax(raw):
-            if not inputs and raw.strip(" \t\r"):
-                problems.append(Problem(lineno, "output before the first input line"))
-            continue
-        line = raw.rstrip(" \t\r")
-        if line.startswith(COMMENT_PREFIX):
-            continue
-        if line.startswith(HEADER_PREFIX):
-            if inputs:
-                problems.append(Problem(lineno, "header line after the first input line "
-                                                "(write output starting with '#:' as an escaped (re) line)"))
-            else:
-                _parse_header_line(line, lineno, values, header_lines, problems)
-            continue
-        prompt = match_prompt(line)
-        if prompt is not None and (known is None or prompt.host in known):
-            inputs.append(lineno)
-            continue
-        if prompt is not None and (not inputs or "(" in prompt.prompt):
-            hosts_text = ", ".join(sorted(known or ()))
-            problems.append(Problem(lineno, f"unknown host {prompt.host!r} in prompt "
-                                            f"{prompt.prompt!r} (addressable: {hosts_text})"))
-            continue
-        if not inputs and line:
-            problems.append(Problem(lineno, "output before the first input line"))
-            continue
-        if line.endswith(REGEX_SUFFIX):
-            try:
-                compile_line(line)
-            except BadPattern as exc:
-                problems.append(Problem(lineno, f"bad regular expression: {exc}"))
-
+    problems = scan.problems
     if not inputs and not problems:
         problems.append(Problem(1 if text else 0, "no input lines (a prompt followed by a command)"))
     if problems:
         raise TranscriptError(name, problems)
-    return ScannedTranscript(name, _header_from(values, header_lines), text, inputs, lineno)
+    return ScannedTranscript(name, _header_from(scan.values, scan.header_lines), text, inputs, lineno,
+                             offsets)
 
 
 def parse_transcript(text: str, name: str, *, hosts: Iterable[str] | None = None) -> Transcript:

@@ -96,6 +96,11 @@ def compile_line(text: str) -> LineMatcher:
     return LineMatcher(text, "literal")
 
 
+def is_regex_line(text: str) -> bool:
+    """Whether `compile_line(text)` is a regular expression, without compiling it."""
+    return text.endswith(REGEX_SUFFIX) and text != ANY_LINES
+
+
 def normalise(lines: Sequence[str], strict_blank: bool) -> list[str]:
     """Clean every line and, unless strict, drop blank lines at both ends."""
     out = [clean(line) for line in lines]

@@ -24,11 +24,18 @@ from solace_shell.transcript.format import (
     Transcript,
     TranscriptError,
     parse_header,
+    read_block,
     scan_transcript,
     split_raw,
 )
 from solace_shell.transcript.lab_api import LabFactory, LabLike, default_lab_factory
-from solace_shell.transcript.match import LineMatcher, compile_line, match_entries, strip_blank_edges
+from solace_shell.transcript.match import (
+    LineMatcher,
+    compile_line,
+    is_regex_line,
+    match_entries,
+    strip_blank_edges,
+)
 from solace_shell.transcript.results import CommandResult, TranscriptResult, Verdict
 from solace_shell.transcript.signature import (
     PROMPT_MISMATCH,
@@ -55,6 +62,7 @@ class StepRun:
 
 
 StepSink = Callable[[StepRun], None]
+ResultSink = Callable[[CommandResult], None]
 
 
 @dataclass
@@ -84,6 +92,14 @@ def run_text(text: str, name: str, *, lab_factory: LabFactory | None = None,
     With `on_step`, each step is handed to it as soon as it ran and nothing is kept per command
     (`steps`, `result.commands` and `transcript` stay empty; `counts` has the verdicts): how
     `solace-shell replay` reports a transcript of any length in bounded memory."""
+    return _run_text(text, name, lab_factory, base_dir, on_step, None)
+
+
+def _run_text(text: str, name: str, lab_factory: LabFactory | None, base_dir: Path | None,
+              on_step: StepSink | None, on_result: ResultSink | None) -> ReplayRun:
+    """`run_text`; with `on_result`, only each `CommandResult` is made and handed over: all
+    `replay_text` needs, without the two frozen records (`Step`, `StepRun`) per command that
+    `accept` and the CLI's diffs need."""
     factory = lab_factory or default_lab_factory
     try:
         header = parse_header(text, name)
@@ -103,11 +119,11 @@ def run_text(text: str, name: str, *, lab_factory: LabFactory | None = None,
             return ReplayRun(TranscriptResult(name, error=str(TranscriptError(name, [problem]))))
 
     with _paced_collector():
-        return _replay(text, name, header, scenario, factory, on_step)
+        return _replay(text, name, header, scenario, factory, on_step, on_result)
 
 
 def _replay(text: str, name: str, header: Header, scenario: Path | None, factory: LabFactory,
-            on_step: StepSink | None) -> ReplayRun:
+            on_step: StepSink | None, on_result: ResultSink | None) -> ReplayRun:
     try:
         lab = factory(scenario, header.settings())
     except Exception as exc:  # noqa: BLE001 - any failure to build the lab quarantines the file
@@ -121,6 +137,13 @@ def _replay(text: str, name: str, header: Header, scenario: Path | None, factory
         run = ReplayRun(TranscriptResult(name), header=scanned.header)
         counts = run.counts
         strict = scanned.header.strict_blank_lines
+        if on_result is not None:
+            for line, prompt, raw, _ in scanned.blocks():
+                result = _check(lab, name, strict, line, prompt.host, prompt.prompt, prompt.command,
+                                _raw_block(raw, strict))[0]
+                counts[result.verdict] += 1
+                on_result(result)
+            return run
         if on_step is not None:
             for step in scanned.steps():
                 step_run = _run_step(lab, name, strict, step)
@@ -168,7 +191,11 @@ def _paced_collector() -> Iterator[None]:
 _COMPILED_BLOCK = 32  # expected blocks of at most this many lines are compiled once per process
 
 
-def _compile_block(expected: tuple[str, ...]) -> tuple[tuple[LineMatcher, ...], bool, str]:
+# An expected block compiled: its matchers, whether one is a regular expression, the block as text.
+Compiled = tuple[tuple[LineMatcher, ...], bool, str]
+
+
+def _compile_block(expected: tuple[str, ...]) -> Compiled:
     """The matchers of an expected block, whether one is a regular expression, and the block as
     text: drills expect the same short blocks over and over (`Tx local started`, the same
     status tables), so each is compiled and joined once."""
@@ -179,41 +206,91 @@ def _compile_block(expected: tuple[str, ...]) -> tuple[tuple[LineMatcher, ...], 
 _compiled_block = lru_cache(maxsize=4096)(_compile_block)
 
 
-def _block(expected: tuple[str, ...]) -> tuple[tuple[LineMatcher, ...], bool, str]:
+def _block(expected: tuple[str, ...]) -> Compiled:
     if len(expected) <= _COMPILED_BLOCK:
         return _compiled_block(expected)
     return _compile_block(expected)  # a long block: not kept
 
 
+# An expected block as `_check` needs it: its lines, whether one is a regular expression, the
+# block as text (`CommandResult.expected`). Its matchers are compiled only when a comparison needs
+# them: most commands print their block exactly and have no regular expression.
+Expected = tuple[tuple[str, ...], bool, str]
+
+
+def _read_raw_block(raw: str, strict: bool) -> Expected:
+    """The `Expected` of a raw block (`read_block`)."""
+    expected = read_block(raw, strict)[0]
+    return expected, any(map(is_regex_line, expected)), "\n".join(expected)
+
+
+# `replay_text`'s one lookup per command: keyed by the block as written, it saves reading the
+# block into lines for every block a drill repeats (four in five commands).
+_raw_block_cached = lru_cache(maxsize=4096)(_read_raw_block)
+_CACHED_RAW_BLOCK = 1024  # characters; the longest block of the generated drills has about 850
+
+
+def _raw_block(raw: str, strict: bool) -> Expected:
+    if len(raw) <= _CACHED_RAW_BLOCK:
+        return _raw_block_cached(raw, strict)
+    return _read_raw_block(raw, strict)  # a long block: not kept
+
+
 def _run_step(lab: LabLike, name: str, strict: bool, step: Step) -> StepRun:
-    expected = step.expected
-    matchers, has_regex, expected_text = _block(expected)
+    matchers, has_regex, expected_text = _block(step.expected)
+    result, actual_prompt, actual, prompt_ok, output_ok = _check(
+        lab, name, strict, step.line, step.host, step.prompt, step.command,
+        (step.expected, has_regex, expected_text))
+    return StepRun(step, result, actual_prompt, matchers, actual, prompt_ok, output_ok, strict)
+
+
+# What `_check` finds: the result, the session's prompt, the actual lines as compared, and whether
+# the prompt and the output matched (with the matchers, the rest of a `StepRun`).
+Checked = tuple[CommandResult, str, tuple[str, ...], bool, bool]
+
+
+def _check(lab: LabLike, name: str, strict: bool, line: int, host: str, prompt: str, command: str,
+           block: Expected) -> Checked:
+    """Run one command and compare what it printed with the expected block."""
+    expected, has_regex, expected_text = block
     started = time.perf_counter()
     try:
-        actual_prompt = lab.prompt(step.host)
-        outcome = lab.execute(step.host, step.command)
+        actual_prompt = lab.prompt(host)
+        outcome = lab.execute(host, command)
     except Exception as exc:  # noqa: BLE001 - the command could not be run: verdict error
         elapsed = (time.perf_counter() - started) * 1000.0
-        result = _result(name, step, expected_text, "", "error", f"{type(exc).__name__}: {exc}",
-                         exception_signature(exc), elapsed)
-        return StepRun(step, result, "", matchers, (), False, False, strict)
+        result = CommandResult(transcript=name, line=line, router=host, prompt=prompt, command=command,
+                               expected=expected_text, node="", verdict="error",
+                               actual=f"{type(exc).__name__}: {exc}", signature=exception_signature(exc),
+                               duration_ms=elapsed)
+        return result, "", (), False, False
     elapsed = (time.perf_counter() - started) * 1000.0
 
     text = outcome.text
-    # normalise(output_lines(text), strict), for lines that hold no "\n"
-    if not text:
-        actual: tuple[str, ...] = ()
-    elif "\n" not in text:
-        actual = (text.rstrip(" \t\r"),)
+    actual: tuple[str, ...]
+    if text == expected_text and text:
+        # the output is the expected block as written: its lines are the expected lines (already
+        # without trailing blanks, and without blank edges unless strict), so nothing is split
+        actual = expected
     else:
-        actual = tuple([line.rstrip(" \t\r") for line in text.split("\n")])
-    if not strict and actual and (actual[0] == "" or actual[-1] == ""):
-        actual = tuple(strip_blank_edges(actual))
-    prompt_ok = actual_prompt == step.prompt
-    # `match_entries`, answered at once in the common case: the output is exactly the expected
-    # lines and none of them is a regular expression (a literal, `...` or `[..]` line matches
-    # itself; a ` (re)` line may not)
-    output_ok = (expected == actual and not has_regex) or match_entries(matchers, actual)
+        # normalise(output_lines(text), strict), for lines that hold no "\n"
+        if not text:
+            actual = ()
+        elif "\n" not in text:
+            actual = (text.rstrip(" \t\r"),)
+        else:
+            actual = tuple([line.rstrip(" \t\r") for line in text.split("\n")])
+        if not strict and actual and (actual[0] == "" or actual[-1] == ""):
+            actual = tuple(strip_blank_edges(actual))
+    # `match_entries`, answered at once when the lines are the expected ones and none of them is
+    # a regular expression (a literal, `...` or `[..]` line matches itself; a ` (re)` line may not)
+    matchers: tuple[LineMatcher, ...] = ()
+    if (actual is expected or actual == expected) and not has_regex:
+        output_ok = True
+    else:
+        matchers = _block(expected)[0]
+        output_ok = match_entries(matchers, actual)
+    prompt_ok = actual_prompt == prompt
     if not prompt_ok:
         signature = PROMPT_MISMATCH
     elif output_ok:
@@ -221,17 +298,12 @@ def _run_step(lab: LabLike, name: str, strict: bool, step: Step) -> StepRun:
     elif not outcome.ok:
         signature = error_signature(outcome.error_kind)
     else:
-        signature = output_signature(matchers, actual)
-    result = _result(name, step, expected_text, outcome.node or "",
-                     "pass" if prompt_ok and output_ok else "fail", text, signature, elapsed)
-    return StepRun(step, result, actual_prompt, matchers, actual, prompt_ok, output_ok, strict)
-
-
-def _result(name: str, step: Step, expected: str, node: str, verdict: Verdict, actual: str, signature: str,
-            duration_ms: float) -> CommandResult:
-    return CommandResult(transcript=name, line=step.line, router=step.host, prompt=step.prompt,
-                         command=step.command, expected=expected, node=node, verdict=verdict,
-                         actual=actual, signature=signature, duration_ms=duration_ms)
+        signature = output_signature(matchers, actual)  # compiled above: the output did not match
+    result = CommandResult(transcript=name, line=line, router=host, prompt=prompt, command=command,
+                           expected=expected_text, node=outcome.node or "",
+                           verdict="pass" if prompt_ok and output_ok else "fail", actual=text,
+                           signature=signature, duration_ms=elapsed)
+    return result, actual_prompt, actual, prompt_ok, output_ok
 
 
 def run_file(path: Path | str, *, lab_factory: LabFactory | None = None,
@@ -249,8 +321,7 @@ def replay_text(text: str, name: str, *, lab_factory: LabFactory | None = None,
     """Replay transcript text against a fresh lab (scenario paths resolve against `base_dir`,
     default: the directory part of `name`)."""
     result = TranscriptResult(name)
-    run = run_text(text, name, lab_factory=lab_factory, base_dir=base_dir,
-                   on_step=lambda step: result.commands.append(step.result))
+    run = _run_text(text, name, lab_factory, base_dir, None, result.commands.append)
     return run.result if run.result.error is not None else result
 
 

@@ -10,9 +10,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Literal
 
 Verdict = Literal["pass", "fail", "error"]
+_set_attribute = object.__setattr__  # how a frozen dataclass sets its own fields
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class CommandResult:
     transcript: str          # the transcript's path or name as given
     line: int                # 1-based line of the input line in the transcript
@@ -25,6 +26,16 @@ class CommandResult:
     actual: str              # what the emulator printed
     signature: str           # normalised divergence signature ("" when it passed)
     duration_ms: float       # wall time of the command (not part of any comparison)
+
+    def __init__(self, transcript: str, line: int, router: str, prompt: str, command: str, node: str,
+                 verdict: Verdict, expected: str, actual: str, signature: str, duration_ms: float) -> None:
+        # What the generated frozen __init__ does (one object.__setattr__ per field), in one call:
+        # replay makes a result per command, and eleven such calls were a tenth of its own cost.
+        _set_attribute(self, "__dict__", {
+            "transcript": transcript, "line": line, "router": router, "prompt": prompt, "command": command,
+            "node": node, "verdict": verdict, "expected": expected, "actual": actual, "signature": signature,
+            "duration_ms": duration_ms,
+        })
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
