@@ -70,6 +70,8 @@ class Lab:
         self.store = store
         self.user, self.lab_admin = self._load_user(user)
         self._sessions: dict[str, Session] = {}
+        # target name -> what runs its lines, for the targets used so far (every line asks)
+        self._by_target: dict[str, Session | SwiftMqCli] = {}
         self.console = Session(self, host=LAB_TARGET, router=None, start_mode="lab",
                                user=UserAccess(self.user.name, "admin", "read-write"))
         self._routers = self._load_routers()
@@ -133,6 +135,7 @@ class Lab:
         """After `lab> reset`: the routers may differ; every session starts again at its top level."""
         self._routers = self._load_routers()
         self._sessions.clear()
+        self._by_target.clear()
         self._swiftmq = None
 
     # -- sessions ----------------------------------------------------------------------------
@@ -162,9 +165,14 @@ class Lab:
         return session
 
     def target(self, name: str) -> Session | SwiftMqCli:
-        if name == SWIFTMQ_TARGET and self._ha_routers:
-            return self.swiftmq()
-        return self.console if name == LAB_TARGET else self.session(name)
+        found = self._by_target.get(name)
+        if found is None:
+            if name == SWIFTMQ_TARGET and self._ha_routers:
+                found = self.swiftmq()
+            else:
+                found = self.console if name == LAB_TARGET else self.session(name)
+            self._by_target[name] = found
+        return found
 
     def prompt(self, target: str) -> str:
         """The prompt as a transcript writes it: a personality's prompt has no host, so it is
@@ -173,10 +181,13 @@ class Lab:
         return f"{SWIFTMQ_TARGET}:{prompt}" if target == SWIFTMQ_TARGET else prompt
 
     def execute(self, target: str, line: str) -> Outcome:
-        if target not in self._targets:
-            from .messages import shell_error_text
-            return Outcome(shell_error_text("unknown_target", target=target), False, "", "invalid")
-        return self.target(target).execute(line)
+        found = self._by_target.get(target)
+        if found is None:
+            if target not in self._targets:
+                from .messages import shell_error_text
+                return Outcome(shell_error_text("unknown_target", target=target), False, "", "invalid")
+            found = self.target(target)
+        return found.execute(line)
 
     def close(self) -> None:
         self.store.close()

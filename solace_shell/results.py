@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """What one command line did, as the caller of a session sees it."""
+class Outcome(NamedTuple):
+    """What one command line did, as the caller of a session sees it. Immutable; a NamedTuple
+    rather than a frozen dataclass because every command line makes one and it is made in a third
+    of the time."""
 
     text: str                  # the output, without a trailing newline ("" for none)
     ok: bool

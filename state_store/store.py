@@ -69,7 +69,9 @@ MAX_WAIT_S = 10.0  # all attempts of one command together
 EXCLUSIVE_AFTER = 1  # lost races after which a command runs holding the write lock
 SNAPSHOT_EVERY = 200  # calls rows after a snapshot before the next one is written
 PART_SIZE = 4_000_000  # characters of snapshot text written (or dropped) per write transaction
-IMAGE_COST_FACTOR = 4  # refresh the image once replaying the calls since costs this many images
+# Refresh the image once replaying the calls since it costs this many images. Rollbacks are rare (a
+# refused call changes nothing and needs none), so a rare rollback may replay more.
+IMAGE_COST_FACTOR = 16
 MIN_IMAGE_S = 2e-5  # the least an image is taken to cost (a tiny lab's measure is mostly noise)
 BULK_RECORDS = 10_000  # images of more records pause the collector (state.bulk); smaller ones gain nothing
 RECORD_IMAGE_S = 3e-6  # first guess of the time to image one record (then measured)
@@ -513,16 +515,8 @@ class LabStore:
         cannot be had or another shell wrote first, for at most ``max_wait_s`` in all; then
         ``LabBusy``. ``work`` must not have effects outside the engine before it returns (the shell
         applies mode changes only after this returns)."""
-        if self._journal is None:  # in memory: no lock, no other writer, nothing to retry
-            engine, core_before, started = self._begin()
-            try:
-                result = work(engine)
-            except BaseException:
-                self._abort(engine.state)
-                raise
-            self._end(engine.state, core_before, started)
-            self._committed()
-            return result
+        if self._journal is None:
+            return self._run_in_memory(work)
         max_wait_s = MAX_WAIT_S if max_wait_s is None else max_wait_s
         start = time.monotonic()
         pause = 0.002
@@ -550,6 +544,34 @@ class LabStore:
                 pause = min(pause * 2, 0.2)
             finally:
                 self._exclusive = False
+
+    def _run_in_memory(self, work: Callable[[Engine], T]) -> T:
+        """``run`` for a lab without a file: no lock, no other writer, nothing to retry. What
+        ``_begin``, ``_end`` and ``_committed`` do, without the journal's part, in one call: this is
+        every command of a replay."""
+        if self._closed:
+            raise LabClosed()
+        st = self.state
+        log = st.work
+        if log.calls or log.opaque or log.depth:
+            log.clear()
+        core_before = _core_text(st) if st.ha_core.groups else ""
+        engine = self._engine
+        if engine is None or engine.state is not st:
+            engine = self._engine = Engine(st)
+        started = time.perf_counter()
+        try:
+            result = work(engine)
+        except BaseException:
+            self._abort(st)
+            raise
+        calls = log.calls
+        if calls or log.opaque:
+            opaque = log.opaque and _core_text(st) != core_before
+            log.calls, log.opaque = [], False  # the list is kept below: a new one for the next command
+            if calls or opaque:
+                self._remember(calls, opaque, time.perf_counter() - started)
+        return result
 
     @contextmanager
     def transaction(self) -> Iterator[Engine]:
