@@ -11,8 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -89,11 +88,3 @@ def staged(out: str, is_local: bool, tables: dict[str, pa.Schema],
             shutil.rmtree(tmp, ignore_errors=True)
 
     return tset, finish
-
-
-def select(table: pa.Table, kind: str, columns: Sequence[str]) -> pa.Table:
-    """The rows of one kind ("c" command, "x" transcript) of an executor's record table."""
-    import pyarrow.compute as pc  # noqa: PLC0415
-
-    mask: Any = pc.equal(table.column("kind"), kind)
-    return table.filter(mask).select(list(columns))
