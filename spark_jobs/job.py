@@ -487,12 +487,9 @@ def replay_chunk(index: int, items: Iterable[Item]) -> Iterator[tuple[int, Any, 
     from .wire import PartitionStreams  # noqa: PLC0415
 
     builder = PartialBuilder()
-    streams = PartitionStreams(stored_output)
+    streams = PartitionStreams(stored_output, MAX_STORED_OUTPUT)
     for r in replay_partition(_sources(items)):
-        for c, verdict in zip(r.commands, r.verdicts, strict=True):
-            # the builder reads `actual` only for commands that did not parse (node ""): stored there
-            builder.command(r.name, c.line, c.command, c.node, verdict,
-                            c.actual if c.node else stored_output(c.actual), c.signature)
+        builder.commands(r.name, r.commands, r.verdicts, stored_output)
         builder.transcript(r.name, r.status, r.reason)
         streams.add(r.name, r.commands, r.verdicts, r.row())
     yield index, builder.partial, *streams.finish()

@@ -15,6 +15,7 @@ What the streams carry beyond the tables' columns, and why (the tables' rows are
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -46,8 +47,10 @@ StoredText = Callable[[str | None], str | None]  # a command's output as stored 
 class PartitionStreams:
     """Collects one partition's transcripts, in order, and writes their rows as two lz4 IPC streams."""
 
-    def __init__(self, stored: StoredText) -> None:
+    def __init__(self, stored: StoredText, cap: int) -> None:
+        """`stored(text)` is an output as kept, `cap` the length from which it may differ from `text`."""
         self._stored = stored
+        self._cap = cap
         self._commands_sink = pa.BufferOutputStream()
         self._commands = pa.ipc.new_stream(self._commands_sink, COMMAND_WIRE, options=_IPC)
         self._pending: list[Any] = []       # CommandResults not yet in a batch
@@ -83,24 +86,38 @@ class PartitionStreams:
         cmds = self._pending
         if not cmds:
             return
-        stored = self._stored
-        same = [c.actual == c.expected for c in cmds]
+        same = list(map(operator.eq, map(_ACTUAL, cmds), map(_EXPECTED, cmds)))
         columns = [
             pa.array(self._pending_t, pa.int32()),
-            pa.array([c.line for c in cmds], pa.int32()),
-            pa.array([c.router for c in cmds], pa.string()),
-            pa.array([c.prompt for c in cmds], pa.string()),
-            pa.array([c.command for c in cmds], pa.string()),
-            pa.array([c.node for c in cmds], pa.string()),
+            *(pa.array(list(map(get, cmds)), pa.string() if name != "line" else pa.int32())
+              for name, get in _PLAIN),
             pa.array(self._pending_verdicts, pa.string()),
-            pa.array([stored(c.expected) for c in cmds], pa.string()),
-            pa.array([None if s else stored(c.actual) for c, s in zip(cmds, same, strict=True)], pa.string()),
+            self._text(list(map(_EXPECTED, cmds))),
+            self._text([None if s else a for a, s in zip(map(_ACTUAL, cmds), same, strict=True)]),
             pa.array(same, pa.bool_()),
-            pa.array([c.signature for c in cmds], pa.string()),
-            pa.array([c.duration_ms for c in cmds], pa.float64()),
+            pa.array(list(map(_SIGNATURE, cmds)), pa.string()),
+            pa.array(list(map(_DURATION, cmds)), pa.float64()),
         ]
         self._commands.write_batch(pa.RecordBatch.from_arrays(columns, schema=COMMAND_WIRE))
         self._pending, self._pending_t, self._pending_verdicts = [], [], []
+
+    def _text(self, values: list[str | None]) -> pa.Array:
+        """Outputs as stored: converted as they are when all fit (the rule: none longer than the cap
+        in bytes, none with a lone surrogate), else one by one through `stored`."""
+        try:
+            column = pa.array(values, pa.string())
+        except UnicodeEncodeError:
+            column = None
+        if column is None or (pc.max(pc.binary_length(column)).as_py() or 0) > self._cap:
+            column = pa.array(list(map(self._stored, values)), pa.string())
+        return column
+
+
+_EXPECTED = operator.attrgetter("expected")
+_ACTUAL = operator.attrgetter("actual")
+_SIGNATURE = operator.attrgetter("signature")
+_DURATION = operator.attrgetter("duration_ms")
+_PLAIN = [(name, operator.attrgetter(name)) for name in COMMAND_COLUMNS[1:6]]  # line .. node
 
 
 def read_partition(commands_blob: bytes, transcripts_blob: bytes) -> tuple[pa.Table, pa.Table]:
