@@ -137,6 +137,7 @@ def get_spark(master: str | None, app_name: str = "solace-conformance", conf: di
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.shuffle.partitions": "8",
+        "spark.python.daemon.module": "spark_jobs.daemon",  # workers fork with the replay warmed up
     }
     for key, value in {**defaults, **(conf or {})}.items():
         builder = builder.config(key, value)
