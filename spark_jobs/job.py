@@ -135,6 +135,9 @@ def get_spark(master: str | None, app_name: str = "solace-conformance", conf: di
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.shuffle.partitions": "8",
         "spark.python.daemon.module": "spark_jobs.daemon",  # workers fork with the replay warmed up
+        # The JVM here schedules and carries bytes: its C2 compiler's work never paid back in a run of
+        # this job, and halving the JVM's CPU (session start-up and job) leaves it to the replay.
+        "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1",
     }
     for key, value in {**defaults, **(conf or {})}.items():
         builder = builder.config(key, value)
