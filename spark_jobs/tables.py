@@ -46,7 +46,10 @@ class SortedTableWriter:
         open(os.path.join(self.directory, "_SUCCESS"), "wb").close()
 
     def _flush(self, n: int) -> None:
-        table = pa.concat_tables(self._pending).combine_chunks()
+        """Write the first `n` pending rows as one row group. Each row is copied once, into the row
+        group's contiguous columns: the writer's bytes depend on how the columns are chunked, so a row
+        group is always written from a single chunk, whatever the partitions' batches were."""
+        table = pa.concat_tables(self._pending)  # no copy: the pending tables' chunks side by side
         self._writer.write_table(table.slice(0, n).combine_chunks(), row_group_size=n)
         rest = table.slice(n)
         self._pending = [rest] if rest.num_rows else []
