@@ -15,9 +15,10 @@ Pipeline (driver -> executors -> driver):
    unreadable, oversized, empty, undecodable, malformed, over-long (more than MAX_COMMANDS commands)
    or crashing transcripts become quarantine records with their reason, and the job goes on; stored
    output is capped per command (MAX_STORED_OUTPUT). Each partition hands back one small tuple: its
-   aggregates (`partials.Partial`) and its rows, sorted, as one lz4 Arrow IPC stream that the JVM
-   keeps as bytes. Why: on two cores every CPU second the JVM spent converting, caching, sorting and
-   grouping rows (two thirds of the CPU before) was a second the replay lost.
+   aggregates (`partials.Partial`) and its rows, sorted, as two lz4 Arrow IPC streams (command rows,
+   transcript rows; built column by column, `wire.py`) that the JVM keeps as bytes. Why: on two cores
+   every CPU second the JVM spent converting, caching, sorting and grouping rows (two thirds of the
+   CPU before) was a second the replay lost, and so is every second an executor spends on its rows.
 4. One Spark job per group of consecutive partitions (all of them up to MAX_FILES_PER_COLLECT files)
    brings their results to the driver, which writes the partitions in order into single-file
    Parquet tables with fixed names (pyarrow, `tables.py`), already sorted by (transcript, line), and
@@ -29,6 +30,7 @@ quarantine.parquet, summary.json, report.html. Not: timings.parquet (duration_ms
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import os
@@ -36,7 +38,8 @@ import re
 import stat
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,13 +59,6 @@ COMMAND_COLUMNS = ["transcript", "line", "router", "prompt", "command", "node", 
                    "actual", "signature"]
 TIMING_COLUMNS = ["transcript", "line", "duration_ms"]
 TRANSCRIPT_COLUMNS = ["transcript", "status", "commands", "pass", "fail", "error", "reason"]
-# What the executors yield: one wide row per command ("c") and per transcript ("x"), so the rows cross
-# from Python to the JVM once; the three tables are then selected from it inside the JVM.
-INT_COLUMNS = {"line", "commands", "pass", "fail", "error"}
-FLOAT_COLUMNS = {"duration_ms"}
-RECORD_COLUMNS = ["kind", *COMMAND_COLUMNS, "duration_ms", *TRANSCRIPT_COLUMNS[1:]]
-_NO_COMMAND = (None,) * (len(COMMAND_COLUMNS) - 1)
-ARROW_BATCH_ROWS = 2048  # result rows per Arrow batch: large enough to amortise, small enough to stream
 # Per-transcript limits (docs/conformance.md): what one input may cost an executor.
 MAX_TRANSCRIPT_BYTES = 10_000_000
 MAX_COMMANDS = 20_000
@@ -106,13 +102,8 @@ SPARK_EXTRA_HINT = "pip install 'solace-shell[spark]'"
 
 def require_spark_extra() -> None:
     """The executors build Arrow streams and the driver writes Parquet with pyarrow; say so before
-    Spark starts."""
-    missing = []
-    for module in ("pyspark", "pyarrow"):
-        try:
-            __import__(module)
-        except ImportError:
-            missing.append(module)
+    Spark starts. Found, not imported: the driver imports pyarrow while the executors replay."""
+    missing = [module for module in ("pyspark", "pyarrow") if importlib.util.find_spec(module) is None]
     if missing:
         raise MissingDependency(f"the Spark job needs {' and '.join(missing)}: {SPARK_EXTRA_HINT}")
 
@@ -143,6 +134,10 @@ def get_spark(master: str | None, app_name: str = "solace-conformance", conf: di
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.shuffle.partitions": "8",
+        "spark.python.daemon.module": "spark_jobs.daemon",  # workers fork with the replay warmed up
+        # The JVM here schedules and carries bytes: its C2 compiler's work never paid back in a run of
+        # this job, and halving the JVM's CPU (session start-up and job) leaves it to the replay.
+        "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1",
     }
     for key, value in {**defaults, **(conf or {})}.items():
         builder = builder.config(key, value)
@@ -358,11 +353,32 @@ def split_names(weights: dict[str, int], n_parts: int) -> dict[str, int]:
 Source = bytes | str  # a transcript's bytes, or why it could not be read
 
 
-def replay_partition(items: Iterable[tuple[str, tuple[str | None, Source]]]) -> Iterator[tuple[Any, ...]]:
+VERDICTS = frozenset(("pass", "fail", "error"))
+
+
+@dataclass
+class Replayed:
+    """One input's outcome: its commands (none when quarantined), their verdicts (pass/fail/error) and
+    its row of the transcripts table."""
+
+    name: str
+    commands: list[Any]
+    verdicts: list[str]
+    status: str
+    passed: int
+    failed: int
+    errors: int
+    reason: str | None
+
+    def row(self) -> tuple[Any, ...]:
+        """TRANSCRIPT_COLUMNS but the name."""
+        return self.status, len(self.commands), self.passed, self.failed, self.errors, self.reason
+
+
+def replay_partition(items: Iterable[tuple[str, tuple[str | None, Source]]]) -> Iterator[Replayed]:
     """Executor side: replay every transcript of one partition (a fresh lab per transcript).
 
-    Yields RECORD_COLUMNS tuples: a "c" row per command (with its duration) and an "x" row per
-    transcript, for every input whatever it holds; never raises for a bad transcript (quarantine),
+    Yields one `Replayed` per input whatever it holds; never raises for a bad transcript (quarantine),
     only for a broken engine (which must fail the job loudly).
     """
     for raw_name, (base_dir, data) in items:
@@ -386,20 +402,13 @@ def replay_partition(items: Iterable[tuple[str, tuple[str | None, Source]]]) -> 
         except Exception as exc:  # one bad transcript must not stop thousands of others
             reason = display_safe(f"replay crashed: {type(exc).__name__}: {exc}")
             commands = []
-        counts = {"pass": 0, "fail": 0, "error": 0}
-        for c in commands:
-            verdict = c.verdict if c.verdict in counts else "error"
-            counts[verdict] += 1
-            yield ("c", name, int(c.line), c.router, c.prompt, c.command, c.node, verdict, _cap(c.expected),
-                   _cap(c.actual), c.signature, float(c.duration_ms), None, None, None, None, None, None)
-        if reason:
-            status = "quarantined"
-        elif counts["fail"] or counts["error"]:
-            status = "fail"
-        else:
-            status = "pass"
-        yield _transcript_record(name, status, len(commands), counts["pass"], counts["fail"], counts["error"],
-                                 reason)
+        verdicts = [c.verdict for c in commands]
+        if not VERDICTS.issuperset(verdicts):
+            verdicts = [v if v in VERDICTS else "error" for v in verdicts]
+        passed, failed = verdicts.count("pass"), verdicts.count("fail")
+        errors = len(verdicts) - passed - failed
+        status = "quarantined" if reason else "fail" if failed or errors else "pass"
+        yield Replayed(name, commands, verdicts, status, passed, failed, errors, reason)
 
 
 def _unusable(name: str, data: Source) -> str | None:
@@ -424,9 +433,10 @@ def _too_many_commands(text: str) -> str | None:
     return None
 
 
-def _cap(text: str | None) -> str | None:
+def stored_output(text: str | None) -> str | None:
+    """A command's output as the tables keep it: at most MAX_STORED_OUTPUT characters, UTF-8-safe."""
     if text is None or len(text) <= MAX_STORED_OUTPUT:
-        return None if text is None else display_safe(text)
+        return text if text is None or text.isascii() else display_safe(text)
     rest = len(text) - MAX_STORED_OUTPUT
     return display_safe(text[:MAX_STORED_OUTPUT]) + f"\n[... {rest:,} more characters not stored]"
 
@@ -467,66 +477,23 @@ def _sources(items: Iterable[Item]) -> Iterator[tuple[str, tuple[str | None, Sou
             yield name, (None, reason)
 
 
-def replay_chunk(index: int, items: Iterable[Item]) -> Iterator[tuple[int, Any, bytes]]:
+def replay_chunk(index: int, items: Iterable[Item]) -> Iterator[tuple[int, Any, bytes, bytes]]:
     """Executor side: one partition (a contiguous range of the sorted names) in, one small tuple out:
-    (partition index, its `partials.Partial`, its result rows as an lz4 Arrow IPC stream).
+    (partition index, its `partials.Partial`, its command rows and its transcript rows as two lz4 Arrow
+    IPC streams, `wire.py`).
 
     The rows leave sorted by (transcript, line), so the driver writes the tables by concatenating
-    partitions in order. The JVM only carries the stream's bytes: it decodes nothing."""
-    import pyarrow as pa  # noqa: PLC0415
-
+    partitions in order. The JVM only carries the streams' bytes: it decodes nothing."""
     from .partials import PartialBuilder  # noqa: PLC0415
+    from .wire import PartitionStreams  # noqa: PLC0415
 
     builder = PartialBuilder()
-
-    def counted() -> Iterator[tuple[Any, ...]]:
-        for r in replay_partition(_sources(items)):
-            if r[0] == "c":
-                builder.command(r[1], r[2], r[5], r[6], r[7], r[9], r[10])
-            else:
-                builder.transcript(r[1], r[12], r[17])
-            yield r
-
-    sink = pa.BufferOutputStream()
-    schema = arrow_record_schema()
-    with pa.ipc.new_stream(sink, schema, options=pa.ipc.IpcWriteOptions(compression="lz4")) as writer:
-        for batch in _batches(counted()):
-            writer.write_batch(batch)
-    yield index, builder.partial, sink.getvalue().to_pybytes()
-
-
-def _batches(records: Iterable[tuple[Any, ...]]) -> Iterator[Any]:
-    schema = arrow_record_schema()
-    rows: list[tuple[Any, ...]] = []
-    for record in records:
-        rows.append(record)
-        if len(rows) >= ARROW_BATCH_ROWS:
-            yield _record_batch(rows, schema)
-            rows = []
-    if rows:
-        yield _record_batch(rows, schema)
-
-
-def arrow_record_schema() -> Any:
-    """RECORD_COLUMNS in Arrow's types, as `replay_arrow` hands them to Spark (see spark_record_schema)."""
-    import pyarrow as pa  # noqa: PLC0415
-
-    def kind(col: str) -> Any:
-        return pa.int32() if col in INT_COLUMNS else pa.float64() if col in FLOAT_COLUMNS else pa.string()
-
-    return pa.schema([pa.field(col, kind(col)) for col in RECORD_COLUMNS])
-
-
-def _record_batch(rows: list[tuple[Any, ...]], schema: Any) -> Any:
-    import pyarrow as pa  # noqa: PLC0415
-
-    columns = [pa.array(values, type=f.type) for values, f in zip(zip(*rows, strict=False), schema, strict=False)]
-    return pa.RecordBatch.from_arrays(columns, schema=schema)
-
-
-def _transcript_record(name: str, status: str, n: int, passed: int, failed: int, errors: int,
-                       reason: str | None) -> tuple[Any, ...]:
-    return ("x", name, *_NO_COMMAND, None, status, n, passed, failed, errors, reason)
+    streams = PartitionStreams(stored_output, MAX_STORED_OUTPUT)
+    for r in replay_partition(_sources(items)):
+        builder.commands(r.name, r.commands, r.verdicts, stored_output)
+        builder.transcript(r.name, r.status, r.reason)
+        streams.add(r.name, r.commands, r.verdicts, r.row())
+    yield index, builder.partial, *streams.finish()
 
 
 # ------------------------------------------------------------------------------------------ outputs
@@ -608,7 +575,6 @@ def _remote_items(spark: Any, remote: dict[str, str], bad: dict[str, tuple[str, 
 
 def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
     require_spark_extra()
-    from . import tables  # noqa: PLC0415
     from .partials import merge  # noqa: PLC0415
     from .progress import SparkProgress  # noqa: PLC0415
 
@@ -632,7 +598,8 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
         local = {path: name for path, name in files.items() if "://" not in path and not path.startswith("hdfs:")}
         remote = {uri: name for uri, name in files.items() if uri not in local}
 
-        with SparkProgress(sc, JOB_GROUP, enabled=opts.progress) as progress:
+        with (SparkProgress(sc, JOB_GROUP, enabled=opts.progress) as progress,
+              ThreadPoolExecutor(1, thread_name_prefix="conformance-setup") as setup):
             progress.set_label(f"replaying {len(files)} transcripts")
             items: list[Item] = [(display_safe(name), ("local", os.fsencode(path))) for path, name in local.items()]
             weights = {name: _size(source[1]) for name, source in items}
@@ -657,17 +624,16 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
                 inputs = (sc.parallelize(items).union(remote_rdd).keyBy(lambda it: it[0])
                           .partitionBy(n_parts, lambda name: owner.value[name]).values())
             parts = inputs.mapPartitionsWithIndex(replay_chunk)
-            schema = tables_schema()
-            tset, finish = tables.staged(
-                _local_path(opts.out), _is_local(opts.out),
-                {name: pa_select(schema, cols) for name, cols in TABLES.items()},
-                lambda file, name: publish(spark, file, opts.out, name))
             partials = []
             timing_ms = 0.0
             phases = {"replay": 0.0, "write": 0.0}
             per_part = [0] * n_parts
             for part in chunk_of.values():
                 per_part[part] += 1
+            # The driver's own set-up (importing pyarrow, opening the Parquet writers) runs while the first
+            # Spark job starts and the executors replay, not before: ~0.3 s off the job's serial start.
+            # Submitted just before the job, so it does not hold the GIL while the inputs are prepared.
+            opening = setup.submit(_open_tables, spark, opts.out)
             # One job per group of partitions (all of them, up to MAX_FILES_PER_COLLECT files, ~40 MB):
             # the partitions run in parallel and their compressed rows come to the driver together, which
             # then writes them in order, so the driver holds at most one group's rows.
@@ -677,16 +643,10 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
                 phases["replay"] += time.perf_counter() - phase_started
                 phase_started = time.perf_counter()
                 progress.set_label("writing results")
-                for _, partial_of_part, blob in sorted(results, key=lambda r: r[0]):
+                tset, finish = opening.result()
+                for _, partial_of_part, commands_blob, transcripts_blob in sorted(results, key=lambda r: r[0]):
                     partials.append(partial_of_part)
-                    rows = _read_stream(blob)
-                    timings = tables.select(rows, "c", TIMING_COLUMNS)
-                    listed = tables.select(rows, "x", TRANSCRIPT_COLUMNS)
-                    tset.writers["commands.parquet"].write(tables.select(rows, "c", COMMAND_COLUMNS))
-                    tset.writers["timings.parquet"].write(timings)
-                    tset.writers["transcripts.parquet"].write(listed)
-                    tset.writers["quarantine.parquet"].write(_quarantined(listed))
-                    timing_ms += _total(timings.column("duration_ms"))
+                    timing_ms += _write_partition(tset, commands_blob, transcripts_blob)
                 del results
                 phases["write"] += time.perf_counter() - phase_started
             phase_started = time.perf_counter()
@@ -723,27 +683,33 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
     return RunResult(summary=summary, run_info=run_info)
 
 
+def _open_tables(spark: Any, out: str) -> tuple[Any, Callable[[], None]]:
+    """The four tables' writers (`tables.staged`), pyarrow imported on the way."""
+    from . import tables  # noqa: PLC0415
+    from .wire import table_schema  # noqa: PLC0415
+
+    return tables.staged(_local_path(out), _is_local(out),
+                         {name: table_schema(cols) for name, cols in TABLES.items()},
+                         lambda file, name: publish(spark, file, out, name))
+
+
+def _write_partition(tset: Any, commands_blob: bytes, transcripts_blob: bytes) -> float:
+    """One partition's rows appended to the four tables; returns its commands' total duration_ms."""
+    from .wire import read_partition  # noqa: PLC0415
+
+    commands, listed = read_partition(commands_blob, transcripts_blob)
+    tset.writers["commands.parquet"].write(commands.select(COMMAND_COLUMNS))
+    tset.writers["timings.parquet"].write(commands.select(TIMING_COLUMNS))
+    tset.writers["transcripts.parquet"].write(listed)
+    tset.writers["quarantine.parquet"].write(_quarantined(listed))
+    return _total(commands.column("duration_ms"))
+
+
 def _size(path: Any) -> int:
     try:
         return os.stat(path).st_size
     except OSError:
         return 0
-
-
-def tables_schema() -> Any:
-    return arrow_record_schema()
-
-
-def pa_select(schema: Any, columns: Sequence[str]) -> Any:
-    import pyarrow as pa  # noqa: PLC0415
-
-    return pa.schema([schema.field(c) for c in columns])
-
-
-def _read_stream(blob: bytes) -> Any:
-    import pyarrow as pa  # noqa: PLC0415
-
-    return pa.ipc.open_stream(pa.py_buffer(blob)).read_all()
 
 
 def _total(column: Any) -> float:

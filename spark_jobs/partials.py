@@ -11,7 +11,7 @@ Distinct-transcript counts add up because the job never splits one transcript na
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,12 +77,29 @@ class PartialBuilder:
         self._seen_signatures: set[str] = set()
         self._seen_unknown: set[str] = set()
 
-    def command(self, transcript: str, line: int, command: str, node: str, verdict: str, actual: str | None,
-                signature: str) -> None:
-        """One command row (`actual` as stored, i.e. capped); verdict is pass/fail/error."""
+    def commands(self, transcript: str, commands: Sequence[Any], verdicts: Sequence[str],
+                 stored: Callable[[str | None], str | None]) -> None:
+        """A transcript's commands (`CommandResult`s) and their verdicts (pass/fail/error); `stored(actual)`
+        is an output as stored. Why one call per transcript: most commands parsed and passed, and cost
+        only a verdict and a node count here."""
         p = self.partial
-        p.verdicts[verdict] = p.verdicts.get(verdict, 0) + 1
-        p.by_node.setdefault(node, [0, 0, 0])[VERDICT_INDEX[verdict]] += 1
+        verdict_counts = p.verdicts
+        by_node = p.by_node
+        for c, verdict in zip(commands, verdicts, strict=True):
+            verdict_counts[verdict] = verdict_counts.get(verdict, 0) + 1
+            node = c.node
+            counts = by_node.get(node)
+            if counts is None:
+                counts = by_node[node] = [0, 0, 0]
+            counts[VERDICT_INDEX[verdict]] += 1
+            if c.signature or not node:
+                self._divergent(transcript, c.line, c.command, node, stored(c.actual) if not node else None,
+                                c.signature)
+
+    def _divergent(self, transcript: str, line: int, command: str, node: str, actual: str | None,
+                   signature: str) -> None:
+        """A command with a signature or that did not parse: its signature group, its unknown command."""
+        p = self.partial
         if signature:
             self._group(p.signatures, self._seen_signatures, signature, transcript, line, node)
         if node == "" and command.strip(" ") and (

@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 
 class SparkProgress:
     def __init__(self, sc: Any, group: str, *, enabled: bool = True, interval: float = 0.25) -> None:
         self.sc, self.group, self.interval = sc, group, interval
-        interactive = sys.stderr.isatty()
-        self.enabled = enabled and interactive
-        self.console = Console(stderr=True, no_color=not interactive, highlight=False)
+        self.enabled = enabled and sys.stderr.isatty()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._progress: Progress | None = None
@@ -29,9 +27,20 @@ class SparkProgress:
 
     def __enter__(self) -> SparkProgress:
         if self.enabled:
+            # imported only for a bar that is drawn: rich costs the driver ~0.1 s before the job starts
+            from rich.console import Console  # noqa: PLC0415
+            from rich.progress import (  # noqa: PLC0415
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
+            console = Console(stderr=True, highlight=False)
             self._progress = Progress(
                 TextColumn("[bold blue]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("tasks"), TimeElapsedColumn(), console=self.console, transient=False,
+                TextColumn("tasks"), TimeElapsedColumn(), console=console, transient=False,
             )
             self._progress.start()
             self._task = self._progress.add_task(self.label, total=None)

@@ -11,8 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -47,7 +46,10 @@ class SortedTableWriter:
         open(os.path.join(self.directory, "_SUCCESS"), "wb").close()
 
     def _flush(self, n: int) -> None:
-        table = pa.concat_tables(self._pending).combine_chunks()
+        """Write the first `n` pending rows as one row group. Each row is copied once, into the row
+        group's contiguous columns: the writer's bytes depend on how the columns are chunked, so a row
+        group is always written from a single chunk, whatever the partitions' batches were."""
+        table = pa.concat_tables(self._pending)  # no copy: the pending tables' chunks side by side
         self._writer.write_table(table.slice(0, n).combine_chunks(), row_group_size=n)
         rest = table.slice(n)
         self._pending = [rest] if rest.num_rows else []
@@ -89,11 +91,3 @@ def staged(out: str, is_local: bool, tables: dict[str, pa.Schema],
             shutil.rmtree(tmp, ignore_errors=True)
 
     return tset, finish
-
-
-def select(table: pa.Table, kind: str, columns: Sequence[str]) -> pa.Table:
-    """The rows of one kind ("c" command, "x" transcript) of an executor's record table."""
-    import pyarrow.compute as pc  # noqa: PLC0415
-
-    mask: Any = pc.equal(table.column("kind"), kind)
-    return table.filter(mask).select(list(columns))

@@ -159,7 +159,7 @@ def test_spark_rows_equal_the_in_process_replay(spark, corpus, result):
 def test_a_command_that_raises_is_an_error_verdict_and_the_partition_goes_on(monkeypatch):
     """The executor loop (in-process: a Spark worker cannot be patched) with a lab command that raises."""
     from solace_shell.lab import Lab
-    from spark_jobs.job import RECORD_COLUMNS, replay_partition
+    from spark_jobs.job import replay_partition
 
     real_execute = Lab.execute
 
@@ -169,15 +169,14 @@ def test_a_command_that_raises_is_an_error_verdict_and_the_partition_goes_on(mon
         return real_execute(self, target, line)
 
     monkeypatch.setattr(Lab, "execute", execute)
-    records = [dict(zip(RECORD_COLUMNS, r, strict=True)) for r in replay_partition(
-        [("good", (None, FILES["good.cli.txt"])), ("lab", (None, FILES["nested/deeper/lab.cli.txt"]))])]
-    commands = [r for r in records if r["kind"] == "c"]
-    assert [(r["line"], r["verdict"]) for r in commands] == [
+    replayed = list(replay_partition(
+        [("good", (None, FILES["good.cli.txt"])), ("lab", (None, FILES["nested/deeper/lab.cli.txt"]))]))
+    commands = [(c, v) for r in replayed for c, v in zip(r.commands, r.verdicts, strict=True)]
+    assert [(c.line, v) for c, v in commands] == [
         (2, "pass"), (3, "pass"), (4, "pass"), (5, "pass"), (6, "error"), (1, "pass"), (3, "pass")]
-    error = commands[4]
-    assert (error["signature"], error["actual"]) == ("exception:RuntimeError", "RuntimeError: the engine exploded")
-    transcripts = [r for r in records if r["kind"] == "x"]
-    assert [(r["transcript"], r["status"], r["commands"], r["pass"], r["fail"], r["error"]) for r in transcripts] == [
+    error = commands[4][0]
+    assert (error.signature, error.actual) == ("exception:RuntimeError", "RuntimeError: the engine exploded")
+    assert [(r.name, *r.row()[:5]) for r in replayed] == [
         ("good", "fail", 5, 4, 0, 1), ("lab", "pass", 2, 2, 0, 0)]
 
 

@@ -131,3 +131,16 @@ def test_table_bytes_do_not_depend_on_how_the_sorted_rows_arrive(tmp_path):
         written.append((tmp_path / f"t{len(written)}" / "part-00000.parquet").read_bytes())
     assert written[0] == written[1] == written[2]
     assert sorted(p.name for p in (tmp_path / "t0").iterdir()) == ["_SUCCESS", "part-00000.parquet"]
+
+
+def test_the_daemon_warm_up_starts_no_thread_before_the_workers_fork():
+    """Spark forks its Python workers from `spark_jobs.daemon` after `warm_up()`: a thread alive then
+    (native ones included) would be lost in every worker, holding whatever lock it held."""
+    import subprocess
+    import sys
+
+    code = ("import os, threading; from spark_jobs.daemon import warm_up; warm_up(); "
+            "import sys; assert 'pyarrow' not in sys.modules, 'pyarrow starts threads'; "
+            "print(threading.active_count(), len(os.listdir('/proc/self/task')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["1", "1"]
