@@ -54,7 +54,7 @@ class Runs(Generic[R]):
         """Hook for subclasses keeping derived indexes: ``n`` runs were taken out."""
 
     def invalidate(self) -> None:
-        """A filed run changed its extent (a split): derived indexes are rebuilt when next used."""
+        """Drop derived indexes: they are rebuilt when next used."""
 
     def add(self, start: int, rec: R) -> None:
         starts = self.starts
@@ -133,7 +133,9 @@ class _Index(Generic[M]):
     """The message-id intervals of some runs, sorted by start, with the running maximum of their
     ends: a stabbing query walks back from the last start below ``hi`` while that maximum passes
     ``lo``. A run filed with a start not below the last one is appended; others wait in ``extra``,
-    searched one by one."""
+    searched one by one. A run split after it was filed keeps its start and only ends earlier, so
+    the ends filed stay upper bounds: a query checks each candidate's current extent, and a split
+    need not rebuild the index (its tail is filed as any new run)."""
 
     __slots__ = ("mstarts", "ends", "peak", "keys", "runs", "extra")
 
@@ -168,9 +170,11 @@ class _Index(Generic[M]):
     def query(self, lo: int, hi: int, by_start: dict[int, M], found: list[tuple[int, M]]) -> None:
         ends, peak, keys, runs = self.ends, self.peak, self.keys, self.runs
         j = bisect_left(self.mstarts, hi) - 1
+        mstarts = self.mstarts
         while j >= 0 and peak[j] > lo:
-            if ends[j] > lo and by_start.get(keys[j]) is runs[j]:
-                found.append((keys[j], runs[j]))
+            # ends are as filed: a run split since then ends earlier now (its start stays)
+            if ends[j] > lo and (r := runs[j]) is by_start.get(keys[j]) and mstarts[j] + r.count > lo:
+                found.append((keys[j], r))
             j -= 1
         for key, r in self.extra:
             first = r.message_id
@@ -185,8 +189,9 @@ class MessageRuns(Runs[M]):
     copies, one per entry kind for a stream) is built on first use, then kept: a run filed later
     is appended to it (or, filed out of message-id order, waits in a short list until that grows
     past a fraction of the index), runs taken out are skipped when met (checked against
-    ``by_start``) until they are many; a split rebuilds it. So a queue consumed from its head and
-    published to at its tail, or a stream receiving acks, never rebuilds it per command."""
+    ``by_start``) until they are many; a split only shortens a filed run (see ``_Index``). So a
+    queue consumed from its head and published to at its tail, or a stream receiving acks or
+    pruned in the middle, never rebuilds it per command."""
 
     __slots__ = ("_index", "_size", "_extra", "_dead")
 
