@@ -75,10 +75,12 @@ def _bulk_for(n: int) -> AbstractContextManager[None]:
 
 
 def _check_publish_topic(topic: str) -> None:
-    levels = topic.split("/")
-    if not topic or len(topic) > 250 or any(lv == "" for lv in levels) or any(
-            lv == ">" or lv.endswith("*") for lv in levels):
+    """A concrete topic: 1..250 characters, no empty level, no wildcard level."""
+    if not topic or len(topic) > 250:
         raise EngineError("invalid_topic", topic=topic)
+    for lv in topic.split("/"):
+        if lv == "" or lv == ">" or lv.endswith("*"):
+            raise EngineError("invalid_topic", topic=topic)
 
 
 class MessagingService(Service):
@@ -197,6 +199,10 @@ class MessagingService(Service):
         """The ledger records of ``n`` accepted messages (ids from next_id, in order): the first
         ``fit`` replicated, those from ``reached`` on stored on no queue (``lost_note``)."""
         gid, vname, rname = v.group_id, v.name, r.name
+        if reached >= n and (fit <= 0 or fit >= n):  # the usual case: one run, as the cuts below give
+            repl1 = (1 if fit > 0 else 0) if replicated_topic else None
+            self.st.add(Message(gid, vname, rg, topic, size, client_name, rname, now, 0, repl1, None, n))
+            return
         # (start, end, replicated, note) runs: the fields are constant within each run
         cuts = sorted({0, n, min(fit, n), min(reached, n)})
         for a, b in zip(cuts, cuts[1:], strict=False):
