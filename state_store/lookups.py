@@ -216,7 +216,10 @@ class Lookups:
 
     def vpn_spool_bytes(self, vpn: Vpn) -> int:
         """The bytes spooled on every queue of ``vpn`` (the replication queue included)."""
-        return sum(q.bytes for q in self.st.queues_by_vpn.get(vpn.id, {}).values())
+        total = 0
+        for q in self.st.queues_by_vpn.get(vpn.id, {}).values():  # (a loop: every publish asks)
+            total += q.bytes
+        return total
 
     def router_spool_bytes(self, router: Router) -> int:
         """The bytes spooled on every queue of every VPN of ``router``. (Plain loops: every
