@@ -182,11 +182,16 @@ class _Index(Generic[M]):
                 found.append((key, r))
 
 
+# a query on at most this many runs walks them rather than building the index (MessageRuns._scan)
+SCAN_RUNS = 8
+
+
 class MessageRuns(Runs[M]):
     """Runs that name messages (spooled copies, stream entries), with lookup by message id.
 
     The index (``_Index`` per part, ``part`` telling which a run belongs to: one for a queue's
-    copies, one per entry kind for a stream) is built on first use, then kept: a run filed later
+    copies, one per entry kind for a stream) is built on first use by a query on more than
+    ``SCAN_RUNS`` runs (fewer are walked), then kept: a run filed later
     is appended to it (or, filed out of message-id order, waits in a short list until that grows
     past a fraction of the index), runs taken out are skipped when met (checked against
     ``by_start``) until they are many; a split only shortens a filed run (see ``_Index``). So a
@@ -252,6 +257,8 @@ class MessageRuns(Runs[M]):
         """The runs holding at least one message id in [lo, hi) (of one part, or all), in key order."""
         if hi <= lo or not self.starts:
             return []
+        if self._index is None and len(self.starts) <= SCAN_RUNS:
+            return self._scan(lo, hi, part)
         index = self._built()
         found: list[tuple[int, M]] = []
         if part is None:
@@ -264,6 +271,18 @@ class MessageRuns(Runs[M]):
         if len(found) > 1:
             found.sort(key=lambda t: t[0])
         return [r for _, r in found]
+
+    def _scan(self, lo: int, hi: int, part: str | None) -> list[M]:
+        """``overlapping`` by walking every run, for a few runs with no index built: most queues
+        and streams hold one or two runs when asked, so a walk costs less than a build."""
+        by_start = self.by_start
+        out: list[M] = []
+        for s in self.starts:
+            r = by_start[s]
+            first = r.message_id
+            if first is not None and first < hi and first + r.count > lo and (part is None or self.part(r) == part):
+                out.append(r)
+        return out
 
     def holding(self, message_id: int, part: str | None = None) -> list[M]:
         """The runs that hold message ``message_id``, in key order."""
