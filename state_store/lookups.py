@@ -166,6 +166,8 @@ class Lookups:
         between `replication state standby` on the old site and `active` on the new one)."""
         if holder.internal or not holder.repl_enabled:
             return None
+        if holder.role != "active" and not self.st.repl_by_vpn.get(holder.id):
+            return None  # what the last line answers a standby with nothing to drain, asked first
         mate = None
         for v in self.st.vpns_by_group.get(holder.group_id, {}).values():  # self.mate(holder), inline
             if v.id != holder.id:
