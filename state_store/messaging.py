@@ -688,9 +688,14 @@ class MessagingService(Service):
         """How many of v's normal queues matching ``topic`` are shut for ingress and refuse what
         they discard to the sender (reject-msg-to-sender-on-discard including-when-shutdown)."""
         subs = self.st.subs_by_queue
-        return sum(1 for q in self.st.queues_by_vpn.get(v.id, {}).values()
-                   if q.kind == "normal" and q.reject_when_shutdown and (not q.ingress_up or q.shutdown)
-                   and any(topic_matches(s, topic) for s in subs.get(q.id, ())))
+        n = 0
+        for q in self.st.queues_by_vpn.get(v.id, {}).values():  # (plain loops: every publish asks)
+            if q.kind == "normal" and q.reject_when_shutdown and (not q.ingress_up or q.shutdown):
+                for s in subs.get(q.id, ()):
+                    if topic_matches(s, topic):
+                        n += 1
+                        break
+        return n
 
     # ------------------------------------------------------------------ admin
     def delete_messages(self, router: str, vpn: str, queue: str, from_id: int | None = None,
