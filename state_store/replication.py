@@ -522,14 +522,15 @@ class ReplicationService(Service):
         by_topic: dict[str, list[ReplEntry]] = {}
         acks: list[ReplEntry] = []
         txs: list[ReplEntry] = []
+        applied = 0
         for e in batch:
+            applied += e.count
             if e.kind == "msg":
                 by_topic.setdefault(e.topic or "", []).append(e)
             elif e.kind == "ack":
                 acks.append(e)
             else:
                 txs.append(e)
-        applied = sum(e.count for e in batch)
         with bulk() if len(batch) >= BULK_ENTRIES else nullcontext():
             if by_topic:
                 self._apply_messages(holder, receiver, by_topic)
@@ -550,16 +551,24 @@ class ReplicationService(Service):
         discarded gets the ledger note "spool over quota" (lost if the standby takes over)."""
         st, lk = self.st, self.lk
         now = lk.now_ms()
-        seq_min = min(entries[0].seq for entries in by_topic.values())
-        seq_max = max(entries[-1].seq + entries[-1].count - 1 for entries in by_topic.values())
+        seq_min = seq_max = -1  # (seqs start at 1)
+        for entries in by_topic.values():  # (a loop: every drained batch with messages)
+            lo, last = entries[0].seq, entries[-1]
+            hi = last.seq + last.count - 1
+            if seq_min < 0 or lo < seq_min:
+                seq_min = lo
+            if hi > seq_max:
+                seq_max = hi
         rrouter = lk.router_of(receiver)
         base = rrouter.next_msg_id - seq_min  # a message's ID on the standby: base + its seq
         rrouter.next_msg_id += seq_max - seq_min + 1
         nmsgs = nbytes_all = 0
         for topic in sorted(by_topic):
             entries = by_topic[topic]
-            nbytes = sum(e.size * e.count for e in entries)
-            nmsgs += sum(e.count for e in entries)
+            nbytes = 0
+            for e in entries:
+                nbytes += e.size * e.count
+                nmsgs += e.count
             nbytes_all += nbytes
             queues = self.matching_queues(receiver, topic)
             # per entry, the most messages (from its head) any matching queue kept
