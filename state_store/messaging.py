@@ -331,8 +331,11 @@ class MessagingService(Service):
     def _in_split_brain(self, v: Vpn) -> bool:
         """True while v's replication group has the VPN active on more than one up router:
         what is delivered then is marked "split brain" for the audit (issue 13 item 8)."""
-        return sum(1 for m in self.lk.group_members(v)
-                   if m.repl_enabled and m.role == "active" and self.lk.router_of(m).up) > 1
+        active = 0
+        for m in self.lk.group_members(v):  # (a loop: every consumption asks)
+            if m.repl_enabled and m.role == "active" and self.lk.router_of(m).up:
+                active += 1
+        return active > 1
 
     def consume_selected(self, v: Vpn, r: Router, client_name: str, copies: list[Spooled],
                          txn_key: str | None) -> int:

@@ -78,10 +78,19 @@ class Runs(Generic[R]):
 
     def pop_many(self, starts: Iterable[int]) -> None:
         """Drop the runs at these starts (absent ones are ignored), in one pass when they are many."""
-        gone = sorted(s for s in starts if self.by_start.pop(s, None) is not None)
+        by_start = self.by_start
+        gone = [s for s in starts if by_start.pop(s, None) is not None]
         if not gone:
             return
         mine = self.starts
+        if len(gone) == 1:  # the usual case (a consumed or drained head run): no sort, no slice
+            if mine[0] == gone[0]:
+                del mine[0]
+            else:
+                del mine[bisect_left(mine, gone[0])]
+            self._removed(1)
+            return
+        gone.sort()
         at = bisect_left(mine, gone[0])
         if mine[at:at + len(gone)] == gone:  # one stretch (a drained head, acks held back at the tail)
             del mine[at:at + len(gone)]
@@ -89,7 +98,6 @@ class Runs(Generic[R]):
             for s in gone:
                 del mine[bisect_left(mine, s)]
         else:
-            by_start = self.by_start
             self.starts = [s for s in mine if s in by_start]
         self._removed(len(gone))
 
