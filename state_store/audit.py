@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from operator import itemgetter
 from typing import cast
 
 from .lookups import REPL_QUEUE
@@ -174,7 +175,7 @@ class AuditService(Service):
         for d in st.deliveries.values():
             events.append((d.message_id, 0, 0, 0, 1))
             events.append((d.message_id + d.count, 0, 0, 0, -1))
-        events.sort(key=lambda ev: ev[0])
+        events.sort(key=itemgetter(0))  # (stable: events at one id keep their order)
         never = 1 << 62
 
         published = delivered = once = duplicated = lost = spooled = stranded = not_repl = in_tx = 0
