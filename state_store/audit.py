@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from operator import itemgetter
 from typing import cast
 
 from .lookups import REPL_QUEUE
@@ -116,6 +117,31 @@ def _spread(runs: Iterable[_Run], lo: int, hi: int) -> Iterator[tuple[int, _Run]
             yield mid, r
 
 
+# an AuditEntry's fields but the VPN, rgmid and topic: outcome, deliveries, clients, routers, where, notes
+_EntryFields = tuple[str, int, tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...], tuple[str, ...]]
+
+
+def _entry_fields(m: Message, dl: list[Delivery], places: set[tuple[str, str]]) -> _EntryFields:
+    """What the audit lists for a message of ledger run ``m`` delivered by ``dl`` (in id order)
+    with a copy or stream entry at each of ``places``."""
+    nd = len(dl)
+    if nd > 1:
+        outcome = "duplicated"
+    elif not places:
+        outcome = "lost"
+    else:
+        outcome = "stranded"
+    reasons = []
+    if m.replicated == 0:
+        reasons.append("not replicated")
+    if m.note:
+        reasons.extend(n for n in m.note.split("; ") if n not in reasons)
+    if outcome == "stranded":
+        reasons.append("only on a router where the VPN is not serving")
+    return (outcome, nd, tuple(sorted({d.client_name for d in dl})), tuple(sorted({d.router_name for d in dl})),
+            tuple(sorted(places)), tuple(reasons))
+
+
 class AuditService(Service):
     def audit(self, vpn: str | None = None, limit: int = 1000) -> Audit:
         st, lk = self.st, self.lk
@@ -149,7 +175,7 @@ class AuditService(Service):
         for d in st.deliveries.values():
             events.append((d.message_id, 0, 0, 0, 1))
             events.append((d.message_id + d.count, 0, 0, 0, -1))
-        events.sort(key=lambda ev: ev[0])
+        events.sort(key=itemgetter(0))  # (stable: events at one id keep their order)
         never = 1 << 62
 
         published = delivered = once = duplicated = lost = spooled = stranded = not_repl = in_tx = 0
@@ -214,27 +240,20 @@ class AuditService(Service):
         held_by: dict[int, tuple[list[Delivery], set[tuple[str, str]]]] = {}
         for a, b in _id_ranges([mid for mid, _ in shown]):
             held_by.update(self._held(a, b, delivery_runs, vpn_router, queue_vpn))
+        last: tuple[Message, list[Delivery], set[tuple[str, str]], _EntryFields] | None = None
         for mid, m in shown:
             dl, places = held_by[mid]
-            nd = len(dl)
-            if nd > 1:
-                outcome = "duplicated"
-            elif not places:
-                outcome = "lost"
+            # the listed messages come in runs of one ledger run with the same deliveries and
+            # places: their fields (all but the rgmid) are worked out once per run
+            if last is not None and last[0] is m and last[1] == dl and last[2] == places:
+                fields = last[3]
             else:
-                outcome = "stranded"
-            reasons = []
-            if m.replicated == 0:
-                reasons.append("not replicated")
-            if m.note:
-                reasons.extend(n for n in m.note.split("; ") if n not in reasons)
-            if outcome == "stranded":
-                reasons.append("only on a router where the VPN is not serving")
+                fields = _entry_fields(m, dl, places)
+                last = (m, dl, places, fields)
+            outcome, nd, clients, routers, where, notes = fields
             problems.append(AuditEntry(
                 vpn=m.vpn_name, rgmid=m.rgmid + mid - m.id, topic=m.topic, outcome=outcome, deliveries=nd,
-                clients=tuple(sorted({d.client_name for d in dl})),
-                routers=tuple(sorted({d.router_name for d in dl})),
-                where=tuple(sorted(places)), notes=tuple(reasons)))
+                clients=clients, routers=routers, where=where, notes=notes))
 
         where_rows: list[SpoolWhere] = []
         for queue_id, copies in st.spooled_by_queue.items():

@@ -62,6 +62,8 @@ class ClientsService(Service):
     def reconnect_all(self) -> list[str]:
         """Let every client (in name order) check its connection and follow its host list;
         returns the names of those that connected somewhere new."""
+        if self._all_settled():
+            return []  # nobody moves, whatever the order: no need to sort them
         out = []
         for name in sorted(self.st.client_by_name):
             c = self.st.client_by_name[name]
@@ -69,6 +71,22 @@ class ClientsService(Service):
             if self._try_connect(c) and c.router_id != was:
                 out.append(c.name)
         return out
+
+    def _all_settled(self) -> bool:
+        """True when ``_try_connect`` would change no client: each is connected to a VPN that
+        serves, or disconnected and not wanting a connection (the usual case at an advance)."""
+        lk = self.lk
+        by_router = self.st.vpns_by_router
+        for c in self.st.clients.values():
+            rid = c.router_id
+            if rid is None:
+                if c.wants_connection:
+                    return False
+                continue
+            v = by_router.get(rid, {}).get(c.vpn_name)
+            if v is None or not lk.serving(v):
+                return False
+        return True
 
     def _disconnect(self, c: Client, reason: str) -> None:
         if c.router_id is None:

@@ -150,7 +150,7 @@ class Lookups:
         replicated (replication shut down)."""
         if vpn.internal or not vpn.enabled:
             return False
-        if not self.router_of(vpn).up:
+        if not self.st.routers[vpn.router_id].up:
             return False
         return (not vpn.repl_enabled) or vpn.role == "active"
 
@@ -166,7 +166,13 @@ class Lookups:
         between `replication state standby` on the old site and `active` on the new one)."""
         if holder.internal or not holder.repl_enabled:
             return None
-        mate = self.mate(holder)
+        if holder.role != "active" and not self.st.repl_by_vpn.get(holder.id):
+            return None  # what the last line answers a standby with nothing to drain, asked first
+        mate = None
+        for v in self.st.vpns_by_group.get(holder.group_id, {}).values():  # self.mate(holder), inline
+            if v.id != holder.id:
+                mate = v
+                break
         if mate is None or not mate.repl_enabled or mate.role != "standby":
             return None
         routers = self.st.routers
@@ -212,8 +218,19 @@ class Lookups:
 
     def vpn_spool_bytes(self, vpn: Vpn) -> int:
         """The bytes spooled on every queue of ``vpn`` (the replication queue included)."""
-        return sum(q.bytes for q in self.st.queues_by_vpn.get(vpn.id, {}).values())
+        total = 0
+        for q in self.st.queues_by_vpn.get(vpn.id, {}).values():  # (a loop: every publish asks)
+            total += q.bytes
+        return total
 
     def router_spool_bytes(self, router: Router) -> int:
-        return sum(q.bytes for v in self.st.vpns_by_router.get(router.id, {}).values()
-                   for q in self.st.queues_by_vpn.get(v.id, {}).values())
+        """The bytes spooled on every queue of every VPN of ``router``. (Plain loops: every
+        publish and every drained batch asks.)"""
+        total = 0
+        by_vpn = self.st.queues_by_vpn
+        for v in self.st.vpns_by_router.get(router.id, {}).values():
+            queues = by_vpn.get(v.id)
+            if queues:
+                for q in queues.values():
+                    total += q.bytes
+        return total

@@ -91,9 +91,10 @@ def plan_publish(count: int, size: int, *, router_room: int, vpn_room: int, queu
     reject-msg-to-sender-on-discard including-when-shutdown."""
     if count < 1 or size < 1:
         raise ValueError("count and size must be >= 1")
-    fits = tuple(_fit(q.bytes, size, count) for q in queues)
+    # (_fit inline and a list, not a generator: every publish plans)
+    fits = tuple([min(count, room // size) if (room := q.bytes) > 0 else 0 for q in queues])
     fit = _fit(repl.bytes, size, count) if repl is not None else 0
-    if not shut_rejecting and (repl is None or fit == count) and all(n == count for n in fits):
+    if not shut_rejecting and (repl is None or fit == count) and fits.count(count) == len(fits):
         # the common case, every rule below letting all in: each destination takes every
         # message and both spools have room for all the copies
         need = size * count * (len(fits) + (1 if fit else 0))

@@ -191,26 +191,28 @@ class ReplicationService(Service):
         times, eligibility counters) is something a binding depends on."""
         lk = self.lk
         now = lk.now_ms()
-        bindings: dict[int, Vpn | None] = {}  # holder id -> lk.binding(holder)
-
-        def binding(holder: Vpn) -> Vpn | None:
-            if holder.id not in bindings:
-                bindings[holder.id] = lk.binding(holder)
-            return bindings[holder.id]
-
-        for v in lk.user_vpns():
-            bound_to = binding(v) if v.repl_enabled and v.role == "active" else None
-            self._track_catchup(v, bound_to)
+        meta = self.st.meta
+        vpns = lk.user_vpns()
+        # holder id -> lk.binding(holder) (None unless replication is enabled on the holder)
+        bindings = {v.id: lk.binding(v) for v in vpns if v.repl_enabled}
+        for v in vpns:
+            if v.repl_enabled and v.role == "active":
+                bound_to = bindings[v.id]
+                self._track_catchup(v, bound_to)
+                # (reads the catch-up mark, which nothing below changes)
+                eligible = bool(self._eligible(v, bound_to))
+            else:
+                meta.pop(_catchup_key(v), None)  # what _track_catchup does to a VPN not enabled and active
+                eligible = False  # _eligible: None
             if v.role == "standby" and v.repl_enabled:
                 mate = lk.mate(v)
-                bound = mate is not None and binding(mate) is v
+                bound = mate is not None and bindings.get(mate.id) is v
             else:
                 bound = False
             if bound and v.bridge_up_since_ms is None:
                 v.bridge_up_since_ms = now
             elif not bound:
                 v.bridge_up_since_ms = None
-            eligible = bool(self._eligible(v, bound_to))
             if v.sync_eligible and not eligible:
                 v.st_to_ineligible += 1
             v.sync_eligible = eligible
@@ -520,14 +522,15 @@ class ReplicationService(Service):
         by_topic: dict[str, list[ReplEntry]] = {}
         acks: list[ReplEntry] = []
         txs: list[ReplEntry] = []
+        applied = 0
         for e in batch:
+            applied += e.count
             if e.kind == "msg":
                 by_topic.setdefault(e.topic or "", []).append(e)
             elif e.kind == "ack":
                 acks.append(e)
             else:
                 txs.append(e)
-        applied = sum(e.count for e in batch)
         with bulk() if len(batch) >= BULK_ENTRIES else nullcontext():
             if by_topic:
                 self._apply_messages(holder, receiver, by_topic)
@@ -548,16 +551,24 @@ class ReplicationService(Service):
         discarded gets the ledger note "spool over quota" (lost if the standby takes over)."""
         st, lk = self.st, self.lk
         now = lk.now_ms()
-        seq_min = min(entries[0].seq for entries in by_topic.values())
-        seq_max = max(entries[-1].seq + entries[-1].count - 1 for entries in by_topic.values())
+        seq_min = seq_max = -1  # (seqs start at 1)
+        for entries in by_topic.values():  # (a loop: every drained batch with messages)
+            lo, last = entries[0].seq, entries[-1]
+            hi = last.seq + last.count - 1
+            if seq_min < 0 or lo < seq_min:
+                seq_min = lo
+            if hi > seq_max:
+                seq_max = hi
         rrouter = lk.router_of(receiver)
         base = rrouter.next_msg_id - seq_min  # a message's ID on the standby: base + its seq
         rrouter.next_msg_id += seq_max - seq_min + 1
         nmsgs = nbytes_all = 0
         for topic in sorted(by_topic):
             entries = by_topic[topic]
-            nbytes = sum(e.size * e.count for e in entries)
-            nmsgs += sum(e.count for e in entries)
+            nbytes = 0
+            for e in entries:
+                nbytes += e.size * e.count
+                nmsgs += e.count
             nbytes_all += nbytes
             queues = self.matching_queues(receiver, topic)
             # per entry, the most messages (from its head) any matching queue kept

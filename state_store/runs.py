@@ -54,7 +54,7 @@ class Runs(Generic[R]):
         """Hook for subclasses keeping derived indexes: ``n`` runs were taken out."""
 
     def invalidate(self) -> None:
-        """A filed run changed its extent (a split): derived indexes are rebuilt when next used."""
+        """Drop derived indexes: they are rebuilt when next used."""
 
     def add(self, start: int, rec: R) -> None:
         starts = self.starts
@@ -78,10 +78,19 @@ class Runs(Generic[R]):
 
     def pop_many(self, starts: Iterable[int]) -> None:
         """Drop the runs at these starts (absent ones are ignored), in one pass when they are many."""
-        gone = sorted(s for s in starts if self.by_start.pop(s, None) is not None)
+        by_start = self.by_start
+        gone = [s for s in starts if by_start.pop(s, None) is not None]
         if not gone:
             return
         mine = self.starts
+        if len(gone) == 1:  # the usual case (a consumed or drained head run): no sort, no slice
+            if mine[0] == gone[0]:
+                del mine[0]
+            else:
+                del mine[bisect_left(mine, gone[0])]
+            self._removed(1)
+            return
+        gone.sort()
         at = bisect_left(mine, gone[0])
         if mine[at:at + len(gone)] == gone:  # one stretch (a drained head, acks held back at the tail)
             del mine[at:at + len(gone)]
@@ -89,7 +98,6 @@ class Runs(Generic[R]):
             for s in gone:
                 del mine[bisect_left(mine, s)]
         else:
-            by_start = self.by_start
             self.starts = [s for s in mine if s in by_start]
         self._removed(len(gone))
 
@@ -133,7 +141,9 @@ class _Index(Generic[M]):
     """The message-id intervals of some runs, sorted by start, with the running maximum of their
     ends: a stabbing query walks back from the last start below ``hi`` while that maximum passes
     ``lo``. A run filed with a start not below the last one is appended; others wait in ``extra``,
-    searched one by one."""
+    searched one by one. A run split after it was filed keeps its start and only ends earlier, so
+    the ends filed stay upper bounds: a query checks each candidate's current extent, and a split
+    need not rebuild the index (its tail is filed as any new run)."""
 
     __slots__ = ("mstarts", "ends", "peak", "keys", "runs", "extra")
 
@@ -168,9 +178,11 @@ class _Index(Generic[M]):
     def query(self, lo: int, hi: int, by_start: dict[int, M], found: list[tuple[int, M]]) -> None:
         ends, peak, keys, runs = self.ends, self.peak, self.keys, self.runs
         j = bisect_left(self.mstarts, hi) - 1
+        mstarts = self.mstarts
         while j >= 0 and peak[j] > lo:
-            if ends[j] > lo and by_start.get(keys[j]) is runs[j]:
-                found.append((keys[j], runs[j]))
+            # ends are as filed: a run split since then ends earlier now (its start stays)
+            if ends[j] > lo and (r := runs[j]) is by_start.get(keys[j]) and mstarts[j] + r.count > lo:
+                found.append((keys[j], r))
             j -= 1
         for key, r in self.extra:
             first = r.message_id
@@ -178,15 +190,21 @@ class _Index(Generic[M]):
                 found.append((key, r))
 
 
+# a query on at most this many runs walks them rather than building the index (MessageRuns._scan)
+SCAN_RUNS = 8
+
+
 class MessageRuns(Runs[M]):
     """Runs that name messages (spooled copies, stream entries), with lookup by message id.
 
     The index (``_Index`` per part, ``part`` telling which a run belongs to: one for a queue's
-    copies, one per entry kind for a stream) is built on first use, then kept: a run filed later
+    copies, one per entry kind for a stream) is built on first use by a query on more than
+    ``SCAN_RUNS`` runs (fewer are walked), then kept: a run filed later
     is appended to it (or, filed out of message-id order, waits in a short list until that grows
     past a fraction of the index), runs taken out are skipped when met (checked against
-    ``by_start``) until they are many; a split rebuilds it. So a queue consumed from its head and
-    published to at its tail, or a stream receiving acks, never rebuilds it per command."""
+    ``by_start``) until they are many; a split only shortens a filed run (see ``_Index``). So a
+    queue consumed from its head and published to at its tail, or a stream receiving acks or
+    pruned in the middle, never rebuilds it per command."""
 
     __slots__ = ("_index", "_size", "_extra", "_dead")
 
@@ -247,6 +265,8 @@ class MessageRuns(Runs[M]):
         """The runs holding at least one message id in [lo, hi) (of one part, or all), in key order."""
         if hi <= lo or not self.starts:
             return []
+        if self._index is None and len(self.starts) <= SCAN_RUNS:
+            return self._scan(lo, hi, part)
         index = self._built()
         found: list[tuple[int, M]] = []
         if part is None:
@@ -259,6 +279,18 @@ class MessageRuns(Runs[M]):
         if len(found) > 1:
             found.sort(key=lambda t: t[0])
         return [r for _, r in found]
+
+    def _scan(self, lo: int, hi: int, part: str | None) -> list[M]:
+        """``overlapping`` by walking every run, for a few runs with no index built: most queues
+        and streams hold one or two runs when asked, so a walk costs less than a build."""
+        by_start = self.by_start
+        out: list[M] = []
+        for s in self.starts:
+            r = by_start[s]
+            first = r.message_id
+            if first is not None and first < hi and first + r.count > lo and (part is None or self.part(r) == part):
+                out.append(r)
+        return out
 
     def holding(self, message_id: int, part: str | None = None) -> list[M]:
         """The runs that hold message ``message_id``, in key order."""

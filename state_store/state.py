@@ -381,15 +381,11 @@ class BrokerState:
         if isinstance(rec, Spooled):
             tail_s = rec.split(k)
             self.spooled[tail_s.id] = tail_s
-            copies = self.spooled_by_queue[tail_s.queue_id]
-            copies.add(tail_s.id, tail_s)
-            copies.invalidate()
+            self.spooled_by_queue[tail_s.queue_id].add(tail_s.id, tail_s)  # (the index allows for splits)
             return tail_s
         tail_e = rec.split(k)
         self.repl_entries[tail_e.seq] = tail_e
-        stream = self.repl_by_vpn[tail_e.vpn_id]
-        stream.add(tail_e.seq, tail_e)
-        stream.invalidate()
+        self.repl_by_vpn[tail_e.vpn_id].add(tail_e.seq, tail_e)
         return tail_e
 
     def isolate(self, rec: Spooled | ReplEntry, lo: int, hi: int) -> Spooled | ReplEntry | None:
