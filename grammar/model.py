@@ -125,6 +125,8 @@ class Grammar:
     types: dict[str, ParamType]
     params: dict[str, Param]
     by_mode: dict[str, list[Command]] = field(default_factory=dict)
+    _between: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict, init=False, repr=False,
+                                                               compare=False)
 
     def nodes(self) -> list[str]:
         """Every command-tree node id, for coverage reports."""
@@ -135,3 +137,19 @@ class Grammar:
             if c.node == node:
                 return c
         raise KeyError(node)
+
+    def levels_between(self, current: str, target: str) -> tuple[str, ...]:
+        """The levels strictly between `current` and `target` when `target` lies below `current`
+        in the level tree (mode ids are level paths); () otherwise. Remembered per pair: every
+        command that enters a level asks, and the answer depends on the grammar alone."""
+        key = (current, target)
+        found = self._between.get(key)
+        if found is None:
+            found = ()
+            if target.startswith(current + "/"):
+                parts = target.split("/")
+                depth = len(current.split("/"))
+                found = tuple(path for path in ("/".join(parts[:i]) for i in range(depth + 1, len(parts)))
+                              if path in self.modes)
+            self._between[key] = found
+        return found

@@ -177,7 +177,7 @@ class Session:
             # A create several levels down (`create replication replicated-topic ">"` at the
             # message-vpn level) enters the object's level with its structural parents below it,
             # so `exit` lands on the parent (`.../replication`), as the T28 script relies on.
-            for between in self._levels_between(stack[-1].mode, mode.id):
+            for between in self.lab.grammar.levels_between(stack[-1].mode, mode.id):
                 stack.append(Frame(between))
             carried = tuple((key, str(args[param])) for key, param in mode.carries if param in args)
             stack.append(Frame(mode.id, carried))
@@ -208,16 +208,6 @@ class Session:
         elif pragma == PRAGMA_NO_IGNORE:
             self.ignore_already_exists = False
         return Outcome("", True)
-
-    def _levels_between(self, current: str, target: str) -> list[str]:
-        """The levels strictly between `current` and `target` when `target` lies below `current`
-        in the level tree (mode ids are level paths); [] otherwise."""
-        if not target.startswith(current + "/"):
-            return []
-        parts = target.split("/")
-        depth = len(current.split("/"))
-        return [path for path in ("/".join(parts[:i]) for i in range(depth + 1, len(parts)))
-                if path in self.lab.grammar.modes]
 
     def _navigate(self, results: list[Any], text: str, node: str, ok: bool) -> Outcome:
         """Apply level changes after the commit; a refused command never reaches here. `ok` is
