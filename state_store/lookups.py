@@ -185,36 +185,36 @@ class Lookups:
 
     # ------------------------------------------------------------------ counters
     def adjust_queue(self, q: Queue, dcount: int, dbytes: int) -> None:
-        if not dcount and not dbytes:
-            return
-        q.msg_count = max(0, q.msg_count + dcount)
-        q.bytes = max(0, q.bytes + dbytes)
-        if q.bytes > q.hwm_bytes:
-            q.hwm_bytes = q.bytes
-        if dbytes > 0:
-            router = self.router_of(self.st.vpns[q.vpn_id])
-            total = self.router_spool_bytes(router)
-            if total > router.spool_hwm_bytes:
-                router.spool_hwm_bytes = total
+        if self._count(q, dcount, dbytes):
+            self._router_high_water(self.router_of(self.st.vpns[q.vpn_id]))
 
     def grow_queues(self, grown: list[tuple[Queue, int, int]]) -> None:
         """``adjust_queue`` for (queue, messages, bytes) all added (none negative): a router's
         total only grows meanwhile, so its high-water mark is checked once, at the end."""
         routers: dict[int, Router] = {}
         for q, dcount, dbytes in grown:
-            if not dcount and not dbytes:
-                continue
-            q.msg_count = max(0, q.msg_count + dcount)
-            q.bytes = max(0, q.bytes + dbytes)
-            if q.bytes > q.hwm_bytes:
-                q.hwm_bytes = q.bytes
-            if dbytes > 0:
+            if self._count(q, dcount, dbytes):
                 router = self.router_of(self.st.vpns[q.vpn_id])
                 routers[router.id] = router
         for router in routers.values():
-            total = self.router_spool_bytes(router)
-            if total > router.spool_hwm_bytes:
-                router.spool_hwm_bytes = total
+            self._router_high_water(router)
+
+    @staticmethod
+    def _count(q: Queue, dcount: int, dbytes: int) -> bool:
+        """Apply a change to a queue's counters (never below zero) and its high-water mark;
+        whether its bytes grew, so that its router's mark may have moved."""
+        if not dcount and not dbytes:
+            return False
+        q.msg_count = max(0, q.msg_count + dcount)
+        q.bytes = max(0, q.bytes + dbytes)
+        if q.bytes > q.hwm_bytes:
+            q.hwm_bytes = q.bytes
+        return dbytes > 0
+
+    def _router_high_water(self, router: Router) -> None:
+        total = self.router_spool_bytes(router)
+        if total > router.spool_hwm_bytes:
+            router.spool_hwm_bytes = total
 
     def vpn_spool_bytes(self, vpn: Vpn) -> int:
         """The bytes spooled on every queue of ``vpn`` (the replication queue included)."""
