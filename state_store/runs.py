@@ -292,10 +292,6 @@ class MessageRuns(Runs[M]):
                 out.append(r)
         return out
 
-    def holding(self, message_id: int, part: str | None = None) -> list[M]:
-        """The runs that hold message ``message_id``, in key order."""
-        return self.overlapping(message_id, message_id + 1, part)
-
 
 def merge(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     """Half-open ranges sorted and merged where they touch or overlap."""
@@ -329,8 +325,3 @@ def subtract(ranges: list[tuple[int, int]], holes: list[tuple[int, int]]) -> lis
         if pos < b:
             out.append((pos, b))
     return out
-
-
-def ids_of(ranges: Iterable[tuple[int, int]]) -> Iterator[int]:
-    for a, b in ranges:
-        yield from range(a, b)

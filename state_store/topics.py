@@ -37,10 +37,6 @@ def topic_matches(subscription: str, topic: str) -> bool:
     return len(top) == len(sub)
 
 
-def any_matches(subscriptions: list[str] | tuple[str, ...], topic: str) -> bool:
-    return any(topic_matches(s, topic) for s in subscriptions)
-
-
 @lru_cache(maxsize=1024)
 def _name_regex(pattern: str) -> re.Pattern[str]:
     out = []
