@@ -515,8 +515,16 @@ class LabStore:
         cannot be had or another shell wrote first, for at most ``max_wait_s`` in all; then
         ``LabBusy``. ``work`` must not have effects outside the engine before it returns (the shell
         applies mode changes only after this returns)."""
-        if self._journal is None:
-            return self._run_in_memory(work)
+        if self._journal is None:  # in memory: no lock, no other writer, nothing to retry
+            engine, core_before, started = self._begin()
+            try:
+                result = work(engine)
+            except BaseException:
+                self._abort(engine.state)
+                raise
+            self._end(engine.state, core_before, started)
+            self._committed()
+            return result
         max_wait_s = MAX_WAIT_S if max_wait_s is None else max_wait_s
         start = time.monotonic()
         pause = 0.002
@@ -544,34 +552,6 @@ class LabStore:
                 pause = min(pause * 2, 0.2)
             finally:
                 self._exclusive = False
-
-    def _run_in_memory(self, work: Callable[[Engine], T]) -> T:
-        """``run`` for a lab without a file: no lock, no other writer, nothing to retry. What
-        ``_begin``, ``_end`` and ``_committed`` do, without the journal's part, in one call: this is
-        every command of a replay."""
-        if self._closed:
-            raise LabClosed()
-        st = self.state
-        log = st.work
-        if log.calls or log.opaque or log.depth:
-            log.clear()
-        core_before = _core_text(st) if st.ha_core.groups else ""
-        engine = self._engine
-        if engine is None or engine.state is not st:
-            engine = self._engine = Engine(st)
-        started = time.perf_counter()
-        try:
-            result = work(engine)
-        except BaseException:
-            self._abort(st)
-            raise
-        calls = log.calls
-        if calls or log.opaque:
-            opaque = log.opaque and _core_text(st) != core_before
-            log.calls, log.opaque = [], False  # the list is kept below: a new one for the next command
-            if calls or opaque:
-                self._remember(calls, opaque, time.perf_counter() - started)
-        return result
 
     @contextmanager
     def transaction(self) -> Iterator[Engine]:
@@ -604,7 +584,9 @@ class LabStore:
         if self._journal is not None:
             self._catch_up()
         st = self.state
-        st.work.clear()
+        log = st.work
+        if log.calls or log.opaque or log.depth:  # (a clean log, the usual case, needs no clearing)
+            log.clear()
         core_before = _core_text(st) if st.ha_core.groups else ""
         engine = self._engine
         if engine is None or engine.state is not st:
@@ -633,8 +615,8 @@ class LabStore:
         if not work.changed:
             return
         opaque = work.opaque and _core_text(st) != core_before
-        calls = list(work.calls)
-        work.clear()
+        calls = work.calls  # handed over, not copied: the log starts a new list
+        work.calls, work.opaque = [], False
         if not calls and not opaque:
             return
         kept = _Kept(calls, opaque, time.perf_counter() - started, self._seq, self._rows_since_snapshot)
