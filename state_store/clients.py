@@ -75,16 +75,13 @@ class ClientsService(Service):
     def _all_settled(self) -> bool:
         """True when ``_try_connect`` would change no client: each is connected to a VPN that
         serves, or disconnected and not wanting a connection (the usual case at an advance)."""
-        lk = self.lk
-        by_router = self.st.vpns_by_router
         for c in self.st.clients.values():
-            rid = c.router_id
-            if rid is None:
+            if c.router_id is None:
                 if c.wants_connection:
                     return False
                 continue
-            v = by_router.get(rid, {}).get(c.vpn_name)
-            if v is None or not lk.serving(v):
+            v = self._client_vpn(c)
+            if v is None or not self.lk.serving(v):
                 return False
         return True
 

@@ -168,11 +168,7 @@ class Lookups:
             return None
         if holder.role != "active" and not self.st.repl_by_vpn.get(holder.id):
             return None  # what the last line answers a standby with nothing to drain, asked first
-        mate = None
-        for v in self.st.vpns_by_group.get(holder.group_id, {}).values():  # self.mate(holder), inline
-            if v.id != holder.id:
-                mate = v
-                break
+        mate = self.mate(holder)
         if mate is None or not mate.repl_enabled or mate.role != "standby":
             return None
         routers = self.st.routers

@@ -191,19 +191,12 @@ class ReplicationService(Service):
         times, eligibility counters) is something a binding depends on."""
         lk = self.lk
         now = lk.now_ms()
-        meta = self.st.meta
         vpns = lk.user_vpns()
         # holder id -> lk.binding(holder) (None unless replication is enabled on the holder)
         bindings = {v.id: lk.binding(v) for v in vpns if v.repl_enabled}
         for v in vpns:
-            if v.repl_enabled and v.role == "active":
-                bound_to = bindings[v.id]
-                self._track_catchup(v, bound_to)
-                # (reads the catch-up mark, which nothing below changes)
-                eligible = bool(self._eligible(v, bound_to))
-            else:
-                meta.pop(_catchup_key(v), None)  # what _track_catchup does to a VPN not enabled and active
-                eligible = False  # _eligible: None
+            bound_to = bindings[v.id] if v.repl_enabled and v.role == "active" else None
+            self._track_catchup(v, bound_to)
             if v.role == "standby" and v.repl_enabled:
                 mate = lk.mate(v)
                 bound = mate is not None and bindings.get(mate.id) is v
@@ -213,6 +206,7 @@ class ReplicationService(Service):
                 v.bridge_up_since_ms = now
             elif not bound:
                 v.bridge_up_since_ms = None
+            eligible = bool(self._eligible(v, bound_to))
             if v.sync_eligible and not eligible:
                 v.st_to_ineligible += 1
             v.sync_eligible = eligible

@@ -23,7 +23,6 @@ def _level_matches(sub_level: str, level: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
-@lru_cache(maxsize=4096)
 def topic_matches(subscription: str, topic: str) -> bool:
     """True when ``topic`` (a concrete topic) matches the Solace ``subscription``. (Cached: every
     publish and every topic a standby receives matches the same few pairs again.)"""

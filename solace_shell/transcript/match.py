@@ -88,7 +88,7 @@ def compile_line(text: str) -> LineMatcher:
     """
     if text == ANY_LINES:
         return LineMatcher(text, "any")
-    if text.endswith(REGEX_SUFFIX):
+    if is_regex_line(text):
         return LineMatcher(text, "regex", _compile(text[: -len(REGEX_SUFFIX)], _REGEX_OPTIONS))
     if ANY_RUN in text:
         pattern = ".*".join(re.escape(part) for part in text.split(ANY_RUN))
