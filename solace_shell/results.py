@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from state_store.frozen import statically_frozen
+
 
 class Outcome(NamedTuple):
     """What one command line did, as the caller of a session sees it. Immutable; a NamedTuple
@@ -20,6 +22,7 @@ class Outcome(NamedTuple):
     switch_to: str | None = None    # the lab console asked to talk to this target next
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class Lines:
     """Plain output lines: for handlers whose output is a fixed message."""
@@ -28,26 +31,31 @@ class Lines:
 
 
 # Navigation results: the session applies them to its level stack after the transaction commits.
+@statically_frozen
 @dataclass(frozen=True)
 class ExitLevel:
     pass
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class EndToPrivileged:
     pass
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class HomeToExec:
     pass
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class SetPaging:
     on: bool
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class SwitchTarget:
     target: str     # a router, or BACK_TO_ROUTER
@@ -58,6 +66,7 @@ BACK_TO_ROUTER = "-"
 
 
 # Lab console results the session acts on after the transaction commits.
+@statically_frozen
 @dataclass(frozen=True)
 class ResetLab:
     """`lab> reset`: the Lab starts again from `scenario` (None: the default lab)."""
@@ -66,6 +75,7 @@ class ResetLab:
     name: str                  # the scenario's name, for the message
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class Refused:
     """An action the engine refused but recorded (a publish rejected because the replication

@@ -33,6 +33,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .frozen import statically_frozen
+
 SPOOL_FULL = "publish_rejected_spool_full"
 VPN_SPOOL_FULL = "publish_rejected_vpn_spool_full"
 QUEUE_SHUTDOWN = "publish_rejected_queue_shutdown"
@@ -40,7 +42,8 @@ QUEUE_FULL = "publish_rejected_queue_full"
 REPL_QUEUE_FULL = "publish_rejected_repl_queue_full"
 
 
-@dataclass(frozen=True, slots=True)
+@statically_frozen
+@dataclass(frozen=True)
 class Room:
     """A destination's room under its quota, in bytes, and whether a discard there is refused
     to the publisher (reject-msg-to-sender-on-discard)."""
@@ -49,7 +52,8 @@ class Room:
     reject: bool
 
 
-@dataclass(frozen=True, slots=True)
+@statically_frozen
+@dataclass(frozen=True)
 class QuotaPlan:
     """What a publish does: the first ``accepted`` messages go in, the rest are refused with
     ``reason``; queue i stores the first ``kept[i]`` of them, the replication stream the first

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .frozen import statically_frozen
+
 MB = 1048576
 
 
 # ---------------------------------------------------------------- lab topology
+@statically_frozen
 @dataclass(frozen=True)
 class RouterInfo:
     name: str
@@ -23,6 +26,7 @@ class RouterInfo:
     up: bool
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class SiteInfo:
     name: str
@@ -30,6 +34,7 @@ class SiteInfo:
     up: bool  # all its routers up
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class UserInfo:
     name: str
@@ -40,6 +45,7 @@ class UserInfo:
 
 
 # ---------------------------------------------------------------- replication
+@statically_frozen
 @dataclass(frozen=True)
 class VpnReplicationRow:
     """One row of ``show message-vpn <p> replication``: the state behind its eight flags.
@@ -59,12 +65,14 @@ class VpnReplicationRow:
     trm: str  # transaction replication mode: sync|async
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class ReplicatedTopicInfo:
     topic: str
     mode: str  # sync|async
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class VpnReplicationDetail:
     name: str
@@ -97,6 +105,7 @@ class VpnReplicationDetail:
     replicated_topics: tuple[ReplicatedTopicInfo, ...]
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class ReplicationStats:
     """``show replication stats`` / ``show message-vpn X replication stats`` counters."""
@@ -120,6 +129,7 @@ class ReplicationStats:
     not_replicated: int = 0
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class SystemReplication:
     """``show replication``: per-router system-level replication config."""
@@ -136,6 +146,7 @@ class SystemReplication:
 
 
 # ---------------------------------------------------------------- queues / spool
+@statically_frozen
 @dataclass(frozen=True)
 class QueueRow:
     name: str
@@ -150,6 +161,7 @@ class QueueRow:
     durable: bool
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class QueueDetail:
     name: str
@@ -173,6 +185,7 @@ class QueueDetail:
     reject_msg_to_sender_on_discard: bool
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class QueueMessage:
     msg_id: int
@@ -183,6 +196,7 @@ class QueueMessage:
     locked_by_transaction: bool = False
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class MessageSpool:
     router: str
@@ -197,6 +211,7 @@ class MessageSpool:
 
 
 # ---------------------------------------------------------------- transactions
+@statically_frozen
 @dataclass(frozen=True)
 class TxnMessage:
     msg_id: int | None  # spool message id (None for a publish not yet spooled)
@@ -206,6 +221,7 @@ class TxnMessage:
     endpoint_name: str | None
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class TransactionInfo:
     router: str
@@ -228,6 +244,7 @@ class TransactionInfo:
 
 
 # ---------------------------------------------------------------- clients / bridges
+@statically_frozen
 @dataclass(frozen=True)
 class ClientInfo:
     name: str
@@ -242,6 +259,7 @@ class ClientInfo:
     last_disconnect_reason: str
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class BridgeInfo:
     name: str  # #MSGVPN_REPLICATION_BRIDGE
@@ -261,6 +279,7 @@ class BridgeInfo:
 
 
 # ---------------------------------------------------------------- config
+@statically_frozen
 @dataclass(frozen=True)
 class QueueConfig:
     """A queue's configuration, as `show current-config` needs it (no counters)."""
@@ -278,6 +297,7 @@ class QueueConfig:
     reject_when_shutdown: bool = False  # ... including-when-shutdown
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class VpnReplicationConfig:
     """A Message VPN's replication settings (the `replication` level and its sub-levels)."""
@@ -303,6 +323,7 @@ class VpnReplicationConfig:
 
 
 # ---------------------------------------------------------------- named configuration objects
+@statically_frozen
 @dataclass(frozen=True)
 class ClientUsernameInfo:
     name: str
@@ -314,6 +335,7 @@ class ClientUsernameInfo:
     builtin: bool       # the VPN's `default` object (exists without `create`)
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class ClientProfileInfo:
     name: str
@@ -323,6 +345,7 @@ class ClientProfileInfo:
     managed_by: str  # "" or the telemetry profile that created it
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class AclProfileInfo:
     name: str
@@ -334,6 +357,7 @@ class AclProfileInfo:
     managed_by: str
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class TelemetryFilterInfo:
     name: str
@@ -341,6 +365,7 @@ class TelemetryFilterInfo:
     subscriptions: tuple[str, ...]  # creation order
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class TelemetryProfileInfo:
     name: str
@@ -352,6 +377,7 @@ class TelemetryProfileInfo:
     queue: str  # the #telemetry-<name> queue it created
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class RestConsumerInfo:
     name: str
@@ -364,6 +390,7 @@ class RestConsumerInfo:
     connections_up: int
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class QueueBindingInfo:
     queue: str
@@ -371,6 +398,7 @@ class QueueBindingInfo:
     up: bool
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class RestDeliveryPointInfo:
     name: str
@@ -382,6 +410,7 @@ class RestDeliveryPointInfo:
     queue_bindings: tuple[QueueBindingInfo, ...]  # creation order
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class ConfigSyncInfo:
     """`show config-sync`: the router's config-sync status."""
@@ -393,6 +422,7 @@ class ConfigSyncInfo:
     out_of_sync: tuple[tuple[int, str], ...]  # (table number, VPN) of VPN tables out of sync
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class ConfigSyncBridgeConfig:
     enabled: bool
@@ -402,6 +432,7 @@ class ConfigSyncBridgeConfig:
     compressed: bool
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class RouterIdentity:
     """`show router-name`: the router name (mirroring the hostname) and its unique id."""
@@ -411,6 +442,7 @@ class RouterIdentity:
     unique_id: int  # 64 bits, stable per router name (printed as eight colon-separated hex bytes)
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class VpnConfig:
     name: str
@@ -426,6 +458,7 @@ class VpnConfig:
     max_spool_mb: int = 60000  # message-spool max-spool-usage of the VPN
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class RouterConfig:
     """The configuration of one router, or of one of its VPNs (``vpn`` set): the data behind
@@ -444,6 +477,7 @@ class RouterConfig:
 
 
 # ---------------------------------------------------------------- operation results
+@statically_frozen
 @dataclass(frozen=True)
 class PublishResult:
     client: str
@@ -462,6 +496,7 @@ class PublishResult:
     reject_reason: str | None = None
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class ConsumeResult:
     client: str
@@ -474,6 +509,7 @@ class ConsumeResult:
     transacted: bool
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class AdvanceResult:
     from_ms: int
@@ -483,6 +519,7 @@ class AdvanceResult:
 
 
 # ---------------------------------------------------------------- status / audit
+@statically_frozen
 @dataclass(frozen=True)
 class VpnStatus:
     router: str
@@ -493,6 +530,7 @@ class VpnStatus:
     repl_queue_entries: int  # messages + acks + transaction states
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class LabStatus:
     now_ms: int
@@ -504,6 +542,7 @@ class LabStatus:
     split_brains: tuple[SplitBrain, ...] = ()
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class AuditEntry:
     vpn: str
@@ -517,6 +556,7 @@ class AuditEntry:
     notes: tuple[str, ...]  # the messages' ledger notes, first seen first, no repeats
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class AuditTotals:
     published: int
@@ -531,6 +571,7 @@ class AuditTotals:
     in_transaction: int  # consumed inside a still-open transaction
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class SpoolWhere:
     router: str
@@ -539,6 +580,7 @@ class SpoolWhere:
     messages: int
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class XaResolution:
     """How one site ended an XA branch: outcome 'committed' | 'rolled back'; heuristic when an
@@ -549,6 +591,7 @@ class XaResolution:
     heuristic: bool
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class XaIssue:
     """A consequence of skipping seed 000 steps 4/6 or of acting on the wrong site.
@@ -574,6 +617,7 @@ class XaIssue:
     others: tuple[XaResolution, ...] = ()
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class SplitBrain:
     """A Message VPN replication-active on more than one up router of its replication group."""
@@ -582,6 +626,7 @@ class SplitBrain:
     routers: tuple[str, ...]
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class Audit:
     vpn: str | None

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from grammar.types import duration_ms
 from state_store.errors import EngineError, ScenarioError
+from state_store.frozen import statically_frozen
 from state_store.scenario_files import DEFAULT_SCENARIO, resolve_scenario
 from state_store.views import Audit, ConsumeResult, LabStatus, PublishResult
 
@@ -20,6 +21,7 @@ from . import Args, HandlerContext, handler
 
 
 # ---------------------------------------------------------------- results
+@statically_frozen
 @dataclass(frozen=True)
 class Advanced:
     now_ms: int
@@ -28,16 +30,19 @@ class Advanced:
     reconnected: tuple[str, ...]
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class Published:
     result: PublishResult
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class Consumed:
     result: ConsumeResult
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class TransactionState:
     kind: str                  # local | xa
@@ -47,6 +52,7 @@ class TransactionState:
     router: str | None
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class SiteChange:
     site: str
@@ -55,23 +61,27 @@ class SiteChange:
     disconnected: tuple[str, ...]
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class LinkChange:
     up: bool
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class LabStatusView:
     status: LabStatus
     settings: dict[str, str]
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class AuditView:
     audit: Audit
     limit: int
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class SettingChanged:
     name: str                  # as typed: layout, software-version, ...

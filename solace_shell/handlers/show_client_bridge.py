@@ -5,29 +5,34 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from state_store.frozen import statically_frozen
 from state_store.views import BridgeInfo, ClientInfo
 
 from . import Args, HandlerContext, handler
 from .show_common import check_vpn_pattern, router_of
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class ClientTable:
     now_ms: int
     rows: tuple[ClientInfo, ...]
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class ClientDetails:
     now_ms: int
     details: tuple[ClientInfo, ...]
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class BridgeTable:
     rows: tuple[BridgeInfo, ...]
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class BridgeDetails:
     details: tuple[BridgeInfo, ...]

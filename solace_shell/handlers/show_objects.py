@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from state_store.frozen import statically_frozen
 from state_store.views import (
     AclProfileInfo,
     ClientProfileInfo,
@@ -22,36 +23,43 @@ from . import Args, HandlerContext, handler
 from .show_common import check_vpn_pattern, router_of
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class ClientUsernamesShow:
     rows: tuple[ClientUsernameInfo, ...]
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class ClientProfilesShow:
     rows: tuple[ClientProfileInfo, ...]
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class AclProfilesShow:
     rows: tuple[AclProfileInfo, ...]
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class TelemetryProfilesShow:
     rows: tuple[TelemetryProfileInfo, ...]
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class RestDeliveryPointsShow:
     rows: tuple[RestDeliveryPointInfo, ...]
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class ConfigSyncShow:
     status: ConfigSyncInfo
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class RouterNameShow:
     identity: RouterIdentity

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from state_store.frozen import statically_frozen
 from state_store.views import (
     ConfigSyncBridgeConfig,
     ReplicationStats,
@@ -17,6 +18,7 @@ from . import Args, HandlerContext, handler
 from .show_common import router_of
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class VpnSummaryRow:
     name: str
@@ -27,27 +29,32 @@ class VpnSummaryRow:
     usage_mb: float
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class VpnSummary:
     rows: tuple[VpnSummaryRow, ...]
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class VpnReplicationTable:
     layout: str          # "B" (newer broker, default) or "A" (the older docs / seed 000)
     rows: tuple[VpnReplicationRow, ...]
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class VpnReplicationDetails:
     details: tuple[VpnReplicationDetail, ...]
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class VpnReplicationStats:
     stats: tuple[ReplicationStats, ...]
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class SystemReplicationShow:
     info: SystemReplication

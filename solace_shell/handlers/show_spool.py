@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from state_store.errors import EngineError
+from state_store.frozen import statically_frozen
 from state_store.views import MessageSpool, QueueDetail, QueueMessage, QueueRow
 
 from . import Args, HandlerContext, handler
@@ -13,16 +14,19 @@ from .show_common import has_wildcard, router_of
 MESSAGES_LIMIT = 100   # messages listed per queue by `show queue <q> messages`
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class QueueTable:
     rows: tuple[QueueRow, ...]
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class QueueDetails:
     details: tuple[QueueDetail, ...]
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class QueueMessageList:
     queue: str
@@ -31,12 +35,14 @@ class QueueMessageList:
     total: int                       # messages spooled on the queue (the list shows at most the limit)
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class QueueMessages:
     now_ms: int
     queues: tuple[QueueMessageList, ...]
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class MessageSpoolShow:
     spool: MessageSpool

@@ -5,17 +5,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from state_store.frozen import statically_frozen
 from state_store.views import TransactionInfo
 
 from . import Args, HandlerContext, handler
 from .show_common import check_vpn_pattern, router_of
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class TransactionTable:
     rows: tuple[TransactionInfo, ...]
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class TransactionDetails:
     details: tuple[TransactionInfo, ...]

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from state_store.frozen import statically_frozen
+
 from ..banner import product_name
 from . import Args, HandlerContext, handler
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class Hostname:
     name: str
 
 
+@statically_frozen
 @dataclass(frozen=True)
 class Version:
     product: str
