@@ -35,5 +35,12 @@ def effective_level(user: UserAccess, access: Access, vpn: str | None) -> str:
     return max(level, implied, key=_rank)
 
 
+def allows_everything(user: UserAccess) -> bool:
+    """A global admin: the top level implies every other, global or in any VPN."""
+    return user.global_level == "admin"
+
+
 def allowed(user: UserAccess, access: Access, vpn: str | None) -> bool:
+    if allows_everything(user):
+        return True
     return _rank(effective_level(user, access, vpn)) >= _rank(access.level)

@@ -97,8 +97,7 @@ class Lab:
 
     def _load_user(self, name: str) -> tuple[UserAccess, bool]:
         """The user's CLI access, and whether it holds the lab-administration right."""
-        with self.store.transaction() as engine:
-            info = engine.user(name)
+        info = self.store.run(lambda engine: engine.user(name))
         if info is None:
             raise UnknownUser(name)
         if info.scope == "global":
@@ -120,9 +119,8 @@ class Lab:
         return shell_error_text("console_denied", user=self.user.name)
 
     def _load_routers(self) -> list[str]:
-        with self.store.transaction() as engine:
-            self._ha_routers = engine.ha_router_names()
-            routers = [r.name for r in engine.routers()]
+        self._ha_routers, routers = self.store.run(
+            lambda engine: (engine.ha_router_names(), [r.name for r in engine.routers()]))
         self._targets = (*routers, *([SWIFTMQ_TARGET] if self._ha_routers else []), LAB_TARGET)
         return routers
 
