@@ -56,16 +56,17 @@ def run_entry_point(shell: str, paths: list[Path]) -> dict[str, Any]:
 
 def run_in_process(files: list[Path]) -> dict[str, Any]:
     from solace_shell.lab import Lab
-    from solace_shell.transcript.replay import replay_text
+    from solace_shell.transcript.replay import paced_collection, replay_text
 
     texts = [(str(f), f.read_text(encoding="utf-8")) for f in files]
     Lab.fresh().close()  # warm the grammar and the template lab, as the entry point's start-up does
     commands = passed = 0
     started = time.perf_counter()
-    for name, text in texts:
-        result = replay_text(text, name)
-        commands += len(result.commands)
-        passed += sum(1 for c in result.commands if c.verdict == "pass")
+    with paced_collection():  # as the replay command does with its batch
+        for name, text in texts:
+            result = replay_text(text, name)
+            commands += len(result.commands)
+            passed += sum(1 for c in result.commands if c.verdict == "pass")
     wall = time.perf_counter() - started
     return {"seconds": wall, "commands": commands, "passed": passed, "commands_per_second": commands / wall}
 

@@ -4,7 +4,8 @@
     python bench/bench_replay_throughput.py --quick    # 200 drills, 5 through the terminal: a try-out
 
 1. in-process   `solace_shell.transcript.replay.replay_text` in one Python process, file after file
-                (a fresh lab per transcript, as replay always does);
+                (a fresh lab per transcript, as replay always does), the loop in one
+                `paced_collection` block as the replay command's and each Spark partition's are;
 2. spark        the conformance job (`spark_jobs.job.run`) in local mode with every core, over the same
                 files; reported with and without the Spark session start-up; with --scaling it also runs
                 on local[1], local[2], local[4] ... up to every core and reports the speed-up of the job
@@ -51,7 +52,7 @@ F2 = "\x1bOQ"
 
 def bench_in_process(files: list[Path]) -> dict[str, float]:
     from solace_shell.lab import Lab
-    from solace_shell.transcript.replay import replay_text
+    from solace_shell.transcript.replay import paced_collection, replay_text
 
     texts = [(str(f), f.read_text(encoding="utf-8")) for f in files]
     Lab.fresh().close()  # warm the template and the grammar
@@ -63,10 +64,11 @@ def bench_in_process(files: list[Path]) -> dict[str, float]:
     commands = 0
     passed = 0
     t = time.perf_counter()
-    for name, text in texts:
-        result = replay_text(text, name)
-        commands += len(result.commands)
-        passed += result.passed
+    with paced_collection():  # as the replay command and the Spark job do with their batches
+        for name, text in texts:
+            result = replay_text(text, name)
+            commands += len(result.commands)
+            passed += result.passed
     wall = time.perf_counter() - t
     per_transcript_ms = wall / len(texts) * 1000
     return {"transcripts": len(texts), "commands": commands, "passed_transcripts": passed, "seconds": wall,
@@ -133,9 +135,10 @@ def bench_spark(path: Path, master: str, out: Path) -> dict[str, float]:
 
 
 def _replay_files(files: list[Path]) -> int:
-    from solace_shell.transcript.replay import replay_text
+    from solace_shell.transcript.replay import paced_collection, replay_text
 
-    return sum(len(replay_text(f.read_text(encoding="utf-8"), str(f)).commands) for f in files)
+    with paced_collection():
+        return sum(len(replay_text(f.read_text(encoding="utf-8"), str(f)).commands) for f in files)
 
 
 def machine_reference(files: list[Path], cores: int) -> dict[str, float]:

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from solace_shell.transcript.replay import replay_text
+from solace_shell.transcript.replay import paced_collection, replay_text
 
 from . import summary as summ
 from .grammar_nodes import GrammarUnavailable, grammar_node_ids
@@ -381,34 +381,35 @@ def replay_partition(items: Iterable[tuple[str, tuple[str | None, Source]]]) -> 
     Yields one `Replayed` per input whatever it holds; never raises for a bad transcript (quarantine),
     only for a broken engine (which must fail the job loudly).
     """
-    for raw_name, (base_dir, data) in items:
-        name = display_safe(raw_name)
-        commands: list[Any] = []
-        try:
-            reason = _unusable(name, data)
-            if reason is None:
-                assert isinstance(data, (bytes, bytearray, memoryview))
-                text = bytes(data).decode("utf-8-sig")
-                reason = _too_many_commands(text)
+    with paced_collection():  # once for the whole partition (see there)
+        for raw_name, (base_dir, data) in items:
+            name = display_safe(raw_name)
+            commands: list[Any] = []
+            try:
+                reason = _unusable(name, data)
                 if reason is None:
-                    result = replay_text(text, name, base_dir=Path(base_dir) if base_dir is not None else None)
-                    commands = list(result.commands)
-                    if result.error:
-                        reason = display_safe(result.error)  # the replay's own "<name>:<line>: <problem>" lines
-                    elif not commands:
-                        reason = f"{name}:0: no commands"
-        except UnicodeDecodeError as exc:
-            reason = f"undecodable: not UTF-8 ({exc.reason} at byte {exc.start})"
-        except Exception as exc:  # one bad transcript must not stop thousands of others
-            reason = display_safe(f"replay crashed: {type(exc).__name__}: {exc}")
-            commands = []
-        verdicts = [c.verdict for c in commands]
-        if not VERDICTS.issuperset(verdicts):
-            verdicts = [v if v in VERDICTS else "error" for v in verdicts]
-        passed, failed = verdicts.count("pass"), verdicts.count("fail")
-        errors = len(verdicts) - passed - failed
-        status = "quarantined" if reason else "fail" if failed or errors else "pass"
-        yield Replayed(name, commands, verdicts, status, passed, failed, errors, reason)
+                    assert isinstance(data, (bytes, bytearray, memoryview))
+                    text = bytes(data).decode("utf-8-sig")
+                    reason = _too_many_commands(text)
+                    if reason is None:
+                        result = replay_text(text, name, base_dir=Path(base_dir) if base_dir is not None else None)
+                        commands = list(result.commands)
+                        if result.error:
+                            reason = display_safe(result.error)  # the replay's own "<name>:<line>: <problem>" lines
+                        elif not commands:
+                            reason = f"{name}:0: no commands"
+            except UnicodeDecodeError as exc:
+                reason = f"undecodable: not UTF-8 ({exc.reason} at byte {exc.start})"
+            except Exception as exc:  # one bad transcript must not stop thousands of others
+                reason = display_safe(f"replay crashed: {type(exc).__name__}: {exc}")
+                commands = []
+            verdicts = [c.verdict for c in commands]
+            if not VERDICTS.issuperset(verdicts):
+                verdicts = [v if v in VERDICTS else "error" for v in verdicts]
+            passed, failed = verdicts.count("pass"), verdicts.count("fail")
+            errors = len(verdicts) - passed - failed
+            status = "quarantined" if reason else "fail" if failed or errors else "pass"
+            yield Replayed(name, commands, verdicts, status, passed, failed, errors, reason)
 
 
 def _unusable(name: str, data: Source) -> str | None:

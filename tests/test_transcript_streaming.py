@@ -115,6 +115,22 @@ def test_a_switched_off_collector_stays_off() -> None:
         gc.set_threshold(*before)
 
 
+def test_a_batch_paces_the_collector_once_and_restores_it() -> None:
+    import gc
+
+    from solace_shell.transcript.replay import paced_collection
+
+    before = gc.get_threshold()
+    text = "NY_Appliance1> show hostname\n\nHostname: NY_Appliance1\n"
+    with paced_collection():
+        paced = gc.get_threshold()
+        assert paced[0] >= 5000 and paced[1] >= 100
+        for _ in range(3):
+            assert replay_text(text, "t.cli.txt").passed
+            assert gc.get_threshold() == paced  # a transcript inside the batch leaves it paced
+    assert gc.get_threshold() == before
+
+
 # Every way a block can match or not: exact text, trailing blanks, a `(re)` line that matches and
 # one that does not, `...`, `[..]`, a prompt mismatch, a differing number, a missing and an extra
 # line, a comment inside a block, an empty block, a command that raises.

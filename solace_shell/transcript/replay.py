@@ -10,6 +10,7 @@ quarantine such files instead of counting their commands as failures.
 from __future__ import annotations
 
 import gc
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -118,7 +119,7 @@ def _run_text(text: str, name: str, lab_factory: LabFactory | None, base_dir: Pa
             problem = Problem(header.lines.get("scenario", 0), f"scenario file not found: {scenario}")
             return ReplayRun(TranscriptResult(name, error=str(TranscriptError(name, [problem]))))
 
-    with _paced_collector():
+    with paced_collection():
         return _replay(text, name, header, scenario, factory, on_step, on_result)
 
 
@@ -163,29 +164,46 @@ def _replay(text: str, name: str, header: Header, scenario: Path | None, factory
         lab.close()
 
 
-# The cyclic collector's thresholds while a transcript replays (generation 0, generation 1).
+# The cyclic collector's thresholds while transcripts replay (generation 0, generation 1).
 _PACE = (5000, 100)
+_pacing_lock = threading.Lock()
+_pacing_depth = 0            # how many `paced_collection` blocks are open (in any thread)
+_paced_from: tuple[int, ...] = ()  # the thresholds before the outermost one, to go back to
 
 
 @contextmanager
-def _paced_collector() -> Iterator[None]:
-    """Collect cyclic garbage less often while a transcript replays, then as before.
+def paced_collection() -> Iterator[None]:
+    """Collect cyclic garbage less often while transcripts replay, then as before.
 
     Why: a replay allocates a great many short-lived objects, and at the default thresholds (700,
     10) the collector runs every few commands and moves the lab's records, which live for the
     whole transcript, through every generation: measured on generated drills, a fifth of the
     replay time went to collections. Fewer, larger collections find the same garbage (a closed
-    lab's engine is a reference cycle, so its state is freed by the collector), so memory stays
-    bounded; only the thresholds change, never whether the collector runs."""
-    before = gc.get_threshold()
-    if before[0] == 0:  # automatic collection is off (threshold 0): leave it so
-        yield
-        return
-    gc.set_threshold(max(before[0], _PACE[0]), max(before[1], _PACE[1]), *before[2:])
+    lab is a reference cycle, freed by the collector), so memory stays bounded; only the
+    thresholds change, never whether the collector runs.
+
+    Every replay paces itself; a batch (the replay command, a Spark partition) also wraps its
+    whole loop, so the thresholds go back once per batch rather than once per transcript: going
+    back starts a collection at once (the count is far past the default threshold by then),
+    which cost about 1% of the instructions of a drill replay and more of its time. Blocks nest,
+    in any threads: only the outermost one changes and restores the thresholds."""
+    global _pacing_depth, _paced_from
+    with _pacing_lock:
+        if _pacing_depth == 0:
+            before = gc.get_threshold()
+            if before[0] == 0:  # automatic collection is off (threshold 0): leave it so
+                _paced_from = ()
+            else:
+                _paced_from = before
+                gc.set_threshold(max(before[0], _PACE[0]), max(before[1], _PACE[1]), *before[2:])
+        _pacing_depth += 1
     try:
         yield
     finally:
-        gc.set_threshold(*before)
+        with _pacing_lock:
+            _pacing_depth -= 1
+            if _pacing_depth == 0 and _paced_from:
+                gc.set_threshold(*_paced_from)
 
 
 _COMPILED_BLOCK = 32  # expected blocks of at most this many lines are compiled once per process

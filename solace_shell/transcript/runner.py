@@ -15,7 +15,7 @@ from solace_shell.transcript.accept import accept as accept_file
 from solace_shell.transcript.diff import command_diff
 from solace_shell.transcript.format import TRANSCRIPT_SUFFIX
 from solace_shell.transcript.lab_api import LabFactory
-from solace_shell.transcript.replay import ReplayRun, StepRun, StepSink, run_file
+from solace_shell.transcript.replay import ReplayRun, StepRun, StepSink, paced_collection, run_file
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -89,17 +89,18 @@ def run_replay_command(paths: Iterable[Path | str], accept: bool = False, json_o
     counts = {"pass": 0, "fail": 0, "error": 0}
     bad_files = 0
     report = _report(json_out, out)
-    for path in files:
-        if accept:
-            rewritten = accept_file(path, lab_factory=lab_factory).rewritten
-            if rewritten and not json_out:
-                out.write(f"ACCEPTED {path}: rewrote command(s) at line(s) {', '.join(map(str, rewritten))}\n")
-        run = run_file(path, lab_factory=lab_factory, on_step=report)
-        if run.result.error is not None:
-            bad_files += 1
-            _print_error(run, json_out, out)
-        for verdict, n in run.counts.items():
-            counts[verdict] += n
+    with paced_collection():  # once for the whole batch (see there)
+        for path in files:
+            if accept:
+                rewritten = accept_file(path, lab_factory=lab_factory).rewritten
+                if rewritten and not json_out:
+                    out.write(f"ACCEPTED {path}: rewrote command(s) at line(s) {', '.join(map(str, rewritten))}\n")
+            run = run_file(path, lab_factory=lab_factory, on_step=report)
+            if run.result.error is not None:
+                bad_files += 1
+                _print_error(run, json_out, out)
+            for verdict, n in run.counts.items():
+                counts[verdict] += n
     if not json_out:
         out.write(f"{len(files)} transcript(s), {sum(counts.values())} command(s): {counts['pass']} passed, "
                   f"{counts['fail']} failed, {counts['error']} error(s)"
