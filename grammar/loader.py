@@ -34,8 +34,8 @@ DATA_DIR = Path(__file__).with_name("data")
 _MODE_KEYS = {"prompt", "char", "kind", "help", "carries"}
 _TYPE_KEYS = {"kind", "help", "min", "max", "max-length", "forbidden", "values"}
 _PARAM_KEYS = {"type", "help", "complete", "secret"}
-_COMMAND_KEYS = {"syntax", "modes", "help", "handler", "access", "enters", "transit", "local", "no-form", "no-help",
-                 "words"}
+_COMMAND_KEYS = {"syntax", "modes", "help", "handler", "access", "enters", "transit", "local", "hidden", "no-form",
+                 "no-help", "words"}
 
 
 class GrammarError(Exception):
@@ -255,12 +255,13 @@ def _command(
         return []
     words = {str(k): str(v) for k, v in (entry.get("words") or {}).items()}
     source = Source(file, line)
+    hidden = bool(entry.get("hidden", False))
 
     def keyword(word: str) -> Keyword:
         help_text = words.get(word) or keywords.get(word)
         if help_text is None:
             raise SyntaxProblem(f"keyword {word!r} has no help (add it to keywords.yaml or the entry's words:)")
-        return Keyword(word, help_text)
+        return Keyword(word, help_text, whole=hidden)
 
     def param(name: str) -> ParamRef:
         if name not in params:
@@ -302,7 +303,7 @@ def _command(
             node=f"{modes_key}: {syntax}", syntax=syntax, modes=tuple(dict.fromkeys(mode_ids)), help=help_text,
             handler=handler, access=access, element=seq, enters=None if negated else enters,
             transit=bool(entry.get("transit", False)), negated=negated, source=source,
-            local=bool(entry.get("local", False)),
+            local=bool(entry.get("local", False)), hidden=hidden,
         ))
     return out
 

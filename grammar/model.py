@@ -60,6 +60,7 @@ class Param:
 class Keyword:
     word: str
     help: str
+    whole: bool = False       # a hidden command's word: matches only in full, never offered
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,7 @@ class Command:
     transit: bool = False     # may only be crossed on the way to a deeper command
     negated: bool = False     # the generated `no` form
     local: bool = False       # only at its own level, never after crossing levels on one line
+    hidden: bool = False      # accepted only typed in full; not offered by `?` or Tab
     source: Source | None = None
 
     @property

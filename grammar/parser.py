@@ -172,7 +172,7 @@ class Parser:
         for th in threads:
             for token, target in self._graph(th.mode, bool(th.steps)).edges[th.state]:
                 if isinstance(token, Keyword):
-                    if token.word.startswith(text) and (not word.quoted or token.word == text):
+                    if token.word.startswith(text) and (not (word.quoted or token.whole) or token.word == text):
                         keyword_moves.append((th, token, target))
                 else:
                     param_moves.append((th, token.param, target))
@@ -311,7 +311,8 @@ class Parser:
                 complete = True
             for token, _ in graph.edges[th.state]:
                 if isinstance(token, Keyword):
-                    keywords.setdefault(token.word, token.help)
+                    if not token.whole:  # a hidden command is never offered
+                        keywords.setdefault(token.word, token.help)
                 else:
                     params.setdefault(token.param.name, token.param)
         out = [Candidate(w, keywords[w]) for w in sorted(keywords)]

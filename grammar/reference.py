@@ -48,7 +48,8 @@ def generate(grammar: Grammar | None = None) -> str:
         out += ["", f"## `{_prompt(grammar, mode_id)}` ({mode_id})", "",
                 "| Command | What it does | Access | Handler |", "|---|---|---|---|"]
         for cmd in commands:
-            what = cmd.help + (f" (enters `{cmd.enters}`)" if cmd.enters and not cmd.transit else "")
+            what = cmd.help + (f" (enters `{cmd.enters}`)" if cmd.enters and not cmd.transit else "") + (
+                " (hidden: accepted only in full, not offered by `?` or Tab)" if cmd.hidden else "")
             syntax = cmd.syntax.replace("|", "\\|")
             out.append(f"| `{syntax}` | {what} | {cmd.access} | `{cmd.handler}` |")
     out += _layouts(grammar)

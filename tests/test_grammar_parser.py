@@ -27,6 +27,18 @@ def test_ambiguous_prefix_lists_candidates_at_its_column(parser: Parser) -> None
     assert error == ParseError("ambiguous", 0, "mess", ("message-spool", "message-vpn"))
 
 
+def test_a_hidden_command_is_accepted_only_in_full_and_never_offered(parser: Parser) -> None:
+    """C17: at `>` the broker takes `end` (and stays), yet `en` still means `enable`."""
+    for mode in ("exec", "privileged"):
+        assert nodes(parser.parse(mode, "end")) == ["end"]
+        assert "end" not in [c.text for c in parser.candidates(mode, "")]
+        assert "end" not in [c.text for c in parser.candidates(mode, "e")]
+    assert nodes(parser.parse("exec", "en")) == ["enable"]
+    # below Privileged EXEC, where it does something, `end` abbreviates and is offered as before
+    assert nodes(parser.parse("configure", "en")) == ["end"]
+    assert "end" in [c.text for c in parser.candidates("configure", "e")]
+
+
 def test_invalid_word_is_located(parser: Parser) -> None:
     error = parser.parse("privileged", "show version extra")
     assert isinstance(error, ParseError) and error.kind == "invalid"
