@@ -1,4 +1,5 @@
-"""Plain, frozen dataclasses the engine returns: what the shell renders.
+"""Plain dataclasses the engine returns, frozen for the type checker (``state_store.frozen``):
+what the shell renders.
 
 Why: handlers and renderers must never see the engine's records; these views carry the data the CLI
 layouts print (reference solace-cli.md sections 3-5), already computed, but never its text: states
