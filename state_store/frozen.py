@@ -55,4 +55,6 @@ def statically_frozen(cls: type[T]) -> type[T]:
     for guard in ("__setattr__", "__delattr__"):
         if guard in cls.__dict__:
             delattr(cls, guard)
+    if cls.__setattr__ is not object.__setattr__:
+        raise TypeError(f"statically_frozen: {cls.__name__} inherits a refusing __setattr__ (decorate its bases too)")
     return cls

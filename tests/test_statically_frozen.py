@@ -97,6 +97,10 @@ def test_refuses_what_it_cannot_build() -> None:
     class KeywordOnly:
         name: str
 
-    for cls in (Mutable, Slotted, Posted, KeywordOnly):
+    @dataclass(frozen=True)
+    class FrozenChild(_Plain):  # its base still refuses assignment at run time
+        more: int = 0
+
+    for cls in (Mutable, Slotted, Posted, KeywordOnly, FrozenChild):
         with pytest.raises(TypeError, match="statically_frozen"):
             statically_frozen(cls)
