@@ -43,8 +43,6 @@ class ControlCharacter(LexError):
         self.char = char
 
 
-_SEPARATORS = frozenset(" \t")
-
 # The characters `is_forbidden` refuses, as one class: Cc (U+0000-U+001F, U+007F-U+009F) but tab,
 # Zl (U+2028) and Zp (U+2029). Found by one C scan instead of a Python step per character: a line
 # the parse cache has not seen (a new XID, a new count) spent most of its parse here.
