@@ -159,6 +159,11 @@ class Engine:
         self.state = state
         self.sv = Services(state)
 
+    def close(self) -> None:
+        """This engine is done with (its lab closed, or its state replaced): its services let go
+        of one another, so what they held is freed at once (``Services.close``)."""
+        self.sv.close()
+
     # ------------------------------------------------------------------ time
     def now_ms(self) -> int:
         return self.sv.lookups.now_ms()

@@ -176,18 +176,21 @@ def build_lab(state: BrokerState, doc: MDict) -> None:
                          lab_admin=u.get("lab_admin", False)))
 
     eng = Engine(state)
-    eng.sv.replication.refresh()
-    eng.sv.clients.reconnect_all()
-    for msg in doc.get("messages") or []:
-        eng.publish(msg["client"], msg["topic"], count=msg.get("count", 1), size=msg.get("size"))
-    for t in doc.get("transactions") or []:
-        _build_txn(eng, t)
-    if doc.get("swiftmq") is not None:  # the HA core's part: the SwiftMQ routers
-        from .swiftmq.scenario import build
+    try:
+        eng.sv.replication.refresh()
+        eng.sv.clients.reconnect_all()
+        for msg in doc.get("messages") or []:
+            eng.publish(msg["client"], msg["topic"], count=msg.get("count", 1), size=msg.get("size"))
+        for t in doc.get("transactions") or []:
+            _build_txn(eng, t)
+        if doc.get("swiftmq") is not None:  # the HA core's part: the SwiftMQ routers
+            from .swiftmq.scenario import build
 
-        build(state.ha_core, doc["swiftmq"])
-    if doc.get("advance_ms"):
-        eng.advance(doc["advance_ms"])
+            build(state.ha_core, doc["swiftmq"])
+        if doc.get("advance_ms"):
+            eng.advance(doc["advance_ms"])
+    finally:
+        eng.close()
     state.work.clear()
 
 

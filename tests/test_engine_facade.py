@@ -47,8 +47,8 @@ READS: dict[str, list[tuple[Any, ...]]] = {
 }
 # public methods that are neither: they hash a secret, then make the journaled call
 # (`_set_replication_option`, `_set_object_attr`); the core's lab operations snapshot the state;
-# vpn_auth_type takes records
-SPECIAL = {"set_replication_option", "set_object_attr", "ha_core", "vpn_auth_type"}
+# vpn_auth_type takes records; close ends the engine's life (its lab closed or its state replaced)
+SPECIAL = {"set_replication_option", "set_object_attr", "ha_core", "vpn_auth_type", "close"}
 
 
 def dump(st: BrokerState) -> str:
