@@ -183,7 +183,8 @@ class Lab:
     def prompt(self, target: str) -> str:
         """The prompt as a transcript writes it: a personality's prompt has no host, so it is
         prefixed with the target (`swiftmq:ha1>`; docs/transcripts.md)."""
-        prompt = self.target(target).prompt
+        found = self._by_target.get(target)  # (asked before every replayed command)
+        prompt = (found if found is not None else self.target(target)).prompt
         return f"{SWIFTMQ_TARGET}:{prompt}" if target == SWIFTMQ_TARGET else prompt
 
     def execute(self, target: str, line: str) -> Outcome:

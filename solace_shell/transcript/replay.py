@@ -178,9 +178,9 @@ def paced_collection() -> Iterator[None]:
     Why: a replay allocates a great many short-lived objects, and at the default thresholds (700,
     10) the collector runs every few commands and moves the lab's records, which live for the
     whole transcript, through every generation: measured on generated drills, a fifth of the
-    replay time went to collections. Fewer, larger collections find the same garbage (a closed
-    lab is a reference cycle, freed by the collector), so memory stays bounded; only the
-    thresholds change, never whether the collector runs.
+    replay time went to collections. Fewer, larger collections find the same garbage, so memory
+    stays bounded; only the thresholds change, never whether the collector runs. (A closed lab
+    is no longer garbage for the collector, `Lab.close`, which took most of what was left.)
 
     Every replay paces itself; a batch (the replay command, a Spark partition) also wraps its
     whole loop, so the thresholds go back once per batch rather than once per transcript: going
@@ -317,10 +317,11 @@ def _check(lab: LabLike, name: str, strict: bool, line: int, host: str, prompt: 
         signature = error_signature(outcome.error_kind)
     else:
         signature = output_signature(matchers, actual)  # compiled above: the output did not match
-    result = CommandResult(transcript=name, line=line, router=host, prompt=prompt, command=command,
-                           expected=expected_text, node=outcome.node or "",
-                           verdict="pass" if prompt_ok and output_ok else "fail", actual=text,
-                           signature=signature, duration_ms=elapsed)
+    # positional, in the field order (transcript, line, router, prompt, command, node, verdict,
+    # expected, actual, signature, duration_ms): a result per command, and keywords cost more
+    result = CommandResult(name, line, host, prompt, command, outcome.node or "",
+                           "pass" if prompt_ok and output_ok else "fail", expected_text, text,
+                           signature, elapsed)
     return result, actual_prompt, actual, prompt_ok, output_ok
 
 
