@@ -352,25 +352,27 @@ class AuditService(Service):
         return out
 
     def status(self) -> LabStatus:
+        """The lab at a glance, in the order the lab console shows it: sites in scenario order,
+        each with its routers by name; VPNs by router (scenario order), then by name; clients by
+        name. Made in that order here, so the console sorts nothing again."""
         st, lk = self.st, self.lk
         routers = sorted(st.routers.values(), key=lambda r: r.name)
-        sites = sorted(st.sites.values(), key=lambda s: s.name)
-        vpns = []
+        place = {router_id: i for i, router_id in enumerate(st.routers)}  # scenario order
+        placed = []
         for v in lk.user_vpns():
             rq = lk.repl_queue(v)
-            vpns.append(VpnStatus(
-                router=lk.router_of(v).name, vpn=v.name,
-                replication_enabled=v.repl_enabled, role=v.role,
-                repl_queue_messages=rq.msg_count if rq else 0,
-                repl_queue_entries=stream.total() if (stream := st.repl_by_vpn.get(v.id)) is not None else 0))
-        vpns.sort(key=lambda x: (x.vpn, x.router))
+            stream = st.repl_by_vpn.get(v.id)
+            placed.append((place[v.router_id], v.name, VpnStatus(
+                st.routers[v.router_id].name, v.name, v.repl_enabled, v.role,
+                rq.msg_count if rq else 0, stream.total() if stream is not None else 0)))
+        placed.sort(key=lambda x: (x[0], x[1]))
         return LabStatus(
             now_ms=lk.now_ms(),
             sites=tuple(SiteInfo(s.name, tuple(r.name for r in routers if r.site_id == s.id),
-                                 all(r.up for r in routers if r.site_id == s.id)) for s in sites),
+                                 all(r.up for r in routers if r.site_id == s.id)) for s in st.sites.values()),
             routers=tuple(RouterInfo(r.name, st.sites[r.site_id].name, r.up) for r in routers),
             link_up=all(link.up for link in st.links.values()),
-            vpns=tuple(vpns),
+            vpns=tuple(x[2] for x in placed),
             clients=tuple(self.sv.clients.client_info(c)
                           for c in sorted(st.clients.values(), key=lambda c: c.name)),
             split_brains=tuple(self._split_brains()),

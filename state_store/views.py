@@ -534,6 +534,8 @@ class VpnStatus:
 @statically_frozen
 @dataclass(frozen=True)
 class LabStatus:
+    """The lab at a glance, in the lab console's order (`AuditService.status`)."""
+
     now_ms: int
     sites: tuple[SiteInfo, ...]
     routers: tuple[RouterInfo, ...]

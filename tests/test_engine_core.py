@@ -292,7 +292,7 @@ def test_current_config_and_spool_and_status(lab):
         assert (ms.messages_spooled, ms.router_up) == (4, True)
         assert e.message_spool(NY, VPN).queues == 1
         st = e.status()
-        assert st.link_up and [v.repl_queue_messages for v in st.vpns if v.vpn == VPN] == [0, 2]
+        assert st.link_up and [(v.router, v.repl_queue_messages) for v in st.vpns if v.vpn == VPN] == [(NY, 2), (NJ, 0)]
         assert e.system_replication(NY).mate_virtual_router_name == "v:NJ_Appliance1"
 
 

@@ -7,7 +7,7 @@ form docs/lab.md documents (drills and golden transcripts assert on it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from grammar.types import duration_ms
@@ -224,12 +224,9 @@ def connect(ctx: HandlerContext, args: Args) -> SwitchTarget:
 
 @handler("lab.status")
 def status(ctx: HandlerContext, args: Args) -> LabStatusView:
-    """Sites and routers in scenario order; VPN rows by router (scenario order), then VPN name."""
-    st = ctx.engine.status()
-    order = {r.name: i for i, r in enumerate(ctx.engine.routers())}
-    st = replace(st, sites=tuple(ctx.engine.sites()),
-                 vpns=tuple(sorted(st.vpns, key=lambda v: (order.get(v.router, len(order)), v.vpn))))
-    return LabStatusView(st, ctx.engine.settings())
+    """Sites in scenario order; VPN rows by router (scenario order), then VPN name: the order
+    `Engine.status` gives."""
+    return LabStatusView(ctx.engine.status(), ctx.engine.settings())
 
 
 AUDIT_LINES = 20   # per-message lines before `... N more`
