@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from solace_shell.lab import Lab
 from solace_shell.transcript.diff import command_diff
@@ -280,3 +282,24 @@ def test_run_replay_command_accept(tmp_path):
     assert run_replay_command([f], True, False, out) == 0
     assert f.read_text() == "NY_Appliance1> show hostname\n\nHostname: NY_Appliance1\n"
     assert out.getvalue().startswith(f"ACCEPTED {f}: rewrote command(s) at line(s) 1\n")
+
+
+# ------------------------------------------------------------------ the verbatim shortcut
+# `replay_text` skips reading an expected block that is the output as written (`_verbatim`);
+# `run_text` always reads it. Both must give the same results for any block and any output.
+_PIECES = ["a", "b c", " ", "\t", "\r", "", "...", "[..]", "#|", "#| note", " (re)", "a (re)", "x.*", "-"]
+_lines = st.lists(st.lists(st.sampled_from(_PIECES), max_size=3).map("".join), max_size=4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(output=_lines, block=_lines, same=st.booleans(), strict=st.booleans(), end_of_file=st.booleans())
+def test_the_verbatim_shortcut_agrees_with_reading_the_block(output, block, same, strict, end_of_file):
+    lines = output if same else block
+    text = (f"#: strict-blank-lines: {'yes' if strict else 'no'}\n"
+            "NY_Appliance1> echo " + "\\n".join(output) + "\n" + "".join(line + "\n" for line in lines))
+    if end_of_file and text.endswith("\n") and lines:
+        text = text[:-1]
+    with echo_and_boom():
+        shortcut = strip_times(replay_text(text, "t"))
+        read = strip_times(run_text(text, "t").result)
+    assert shortcut == read

@@ -19,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from solace_shell.transcript.format import (
+    COMMENT_PREFIX,
     Header,
     Problem,
     Step,
@@ -140,8 +141,7 @@ def _replay(text: str, name: str, header: Header, scenario: Path | None, factory
         strict = scanned.header.strict_blank_lines
         if on_result is not None:
             for line, prompt, raw, _ in scanned.blocks():
-                result = _check(lab, name, strict, line, prompt.host, prompt.prompt, prompt.command,
-                                _raw_block(raw, strict))[0]
+                result = _check(lab, name, strict, line, prompt.host, prompt.prompt, prompt.command, raw)[0]
                 counts[result.verdict] += 1
                 on_result(result)
             return run
@@ -267,16 +267,32 @@ def _run_step(lab: LabLike, name: str, strict: bool, step: Step) -> StepRun:
 Checked = tuple[CommandResult, str, tuple[str, ...], bool, bool]
 
 
+def _verbatim(raw: str, text: str, strict: bool) -> str | None:
+    """The expected block's text when the raw block `raw` is the output `text` as written, each
+    line ending in "\\n", with nothing `read_block` would take away but blank edges (no comment,
+    no trailing blank) and no ` (re)` line: then the output matches it, so `replay_text` needs
+    neither to read the block nor to look it up (most commands of a drill). None otherwise."""
+    if not text:
+        return "" if not raw else None
+    n = len(text)
+    if (len(raw) == n + 1 and raw[n] == "\n" and raw.startswith(text)
+            and " \n" not in raw and "\t\n" not in raw and "\r\n" not in raw
+            and COMMENT_PREFIX not in raw and "(re)" not in raw):
+        return text if strict else text.strip("\n")  # (blank lines here are empty: no trailing blanks)
+    return None
+
+
 def _check(lab: LabLike, name: str, strict: bool, line: int, host: str, prompt: str, command: str,
-           block: Expected) -> Checked:
-    """Run one command and compare what it printed with the expected block."""
-    expected, has_regex, expected_text = block
+           block: Expected | str) -> Checked:
+    """Run one command and compare what it printed with the expected block (or the raw block
+    as written, read only when the output is not that block verbatim, `_verbatim`)."""
     started = time.perf_counter()
     try:
         actual_prompt = lab.prompt(host)
         outcome = lab.execute(host, command)
     except Exception as exc:  # noqa: BLE001 - the command could not be run: verdict error
         elapsed = (time.perf_counter() - started) * 1000.0
+        expected_text = (_raw_block(block, strict) if isinstance(block, str) else block)[2]
         result = CommandResult(transcript=name, line=line, router=host, prompt=prompt, command=command,
                                expected=expected_text, node="", verdict="error",
                                actual=f"{type(exc).__name__}: {exc}", signature=exception_signature(exc),
@@ -285,6 +301,16 @@ def _check(lab: LabLike, name: str, strict: bool, line: int, host: str, prompt: 
     elapsed = (time.perf_counter() - started) * 1000.0
 
     text = outcome.text
+    if isinstance(block, str):
+        verbatim = _verbatim(block, text, strict)
+        if verbatim is not None:
+            prompt_ok = actual_prompt == prompt
+            return (CommandResult(name, line, host, prompt, command, outcome.node or "",
+                                  "pass" if prompt_ok else "fail", verbatim, text,
+                                  "" if prompt_ok else PROMPT_MISMATCH, elapsed),
+                    actual_prompt, tuple(verbatim.split("\n")) if verbatim else (), prompt_ok, True)
+        block = _raw_block(block, strict)
+    expected, has_regex, expected_text = block
     actual: tuple[str, ...]
     if text == expected_text and text:
         # the output is the expected block as written: its lines are the expected lines (already
