@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from solace_shell.lab import Lab
@@ -292,6 +292,12 @@ _lines = st.lists(st.lists(st.sampled_from(_PIECES), max_size=3).map("".join), m
 
 
 @settings(max_examples=300, deadline=None)
+@example(output=["a\t", "b"], block=[], same=True, strict=True, end_of_file=False)
+@example(output=["a\r", "b"], block=[], same=True, strict=True, end_of_file=False)
+@example(output=["a ", "b"], block=[], same=True, strict=True, end_of_file=False)
+@example(output=["a", "#| note", "b"], block=[], same=True, strict=True, end_of_file=False)
+@example(output=["a (re)", "b"], block=[], same=True, strict=True, end_of_file=False)
+@example(output=["", "a", ""], block=[], same=True, strict=False, end_of_file=False)
 @given(output=_lines, block=_lines, same=st.booleans(), strict=st.booleans(), end_of_file=st.booleans())
 def test_the_verbatim_shortcut_agrees_with_reading_the_block(output, block, same, strict, end_of_file):
     lines = output if same else block
