@@ -50,9 +50,12 @@ def _name_regex(pattern: str) -> re.Pattern[str]:
 
 
 def name_matches(pattern: str | None, name: str) -> bool:
-    """CLI wildcard match; ``None`` matches everything."""
-    if pattern is None:
+    """CLI wildcard match; ``None`` matches everything. (A name without wildcards, the usual
+    case, and a lone `*` need no regular expression.)"""
+    if pattern is None or pattern == "*":
         return True
+    if "*" not in pattern and "?" not in pattern:
+        return pattern == name
     return _name_regex(pattern).match(name) is not None
 
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 Args = dict[str, Any]
 
 
-@dataclass
+@dataclass(slots=True)  # one per command step
 class HandlerContext:
     engine: Engine
     router: str | None            # hostname of the session's router (None at the lab console)
