@@ -29,7 +29,7 @@ from solace_shell.transcript.format import (
     scan_transcript,
     split_raw,
 )
-from solace_shell.transcript.lab_api import LabFactory, LabLike, default_lab_factory
+from solace_shell.transcript.lab_api import LabFactory, LabLike, OutcomeLike, default_lab_factory
 from solace_shell.transcript.match import (
     LineMatcher,
     compile_line,
@@ -140,7 +140,7 @@ def _replay(text: str, name: str, header: Header, scenario: Path | None, factory
         strict = scanned.header.strict_blank_lines
         if on_result is not None:
             for line, prompt, raw, _ in scanned.blocks():
-                result = _check(lab, name, strict, line, prompt.host, prompt.prompt, prompt.command, raw)[0]
+                result = _check_raw(lab, name, strict, line, prompt.host, prompt.prompt, prompt.command, raw)
                 counts[result.verdict] += 1
                 on_result(result)
             return run
@@ -282,10 +282,10 @@ def _verbatim(raw: str, text: str, strict: bool) -> str | None:
     return None
 
 
-def _check(lab: LabLike, name: str, strict: bool, line: int, host: str, prompt: str, command: str,
-           block: Expected | str) -> Checked:
-    """Run one command and compare what it printed with the expected block (or the raw block
-    as written, read only when the output is not that block verbatim, `_verbatim`)."""
+def _run_command(lab: LabLike, name: str, strict: bool, line: int, host: str, prompt: str, command: str,
+                 block: Expected | str) -> tuple[str, OutcomeLike, float] | CommandResult:
+    """Run one command: the session's prompt before it, its outcome and its duration in ms; or,
+    when it could not be run, its result (verdict error, the block read for its text)."""
     started = time.perf_counter()
     try:
         actual_prompt = lab.prompt(host)
@@ -293,23 +293,43 @@ def _check(lab: LabLike, name: str, strict: bool, line: int, host: str, prompt: 
     except Exception as exc:  # noqa: BLE001 - the command could not be run: verdict error
         elapsed = (time.perf_counter() - started) * 1000.0
         expected_text = (_raw_block(block, strict) if isinstance(block, str) else block)[2]
-        result = CommandResult(transcript=name, line=line, router=host, prompt=prompt, command=command,
-                               expected=expected_text, node="", verdict="error",
-                               actual=f"{type(exc).__name__}: {exc}", signature=exception_signature(exc),
-                               duration_ms=elapsed)
-        return result, "", (), False, False
-    elapsed = (time.perf_counter() - started) * 1000.0
+        return CommandResult(transcript=name, line=line, router=host, prompt=prompt, command=command,
+                             expected=expected_text, node="", verdict="error",
+                             actual=f"{type(exc).__name__}: {exc}", signature=exception_signature(exc),
+                             duration_ms=elapsed)
+    return actual_prompt, outcome, (time.perf_counter() - started) * 1000.0
 
+
+def _check_raw(lab: LabLike, name: str, strict: bool, line: int, host: str, prompt: str, command: str,
+               raw: str) -> CommandResult:
+    """`replay_text`'s step, which keeps the result alone: the raw block as written is read only
+    when the output is not that block verbatim (`_verbatim`, most commands of a drill)."""
+    ran = _run_command(lab, name, strict, line, host, prompt, command, raw)
+    if isinstance(ran, CommandResult):
+        return ran
+    actual_prompt, outcome, elapsed = ran
+    verbatim = _verbatim(raw, outcome.text, strict)
+    if verbatim is None:
+        return _compare(name, strict, line, host, prompt, command, _raw_block(raw, strict),
+                        actual_prompt, outcome, elapsed)[0]
+    prompt_ok = actual_prompt == prompt
+    return CommandResult(name, line, host, prompt, command, outcome.node or "", "pass" if prompt_ok else "fail",
+                         verbatim, outcome.text, "" if prompt_ok else PROMPT_MISMATCH, elapsed)
+
+
+def _check(lab: LabLike, name: str, strict: bool, line: int, host: str, prompt: str, command: str,
+           block: Expected) -> Checked:
+    """Run one command and compare what it printed with the expected block."""
+    ran = _run_command(lab, name, strict, line, host, prompt, command, block)
+    if isinstance(ran, CommandResult):
+        return ran, "", (), False, False
+    return _compare(name, strict, line, host, prompt, command, block, *ran)
+
+
+def _compare(name: str, strict: bool, line: int, host: str, prompt: str, command: str, block: Expected,
+             actual_prompt: str, outcome: OutcomeLike, elapsed: float) -> Checked:
+    """A command's result from its outcome and the expected block."""
     text = outcome.text
-    if isinstance(block, str):
-        verbatim = _verbatim(block, text, strict)
-        if verbatim is not None:
-            prompt_ok = actual_prompt == prompt
-            return (CommandResult(name, line, host, prompt, command, outcome.node or "",
-                                  "pass" if prompt_ok else "fail", verbatim, text,
-                                  "" if prompt_ok else PROMPT_MISMATCH, elapsed),
-                    actual_prompt, tuple(verbatim.split("\n")) if verbatim else (), prompt_ok, True)
-        block = _raw_block(block, strict)
     expected, has_regex, expected_text = block
     actual: tuple[str, ...]
     if text == expected_text and text:
