@@ -111,7 +111,9 @@ def _descendant_cpu_seconds() -> dict[str, float]:
     return out
 
 
-def bench_spark(path: Path, master: str, out: Path) -> dict[str, float]:
+def bench_spark(path: Path, master: str, out: Path, again: bool = False) -> dict[str, float]:
+    """The job on a new session. With `again`, the same job once more in that session: what a job
+    costs once the session's Python workers are started and warm (the first job starts them)."""
     from spark_jobs.job import RunOptions, get_spark, run
 
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -123,37 +125,53 @@ def bench_spark(path: Path, master: str, out: Path) -> dict[str, float]:
     result = run(RunOptions(inputs=[str(path)], out=str(out), progress=sys.stderr.isatty()), spark=spark)
     job = time.perf_counter() - t1
     cpu_after = _descendant_cpu_seconds()  # before stop(): the Python workers are still alive
+    second: dict[str, float] = {}
+    if again:
+        t2 = time.perf_counter()
+        run(RunOptions(inputs=[str(path)], out=str(out) + "-again", progress=False), spark=spark)
+        second["second_job_seconds"] = time.perf_counter() - t2
     cores = spark.sparkContext.defaultParallelism
     spark.stop()
     commands = result.summary["totals"]["commands"]
+    if second:
+        second["commands_per_second_second_job"] = commands / second["second_job_seconds"]
     cpu = {f"{kind}_cpu_seconds": cpu_after[kind] - cpu_before.get(kind, 0.0) for kind in cpu_after}
     return {**cpu, **{f"phase_{k}_seconds": v for k, v in result.run_info.get("phase_seconds", {}).items()},
             "transcripts": result.summary["totals"]["transcripts"], "commands": commands, "cores": cores,
             "passed_transcripts": result.summary["totals"]["passed_transcripts"],
             "session_startup_seconds": startup, "job_seconds": job, "seconds": startup + job,
-            "commands_per_second": commands / (startup + job), "commands_per_second_job_only": commands / job}
+            "commands_per_second": commands / (startup + job), "commands_per_second_job_only": commands / job,
+            **second}
 
 
-def _replay_files(files: list[Path]) -> int:
+_TEXTS: list[tuple[str, str]] = []  # the reference's transcripts, read before its processes fork
+
+
+def _replay_share(share: tuple[int, int]) -> int:
+    """Replay every n-th transcript of _TEXTS from the i-th on, as bench_in_process does."""
     from solace_shell.transcript.replay import paced_collection, replay_text
 
+    first, step = share
     with paced_collection():
-        return sum(len(replay_text(f.read_text(encoding="utf-8"), str(f)).commands) for f in files)
+        return sum(len(replay_text(text, name).commands) for name, text in _TEXTS[first::step])
 
 
 def machine_reference(files: list[Path], cores: int) -> dict[str, float]:
-    """The same replays in 1 and in `cores` plain processes (no Spark): what this machine's cores
-    give to perfectly parallel work, the ceiling for the Spark job's speed-up."""
+    """The same replays in 1 and in `cores` plain forked processes (no Spark), the files read
+    beforehand and each process warmed up: what this machine's cores give to perfectly parallel work,
+    the ceiling for the Spark job, against one process here and against the in-process mode."""
     from multiprocessing import get_context
 
+    _TEXTS[:] = [(str(f), f.read_text(encoding="utf-8")) for f in files]
     out: dict[str, float] = {}
     for n in sorted({1, cores}):
         with get_context("fork").Pool(n) as pool:
-            pool.map(_replay_files, [files[:2]] * n)  # warm each process (imports, grammar, template)
+            pool.map(_replay_share, [(i, len(_TEXTS)) for i in range(n)], chunksize=1)  # warm each process
             t = time.perf_counter()
-            commands = sum(pool.map(_replay_files, [files[i::n] for i in range(n)]))
+            commands = sum(pool.map(_replay_share, [(i, n) for i in range(n)], chunksize=1))
             out[f"processes_{n}_commands_per_second"] = commands / (time.perf_counter() - t)
     out["speedup"] = out[f"processes_{cores}_commands_per_second"] / out["processes_1_commands_per_second"]
+    _TEXTS.clear()
     return out
 
 
@@ -171,7 +189,7 @@ def bench_spark_pinned(path: Path, n: int) -> dict[str, float]:
 
 def bench_scaling(path: Path, files: list[Path], cores: int, known: dict[int, dict[str, float]]) -> dict[str, float]:
     """The Spark job on 1, 2, 4 ... `cores` local cores; speed-up of the job beyond session start-up,
-    next to the machine's own speed-up for plain processes (on a sample of 300 transcripts).
+    next to the machine's own speed-up for plain processes (on a sample of 2,000 transcripts).
     `known` holds runs already made (the `spark` mode on every core), so they are not repeated."""
     counts = sorted({1, cores} | {2 ** k for k in range(1, cores.bit_length()) if 2 ** k < cores})
     out_rows: dict[str, float] = {}
@@ -192,7 +210,7 @@ def bench_scaling(path: Path, files: list[Path], cores: int, known: dict[int, di
     out_rows["seconds"] = sum(v for k, v in out_rows.items() if k.endswith("_job_seconds"))
     out_rows["commands_per_second"] = rate
     out_rows["cores"] = counts[-1]
-    sample = files[::max(1, len(files) // 300)][:300]
+    sample = files[::max(1, len(files) // 2000)][:2000]
     out_rows.update({f"machine_{k}": v for k, v in machine_reference(sample, counts[-1]).items()})
     return out_rows
 
@@ -297,7 +315,7 @@ def main() -> int:
         step = max(1, len(files) // sample) if sample > 0 else 1
         modes = {
             "in-process": lambda: bench_in_process(files),
-            "spark": lambda: bench_spark(path, args.master, work / "spark-out"),
+            "spark": lambda: bench_spark(path, args.master, work / "spark-out", again=True),
             "pty": lambda: bench_pty(files[::step][:sample], args.pty_timeout),
         }
         if args.scaling:
@@ -325,6 +343,8 @@ def main() -> int:
         if mode == "spark":
             notes = (f"{int(r['cores'])} cores; {r['session_startup_seconds']:.1f} s session start-up, "
                      f"{r['commands_per_second_job_only']:.0f} cmd/s job only")
+            if "second_job_seconds" in r:
+                notes += f"; a second job in the session {r['commands_per_second_second_job']:.0f} cmd/s"
             if "jvm_cpu_seconds" in r:
                 notes += (f"; CPU: Python {r['python_cpu_seconds']:.0f} s, JVM {r['jvm_cpu_seconds']:.0f} s "
                           f"({r['jvm_cpu_seconds'] / (r['python_cpu_seconds'] + r['jvm_cpu_seconds']):.0%})")
@@ -353,6 +373,14 @@ def main() -> int:
             if mode == "spark":  # the job alone: the session is started once per application
                 print(f"ratio {'spark job':<12} {r['commands_per_second_job_only'] / base:8.2f}x in-process "
                       f"(without the {r['session_startup_seconds']:.1f} s session start-up)")
+                if "commands_per_second_second_job" in r:
+                    print(f"ratio {'spark again':<12} {r['commands_per_second_second_job'] / base:8.2f}x in-process "
+                          "(a second job in the same session: workers already started)")
+            if mode == "scaling":  # no parallel replay on these cores can go beyond this
+                cores = int(r["cores"])
+                ceiling = r[f"machine_processes_{cores}_commands_per_second"] / base
+                print(f"ratio {'processes':<12} {ceiling:8.2f}x in-process "
+                      f"({cores} plain processes, no Spark: the ceiling on these cores)")
     return 1 if failed else 0
 
 
