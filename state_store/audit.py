@@ -370,7 +370,7 @@ class AuditService(Service):
             now_ms=lk.now_ms(),
             sites=tuple(SiteInfo(s.name, tuple(r.name for r in routers if r.site_id == s.id),
                                  all(r.up for r in routers if r.site_id == s.id)) for s in st.sites.values()),
-            routers=tuple(RouterInfo(r.name, st.sites[r.site_id].name, r.up) for r in routers),
+            routers=tuple(RouterInfo(r.name, st.sites[r.site_id].name, r.up, r.ssh_port) for r in routers),
             link_up=all(link.up for link in st.links.values()),
             vpns=tuple(x[2] for x in placed),
             clients=tuple(self.sv.clients.client_info(c)

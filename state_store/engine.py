@@ -233,7 +233,7 @@ class Engine:
     def routers(self) -> list[RouterInfo]:
         """In scenario order: the first router is where `solace-shell` starts."""
         st = self.state
-        return [RouterInfo(r.name, st.sites[r.site_id].name, r.up) for r in st.routers.values()]
+        return [RouterInfo(r.name, st.sites[r.site_id].name, r.up, r.ssh_port) for r in st.routers.values()]
 
     def sites(self) -> list[SiteInfo]:
         out = []

@@ -47,6 +47,7 @@ class Router:
     port_ssl: int = 55443
     max_spool_mb: int = 60000
     spool_hwm_bytes: int = 0
+    ssh_port: int = 0  # the scenario's SSH port for the router; 0: `serve` gives it one
 
 
 @dataclass(slots=True, eq=False)

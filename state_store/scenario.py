@@ -10,7 +10,7 @@ Format (every key optional unless marked *):
   settings: {software_version, layout: A|B, replication_drain_rate (entries/s),
              default_message_size (bytes)}
   sites*: - name*: NY
-            routers*: - {name*, message_id_seed, max_spool_usage (MB), down: bool,
+            routers*: - {name*, message_id_seed, max_spool_usage (MB), down: bool, ssh_port,
                          replication: {interface, mate, connect_via, port_plain, port_compressed,
                                        port_ssl}}
   links: - {sites*: [A, B], up: bool}
@@ -96,6 +96,7 @@ def build_lab(state: BrokerState, doc: MDict) -> None:
                 port_compressed=rep.get("port_compressed", 55003),
                 port_ssl=rep.get("port_ssl", 55443),
                 max_spool_mb=r.get("max_spool_usage", 60000),
+                ssh_port=r.get("ssh_port", 0),
             ))
     for link in doc.get("links") or []:
         a, b = link["sites"]

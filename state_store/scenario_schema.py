@@ -66,6 +66,7 @@ SCHEMA = spec_map(
             message_id_seed=(MSG_ID, OPT),
             max_spool_usage=(MB, OPT),
             down=(Bool(), OPT),
+            ssh_port=(PORT, OPT),
             replication=(spec_map(
                 interface=(NAME, OPT), mate=(NAME, OPT), connect_via=(NAME, OPT),
                 port_plain=(PORT, OPT), port_compressed=(PORT, OPT), port_ssl=(PORT, OPT),
@@ -296,6 +297,15 @@ def _cross_checks(c: _Checker, doc: LocatedDict) -> None:
                 if r["name"] in routers:
                     c.err(line_of(r, "name"), f"router {r['name']!r} defined twice")
                 routers[r["name"]] = site["name"]
+    ssh_ports: dict[int, str] = {}
+    for site in _dicts(doc.get("sites")):
+        for r in _dicts(site.get("routers")):
+            port = r.get("ssh_port")
+            if isinstance(port, int) and r.get("name") is not None:
+                if port in ssh_ports:
+                    c.err(line_of(r, "ssh_port"), f"router {r['name']!r}: ssh_port {port} is taken by "
+                                                  f"router {ssh_ports[port]!r}")
+                ssh_ports.setdefault(port, r["name"])
     swiftmq = doc.get("swiftmq")
     if not routers and not c.problems and not (isinstance(swiftmq, LocatedDict) and swiftmq.get("routers")):
         c.err(line_of(doc, "sites"), "the lab needs at least one router")

@@ -25,6 +25,7 @@ class RouterInfo:
     name: str
     site: str
     up: bool
+    ssh_port: int  # from the scenario; 0: none (`solace-shell serve` gives it one)
 
 
 @statically_frozen

@@ -41,8 +41,8 @@ def test_same_values_defaults_and_factories_as_the_dataclass() -> None:
 def test_equal_hashable_replaceable_and_picklable_as_a_frozen_dataclass() -> None:
     item = _Sample("a", 1, ("t",))
     assert item == _Sample("a", 1, ("t",)) and item != _Sample("a", 2, ("t",))
-    info = RouterInfo("NY_Appliance1", "NY", True)
-    assert hash(info) == hash(RouterInfo("NY_Appliance1", "NY", True)) == hash(("NY_Appliance1", "NY", True))
+    info = RouterInfo("NY_Appliance1", "NY", True, 0)
+    assert hash(info) == hash(RouterInfo("NY_Appliance1", "NY", True, 0)) == hash(("NY_Appliance1", "NY", True, 0))
     assert replace(item, count=2) == _Sample("a", 2, ("t",))
     assert pickle.loads(pickle.dumps(item)) == item
     assert pickle.loads(pickle.dumps(info)) == info
@@ -70,7 +70,7 @@ def test_mypy_refuses_assignment(tmp_path: Path) -> None:
     probe = tmp_path / "probe.py"
     probe.write_text(textwrap.dedent("""\
         from state_store.views import RouterInfo
-        info = RouterInfo("NY_Appliance1", "NY", True)
+        info = RouterInfo("NY_Appliance1", "NY", True, 0)
         info.up = False
     """))
     out, _, status = api.run(["--strict", "--no-incremental", "--follow-imports=silent", str(probe)])

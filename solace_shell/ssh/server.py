@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import asyncio
-import errno
 import logging
 import signal
 import sys
@@ -43,6 +42,33 @@ STOP_SECONDS = 30
 _UNKNOWN_USER_HASH = hash_password("not a password of this lab")
 
 
+class ListenError(Exception):
+    """A router's port that cannot be listened on, and why (one line)."""
+
+    def __init__(self, port: int, reason: str) -> None:
+        super().__init__(reason)
+        self.port = port
+        self.reason = reason
+
+
+def plan_ports(routers: list[tuple[str, int]], base_port: int) -> list[tuple[str, int]]:
+    """Each router's port, in lab order: the scenario's (`ssh_port`) where it gives one; the others
+    take base_port, base_port + 1, ... in lab order (base_port 0: any free port for each).
+    Raises ListenError when the others' ports run beyond 65535 or meet a scenario's port."""
+    others = [name for name, port in routers if not port]
+    if base_port and others and base_port + len(others) - 1 > MAX_PORT:
+        raise ListenError(base_port, f"{len(others)} routers need ports {base_port}-"
+                                     f"{base_port + len(others) - 1}, beyond {MAX_PORT}")
+    given = {port: name for name, port in routers if port}
+    following = iter(range(base_port, base_port + len(others)) if base_port else [0] * len(others))
+    plan = [(name, port or next(following)) for name, port in routers]
+    for name, port in plan:
+        if port and port in given and given[port] != name:
+            raise ListenError(port, f"router {name!r} would take port {port}, the scenario's ssh_port of "
+                                    f"router {given[port]!r}: choose another --port")
+    return plan
+
+
 @dataclass(frozen=True)
 class Listener:
     router: str
@@ -67,27 +93,27 @@ class LabServer:
         self.connections: set[RouterConnection] = set()
         self.sessions: set[LabSSHSession] = set()
 
-    def routers(self) -> list[str]:
+    def routers(self) -> list[tuple[str, int]]:
+        """The lab's routers in lab order, each with its port from the scenario (0: none)."""
         with self.store.transaction() as engine:
-            return [r.name for r in engine.routers()]
+            return [(r.name, r.ssh_port) for r in engine.routers()]
 
     async def start(self, host: str, base_port: int) -> list[Listener]:
-        """Listen for each router, in lab order, on base_port, base_port + 1, ... (port 0: any free
-        port for each). Raises OSError when a port cannot be had (nothing is left listening)."""
-        routers = await asyncio.to_thread(self.routers)
-        if base_port and base_port + len(routers) - 1 > MAX_PORT:
-            raise OSError(errno.EINVAL, f"{len(routers)} routers need ports {base_port}-"
-                                        f"{base_port + len(routers) - 1}, beyond {MAX_PORT}")
+        """Listen for each router on its port (`plan_ports`). Raises ListenError when a port cannot be
+        had (nothing is left listening)."""
+        plan = plan_ports(await asyncio.to_thread(self.routers), base_port)
         try:
-            for index, router in enumerate(routers):
-                port = base_port + index if base_port else 0
-                acceptor = await asyncssh.create_server(
-                    lambda router=router: RouterConnection(self, router), host, port,
-                    server_host_keys=[self.host_key], line_editor=False,
-                    keepalive_interval=KEEPALIVE_SECONDS, keepalive_count_max=KEEPALIVE_MISSES)
+            for router, port in plan:
+                try:
+                    acceptor = await asyncssh.create_server(
+                        lambda router=router: RouterConnection(self, router), host, port,
+                        server_host_keys=[self.host_key], line_editor=False,
+                        keepalive_interval=KEEPALIVE_SECONDS, keepalive_count_max=KEEPALIVE_MISSES)
+                except OSError as exc:
+                    raise ListenError(port, exc.strerror or str(exc)) from exc
                 self._acceptors.append(acceptor)
                 self.listeners.append(Listener(router, host, acceptor.get_port()))
-        except OSError:
+        except ListenError:
             await self.stop()
             raise
         return list(self.listeners)
@@ -192,9 +218,9 @@ async def serve_lab(store: SerializedStore, host_key: asyncssh.SSHKey, host: str
     server = LabServer(store, host_key)
     try:
         listeners = await server.start(host, base_port)
-    except OSError as exc:
+    except ListenError as exc:
         out.flush()
-        sys.stderr.write(f"solace-shell: cannot listen on {host} port {base_port}: {exc.strerror or exc}\n")
+        sys.stderr.write(f"solace-shell: cannot listen on {host} port {exc.port}: {exc.reason}\n")
         return 2
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
