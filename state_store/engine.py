@@ -24,6 +24,7 @@ Public API (J = journaled: changes the state)
     site_names(); user_names(); replicated_topic_names(router, vpn)   (completion, never raise)
     settings() -> dict[str, str]; set_setting(key, value) J
     user(name) -> UserInfo | None; users() -> list[UserInfo]; verify_password(name, pw) -> bool
+    ssh_keys(name) -> tuple[str, ...]   (the user's OpenSSH public key lines; none for an unknown user)
     now_ms() -> int; advance(ms) -> AdvanceResult J   (also runs the HA core's timers: one clock)
     ha_core() -> HaCore   (the SwiftMQ routers etc., state_store.core; lab ops in state_store.swiftmq.lab;
       the caller may change it, so the command is recorded as a snapshot, not as calls)
@@ -300,6 +301,10 @@ class Engine:
     def verify_password(self, name: str, password: str) -> bool:
         u = self.state.user_by_name.get(name)
         return _verify(password, u.password_hash if u is not None else None)  # same work either way
+
+    def ssh_keys(self, name: str) -> tuple[str, ...]:
+        u = self.state.user_by_name.get(name)
+        return tuple(u.ssh_keys.splitlines()) if u is not None else ()
 
     # ------------------------------------------------------------------ failures
     @journaled

@@ -174,6 +174,7 @@ class User:
     level: str = "read-only"
     vpn: str | None = None
     lab_admin: bool = False  # may open the lab console
+    ssh_keys: str = ""  # OpenSSH public key lines, one per line: `solace-shell serve` logins without a password
 
 
 @dataclass(slots=True, eq=False)

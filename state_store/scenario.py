@@ -33,7 +33,8 @@ Format (every key optional unless marked *):
                      reject_msg_to_sender_on_discard: bool (default true),
                      reject_including_when_shutdown: bool (default false)}
           clients: - {name*, username, hosts*: [router..], connected: bool}
-  users: - {name*, password | password_hash, scope: global|vpn, level, vpn, lab_admin: bool}
+  users: - {name*, password | password_hash, scope: global|vpn, level, vpn, lab_admin: bool,
+            ssh_keys: [OpenSSH public key lines, for `solace-shell serve`]}
          (at least one global admin with lab_admin: true: the trainer, who may open the console)
   messages: - {client*, topic*, count, size}           (published at load, in order)
   transactions: - {client*, type*: local|xa, xid, state: active|suspended|idle|prepared,
@@ -48,6 +49,7 @@ from typing import TYPE_CHECKING
 from grammar.yaml_source import LocatedDict
 
 from .errors import ScenarioError
+from .public_keys import check_public_key
 from .scenario_files import DEFAULT_SCENARIO, ROOT_DIR, resolve_scenario
 from .scenario_schema import SCHEMA, load_scenario
 
@@ -174,7 +176,8 @@ def build_lab(state: BrokerState, doc: MDict) -> None:
         # load_scenario has already turned a clear password into a hash with a random salt
         state.add(m.User(name=u["name"], password_hash=u["password_hash"], scope=u.get("scope", "global"),
                          level=u.get("level", "read-only"), vpn=u.get("vpn"),
-                         lab_admin=u.get("lab_admin", False)))
+                         lab_admin=u.get("lab_admin", False),
+                         ssh_keys="\n".join(check_public_key(key) for key in u.get("ssh_keys") or [])))
 
     eng = Engine(state)
     try:

@@ -22,6 +22,7 @@ from grammar.yaml_source import Limits, LocatedDict, LocatedList, YamlSyntaxErro
 
 from .errors import ScenarioError
 from .passwords import hash_password, is_hashed
+from .public_keys import PublicKeyError, check_public_key
 from .scenario_spec import OPT, REQ, Bool, DictOf, Enum, Int, ListOf, Map, Spec, Str, line_of, spec_map
 from .swiftmq.scenario import SCHEMA as SWIFTMQ_SCHEMA
 from .swiftmq.scenario import check as check_swiftmq
@@ -49,6 +50,12 @@ MSG_ID = Int(1, 2**62)
 ROLE = Enum(("active", "standby"))
 MODE = Enum(("sync", "async"))
 LEVEL = Enum(("none", "read-only", "read-write", "admin", "mesh-manager"))
+SECRET = Str(128, secret=True)
+SECRET_HASH = Str(256, secret=True)
+# An OpenSSH public key line (a 16,384-bit RSA key is about 2,800 characters). Not shown in errors:
+# what was pasted may be the private key.
+KEY_LINE = Str(16_384, secret=True)
+MAX_KEYS_PER_USER = 32
 
 SCHEMA = spec_map(
     scenario=(NAME, OPT),
@@ -88,7 +95,7 @@ SCHEMA = spec_map(
             ack_propagation=(spec_map(enabled=(Bool(), OPT), interval=(Int(1, 1_000_000), OPT)), OPT),
             bridge=(spec_map(
                 auth_scheme=(Enum(("basic", "client-certificate")), OPT),
-                client_username=(Str(189), OPT), password=(Str(128), OPT), password_hash=(Str(256), OPT),
+                client_username=(Str(189), OPT), password=(SECRET, OPT), password_hash=(SECRET_HASH, OPT),
                 compressed=(Bool(), OPT), ssl=(Bool(), OPT), retry_delay=(Int(1, 255), OPT),
                 window_size=(Int(1, 255), OPT), client_profile=(Str(32), OPT),
             ), OPT),
@@ -109,9 +116,9 @@ SCHEMA = spec_map(
         )), OPT),
     ), 100), OPT),
     users=(ListOf(spec_map(
-        name=(Str(32), REQ), password=(Str(128), OPT), password_hash=(Str(256), OPT),
+        name=(Str(32), REQ), password=(SECRET, OPT), password_hash=(SECRET_HASH, OPT),
         scope=(Enum(("global", "vpn")), OPT), level=(LEVEL, OPT), vpn=(VPN_NAME, OPT),
-        lab_admin=(Bool(), OPT),
+        lab_admin=(Bool(), OPT), ssh_keys=(ListOf(KEY_LINE, MAX_KEYS_PER_USER), OPT),
     ), 100), OPT),
     messages=(ListOf(spec_map(client=(Str(160), REQ), topic=(PUBLISH_TOPIC, REQ), count=(COUNT, OPT),
                         size=(SIZE, OPT))), OPT),
@@ -169,12 +176,13 @@ class _Checker:
         if size == 0 or size > spec.max_len:
             self.err(line, f"{where}: must be 1 to {spec.max_len} bytes long, is {size}")
             return None
+        shown = "the value (not shown)" if spec.secret else _short(value)
         if any(ord(c) < 32 or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF for c in value):
-            self.err(line, f"{where}: {_short(value)} contains a control character")
+            self.err(line, f"{where}: {shown} contains a control character")
             return None
         bad = sorted(set(spec.forbidden) & set(value))
         if bad:
-            self.err(line, f"{where}: {_short(value)} may not contain {' '.join(bad)}")
+            self.err(line, f"{where}: {shown} may not contain {' '.join(bad)}")
             return None
         if spec.topic and not self.topic(value, spec.topic, where, line):
             return None
@@ -395,6 +403,13 @@ def _check_users(c: _Checker, doc: LocatedDict, vpns: set[str]) -> None:
                 c.err(u.line, f"{who}: a vpn-scoped user needs 'vpn'")
             elif u["vpn"] not in vpns:
                 c.err(line_of(u, "vpn"), f"{who}: VPN {u['vpn']!r} is not defined")
+        keys = u.get("ssh_keys")
+        for i, line in enumerate(keys or []):
+            if isinstance(line, str):
+                try:
+                    check_public_key(line)
+                except PublicKeyError as exc:
+                    c.err(line_of(keys, i), f"{who}: ssh_keys[{i}] {exc}")
         if (u.get("lab_admin") and u.get("scope", "global") == "global" and u.get("level") == "admin"
                 and (u.get("password") is not None or u.get("password_hash") is not None)):
             admins += 1

@@ -16,11 +16,13 @@ from grammar.yaml_source import LocatedDict, LocatedList
 @dataclass(frozen=True)
 class Str:
     """A name or text: 1..max_len UTF-8 bytes, no control characters. ``topic`` adds the broker's
-    topic rules: ``publish`` (no wildcards) or ``subscription``."""
+    topic rules: ``publish`` (no wildcards) or ``subscription``. A ``secret`` (a password, or what
+    may be a pasted private key) is never shown in an error: errors are printed and pasted anywhere."""
 
     max_len: int = 64
     topic: str = ""
     forbidden: str = ""
+    secret: bool = False
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ XID = "1-ab-01"
 READS: dict[str, list[tuple[Any, ...]]] = {
     "now_ms": [()], "routers": [()], "sites": [()], "status": [()], "site_names": [()], "user_vpn_names": [()],
     "user_names": [()], "replicated_topic_names": [(NY, VPN)], "settings": [()], "user": [("admin",)],
-    "users": [()], "verify_password": [("admin", "admin")], "ha_instance_names": [()],
+    "users": [()], "verify_password": [("admin", "admin")], "ssh_keys": [("admin",)], "ha_instance_names": [()],
     "ha_router_names": [()], "jms_client_names": [()], "ha_queue_names": [()],
     "vpn_names": [(NY,)], "vpn_replication": [(NY,), (NJ,)], "vpn_replication_detail": [(NY, VPN), (NJ, VPN)],
     "replication_stats": [(NY,), (NJ, VPN)], "system_replication": [(NY,)], "bridges": [(NJ,), (NY,)],

@@ -5,9 +5,10 @@
 - Login as the broker shows it (captures T20, T21): the product line as the pre-authentication banner,
   then `Password:` (keyboard-interactive; plain password authentication too), checked against the
   lab's CLI users through the engine. An unknown user and a wrong password are refused alike, and
-  take the same time.
-- Connections are logged (user, router, peer; the time by the logging format), never passwords or
-  commands. SIGINT and SIGTERM close every connection and listener, then the store.
+  take the same time. A user the scenario gives `ssh_keys` may log in with one of those keys instead
+  (the lab's own convenience for training rooms; no capture shows the broker's).
+- Connections are logged (user, router, peer, how the user logged in; the time by the logging
+  format), never passwords, keys or commands. SIGINT and SIGTERM close every connection and listener, then the store.
 """
 
 from __future__ import annotations
@@ -127,6 +128,12 @@ class LabServer:
             verify_password(password, _UNKNOWN_USER_HASH)
         return known and ok
 
+    def accepts_key(self, user: str, key: asyncssh.SSHKey) -> bool:
+        """Whether `key` is one of the user's `ssh_keys` (an unknown user has none)."""
+        with self.store.transaction() as engine:
+            lines = engine.ssh_keys(user)
+        return any(asyncssh.import_public_key(line).public_data == key.public_data for line in lines)
+
     async def stop(self) -> None:
         """Stop listening and close every connection (clients see the connection closed)."""
         for acceptor in self._acceptors:
@@ -152,6 +159,7 @@ class RouterConnection(PromptToolkitSSHServer):
         self.router = router
         self.user: str | None = None
         self.peer = "?"
+        self._method = "password"  # how the user being authenticated proved who they are
         self._conn: Any = None
 
     # -- connection ------------------------------------------------------------------------------
@@ -173,7 +181,7 @@ class RouterConnection(PromptToolkitSSHServer):
 
     # -- authentication --------------------------------------------------------------------------
     async def begin_auth(self, username: str) -> bool:  # type: ignore[override]  # asyncssh awaits it
-        """Show the product line before `Password:`, as the broker does; every user needs a password."""
+        """Show the product line before `Password:`, as the broker does; every user must authenticate."""
         settings = await asyncio.to_thread(self._settings)
         self._conn.send_auth_banner(product_name(settings) + "\n")
         return True
@@ -188,11 +196,26 @@ class RouterConnection(PromptToolkitSSHServer):
     async def validate_password(self, username: str, password: str) -> bool:
         ok = await asyncio.to_thread(self.server.verify, username, password)
         if ok:
-            self.user = username
-            log.info("login user=%s router=%s peer=%s", username, self.router, self.peer)
+            self._method = "password"
         else:
             log.info("login refused user=%s router=%s peer=%s", username, self.router, self.peer)
         return ok
+
+    def public_key_auth_supported(self) -> bool:
+        return True
+
+    async def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        """Asked once per key the client offers (an OpenSSH client offers all of its keys, then asks
+        for the password): a key that is not the user's is not a refused login, so it is not logged.
+        asyncssh checks the client's signature with the key afterwards."""
+        ok = await asyncio.to_thread(self.server.accepts_key, username, key)
+        if ok:
+            self._method = "publickey"
+        return ok
+
+    def auth_completed(self) -> None:
+        self.user = self._conn.get_extra_info("username")
+        log.info("login user=%s router=%s peer=%s method=%s", self.user, self.router, self.peer, self._method)
 
     # -- sessions --------------------------------------------------------------------------------
     def session_requested(self) -> LabSSHSession:
