@@ -22,7 +22,7 @@ import asyncssh
 import paramiko  # type: ignore[import-untyped]
 
 from solace_shell.ssh.hostkey import host_key_path_for, load_or_create_host_key
-from solace_shell.ssh.server import LabServer, Listener
+from solace_shell.ssh.server import FOLLOW_SECONDS, LabServer, Listener
 from solace_shell.ssh.session import CPR_PROBE_SECONDS
 from solace_shell.ssh.store import SerializedStore
 
@@ -39,12 +39,13 @@ def strip_ansi(text: str) -> str:
 class ServerThread:
     """A `LabServer` on 127.0.0.1, any free ports, served by an event loop on its own thread."""
 
-    def __init__(self, lab_path: Path, cpr_probe_seconds: float = CPR_PROBE_SECONDS) -> None:
+    def __init__(self, lab_path: Path, cpr_probe_seconds: float = CPR_PROBE_SECONDS,
+                 follow_seconds: float = FOLLOW_SECONDS) -> None:
         self.lab_path = lab_path
         self.store = SerializedStore.open(lab_path)
         assert isinstance(self.store, SerializedStore)
         self.server = LabServer(self.store, load_or_create_host_key(host_key_path_for(lab_path)),
-                                cpr_probe_seconds)
+                                cpr_probe_seconds, follow_seconds)
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
@@ -52,7 +53,8 @@ class ServerThread:
             self.server.start("127.0.0.1", 0), self.loop).result(TIMEOUT)
 
     def port(self, router: str) -> int:
-        return next(listener.port for listener in self.listeners if listener.router == router)
+        """The router's port now (the server follows the lab's routers)."""
+        return next(listener.port for listener in self.server.listeners if listener.router == router)
 
     def close(self) -> None:
         asyncio.run_coroutine_threadsafe(self.server.stop(), self.loop).result(TIMEOUT)
@@ -63,8 +65,9 @@ class ServerThread:
 
 
 @contextmanager
-def serving(lab_path: Path, cpr_probe_seconds: float = CPR_PROBE_SECONDS) -> Iterator[ServerThread]:
-    server = ServerThread(lab_path, cpr_probe_seconds)
+def serving(lab_path: Path, cpr_probe_seconds: float = CPR_PROBE_SECONDS,
+            follow_seconds: float = FOLLOW_SECONDS) -> Iterator[ServerThread]:
+    server = ServerThread(lab_path, cpr_probe_seconds, follow_seconds)
     try:
         yield server
     finally:

@@ -17,6 +17,7 @@ import asyncio
 import logging
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -39,6 +40,8 @@ KEEPALIVE_SECONDS = 30
 KEEPALIVE_MISSES = 3
 # How long a stop waits for sessions to finish (one may be running a long command).
 STOP_SECONDS = 30
+# How often the server looks whether the lab's routers changed (`lab> reset` to another scenario).
+FOLLOW_SECONDS = 1.0
 # Checked when a user is unknown, so that refusing one costs what refusing a wrong password does.
 _UNKNOWN_USER_HASH = hash_password("not a password of this lab")
 
@@ -81,18 +84,45 @@ class Listener:
         return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
 
 
+@dataclass
+class _Served:
+    """One router's listener: the port its plan gave (0: any free one) and the port it got."""
+
+    planned: int
+    acceptor: Any
+    listener: Listener
+
+
+ListenersChanged = Callable[[list[Listener]], None]
+
+
 class LabServer:
-    """Every router of one lab on its own SSH port, over one serialized store."""
+    """Every router of one lab on its own SSH port, over one serialized store.
+
+    The routers served follow the lab: a `lab> reset` to a scenario with other routers or ports (from
+    a session, or from a local shell on the same lab file) is noticed within `follow_seconds`. New
+    routers get listeners, routers gone lose theirs and their connections, a router whose port changed
+    moves; the others, and their sessions, are left alone."""
 
     def __init__(self, store: SerializedStore, host_key: asyncssh.SSHKey,
-                 cpr_probe_seconds: float = CPR_PROBE_SECONDS) -> None:
+                 cpr_probe_seconds: float = CPR_PROBE_SECONDS, follow_seconds: float = FOLLOW_SECONDS,
+                 on_change: ListenersChanged | None = None) -> None:
         self.store = store
         self.host_key = host_key
         self.cpr_probe_seconds = cpr_probe_seconds
-        self.listeners: list[Listener] = []
-        self._acceptors: list[Any] = []
+        self.follow_seconds = follow_seconds
+        self.on_change = on_change
+        self.host = "127.0.0.1"
+        self.base_port = 0
+        self._served: dict[str, _Served] = {}
+        self._follow: asyncio.Task[None] | None = None
+        self._refused: tuple[tuple[str, int], ...] | None = None  # the last plan that could not be served
         self.connections: set[RouterConnection] = set()
         self.sessions: set[LabSSHSession] = set()
+
+    @property
+    def listeners(self) -> list[Listener]:
+        return [served.listener for served in self._served.values()]
 
     def routers(self) -> list[tuple[str, int]]:
         """The lab's routers in lab order, each with its port from the scenario (0: none)."""
@@ -100,24 +130,91 @@ class LabServer:
             return [(r.name, r.ssh_port) for r in engine.routers()]
 
     async def start(self, host: str, base_port: int) -> list[Listener]:
-        """Listen for each router on its port (`plan_ports`). Raises ListenError when a port cannot be
-        had (nothing is left listening)."""
+        """Listen for each router on its port (`plan_ports`), then follow the lab's routers. Raises
+        ListenError when a port cannot be had (nothing is left listening)."""
+        self.host, self.base_port = host, base_port
         plan = plan_ports(await asyncio.to_thread(self.routers), base_port)
         try:
             for router, port in plan:
-                try:
-                    acceptor = await asyncssh.create_server(
-                        lambda router=router: RouterConnection(self, router), host, port,
-                        server_host_keys=[self.host_key], line_editor=False,
-                        keepalive_interval=KEEPALIVE_SECONDS, keepalive_count_max=KEEPALIVE_MISSES)
-                except OSError as exc:
-                    raise ListenError(port, exc.strerror or str(exc)) from exc
-                self._acceptors.append(acceptor)
-                self.listeners.append(Listener(router, host, acceptor.get_port()))
+                await self._listen(router, port)
         except ListenError:
             await self.stop()
             raise
-        return list(self.listeners)
+        self._follow = asyncio.create_task(self._follow_lab())
+        return self.listeners
+
+    async def _listen(self, router: str, port: int) -> None:
+        try:
+            acceptor = await asyncssh.create_server(
+                lambda router=router: RouterConnection(self, router), self.host, port,
+                server_host_keys=[self.host_key], line_editor=False,
+                keepalive_interval=KEEPALIVE_SECONDS, keepalive_count_max=KEEPALIVE_MISSES)
+        except OSError as exc:
+            raise ListenError(port, exc.strerror or str(exc)) from exc
+        self._served[router] = _Served(port, acceptor, Listener(router, self.host, acceptor.get_port()))
+
+    async def _unlisten(self, router: str) -> None:
+        served = self._served.pop(router)
+        served.acceptor.close()
+        await served.acceptor.wait_closed()
+
+    async def _follow_lab(self) -> None:
+        while True:
+            await asyncio.sleep(self.follow_seconds)
+            try:
+                await self.follow()
+            except Exception:  # the server goes on serving what it serves; the next round tries again
+                log.exception("following the lab's routers failed")
+
+    async def follow(self) -> bool:
+        """Serve the routers the lab has now (see the class); True when the listeners changed.
+
+        A plan that cannot be served is logged once, in one line: when a router's port would meet a
+        scenario's, nothing changes; a port that is taken leaves its router unserved, tried again
+        every round (served as soon as the port is free)."""
+        routers = await asyncio.to_thread(self.routers)
+        try:
+            plan = plan_ports(routers, self.base_port)
+        except ListenError as exc:
+            self._refuse(tuple(routers), exc)
+            return False
+        wanted = dict(plan)
+        changed = False
+        for router, served in list(self._served.items()):
+            if wanted.get(router) != served.planned:
+                await self._unlisten(router)
+                changed = True
+                if router not in wanted:
+                    dropped = [c for c in self.connections if c.router == router]
+                    for connection in dropped:
+                        connection.close()
+                    log.info("router=%s is no longer in the lab: stopped listening, %d connection(s) closed",
+                             router, len(dropped))
+        problem: ListenError | None = None
+        for router, port in plan:
+            if router not in self._served:
+                try:
+                    await self._listen(router, port)
+                    changed = True
+                except ListenError as exc:
+                    problem = problem or exc
+        if problem is not None:
+            self._refuse(tuple(plan), problem)
+        else:
+            self._refused = None
+        if changed:
+            order = [name for name, _ in plan]
+            self._served = dict(sorted(self._served.items(), key=lambda item: order.index(item[0])))
+            for listener in self.listeners:
+                log.info("listening router=%s port=%d", listener.router, listener.port)
+            if self.on_change is not None:
+                self.on_change(self.listeners)
+        return changed
+
+    def _refuse(self, plan: tuple[tuple[str, int], ...], exc: ListenError) -> None:
+        if plan != self._refused:
+            self._refused = plan
+            log.error("cannot serve the lab's routers as they are now: port %d: %s", exc.port, exc.reason)
 
     def verify(self, user: str, password: str) -> bool:
         """The lab's own password check (the engine's), padded to one KDF run for unknown users."""
@@ -136,18 +233,21 @@ class LabServer:
 
     async def stop(self) -> None:
         """Stop listening and close every connection (clients see the connection closed)."""
-        for acceptor in self._acceptors:
+        if self._follow is not None:
+            self._follow.cancel()
+            self._follow = None
+        acceptors = [served.acceptor for served in self._served.values()]
+        for acceptor in acceptors:
             acceptor.close()
         for connection in list(self.connections):
             connection.close()
-        for acceptor in self._acceptors:
+        for acceptor in acceptors:
             await acceptor.wait_closed()
         # Each session ends as its client's connection is lost (see LabSSHSession.connection_lost).
         tasks = [s.interact_task for s in self.sessions if s.interact_task is not None]
         if tasks:
             await asyncio.wait(tasks, timeout=STOP_SECONDS)
-        self._acceptors.clear()
-        self.listeners.clear()
+        self._served.clear()
 
 
 class RouterConnection(PromptToolkitSSHServer):
@@ -238,7 +338,13 @@ class RouterConnection(PromptToolkitSSHServer):
 async def serve_lab(store: SerializedStore, host_key: asyncssh.SSHKey, host: str, base_port: int,
                     out: TextIO, stop: asyncio.Event | None = None) -> int:
     """Serve until SIGINT/SIGTERM (or `stop` is set); print one line per router to `out`."""
-    server = LabServer(store, host_key)
+    def show(listeners: list[Listener]) -> None:
+        width = max(len(listener.router) for listener in listeners) if listeners else 0
+        out.writelines(f"{listener.router:<{width}}  ssh -p {listener.port} USER@{listener.host}"
+                       f"  ({listener.address})\n" for listener in listeners)
+        out.flush()
+
+    server = LabServer(store, host_key, on_change=show)
     try:
         listeners = await server.start(host, base_port)
     except ListenError as exc:
@@ -249,10 +355,7 @@ async def serve_lab(store: SerializedStore, host_key: asyncssh.SSHKey, host: str
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    width = max(len(listener.router) for listener in listeners) if listeners else 0
-    out.writelines(f"{listener.router:<{width}}  ssh -p {listener.port} USER@{listener.host}"
-                  f"  ({listener.address})\n" for listener in listeners)
-    out.flush()
+    show(listeners)
     try:
         await stop.wait()
     finally:
