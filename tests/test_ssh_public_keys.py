@@ -4,6 +4,7 @@ password; nothing secret reaches an error or the log."""
 
 from __future__ import annotations
 
+import base64
 import logging
 import os
 import shutil
@@ -14,8 +15,13 @@ import asyncssh
 import paramiko  # type: ignore[import-untyped]
 import pexpect  # type: ignore[import-untyped]
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from solace_shell.ssh.server import LabServer
+from solace_shell.ssh.store import SerializedStore
 from state_store import codec
+from state_store.public_keys import PublicKeyError, check_public_key
 from state_store.scenario import ScenarioError, load_scenario
 from state_store.store import LabStore
 
@@ -90,9 +96,9 @@ def test_bad_keys_are_reported_with_their_lines_and_never_shown(tmp_path: Path) 
         "user 'alice': ssh_keys[3] is not a usable OpenSSH public key (invalid public key)",
         "user 'alice': ssh_keys[4] is a private key; give the public key (the .pub file) instead",
     ]
-    for problem, given in zip(problems, ["ssh-ed25519 AAAA", "hello", "from=", "-----BEGIN"], strict=True):
+    for problem, written in zip(problems, ["ssh-ed25519 AAAA", "hello", "from=", "-----BEGIN"], strict=True):
         line = int(problem.split(":")[1])
-        assert given in lines[line - 1], problem
+        assert written in lines[line - 1], problem
     secret = private.splitlines()[1]
     assert not any(secret[:16] in p for p in problems)
 
@@ -197,3 +203,51 @@ def test_the_openssh_client_logs_in_with_its_key(tmp_path: Path) -> None:
                               env=dict(os.environ, SSH_AUTH_SOCK=""))
     assert (done.returncode, done.stdout) == (0, "\nHostname: NY_Appliance1\n"), done.stderr
     assert "Solace PubSub+ Enterprise" in done.stderr  # the product line, before authentication
+
+
+_RSA = asyncssh.generate_private_key("ssh-rsa", key_size=1024).export_public_key().decode().split()[1]
+_RSA_BLOB = base64.b64decode(_RSA)
+
+
+def _mangled_rsa(at: int, junk: bytes) -> str:
+    """The RSA key above with some of its bytes replaced: lengths and numbers that lie."""
+    return "ssh-rsa " + base64.b64encode(_RSA_BLOB[:at] + junk + _RSA_BLOB[at + len(junk):]).decode()
+
+
+KEY_TYPES = ["ssh-rsa", "ssh-ed25519", "ecdsa-sha2-nistp256", "ssh-dss", "sk-ssh-ed25519@openssh.com",
+             "ssh-ed25519-cert-v01@openssh.com"]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(
+    st.text(max_size=120),
+    st.builds(_mangled_rsa, st.integers(0, len(_RSA_BLOB)), st.binary(min_size=1, max_size=16)),
+    st.builds(lambda kind, body: f"{kind} {base64.b64encode(body).decode()}", st.sampled_from(KEY_TYPES),
+              st.binary(max_size=120)),
+))
+def test_any_key_line_is_taken_or_refused_in_one_line(line: str) -> None:
+    try:
+        kept = check_public_key(line)
+    except PublicKeyError as exc:
+        message = str(exc)
+        assert message.startswith("is ") and "\n" not in message
+        assert not any(len(word) >= 8 and word in message for word in line.split())  # nothing of the key
+    else:
+        assert kept == " ".join(line.split())
+
+
+def test_a_key_line_spoilt_in_the_lab_file_is_skipped_with_a_warning(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    key_file, key = _key(tmp_path, "alice")
+    lab_path = _lab(tmp_path, [key])
+    store = SerializedStore.open(lab_path)
+    assert isinstance(store, SerializedStore)
+    try:
+        with store.transaction() as engine:  # as a hand edit of the file would leave it (not journaled)
+            engine.state.user_by_name["alice"].ssh_keys = f"ssh-rsa {_RSA[:40]}\n{key}"
+        server = LabServer(store, asyncssh.generate_private_key("ssh-ed25519"))
+        offered = asyncssh.read_private_key(key_file)
+        assert server.accepts_key("alice", offered)
+    finally:
+        store.close()
+    assert "user=alice: ssh_keys[0] in the lab file is not a usable public key; skipped" in caplog.text
