@@ -136,3 +136,19 @@ def test_serve_prints_the_routers_again_after_they_change(tmp_path: Path) -> Non
         _, err = proc.communicate(timeout=TIMEOUT)
     assert proc.returncode == 0
     assert f"router={NJ} is no longer in the lab" in err and "Traceback" not in err
+
+
+def test_a_lab_that_cannot_be_read_is_one_log_line_and_serving_goes_on(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    lab_path = tmp_path / "training.lab"
+    with serving(lab_path, follow_seconds=FOLLOW) as server:
+        def unreadable() -> list[tuple[str, int]]:  # the lab file's disk gone, say
+            raise OSError("disk I/O error\nsecond line")
+
+        monkeypatch.setattr(server.server, "routers", unreadable)
+        _wait(server, lambda: "cannot read the lab's routers" in caplog.text)
+        time.sleep(10 * FOLLOW)
+        errors = [r for r in caplog.records if "cannot read the lab's routers" in r.getMessage()]
+        assert len(errors) == 1 and errors[0].exc_info is None
+        assert errors[0].getMessage() == "cannot read the lab's routers (still serving the ones before): disk I/O error"
+        assert run_exec(server.port(NY), "admin", "admin", "show hostname") == (0, "\nHostname: NY_Appliance1\n")

@@ -46,6 +46,11 @@ FOLLOW_SECONDS = 1.0
 _UNKNOWN_USER_HASH = hash_password("not a password of this lab")
 
 
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 class ListenError(Exception):
     """A router's port that cannot be listened on, and why (one line)."""
 
@@ -159,12 +164,16 @@ class LabServer:
         await served.acceptor.wait_closed()
 
     async def _follow_lab(self) -> None:
+        failed = ""  # the last failure, said once (one line, no traceback) until it changes
         while True:
             await asyncio.sleep(self.follow_seconds)
             try:
                 await self.follow()
-            except Exception:  # the server goes on serving what it serves; the next round tries again
-                log.exception("following the lab's routers failed")
+                failed = ""
+            except Exception as exc:  # the server goes on serving what it serves; the next round tries again
+                if str(exc) != failed:
+                    failed = str(exc)
+                    log.error("cannot read the lab's routers (still serving the ones before): %s", first_line(exc))
 
     async def follow(self) -> bool:
         """Serve the routers the lab has now (see the class); True when the listeners changed.
