@@ -32,7 +32,8 @@ def check_public_key(line: str) -> str:
     try:
         key = asyncssh.import_public_key(line)
     except asyncssh.KeyImportError as exc:
-        reason = str(exc) or "not a public key"
+        # asyncssh's reason without what it quotes from the key (bytes of the line, maybe a newline)
+        reason = str(exc).split(":", 1)[0].strip() or "not a public key"
         raise PublicKeyError(f"is not a usable OpenSSH public key ({reason[0].lower()}{reason[1:]})") from None
     except Exception:  # noqa: BLE001  the decoders below asyncssh fail on crafted keys in their own ways
         raise PublicKeyError("is not a usable OpenSSH public key (its numbers cannot be decoded)") from None
