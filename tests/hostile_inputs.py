@@ -8,6 +8,7 @@ wrong types, control characters, overlong names.
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 from hypothesis import strategies as st
@@ -84,6 +85,23 @@ _NAME = st.one_of(
 _ANY_SCALAR = st.one_of(_INT, _NAME, st.booleans(), st.none(), st.just("~"), st.just("[]"), st.just("{}"))
 
 
+# A real public key (ed25519), whole or with bytes of its blob replaced: lengths and numbers that lie.
+_PUBLIC_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMEv6rFv4wV9adcyXRk6BcnEKMYVkrq1anXgWsppvm+w trainee@laptop"
+_KEY_BLOB = base64.b64decode(_PUBLIC_KEY.split()[1])
+
+
+def _spoilt_key(kind: str, at: int, junk: bytes) -> str:
+    blob = _KEY_BLOB[:at] + junk + _KEY_BLOB[at + len(junk):]
+    return f"{kind} {base64.b64encode(blob).decode()}"
+
+
+_KEY_LINE = st.one_of(
+    st.just(_PUBLIC_KEY), _ANY_SCALAR, st.just("-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjE="),
+    st.builds(_spoilt_key, st.sampled_from(["ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "x"]),
+              st.integers(0, len(_KEY_BLOB)), st.binary(min_size=1, max_size=12)),
+)
+
+
 def _yaml_scalar(value: object) -> str:
     if value is None:
         return "null"
@@ -125,7 +143,7 @@ vpns:
     clients:
       - {{name: c, hosts: [NY_Appliance1]}}
 users:
-  - {{name: {user}, password: pw, level: {level}, lab_admin: {flag}}}
+  - {{name: {user}, password: pw, level: {level}, lab_admin: {flag}, ssh_keys: [{key}]}}
 messages:
   - {{client: c, topic: {topic}, count: {int4}, size: {int5}}}
 advance_ms: {int6}
@@ -179,6 +197,7 @@ def hostile_scenarios(draw: st.DrawFn) -> str:
         "level": _yaml_scalar(draw(st.one_of(st.sampled_from(["admin", "read-only", "root", "prepared", "idle"]),
                                              _ANY_SCALAR))),
         "flag": _yaml_scalar(draw(_ANY_SCALAR)), "scalar": _yaml_scalar(draw(_ANY_SCALAR)),
+        "key": _yaml_scalar(draw(_KEY_LINE)),
     }
     for i in range(1, 7):
         fields[f"int{i}"] = _yaml_scalar(draw(_INT))
