@@ -252,3 +252,23 @@ def test_a_key_line_spoilt_in_the_lab_file_is_skipped_with_a_warning(
     finally:
         store.close()
     assert "user=alice: ssh_keys[0] in the lab file is not a usable public key; skipped" in caplog.text
+
+
+@pytest.mark.skipif(shutil.which("ssh") is None, reason="the OpenSSH client `ssh` is not installed")
+def test_an_interactive_openssh_login_with_a_key_goes_straight_to_the_banner(tmp_path: Path) -> None:
+    key_file, key = _key(tmp_path, "alice")
+    lab_path = _lab(tmp_path, [key])
+    with serving(lab_path) as server:
+        child = pexpect.spawn("ssh", [*_openssh_options(server.port(NY), key_file), "alice@127.0.0.1"],
+                              encoding="utf-8", timeout=TIMEOUT, dimensions=(24, 80),
+                              env=dict(os.environ, SSH_AUTH_SOCK=""))
+        child.expect_exact("Solace PubSub+ Enterprise\r\n")  # the product line, before authentication
+        child.expect_exact("Solace PubSub+ Enterprise Version 10.4.1.52\r\n")  # the start banner
+        assert "Password:" not in child.before
+        child.expect_exact("NY_Appliance1>")
+        child.send("show hostname\r")
+        child.expect_exact("Hostname: NY_Appliance1\r\n")
+        child.send("exit\r")
+        child.expect(pexpect.EOF)
+        child.close()
+    assert child.exitstatus == 0
