@@ -40,4 +40,3 @@ def check_public_key(line: str) -> str:
     if key.get_algorithm() != words[0]:  # e.g. a key with options in front of it
         raise PublicKeyError("is not an OpenSSH public key line ('<type> <base64> [comment]', as in a .pub file)")
     return " ".join(words)
-

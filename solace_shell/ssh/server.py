@@ -46,7 +46,7 @@ FOLLOW_SECONDS = 1.0
 _UNKNOWN_USER_HASH = hash_password("not a password of this lab")
 
 
-def first_line(exc: BaseException) -> str:
+def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
 
@@ -173,7 +173,7 @@ class LabServer:
             except Exception as exc:  # the server goes on serving what it serves; the next round tries again
                 if str(exc) != failed:
                     failed = str(exc)
-                    log.error("cannot read the lab's routers (still serving the ones before): %s", first_line(exc))
+                    log.error("cannot read the lab's routers (still serving the ones before): %s", _first_line(exc))
 
     async def follow(self) -> bool:
         """Serve the routers the lab has now (see the class); True when the listeners changed.
