@@ -216,10 +216,12 @@ def replay(paths: tuple[str, ...], accept: bool, json_out: bool) -> None:
 @main.command()
 @click.option("--listen", default=DEFAULT_LISTEN, show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True,
-              help="SSH port of the lab's first router; the others follow in lab order (0: any free ports).")
+              help="SSH port of the lab's first router; the others follow in lab order, except a router "
+                   "with its own ssh_port in the scenario (0: any free ports).")
 @click.pass_context
 def serve(ctx: click.Context, listen: str, port: int) -> None:
-    """Serve the lab over SSH: each router on its own port; lab users log in with their password."""
+    """Serve the lab over SSH: each router on its own port; lab users log in with their password or
+    an SSH key the scenario gives them. The routers served follow `lab> reset`."""
     import logging
 
     from .ssh.server import run_server
