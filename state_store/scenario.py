@@ -49,7 +49,6 @@ from typing import TYPE_CHECKING
 from grammar.yaml_source import LocatedDict
 
 from .errors import ScenarioError
-from .public_keys import check_public_key
 from .scenario_files import DEFAULT_SCENARIO, ROOT_DIR, resolve_scenario
 from .scenario_schema import SCHEMA, load_scenario
 
@@ -177,7 +176,8 @@ def build_lab(state: BrokerState, doc: MDict) -> None:
         state.add(m.User(name=u["name"], password_hash=u["password_hash"], scope=u.get("scope", "global"),
                          level=u.get("level", "read-only"), vpn=u.get("vpn"),
                          lab_admin=u.get("lab_admin", False),
-                         ssh_keys="\n".join(check_public_key(key) for key in u.get("ssh_keys") or [])))
+                         # checked by load_scenario (public_keys): kept with their spaces normalised
+                         ssh_keys="\n".join(" ".join(key.split()) for key in u.get("ssh_keys") or [])))
 
     eng = Engine(state)
     try:

@@ -49,12 +49,15 @@ class ServerThread:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
-        self.listeners: list[Listener] = asyncio.run_coroutine_threadsafe(
-            self.server.start("127.0.0.1", 0), self.loop).result(TIMEOUT)
+        asyncio.run_coroutine_threadsafe(self.server.start("127.0.0.1", 0), self.loop).result(TIMEOUT)
+
+    @property
+    def listeners(self) -> list[Listener]:
+        """The server's listeners now (it follows the lab's routers)."""
+        return self.server.listeners
 
     def port(self, router: str) -> int:
-        """The router's port now (the server follows the lab's routers)."""
-        return next(listener.port for listener in self.server.listeners if listener.router == router)
+        return next(listener.port for listener in self.listeners if listener.router == router)
 
     def close(self) -> None:
         asyncio.run_coroutine_threadsafe(self.server.stop(), self.loop).result(TIMEOUT)
