@@ -2,7 +2,9 @@
 
 Why: a lab file may be shared or committed, so passwords are never stored or returned in clear,
 and one leaked lab must not help against another: every hash has its own random salt (the lab
-is built from a scenario whose clear passwords are hashed once, at load).
+is built from a scenario whose clear passwords are hashed once, at load). The bundled scenarios
+give their published passwords (admin/admin, ...) as hashes made once, so building their labs
+hashes nothing: a leaked default lab tells nothing its documentation does not.
 
 Format (self-describing, the PHC string form): ``$scrypt$ln=14,r=8,p=1$<salt>$<hash>`` with the
 salt and hash in unpadded base64. Lab files written before it hold ``scrypt$<n>$<salt hex>$<hash

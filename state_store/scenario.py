@@ -172,7 +172,8 @@ def build_lab(state: BrokerState, doc: MDict) -> None:
                 client_num=i + 1,
             ))
     for u in doc.get("users") or []:
-        # load_scenario has already turned a clear password into a hash with a random salt
+        # load_scenario has already turned a clear password into a hash with a random salt (or the
+        # scenario gave the hash itself, as the bundled ones do)
         state.add(m.User(name=u["name"], password_hash=u["password_hash"], scope=u.get("scope", "global"),
                          level=u.get("level", "read-only"), vpn=u.get("vpn"),
                          lab_admin=u.get("lab_admin", False),

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import pytest
+import yaml
 
 from solace_shell.renderers.flags import queue_flags, vpn_replication_flags
 from state_store.errors import EngineError
+from state_store.options import config_secret_salt
+from state_store.passwords import hash_password
+from state_store.scenario_files import resolve_scenario
 from state_store.store import LabStore
 from state_store.topics import name_matches, topic_matches
 
@@ -26,6 +30,48 @@ def flags(e, router, vpn=VPN):
 
 def qcount(e, router, queue, vpn=VPN):
     return e.queue_detail(router, vpn, queue).messages_spooled
+
+
+# The logins the bundled scenarios publish in their comments. They give them as hashes made once, so
+# building their labs hashes no password (five scrypt hashes were ~0.2 s of CPU in every process that
+# built a default lab: a replay, each Spark executor's daemon, a first shell).
+PUBLISHED_LOGINS = {
+    "default": {"admin": "admin", "operator": "operator", "monitor": "monitor", "meshmgr": "meshmgr",
+                "trading_admin": "trading"},
+    "swiftmq-ha": {"admin": "admin"},
+}
+
+
+def _keys(node: object) -> set[str]:
+    if isinstance(node, dict):
+        return set(node).union(*map(_keys, node.values()))
+    if isinstance(node, list):
+        return set().union(*map(_keys, node))
+    return set()
+
+
+@pytest.mark.parametrize("name", sorted(PUBLISHED_LOGINS))
+def test_bundled_scenarios_store_hashes_of_their_published_passwords(name):
+    path = resolve_scenario(name)
+    assert path is not None
+    assert "password" not in _keys(yaml.safe_load(path.read_text(encoding="utf-8")))
+    store = LabStore.in_memory(path)
+    try:
+        with store.transaction() as e:
+            assert sorted(u.name for u in e.users()) == sorted(PUBLISHED_LOGINS[name])
+            for user, password in PUBLISHED_LOGINS[name].items():
+                assert e.verify_password(user, password) and not e.verify_password(user, password + "x")
+    finally:
+        store.close()
+
+
+def test_default_bridge_password_hash_is_the_one_its_clear_password_makes():
+    """So the default lab is the lab `password: replication` built: its current-config is unchanged."""
+    path = resolve_scenario("default")
+    assert path is not None
+    vpns = {v["name"]: v for v in yaml.safe_load(path.read_text(encoding="utf-8"))["vpns"]}
+    bridge = vpns[VPN]["replication"]["bridge"]
+    assert bridge["password_hash"] == hash_password("replication", config_secret_salt("bridge-password", VPN))
 
 
 def test_default_lab_flags_both_routers(lab):
