@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from solace_shell.transcript.allocator import raise_thresholds
 from solace_shell.transcript.format import (
     Header,
     Problem,
@@ -185,10 +186,13 @@ def paced_collection() -> Iterator[None]:
     whole loop, so the thresholds go back once per batch rather than once per transcript: going
     back starts a collection at once (the count is far past the default threshold by then),
     which cost about 1% of the instructions of a drill replay and more of its time. Blocks nest,
-    in any threads: only the outermost one changes and restores the thresholds."""
+    in any threads: only the outermost one changes and restores the thresholds.
+
+    The first block in a process also raises the C allocator's thresholds, for good (`allocator`)."""
     global _pacing_depth, _paced_from
     with _pacing_lock:
         if _pacing_depth == 0:
+            raise_thresholds()
             before = gc.get_threshold()
             if before[0] == 0:  # automatic collection is off (threshold 0): leave it so
                 _paced_from = ()
