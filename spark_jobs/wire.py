@@ -53,7 +53,11 @@ class PartitionStreams:
         self._cap = cap
         self._commands_sink = pa.BufferOutputStream()
         self._commands = pa.ipc.new_stream(self._commands_sink, COMMAND_WIRE, options=_IPC)
-        self._pending: list[Any] = []       # CommandResults not yet in a batch
+        # The next batch's command rows, column by column (_FIELDS, then each row's transcript index and
+        # verdict). Why not the CommandResults themselves until the batch is full: taking their fields
+        # at once, while the replay's objects are still in the CPU's caches, and letting the objects go
+        # cost about 2% less of a partition's CPU (16,384 results read back cold at the batch's end).
+        self._pending: list[list[Any]] = [[] for _ in _FIELDS_NAMED]
         self._pending_t: list[int] = []
         self._pending_verdicts: list[str] = []
         self._transcripts: list[list[Any]] = [[] for _ in TRANSCRIPT_COLUMNS]
@@ -65,10 +69,11 @@ class PartitionStreams:
         for column, value in zip(self._transcripts, (name, *row), strict=True):
             column.append(value)
         if commands:
-            self._pending += commands
+            for column, values in zip(self._pending, zip(*map(_FIELDS, commands), strict=True), strict=True):
+                column += values
             self._pending_t += [index] * len(commands)
             self._pending_verdicts += verdicts
-            if len(self._pending) >= BATCH_ROWS:
+            if len(self._pending_t) >= BATCH_ROWS:
                 self._flush()
 
     def finish(self) -> tuple[bytes, bytes]:
@@ -83,23 +88,24 @@ class PartitionStreams:
         return self._commands_sink.getvalue().to_pybytes(), sink.getvalue().to_pybytes()
 
     def _flush(self) -> None:
-        cmds = self._pending
-        if not cmds:
+        if not self._pending_t:
             return
-        same = list(map(operator.eq, map(_ACTUAL, cmds), map(_EXPECTED, cmds)))
+        line, router, prompt, command, node, expected, actual, signature, duration = self._pending
+        same = list(map(operator.eq, actual, expected))
         columns = [
             pa.array(self._pending_t, pa.int32()),
-            *(pa.array(list(map(get, cmds)), pa.string() if name != "line" else pa.int32())
-              for name, get in _PLAIN),
+            pa.array(line, pa.int32()),
+            *(pa.array(values, pa.string()) for values in (router, prompt, command, node)),
             pa.array(self._pending_verdicts, pa.string()),
-            self._text(list(map(_EXPECTED, cmds))),
-            self._text([None if s else a for a, s in zip(map(_ACTUAL, cmds), same, strict=True)]),
+            self._text(expected),
+            self._text([None if s else a for a, s in zip(actual, same, strict=True)]),
             pa.array(same, pa.bool_()),
-            pa.array(list(map(_SIGNATURE, cmds)), pa.string()),
-            pa.array(list(map(_DURATION, cmds)), pa.float64()),
+            pa.array(signature, pa.string()),
+            pa.array(duration, pa.float64()),
         ]
         self._commands.write_batch(pa.RecordBatch.from_arrays(columns, schema=COMMAND_WIRE))
-        self._pending, self._pending_t, self._pending_verdicts = [], [], []
+        self._pending = [[] for _ in _FIELDS_NAMED]
+        self._pending_t, self._pending_verdicts = [], []
 
     def _text(self, values: list[str | None]) -> pa.Array:
         """Outputs as stored: converted as they are when all fit (the rule: none longer than the cap
@@ -113,11 +119,10 @@ class PartitionStreams:
         return column
 
 
-_EXPECTED = operator.attrgetter("expected")
-_ACTUAL = operator.attrgetter("actual")
-_SIGNATURE = operator.attrgetter("signature")
-_DURATION = operator.attrgetter("duration_ms")
-_PLAIN = [(name, operator.attrgetter(name)) for name in COMMAND_COLUMNS[1:6]]  # line .. node
+# A command's fields the stream carries, in `_flush`'s order: line .. node, expected, actual, signature,
+# duration (the verdict comes apart: the partition's verdicts are checked ones).
+_FIELDS_NAMED = (*COMMAND_COLUMNS[1:6], "expected", "actual", "signature", "duration_ms")
+_FIELDS = operator.attrgetter(*_FIELDS_NAMED)
 
 
 def read_partition(commands_blob: bytes, transcripts_blob: bytes) -> tuple[pa.Table, pa.Table]:
