@@ -7,10 +7,11 @@ kernel, so the next transcript takes the same pages again as page faults. glibc 
 thresholds by itself the first time it frees a large mapped block, and until the bundled scenarios
 gave their passwords as hashes, the 16 MiB buffer of scrypt-hashing them did just that in every
 process that built a default lab. Without it a Spark partition of 2,500 drills measured about 5%
-slower (3.28 s of CPU against 3.12 s, 25% more page faults). The values here are the ones glibc
-would have set: large blocks up to 16 MiB come from the heap, and up to 32 MiB of free space stays
-at its top. The process keeps them for its life, as it kept glibc's own (mallopt cannot read them
-back to restore them); a process that replays is about replaying.
+slower (3.28 s of CPU against 3.12 s, a fifth more page faults; an ad-hoc A/B, docs/conformance.md).
+The values here are the ones glibc would have set: blocks up to 16 MiB come from the heap, and up to
+32 MiB of free space stays at its top. The process keeps them for its life, as it kept glibc's own:
+mallopt cannot read them back to restore them, and the processes that replay (the replay command,
+Spark executors, the benchmarks) replay until they exit.
 """
 
 from __future__ import annotations
