@@ -14,7 +14,49 @@ after the fork for that reason); the warm-up here starts none (tests/test_spark_
 
 from __future__ import annotations
 
+import os
+import re
 import sys
+from collections.abc import Callable, Sequence
+
+_SHIPPED_LIB = os.path.join("pyspark", "python", "lib")
+_PY4J_ZIP = re.compile(r"py4j-(?P<version>.+)-src\.zip")
+
+
+def without_shipped_sources(path: Sequence[str], py4j_version: Callable[[], str | None]) -> list[str]:
+    """`path` (sys.path) without the source zips Spark ships inside an installed pyspark package,
+    where the installed package itself can be imported in their place.
+
+    Why: Spark puts `<site>/pyspark/python/lib/pyspark.zip` (and py4j's zip) first on its Python
+    workers' path and sets PYTHONDONTWRITEBYTECODE. The zips hold sources only, so every daemon
+    compiled `pyspark.worker` and all it imports before the first task of a session could start:
+    about 0.4 s of CPU (0.48 s against 0.07 s from the installed package's compiled files), and the
+    workers compiled more as their first task imported it. A zip found inside the installed pyspark
+    is the same release as the package around it (one wheel), so dropping it changes nothing but
+    the compiling. py4j's zip goes only if the installed py4j is the version its name gives
+    (`py4j_version()`, asked only then). A Spark distribution's own `python/lib` is left alone.
+    """
+    kept: list[str] = []
+    for entry in path:
+        lib, name = os.path.split(entry)
+        inside_installed = lib.endswith(_SHIPPED_LIB) and os.path.isfile(
+            os.path.join(lib[: -len(_SHIPPED_LIB)], "pyspark", "__init__.py"))
+        if inside_installed and name == "pyspark.zip":
+            continue
+        shipped_py4j = _PY4J_ZIP.fullmatch(name) if inside_installed else None
+        if shipped_py4j and shipped_py4j["version"] == py4j_version():
+            continue
+        kept.append(entry)
+    return kept
+
+
+def _installed_py4j_version() -> str | None:
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
+
+    try:
+        return version("py4j")
+    except PackageNotFoundError:
+        return None
 
 
 def warm_up() -> None:
@@ -29,6 +71,7 @@ def warm_up() -> None:
 
 
 def main() -> None:
+    sys.path[:] = without_shipped_sources(sys.path, _installed_py4j_version)
     try:
         warm_up()
     except Exception as exc:  # the workers will meet the same problem and report it with their task

@@ -119,6 +119,14 @@ def _rows(spark, path):
     return [r.asDict() for r in spark.read.parquet(str(path)).collect()]
 
 
+def test_workers_import_the_installed_pyspark_not_its_source_zip(spark):
+    """`spark_jobs.daemon` drops the zips Spark ships inside the installed pyspark from the workers' path."""
+    import pyspark
+
+    worker_files = spark.sparkContext.parallelize([0], 1).map(lambda _: __import__("pyspark").__file__).collect()
+    assert worker_files == [pyspark.__file__], "the driver's own pyspark, compiled, not pyspark.zip"
+
+
 def test_command_rows(spark, corpus, result):
     _, out = result
     rows = _rows(spark, out / "commands.parquet")

@@ -144,3 +144,38 @@ def test_the_daemon_warm_up_starts_no_thread_before_the_workers_fork():
             "print(threading.active_count(), len(os.listdir('/proc/self/task')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["1", "1"]
+
+
+def _shipped(root, *names):
+    lib = root / "pyspark" / "python" / "lib"
+    lib.mkdir(parents=True)
+    for name in names:
+        (lib / name).write_bytes(b"")
+    return [str(lib / name) for name in names]
+
+
+def test_the_daemon_drops_the_source_zips_shipped_inside_an_installed_pyspark(tmp_path):
+    """Spark puts the zips first on its workers' path: from them every daemon compiled pyspark anew."""
+    from spark_jobs.daemon import without_shipped_sources
+
+    site = tmp_path / "site"
+    zips = _shipped(site, "pyspark.zip", "py4j-0.10.9.9-src.zip")
+    (site / "pyspark" / "__init__.py").write_text("")
+    path = ["/work", *zips, str(site / "pyspark" / "jars" / "spark-core.jar"), str(site)]
+    assert without_shipped_sources(path, lambda: "0.10.9.9") == ["/work", *path[3:]]
+    assert without_shipped_sources(path, lambda: "0.10.9.7") == ["/work", zips[1], *path[3:]], "other py4j"
+    assert without_shipped_sources(path, lambda: None) == ["/work", zips[1], *path[3:]], "no py4j installed"
+
+
+def test_the_daemon_keeps_a_spark_distributions_zips(tmp_path):
+    from spark_jobs.daemon import without_shipped_sources
+
+    def never_asked() -> str:
+        raise AssertionError("py4j's version is asked only for a zip inside an installed pyspark")
+
+    home = tmp_path / "spark-3.5.1-bin-hadoop3"
+    (home / "python" / "lib").mkdir(parents=True)
+    path = [str(home / "python" / "lib" / "pyspark.zip"), str(home / "python" / "lib" / "py4j-0.10.9.7-src.zip")]
+    assert without_shipped_sources(path, never_asked) == path
+    no_package = _shipped(tmp_path / "unpacked", "pyspark.zip", "py4j-0.10.9.7-src.zip")  # no pyspark/__init__.py
+    assert without_shipped_sources(no_package, never_asked) == no_package
