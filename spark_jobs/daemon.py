@@ -14,6 +14,7 @@ after the fork for that reason); the warm-up here starts none (tests/test_spark_
 
 from __future__ import annotations
 
+import importlib.machinery
 import os
 import re
 import sys
@@ -25,29 +26,40 @@ _PY4J_ZIP = re.compile(r"py4j-(?P<version>.+)-src\.zip")
 
 def without_shipped_sources(path: Sequence[str], py4j_version: Callable[[], str | None]) -> list[str]:
     """`path` (sys.path) without the source zips Spark ships inside an installed pyspark package,
-    where the installed package itself can be imported in their place.
+    where the installed package itself is what an import then finds.
 
     Why: Spark puts `<site>/pyspark/python/lib/pyspark.zip` (and py4j's zip) first on its Python
     workers' path and sets PYTHONDONTWRITEBYTECODE. The zips hold sources only, so every daemon
     compiled `pyspark.worker` and all it imports before the first task of a session could start:
     about 0.4 s of CPU (0.48 s against 0.07 s from the installed package's compiled files), and the
-    workers compiled more as their first task imported it. A zip found inside the installed pyspark
-    is the same release as the package around it (one wheel), so dropping it changes nothing but
-    the compiling. py4j's zip goes only if the installed py4j is the version its name gives
-    (`py4j_version()`, asked only then). A Spark distribution's own `python/lib` is left alone.
+    workers compiled more as their first task imported it. A zip inside `<site>/pyspark` is the same
+    release as the package around it (one wheel), so it goes only when, without it, the import finds
+    that very package: not when the workers run another interpreter, which lacks `<site>` on its
+    path, nor when something earlier on the path would shadow it. py4j's zip also needs the installed
+    py4j to be the version its name gives (`py4j_version()`, asked only then). A Spark
+    distribution's own `python/lib` is left alone.
     """
-    kept: list[str] = []
+    kept = list(path)
     for entry in path:
         lib, name = os.path.split(entry)
-        inside_installed = lib.endswith(_SHIPPED_LIB) and os.path.isfile(
-            os.path.join(lib[: -len(_SHIPPED_LIB)], "pyspark", "__init__.py"))
-        if inside_installed and name == "pyspark.zip":
+        if not lib.endswith(_SHIPPED_LIB):
             continue
-        shipped_py4j = _PY4J_ZIP.fullmatch(name) if inside_installed else None
-        if shipped_py4j and shipped_py4j["version"] == py4j_version():
-            continue
-        kept.append(entry)
+        site = lib[: -len(_SHIPPED_LIB)].rstrip(os.sep)
+        shipped_py4j = _PY4J_ZIP.fullmatch(name)
+        module = "pyspark" if name == "pyspark.zip" else "py4j" if shipped_py4j else None
+        trial = [e for e in kept if e != entry]
+        if module and _imported_from(module, trial) == site and (
+                not shipped_py4j or shipped_py4j["version"] == py4j_version()):
+            kept = trial
     return kept
+
+
+def _imported_from(package: str, path: list[str]) -> str | None:
+    """The directory holding `package` as `import` would find it on `path`, if a plain directory."""
+    spec = importlib.machinery.PathFinder.find_spec(package, path)
+    if spec is None or not spec.origin or not os.path.isfile(spec.origin):
+        return None  # not found, or found inside a zip
+    return os.path.dirname(os.path.dirname(spec.origin))
 
 
 def _installed_py4j_version() -> str | None:

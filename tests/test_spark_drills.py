@@ -154,28 +154,45 @@ def _shipped(root, *names):
     return [str(lib / name) for name in names]
 
 
+def _installed(site, *packages):
+    for package in packages:
+        (site / package).mkdir(parents=True, exist_ok=True)
+        (site / package / "__init__.py").write_text("")
+
+
 def test_the_daemon_drops_the_source_zips_shipped_inside_an_installed_pyspark(tmp_path):
     """Spark puts the zips first on its workers' path: from them every daemon compiled pyspark anew."""
     from spark_jobs.daemon import without_shipped_sources
 
     site = tmp_path / "site"
     zips = _shipped(site, "pyspark.zip", "py4j-0.10.9.9-src.zip")
-    (site / "pyspark" / "__init__.py").write_text("")
-    path = ["/work", *zips, str(site / "pyspark" / "jars" / "spark-core.jar"), str(site)]
-    assert without_shipped_sources(path, lambda: "0.10.9.9") == ["/work", *path[3:]]
-    assert without_shipped_sources(path, lambda: "0.10.9.7") == ["/work", zips[1], *path[3:]], "other py4j"
-    assert without_shipped_sources(path, lambda: None) == ["/work", zips[1], *path[3:]], "no py4j installed"
+    _installed(site, "pyspark", "py4j")
+    path = [str(tmp_path / "work"), *zips, str(site / "pyspark" / "jars" / "spark-core.jar"), str(site)]
+    rest = [path[0], *path[3:]]
+    assert without_shipped_sources(path, lambda: "0.10.9.9") == rest
+    assert without_shipped_sources(path, lambda: "0.10.9.7") == [path[0], zips[1], *path[3:]], "other py4j"
+    assert without_shipped_sources(path, lambda: None) == [path[0], zips[1], *path[3:]], "no py4j installed"
 
 
-def test_the_daemon_keeps_a_spark_distributions_zips(tmp_path):
+def test_the_daemon_keeps_the_zips_when_the_installed_package_would_not_be_imported(tmp_path):
+    """Workers on another interpreter (PYSPARK_PYTHON) lack the driver's site directory; a package
+    earlier on the path would shadow the installed one; a Spark distribution has no package around."""
     from spark_jobs.daemon import without_shipped_sources
 
     def never_asked() -> str:
-        raise AssertionError("py4j's version is asked only for a zip inside an installed pyspark")
+        raise AssertionError("py4j's version is asked only when the installed py4j would be imported")
+
+    site = tmp_path / "site"
+    zips = _shipped(site, "pyspark.zip", "py4j-0.10.9.9-src.zip")
+    _installed(site, "pyspark", "py4j")
+    path = [*zips, str(tmp_path / "other-site")]
+    assert without_shipped_sources(path, never_asked) == path
+    _installed(tmp_path / "earlier", "pyspark", "py4j")
+    path = [*zips, str(tmp_path / "earlier"), str(site)]
+    assert without_shipped_sources(path, never_asked) == path
 
     home = tmp_path / "spark-3.5.1-bin-hadoop3"
     (home / "python" / "lib").mkdir(parents=True)
-    path = [str(home / "python" / "lib" / "pyspark.zip"), str(home / "python" / "lib" / "py4j-0.10.9.7-src.zip")]
+    path = [str(home / "python" / "lib" / "pyspark.zip"), str(home / "python" / "lib" / "py4j-0.10.9.7-src.zip"),
+            str(site)]
     assert without_shipped_sources(path, never_asked) == path
-    no_package = _shipped(tmp_path / "unpacked", "pyspark.zip", "py4j-0.10.9.7-src.zip")  # no pyspark/__init__.py
-    assert without_shipped_sources(no_package, never_asked) == no_package
