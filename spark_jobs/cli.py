@@ -33,6 +33,7 @@ def main() -> None:
 def run_cmd(inputs: tuple[str, ...], out: str, master: str, min_pass: float, gate_of: str, partitions: int | None,
             confs: tuple[str, ...], progress: bool) -> None:
     """Replay transcripts (files, directories, globs; any Hadoop path) and write results to --out."""
+    from .interrupt import Interrupted  # noqa: PLC0415
     from .job import InputError, MissingDependency, RunOptions, run  # noqa: PLC0415
     from .summary import render_text  # noqa: PLC0415
 
@@ -50,6 +51,12 @@ def run_cmd(inputs: tuple[str, ...], out: str, master: str, min_pass: float, gat
     except (InputError, MissingDependency) as exc:
         click.echo(f"solace-conformance: {exc}", err=True)
         sys.exit(2)
+    except Interrupted as exc:
+        click.echo(f"solace-conformance: {exc}: the job was cancelled; {out} is as it was", err=True)
+        sys.exit(exc.exit_status)
+    except KeyboardInterrupt:  # before the run could take the signal over (the session's start-up)
+        click.echo(f"solace-conformance: interrupted (SIGINT) before the job started; {out} is as it was", err=True)
+        sys.exit(130)
     except Exception as exc:  # Spark's own failures (a lost executor, a full disk): one line, no traceback
         first = (str(exc).strip().splitlines() or [""])[0]
         click.echo(f"solace-conformance: the job failed: {type(exc).__name__}: {first}", err=True)

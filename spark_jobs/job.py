@@ -23,6 +23,8 @@ Pipeline (driver -> executors -> driver):
    brings their results to the driver, which writes the partitions in order into single-file
    Parquet tables with fixed names (pyarrow, `tables.py`), already sorted by (transcript, line), and
    adds up the aggregates into `summary.json` and `report.html`. Nothing is cached in the JVM.
+   All of it is staged and put in place only when the run completes (`output.py`); Ctrl-C or SIGTERM
+   cancels the run's Spark jobs and leaves `--out` as it was (`interrupt.py`).
 
 Byte-identical for the same input and arguments: commands.parquet, transcripts.parquet,
 quarantine.parquet, summary.json, report.html. Not: timings.parquet (duration_ms) and run.json.
@@ -38,18 +40,22 @@ import re
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from solace_shell.transcript.replay import paced_collection, replay_text
 
 from . import summary as summ
 from .grammar_nodes import GrammarUnavailable, grammar_node_ids
+
+if TYPE_CHECKING:  # pyarrow, for the output, is imported while the first job runs
+    from .interrupt import StopOnSignals
+    from .output import OutputDir
 
 JOB_GROUP = "solace-conformance"
 GLOB_CHARS = re.compile(r"[*?\[\]{}]")
@@ -508,23 +514,6 @@ def _local_path(out: str) -> str:
     return out[5:] if out.startswith("file:") else out
 
 
-def write_text(spark: Any, out_dir: str, name: str, text: str) -> None:
-    if _is_local(out_dir):
-        path = os.path.join(_local_path(out_dir), name)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        return
-    jvm = spark.sparkContext._jvm
-    conf = spark.sparkContext._jsc.hadoopConfiguration()
-    path = jvm.org.apache.hadoop.fs.Path(out_dir.rstrip("/") + "/" + name)
-    stream = path.getFileSystem(conf).create(path, True)
-    try:
-        stream.write(bytearray(text.encode("utf-8")))
-    finally:
-        stream.close()
-
-
 def publish(spark: Any, local_file: str, out_dir: str, name: str) -> None:
     """Copy a file written on the driver to `<out_dir>/<name>` on a remote file system."""
     jvm = spark.sparkContext._jvm
@@ -575,9 +564,10 @@ def _remote_items(spark: Any, remote: dict[str, str], bad: dict[str, tuple[str, 
 
 
 def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
+    """Replay `opts.inputs` and write `opts.out`, which changes only when the run completes: an
+    interrupted run (SIGINT, SIGTERM: `interrupt.Interrupted`) or a failed one leaves it as it was."""
     require_spark_extra()
-    from .partials import merge  # noqa: PLC0415
-    from .progress import SparkProgress  # noqa: PLC0415
+    from .interrupt import StopOnSignals  # noqa: PLC0415
 
     started = time.perf_counter()
     if spark is None:
@@ -588,19 +578,68 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
     if spark is None:
         spark = get_spark(opts.master, conf=opts.spark_conf)
     sc = spark.sparkContext
-    sc.setJobGroup(JOB_GROUP, "solace-shell conformance replay", interruptOnCancel=True)
+    finished = False
     try:
-        files, hidden, missing = list_inputs(spark, opts.inputs)
-        if missing:
-            raise InputError("no such input: " + ", ".join(missing))
-        if not files and not hidden:
-            raise InputError("the inputs hold no transcript files")
-        bad = {u: (n, "unreadable: hidden file name (starts with '.' or '_')") for u, n in hidden.items()}
-        local = {path: name for path, name in files.items() if "://" not in path and not path.startswith("hdfs:")}
-        remote = {uri: name for uri, name in files.items() if uri not in local}
+        with StopOnSignals(lambda: sc.cancelJobGroup(JOB_GROUP)) as stop:
+            sc.setJobGroup(JOB_GROUP, "solace-shell conformance replay", interruptOnCancel=True)
+            try:
+                result = _run_in_session(opts, spark, stop, started)
+            finally:
+                # None clears the property (PySpark's own stub says str only)
+                sc.setLocalProperty("spark.jobGroup.id", None)  # type: ignore[arg-type]
+        finished = True
+        return result
+    finally:
+        if own_session:
+            _stop_session(spark, abandoned=not finished)
 
-        with (SparkProgress(sc, JOB_GROUP, enabled=opts.progress) as progress,
-              ThreadPoolExecutor(1, thread_name_prefix="conformance-setup") as setup):
+
+SETTLE_SECONDS = 10.0  # how long a session this run started may take to wind its tasks down
+
+
+def _stop_session(spark: Any, abandoned: bool) -> None:
+    """Stop a session the run started, once no task runs on it.
+
+    Why wait: the tasks of a cancelled job (an interrupted run) end a moment after the job does, and
+    one still ending when the session stops reports the broadcast it lost. Why silence the JVM's log
+    when the run was `abandoned` (interrupted, failed): the teardown of a session with cancelled work
+    still has races of its own (a task's status update reaching a scheduler that has stopped), which
+    Spark logs as ERRORs with Java stack traces that say nothing about the run; the run's own error
+    is what the user is told."""
+    sc = spark.sparkContext
+    try:
+        executors = sc._jsc.sc().statusTracker()
+        deadline = time.monotonic() + SETTLE_SECONDS
+        while time.monotonic() < deadline and any(e.numRunningTasks() for e in executors.getExecutorInfos()):
+            time.sleep(0.05)
+        if abandoned:
+            sc.setLogLevel("OFF")
+        spark.stop()
+    except Exception:
+        if not abandoned:
+            raise  # else the run's own error (being raised) is the one to report, not the JVM's end
+
+
+def _run_in_session(opts: RunOptions, spark: Any, stop: StopOnSignals, started: float) -> RunResult:
+    """The run itself, on a session whose jobs carry JOB_GROUP; `stop` is the run's `StopOnSignals`."""
+    from .partials import merge  # noqa: PLC0415
+    from .progress import SparkProgress  # noqa: PLC0415
+
+    sc = spark.sparkContext
+    files, hidden, missing = list_inputs(spark, opts.inputs)
+    if missing:
+        raise InputError("no such input: " + ", ".join(missing))
+    if not files and not hidden:
+        raise InputError("the inputs hold no transcript files")
+    stop.check()
+    bad = {u: (n, "unreadable: hidden file name (starts with '.' or '_')") for u, n in hidden.items()}
+    local = {path: name for path, name in files.items() if "://" not in path and not path.startswith("hdfs:")}
+    remote = {uri: name for uri, name in files.items() if uri not in local}
+
+    opening: Future[OutputDir] | None = None
+    with (SparkProgress(sc, JOB_GROUP, enabled=opts.progress) as progress,
+          ThreadPoolExecutor(1, thread_name_prefix="conformance-setup") as setup):
+        try:
             progress.set_label(f"replaying {len(files)} transcripts")
             items: list[Item] = [(display_safe(name), ("local", os.fsencode(path))) for path, name in local.items()]
             weights = {name: _size(source[1]) for name, source in items}
@@ -631,10 +670,11 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
             per_part = [0] * n_parts
             for part in chunk_of.values():
                 per_part[part] += 1
-            # The driver's own set-up (importing pyarrow, opening the Parquet writers) runs while the first
-            # Spark job starts and the executors replay, not before: ~0.3 s off the job's serial start.
+            stop.check()
+            # The driver's own set-up (importing pyarrow, staging the output) runs while the first Spark
+            # job starts and the executors replay, not before: ~0.3 s off the job's serial start.
             # Submitted just before the job, so it does not hold the GIL while the inputs are prepared.
-            opening = setup.submit(_open_tables, spark, opts.out)
+            opening = setup.submit(_open_output, spark, opts.out)
             # One job per group of partitions (all of them, up to MAX_FILES_PER_COLLECT files, ~40 MB):
             # the partitions run in parallel and their compressed rows come to the driver together, which
             # then writes them in order, so the driver holds at most one group's rows.
@@ -642,56 +682,68 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
                 phase_started = time.perf_counter()
                 results = sc.runJob(parts, lambda it: it, group)
                 phases["replay"] += time.perf_counter() - phase_started
+                stop.check()
                 phase_started = time.perf_counter()
                 progress.set_label("writing results")
-                tset, finish = opening.result()
+                output = opening.result()
                 for _, partial_of_part, commands_blob, transcripts_blob in sorted(results, key=lambda r: r[0]):
                     partials.append(partial_of_part)
-                    timing_ms += _write_partition(tset, commands_blob, transcripts_blob)
+                    timing_ms += _write_partition(output.tables, commands_blob, transcripts_blob)
                 del results
                 phases["write"] += time.perf_counter() - phase_started
+                stop.check()
             phase_started = time.perf_counter()
-            finish()
+            output = opening.result()
+            output.tables.close()
             partial = merge(partials)
             phases["write"] += time.perf_counter() - phase_started
             phase_started = time.perf_counter()
             progress.set_label("aggregating")
             summary = _summary(opts, partial)
             phases["aggregate"] = time.perf_counter() - phase_started
-    finally:
-        # None clears the property (PySpark's own stub says str only)
-        sc.setLocalProperty("spark.jobGroup.id", None)  # type: ignore[arg-type]
 
-    write_text(spark, opts.out, "summary.json", summ.dumps(summary))
-    write_text(spark, opts.out, "report.html", summ.render_report(summary))
-    wall = time.perf_counter() - started
-    n_cmd = summary["totals"]["commands"]
-    run_info = {
-        "spark_version": spark.version,
-        "master": sc.master,
-        "default_parallelism": sc.defaultParallelism,
-        "partitions": n_parts,
-        "transcripts": summary["totals"]["transcripts"],
-        "commands": n_cmd,
-        "wall_seconds": round(wall, 3),
-        "commands_per_second": round(n_cmd / wall, 1) if wall > 0 else None,
-        "replay_cpu_ms_total": round(timing_ms, 3),
-        "phase_seconds": {k: round(v, 3) for k, v in phases.items()},
-    }
-    write_text(spark, opts.out, "run.json", json.dumps(run_info, indent=2) + "\n")
-    if own_session:
-        spark.stop()
+            output.write_text("summary.json", summ.dumps(summary))
+            output.write_text("report.html", summ.render_report(summary))
+            wall = time.perf_counter() - started
+            n_cmd = summary["totals"]["commands"]
+            run_info = {
+                "spark_version": spark.version,
+                "master": sc.master,
+                "default_parallelism": sc.defaultParallelism,
+                "partitions": n_parts,
+                "transcripts": summary["totals"]["transcripts"],
+                "commands": n_cmd,
+                "wall_seconds": round(wall, 3),
+                "commands_per_second": round(n_cmd / wall, 1) if wall > 0 else None,
+                "replay_cpu_ms_total": round(timing_ms, 3),
+                "phase_seconds": {k: round(v, 3) for k, v in phases.items()},
+            }
+            output.write_text("run.json", json.dumps(run_info, indent=2) + "\n")
+            stop.check()
+            output.commit()
+        except BaseException:
+            if opening is not None:
+                _discard_output(opening)
+            raise
     return RunResult(summary=summary, run_info=run_info)
 
 
-def _open_tables(spark: Any, out: str) -> tuple[Any, Callable[[], None]]:
-    """The four tables' writers (`tables.staged`), pyarrow imported on the way."""
-    from . import tables  # noqa: PLC0415
+def _open_output(spark: Any, out: str) -> OutputDir:
+    """The run's staged output (`output.OutputDir`), pyarrow imported on the way."""
+    from .output import OutputDir  # noqa: PLC0415
     from .wire import table_schema  # noqa: PLC0415
 
-    return tables.staged(_local_path(out), _is_local(out),
-                         {name: table_schema(cols) for name, cols in TABLES.items()},
-                         lambda file, name: publish(spark, file, out, name))
+    return OutputDir(_local_path(out), _is_local(out),
+                     {name: table_schema(cols) for name, cols in TABLES.items()},
+                     lambda file, name: publish(spark, file, out, name))
+
+
+def _discard_output(opening: Future[OutputDir]) -> None:
+    """A run that does not finish keeps nothing it staged (its own error is the one reported)."""
+    try:
+        opening.result().discard()
+    except Exception:  # staging itself failed: nothing was staged
+        pass
 
 
 def _write_partition(tset: Any, commands_blob: bytes, transcripts_blob: bytes) -> float:

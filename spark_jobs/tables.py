@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
-from collections.abc import Callable
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -45,6 +43,14 @@ class SortedTableWriter:
         self._writer.close()
         open(os.path.join(self.directory, "_SUCCESS"), "wb").close()
 
+    def abort(self) -> None:
+        """Stop writing: pending rows are dropped and no `_SUCCESS` is written; the owner removes the file."""
+        self._pending, self._rows = [], 0
+        try:
+            self._writer.close()
+        except Exception:  # the run is being abandoned, maybe for this very writer's error (a full disk)
+            pass
+
     def _flush(self, n: int) -> None:
         """Write the first `n` pending rows as one row group. Each row is copied once, into the row
         group's contiguous columns: the writer's bytes depend on how the columns are chunked, so a row
@@ -57,8 +63,7 @@ class SortedTableWriter:
 
 
 class TableSet:
-    """Several tables written side by side into a local directory (a temporary one for a remote
-    output, then copied by `publish`)."""
+    """Several tables written side by side into one local directory (a run's staging, `output.py`)."""
 
     def __init__(self, out_dir: str, schemas: dict[str, pa.Schema]) -> None:
         self.out_dir = out_dir
@@ -69,25 +74,6 @@ class TableSet:
         for writer in self.writers.values():
             writer.close()
 
-
-def staged(out: str, is_local: bool, tables: dict[str, pa.Schema],
-           publish: Callable[[str, str], None]) -> tuple[TableSet, Callable[[], None]]:
-    """Writers for `tables` in `out` (local), or in a temporary directory whose files `publish(local
-    file, relative name)` copies to a remote `out` when `finish()` is called."""
-    if is_local:
-        tset = TableSet(out, tables)
-        return tset, tset.close
-
-    tmp = tempfile.mkdtemp(prefix="solace-conformance-tables-")
-    tset = TableSet(tmp, tables)
-
-    def finish() -> None:
-        tset.close()
-        try:
-            for name in tables:
-                for file in sorted(os.listdir(os.path.join(tmp, name))):
-                    publish(os.path.join(tmp, name, file), f"{name}/{file}")
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-
-    return tset, finish
+    def abort(self) -> None:
+        for writer in self.writers.values():
+            writer.abort()

@@ -12,8 +12,10 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -412,6 +414,69 @@ def test_cli_without_the_spark_extra_says_what_to_install(corpus, tmp_path, monk
     assert res.exit_code == 2
     assert res.output == "solace-conformance: the Spark job needs pyarrow: pip install 'solace-shell[spark]'\n"
     assert not (tmp_path / "o").exists()
+
+
+def test_a_run_that_fails_while_writing_leaves_the_output_as_it_was(spark, corpus, tmp_path, monkeypatch):
+    import spark_jobs.job
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "summary.json").write_text('{"from": "the previous run"}\n')
+
+    def full_disk(*args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(spark_jobs.job, "_write_partition", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        _run(spark, [corpus], out)
+    assert [p.name for p in out.iterdir()] == ["summary.json"]
+    assert (out / "summary.json").read_text() == '{"from": "the previous run"}\n'
+    with pytest.raises(OSError, match="No space left"):
+        _run(spark, [corpus], tmp_path / "new")
+    assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_cli_stopped_by_a_signal_cancels_the_job_and_leaves_the_output_as_it_was(tmp_path, signum):
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) or SIGTERM while the replay
+    runs: one line, exit status 128 + the signal, the previous run's output untouched, no staging left."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    long_transcript = "NY_Appliance1> show hostname\n\nHostname: NY_Appliance1\n" * 5000
+    for i in range(16):  # ~80,000 commands: the replay runs for seconds after it starts
+        (corpus / f"long-{i:02d}.cli.txt").write_text(long_transcript)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "summary.json").write_text('{"from": "the previous run"}\n')
+    (out / "commands.parquet").mkdir()
+    (out / "commands.parquet" / "part-00000.parquet").write_bytes(b"the previous run's table")
+    before = sorted((str(p.relative_to(out)), p.read_bytes() if p.is_file() else b"") for p in out.rglob("*"))
+    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "spark_jobs.cli", "run", str(corpus), "--out", str(out), "--master", "local[2]",
+         "--conf", "spark.ui.enabled=false"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True,
+        cwd=Path(__file__).resolve().parents[1])
+    try:
+        deadline = time.monotonic() + 120
+        while not list(out.glob("_solace-conformance-*")) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)  # the run stages its output as its first Spark job starts
+        assert proc.poll() is None, "the run ended before it could be stopped"
+        if signum == signal.SIGINT:
+            os.killpg(proc.pid, signum)
+        else:
+            proc.send_signal(signum)
+        stdout, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    name = signal.Signals(signum).name
+    assert proc.returncode == 128 + signum, stderr
+    assert stdout == ""
+    ours = [line for line in stderr.splitlines() if line.startswith("solace-conformance")]
+    assert ours == [f"solace-conformance: interrupted ({name}): the job was cancelled; {out} is as it was"], stderr
+    assert "Traceback" not in stderr and "ERROR" not in stderr, stderr
+    assert sorted((str(p.relative_to(out)), p.read_bytes() if p.is_file() else b"") for p in out.rglob("*")) == before
 
 
 def test_spark_submit_script_in_a_fresh_jvm_is_byte_identical(result, corpus, tmp_path):

@@ -1,0 +1,149 @@
+"""The conformance job's output directory (staged, then committed) and its stop on SIGINT/SIGTERM.
+
+The job itself, interrupted through its real command line, is in test_spark_conformance.py; these are
+the two pieces on their own, with no Spark session.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from pathlib import Path
+
+import pytest
+
+pa = pytest.importorskip("pyarrow")
+
+from spark_jobs.interrupt import Interrupted, StopOnSignals  # noqa: E402
+from spark_jobs.output import STAGING_PREFIX, OutputDir  # noqa: E402
+
+SCHEMAS = {"commands.parquet": pa.schema([pa.field("line", pa.int32())]),
+           "transcripts.parquet": pa.schema([pa.field("transcript", pa.string())])}
+
+
+def _tree(root: Path) -> dict[str, bytes | None]:
+    """Every entry below `root`: files with their bytes, directories as None."""
+    return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None) for p in sorted(root.rglob("*"))}
+
+
+def _previous_run(out: Path) -> dict[str, bytes | None]:
+    out.mkdir()
+    (out / "commands.parquet").mkdir()
+    (out / "commands.parquet" / "part-00000.parquet").write_bytes(b"the previous run's table")
+    (out / "commands.parquet" / "_SUCCESS").write_bytes(b"")
+    (out / "summary.json").write_text('{"from": "the previous run"}\n')
+    (out / "notes.txt").write_text("the user's own file\n")
+    return _tree(out)
+
+
+def _stage_a_run(out: OutputDir) -> None:
+    out.tables.writers["commands.parquet"].write(pa.table({"line": pa.array([1, 2], pa.int32())}))
+    out.tables.writers["transcripts.parquet"].write(pa.table({"transcript": ["a.cli.txt"]}))
+    out.tables.close()
+    out.write_text("summary.json", '{"from": "this run"}\n')
+
+
+def _unused_publish(file: str, name: str) -> None:
+    raise AssertionError("a local output publishes nothing")
+
+
+def test_nothing_reaches_the_output_before_commit_and_commit_replaces_only_the_runs_entries(tmp_path):
+    out = tmp_path / "out"
+    before = _previous_run(out)
+    staged = OutputDir(str(out), True, SCHEMAS, _unused_publish)
+    _stage_a_run(staged)
+    assert {k: v for k, v in _tree(out).items() if not k.startswith(STAGING_PREFIX)} == before
+    staged.commit()
+    after = _tree(out)
+    assert sorted(after) == ["commands.parquet", "commands.parquet/_SUCCESS", "commands.parquet/part-00000.parquet",
+                             "notes.txt", "summary.json", "transcripts.parquet", "transcripts.parquet/_SUCCESS",
+                             "transcripts.parquet/part-00000.parquet"]
+    assert after["summary.json"] == b'{"from": "this run"}\n' and after["notes.txt"] == b"the user's own file\n"
+    import pyarrow.parquet as pq
+
+    assert pq.read_table(out / "commands.parquet").column("line").to_pylist() == [1, 2]
+
+
+def test_a_discarded_run_leaves_the_output_as_it_was(tmp_path):
+    out = tmp_path / "out"
+    before = _previous_run(out)
+    staged = OutputDir(str(out), True, SCHEMAS, _unused_publish)
+    out_tables = staged.tables
+    out_tables.writers["commands.parquet"].write(pa.table({"line": pa.array([7], pa.int32())}))
+    staged.discard()  # mid-way: the tables still open
+    assert _tree(out) == before
+
+
+def test_a_discarded_run_removes_the_output_directory_it_created(tmp_path):
+    out = tmp_path / "new" / "out"
+    staged = OutputDir(str(out), True, SCHEMAS, _unused_publish)
+    _stage_a_run(staged)
+    staged.discard()
+    assert not out.exists() and (tmp_path / "new").is_dir()
+
+
+def test_a_remote_output_is_published_at_commit_and_never_when_discarded(tmp_path):
+    published: dict[str, bytes] = {}
+
+    def publish(file: str, name: str) -> None:
+        published[name] = Path(file).read_bytes()
+
+    staged = OutputDir("hdfs://nn/out", False, SCHEMAS, publish)
+    _stage_a_run(staged)
+    assert published == {}
+    staged.commit()
+    assert sorted(published) == ["commands.parquet/_SUCCESS", "commands.parquet/part-00000.parquet", "summary.json",
+                                 "transcripts.parquet/_SUCCESS", "transcripts.parquet/part-00000.parquet"]
+    assert published["summary.json"] == b'{"from": "this run"}\n'
+
+    published.clear()
+    dropped = OutputDir("hdfs://nn/out", False, SCHEMAS, publish)
+    _stage_a_run(dropped)
+    dropped.discard()
+    assert published == {}
+
+
+def _signal_self(signum: int) -> None:
+    os.kill(os.getpid(), signum)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_cancels_at_once_and_the_run_ends_interrupted(signum):
+    cancelled = threading.Event()
+    before = signal.getsignal(signum)
+    with pytest.raises(Interrupted) as caught, StopOnSignals(cancelled.set) as stop:
+        _signal_self(signum)
+        assert cancelled.wait(5), "the helper thread cancels the run's jobs without waiting for a check"
+        stop.check()
+    assert caught.value.signum == signum and caught.value.exit_status == 128 + signum
+    assert str(caught.value) == f"interrupted ({signal.Signals(signum).name})"
+    assert signal.getsignal(signum) is before, "the handler the run found is back"
+
+
+def test_the_error_a_cancelled_job_raises_becomes_interrupted():
+    with pytest.raises(Interrupted), StopOnSignals(lambda: None):
+        _signal_self(signal.SIGINT)
+        raise RuntimeError("Job 3 cancelled part of cancelled job group solace-conformance")
+
+
+def test_without_a_signal_errors_pass_through_and_nothing_is_cancelled():
+    calls: list[str] = []
+    with pytest.raises(ValueError, match="a real failure"), StopOnSignals(lambda: calls.append("cancel")) as stop:
+        stop.check()
+        raise ValueError("a real failure")
+    assert calls == []
+
+
+def test_a_run_outside_the_main_thread_keeps_the_handlers_it_found():
+    seen: list[object] = []
+
+    def body() -> None:
+        with StopOnSignals(lambda: None):
+            seen.append(signal.getsignal(signal.SIGINT))
+
+    before = signal.getsignal(signal.SIGINT)
+    thread = threading.Thread(target=body)
+    thread.start()
+    thread.join()
+    assert seen == [before]
