@@ -569,6 +569,12 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
     require_spark_extra()
     from .interrupt import StopOnSignals  # noqa: PLC0415
 
+    if _is_local(opts.out):
+        from .output import unusable_local_out  # noqa: PLC0415
+
+        why = unusable_local_out(_local_path(opts.out))
+        if why:
+            raise InputError(f"--out {opts.out}: {why}")
     started = time.perf_counter()
     if spark is None:
         from pyspark.sql import SparkSession  # noqa: PLC0415

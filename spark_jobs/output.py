@@ -28,6 +28,21 @@ STAGING_PREFIX = "_solace-conformance-"
 Publish = Callable[[str, str], None]  # (local file, name relative to --out): copy it to a remote --out
 
 
+def unusable_local_out(path: str) -> str | None:
+    """Why a run could not write a local `--out`, or None. Checked before Spark starts, so a wrong
+    argument costs no session start-up and no replay."""
+    if os.path.lexists(path) and not os.path.isdir(path):
+        return "a file, not a directory"
+    ancestor = os.path.abspath(path)
+    while not os.path.lexists(ancestor):
+        ancestor = os.path.dirname(ancestor)
+    if not os.path.isdir(ancestor):
+        return f"{ancestor} is a file, not a directory"
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        return f"no permission to write in {ancestor}"
+    return None
+
+
 class OutputDir:
     """One run's entries, staged until `commit()`; `discard()` drops them and leaves `--out` as it was."""
 

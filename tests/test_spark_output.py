@@ -147,3 +147,25 @@ def test_a_run_outside_the_main_thread_keeps_the_handlers_it_found():
     thread.start()
     thread.join()
     assert seen == [before]
+
+
+def test_an_out_that_cannot_be_a_directory_is_refused_before_spark_starts(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    import spark_jobs.job
+    from spark_jobs.cli import main
+
+    def no_session(*args, **kwargs):
+        raise AssertionError("a wrong --out must be refused before a Spark session starts")
+
+    monkeypatch.setattr(spark_jobs.job, "get_spark", no_session)
+    monkeypatch.setattr("pyspark.sql.SparkSession.getActiveSession", staticmethod(lambda: None))
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.cli.txt").write_text("NY_Appliance1> show hostname\n\nHostname: NY_Appliance1\n")
+    file = tmp_path / "file"
+    file.write_text("not a directory\n")
+    for out, why in ((file, "a file, not a directory"), (file / "sub", f"{file} is a file, not a directory")):
+        res = CliRunner().invoke(main, ["run", str(corpus), "--out", str(out), "--no-progress"])
+        assert (res.exit_code, res.output) == (2, f"solace-conformance: --out {out}: {why}\n")
+    assert file.read_text() == "not a directory\n"
