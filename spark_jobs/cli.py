@@ -76,9 +76,14 @@ def run_cmd(inputs: tuple[str, ...], out: str, master: str, min_pass: float, gat
 @click.option("--jobs", type=click.IntRange(1), default=None, help="Recording processes (default: all cores).")
 def generate_cmd(count: int, seed: int, out: str, plan_only: bool, jobs: int | None) -> None:
     """Write COUNT randomized failover drills as golden transcripts recorded from the engine."""
-    from .generate import generate  # noqa: PLC0415
+    from .generate import generate, transcripts_in  # noqa: PLC0415
 
-    written = generate(count=count, seed=seed, out=out, plan_only=plan_only, jobs=jobs)
+    try:
+        written = generate(count=count, seed=seed, out=out, plan_only=plan_only, jobs=jobs)
+    except KeyboardInterrupt:
+        click.echo(f"solace-conformance: interrupted (SIGINT): {transcripts_in(out):,} of {count:,} drills "
+                   f"are in {out} (its index lists all {count:,})", err=True)
+        sys.exit(130)
     click.echo(f"wrote {len(written)} files to {out}")
 
 

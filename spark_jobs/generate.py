@@ -45,16 +45,34 @@ def transcript_name(drill: Drill) -> str:
     return f"{drill.name}.cli.txt"
 
 
+PARTIAL_PREFIX = "_partial-"  # a drill being recorded: hidden from `run` until it is complete
+
+
 def _record_one(args: tuple[int, int, str]) -> tuple[int, str, str | None]:
+    """Record one drill under a hidden name, then give it its own: a corpus never holds a half-written
+    transcript, whatever stops the recording (an engine crash, Ctrl-C)."""
     seed, index, out = args
     drill = plan_drill(seed, index)
     path = Path(out) / transcript_name(drill)
+    partial = path.with_name(PARTIAL_PREFIX + path.name)
     try:
-        record_drill(drill, path)
+        record_drill(drill, partial)
+        os.replace(partial, path)
     except Exception as exc:  # an engine crash must not lose the other drills; it is reported
-        path.unlink(missing_ok=True)
+        partial.unlink(missing_ok=True)
         return index, path.name, f"{type(exc).__name__}: {exc}"
     return index, path.name, None
+
+
+def transcripts_in(out: str | Path) -> int:
+    """How many complete drill transcripts `out` holds."""
+    return sum(1 for path in Path(out).glob("*.cli.txt") if not path.name.startswith(PARTIAL_PREFIX))
+
+
+def remove_partial(out: str | Path) -> None:
+    """The drills an interrupted `generate` left half-recorded."""
+    for partial in Path(out).glob(PARTIAL_PREFIX + "*"):
+        partial.unlink(missing_ok=True)
 
 
 def generate(*, count: int, seed: int, out: str | Path, plan_only: bool = False,
@@ -77,11 +95,15 @@ def generate(*, count: int, seed: int, out: str | Path, plan_only: bool = False,
         return [INDEX_FILE]
     jobs = jobs or os.cpu_count() or 1
     tasks = [(seed, i, str(out)) for i in range(count)]
-    if jobs == 1 or count < 8:
-        results = [_record_one(t) for t in tasks]
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            results = list(pool.map(_record_one, tasks, chunksize=max(1, min(64, count // (jobs * 4) or 1))))
+    try:
+        if jobs == 1 or count < 8:
+            results = [_record_one(t) for t in tasks]
+        else:
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                results = list(pool.map(_record_one, tasks, chunksize=max(1, min(64, count // (jobs * 4) or 1))))
+    except BaseException:  # Ctrl-C (KeyboardInterrupt) above all: the complete drills stay, no partial one
+        remove_partial(out)
+        raise
     failures = [(name, err) for _, name, err in results if err]
     if failures:
         head = "; ".join(f"{n}: {e}" for n, e in failures[:5])

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from collections import Counter
+from pathlib import Path
 
 from solace_shell.transcript.replay import replay_file
 from spark_jobs import summary as summ
@@ -54,6 +60,37 @@ def test_generate_is_deterministic_whatever_the_jobs_and_replays_as_pass(tmp_pat
         assert result.error is None and result.passed, (name, [c for c in result.commands if c.verdict != "pass"][:1])
     index = [json.loads(line) for line in (tmp_path / "a" / INDEX_FILE).read_text().splitlines()]
     assert [row["name"] for row in index] == a
+
+
+def test_generate_stopped_by_ctrl_c_keeps_only_complete_drills(tmp_path):
+    """Ctrl-C (SIGINT to the process group, workers included): exit 130, one line with the count, and
+    every transcript left is whole (no half-recorded drill under any name)."""
+    out = tmp_path / "corpus"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "spark_jobs.cli", "generate", "--count", "20000", "--seed", "3", "--out", str(out),
+         "--jobs", "2"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        cwd=Path(__file__).resolve().parents[1])
+    try:
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline and len(list(out.glob("*.cli.txt"))) < 40:
+            time.sleep(0.02)
+        assert proc.poll() is None, "the 20,000 drills were recorded before the test could stop them"
+        os.killpg(proc.pid, signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    left = sorted(p.name for p in out.iterdir() if p.name != INDEX_FILE)
+    assert proc.returncode == 130, stderr
+    assert (stdout, stderr) == ("", f"solace-conformance: interrupted (SIGINT): {len(left):,} of 20,000 drills are in "
+                                    f"{out} (its index lists all 20,000)\n")
+    indexed = {json.loads(line)["name"] for line in (out / INDEX_FILE).read_text().splitlines()}
+    assert left and set(left) <= indexed
+    newest = sorted(left, key=lambda name: (out / name).stat().st_mtime_ns)[-6:]
+    for name in newest:  # the last ones written: a drill cut short by the signal would be among them
+        result = replay_file(out / name)
+        assert result.error is None and result.passed, name
 
 
 def test_plan_only_needs_no_engine(tmp_path):
