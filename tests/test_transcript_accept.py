@@ -4,6 +4,7 @@ Run against the real lab. Two lines no real command prints (an exception, and ou
 transcript syntax) come from `tests.lab_patches.echo_and_boom` (`boom` and `echo` only).
 """
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -176,6 +177,33 @@ def test_accept_file_in_place_keeps_bom_and_then_passes(tmp_path):
     assert report.rewritten == [1]
     assert f.read_bytes() == b"\xef\xbb\xbfNY_Appliance1> show hostname\n\nHostname: NY_Appliance1\n"
     assert not accept(f).changed
+
+
+def test_accept_rewrites_through_a_link_keeping_the_mode(tmp_path):
+    real = tmp_path / "golden" / "x.cli.txt"
+    real.parent.mkdir()
+    real.write_bytes(b"NY_Appliance1> show hostname\nHostname: x\n")
+    real.chmod(0o640)
+    link = tmp_path / "x.cli.txt"
+    link.symlink_to(real)
+    assert accept(link).rewritten == [1]
+    assert link.is_symlink() and real.read_bytes() == b"NY_Appliance1> show hostname\n\nHostname: NY_Appliance1\n"
+    assert real.stat().st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in real.parent.iterdir()) == ["x.cli.txt"]
+
+
+def test_a_rewrite_that_fails_midway_leaves_the_transcript_as_it_was(tmp_path, monkeypatch):
+    f = tmp_path / "x.cli.txt"
+    f.write_bytes(b"NY_Appliance1> show hostname\nHostname: x\n")
+
+    def full_disk(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        accept(f)
+    assert f.read_bytes() == b"NY_Appliance1> show hostname\nHostname: x\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["x.cli.txt"]
 
 
 # --- property: whatever the expected blocks say, accept makes the transcript pass ---------------

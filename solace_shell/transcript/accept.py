@@ -11,6 +11,9 @@ Commands with verdict `error` are never accepted: an exception is not an expecta
 
 from __future__ import annotations
 
+import os
+import stat
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -113,5 +116,25 @@ def accept(path: Path | str, *, lab_factory: LabFactory | None = None) -> Accept
     new_text, report = accept_text(text, str(path), lab_factory=lab_factory, base_dir=path.parent)
     if report.changed and new_text != text:
         out = new_text.encode("utf-8", errors="surrogateescape")
-        path.write_bytes(_BOM + out if data.startswith(_BOM) else out)
+        _rewrite(path, _BOM + out if data.startswith(_BOM) else out)
     return report
+
+
+def _rewrite(path: Path, data: bytes) -> None:
+    """Replace a file's bytes all at once, through a symbolic link and keeping its permissions.
+
+    Why not write in place: a golden transcript cut short (Ctrl-C, a full disk, a crash mid-write)
+    would lose the user's expectations; here the file is either the old one or the new one."""
+    target = path.resolve()
+    mode = stat.S_IMODE(target.stat().st_mode)
+    fd, staged = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".accepting", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(staged, mode)
+        os.replace(staged, target)
+    except BaseException:
+        Path(staged).unlink(missing_ok=True)
+        raise
