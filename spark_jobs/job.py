@@ -644,7 +644,8 @@ def _run_in_session(opts: RunOptions, spark: Any, stop: StopOnSignals, started: 
 
     opening: Future[OutputDir] | None = None
     with (SparkProgress(sc, JOB_GROUP, enabled=opts.progress) as progress,
-          ThreadPoolExecutor(1, thread_name_prefix="conformance-setup") as setup):
+          ThreadPoolExecutor(1, thread_name_prefix="conformance-setup") as setup,
+          ThreadPoolExecutor(1, thread_name_prefix="conformance-jobs") as jobs):
         try:
             progress.set_label(f"replaying {len(files)} transcripts")
             items: list[Item] = [(display_safe(name), ("local", os.fsencode(path))) for path, name in local.items()]
@@ -683,12 +684,17 @@ def _run_in_session(opts: RunOptions, spark: Any, stop: StopOnSignals, started: 
             opening = setup.submit(_open_output, spark, opts.out)
             # One job per group of partitions (all of them, up to MAX_FILES_PER_COLLECT files, ~40 MB):
             # the partitions run in parallel and their compressed rows come to the driver together, which
-            # then writes them in order, so the driver holds at most one group's rows.
-            for group in collect_groups(per_part, MAX_FILES_PER_COLLECT):
+            # then writes them in order while the executors replay the next group, so the driver holds
+            # at most two groups' rows and the executors never wait for its writing.
+            groups = collect_groups(per_part, MAX_FILES_PER_COLLECT)
+            fetching = jobs.submit(_collect, sc, parts, groups[0])
+            for k in range(len(groups)):
                 phase_started = time.perf_counter()
-                results = sc.runJob(parts, lambda it: it, group)
+                results = fetching.result()
                 phases["replay"] += time.perf_counter() - phase_started
                 stop.check()
+                if k + 1 < len(groups):
+                    fetching = jobs.submit(_collect, sc, parts, groups[k + 1])
                 phase_started = time.perf_counter()
                 progress.set_label("writing results")
                 output = opening.result()
@@ -728,10 +734,27 @@ def _run_in_session(opts: RunOptions, spark: Any, stop: StopOnSignals, started: 
             stop.check()
             output.commit()
         except BaseException:
+            _cancel_quietly(sc)  # a group still replaying: leaving the executors' `with` waits for it
             if opening is not None:
                 _discard_output(opening)
             raise
     return RunResult(summary=summary, run_info=run_info)
+
+
+def _collect(sc: Any, parts: Any, group: list[int]) -> list[Any]:
+    """One group's partition results, fetched in a thread of its own while the main thread writes the
+    previous group. The thread's jobs carry the run's job group too: it is a per-thread property."""
+    sc.setJobGroup(JOB_GROUP, "solace-shell conformance replay", interruptOnCancel=True)
+    results: list[Any] = sc.runJob(parts, lambda it: it, group)
+    return results
+
+
+def _cancel_quietly(sc: Any) -> None:
+    """Cancel what the run still has running; the run's own error is the one to report."""
+    try:
+        sc.cancelJobGroup(JOB_GROUP)
+    except Exception:  # the session (or its JVM) is gone already
+        pass
 
 
 def _open_output(spark: Any, out: str) -> OutputDir:
