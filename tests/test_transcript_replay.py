@@ -262,6 +262,25 @@ def test_run_replay_command_text_and_exit_codes(tmp_path):
     assert run_replay_command([tmp_path / "nope"], False, False, out) == 2
 
 
+def test_ctrl_c_reports_what_was_replayed_and_exits_130(tmp_path, capsys):
+    from solace_shell.transcript.lab_api import default_lab_factory
+
+    for name in ("a", "b", "c"):
+        (tmp_path / f"{name}.cli.txt").write_text(GOOD)
+    labs: list[str] = []
+
+    def interrupted_at_the_third(base_dir, settings):
+        labs.append("lab")
+        if len(labs) == 3:
+            raise KeyboardInterrupt  # what Ctrl-C raises in the replay
+        return default_lab_factory(base_dir, settings)
+
+    out = io.StringIO()
+    assert run_replay_command([tmp_path], False, False, out, lab_factory=interrupted_at_the_third) == 130
+    assert out.getvalue() == "2 transcript(s), 14 command(s): 14 passed, 0 failed, 0 error(s)\n"
+    assert capsys.readouterr().err == "solace-shell: interrupted (SIGINT) after 2 of 3 transcript(s)\n"
+
+
 def test_run_replay_command_json(tmp_path):
     f = tmp_path / "a.cli.txt"
     f.write_text("NY_Appliance1> show hostname\nHostname: NY_Appliance2\nlab> status\n...\n")

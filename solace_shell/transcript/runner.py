@@ -18,6 +18,7 @@ from solace_shell.transcript.lab_api import LabFactory
 from solace_shell.transcript.replay import ReplayRun, StepRun, StepSink, paced_collection, run_file
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 130  # as a shell reports Ctrl-C: 128 + SIGINT
 
 
 def discover(paths: Iterable[Path | str]) -> tuple[list[Path], list[str]]:
@@ -71,9 +72,10 @@ def run_replay_command(paths: Iterable[Path | str], accept: bool = False, json_o
     """Replay (and with `accept`, first rewrite) transcripts; print results; return the exit code.
 
     Exit 0 only when every command of every transcript passes (after accepting, when asked),
-    1 when something failed, 2 when a path does not exist or nothing was found. Text mode prints a
-    diff per failing command and a summary line; `--json` prints one JSON object per command per
-    line (a file that could not be parsed gives one object with `verdict: error` and `error`).
+    1 when something failed, 2 when a path does not exist or nothing was found, 130 after Ctrl-C
+    (what was replayed is reported first). Text mode prints a diff per failing command and a summary
+    line; `--json` prints one JSON object per command per line (a file that could not be parsed gives
+    one object with `verdict: error` and `error`).
     """
     import sys
 
@@ -88,23 +90,35 @@ def run_replay_command(paths: Iterable[Path | str], accept: bool = False, json_o
 
     counts = {"pass": 0, "fail": 0, "error": 0}
     bad_files = 0
+    done = 0
     report = _report(json_out, out)
-    with paced_collection():  # once for the whole batch (see there)
-        for path in files:
-            if accept:
-                rewritten = accept_file(path, lab_factory=lab_factory).rewritten
-                if rewritten and not json_out:
-                    out.write(f"ACCEPTED {path}: rewrote command(s) at line(s) {', '.join(map(str, rewritten))}\n")
-            run = run_file(path, lab_factory=lab_factory, on_step=report)
-            if run.result.error is not None:
-                bad_files += 1
-                _print_error(run, json_out, out)
-            for verdict, n in run.counts.items():
-                counts[verdict] += n
+    try:
+        with paced_collection():  # once for the whole batch (see there)
+            for path in files:
+                if accept:
+                    rewritten = accept_file(path, lab_factory=lab_factory).rewritten
+                    if rewritten and not json_out:
+                        out.write(f"ACCEPTED {path}: rewrote command(s) at line(s) {', '.join(map(str, rewritten))}\n")
+                run = run_file(path, lab_factory=lab_factory, on_step=report)
+                if run.result.error is not None:
+                    bad_files += 1
+                    _print_error(run, json_out, out)
+                for verdict, n in run.counts.items():
+                    counts[verdict] += n
+                done += 1
+    except KeyboardInterrupt:  # Ctrl-C: what was replayed is reported, the rest is said to be left out
+        interrupted = True
+    else:
+        interrupted = False
     if not json_out:
-        out.write(f"{len(files)} transcript(s), {sum(counts.values())} command(s): {counts['pass']} passed, "
+        out.write(f"{done} transcript(s), {sum(counts.values())} command(s): {counts['pass']} passed, "
                   f"{counts['fail']} failed, {counts['error']} error(s)"
                   + (f", {bad_files} transcript(s) unreadable" if bad_files else "") + "\n")
+    if interrupted:
+        out.flush()
+        # on stderr: with --json, standard output stays one result per line
+        sys.stderr.write(f"solace-shell: interrupted (SIGINT) after {done} of {len(files)} transcript(s)\n")
+        return EXIT_INTERRUPTED
     if problems:
         return EXIT_USAGE
     return EXIT_OK if counts["fail"] == counts["error"] == bad_files == 0 else EXIT_FAILED
