@@ -58,14 +58,22 @@ def run_cmd(inputs: tuple[str, ...], out: str, master: str, min_pass: float, gat
         click.echo(f"solace-conformance: interrupted (SIGINT) before the job started; {out} is as it was", err=True)
         sys.exit(130)
     except Exception as exc:  # Spark's own failures (a lost executor, a full disk): one line, no traceback
-        first = (str(exc).strip().splitlines() or [""])[0]
-        click.echo(f"solace-conformance: the job failed: {type(exc).__name__}: {first}", err=True)
+        click.echo(f"solace-conformance: the job failed: {failure_line(exc)}", err=True)
         sys.exit(3)
     click.echo(render_text(result.summary))
     click.echo(f"wrote {out}  ({result.run_info['commands_per_second']} commands/s, "
                f"{result.run_info['wall_seconds']} s)")
     if not result.ok:
         sys.exit(1)
+
+
+def failure_line(exc: Exception) -> str:
+    """One line for a failed run. A Java exception comes through Py4J as "An error occurred while
+    calling o123.runJob." then ": org.apache.spark.SparkException: Job aborted due to stage failure: ..."
+    on the next line: that line, the JVM's own, is the one that says what happened."""
+    lines = str(exc).strip().splitlines()
+    java = next((line[2:] for line in lines[1:] if line.startswith(": ")), None)
+    return java if java else f"{type(exc).__name__}: {lines[0] if lines else ''}"
 
 
 @main.command("generate")

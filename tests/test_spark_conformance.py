@@ -404,6 +404,35 @@ def test_cli_reports_a_failed_job_in_one_line(corpus, tmp_path, monkeypatch):
                           "Task 0 in stage 3.0 failed\n")
 
 
+def test_cli_reports_a_java_failure_by_the_jvms_own_line(corpus, tmp_path, monkeypatch):
+    """Py4J's message for a Java exception starts "An error occurred while calling ..."; the next line,
+    ": <the Java exception>", is what the one line shows."""
+    from click.testing import CliRunner
+    from py4j.protocol import Py4JJavaError
+
+    import spark_jobs.job
+    from spark_jobs.cli import main
+
+    class LostExecutor(Py4JJavaError):
+        def __init__(self) -> None:  # the real one needs the JVM's exception object
+            Exception.__init__(self)
+
+        def __str__(self) -> str:
+            return ("An error occurred while calling z:org.apache.spark.api.python.PythonRDD.runJob.\n"
+                    ": org.apache.spark.SparkException: Job aborted due to stage failure: Task 1 in stage 0.0 "
+                    "failed 4 times, most recent failure: Lost task 1.3 (executor 2 exited)\n"
+                    "\tat org.apache.spark.scheduler.DAGScheduler.failJobAndIndependentStages(DAGScheduler.scala)\n")
+
+    def broken(opts):
+        raise LostExecutor()
+
+    monkeypatch.setattr(spark_jobs.job, "run", broken)
+    res = CliRunner().invoke(main, ["run", str(corpus), "--out", str(tmp_path / "o"), "--no-progress"])
+    assert (res.exit_code, res.output) == (3, (
+        "solace-conformance: the job failed: org.apache.spark.SparkException: Job aborted due to stage failure: "
+        "Task 1 in stage 0.0 failed 4 times, most recent failure: Lost task 1.3 (executor 2 exited)\n"))
+
+
 def test_cli_without_the_spark_extra_says_what_to_install(corpus, tmp_path, monkeypatch):
     from click.testing import CliRunner
 
