@@ -40,6 +40,7 @@ import re
 import stat
 import sys
 import time
+import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -57,7 +58,7 @@ if TYPE_CHECKING:  # pyarrow, for the output, is imported while the first job ru
     from .interrupt import StopOnSignals
     from .output import OutputDir
 
-JOB_GROUP = "solace-conformance"
+JOB_GROUP_PREFIX = "solace-conformance"
 GLOB_CHARS = re.compile(r"[*?\[\]{}]")
 HADOOP_GLOB_META = re.compile(r"([*?\[\]{}\\])")
 
@@ -563,6 +564,29 @@ def _remote_items(spark: Any, remote: dict[str, str], bad: dict[str, tuple[str, 
     return rdd, weights
 
 
+@dataclass
+class JobGroup:
+    """The Spark job group of one run. Its progress counts, and Ctrl-C or a failure cancels, this run's
+    jobs and no other's in the same session (a notebook may run several)."""
+
+    sc: Any
+    id: str = field(default_factory=lambda: f"{JOB_GROUP_PREFIX}-{uuid.uuid4().hex[:12]}")
+
+    def join(self) -> None:
+        """The calling thread's jobs belong to the group (Spark keeps the group per thread)."""
+        self.sc.setJobGroup(self.id, "solace-shell conformance replay", interruptOnCancel=True)
+
+    def leave(self) -> None:
+        self.sc.setLocalProperty("spark.jobGroup.id", None)  # None clears it
+
+    def cancel(self) -> None:
+        """Cancel the group's jobs, running or about to run."""
+        try:
+            self.sc.cancelJobGroup(self.id)
+        except Exception:  # the session (or its JVM) is gone already: nothing runs any more
+            pass
+
+
 def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
     """Replay `opts.inputs` and write `opts.out`, which changes only when the run completes: an
     interrupted run (SIGINT, SIGTERM: `interrupt.Interrupted`) or a failed one leaves it as it was."""
@@ -586,13 +610,13 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
     sc = spark.sparkContext
     finished = False
     try:
-        with StopOnSignals(lambda: sc.cancelJobGroup(JOB_GROUP)) as stop:
-            sc.setJobGroup(JOB_GROUP, "solace-shell conformance replay", interruptOnCancel=True)
+        group = JobGroup(sc)
+        with StopOnSignals(group.cancel) as stop:
+            group.join()
             try:
-                result = _run_in_session(opts, spark, stop, started)
+                result = _run_in_session(opts, spark, group, stop, started)
             finally:
-                # None clears the property (PySpark's own stub says str only)
-                sc.setLocalProperty("spark.jobGroup.id", None)  # type: ignore[arg-type]
+                group.leave()
         finished = True
         return result
     finally:
@@ -626,8 +650,9 @@ def _stop_session(spark: Any, abandoned: bool) -> None:
             raise  # else the run's own error (being raised) is the one to report, not the JVM's end
 
 
-def _run_in_session(opts: RunOptions, spark: Any, stop: StopOnSignals, started: float) -> RunResult:
-    """The run itself, on a session whose jobs carry JOB_GROUP; `stop` is the run's `StopOnSignals`."""
+def _run_in_session(opts: RunOptions, spark: Any, group: JobGroup, stop: StopOnSignals,
+                    started: float) -> RunResult:
+    """The run itself, its jobs in `group`; `stop` is the run's `StopOnSignals`."""
     from .partials import merge  # noqa: PLC0415
     from .progress import SparkProgress  # noqa: PLC0415
 
@@ -643,7 +668,7 @@ def _run_in_session(opts: RunOptions, spark: Any, stop: StopOnSignals, started: 
     remote = {uri: name for uri, name in files.items() if uri not in local}
 
     opening: Future[OutputDir] | None = None
-    with (SparkProgress(sc, JOB_GROUP, enabled=opts.progress) as progress,
+    with (SparkProgress(sc, group.id, enabled=opts.progress) as progress,
           ThreadPoolExecutor(1, thread_name_prefix="conformance-setup") as setup,
           ThreadPoolExecutor(1, thread_name_prefix="conformance-jobs") as jobs):
         try:
@@ -687,14 +712,14 @@ def _run_in_session(opts: RunOptions, spark: Any, stop: StopOnSignals, started: 
             # then writes them in order while the executors replay the next group, so the driver holds
             # at most two groups' rows and the executors never wait for its writing.
             groups = collect_groups(per_part, MAX_FILES_PER_COLLECT)
-            fetching = jobs.submit(_collect, sc, parts, groups[0])
+            fetching = jobs.submit(_collect, group, parts, groups[0])
             for k in range(len(groups)):
                 phase_started = time.perf_counter()
                 results = fetching.result()
                 phases["replay"] += time.perf_counter() - phase_started
                 stop.check()
                 if k + 1 < len(groups):
-                    fetching = jobs.submit(_collect, sc, parts, groups[k + 1])
+                    fetching = jobs.submit(_collect, group, parts, groups[k + 1])
                 phase_started = time.perf_counter()
                 progress.set_label("writing results")
                 output = opening.result()
@@ -734,27 +759,19 @@ def _run_in_session(opts: RunOptions, spark: Any, stop: StopOnSignals, started: 
             stop.check()
             output.commit()
         except BaseException:
-            _cancel_quietly(sc)  # a group still replaying: leaving the executors' `with` waits for it
+            group.cancel()  # a group of partitions still replaying: leaving `jobs` would wait for it
             if opening is not None:
                 _discard_output(opening)
             raise
     return RunResult(summary=summary, run_info=run_info)
 
 
-def _collect(sc: Any, parts: Any, group: list[int]) -> list[Any]:
-    """One group's partition results, fetched in a thread of its own while the main thread writes the
-    previous group. The thread's jobs carry the run's job group too: it is a per-thread property."""
-    sc.setJobGroup(JOB_GROUP, "solace-shell conformance replay", interruptOnCancel=True)
-    results: list[Any] = sc.runJob(parts, lambda it: it, group)
+def _collect(group: JobGroup, parts: Any, partitions: list[int]) -> list[Any]:
+    """Some partitions' results, fetched in a thread of its own while the main thread writes the
+    previous ones."""
+    group.join()
+    results: list[Any] = group.sc.runJob(parts, lambda it: it, partitions)
     return results
-
-
-def _cancel_quietly(sc: Any) -> None:
-    """Cancel what the run still has running; the run's own error is the one to report."""
-    try:
-        sc.cancelJobGroup(JOB_GROUP)
-    except Exception:  # the session (or its JVM) is gone already
-        pass
 
 
 def _open_output(spark: Any, out: str) -> OutputDir:
