@@ -29,10 +29,11 @@ def without_shipped_sources(path: Sequence[str], py4j_version: Callable[[], str 
     where the installed package itself is what an import then finds.
 
     Why: Spark puts `<site>/pyspark/python/lib/pyspark.zip` (and py4j's zip) first on its Python
-    workers' path and sets PYTHONDONTWRITEBYTECODE. The zips hold sources only, so every daemon compiled
-    `pyspark.worker` and all it imports before the first task of a session could start: about 0.4 s of
-    CPU (0.48 s against 0.07 s from the installed package's compiled files, timed ad hoc,
-    docs/conformance.md), and the workers compiled more as their first task imported it. A zip inside
+    workers' path. The zips hold sources only, and Python keeps no compiled files for a zip, so every
+    daemon compiled `pyspark.worker` and all it imports before the first task of a session could
+    start: about 0.4 s of CPU (0.48 s against 0.07 s from the installed package's compiled files,
+    timed ad hoc, docs/conformance.md), and the workers compiled more as their first task imported
+    it. A zip inside
     `<site>/pyspark` is the same release as the package around it (one wheel), so it goes only when,
     without it, the import finds that very package: not when the workers run another interpreter, which
     lacks `<site>` on its path, nor when something earlier on the path would shadow it. py4j's zip also
