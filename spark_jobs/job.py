@@ -128,6 +128,14 @@ def ensure_worker_python() -> None:
         os.environ["PYTHONPATH"] = os.pathsep.join([here, *paths])
 
 
+LOG_CONFIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.properties")
+
+
+def _quoted(path: str) -> str:
+    """A path as one word of Spark's extraJavaOptions (split at spaces, double quotes honoured)."""
+    return f'"{path}"' if any(c.isspace() for c in path) else path
+
+
 def get_spark(master: str | None, app_name: str = "solace-conformance", conf: dict[str, str] | None = None) -> Any:
     ensure_worker_python()
     from pyspark.sql import SparkSession  # noqa: PLC0415
@@ -144,7 +152,8 @@ def get_spark(master: str | None, app_name: str = "solace-conformance", conf: di
         "spark.python.daemon.module": "spark_jobs.daemon",  # workers fork with the replay warmed up
         # The JVM here schedules and carries bytes: its C2 compiler's work never paid back in a run of
         # this job, and halving the JVM's CPU (session start-up and job) leaves it to the replay.
-        "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1",
+        # Its log: errors only from the start (log4j2.properties says why).
+        "spark.driver.extraJavaOptions": f"-XX:TieredStopAtLevel=1 -Dlog4j2.configurationFile={_quoted(LOG_CONFIG)}",
     }
     for key, value in {**defaults, **(conf or {})}.items():
         builder = builder.config(key, value)

@@ -520,6 +520,8 @@ def test_spark_submit_script_in_a_fresh_jvm_is_byte_identical(result, corpus, tm
         capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "gate transcripts >= 90.00%: FAILED" in proc.stdout
+    notices = [line for line in proc.stderr.splitlines() if " WARN " in line or "log level" in line]
+    assert notices == [], "the session's JVM logs errors only from its start (spark_jobs/log4j2.properties)"
     sub = tmp_path / "sub"
     for rel in BYTE_IDENTICAL[:3]:
         assert (out / rel).read_bytes() == (sub / rel).read_bytes(), rel

@@ -15,7 +15,7 @@ from solace_shell.transcript.replay import replay_file
 from spark_jobs import summary as summ
 from spark_jobs.drills import COMMENT, FAILOVER_TYPES, LAB, SITES, plan_drill, plan_drills
 from spark_jobs.generate import INDEX_FILE, generate
-from spark_jobs.job import _display, _norm_uri, collect_groups, partition_count, split_names
+from spark_jobs.job import LOG_CONFIG, _display, _norm_uri, _quoted, collect_groups, partition_count, split_names
 
 
 def test_plans_are_pure_and_independent_of_count():
@@ -91,6 +91,13 @@ def test_generate_stopped_by_ctrl_c_keeps_only_complete_drills(tmp_path):
     for name in newest:  # the last ones written: a drill cut short by the signal would be among them
         result = replay_file(out / name)
         assert result.error is None and result.passed, name
+
+
+def test_the_jvm_log_configuration_ships_with_the_package_and_survives_spaces_in_its_path():
+    assert Path(LOG_CONFIG).is_file() and "rootLogger.level = error" in Path(LOG_CONFIG).read_text()
+    assert _quoted("/opt/site/spark_jobs/log4j2.properties") == "/opt/site/spark_jobs/log4j2.properties"
+    # Spark splits extraJavaOptions at spaces and honours double quotes
+    assert _quoted("/Users/a b/spark_jobs/log4j2.properties") == '"/Users/a b/spark_jobs/log4j2.properties"'
 
 
 def test_plan_only_needs_no_engine(tmp_path):
