@@ -17,6 +17,8 @@ from pathlib import Path
 from .drills import COMMENT, Drill, plan_drill
 
 INDEX_FILE = "_drills.jsonl"  # leading "_": Hadoop input formats (and so `run`) skip it
+TRANSCRIPT_SUFFIX = ".cli.txt"  # as solace_shell.transcript.format names transcripts (the planner loads no engine)
+PARTIAL_SUFFIX = ".partial"  # a drill being recorded, as `_<name>.partial`: no reader takes it for a transcript
 
 
 def record_drill(drill: Drill, path: Path) -> int:
@@ -42,10 +44,9 @@ def record_drill(drill: Drill, path: Path) -> int:
 
 
 def transcript_name(drill: Drill) -> str:
-    return f"{drill.name}.cli.txt"
+    return f"{drill.name}{TRANSCRIPT_SUFFIX}"
 
 
-PARTIAL_PREFIX = "_partial-"  # a drill being recorded: hidden from `run` until it is complete
 
 
 def _record_one(args: tuple[int, int, str]) -> tuple[int, str, str | None]:
@@ -54,7 +55,7 @@ def _record_one(args: tuple[int, int, str]) -> tuple[int, str, str | None]:
     seed, index, out = args
     drill = plan_drill(seed, index)
     path = Path(out) / transcript_name(drill)
-    partial = path.with_name(PARTIAL_PREFIX + path.name)
+    partial = path.with_name(f"_{path.name}{PARTIAL_SUFFIX}")
     try:
         record_drill(drill, partial)
         os.replace(partial, path)
@@ -66,12 +67,12 @@ def _record_one(args: tuple[int, int, str]) -> tuple[int, str, str | None]:
 
 def transcripts_in(out: str | Path) -> int:
     """How many complete drill transcripts `out` holds."""
-    return sum(1 for path in Path(out).glob("*.cli.txt") if not path.name.startswith(PARTIAL_PREFIX))
+    return sum(1 for _ in Path(out).glob(f"*{TRANSCRIPT_SUFFIX}"))
 
 
 def remove_partial(out: str | Path) -> None:
     """The drills an interrupted `generate` left half-recorded."""
-    for partial in Path(out).glob(PARTIAL_PREFIX + "*"):
+    for partial in Path(out).glob(f"_*{PARTIAL_SUFFIX}"):
         partial.unlink(missing_ok=True)
 
 

@@ -73,9 +73,10 @@ MESSAGE_VPN, HOSTNAME, ADVANCE = "configure: message-vpn <vpn-name>", "show: hos
 
 def test_the_job_and_replay_agree_on_the_transcript_suffix() -> None:
     from solace_shell.transcript.format import TRANSCRIPT_SUFFIX
+    from spark_jobs.generate import TRANSCRIPT_SUFFIX as GENERATED_SUFFIX
     from spark_jobs.job import TRANSCRIPT_SUFFIX as JOB_SUFFIX
 
-    assert JOB_SUFFIX == TRANSCRIPT_SUFFIX
+    assert JOB_SUFFIX == GENERATED_SUFFIX == TRANSCRIPT_SUFFIX
 
 
 @pytest.fixture(scope="session")
