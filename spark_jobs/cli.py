@@ -84,14 +84,18 @@ def failure_line(exc: Exception) -> str:
 @click.option("--jobs", type=click.IntRange(1), default=None, help="Recording processes (default: all cores).")
 def generate_cmd(count: int, seed: int, out: str, plan_only: bool, jobs: int | None) -> None:
     """Write COUNT randomized failover drills as golden transcripts recorded from the engine."""
+    from solace_shell.transcript.stopping import sigterm_as_interrupt, stop_signal  # noqa: PLC0415
+
     from .generate import generate, transcripts_in  # noqa: PLC0415
 
     try:
-        written = generate(count=count, seed=seed, out=out, plan_only=plan_only, jobs=jobs)
-    except KeyboardInterrupt:
-        click.echo(f"solace-conformance: interrupted (SIGINT): {transcripts_in(out):,} of {count:,} drills "
-                   f"are in {out} (its index lists all {count:,})", err=True)
-        sys.exit(130)
+        with sigterm_as_interrupt():
+            written = generate(count=count, seed=seed, out=out, plan_only=plan_only, jobs=jobs)
+    except KeyboardInterrupt as interruption:  # Ctrl-C or SIGTERM
+        stopped_by = stop_signal(interruption)
+        click.echo(f"solace-conformance: interrupted ({stopped_by.name}): {transcripts_in(out):,} of {count:,} "
+                   f"drills are in {out} (its index lists all {count:,})", err=True)
+        sys.exit(128 + stopped_by)
     click.echo(f"wrote {len(written)} files to {out}")
 
 

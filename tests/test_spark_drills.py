@@ -11,6 +11,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from solace_shell.transcript.replay import replay_file
 from spark_jobs import summary as summ
 from spark_jobs.drills import COMMENT, FAILOVER_TYPES, LAB, SITES, plan_drill, plan_drills
@@ -62,9 +64,11 @@ def test_generate_is_deterministic_whatever_the_jobs_and_replays_as_pass(tmp_pat
     assert [row["name"] for row in index] == a
 
 
-def test_generate_stopped_by_ctrl_c_keeps_only_complete_drills(tmp_path):
-    """Ctrl-C (SIGINT to the process group, workers included): exit 130, one line with the count, and
-    every transcript left is whole (no half-recorded drill under any name)."""
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_generate_stopped_by_a_signal_keeps_only_complete_drills(tmp_path, signum):
+    """Ctrl-C (SIGINT to the process group, workers included) or SIGTERM (to the command alone, as a
+    supervisor sends it): exit 128 + the signal, one line with the count, and every transcript left is
+    whole (no half-recorded drill under any name)."""
     out = tmp_path / "corpus"
     proc = subprocess.Popen(
         [sys.executable, "-m", "spark_jobs.cli", "generate", "--count", "20000", "--seed", "3", "--out", str(out),
@@ -76,15 +80,19 @@ def test_generate_stopped_by_ctrl_c_keeps_only_complete_drills(tmp_path):
         while proc.poll() is None and time.monotonic() < deadline and len(list(out.glob("*.cli.txt"))) < 40:
             time.sleep(0.02)
         assert proc.poll() is None, "the 20,000 drills were recorded before the test could stop them"
-        os.killpg(proc.pid, signal.SIGINT)
+        if signum == signal.SIGINT:
+            os.killpg(proc.pid, signum)
+        else:
+            proc.send_signal(signum)
         stdout, stderr = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
     left = sorted(p.name for p in out.iterdir() if p.name != INDEX_FILE)
-    assert proc.returncode == 130, stderr
-    assert (stdout, stderr) == ("", f"solace-conformance: interrupted (SIGINT): {len(left):,} of 20,000 drills are in "
-                                    f"{out} (its index lists all 20,000)\n")
+    assert proc.returncode == 128 + signum, stderr
+    name = signal.Signals(signum).name
+    assert (stdout, stderr) == ("", f"solace-conformance: interrupted ({name}): {len(left):,} of 20,000 drills are "
+                                    f"in {out} (its index lists all 20,000)\n")
     indexed = {json.loads(line)["name"] for line in (out / INDEX_FILE).read_text().splitlines()}
     assert left and set(left) <= indexed
     newest = sorted(left, key=lambda name: (out / name).stat().st_mtime_ns)[-6:]

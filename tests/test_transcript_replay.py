@@ -3,7 +3,9 @@
 import dataclasses
 import io
 import json
+import os
 import pickle
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -262,23 +264,27 @@ def test_run_replay_command_text_and_exit_codes(tmp_path):
     assert run_replay_command([tmp_path / "nope"], False, False, out) == 2
 
 
-def test_ctrl_c_reports_what_was_replayed_and_exits_130(tmp_path, capsys):
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_stopped_replay_reports_what_was_replayed_and_exits_128_plus_the_signal(tmp_path, capsys, signum):
     from solace_shell.transcript.lab_api import default_lab_factory
 
     for name in ("a", "b", "c"):
         (tmp_path / f"{name}.cli.txt").write_text(GOOD)
     labs: list[str] = []
+    before = signal.getsignal(signal.SIGTERM)
 
-    def interrupted_at_the_third(base_dir, settings):
+    def stopped_at_the_third(base_dir, settings):
         labs.append("lab")
         if len(labs) == 3:
-            raise KeyboardInterrupt  # what Ctrl-C raises in the replay
+            os.kill(os.getpid(), signum)  # Ctrl-C, or a supervisor's SIGTERM, in the middle of the batch
         return default_lab_factory(base_dir, settings)
 
     out = io.StringIO()
-    assert run_replay_command([tmp_path], False, False, out, lab_factory=interrupted_at_the_third) == 130
+    assert run_replay_command([tmp_path], False, False, out, lab_factory=stopped_at_the_third) == 128 + signum
     assert out.getvalue() == "2 transcript(s), 14 command(s): 14 passed, 0 failed, 0 error(s)\n"
-    assert capsys.readouterr().err == "solace-shell: interrupted (SIGINT) after 2 of 3 transcript(s)\n"
+    name = signal.Signals(signum).name
+    assert capsys.readouterr().err == f"solace-shell: interrupted ({name}) after 2 of 3 transcript(s)\n"
+    assert signal.getsignal(signal.SIGTERM) is before, "the SIGTERM handler the replay found is back"
 
 
 def test_run_replay_command_json(tmp_path):

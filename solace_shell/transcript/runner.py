@@ -7,6 +7,7 @@ goes to the `out_stream` it is given.
 from __future__ import annotations
 
 import json
+import signal
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TextIO
@@ -16,9 +17,9 @@ from solace_shell.transcript.diff import command_diff
 from solace_shell.transcript.format import TRANSCRIPT_SUFFIX
 from solace_shell.transcript.lab_api import LabFactory
 from solace_shell.transcript.replay import ReplayRun, StepRun, StepSink, paced_collection, run_file
+from solace_shell.transcript.stopping import sigterm_as_interrupt, stop_signal
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-EXIT_INTERRUPTED = 130  # as a shell reports Ctrl-C: 128 + SIGINT
 
 
 def discover(paths: Iterable[Path | str]) -> tuple[list[Path], list[str]]:
@@ -72,8 +73,8 @@ def run_replay_command(paths: Iterable[Path | str], accept: bool = False, json_o
     """Replay (and with `accept`, first rewrite) transcripts; print results; return the exit code.
 
     Exit 0 only when every command of every transcript passes (after accepting, when asked),
-    1 when something failed, 2 when a path does not exist or nothing was found, 130 after Ctrl-C
-    (what was replayed is reported first). Text mode prints a diff per failing command and a summary
+    1 when something failed, 2 when a path does not exist or nothing was found, 130 after Ctrl-C and
+    143 after SIGTERM (what was replayed is reported first). Text mode prints a diff per failing command and a summary
     line; `--json` prints one JSON object per command per line (a file that could not be parsed gives
     one object with `verdict: error` and `error`).
     """
@@ -92,8 +93,9 @@ def run_replay_command(paths: Iterable[Path | str], accept: bool = False, json_o
     bad_files = 0
     done = 0
     report = _report(json_out, out)
+    stopped_by: signal.Signals | None = None
     try:
-        with paced_collection():  # once for the whole batch (see there)
+        with sigterm_as_interrupt(), paced_collection():  # the latter once for the whole batch (see there)
             for path in files:
                 if accept:
                     rewritten = accept_file(path, lab_factory=lab_factory).rewritten
@@ -106,19 +108,17 @@ def run_replay_command(paths: Iterable[Path | str], accept: bool = False, json_o
                 for verdict, n in run.counts.items():
                     counts[verdict] += n
                 done += 1
-    except KeyboardInterrupt:  # Ctrl-C: what was replayed is reported, the rest is said to be left out
-        interrupted = True
-    else:
-        interrupted = False
+    except KeyboardInterrupt as interruption:  # Ctrl-C, SIGTERM: what was replayed is reported, the rest
+        stopped_by = stop_signal(interruption)  # is said to be left out
     if not json_out:
         out.write(f"{done} transcript(s), {sum(counts.values())} command(s): {counts['pass']} passed, "
                   f"{counts['fail']} failed, {counts['error']} error(s)"
                   + (f", {bad_files} transcript(s) unreadable" if bad_files else "") + "\n")
-    if interrupted:
+    if stopped_by is not None:
         out.flush()
         # on stderr: with --json, standard output stays one result per line
-        sys.stderr.write(f"solace-shell: interrupted (SIGINT) after {done} of {len(files)} transcript(s)\n")
-        return EXIT_INTERRUPTED
+        sys.stderr.write(f"solace-shell: interrupted ({stopped_by.name}) after {done} of {len(files)} transcript(s)\n")
+        return 128 + stopped_by
     if problems:
         return EXIT_USAGE
     return EXIT_OK if counts["fail"] == counts["error"] == bad_files == 0 else EXIT_FAILED
