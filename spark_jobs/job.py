@@ -620,7 +620,15 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
     finished = False
     try:
         group = JobGroup(sc)
-        with StopOnSignals(group.cancel) as stop:
+
+        def abandon() -> None:
+            """On a signal: cancel the run's jobs; a session of the run's own stops logging first, as
+            its log would only show Spark's races in cancelling (a killed task's lost broadcast)."""
+            if own_session:
+                sc.setLogLevel("OFF")
+            group.cancel()
+
+        with StopOnSignals(abandon) as stop:
             group.join()
             try:
                 result = _run_in_session(opts, spark, group, stop, started)

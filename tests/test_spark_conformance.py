@@ -15,12 +15,13 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from grammar import load_grammar
+
+from .signalled import stop_when_ready
 
 HAS_JAVA = bool(shutil.which("java")
                 or (os.environ.get("JAVA_HOME") and Path(os.environ["JAVA_HOME"], "bin", "java").exists()))
@@ -128,6 +129,18 @@ def test_workers_import_the_installed_pyspark_not_its_source_zip(spark):
 
     worker_files = spark.sparkContext.parallelize([0], 1).map(lambda _: __import__("pyspark").__file__).collect()
     assert worker_files == [pyspark.__file__], "the driver's own pyspark, compiled, not pyspark.zip"
+
+
+def test_the_sessions_log_starts_quiet_and_follows_set_log_level(spark):
+    """spark_jobs/log4j2.properties: errors only from the start, yet `setLogLevel` governs every logger."""
+    loggers = spark.sparkContext._jvm.org.apache.logging.log4j.LogManager
+    level = lambda: loggers.getLogger("org.apache.spark.scheduler.DAGScheduler").getLevel().toString()  # noqa: E731
+    assert level() == "ERROR"
+    try:
+        spark.sparkContext.setLogLevel("INFO")
+        assert level() == "INFO"
+    finally:
+        spark.sparkContext.setLogLevel("ERROR")
 
 
 def test_command_rows(spark, corpus, result):
@@ -482,26 +495,13 @@ def test_cli_stopped_by_a_signal_cancels_the_job_and_leaves_the_output_as_it_was
     (out / "commands.parquet" / "part-00000.parquet").write_bytes(b"the previous run's table")
     before = sorted((str(p.relative_to(out)), p.read_bytes() if p.is_file() else b"") for p in out.rglob("*"))
     env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "spark_jobs.cli", "run", str(corpus), "--out", str(out), "--master", "local[2]",
+    status, stdout, stderr = stop_when_ready(
+        ["spark_jobs.cli", "run", str(corpus), "--out", str(out), "--master", "local[2]",
          "--conf", "spark.ui.enabled=false"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True,
-        cwd=Path(__file__).resolve().parents[1])
-    try:
-        deadline = time.monotonic() + 120
-        while not list(out.glob("_solace-conformance-*")) and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.02)  # the run stages its output as its first Spark job starts
-        assert proc.poll() is None, "the run ended before it could be stopped"
-        if signum == signal.SIGINT:
-            os.killpg(proc.pid, signum)
-        else:
-            proc.send_signal(signum)
-        stdout, stderr = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
+        lambda: bool(list(out.glob("_solace-conformance-*"))),  # staged as the first Spark job starts
+        signum, env=env)
     name = signal.Signals(signum).name
-    assert proc.returncode == 128 + signum, stderr
+    assert status == 128 + signum, stderr
     assert stdout == ""
     ours = [line for line in stderr.splitlines() if line.startswith("solace-conformance")]
     assert ours == [f"solace-conformance: interrupted ({name}): the job was cancelled; {out} is as it was"], stderr

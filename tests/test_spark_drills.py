@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -18,6 +16,8 @@ from spark_jobs import summary as summ
 from spark_jobs.drills import COMMENT, FAILOVER_TYPES, LAB, SITES, plan_drill, plan_drills
 from spark_jobs.generate import INDEX_FILE, generate
 from spark_jobs.job import LOG_CONFIG, _display, _norm_uri, _quoted, collect_groups, partition_count, split_names
+
+from .signalled import stop_when_ready
 
 
 def test_plans_are_pure_and_independent_of_count():
@@ -70,26 +70,11 @@ def test_generate_stopped_by_a_signal_keeps_only_complete_drills(tmp_path, signu
     supervisor sends it): exit 128 + the signal, one line with the count, and every transcript left is
     whole (no half-recorded drill under any name)."""
     out = tmp_path / "corpus"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "spark_jobs.cli", "generate", "--count", "20000", "--seed", "3", "--out", str(out),
-         "--jobs", "2"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-        cwd=Path(__file__).resolve().parents[1])
-    try:
-        deadline = time.monotonic() + 120
-        while proc.poll() is None and time.monotonic() < deadline and len(list(out.glob("*.cli.txt"))) < 40:
-            time.sleep(0.02)
-        assert proc.poll() is None, "the 20,000 drills were recorded before the test could stop them"
-        if signum == signal.SIGINT:
-            os.killpg(proc.pid, signum)
-        else:
-            proc.send_signal(signum)
-        stdout, stderr = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
+    status, stdout, stderr = stop_when_ready(
+        ["spark_jobs.cli", "generate", "--count", "20000", "--seed", "3", "--out", str(out), "--jobs", "2"],
+        lambda: len(list(out.glob("*.cli.txt"))) >= 40, signum)
     left = sorted(p.name for p in out.iterdir() if p.name != INDEX_FILE)
-    assert proc.returncode == 128 + signum, stderr
+    assert status == 128 + signum, stderr
     name = signal.Signals(signum).name
     assert (stdout, stderr) == ("", f"solace-conformance: interrupted ({name}): {len(left):,} of 20,000 drills are "
                                     f"in {out} (its index lists all 20,000)\n")
@@ -188,8 +173,6 @@ def test_table_bytes_do_not_depend_on_how_the_sorted_rows_arrive(tmp_path):
 def test_the_daemon_warm_up_starts_no_thread_before_the_workers_fork():
     """Spark forks its Python workers from `spark_jobs.daemon` after `warm_up()`: a thread alive then
     (native ones included) would be lost in every worker, holding whatever lock it held."""
-    import subprocess
-    import sys
 
     code = ("import os, threading; from spark_jobs.daemon import warm_up; warm_up(); "
             "import sys; assert 'pyarrow' not in sys.modules, 'pyarrow starts threads'; "
