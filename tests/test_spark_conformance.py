@@ -308,6 +308,26 @@ def test_files_read_by_spark_give_the_same_bytes_as_files_read_by_the_executors(
         assert (out / rel).read_bytes() == (again / rel).read_bytes(), rel
 
 
+def test_an_output_published_through_hadoop_is_byte_identical(spark, corpus, result, tmp_path, monkeypatch):
+    """A remote --out (hdfs://, s3a://) is staged locally and copied through the Hadoop FileSystem API at
+    commit; no HDFS here, so a `file://` URI is taken down that path."""
+    import tempfile
+
+    import spark_jobs.job as job
+
+    _, out = result
+    monkeypatch.setattr(job, "_is_local", lambda out: False)
+    staging = tmp_path / "tmp"
+    staging.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(staging))
+    published = tmp_path / "published"
+    _run(spark, [corpus], f"file://{published}")
+    for rel in BYTE_IDENTICAL:
+        assert (out / rel).read_bytes() == (published / rel).read_bytes(), rel
+    assert (published / "run.json").is_file() and (published / "commands.parquet" / "_SUCCESS").is_file()
+    assert list(staging.iterdir()) == [], "the local staging goes once published"
+
+
 def test_glob_names_follow_the_command_line(spark, corpus, tmp_path):
     out = tmp_path / "glob"
     res = _run(spark, [f"{corpus}/g*.cli.txt", f"{corpus}/nested/deeper/lab.cli.txt"], out)
