@@ -74,9 +74,9 @@ def run_replay_command(paths: Iterable[Path | str], accept: bool = False, json_o
 
     Exit 0 only when every command of every transcript passes (after accepting, when asked),
     1 when something failed, 2 when a path does not exist or nothing was found, 130 after Ctrl-C and
-    143 after SIGTERM (what was replayed is reported first). Text mode prints a diff per failing command and a summary
-    line; `--json` prints one JSON object per command per line (a file that could not be parsed gives
-    one object with `verdict: error` and `error`).
+    143 after SIGTERM (what was replayed is reported first). Text mode prints a diff per failing
+    command and a summary line; `--json` prints one JSON object per command per line (a file that
+    could not be parsed gives one object with `verdict: error` and `error`).
     """
     import sys
 
