@@ -80,10 +80,11 @@ class OutputDir:
             else:
                 for name in self._entries:
                     staged = os.path.join(self._staging, name)
-                    files = sorted(os.listdir(staged)) if os.path.isdir(staged) else None
-                    for file in files if files is not None else [""]:
-                        self._publish(os.path.join(staged, file) if file else staged,
-                                      f"{name}/{file}" if file else name)
+                    if not os.path.isdir(staged):
+                        self._publish(staged, name)
+                        continue
+                    for file in sorted(os.listdir(staged)):
+                        self._publish(os.path.join(staged, file), f"{name}/{file}")
         finally:
             shutil.rmtree(self._staging, ignore_errors=True)
 
