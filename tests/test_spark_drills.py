@@ -181,6 +181,17 @@ def test_the_daemon_warm_up_starts_no_thread_before_the_workers_fork():
     assert out.split() == ["1", "1"]
 
 
+def test_the_daemon_warm_up_leaves_what_the_workers_inherit_frozen_for_the_collector():
+    """A full collection in a worker (pyspark.daemon runs one after every task) skips the grammar and
+    the lab template it inherited: the warm-up leaves them in the permanent generation, none tracked."""
+    code = ("import gc; from spark_jobs.daemon import warm_up; warm_up(); "
+            "print(gc.get_freeze_count(), len(gc.get_objects()))")
+    frozen, tracked = map(int, subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                              check=True).stdout.split())
+    assert frozen > 10_000
+    assert tracked == 0
+
+
 def _shipped(root, *names):
     lib = root / "pyspark" / "python" / "lib"
     lib.mkdir(parents=True)
