@@ -71,7 +71,8 @@ def transcripts_in(out: str | Path) -> int:
 
 
 def remove_partial(out: str | Path) -> None:
-    """The drills an interrupted `generate` left half-recorded."""
+    """The drills a stopped `generate` left half-recorded: removed as it stops (Ctrl-C, SIGTERM), or by
+    the next `generate` into `out` when it was killed outright."""
     for partial in Path(out).glob(f"_*{PARTIAL_SUFFIX}"):
         partial.unlink(missing_ok=True)
 
@@ -95,6 +96,7 @@ def generate(*, count: int, seed: int, out: str | Path, plan_only: bool = False,
     if plan_only:
         return [INDEX_FILE]
     jobs = jobs or os.cpu_count() or 1
+    remove_partial(out)  # what a recording killed outright left (two generates into one DIR at once: unsupported)
     tasks = [(seed, i, str(out)) for i in range(count)]
     try:
         if jobs == 1 or count < 8:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -14,7 +16,7 @@ import pytest
 from solace_shell.transcript.replay import replay_file
 from spark_jobs import summary as summ
 from spark_jobs.drills import COMMENT, FAILOVER_TYPES, LAB, SITES, plan_drill, plan_drills
-from spark_jobs.generate import INDEX_FILE, generate
+from spark_jobs.generate import INDEX_FILE, PARTIAL_SUFFIX, TRANSCRIPT_SUFFIX, generate
 from spark_jobs.job import LOG_CONFIG, _display, _norm_uri, _quoted, collect_groups, partition_count, split_names
 
 from .signalled import stop_when_ready
@@ -84,6 +86,27 @@ def test_generate_stopped_by_a_signal_keeps_only_complete_drills(tmp_path, signu
     for name in newest:  # the last ones written: a drill cut short by the signal would be among them
         result = replay_file(out / name)
         assert result.error is None and result.passed, name
+
+
+def test_generate_removes_the_half_recorded_drills_a_killed_generate_left(tmp_path):
+    """SIGKILL (here to the whole process group, recording workers included) leaves no time to remove a
+    drill being recorded; the next `generate` into the same DIR removes what is left of it."""
+    out = tmp_path / "corpus"
+    proc = subprocess.Popen([sys.executable, "-m", "spark_jobs.cli", "generate", "--count", "20000", "--seed", "3",
+                             "--out", str(out), "--jobs", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline and len(list(out.glob("*.cli.txt"))) < 40:
+            time.sleep(0.02)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    (out / f"_drill-left-by-an-older-run{TRANSCRIPT_SUFFIX}{PARTIAL_SUFFIX}").write_text("half a drill")
+    complete = sorted(p.name for p in out.glob(f"*{TRANSCRIPT_SUFFIX}"))
+    generate(count=3, seed=3, out=out, jobs=1)
+    assert list(out.glob(f"_*{PARTIAL_SUFFIX}")) == []
+    assert sorted(p.name for p in out.glob(f"*{TRANSCRIPT_SUFFIX}")) == complete  # the first 3 were among them
 
 
 def test_the_jvm_log_configuration_ships_with_the_package_and_survives_spaces_in_its_path():

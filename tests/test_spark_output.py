@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -16,7 +18,7 @@ import pytest
 pa = pytest.importorskip("pyarrow")
 
 from spark_jobs.interrupt import Interrupted, StopOnSignals  # noqa: E402
-from spark_jobs.output import STAGING_PREFIX, OutputDir  # noqa: E402
+from spark_jobs.output import OWNER_FILE, STAGING_PREFIX, OutputDir, sweep_abandoned  # noqa: E402
 
 SCHEMAS = {"commands.parquet": pa.schema([pa.field("line", pa.int32())]),
            "transcripts.parquet": pa.schema([pa.field("transcript", pa.string())])}
@@ -106,6 +108,75 @@ def test_a_remote_output_is_published_at_commit_and_never_when_discarded(tmp_pat
 
 def _signal_self(signum: int) -> None:
     os.kill(os.getpid(), signum)
+
+
+STAGING_CHILD = """
+import sys
+import pyarrow as pa
+from spark_jobs.output import OutputDir
+staged = OutputDir(sys.argv[1], True, {"commands.parquet": pa.schema([pa.field("line", pa.int32())])},
+                   lambda file, name: None)
+print(staged.staging, flush=True)
+sys.stdin.read()  # staging until killed
+"""
+
+
+def _staging_process(out: Path) -> tuple[subprocess.Popen[str], str]:
+    """A real process staging a run in `out` (the conformance job's driver, without Spark); its directory."""
+    child = subprocess.Popen([sys.executable, "-c", STAGING_CHILD, str(out)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    return child, os.path.basename(child.stdout.readline().strip())
+
+
+def _staging_dirs(out: Path) -> list[str]:
+    return sorted(p.name for p in out.iterdir() if p.name.startswith(STAGING_PREFIX))
+
+
+def test_a_run_removes_the_staging_a_killed_run_left_and_never_a_live_runs(tmp_path):
+    """SIGKILL leaves a run no time to remove its staging directory: the next run in that `--out` does,
+    and only that one, however many runs stage there at once; the output's own entries stay."""
+    out = tmp_path / "out"
+    before = _previous_run(out)
+    live, live_dir = _staging_process(out)
+    killed, killed_dir = _staging_process(out)
+    try:
+        killed.kill()
+        killed.wait()
+        assert _staging_dirs(out) == sorted([live_dir, killed_dir])
+        staged = OutputDir(str(out), True, SCHEMAS, _unused_publish)
+        assert killed_dir not in _staging_dirs(out)
+        assert live_dir in _staging_dirs(out)
+        staged.discard()
+        assert _staging_dirs(out) == [live_dir]
+        assert {k: v for k, v in _tree(out).items() if not k.startswith(STAGING_PREFIX)} == before
+    finally:
+        live.kill()
+        live.wait()
+    assert sweep_abandoned(str(out)) == [live_dir]
+    assert _staging_dirs(out) == []
+
+
+def test_a_staging_directory_without_its_owner_file_is_left_alone(tmp_path):
+    """A run between creating its directory and locking its owner file looks like this; so does a
+    directory an earlier release left: neither can be told abandoned, so neither is removed."""
+    out = tmp_path / "out"
+    (out / f"{STAGING_PREFIX}unowned").mkdir(parents=True)
+    (out / f"{STAGING_PREFIX}unowned" / "summary.json").write_text("{}\n")
+    assert sweep_abandoned(str(out)) == []
+    OutputDir(str(out), True, SCHEMAS, _unused_publish).discard()
+    assert _staging_dirs(out) == [f"{STAGING_PREFIX}unowned"]
+
+
+def test_a_remote_runs_local_staging_is_swept_from_the_temporary_directory(tmp_path, monkeypatch):
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    abandoned = tmp_path / f"{STAGING_PREFIX}abandoned"
+    abandoned.mkdir()
+    (abandoned / OWNER_FILE).write_bytes(b"")  # nobody holds its lock
+    staged = OutputDir("hdfs://nn/out", False, SCHEMAS, lambda file, name: None)
+    assert _staging_dirs(tmp_path) == [os.path.basename(staged.staging)]
+    staged.discard()
+    assert _staging_dirs(tmp_path) == []
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
