@@ -31,11 +31,13 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -111,9 +113,15 @@ def _descendant_cpu_seconds() -> dict[str, float]:
     return out
 
 
-def bench_spark(path: Path, master: str, out: Path, again: bool = False) -> dict[str, float]:
-    """The job on a new session. With `again`, the same job once more in that session: what a job
-    costs once the session's Python workers are started and warm (the first job starts them)."""
+def bench_spark(path: Path, master: str, out: Path, files: list[Path] | None = None, pairs: int = 0) -> dict[str, Any]:
+    """The job on a new session. With `pairs` (and `files`), then that many rounds in the same session
+    of an in-process replay of `files` (`bench_in_process`) followed by the same job once more: what a
+    job costs once the session's Python workers are started and warm (the first job starts them), each
+    warm job's ratio taken against the in-process replay run just before it.
+
+    Why pairs: on this machine the speed of a core drifts by 10-15% over a minute, so a ratio of two
+    runs made a minute apart measures the drift as much as the job; each pair's two runs are seconds
+    apart, and the median of the pairs' ratios is what is reported."""
     from spark_jobs.job import RunOptions, get_spark, run
 
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -125,23 +133,24 @@ def bench_spark(path: Path, master: str, out: Path, again: bool = False) -> dict
     result = run(RunOptions(inputs=[str(path)], out=str(out), progress=sys.stderr.isatty()), spark=spark)
     job = time.perf_counter() - t1
     cpu_after = _descendant_cpu_seconds()  # before stop(): the Python workers are still alive
-    second: dict[str, float] = {}
-    if again:
+    commands = result.summary["totals"]["commands"]
+    warm: list[dict[str, float]] = []
+    for k in range(pairs if files else 0):
+        reference = bench_in_process(files or [])["commands_per_second"]
         t2 = time.perf_counter()
-        run(RunOptions(inputs=[str(path)], out=str(out) + "-again", progress=False), spark=spark)
-        second["second_job_seconds"] = time.perf_counter() - t2
+        run(RunOptions(inputs=[str(path)], out=f"{out}-warm{k}", progress=False), spark=spark)
+        rate = commands / (time.perf_counter() - t2)
+        warm.append({"in_process_commands_per_second": reference, "commands_per_second": rate,
+                     "ratio": rate / reference})
     cores = spark.sparkContext.defaultParallelism
     spark.stop()
-    commands = result.summary["totals"]["commands"]
-    if second:
-        second["commands_per_second_second_job"] = commands / second["second_job_seconds"]
     cpu = {f"{kind}_cpu_seconds": cpu_after[kind] - cpu_before.get(kind, 0.0) for kind in cpu_after}
     return {**cpu, **{f"phase_{k}_seconds": v for k, v in result.run_info.get("phase_seconds", {}).items()},
             "transcripts": result.summary["totals"]["transcripts"], "commands": commands, "cores": cores,
             "passed_transcripts": result.summary["totals"]["passed_transcripts"],
             "session_startup_seconds": startup, "job_seconds": job, "seconds": startup + job,
             "commands_per_second": commands / (startup + job), "commands_per_second_job_only": commands / job,
-            **second}
+            **({"warm_jobs": warm, "warm_ratio_median": statistics.median(w["ratio"] for w in warm)} if warm else {})}
 
 
 _TEXTS: list[tuple[str, str]] = []  # the reference's transcripts, read before its processes fork
@@ -289,6 +298,9 @@ def main() -> int:
     ap.add_argument("--pty-timeout", type=float, default=10.0, help="seconds to wait for a prompt")
     ap.add_argument("--master", default="local[*]")
     ap.add_argument("--jobs", type=int, default=None, help="processes for generating the corpus")
+    ap.add_argument("--pairs", type=int, default=None,
+                    help="warm Spark jobs, each after an in-process replay, for the steady-state ratio "
+                         "(default 3; 1 with --quick)")
     ap.add_argument("--skip", action="append", default=[], choices=["in-process", "spark", "pty"])
     ap.add_argument("--scaling", action="store_true",
                     help="also run the Spark job on local[1], local[2] ... every core (core scaling)")
@@ -302,6 +314,7 @@ def main() -> int:
         return 0
     count = 200 if args.quick else args.count
     sample = args.pty_sample if args.pty_sample is not None else (5 if args.quick else 50)
+    args.pairs = args.pairs if args.pairs is not None else (1 if args.quick else 3)
 
     work = Path(tempfile.mkdtemp(prefix="bench-replay-"))
     path = args.corpus or work / "corpus"
@@ -310,12 +323,12 @@ def main() -> int:
         n_cmd = sum(1 for f in files for line in f.read_text().splitlines() if FILE_PROMPT.match(line.encode()))
         print(f"corpus: {len(files)} transcripts, ~{n_cmd} input lines in {path}"
               + (f" (generated in {gen_seconds:.1f} s)" if gen_seconds else " (reused)"))
-        results: dict[str, dict[str, float]] = {}
+        results: dict[str, dict[str, Any]] = {}
         failed: dict[str, str] = {}
         step = max(1, len(files) // sample) if sample > 0 else 1
         modes = {
             "in-process": lambda: bench_in_process(files),
-            "spark": lambda: bench_spark(path, args.master, work / "spark-out", again=True),
+            "spark": lambda: bench_spark(path, args.master, work / "spark-out", files, args.pairs),
             "pty": lambda: bench_pty(files[::step][:sample], args.pty_timeout),
         }
         if args.scaling:
@@ -343,8 +356,9 @@ def main() -> int:
         if mode == "spark":
             notes = (f"{int(r['cores'])} cores; {r['session_startup_seconds']:.1f} s session start-up, "
                      f"{r['commands_per_second_job_only']:.0f} cmd/s job only")
-            if "second_job_seconds" in r:
-                notes += f"; a second job in the session {r['commands_per_second_second_job']:.0f} cmd/s"
+            if "warm_jobs" in r:
+                notes += "; warm jobs in the session " + ", ".join(
+                    f"{w['commands_per_second']:.0f}" for w in r["warm_jobs"])
             if "jvm_cpu_seconds" in r:
                 notes += (f"; CPU: Python {r['python_cpu_seconds']:.0f} s, JVM {r['jvm_cpu_seconds']:.0f} s "
                           f"({r['jvm_cpu_seconds'] / (r['python_cpu_seconds'] + r['jvm_cpu_seconds']):.0%})")
@@ -373,9 +387,12 @@ def main() -> int:
             if mode == "spark":  # the job alone: the session is started once per application
                 print(f"ratio {'spark job':<12} {r['commands_per_second_job_only'] / base:8.2f}x in-process "
                       f"(without the {r['session_startup_seconds']:.1f} s session start-up)")
-                if "commands_per_second_second_job" in r:
-                    print(f"ratio {'spark again':<12} {r['commands_per_second_second_job'] / base:8.2f}x in-process "
-                          "(a second job in the same session: workers already started)")
+                if "warm_jobs" in r:
+                    each = ", ".join(f"{w['commands_per_second']:.0f} / {w['in_process_commands_per_second']:.0f} = "
+                                     f"{w['ratio']:.2f}x" for w in r["warm_jobs"])
+                    print(f"ratio {'spark warm':<12} {r['warm_ratio_median']:8.2f}x in-process (median of "
+                          f"{len(r['warm_jobs'])}: a warm job in the same session / an in-process replay just "
+                          f"before it: {each})")
             if mode == "scaling":  # no parallel replay on these cores can go beyond this
                 cores = int(r["cores"])
                 ceiling = r[f"machine_processes_{cores}_commands_per_second"] / base
