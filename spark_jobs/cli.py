@@ -73,7 +73,16 @@ def failure_line(exc: Exception) -> str:
     on the next line: that line, the JVM's own, is the one that says what happened."""
     lines = str(exc).strip().splitlines()
     java = next((line[2:] for line in lines[1:] if line.startswith(": ")), None)
-    return java if java else f"{type(exc).__name__}: {lines[0] if lines else ''}"
+    line = java if java else f"{type(exc).__name__}: {lines[0] if lines else ''}"
+    if any(sign in line for sign in _SESSION_ENDED):
+        line += " (the Spark application ended before the job: Spark's ERROR line above says why)"
+    return line
+
+
+# How a job fails when its application was ended under it, e.g. by a standalone --master that never
+# answered (Spark gives up after about a minute and logs "Application has been killed. Reason: All
+# masters are unresponsive! Giving up." at ERROR, which the job's log configuration always shows).
+_SESSION_ENDED = ("Cannot call methods on a stopped SparkContext", "because SparkContext was shut down")
 
 
 @main.command("generate")

@@ -467,6 +467,21 @@ def test_cli_reports_a_java_failure_by_the_jvms_own_line(corpus, tmp_path, monke
         "Task 1 in stage 0.0 failed 4 times, most recent failure: Lost task 1.3 (executor 2 exited)\n"))
 
 
+def test_a_job_whose_application_was_ended_points_at_sparks_reason():
+    """An unreachable standalone master: Spark logs why at ERROR ("All masters are unresponsive! Giving
+    up.") and stops the SparkContext; the job's own failure only says the context is stopped (this
+    message is the one a real run with `--master spark://127.0.0.1:<closed port>` gave)."""
+    from spark_jobs.cli import failure_line
+
+    stopped = RuntimeError("An error occurred while calling o42.runJob.\n"
+                           ": java.lang.IllegalStateException: Cannot call methods on a stopped SparkContext.\n"
+                           "\tat org.apache.spark.SparkContext.assertNotStopped(SparkContext.scala)\n")
+    assert failure_line(stopped) == (
+        "java.lang.IllegalStateException: Cannot call methods on a stopped SparkContext. (the Spark application "
+        "ended before the job: Spark's ERROR line above says why)")
+    assert failure_line(RuntimeError("disk full")) == "RuntimeError: disk full"
+
+
 def test_cli_without_the_spark_extra_says_what_to_install(corpus, tmp_path, monkeypatch):
     from click.testing import CliRunner
 
