@@ -113,9 +113,10 @@ def _descendant_cpu_seconds() -> dict[str, float]:
     return out
 
 
-def bench_spark(path: Path, master: str, out: Path, files: list[Path] | None = None, pairs: int = 0) -> dict[str, Any]:
-    """The job on a new session. With `pairs` (and `files`), then that many rounds in the same session
-    of an in-process replay of `files` (`bench_in_process`) followed by the same job once more: what a
+def bench_spark(path: Path, master: str, out: Path, pair_with: list[Path] | None = None,
+                pairs: int = 0) -> dict[str, Any]:
+    """The job on a new session. With `pair_with` (the corpus's files), then `pairs` rounds in the same
+    session of an in-process replay of them (`bench_in_process`) followed by the same job once more: what a
     job costs once the session's Python workers are started and warm (the first job starts them), each
     warm job's ratio taken against the in-process replay run just before it.
 
@@ -135,8 +136,8 @@ def bench_spark(path: Path, master: str, out: Path, files: list[Path] | None = N
     cpu_after = _descendant_cpu_seconds()  # before stop(): the Python workers are still alive
     commands = result.summary["totals"]["commands"]
     warm: list[dict[str, float]] = []
-    for k in range(pairs if files else 0):
-        reference = bench_in_process(files or [])["commands_per_second"]
+    for k in range(pairs if pair_with else 0):
+        reference = bench_in_process(pair_with or [])["commands_per_second"]
         t2 = time.perf_counter()
         run(RunOptions(inputs=[str(path)], out=f"{out}-warm{k}", progress=False), spark=spark)
         rate = commands / (time.perf_counter() - t2)

@@ -16,8 +16,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def stop_when_ready(module_args: Sequence[str], ready: Callable[[], bool], signum: int, *,
                     env: dict[str, str] | None = None, timeout: float = 120) -> tuple[int, str, str]:
     """Run `python -m <module_args>` in a process group of its own; once `ready()`, send `signum` as a
-    terminal sends Ctrl-C (SIGINT to the whole group, child processes included) or as a supervisor
-    sends SIGTERM (to the command alone). Returns (exit status, stdout, stderr)."""
+    terminal sends Ctrl-C (SIGINT to the whole group, child processes included), as a supervisor
+    sends SIGTERM (to the command alone), or as a machine that goes away ends everything (SIGKILL to
+    the whole group: no child process goes on writing). Returns (exit status, stdout, stderr)."""
     proc = subprocess.Popen([sys.executable, "-m", *module_args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env, start_new_session=True, cwd=ROOT)
     try:
@@ -25,7 +26,7 @@ def stop_when_ready(module_args: Sequence[str], ready: Callable[[], bool], signu
         while proc.poll() is None and time.monotonic() < deadline and not ready():
             time.sleep(0.02)
         assert proc.poll() is None, "the command finished before it could be stopped"
-        if signum == signal.SIGINT:
+        if signum in (signal.SIGINT, signal.SIGKILL):
             os.killpg(proc.pid, signum)
         else:
             proc.send_signal(signum)

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -92,16 +90,10 @@ def test_generate_removes_the_half_recorded_drills_a_killed_generate_left(tmp_pa
     """SIGKILL (here to the whole process group, recording workers included) leaves no time to remove a
     drill being recorded; the next `generate` into the same DIR removes what is left of it."""
     out = tmp_path / "corpus"
-    proc = subprocess.Popen([sys.executable, "-m", "spark_jobs.cli", "generate", "--count", "20000", "--seed", "3",
-                             "--out", str(out), "--jobs", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-    try:
-        deadline = time.monotonic() + 120
-        while proc.poll() is None and time.monotonic() < deadline and len(list(out.glob("*.cli.txt"))) < 40:
-            time.sleep(0.02)
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+    status, _, _ = stop_when_ready(
+        ["spark_jobs.cli", "generate", "--count", "20000", "--seed", "3", "--out", str(out), "--jobs", "2"],
+        lambda: len(list(out.glob(f"*{TRANSCRIPT_SUFFIX}"))) >= 40, signal.SIGKILL)
+    assert status == -signal.SIGKILL
     (out / f"_drill-left-by-an-older-run{TRANSCRIPT_SUFFIX}{PARTIAL_SUFFIX}").write_text("half a drill")
     complete = sorted(p.name for p in out.glob(f"*{TRANSCRIPT_SUFFIX}"))
     generate(count=3, seed=3, out=out, jobs=1)
