@@ -14,7 +14,7 @@ import pytest
 from solace_shell.transcript.replay import replay_file
 from spark_jobs import summary as summ
 from spark_jobs.drills import COMMENT, FAILOVER_TYPES, LAB, SITES, plan_drill, plan_drills
-from spark_jobs.generate import INDEX_FILE, PARTIAL_SUFFIX, TRANSCRIPT_SUFFIX, generate
+from spark_jobs.generate import INDEX_FILE, PARTIAL_SUFFIX, TRANSCRIPT_SUFFIX, generate, transcript_name
 from spark_jobs.job import LOG_CONFIG, _display, _norm_uri, _quoted, collect_groups, partition_count, split_names
 
 from .signalled import stop_when_ready
@@ -90,15 +90,17 @@ def test_generate_removes_the_half_recorded_drills_a_killed_generate_left(tmp_pa
     """SIGKILL (here to the whole process group, recording workers included) leaves no time to remove a
     drill being recorded; the next `generate` into the same DIR removes what is left of it."""
     out = tmp_path / "corpus"
-    status, _, _ = stop_when_ready(
+    first_three = [out / transcript_name(plan_drill(3, i)) for i in range(3)]
+    status, _, _ = stop_when_ready(  # the workers record their chunks in no fixed order: wait for drills 0-2
         ["spark_jobs.cli", "generate", "--count", "20000", "--seed", "3", "--out", str(out), "--jobs", "2"],
-        lambda: len(list(out.glob(f"*{TRANSCRIPT_SUFFIX}"))) >= 40, signal.SIGKILL)
+        lambda: all(p.exists() for p in first_three) and len(list(out.glob(f"*{TRANSCRIPT_SUFFIX}"))) >= 40,
+        signal.SIGKILL)
     assert status == -signal.SIGKILL
     (out / f"_drill-left-by-an-older-run{TRANSCRIPT_SUFFIX}{PARTIAL_SUFFIX}").write_text("half a drill")
     complete = sorted(p.name for p in out.glob(f"*{TRANSCRIPT_SUFFIX}"))
     generate(count=3, seed=3, out=out, jobs=1)
     assert list(out.glob(f"_*{PARTIAL_SUFFIX}")) == []
-    assert sorted(p.name for p in out.glob(f"*{TRANSCRIPT_SUFFIX}")) == complete  # the first 3 were among them
+    assert sorted(p.name for p in out.glob(f"*{TRANSCRIPT_SUFFIX}")) == complete  # drills 0-2 were among them
 
 
 def test_the_jvm_log_configuration_ships_with_the_package_and_survives_spaces_in_its_path():
