@@ -19,10 +19,11 @@ Pipeline (driver -> executors -> driver):
    transcript rows; built column by column, `wire.py`) that the JVM keeps as bytes. Why: on two cores
    every CPU second the JVM spent converting, caching, sorting and grouping rows (two thirds of the
    CPU before) was a second the replay lost, and so is every second an executor spends on its rows.
-4. One Spark job per group of consecutive partitions (all of them up to MAX_FILES_PER_COLLECT files)
-   brings their results to the driver, which writes the partitions in order into single-file
-   Parquet tables with fixed names (pyarrow, `tables.py`), already sorted by (transcript, line), and
-   adds up the aggregates into `summary.json` and `report.html`. Nothing is cached in the JVM.
+4. One Spark job per partition, a window of them queued ahead (`fetch.py`), brings each partition's
+   result to the driver as soon as it ends; the driver writes the partitions in order, while later
+   ones replay, into single-file Parquet tables with fixed names (pyarrow, `tables.py`), already
+   sorted by (transcript, line), and adds up the aggregates into `summary.json` and `report.html`.
+   Nothing is cached in the JVM.
    All of it is staged and put in place only when the run completes (`output.py`); Ctrl-C or SIGTERM
    cancels the run's Spark jobs and leaves `--out` as it was (`interrupt.py`).
 
@@ -332,22 +333,6 @@ def partition_count(n_files: int, cores: int, max_files_per_partition: int = 409
     cores = max(1, cores)
     per_core = max(2, math.ceil(n_files / (cores * max(1, max_files_per_partition))))
     return max(1, min(n_files, cores * per_core))
-
-
-MAX_FILES_PER_COLLECT = 16_384  # transcripts whose compressed rows the driver takes in at once (~2.5 KB each)
-
-
-def collect_groups(per_part: Sequence[int], budget: int) -> list[list[int]]:
-    """Consecutive partitions in groups of at most `budget` files (a partition over it alone)."""
-    groups: list[list[int]] = []
-    held = budget
-    for part, n in enumerate(per_part):
-        if held + n > budget:
-            groups.append([])
-            held = 0
-        groups[-1].append(part)
-        held += n
-    return groups
 
 
 def split_names(weights: dict[str, int], n_parts: int) -> dict[str, int]:
@@ -670,8 +655,9 @@ def _stop_session(spark: Any, abandoned: bool) -> None:
 def _run_in_session(opts: RunOptions, spark: Any, group: JobGroup, stop: StopOnSignals,
                     started: float) -> RunResult:
     """The run itself, its jobs in `group`; `stop` is the run's `StopOnSignals`."""
+    from .fetch import InOrder, window_for  # noqa: PLC0415
     from .partials import merge  # noqa: PLC0415
-    from .progress import SparkProgress  # noqa: PLC0415
+    from .progress import RunProgress  # noqa: PLC0415
 
     sc = spark.sparkContext
     files, hidden, missing = list_inputs(spark, opts.inputs)
@@ -685,9 +671,8 @@ def _run_in_session(opts: RunOptions, spark: Any, group: JobGroup, stop: StopOnS
     remote = {uri: name for uri, name in files.items() if uri not in local}
 
     opening: Future[OutputDir] | None = None
-    with (SparkProgress(sc, group.id, enabled=opts.progress) as progress,
-          ThreadPoolExecutor(1, thread_name_prefix="conformance-setup") as setup,
-          ThreadPoolExecutor(1, thread_name_prefix="conformance-jobs") as jobs):
+    with (RunProgress(enabled=opts.progress) as progress,
+          ThreadPoolExecutor(1, thread_name_prefix="conformance-setup") as setup):
         try:
             progress.set_label(f"replaying {len(files)} transcripts")
             items: list[Item] = [(display_safe(name), ("local", os.fsencode(path))) for path, name in local.items()]
@@ -716,36 +701,28 @@ def _run_in_session(opts: RunOptions, spark: Any, group: JobGroup, stop: StopOnS
             partials = []
             timing_ms = 0.0
             phases = {"replay": 0.0, "write": 0.0}
-            per_part = [0] * n_parts
-            for part in chunk_of.values():
-                per_part[part] += 1
             stop.check()
             # The driver's own set-up (importing pyarrow, staging the output) runs while the first Spark
             # job starts and the executors replay, not before: ~0.3 s off the job's serial start.
             # Submitted just before the job, so it does not hold the GIL while the inputs are prepared.
             opening = setup.submit(_open_output, spark, opts.out)
-            # One job per group of partitions (all of them, up to MAX_FILES_PER_COLLECT files, ~40 MB):
-            # the partitions run in parallel and their compressed rows come to the driver together, which
-            # then writes them in order while the executors replay the next group, so the driver holds
-            # at most two groups' rows and the executors never wait for its writing.
-            groups = collect_groups(per_part, MAX_FILES_PER_COLLECT)
-            fetching = jobs.submit(_collect, group, parts, groups[0])
-            for k in range(len(groups)):
+            # One job per partition, a window of them queued ahead (`fetch.py`): the driver writes each
+            # partition, in order, while later ones replay.
+            progress.expect(n_parts)
+            with InOrder(lambda k: _collect(group, parts, k), n_parts, window_for(sc.defaultParallelism),
+                         cancel=group.cancel, on_done=progress.advance) as fetched:
                 phase_started = time.perf_counter()
-                results = fetching.result()
-                phases["replay"] += time.perf_counter() - phase_started
-                stop.check()
-                if k + 1 < len(groups):
-                    fetching = jobs.submit(_collect, group, parts, groups[k + 1])
-                phase_started = time.perf_counter()
-                progress.set_label("writing results")
-                output = opening.result()
-                for _, partial_of_part, commands_blob, transcripts_blob in sorted(results, key=lambda r: r[0]):
+                for _, partial_of_part, commands_blob, transcripts_blob in fetched:
+                    phases["replay"] += time.perf_counter() - phase_started
+                    stop.check()
+                    phase_started = time.perf_counter()
+                    output = opening.result()
                     partials.append(partial_of_part)
                     timing_ms += _write_partition(output.tables, commands_blob, transcripts_blob)
-                del results
-                phases["write"] += time.perf_counter() - phase_started
-                stop.check()
+                    del commands_blob, transcripts_blob
+                    phases["write"] += time.perf_counter() - phase_started
+                    stop.check()
+                    phase_started = time.perf_counter()
             phase_started = time.perf_counter()
             output = opening.result()
             output.tables.close()
@@ -776,19 +753,20 @@ def _run_in_session(opts: RunOptions, spark: Any, group: JobGroup, stop: StopOnS
             stop.check()
             output.commit()
         except BaseException:
-            group.cancel()  # a group of partitions still replaying: leaving `jobs` would wait for it
+            group.cancel()  # any job of the run still going (the remote inputs' listing, a fetch)
             if opening is not None:
                 _discard_output(opening)
             raise
     return RunResult(summary=summary, run_info=run_info)
 
 
-def _collect(group: JobGroup, parts: Any, partitions: list[int]) -> list[Any]:
-    """Some partitions' results, fetched in a thread of its own while the main thread writes the
-    previous ones."""
+def _collect(group: JobGroup, parts: Any, partition: int) -> tuple[int, Any, bytes, bytes]:
+    """One partition's result (`replay_chunk` yields exactly one), fetched by a job of its own in a
+    thread of its own (`fetch.InOrder`) while the main thread writes earlier partitions."""
     group.join()
-    results: list[Any] = group.sc.runJob(parts, lambda it: it, partitions)
-    return results
+    results: list[tuple[int, Any, bytes, bytes]] = group.sc.runJob(parts, lambda it: it, [partition])
+    (result,) = results
+    return result
 
 
 def _open_output(spark: Any, out: str) -> OutputDir:

@@ -15,7 +15,7 @@ from solace_shell.transcript.replay import replay_file
 from spark_jobs import summary as summ
 from spark_jobs.drills import COMMENT, FAILOVER_TYPES, LAB, SITES, plan_drill, plan_drills
 from spark_jobs.generate import INDEX_FILE, PARTIAL_SUFFIX, TRANSCRIPT_SUFFIX, generate, transcript_name
-from spark_jobs.job import LOG_CONFIG, _display, _norm_uri, _quoted, collect_groups, partition_count, split_names
+from spark_jobs.job import LOG_CONFIG, _display, _norm_uri, _quoted, partition_count, split_names
 
 from .signalled import stop_when_ready
 
@@ -122,7 +122,6 @@ def test_naming_and_partitioning_helpers():
     assert _display("corpus/*/x*.txt", "file:/work/corpus/sub/x1.txt") == "corpus/sub/x1.txt"
     assert partition_count(1, 2) == 1 and partition_count(10_000, 2) == 4 and partition_count(10**7, 8) == 8 * 306
     assert split_names({"b": 10, "a": 10, "c": 10, "d": 10}, 2) == {"a": 0, "b": 0, "c": 1, "d": 1}
-    assert collect_groups([3, 3, 3, 3], 6) == [[0, 1], [2, 3]] and collect_groups([10, 1, 1], 5) == [[0], [1, 2]]
 
 
 def test_invalid_input_regex_follows_the_message_table():
