@@ -19,11 +19,11 @@ Pipeline (driver -> executors -> driver):
    transcript rows; built column by column, `wire.py`) that the JVM keeps as bytes. Why: on two cores
    every CPU second the JVM spent converting, caching, sorting and grouping rows (two thirds of the
    CPU before) was a second the replay lost, and so is every second an executor spends on its rows.
-4. One Spark job per partition, a window of them queued ahead (`fetch.py`), brings each partition's
-   result to the driver as soon as it ends; the driver writes the partitions in order, while later
-   ones replay, into single-file Parquet tables with fixed names (pyarrow, `tables.py`), already
-   sorted by (transcript, line), and adds up the aggregates into `summary.json` and `report.html`.
-   Nothing is cached in the JVM.
+4. One Spark job per partition, submitted in partition order, a window of them queued ahead
+   (`fetch.py`), brings each partition's result to the driver as soon as it ends; the driver writes
+   the partitions in order, while later ones replay, into single-file Parquet tables with fixed
+   names (pyarrow, `tables.py`), already sorted by (transcript, line), and adds up the aggregates
+   into `summary.json` and `report.html`. Nothing is cached in the JVM.
    All of it is staged and put in place only when the run completes (`output.py`); Ctrl-C or SIGTERM
    cancels the run's Spark jobs and leaves `--out` as it was (`interrupt.py`).
 
@@ -560,25 +560,38 @@ def _remote_items(spark: Any, remote: dict[str, str], bad: dict[str, tuple[str, 
 
 @dataclass
 class JobGroup:
-    """The Spark job group of one run. Its progress counts, and Ctrl-C or a failure cancels, this run's
-    jobs and no other's in the same session (a notebook may run several)."""
+    """The Spark jobs of one run, tagged with its id: Ctrl-C or a failure cancels this run's jobs and
+    no other's in the same session (a notebook may run several). Each partition's job also has a
+    group of its own, by which the status tracker tells whether it has been submitted."""
 
     sc: Any
     id: str = field(default_factory=lambda: f"{JOB_GROUP_PREFIX}-{uuid.uuid4().hex[:12]}")
 
-    def join(self) -> None:
-        """The calling thread's jobs belong to the group (Spark keeps the group per thread)."""
-        self.sc.setJobGroup(self.id, "solace-shell conformance replay", interruptOnCancel=True)
+    def join(self, partition: int | None = None) -> None:
+        """The calling thread's jobs belong to the run (Spark keeps groups and tags per thread): to
+        the run's group, or to a group of their partition's own (`submitted`), tagged with the run."""
+        group = self.id if partition is None else self.partition_group(partition)
+        self.sc.setJobGroup(group, "solace-shell conformance replay", interruptOnCancel=True)
+        self.sc.addJobTag(self.id)
 
     def leave(self) -> None:
         self.sc.setLocalProperty("spark.jobGroup.id", None)  # None clears it
+        self.sc.removeJobTag(self.id)
+
+    def submitted(self, partition: int) -> bool:
+        """Spark knows the job of `partition` (joined with `join(partition)`)."""
+        return bool(self.sc.statusTracker().getJobIdsForGroup(self.partition_group(partition)))
 
     def cancel(self) -> None:
-        """Cancel the group's jobs, running or about to run."""
+        """Cancel the run's jobs, running or about to run."""
         try:
-            self.sc.cancelJobGroup(self.id)
+            self.sc.cancelJobsWithTag(self.id)
         except Exception:  # the session (or its JVM) is gone already: nothing runs any more
             pass
+
+    def partition_group(self, partition: int) -> str:
+        """The job group of one partition's job: the status tracker finds a job by its group."""
+        return f"{self.id}-partition-{partition}"
 
 
 def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
@@ -710,7 +723,7 @@ def _run_in_session(opts: RunOptions, spark: Any, group: JobGroup, stop: StopOnS
             # partition, in order, while later ones replay.
             progress.expect(n_parts)
             with InOrder(lambda k: _collect(group, parts, k), n_parts, window_for(sc.defaultParallelism),
-                         cancel=group.cancel, on_done=progress.advance) as fetched:
+                         cancel=group.cancel, on_done=progress.advance, submitted=group.submitted) as fetched:
                 phase_started = time.perf_counter()
                 for _, partial_of_part, commands_blob, transcripts_blob in fetched:
                     phases["replay"] += time.perf_counter() - phase_started
@@ -763,7 +776,7 @@ def _run_in_session(opts: RunOptions, spark: Any, group: JobGroup, stop: StopOnS
 def _collect(group: JobGroup, parts: Any, partition: int) -> tuple[int, Any, bytes, bytes]:
     """One partition's result (`replay_chunk` yields exactly one), fetched by a job of its own in a
     thread of its own (`fetch.InOrder`) while the main thread writes earlier partitions."""
-    group.join()
+    group.join(partition)
     results: list[tuple[int, Any, bytes, bytes]] = group.sc.runJob(parts, lambda it: it, [partition])
     (result,) = results
     return result

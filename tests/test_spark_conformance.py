@@ -566,3 +566,18 @@ def test_spark_submit_script_in_a_fresh_jvm_is_byte_identical(result, corpus, tm
     assert s1.pop("gate")["min_pass"] == 0.0 and s2.pop("gate")["min_pass"] == 0.9 and s1 == s2
     strip = lambda p: [ln for ln in p.read_text().splitlines() if not ln.startswith("<p>Gate:")]  # noqa: E731
     assert strip(out / "report.html") == strip(sub / "report.html")
+
+
+def test_the_partitions_jobs_reach_spark_in_partition_order(spark):
+    """Threads that submit at once reach Spark's FIFO scheduler in any order; each waits for the job
+    before its own to be known to the status tracker (`fetch.InOrder`, `JobGroup.submitted`)."""
+    from spark_jobs.fetch import InOrder
+    from spark_jobs.job import JobGroup, _collect
+
+    sc = spark.sparkContext
+    parts = sc.parallelize(range(8), 8).mapPartitionsWithIndex(lambda k, it: [(k, None, b"", b"")])
+    group = JobGroup(sc)
+    with InOrder(lambda k: _collect(group, parts, k), 8, 8, cancel=group.cancel, submitted=group.submitted) as fetched:
+        assert [k for k, *_ in fetched] == list(range(8))
+    job_ids = [sc.statusTracker().getJobIdsForGroup(group.partition_group(k)) for k in range(8)]
+    assert all(len(ids) == 1 for ids in job_ids) and [ids[0] for ids in job_ids] == sorted(ids[0] for ids in job_ids)

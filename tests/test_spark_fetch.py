@@ -21,12 +21,21 @@ class Fetches:
         self.most_at_once = 0
         self.started: list[int] = []
         self.release = threading.Event()
+        self.jitter = 0.0
+        self.started_at: dict[int, float] = {}
+
+    def submitted(self, k: int) -> bool:
+        """As Spark's status tracker: fetch k has submitted its job (here: has started)."""
+        with self.lock:
+            return k in self.started
 
     def __call__(self, k: int) -> int:
+        time.sleep(self.jitter * ((k * 7) % 5))  # threads that start at once submit in no fixed order
         with self.lock:
             self.running += 1
             self.most_at_once = max(self.most_at_once, self.running)
             self.started.append(k)
+            self.started_at[k] = time.monotonic()
         try:
             if self.seconds[k] < 0:
                 if not self.release.wait(5):
@@ -94,6 +103,33 @@ def test_cancelling_goes_on_until_every_running_job_has_ended():
             for _ in fetched:
                 raise KeyboardInterrupt
     assert len(calls) >= 3 and fetches.running == 0
+
+
+def test_jobs_are_submitted_in_partition_order_whatever_the_threads_do():
+    fetches = Fetches([0.05] * 8)
+    fetches.jitter = 0.005
+    with InOrder(fetches, 8, 4, cancel=lambda: None, submitted=fetches.submitted) as fetched:
+        assert list(fetched) == list(range(8))
+    assert fetches.started == list(range(8))
+
+
+def test_a_job_never_seen_submitted_holds_the_next_one_back_only_so_long(monkeypatch):
+    monkeypatch.setattr("spark_jobs.fetch.SUBMIT_WAIT_SECONDS", 0.05)
+    fetches = Fetches([0.5, 0.0])
+    with InOrder(fetches, 2, 2, cancel=lambda: None, submitted=lambda k: False) as fetched:
+        assert list(fetched) == [0, 1]
+    assert 0.04 < fetches.started_at[1] - fetches.started_at[0] < 0.4  # not until fetch 0 had ended
+
+
+def test_a_fetch_waiting_for_its_turn_when_the_driver_stops_never_submits_its_job():
+    fetches = Fetches([0.0, -1.0, 0.0])  # job 1 runs until it is cancelled; job 2 waits for its turn
+    started = time.monotonic()
+    with pytest.raises(OSError, match="disk full"):
+        with InOrder(fetches, 3, 3, cancel=fetches.release.set, submitted=lambda k: k == 0) as fetched:
+            for _ in fetched:
+                raise OSError("disk full")
+    assert fetches.started == [0, 1] and fetches.running == 0
+    assert time.monotonic() - started < 1  # not SUBMIT_WAIT_SECONDS
 
 
 def test_two_partitions_per_core_are_in_flight():
