@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -579,5 +580,8 @@ def test_the_partitions_jobs_reach_spark_in_partition_order(spark):
     group = JobGroup(sc)
     with InOrder(lambda k: _collect(group, parts, k), 8, 8, cancel=group.cancel, submitted=group.submitted) as fetched:
         assert [k for k, *_ in fetched] == list(range(8))
+    deadline = time.monotonic() + 10  # the status tracker hears of a job a moment after it starts
+    while not all(group.submitted(k) for k in range(8)) and time.monotonic() < deadline:
+        time.sleep(0.01)
     job_ids = [sc.statusTracker().getJobIdsForGroup(group.partition_group(k)) for k in range(8)]
     assert all(len(ids) == 1 for ids in job_ids) and [ids[0] for ids in job_ids] == sorted(ids[0] for ids in job_ids)
