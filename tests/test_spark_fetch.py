@@ -115,21 +115,25 @@ def test_jobs_are_submitted_in_partition_order_whatever_the_threads_do():
 
 def test_a_job_never_seen_submitted_holds_the_next_one_back_only_so_long(monkeypatch):
     monkeypatch.setattr("spark_jobs.fetch.SUBMIT_WAIT_SECONDS", 0.05)
-    fetches = Fetches([0.5, 0.0])
+    fetches = Fetches([2.0, 0.0])
     with InOrder(fetches, 2, 2, cancel=lambda: None, submitted=lambda k: False) as fetched:
         assert list(fetched) == [0, 1]
-    assert 0.04 < fetches.started_at[1] - fetches.started_at[0] < 0.4  # not until fetch 0 had ended
+    assert 0.04 < fetches.started_at[1] - fetches.started_at[0] < 1.5  # not until fetch 0 had ended
 
 
-def test_a_fetch_waiting_for_its_turn_when_the_driver_stops_never_submits_its_job():
-    fetches = Fetches([0.0, -1.0, 0.0])  # job 1 runs until it is cancelled; job 2 waits for its turn
+def test_a_fetch_waiting_for_its_turn_when_the_driver_stops_never_submits_its_job(monkeypatch):
+    monkeypatch.setattr("spark_jobs.fetch.SUBMIT_WAIT_SECONDS", 60.0)
+    fetches = Fetches([0.0, -1.0, 0.0])  # job 1 runs until it is cancelled, never seen submitted
+    seen = lambda k: k == 0 and fetches.submitted(0)  # noqa: E731
     started = time.monotonic()
     with pytest.raises(OSError, match="disk full"):
-        with InOrder(fetches, 3, 3, cancel=fetches.release.set, submitted=lambda k: k == 0) as fetched:
+        with InOrder(fetches, 3, 3, cancel=fetches.release.set, submitted=seen) as fetched:
             for _ in fetched:
+                while not fetches.submitted(1):  # job 1 runs, so fetch 2 waits for its turn
+                    time.sleep(0.01)
                 raise OSError("disk full")
     assert fetches.started == [0, 1] and fetches.running == 0
-    assert time.monotonic() - started < 1  # not SUBMIT_WAIT_SECONDS
+    assert time.monotonic() - started < 30  # not SUBMIT_WAIT_SECONDS
 
 
 def test_two_partitions_per_core_are_in_flight():
