@@ -82,6 +82,8 @@ def test_a_driver_that_stops_cancels_the_running_jobs_and_starts_no_more():
 
     with pytest.raises(OSError, match="disk full"), InOrder(fetches, 6, 3, cancel=cancel) as fetched:
         for _ in fetched:
+            while 1 not in fetches.started:  # job 1 runs (its thread may start after job 0 has ended)
+                time.sleep(0.01)
             raise OSError("disk full")  # writing partition 0 failed (or a signal came)
     assert cancels, "the running jobs were cancelled"
     assert fetches.running == 0, "every job had ended when the block was left"
@@ -101,6 +103,8 @@ def test_cancelling_goes_on_until_every_running_job_has_ended():
     with pytest.raises(KeyboardInterrupt):
         with InOrder(fetches, 3, 3, cancel=cancel) as fetched:
             for _ in fetched:
+                while not {1, 2} <= set(fetches.started):  # both run when the driver stops
+                    time.sleep(0.01)
                 raise KeyboardInterrupt
     assert len(calls) >= 3 and fetches.running == 0
 
