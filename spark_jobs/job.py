@@ -229,9 +229,9 @@ def list_inputs(spark: Any, inputs: Sequence[str]) -> tuple[dict[str, str], dict
         local = _local_uri(given)
         if local is not None:
             if os.path.isdir(local):
-                base = given.rstrip("/")
+                base, root = given.rstrip("/"), os.path.abspath(local)
                 for rel in walk_local(local):
-                    files[os.path.join(os.path.abspath(local), rel)] = f"{base}/{rel}" if base else rel
+                    files[os.path.join(root, rel)] = f"{base}/{rel}" if base else rel
             elif os.path.lexists(local):
                 if _hidden(os.path.basename(local.rstrip("/"))):
                     hidden[os.path.abspath(local)] = given
