@@ -444,17 +444,44 @@ def stored_output(text: str | None) -> str | None:
 
 
 def read_local(path: bytes) -> Source:
-    """A local transcript's bytes (at most one byte over the limit), or why it cannot be read."""
+    """A local transcript's bytes (at most one byte over the limit), or why it cannot be read.
+
+    Why a file descriptor and not `open()`: a partition reads thousands of small files between
+    replays, and `open()` took eight system calls for each (its buffered reader asks for the
+    file's size again, whether it is a terminal, where it stands, and reads until an empty read,
+    into a buffer sized for the limit); here a file is a stat, an open, one read and a close. The
+    stat comes first so that nothing but a regular file is opened (opening a FIFO would wait for a
+    writer)."""
     try:
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode):
             return "unreadable: not a regular file"
         if st.st_size > MAX_TRANSCRIPT_BYTES:
             return f"too large: {st.st_size:,} bytes (the limit per transcript is {MAX_TRANSCRIPT_BYTES:,})"
-        with open(path, "rb") as fh:
-            return fh.read(MAX_TRANSCRIPT_BYTES + 1)
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            data = os.read(fd, st.st_size + 1)  # one byte more than the stat said: more means it grew
+            if len(data) == st.st_size:
+                return data
+            return _read_on(fd, data)
+        finally:
+            os.close(fd)
     except OSError as exc:
         return f"unreadable: {exc.strerror or exc}"
+
+
+def _read_on(fd: int, first: bytes) -> bytes:
+    """The rest of a file that changed size since its stat (or gave a short read): read until its
+    end or one byte over the limit, whichever comes first."""
+    chunks = [first]
+    total = len(first)
+    while total <= MAX_TRANSCRIPT_BYTES:
+        more = os.read(fd, MAX_TRANSCRIPT_BYTES + 1 - total)
+        if not more:
+            break
+        chunks.append(more)
+        total += len(more)
+    return b"".join(chunks)
 
 
 Item = tuple[str, tuple[Any, ...]]
@@ -463,7 +490,9 @@ Item = tuple[str, tuple[Any, ...]]
 # ("bad", reason) for a file quarantined on the driver.
 
 
-def _sources(items: Iterable[Item]) -> Iterator[tuple[str, tuple[str | None, Source]]]:
+def sources(items: Iterable[Item]) -> Iterator[tuple[str, tuple[str | None, Source]]]:
+    """A partition's items, sorted by name, as `replay_partition` takes them: each local file read here
+    (at most one byte over the limit), remote content as Spark read it, a driver's reason as is."""
     for name, source in sorted(items, key=lambda item: (item[0], repr(item[1][:2]))):
         if source[0] == "local":
             path = source[1]
@@ -491,7 +520,7 @@ def replay_chunk(index: int, items: Iterable[Item]) -> Iterator[tuple[int, Any, 
 
     builder = PartialBuilder()
     streams = PartitionStreams(stored_output, MAX_STORED_OUTPUT)
-    for r in replay_partition(_sources(items)):
+    for r in replay_partition(sources(items)):
         builder.commands(r.name, r.commands, r.verdicts, stored_output)
         builder.transcript(r.name, r.status, r.reason)
         streams.add(r.name, r.commands, r.verdicts, r.row())
@@ -536,9 +565,9 @@ def _remote_items(spark: Any, remote: dict[str, str], bad: dict[str, tuple[str, 
     from pyspark.sql import functions as F  # noqa: PLC0415
 
     with listed_on_the_driver(spark):
-        sources = spark.read.format("binaryFile").load([literal_path(u) for u in sorted(remote)])
+        remote_files = spark.read.format("binaryFile").load([literal_path(u) for u in sorted(remote)])
     weights: dict[str, int] = {}
-    for r in sources.select("path", "length").collect():
+    for r in remote_files.select("path", "length").collect():
         uri = _norm_uri(r["path"])
         name = display_safe(remote.get(uri, uri[5:] if uri.startswith("file:") else uri))
         weights[name] = weights.get(name, 0) + int(r["length"])
@@ -553,7 +582,7 @@ def _remote_items(spark: Any, remote: dict[str, str], bad: dict[str, tuple[str, 
         name = names.get(uri, uri[5:] if uri.startswith("file:") else uri)
         return display_safe(name), ("bytes", local_dir, bytes(content))
 
-    rdd = (sources.where(F.col("length") <= MAX_TRANSCRIPT_BYTES).select("path", "content").rdd
+    rdd = (remote_files.where(F.col("length") <= MAX_TRANSCRIPT_BYTES).select("path", "content").rdd
            .map(lambda r: item(r["path"], r["content"])))
     return rdd, weights
 

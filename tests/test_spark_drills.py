@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from solace_shell.transcript.replay import replay_file
+from spark_jobs import job
 from spark_jobs import summary as summ
 from spark_jobs.drills import COMMENT, FAILOVER_TYPES, LAB, SITES, plan_drill, plan_drills
 from spark_jobs.generate import INDEX_FILE, PARTIAL_SUFFIX, TRANSCRIPT_SUFFIX, generate, transcript_name
@@ -122,6 +124,40 @@ def test_naming_and_partitioning_helpers():
     assert _display("corpus/*/x*.txt", "file:/work/corpus/sub/x1.txt") == "corpus/sub/x1.txt"
     assert partition_count(1, 2) == 1 and partition_count(10_000, 2) == 4 and partition_count(10**7, 8) == 8 * 306
     assert split_names({"b": 10, "a": 10, "c": 10, "d": 10}, 2) == {"a": 0, "b": 0, "c": 1, "d": 1}
+
+
+def test_a_local_transcript_is_read_whole_and_anything_else_gives_its_reason(tmp_path):
+    good = tmp_path / "good.cli.txt"
+    good.write_bytes(b"NY_Appliance1> enable\n")
+    (tmp_path / "empty.cli.txt").write_bytes(b"")
+    os.mkfifo(tmp_path / "fifo.cli.txt")  # opened, it would wait for a writer: it must not be opened
+    (tmp_path / "dir.cli.txt").mkdir()
+    assert job.read_local(os.fsencode(good)) == b"NY_Appliance1> enable\n"
+    assert job.read_local(os.fsencode(tmp_path / "empty.cli.txt")) == b""
+    assert job.read_local(os.fsencode(tmp_path / "fifo.cli.txt")) == "unreadable: not a regular file"
+    assert job.read_local(os.fsencode(tmp_path / "dir.cli.txt")) == "unreadable: not a regular file"
+    assert job.read_local(os.fsencode(tmp_path / "nope.cli.txt")) == "unreadable: No such file or directory"
+
+
+@pytest.mark.parametrize(("growth", "read"), [(30, 60), (100, 101)])
+def test_a_transcript_that_grows_after_its_stat_is_read_on_to_one_byte_over_the_limit(tmp_path, monkeypatch,
+                                                                                    growth, read):
+    """What the stat said is not the end: a file written to while the job reads it is read on, up to one
+    byte over the limit, so that the quarantine check sees it too large."""
+    monkeypatch.setattr(job, "MAX_TRANSCRIPT_BYTES", 100)
+    path = tmp_path / "growing.cli.txt"
+    path.write_bytes(b"a" * 30)
+    real_stat = os.stat
+
+    def stat_then_grow(p: bytes) -> os.stat_result:
+        st = real_stat(p)
+        with open(p, "ab") as fh:
+            fh.write(b"b" * growth)
+        return st
+
+    monkeypatch.setattr(job.os, "stat", stat_then_grow)
+    data = job.read_local(os.fsencode(path))
+    assert data == (b"a" * 30 + b"b" * growth)[:read]
 
 
 def test_invalid_input_regex_follows_the_message_table():
