@@ -1,0 +1,100 @@
+"""What an executor spends on a partition beside the replay itself, in CPU seconds of one process.
+
+    python bench/bench_job_overhead.py --corpus DIR [--partitions 4] [--rounds 5]
+
+DIR is a generated corpus (`solace-conformance generate --count N --out DIR`, or the --corpus of
+bench_replay_throughput.py); its first partition, cut as the conformance job cuts it (`split_names`,
+--partitions), is replayed three ways, in turn, --rounds times:
+
+  replay      `replay_text` over the partition's texts, read beforehand (what the in-process mode of
+              bench_replay_throughput.py times);
+  partition   `job.replay_partition` over the files: reading each file, the quarantine checks, the
+              verdict counts;
+  chunk       `job.replay_chunk`, the whole task body: the above, the aggregates (`partials.py`) and the
+              two Arrow streams (`wire.py`).
+
+It prints each way's CPU seconds (`time.process_time`, median of the rounds) and what each adds to the
+replay. Why: a Spark job on N cores can run at most N x (replay CPU) / (its whole CPU) times the
+in-process replay, so whatever a task adds to the replay caps the speed-up before any scheduling
+does; bench_replay_throughput.py prints the whole job's CPU against the replay's, this splits the
+executors' part. One process, so what Spark's worker adds around a task is not in it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from solace_shell.lab import Lab  # noqa: E402
+from solace_shell.transcript.replay import paced_collection, replay_text  # noqa: E402
+from spark_jobs import job  # noqa: E402
+
+
+def cpu_of(work: Callable[[], object]) -> float:
+    started = time.process_time()
+    work()
+    return time.process_time() - started
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", type=Path, required=True)
+    ap.add_argument("--partitions", type=int, default=4, help="cut the corpus as the job would (default 4)")
+    ap.add_argument("--rounds", type=int, default=5)
+    args = ap.parse_args()
+    if args.partitions < 1 or args.rounds < 1:
+        print("bench_job_overhead: --partitions and --rounds must be at least 1", file=sys.stderr)
+        return 2
+    files = sorted(str(p) for p in args.corpus.glob("*.cli.txt"))
+    if not files:
+        print(f"bench_job_overhead: no transcripts (*.cli.txt) in {args.corpus}", file=sys.stderr)
+        return 2
+    part_of = job.split_names({f: os.stat(f).st_size for f in files}, args.partitions)
+    mine = [f for f in files if part_of[f] == 0]
+    items: list[job.Item] = [(os.path.basename(f), ("local", os.fsencode(f))) for f in mine]
+
+    def replay() -> None:
+        texts = [(f, Path(f).read_text(encoding="utf-8")) for f in mine]  # read beforehand: outside the timing
+        started = time.process_time()
+        with paced_collection():
+            for name, text in texts:
+                replay_text(text, name)
+        replay.cpu = time.process_time() - started  # type: ignore[attr-defined]
+
+    def partition() -> None:
+        for _ in job.replay_partition(job.sources(items)):
+            pass
+
+    def chunk() -> None:
+        for _ in job.replay_chunk(0, items):
+            pass
+
+    Lab.fresh().close()
+    chunk()  # the first call imports pyarrow and warms the replay's caches: not counted
+    ways: dict[str, list[float]] = {"replay": [], "partition": [], "chunk": []}
+    for _ in range(args.rounds):
+        replay()
+        ways["replay"].append(replay.cpu)  # type: ignore[attr-defined]
+        ways["partition"].append(cpu_of(partition))
+        ways["chunk"].append(cpu_of(chunk))
+    base = statistics.median(ways["replay"])
+    commands = sum(len(replay_text(Path(f).read_text(encoding="utf-8"), f).commands) for f in mine)
+    print(f"partition 0 of {args.partitions}: {len(mine)} transcripts, {commands} commands; "
+          f"CPU seconds, median of {args.rounds} rounds (each round's figures in brackets)")
+    for way, values in ways.items():
+        median = statistics.median(values)
+        extra = "" if way == "replay" else f"  {median / base - 1:+.1%} on the replay"
+        print(f"  {way:<10}{median:8.3f} s  [{' '.join(f'{v:.3f}' for v in values)}]{extra}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
