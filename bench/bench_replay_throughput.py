@@ -66,15 +66,17 @@ def bench_in_process(files: list[Path]) -> dict[str, float]:
     commands = 0
     passed = 0
     t = time.perf_counter()
+    cpu = time.process_time()
     with paced_collection():  # as the replay command and the Spark job do with their batches
         for name, text in texts:
             result = replay_text(text, name)
             commands += len(result.commands)
             passed += result.passed
+    cpu = time.process_time() - cpu
     wall = time.perf_counter() - t
     per_transcript_ms = wall / len(texts) * 1000
     return {"transcripts": len(texts), "commands": commands, "passed_transcripts": passed, "seconds": wall,
-            "commands_per_second": commands / wall, "fresh_lab_ms": fresh_ms,
+            "cpu_seconds": cpu, "commands_per_second": commands / wall, "fresh_lab_ms": fresh_ms,
             "replay_ms_per_transcript": per_transcript_ms,
             "fresh_lab_share": fresh_ms / per_transcript_ms if per_transcript_ms else 0.0,
             "ms_per_command_excluding_fresh_lab": (per_transcript_ms - fresh_ms) / (commands / len(texts))}
@@ -113,6 +115,22 @@ def _descendant_cpu_seconds() -> dict[str, float]:
     return out
 
 
+def _own_cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process, every thread of it (the Spark driver's)."""
+    times = os.times()
+    return times.user + times.system
+
+
+def _job_cpu(before: dict[str, float], after: dict[str, float], driver: float) -> dict[str, float]:
+    """A job's CPU seconds by part, from `_descendant_cpu_seconds` around it and the driver's own:
+    the Python workers (and their daemon), the driver, the JVM. {} where /proc cannot tell."""
+    if not after:
+        return {}
+    python = after["python"] - before.get("python", 0.0)
+    return {"workers_cpu_seconds": python - driver, "driver_cpu_seconds": driver,
+            "jvm_cpu_seconds": after["jvm"] - before.get("jvm", 0.0)}
+
+
 def bench_spark(path: Path, master: str, out: Path, pair_with: list[Path] | None = None,
                 pairs: int = 0) -> dict[str, Any]:
     """The job on a new session. With `pair_with` (the corpus's files), then `pairs` rounds in the same
@@ -137,12 +155,17 @@ def bench_spark(path: Path, master: str, out: Path, pair_with: list[Path] | None
     commands = result.summary["totals"]["commands"]
     warm: list[dict[str, float]] = []
     for k in range(pairs if pair_with else 0):
-        reference = bench_in_process(pair_with or [])["commands_per_second"]
+        reference = bench_in_process(pair_with or [])
+        before, driver_before = _descendant_cpu_seconds(), _own_cpu_seconds()
         t2 = time.perf_counter()
         run(RunOptions(inputs=[str(path)], out=f"{out}-warm{k}", progress=False), spark=spark)
-        rate = commands / (time.perf_counter() - t2)
-        warm.append({"in_process_commands_per_second": reference, "commands_per_second": rate,
-                     "ratio": rate / reference})
+        seconds = time.perf_counter() - t2
+        after, driver = _descendant_cpu_seconds(), _own_cpu_seconds() - driver_before
+        rate = commands / seconds
+        warm.append({"in_process_commands_per_second": reference["commands_per_second"],
+                     "in_process_cpu_seconds": reference["cpu_seconds"], "commands_per_second": rate,
+                     "ratio": rate / reference["commands_per_second"], "seconds": seconds,
+                     **_job_cpu(before, after, driver)})
     cores = spark.sparkContext.defaultParallelism
     spark.stop()
     cpu = {f"{kind}_cpu_seconds": cpu_after[kind] - cpu_before.get(kind, 0.0) for kind in cpu_after}
@@ -289,6 +312,27 @@ def bench_pty(files: list[Path], timeout: float) -> dict[str, float]:
             "startup_ms_per_shell": startup / len(files) * 1000 if files else 0.0, "timeouts": lost}
 
 
+def warm_cpu_line(warm: list[dict[str, float]], cores: int, commands: int) -> str:
+    """Where a warm job's time goes, as medians of the warm jobs: the CPU of its parts against the
+    in-process replay's, how busy it kept the cores, and the ratio it would reach were they never
+    idle (cores x the in-process replay's seconds / the job's CPU seconds). Why: the ratio is
+    (cores busy) x (replay CPU / job CPU) x cores, and this says which of the two holds it back."""
+    def median(values: Any) -> float:
+        return float(statistics.median(values))
+
+    def job_cpu(w: dict[str, float]) -> float:
+        return w["workers_cpu_seconds"] + w["driver_cpu_seconds"] + w["jvm_cpu_seconds"]
+
+    workers = median(w["workers_cpu_seconds"] for w in warm)
+    replay = median(w["in_process_cpu_seconds"] for w in warm)
+    busy = median(job_cpu(w) / (cores * w["seconds"]) for w in warm)
+    never_idle = median(cores * commands / w["in_process_commands_per_second"] / job_cpu(w) for w in warm)
+    return (f"{'cpu spark warm':<18} workers {workers:.1f} s = {workers / replay:.2f}x the in-process replay's "
+            f"{replay:.1f} s, driver {median(w['driver_cpu_seconds'] for w in warm):.2f} s, JVM "
+            f"{median(w['jvm_cpu_seconds'] for w in warm):.2f} s; cores busy {busy:.0%} of the job; "
+            f"never idle, it would run at {never_idle:.2f}x in-process (medians of the warm jobs)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", type=int, default=10_000, help="drills in the corpus (default 10,000)")
@@ -394,6 +438,8 @@ def main() -> int:
                     print(f"ratio {'spark warm':<12} {r['warm_ratio_median']:8.2f}x in-process (median of "
                           f"{len(r['warm_jobs'])}: a warm job in the same session / an in-process replay just "
                           f"before it: {each})")
+                    if "workers_cpu_seconds" in r["warm_jobs"][0]:
+                        print(warm_cpu_line(r["warm_jobs"], int(r["cores"]), int(r["commands"])))
             if mode == "scaling":  # no parallel replay on these cores can go beyond this
                 cores = int(r["cores"])
                 ceiling = r[f"machine_processes_{cores}_commands_per_second"] / base
