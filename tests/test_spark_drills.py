@@ -160,6 +160,36 @@ def test_a_transcript_that_grows_after_its_stat_is_read_on_to_one_byte_over_the_
     assert data == (b"a" * 30 + b"b" * growth)[:read]
 
 
+def test_a_partition_reads_its_local_files_ahead_in_bounded_runs(tmp_path, monkeypatch):
+    """Sorted by name, each yielded as read; read in runs of READ_AHEAD_FILES, or fewer once the run
+    holds READ_AHEAD_BYTES (the file that reaches the bound closes the run)."""
+    for i in range(7):
+        (tmp_path / f"{i}.cli.txt").write_bytes(b"x" * (10 if i != 1 else 50))
+    items = [(f"{i}.cli.txt", ("local", os.fsencode(tmp_path / f"{i}.cli.txt"))) for i in reversed(range(7))]
+    items.append(("8.cli.txt", ("bad", "too large: on the driver")))
+    reads: list[str] = []
+    real_read = job.read_local
+
+    def read_local(path: bytes) -> job.Source:
+        reads.append(os.path.basename(os.fsdecode(path)))
+        return real_read(path)
+
+    monkeypatch.setattr(job, "read_local", read_local)
+    monkeypatch.setattr(job, "READ_AHEAD_FILES", 3)
+    monkeypatch.setattr(job, "READ_AHEAD_BYTES", 60)
+    seen = []
+    for name, (base, data) in job.sources(items):
+        seen.append((name, len(reads)))
+        assert base == (str(tmp_path) if name != "8.cli.txt" else None)
+        if name == "8.cli.txt":
+            assert data == "too large: on the driver"
+        else:
+            assert data == b"x" * (50 if name == "1.cli.txt" else 10)
+    # 0 and 1 hold 60 bytes: a run of two; then runs of three; the driver's reason closes the last run
+    assert seen == [("0.cli.txt", 2), ("1.cli.txt", 2), ("2.cli.txt", 5), ("3.cli.txt", 5), ("4.cli.txt", 5),
+                    ("5.cli.txt", 7), ("6.cli.txt", 7), ("8.cli.txt", 7)]
+
+
 def test_invalid_input_regex_follows_the_message_table():
     import re
 
