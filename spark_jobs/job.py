@@ -500,10 +500,10 @@ def sources(items: Iterable[Item]) -> Iterator[Sourced]:
     """A partition's items, sorted by name, as `replay_partition` takes them: each local file read here
     (at most one byte over the limit), remote content as Spark read it, a driver's reason as is.
 
-    Why read ahead: reading one file between two replays cost a partition 2-4% more CPU than
+    Why read ahead: reading one file between two replays cost a partition 3-5% more CPU than
     replaying the same bytes from memory, several times what the system calls take on their own
     (what the kernel's work leaves in the CPU's caches is paid by the replay after it); read in
-    runs of READ_AHEAD_FILES, about half of that (`bench/bench_job_overhead.py`, docs/conformance.md). The bytes
+    runs of READ_AHEAD_FILES, half of that or less (`bench/bench_job_overhead.py`, docs/conformance.md). The bytes
     held at once stay bounded by READ_AHEAD_BYTES and one file."""
     ahead: list[Sourced] = []
     held = 0

@@ -185,7 +185,7 @@ def test_a_partition_reads_its_local_files_ahead_in_bounded_runs(tmp_path, monke
             assert data == "too large: on the driver"
         else:
             assert data == b"x" * (50 if name == "1.cli.txt" else 10)
-    # 0 and 1 hold 60 bytes: a run of two; then runs of three; the driver's reason closes the last run
+    # 0 and 1 hold 60 bytes: a run of two; then a run of three; the rest, the driver's reason among them, at the end
     assert seen == [("0.cli.txt", 2), ("1.cli.txt", 2), ("2.cli.txt", 5), ("3.cli.txt", 5), ("4.cli.txt", 5),
                     ("5.cli.txt", 7), ("6.cli.txt", 7), ("8.cli.txt", 7)]
 
