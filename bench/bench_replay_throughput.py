@@ -158,13 +158,14 @@ def bench_spark(path: Path, master: str, out: Path, pair_with: list[Path] | None
         reference = bench_in_process(pair_with or [])
         before, driver_before = _descendant_cpu_seconds(), _own_cpu_seconds()
         t2 = time.perf_counter()
-        run(RunOptions(inputs=[str(path)], out=f"{out}-warm{k}", progress=False), spark=spark)
+        warm_run = run(RunOptions(inputs=[str(path)], out=f"{out}-warm{k}", progress=False), spark=spark)
         seconds = time.perf_counter() - t2
         after, driver = _descendant_cpu_seconds(), _own_cpu_seconds() - driver_before
         rate = commands / seconds
         warm.append({"in_process_commands_per_second": reference["commands_per_second"],
                      "in_process_cpu_seconds": reference["cpu_seconds"], "commands_per_second": rate,
                      "ratio": rate / reference["commands_per_second"], "seconds": seconds,
+                     **{f"share_{part}": v for part, v in warm_run.run_info["share_of_cores"].items()},
                      **_job_cpu(before, after, driver)})
     cores = spark.sparkContext.defaultParallelism
     spark.stop()
@@ -333,6 +334,22 @@ def warm_cpu_line(warm: list[dict[str, float]], cores: int, commands: int) -> st
             f"never idle, it would run at {never_idle:.2f}x in-process (medians of the warm jobs)")
 
 
+def warm_share_line(warm: list[dict[str, float]], cores: int) -> str:
+    """The warm jobs' own account of the cores' time (run.json's `share_of_cores`: the executors' CPU
+    inside `replay_text`, the rest of their task bodies, everything else), as medians. Why: each share
+    is measured within one run, so it holds still while the machine's speed drifts, where the ratio of
+    a job to an in-process replay a minute before it does not; cores x the replay's share is what the
+    job reaches against one process that only replays, each replay costing what it costs in a worker."""
+    def median(key: str) -> float:
+        return float(statistics.median(w[key] for w in warm))
+
+    replay = median("share_replay")
+    return (f"{'share spark warm':<18} of the cores' time: replay {replay:.1%}, rest of the tasks "
+            f"{median('share_rest_of_tasks'):.1%}, outside the tasks {median('share_outside_tasks'):.1%} "
+            f"(medians of {len(warm)}; each: " + ", ".join(f"{w['share_replay']:.1%}" for w in warm)
+            + f"); {cores} x the replay's share = {cores * replay:.2f}x a process that only replays")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", type=int, default=10_000, help="drills in the corpus (default 10,000)")
@@ -443,6 +460,7 @@ def main() -> int:
                           f"before it: {each})")
                     if "workers_cpu_seconds" in r["warm_jobs"][0]:
                         print(warm_cpu_line(r["warm_jobs"], int(r["cores"]), int(r["commands"])))
+                    print(warm_share_line(r["warm_jobs"], int(r["cores"])))
             if mode == "scaling":  # no parallel replay on these cores can go beyond this
                 cores = int(r["cores"])
                 ceiling = r[f"machine_processes_{cores}_commands_per_second"] / base

@@ -370,6 +370,7 @@ class Replayed:
     failed: int
     errors: int
     reason: str | None
+    replay_cpu_seconds: float = 0.0  # `time.process_time` inside `replay_text`
 
     def row(self) -> tuple[Any, ...]:
         """TRANSCRIPT_COLUMNS but the name."""
@@ -386,6 +387,7 @@ def replay_partition(items: Iterable[tuple[str, tuple[str | None, Source]]]) -> 
         for raw_name, (base_dir, data) in items:
             name = display_safe(raw_name)
             commands: list[Any] = []
+            replay_cpu = 0.0
             try:
                 reason = _unusable(name, data)
                 if reason is None:
@@ -393,7 +395,9 @@ def replay_partition(items: Iterable[tuple[str, tuple[str | None, Source]]]) -> 
                     text = bytes(data).decode("utf-8-sig")
                     reason = _too_many_commands(text)
                     if reason is None:
+                        cpu_before = time.process_time()
                         result = replay_text(text, name, base_dir=Path(base_dir) if base_dir is not None else None)
+                        replay_cpu = time.process_time() - cpu_before
                         commands = list(result.commands)
                         if result.error:
                             reason = display_safe(result.error)  # the replay's own "<name>:<line>: <problem>" lines
@@ -410,7 +414,7 @@ def replay_partition(items: Iterable[tuple[str, tuple[str | None, Source]]]) -> 
             passed, failed = verdicts.count("pass"), verdicts.count("fail")
             errors = len(verdicts) - passed - failed
             status = "quarantined" if reason else "fail" if failed or errors else "pass"
-            yield Replayed(name, commands, verdicts, status, passed, failed, errors, reason)
+            yield Replayed(name, commands, verdicts, status, passed, failed, errors, reason, replay_cpu)
 
 
 def _unusable(name: str, data: Source) -> str | None:
@@ -537,17 +541,24 @@ def replay_chunk(index: int, items: Iterable[Item]) -> Iterator[tuple[int, Any, 
     IPC streams, `wire.py`).
 
     The rows leave sorted by (transcript, line), so the driver writes the tables by concatenating
-    partitions in order. The JVM only carries the streams' bytes: it decodes nothing."""
+    partitions in order. The JVM only carries the streams' bytes: it decodes nothing. The partial
+    also carries the task's CPU seconds, in `replay_text` and in all, for run.json."""
     from .partials import PartialBuilder  # noqa: PLC0415
     from .wire import PartitionStreams  # noqa: PLC0415
 
+    task_cpu_before = time.process_time()
     builder = PartialBuilder()
     streams = PartitionStreams(stored_output, MAX_STORED_OUTPUT)
+    replay_cpu = 0.0
     for r in replay_partition(sources(items)):
+        replay_cpu += r.replay_cpu_seconds
         builder.commands(r.name, r.commands, r.verdicts, stored_output)
         builder.transcript(r.name, r.status, r.reason)
         streams.add(r.name, r.commands, r.verdicts, r.row())
-    yield index, builder.partial, *streams.finish()
+    commands_blob, transcripts_blob = streams.finish()
+    builder.partial.replay_cpu_seconds = replay_cpu
+    builder.partial.task_cpu_seconds = time.process_time() - task_cpu_before
+    yield index, builder.partial, commands_blob, transcripts_blob
 
 
 # ------------------------------------------------------------------------------------------ outputs
@@ -811,6 +822,7 @@ def _run_in_session(opts: RunOptions, spark: Any, group: JobGroup, stop: StopOnS
                 "commands": n_cmd,
                 "wall_seconds": round(wall, 3),
                 "commands_per_second": round(n_cmd / wall, 1) if wall > 0 else None,
+                **executor_cpu(partial, sc.defaultParallelism, wall),
                 "replay_cpu_ms_total": round(timing_ms, 3),
                 "phase_seconds": {k: round(v, 3) for k, v in phases.items()},
             }
@@ -823,6 +835,26 @@ def _run_in_session(opts: RunOptions, spark: Any, group: JobGroup, stop: StopOnS
                 _discard_output(opening)
             raise
     return RunResult(summary=summary, run_info=run_info)
+
+
+def executor_cpu(partial: Any, cores: int, wall: float) -> dict[str, Any]:
+    """run.json's account of the executors' CPU: seconds in `replay_text` and in the task bodies, and
+    the shares of the cores' time (cores x the run's wall time) that went to the replay, to the rest
+    of the task bodies, and to neither (Spark, the driver, idle).
+
+    Why shares: a core's speed can drift by 10-30% within a minute on a shared machine, so a ratio of
+    two runs' throughputs made a minute apart measures the drift as much as the job; the replay's
+    share of the cores is measured within one run, and `cores x share` is what the run reaches
+    against one process that only replays at the same speed (the in-process replay)."""
+    capacity = max(1, cores) * wall
+    replay, task = partial.replay_cpu_seconds, partial.task_cpu_seconds
+    if capacity <= 0:
+        return {"executor_cpu_seconds": {"replay": round(replay, 3), "task": round(task, 3)}}
+    return {
+        "executor_cpu_seconds": {"replay": round(replay, 3), "task": round(task, 3)},
+        "share_of_cores": {"replay": round(replay / capacity, 4), "rest_of_tasks": round((task - replay) / capacity, 4),
+                           "outside_tasks": round(1 - task / capacity, 4)},
+    }
 
 
 def _collect(group: JobGroup, parts: Any, partition: int) -> tuple[int, Any, bytes, bytes]:

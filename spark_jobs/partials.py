@@ -45,8 +45,14 @@ class Partial:
     signatures: dict[str, Group] = field(default_factory=dict)
     unknown: dict[str, Group] = field(default_factory=dict)
     quarantine: list[tuple[str, str]] = field(default_factory=list)
+    # CPU seconds of the executors (`time.process_time`): inside `replay_text`, and the whole task body
+    # (reading, replaying, counting, the streams). Not part of the summary: run.json reports them.
+    replay_cpu_seconds: float = 0.0
+    task_cpu_seconds: float = 0.0
 
     def merge(self, other: Partial) -> None:
+        self.replay_cpu_seconds += other.replay_cpu_seconds
+        self.task_cpu_seconds += other.task_cpu_seconds
         for key, n in other.by_status.items():
             self.by_status[key] = self.by_status.get(key, 0) + n
         for key, n in other.verdicts.items():

@@ -269,6 +269,30 @@ def test_parquet_files_have_fixed_names(result):
     assert all(v >= 0 for v in run_info["phase_seconds"].values())
 
 
+def test_run_json_accounts_for_the_executors_cpu(result):
+    """The executors' CPU in `replay_text` and in their task bodies, and the cores' time split three ways
+    (replay, the rest of the tasks, outside them), reach run.json from the partials of a real run."""
+    _, out = result
+    run_info = json.loads((out / "run.json").read_text())
+    cpu, shares = run_info["executor_cpu_seconds"], run_info["share_of_cores"]
+    assert 0 < cpu["replay"] <= cpu["task"]
+    assert sorted(shares) == ["outside_tasks", "replay", "rest_of_tasks"]
+    assert 0 < shares["replay"] < 1 and shares["rest_of_tasks"] >= 0
+    assert abs(sum(shares.values()) - 1) < 1e-3
+    capacity = run_info["default_parallelism"] * run_info["wall_seconds"]
+    assert abs(shares["replay"] - cpu["replay"] / capacity) < 1e-3
+
+
+def test_executor_cpu_without_wall_time_reports_seconds_only():
+    from spark_jobs.job import executor_cpu
+    from spark_jobs.partials import Partial
+
+    partial = Partial(replay_cpu_seconds=1.5, task_cpu_seconds=1.75)
+    assert executor_cpu(partial, 2, 0.0) == {"executor_cpu_seconds": {"replay": 1.5, "task": 1.75}}
+    assert executor_cpu(partial, 2, 2.0)["share_of_cores"] == {
+        "replay": 0.375, "rest_of_tasks": 0.0625, "outside_tasks": 0.5625}
+
+
 BYTE_IDENTICAL = ["commands.parquet/part-00000.parquet", "transcripts.parquet/part-00000.parquet",
                   "quarantine.parquet/part-00000.parquet", "summary.json", "report.html"]
 
