@@ -11,7 +11,10 @@
                 on local[1], local[2], local[4] ... up to every core and reports the speed-up of the job
                 (session start-up excluded) and its efficiency (speed-up / cores); each point below
                 every core runs in its own process confined to that many CPUs (JVM and Python workers
-                alike), so local[1] cannot borrow a second core for the JVM's threads;
+                alike), so local[1] cannot borrow a second core for the JVM's threads; the warm jobs
+                (--pairs) also print their own split of the cores' time (run.json's `share_of_cores`:
+                replay, rest of the tasks, outside them), which the machine's drift does not move;
+                --partitions sets the jobs' partitions;
 3. pty          the interactive `solace-shell` REPL driven through a pseudo-terminal with pexpect: one
                 shell process (fresh lab database) per transcript, each command typed and its next
                 prompt awaited; a sample of the corpus (`--pty-sample`), with process start-up reported
@@ -132,7 +135,7 @@ def _job_cpu(before: dict[str, float], after: dict[str, float], driver: float) -
 
 
 def bench_spark(path: Path, master: str, out: Path, pair_with: list[Path] | None = None,
-                pairs: int = 0) -> dict[str, Any]:
+                pairs: int = 0, partitions: int | None = None) -> dict[str, Any]:
     """The job on a new session. With `pair_with` (the corpus's files), then `pairs` rounds in the same
     session of an in-process replay of them (`bench_in_process`) followed by the same job once more: what a
     job costs once the session's Python workers are started and warm (the first job starts them), each
@@ -149,7 +152,8 @@ def bench_spark(path: Path, master: str, out: Path, pair_with: list[Path] | None
     startup = time.perf_counter() - t0
     cpu_before = _descendant_cpu_seconds()
     t1 = time.perf_counter()
-    result = run(RunOptions(inputs=[str(path)], out=str(out), progress=sys.stderr.isatty()), spark=spark)
+    result = run(RunOptions(inputs=[str(path)], out=str(out), progress=sys.stderr.isatty(), partitions=partitions),
+                 spark=spark)
     job = time.perf_counter() - t1
     cpu_after = _descendant_cpu_seconds()  # before stop(): the Python workers are still alive
     commands = result.summary["totals"]["commands"]
@@ -158,7 +162,8 @@ def bench_spark(path: Path, master: str, out: Path, pair_with: list[Path] | None
         reference = bench_in_process(pair_with or [])
         before, driver_before = _descendant_cpu_seconds(), _own_cpu_seconds()
         t2 = time.perf_counter()
-        warm_run = run(RunOptions(inputs=[str(path)], out=f"{out}-warm{k}", progress=False), spark=spark)
+        warm_run = run(RunOptions(inputs=[str(path)], out=f"{out}-warm{k}", progress=False, partitions=partitions),
+                       spark=spark)
         seconds = time.perf_counter() - t2
         after, driver = _descendant_cpu_seconds(), _own_cpu_seconds() - driver_before
         rate = commands / seconds
@@ -359,6 +364,8 @@ def main() -> int:
     ap.add_argument("--pty-sample", type=int, default=None, help="transcripts driven through the pty (default 50)")
     ap.add_argument("--pty-timeout", type=float, default=10.0, help="seconds to wait for a prompt")
     ap.add_argument("--master", default="local[*]")
+    ap.add_argument("--partitions", type=int, default=None,
+                    help="the Spark jobs' partitions (default: the job's own, two per core)")
     ap.add_argument("--jobs", type=int, default=None, help="processes for generating the corpus")
     ap.add_argument("--pairs", type=int, default=None,
                     help="warm Spark jobs, each after an in-process replay, for the steady-state ratio "
@@ -369,6 +376,8 @@ def main() -> int:
     ap.add_argument("--json", type=Path, default=None, help="also write the numbers here")
     ap.add_argument("--spark-point", type=int, default=None, help=argparse.SUPPRESS)  # one pinned scaling run
     args = ap.parse_args()
+    if args.partitions is not None and args.partitions < 1:
+        ap.error("--partitions must be at least 1")
     if args.spark_point:
         with tempfile.TemporaryDirectory(prefix="bench-point-out-") as tmp:
             point = bench_spark(args.corpus, f"local[{args.spark_point}]", Path(tmp) / "out")
@@ -390,7 +399,7 @@ def main() -> int:
         step = max(1, len(files) // sample) if sample > 0 else 1
         modes = {
             "in-process": lambda: bench_in_process(files),
-            "spark": lambda: bench_spark(path, args.master, work / "spark-out", files, args.pairs),
+            "spark": lambda: bench_spark(path, args.master, work / "spark-out", files, args.pairs, args.partitions),
             "pty": lambda: bench_pty(files[::step][:sample], args.pty_timeout),
         }
         if args.scaling:
