@@ -58,6 +58,7 @@ from .grammar_nodes import GrammarUnavailable, grammar_node_ids
 if TYPE_CHECKING:  # pyarrow, for the output, is imported while the first job runs
     from .interrupt import StopOnSignals
     from .output import OutputDir
+    from .partials import Partial
 
 JOB_GROUP_PREFIX = "solace-conformance"
 GLOB_CHARS = re.compile(r"[*?\[\]{}]")
@@ -837,7 +838,7 @@ def _run_in_session(opts: RunOptions, spark: Any, group: JobGroup, stop: StopOnS
     return RunResult(summary=summary, run_info=run_info)
 
 
-def executor_cpu(partial: Any, cores: int, wall: float) -> dict[str, Any]:
+def executor_cpu(partial: Partial, cores: int, wall: float) -> dict[str, Any]:
     """run.json's account of the executors' CPU: seconds in `replay_text` and in the task bodies, and
     the shares of the cores' time (cores x the run's wall time) that went to the replay, to the rest
     of the task bodies, and to neither (Spark, the driver, idle).
@@ -846,15 +847,14 @@ def executor_cpu(partial: Any, cores: int, wall: float) -> dict[str, Any]:
     two runs' throughputs made a minute apart measures the drift as much as the job; the replay's
     share of the cores is measured within one run, and `cores x share` is what the run reaches
     against one process that only replays at the same speed (the in-process replay)."""
-    capacity = max(1, cores) * wall
     replay, task = partial.replay_cpu_seconds, partial.task_cpu_seconds
+    seconds = {"executor_cpu_seconds": {"replay": round(replay, 3), "task": round(task, 3)}}
+    capacity = max(1, cores) * wall
     if capacity <= 0:
-        return {"executor_cpu_seconds": {"replay": round(replay, 3), "task": round(task, 3)}}
-    return {
-        "executor_cpu_seconds": {"replay": round(replay, 3), "task": round(task, 3)},
-        "share_of_cores": {"replay": round(replay / capacity, 4), "rest_of_tasks": round((task - replay) / capacity, 4),
-                           "outside_tasks": round(1 - task / capacity, 4)},
-    }
+        return seconds
+    return {**seconds, "share_of_cores": {"replay": round(replay / capacity, 4),
+                                          "rest_of_tasks": round((task - replay) / capacity, 4),
+                                          "outside_tasks": round(1 - task / capacity, 4)}}
 
 
 def _collect(group: JobGroup, parts: Any, partition: int) -> tuple[int, Any, bytes, bytes]:

@@ -277,7 +277,7 @@ def test_run_json_accounts_for_the_executors_cpu(result):
     cpu, shares = run_info["executor_cpu_seconds"], run_info["share_of_cores"]
     assert 0 < cpu["replay"] <= cpu["task"]
     assert sorted(shares) == ["outside_tasks", "replay", "rest_of_tasks"]
-    assert 0 < shares["replay"] < 1 and shares["rest_of_tasks"] >= 0
+    assert 0 <= shares["replay"] < 1 and shares["rest_of_tasks"] >= 0  # ten commands: a sliver of the run
     assert abs(sum(shares.values()) - 1) < 1e-3
     capacity = run_info["default_parallelism"] * run_info["wall_seconds"]
     assert abs(shares["replay"] - cpu["replay"] / capacity) < 1e-3
