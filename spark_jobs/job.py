@@ -371,7 +371,7 @@ class Replayed:
     failed: int
     errors: int
     reason: str | None
-    replay_cpu_seconds: float = 0.0  # `time.process_time` inside `replay_text`
+    replay_cpu_seconds: float  # `time.process_time` inside `replay_text`
 
     def row(self) -> tuple[Any, ...]:
         """TRANSCRIPT_COLUMNS but the name."""

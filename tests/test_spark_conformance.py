@@ -283,7 +283,7 @@ def test_run_json_accounts_for_the_executors_cpu(result):
     assert abs(shares["replay"] - cpu["replay"] / capacity) < 1e-3
 
 
-def test_executor_cpu_without_wall_time_reports_seconds_only():
+def test_executor_cpu_splits_the_cores_time_and_reports_seconds_only_without_wall_time():
     from spark_jobs.job import executor_cpu
     from spark_jobs.partials import Partial
 
