@@ -195,9 +195,24 @@ def load_located(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
     Raises YamlSyntaxError for text that is not YAML or goes beyond ``limits``."""
     if len(text) > limits.max_chars:
         raise YamlSyntaxError(1, f"longer than {limits.max_chars:,} characters")
+    try:
+        return _load(text, limits, _Parser)
+    except YamlSyntaxError as exc:
+        if _Parser is yaml.SafeLoader or _LIBRARY_DEPTH_WORDS not in exc.problem:
+            raise
+    # Some libyaml builds refuse deep nesting in their scanner, which reads ahead of the events this
+    # module counts, and say so in their own words. The pure-Python parser has no such limit, so the
+    # document is read again with it and this module's depth limit speaks, whatever is installed.
+    return _load(text, limits, yaml.SafeLoader)
+
+
+_LIBRARY_DEPTH_WORDS = "maximum nesting depth"
+
+
+def _load(text: str, limits: Limits, parser: Any) -> Any:
     builder = _Builder(limits)
     try:
-        for event in yaml.parse(text, Loader=_Parser):
+        for event in yaml.parse(text, Loader=parser):
             builder.event(event)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
