@@ -67,6 +67,11 @@ ObjectKind = Literal[
 ]
 AttrValue = object | None  # a str, int or bool as the CLI gave it; None = restore the default
 TELEMETRY_PREFIX = "#telemetry-"
+# A REST consumer's record also keeps when it was last shut down (state for its detail show,
+# not a configuration attribute).
+SHUTDOWN_AT = "shutdown-at-ms"
+REST_AUTH_SCHEMES = ("none", "http-basic", "client-certificate", "http-header", "oauth-client", "oauth-jwt",
+                     "transparent", "aws")
 _BAD_NAME_CHARS = set("'<>*?&;\"")
 
 
@@ -117,13 +122,22 @@ KINDS: dict[str, KindSpec] = {
     "rest-delivery-point": KindSpec("vpn", {
         "enabled": AttrSpec("bool", False),
         "client-profile": AttrSpec("str", "default"),
+        "service": AttrSpec("str", ""),
+        "vendor": AttrSpec("str", ""),
     }),
+    # Defaults and ranges of the SEMPv2 restConsumer attributes.
     "rest-consumer": KindSpec("vpn", {
         "enabled": AttrSpec("bool", False),
         "remote-host": AttrSpec("str", ""),
         "remote-port": AttrSpec("int", 8080, limits=(1, 65535)),
         "ssl": AttrSpec("bool", False),
         "outgoing-connection-count": AttrSpec("int", 3, limits=(1, 50)),
+        "retry-delay": AttrSpec("int", 3, limits=(1, 300)),
+        "max-post-wait-time": AttrSpec("int", 30, limits=(1, 300)),
+        "http-method": AttrSpec("enum", "post", ("post", "put")),
+        "auth-scheme": AttrSpec("enum", "none", REST_AUTH_SCHEMES),
+        "http-basic-username": AttrSpec("str", ""),
+        "http-basic-password": AttrSpec("secret", ""),
     }, parent="rest-delivery-point"),
     "queue-binding": KindSpec("vpn", {
         "post-request-target": AttrSpec("str", ""),
@@ -318,7 +332,9 @@ class ConfigService(Service):
             parent = self._resolve(tr, tv, _chain(kind)[-2], path[:-1], materialize=True) if spec.parent else None
             if spec.parent and parent is None:
                 raise self._not_found(_chain(kind)[-2], path[:-1], tv)
-            self._add_row(tr, tv, kind, name, parent)
+            row = self._add_row(tr, tv, kind, name, parent)
+            if kind == "rest-consumer":
+                row.attrs = {SHUTDOWN_AT: self.lk.now_ms()}
             if kind == "telemetry-profile" and tv is not None:
                 self._create_telemetry_objects(tr, tv, name)
 
@@ -392,6 +408,8 @@ class ConfigService(Service):
                 attrs.pop(attr, None)
             else:
                 attrs[attr] = stored
+            if kind == "rest-consumer" and attr == "enabled" and not stored and target.attrs.get("enabled"):
+                attrs[SHUTDOWN_AT] = self.lk.now_ms()
             target.attrs = dict(sorted(attrs.items()))
 
     # ------------------------------------------------------------------ telemetry side effects
@@ -532,7 +550,11 @@ class ConfigService(Service):
                 consumers.append(RestConsumerInfo(
                     name=c.name, enabled=bool(ca["enabled"]), remote_host=str(ca["remote-host"]),
                     remote_port=int(str(ca["remote-port"])), ssl=bool(ca["ssl"]), outgoing_connections=count,
-                    up=c_up, connections_up=count if c_up else 0))
+                    up=c_up, connections_up=count if c_up else 0, retry_delay=int(str(ca["retry-delay"])),
+                    max_post_wait_time=int(str(ca["max-post-wait-time"])), http_method=str(ca["http-method"]),
+                    auth_scheme=str(ca["auth-scheme"]), http_basic_username=str(ca["http-basic-username"]),
+                    http_basic_password_hash=str(ca["http-basic-password"]),
+                    last_shutdown_ms=_int_or_none(c.attrs.get(SHUTDOWN_AT))))
             bindings = []
             for b in self._rows(r, v, "queue-binding", row):
                 q = self.lk.find_queue(v, b.name)
@@ -541,7 +563,8 @@ class ConfigService(Service):
                     up=up and q is not None and q.egress_up))
             out.append(RestDeliveryPointInfo(
                 name=row.name, vpn=v.name, enabled=bool(a["enabled"]), client_profile=str(a["client-profile"]),
-                up=up, consumers=tuple(consumers), queue_bindings=tuple(bindings)))
+                service=str(a["service"]), vendor=str(a["vendor"]), up=up, consumers=tuple(consumers),
+                queue_bindings=tuple(bindings)))
         return out
 
     def rest_delivery_points(self, router: str, vpn_pattern: str = "*",
@@ -629,6 +652,10 @@ def _out_of_sync(row: ConfigObject) -> list[str]:
     """The VPN tables a config-sync record marks out of sync (creation order)."""
     value = row.attrs.get("out-of-sync", [])
     return [str(n) for n in value] if isinstance(value, list) else []
+
+
+def _int_or_none(value: object) -> int | None:
+    return value if isinstance(value, int) else None
 
 
 def _chain(kind: str) -> list[str]:

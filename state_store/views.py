@@ -390,6 +390,15 @@ class RestConsumerInfo:
     outgoing_connections: int
     up: bool
     connections_up: int
+    retry_delay: int = 3
+    max_post_wait_time: int = 30
+    http_method: str = "post"
+    auth_scheme: str = "none"
+    http_basic_username: str = ""
+    http_basic_password_hash: str = ""   # salted hash; "" = no password
+    # lab clock (ms) of the consumer's last shutdown (its creation counts: it starts shut down);
+    # state, not configuration, so a replayed configuration compares equal without it
+    last_shutdown_ms: int | None = field(default=None, compare=False)
 
 
 @statically_frozen
@@ -410,6 +419,8 @@ class RestDeliveryPointInfo:
     up: bool
     consumers: tuple[RestConsumerInfo, ...]      # creation order
     queue_bindings: tuple[QueueBindingInfo, ...]  # creation order
+    service: str = ""
+    vendor: str = ""
 
 
 @statically_frozen

@@ -77,9 +77,12 @@ def _step(draw: Draw) -> list[str]:
     if kind == "no-telemetry":
         return [f"message-vpn {vpn}", f"no telemetry-profile {name}"]
     if kind == "rdp":
-        return [f"message-vpn {vpn}", f"create rest-delivery-point {name}"] + _some(draw, [
-            f"client-profile {profile}", f"create rest-consumer {_pick(draw, NAMES)}", "remote host example.com",
-            "remote port 9443", "ssl", "outgoing-connection-count 5", "no shutdown", "exit",
+        return [f"message-vpn {vpn}", "rest", f"create rest-delivery-point {name}"] + _some(draw, [
+            f"client-profile {profile}", "service Salesforce", "vendor Acme", "no client-profile",
+            f"create rest-consumer {_pick(draw, NAMES)}", "remote host example.com",
+            "remote port 9443", "remote ssl", "remote outgoing-connection-count 5", "remote retry delay 7",
+            "remote max-post-wait-time 60", "remote http-method put", "authentication auth-scheme http-basic",
+            "authentication", "http-basic username u", "http-basic password p", "exit", "no shutdown", "exit",
             f"create queue-binding {_pick(draw, QUEUES)}", "post-request-target /x", "exit", "no shutdown"])
     if kind == "queue":
         return [f"message-spool message-vpn {vpn}"] + _some(draw, [

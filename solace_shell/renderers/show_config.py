@@ -160,8 +160,10 @@ def _client_usernames(vpn: VpnConfig) -> list[_Entry]:
 def _rest_delivery_points(vpn: VpnConfig) -> list[_Entry]:
     out = []
     for p in vpn.rest_delivery_points:
-        ctx = (f"message-vpn {q(vpn.name)}", f"create rest-delivery-point {q(p.name)}")
+        ctx = (f"message-vpn {q(vpn.name)}", "rest", f"create rest-delivery-point {q(p.name)}")
         out.append(_Entry(ctx, f"client-profile {q(p.client_profile)}"))
+        out.append(_Entry(ctx, f"service {q(p.service)}" if p.service else "no service"))
+        out.append(_Entry(ctx, f"vendor {q(p.vendor)}" if p.vendor else "no vendor"))
         out += _rdp_children(ctx, p)
         out.append(_Entry(ctx, _shutdown(p.enabled)))
     return out
@@ -171,10 +173,19 @@ def _rdp_children(ctx: tuple[str, ...], p: RestDeliveryPointInfo) -> list[_Entry
     out = []
     for c in p.consumers:
         cctx = ctx + (f"create rest-consumer {q(c.name)}",)
-        out += [_Entry(cctx, f"remote host {q(c.remote_host)}" if c.remote_host else "no remote host"),
+        auth = cctx + ("authentication",)
+        out += [_Entry(auth, f"auth-scheme {c.auth_scheme}"),
+                _Entry(auth, f"http-basic username {q(c.http_basic_username)}" if c.http_basic_username
+                       else "no http-basic username"),
+                _Entry(auth, f"http-basic encrypted-password {q(c.http_basic_password_hash)}"
+                       if c.http_basic_password_hash else "no http-basic password"),
+                _Entry(cctx, f"remote host {q(c.remote_host)}" if c.remote_host else "no remote host"),
+                _Entry(cctx, f"remote max-post-wait-time {c.max_post_wait_time}"),
+                _Entry(cctx, f"remote outgoing-connection-count {c.outgoing_connections}"),
                 _Entry(cctx, f"remote port {c.remote_port}"),
-                _Entry(cctx, _switch(c.ssl, "ssl", "no ssl")),
-                _Entry(cctx, f"outgoing-connection-count {c.outgoing_connections}"),
+                _Entry(cctx, f"remote http-method {c.http_method}"),
+                _Entry(cctx, f"remote retry delay {c.retry_delay}"),
+                _Entry(cctx, _switch(c.ssl, "remote ssl", "no remote ssl")),
                 _Entry(cctx, _shutdown(c.enabled))]
     for b in p.queue_bindings:
         bctx = ctx + (f"create queue-binding {q(b.queue)}",)
