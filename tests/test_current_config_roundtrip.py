@@ -6,7 +6,8 @@ configures, including deletes and refused commands) run through the real Lab on 
 default shape with nothing configured (transcripts/scenarios/bare.yaml), as a broker fresh from the box.
 The replay runs each script line through `Lab.execute`, skipping `!` comment lines as a CLI
 script does; the pragma-driven replay onto a lab that already has the objects waits for the
-script runner's `ignore-already-exists` support (xfail below).
+script runner's `ignore-already-exists` support (xfail below). The `remove` form of a VPN, run on
+the configured lab, tears it down to what the same script leaves of a lab with nothing configured.
 """
 
 from __future__ import annotations
@@ -141,10 +142,17 @@ def _data(lab: Lab) -> RouterConfig:
         return engine.current_config(NY)
 
 
-def _config(lab: Lab, vpn: str | None = None) -> str:
-    outcome = lab.execute(NY, "show current-config" + (f" message-vpn {vpn}" if vpn else ""))
+def _config(lab: Lab, vpn: str | None = None, remove: bool = False) -> str:
+    outcome = lab.execute(NY, "show current-config" + (f" message-vpn {vpn}" if vpn else "")
+                          + (" remove" if remove else ""))
     assert outcome.ok, outcome.text
     return outcome.text
+
+
+def _torn_down(lab: Lab, vpn: str) -> str:
+    """The VPN's configuration after its `remove` script ran (which must run without an error)."""
+    assert _replay(lab, _config(lab, vpn, remove=True)) == []
+    return _config(lab, vpn)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -164,6 +172,7 @@ def test_current_config_replays_to_itself(steps: list[list[str]]) -> None:
         fresh = Lab.fresh(BARE)
         assert _replay(fresh, vpn_script) == []
         assert _config(fresh, vpn) == vpn_script
+        assert _torn_down(lab, vpn) == _torn_down(Lab.fresh(BARE), vpn)
 
 
 def test_default_lab_config_replays_onto_a_bare_lab() -> None:

@@ -113,9 +113,8 @@ def _password(args: Args) -> AttrValue:
 
 _setter("config_objects.client_username_password", "client-username", "password", _password)
 _setter("config_objects.client_username_client_profile", "client-username", "client-profile",
-        lambda args: str(args["client-profile"]))
-_setter("config_objects.client_username_acl_profile", "client-username", "acl-profile",
-        lambda args: str(args["acl-profile"]))
+        _negatable("client-profile"))
+_setter("config_objects.client_username_acl_profile", "client-username", "acl-profile", _negatable("acl-profile"))
 _setter("config_objects.client_username_shutdown", "client-username", "enabled", _enabled)
 _setter("config_objects.client_profile_reject_no_match", "client-profile",
         "reject-msg-to-sender-on-no-subscription-match", _flag)
