@@ -16,6 +16,7 @@ from state_store.views import (
 
 from . import Args, HandlerContext, handler
 from .show_common import router_of
+from .show_service import VpnDetailShow, vpn_detail
 
 
 @statically_frozen
@@ -70,11 +71,16 @@ def _status(row: VpnReplicationRow) -> str:
 
 
 @handler("show.message_vpn")
-def show_message_vpn(ctx: HandlerContext, args: Args) -> VpnSummary:
+def show_message_vpn(ctx: HandlerContext, args: Args) -> VpnSummary | VpnDetailShow:
+    """A pattern lists the VPNs; an exact name prints that VPN's detail block (C08, the codelab)."""
     router = router_of(ctx)
     engine = ctx.engine
+    pattern = str(args["vpn-pattern"])
+    if "*" not in pattern and "?" not in pattern:
+        (flags,) = engine.vpn_replication(router, pattern)
+        return VpnDetailShow((vpn_detail(ctx, flags.name, _status(flags)),))
     rows = []
-    for flags in engine.vpn_replication(router, args["vpn-pattern"]):
+    for flags in engine.vpn_replication(router, pattern):
         spool = engine.message_spool(router, flags.name)
         clients = engine.clients(router, "*", flags.name)
         rows.append(VpnSummaryRow(flags.name, _status(flags), len(clients), spool.queues,
