@@ -63,7 +63,7 @@ NamedView = TypeVar("NamedView", bound=_Named)
 ObjectKind = Literal[
     "client-username", "client-profile", "acl-profile", "telemetry-profile", "telemetry-filter",
     "telemetry-subscription", "rest-delivery-point", "rest-consumer", "queue-binding",
-    "message-vpn", "config-sync", "replication-config-sync-bridge", "replication-mate",
+    "message-vpn", "config-sync", "replication-config-sync-bridge", "replication-mate", "cli-script",
 ]
 AttrValue = object | None  # a str, int or bool as the CLI gave it; None = restore the default
 TELEMETRY_PREFIX = "#telemetry-"
@@ -160,6 +160,8 @@ KINDS: dict[str, KindSpec] = {
     "replication-mate": KindSpec("router", {
         "transport": AttrSpec("enum", "plain-text", ("plain-text", "compressed", "ssl")),
     }, singleton=True),
+    # A CLI script in the router's script directory (`source script <name>`), from the scenario.
+    "cli-script": KindSpec("router", {"text": AttrSpec("str", "")}, max_name=255),
 }
 # Which attribute of a client username names an object of which kind.
 _REFERENCES = {"client-profile": "client-profile", "acl-profile": "acl-profile"}
@@ -640,6 +642,14 @@ class ConfigService(Service):
         """`[no] replication interface <name>` (stored; shown by show replication)."""
         r = self.lk.router(router, must_be_up=True)
         r.repl_interface = interface or ""
+
+    def cli_script(self, router: str, name: str) -> list[str]:
+        """The lines of a CLI script stored on the router (``script_not_found`` otherwise)."""
+        r = self.lk.router(router, must_be_up=True)
+        row = self.row(r, None, "cli-script", name)
+        if row is None:
+            raise EngineError("script_not_found", name=name)
+        return str(self.attrs(row, "cli-script")["text"]).split("\n")
 
     def router_identity(self, router: str) -> RouterIdentity:
         r = self.lk.router(router, must_be_up=True)

@@ -579,6 +579,9 @@ class Engine:
                            pattern: str = "*") -> list[TelemetryProfileInfo]:
         return self.sv.config.telemetry_profiles(router, vpn_pattern, pattern)
 
+    def cli_script(self, router: str, name: str) -> list[str]:
+        return self.sv.config.cli_script(router, name)
+
     def rest_delivery_points(self, router: str, vpn_pattern: str = "*",
                              pattern: str = "*") -> list[RestDeliveryPointInfo]:
         return self.sv.config.rest_delivery_points(router, vpn_pattern, pattern)

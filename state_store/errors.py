@@ -37,6 +37,7 @@ Every code the engine raises, with its parameters:
     object_in_use(kind, name, user)        delete a profile a client username uses
     invalid_object_name(kind, name, reason)   reason: length | reserved | character
     config_sync_unreachable(vpn, router)   assert-leader while a mate is unreachable
+    script_not_found(name)                 `source script` of a script the router does not have
   Bad input
     invalid_value(name, value, allowed)    value_out_of_range(name, value, min, max)
     invalid_topic(topic)                   invalid_xid(xid)
@@ -162,6 +163,7 @@ ERROR_CODES: dict[str, tuple[str, ...]] = {
     "object_managed": ("kind", "name"),
     "object_in_use": ("kind", "name", "user"),
     "invalid_object_name": ("kind", "name", "reason"),
+    "script_not_found": ("name",),
     "queue_managed": ("queue",),
     "config_sync_unreachable": ("vpn", "router"),
     # recorded refusals (not exceptions): a publish rejected as a whole
