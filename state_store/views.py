@@ -231,7 +231,7 @@ class TransactionInfo:
     vpn: str
     kind: str  # xa|local
     state: str  # active|suspended|idle|prepared|complete
-    replicated: bool
+    replicated: bool  # started while its VPN was replication active
     heuristic: str | None  # committed|rolled back
     last_state_change_ms: int  # time since the last state change
     messages_spooled: int
@@ -243,6 +243,12 @@ class TransactionInfo:
     mirror: bool
     published: tuple[TxnMessage, ...] = ()
     consumed: tuple[TxnMessage, ...] = ()
+
+    @property
+    def mirrored(self) -> bool:
+        """What `show transaction` calls Replicated: a replicated transaction in a state the
+        standby mirrors; ACTIVE is never mirrored (seed 004)."""
+        return self.replicated and self.state != "active"
 
 
 # ---------------------------------------------------------------- clients / bridges
@@ -622,7 +628,9 @@ class XaIssue:
     - ``left-prepared``: the formerly active site (now standby) still holds the branch
       PREPARED (step 4 not done); ``others`` are the mate's resolutions so far;
     - ``left-complete``: a heuristically completed branch not deleted (step 6 not done);
-      ``resolution`` is its heuristic outcome."""
+      ``resolution`` is its heuristic outcome;
+    - ``ended-on-standby``: the broker rolled back a branch that was not PREPARED (``state``)
+      when its VPN went standby on ``router`` (not a mistake: nothing is left to address)."""
 
     vpn: str
     xid: str
@@ -630,6 +638,7 @@ class XaIssue:
     router: str
     resolution: XaResolution | None = None
     others: tuple[XaResolution, ...] = ()
+    state: str = ""  # ended-on-standby: the state the branch was in (active|suspended|idle)
 
 
 @statically_frozen
