@@ -76,6 +76,8 @@ ENGINE_ERRORS: dict[str, str] = {
     # named configuration objects ({kind} is the CLI keyword: client-username, acl-profile, ...)
     "object_not_found": "ERROR: {kind} '{name}' not found in Message VPN '{vpn}'.",
     "script_not_found": "ERROR: Script '{name}' not found.",
+    "service_not_shutdown": "ERROR: Cannot change the listen port of the {service} service of Message VPN '{vpn}': "
+                            "not in a valid state (shut it down first).",
     "object_exists": "ERROR: {kind} '{name}' already exists in Message VPN '{vpn}'.",
     "object_builtin": "ERROR: {kind} '{name}' is a default object and cannot be deleted.",
     "object_managed": "ERROR: {kind} '{name}' is managed by the broker (created by a telemetry profile) "

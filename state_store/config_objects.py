@@ -46,6 +46,7 @@ from .views import (
     RouterIdentity,
     TelemetryFilterInfo,
     TelemetryProfileInfo,
+    VpnRestService,
 )
 
 
@@ -67,6 +68,8 @@ ObjectKind = Literal[
 ]
 AttrValue = object | None  # a str, int or bool as the CLI gave it; None = restore the default
 TELEMETRY_PREFIX = "#telemetry-"
+FACTORY_PORT = -1
+DEFAULT_VPN_REST_PORT = 9000  # the software broker's `default` VPN (C06, the codelab)
 # A REST consumer's record also keeps when it was last shut down (state for its detail show,
 # not a configuration attribute).
 SHUTDOWN_AT = "shutdown-at-ms"
@@ -145,6 +148,11 @@ KINDS: dict[str, KindSpec] = {
     "message-vpn": KindSpec("vpn", {
         # SEMPv2 authenticationBasicType default: radius [INFER from SEMP2 docs]
         "authentication-basic-auth-type": AttrSpec("enum", "radius", ("internal", "ldap", "radius", "none")),
+        # `service rest`: the REST mode and the incoming plain-text listener (SEMPv2 serviceRest*;
+        # the port FACTORY_PORT means the broker's default, 9000 for the `default` VPN, none else)
+        "rest-mode": AttrSpec("enum", "messaging", ("messaging", "gateway")),
+        "rest-incoming-plain-text-enabled": AttrSpec("bool", True),
+        "rest-incoming-listen-port": AttrSpec("int", FACTORY_PORT, limits=(0, 65535)),
     }, singleton=True),
     "config-sync": KindSpec("router", {
         "enabled": AttrSpec("bool", True),
@@ -572,6 +580,24 @@ class ConfigService(Service):
     def rest_delivery_points(self, router: str, vpn_pattern: str = "*",
                              pattern: str = "*") -> list[RestDeliveryPointInfo]:
         return self._listing(router, vpn_pattern, pattern, self.vpn_rest_delivery_points)
+
+    def vpn_rest_service(self, r: Router, v: Vpn) -> VpnRestService:
+        """The VPN's `service rest` settings; the factory port resolved (0: no listener)."""
+        a = self.attrs(self.row(r, v, "message-vpn", ""), "message-vpn")
+        port = int(str(a["rest-incoming-listen-port"]))
+        if port == FACTORY_PORT:
+            port = DEFAULT_VPN_REST_PORT if v.name == "default" else 0
+        return VpnRestService(mode=str(a["rest-mode"]), plain_text_enabled=bool(a["rest-incoming-plain-text-enabled"]),
+                              listen_port=port)
+
+    def set_rest_listen_port(self, router: str, vpn: str, port: int | None) -> None:
+        """`[no] listen-port`: refused while the plain-text listener is up (shut it down first,
+        as the broker requires); None restores the factory port."""
+        r = self.lk.router(router, must_be_up=True)
+        v = self.lk.vpn_rw(router, vpn)
+        if self.vpn_rest_service(r, v).plain_text_enabled:
+            raise EngineError("service_not_shutdown", service="REST incoming plain-text", vpn=vpn)
+        self.set_object_attr(router, vpn, "message-vpn", ("",), "rest-incoming-listen-port", port)
 
     def vpn_auth_type(self, r: Router, v: Vpn) -> str:
         """The VPN's `authentication basic auth-type` (internal|ldap|radius|none)."""

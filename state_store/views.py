@@ -463,6 +463,16 @@ class RouterIdentity:
 
 @statically_frozen
 @dataclass(frozen=True)
+class VpnRestService:
+    """A Message VPN's `service rest` settings."""
+
+    mode: str = "messaging"          # messaging | gateway
+    plain_text_enabled: bool = True  # incoming plain-text listener admin state
+    listen_port: int = 0             # incoming plain-text port; 0 = none
+
+
+@statically_frozen
+@dataclass(frozen=True)
 class VpnConfig:
     name: str
     enabled: bool
@@ -475,6 +485,7 @@ class VpnConfig:
     telemetry_profiles: tuple[TelemetryProfileInfo, ...] = ()
     rest_delivery_points: tuple[RestDeliveryPointInfo, ...] = ()
     max_spool_mb: int = 60000  # message-spool max-spool-usage of the VPN
+    rest_service: VpnRestService = VpnRestService()
 
 
 @statically_frozen

@@ -48,8 +48,8 @@ def _step(draw: Draw) -> list[str]:
     vpn, name = _pick(draw, VPNS), _pick(draw, NAMES)
     profile = _pick(draw, ["default", "a", "b", "#telemetry-a"])
     action = _pick(draw, ["allow", "disallow"])
-    kind = _pick(draw, ["client-profile", "acl-profile", "client-username", "delete", "vpn", "telemetry",
-                        "no-telemetry", "rdp", "queue", "no-queue", "replication", "bridge", "system"])
+    kind = _pick(draw, ["client-profile", "acl-profile", "client-username", "delete", "vpn", "rest-service",
+                        "telemetry", "no-telemetry", "rdp", "queue", "no-queue", "replication", "bridge", "system"])
     if kind == "client-profile":
         head = f"create client-profile {name} message-vpn {vpn}" if draw(st.booleans()) \
             else f"client-profile default message-vpn {vpn}"
@@ -70,6 +70,10 @@ def _step(draw: Draw) -> list[str]:
         return [f"no {what} {_pick(draw, ['a', 'b', 'default'])} message-vpn {vpn}"]
     if kind == "vpn":
         return [f"message-vpn {vpn}", f"authentication basic auth-type {_pick(draw, ['internal', 'none', 'ldap'])}"]
+    if kind == "rest-service":
+        return [f"message-vpn {vpn}", "service rest"] + _some(draw, [
+            f"mode {_pick(draw, ['gateway', 'messaging'])}", "incoming", "plain-text shutdown",
+            f"listen-port {_pick(draw, ['9000', '9001'])}", "no listen-port", "no plain-text shutdown"])
     if kind == "telemetry":
         return [f"message-vpn {vpn}", f"create telemetry-profile {name}"] + _some(draw, [
             f"receiver acl connect default-action {action}", "no receiver shutdown"]) + [

@@ -161,3 +161,43 @@ def test_wrong_levels_and_missing_objects_are_refused() -> None:
     _run(lab, "rest")
     _refused(lab, "rest-delivery-point nope", "ERROR: rest-delivery-point 'nope' not found in Message VPN 'default'.")
     _refused(lab, "remote host h", "   -> Unknown command, or command not available in current context (remote)")
+
+
+# The codelab's two scripts for the VPN's REST service ("in this exact order").
+CODELAB_SERVICE = """home
+enable
+  config
+    message-vpn "default"
+      service rest
+        incoming
+          plain-text shutdown
+          listen-port 9001
+          no plain-text shutdown
+          exit
+home
+enable
+  config
+    message-vpn "default"
+      service rest
+        mode gateway
+"""
+
+
+def test_the_codelab_service_scripts_run_and_show() -> None:
+    lab = Lab.fresh()
+    out = io.StringIO()
+    assert run_script(lab, NY, script_lines(CODELAB_SERVICE), out) == 0, out.getvalue()
+    assert "REST mode:                           Gateway" in lab.execute(NY, "show message-vpn default").text
+    assert "REST    WEB N - MsgBB  9001 U U" in lab.execute(NY, "show message-vpn default service").text.splitlines()
+    assert "REST       WEB N - - Mgmt  default          9001 U U " in lab.execute(NY, "show service").text
+
+
+def test_the_listen_port_changes_only_while_shut_down() -> None:
+    lab = Lab.fresh()
+    _run(lab, "enable", "configure", "message-vpn default", "service rest", "incoming")
+    _refused(lab, "listen-port 9001", "ERROR: Cannot change the listen port of the REST incoming plain-text service "
+                                      "of Message VPN 'default': not in a valid state (shut it down first).")
+    _refused(lab, "listen-port 0", "   -> Invalid value '0' for <port>: out of range 1-65535")
+    _refused(lab, "mode gateway", "   -> Unknown command, or command not available in current context (mode)")
+    _run(lab, "plain-text shutdown", "listen-port 9001")
+    assert "REST    WEB N - MsgBB  9001 D D" in lab.execute(NY, "show message-vpn default service").text.splitlines()

@@ -31,6 +31,14 @@ TRADING = """\
 ! Configure Message Vpn: "Trading_VPN"
 message-vpn "Trading_VPN"
   authentication basic auth-type radius
+  service rest
+    mode messaging
+    incoming
+      plain-text shutdown
+      no listen-port
+      no plain-text shutdown
+      exit
+    exit
   exit
 
 ! Create Queue: "orders"

@@ -160,3 +160,21 @@ def vpn_auth_type(ctx: HandlerContext, args: Args) -> None:
     ctx.engine.set_object_attr(ctx.router or "", ctx.router_and_vpn()[1], "message-vpn", ("",),
                                "authentication-basic-auth-type", auth)
 
+
+
+@handler("config_objects.vpn_rest_mode")
+def vpn_rest_mode(ctx: HandlerContext, args: Args) -> None:
+    ctx.engine.set_object_attr(ctx.router or "", ctx.router_and_vpn()[1], "message-vpn", ("",), "rest-mode",
+                               chosen_keyword(args, "messaging", "gateway"))
+
+
+@handler("config_objects.vpn_rest_plain_text_shutdown")
+def vpn_rest_plain_text_shutdown(ctx: HandlerContext, args: Args) -> None:
+    ctx.engine.set_object_attr(ctx.router or "", ctx.router_and_vpn()[1], "message-vpn", ("",),
+                               "rest-incoming-plain-text-enabled", bool(args.get("no")))
+
+
+@handler("config_objects.vpn_rest_listen_port")
+def vpn_rest_listen_port(ctx: HandlerContext, args: Args) -> None:
+    port = None if args.get("no") else int(str(args["port"]))
+    ctx.engine.set_rest_listen_port(ctx.router or "", ctx.router_and_vpn()[1], port)

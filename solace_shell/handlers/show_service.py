@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from state_store.frozen import statically_frozen
+from state_store.views import VpnRestService
 
 from . import Args, HandlerContext, handler
 from .show_common import router_of
@@ -26,6 +27,7 @@ class VpnDetail:
     unique_subscriptions: int
     smf_connections: int     # clients connected to this router in the VPN
     rest_outgoing: int       # REST consumer connections up
+    rest_mode: str = "messaging"
 
 
 @statically_frozen
@@ -44,11 +46,22 @@ class SmfPorts:
 
 @statically_frozen
 @dataclass(frozen=True)
+class VpnPorts:
+    """A VPN's own listeners: its REST service (the lab's) and whether it has the broker's
+    default MQTT and AMQP ports (the `default` VPN does)."""
+
+    vpn: str
+    rest: VpnRestService
+    default_ports: bool
+
+
+@statically_frozen
+@dataclass(frozen=True)
 class ServiceShow:
     """`show service`: the router's services and listen ports."""
 
     smf: SmfPorts
-    vpns: tuple[str, ...]    # the VPNs with messaging services (the default VPN's ports are the broker's)
+    vpns: tuple[VpnPorts, ...]
 
 
 @statically_frozen
@@ -56,9 +69,8 @@ class ServiceShow:
 class VpnServiceShow:
     """`show message-vpn <v> service`: the listen ports serving one VPN."""
 
-    vpn: str
     smf: SmfPorts
-    default_ports: bool      # the REST/MQTT/web ports of the broker's default VPN
+    ports: VpnPorts
 
 
 def vpn_detail(ctx: HandlerContext, vpn: str, status: str) -> VpnDetail:
@@ -70,7 +82,7 @@ def vpn_detail(ctx: HandlerContext, vpn: str, status: str) -> VpnDetail:
     clients = [c for c in engine.clients(router, "*", vpn) if c.status == "connected" and c.router == router]
     rest = sum(c.connections_up for p in config.rest_delivery_points for c in p.consumers)
     return VpnDetail(vpn, config.enabled, status, config.authentication_basic_auth_type, len(topics), len(clients),
-                     rest)
+                     rest, config.rest_service.mode)
 
 
 def _smf(ctx: HandlerContext) -> SmfPorts:
@@ -78,13 +90,17 @@ def _smf(ctx: HandlerContext) -> SmfPorts:
     return SmfPorts(system.port_plain, system.port_compressed, system.port_ssl)
 
 
+def _ports(ctx: HandlerContext, vpn: str | None) -> tuple[VpnPorts, ...]:
+    config = ctx.engine.current_config(router_of(ctx), vpn)  # refuses an unknown VPN and a down router
+    return tuple(VpnPorts(v.name, v.rest_service, v.name == "default") for v in config.vpns)
+
+
 @handler("show.service")
 def show_service(ctx: HandlerContext, args: Args) -> ServiceShow:
-    return ServiceShow(_smf(ctx), tuple(ctx.engine.vpn_names(router_of(ctx))))
+    return ServiceShow(_smf(ctx), _ports(ctx, None))
 
 
 @handler("show.message_vpn_service")
 def show_message_vpn_service(ctx: HandlerContext, args: Args) -> VpnServiceShow:
-    vpn = str(args["vpn-name"])
-    ctx.engine.vpn_replication(router_of(ctx), vpn)  # refuses an unknown VPN and a down router
-    return VpnServiceShow(vpn, _smf(ctx), vpn == "default")
+    (ports,) = _ports(ctx, str(args["vpn-name"]))
+    return VpnServiceShow(_smf(ctx), ports)

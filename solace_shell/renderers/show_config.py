@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from state_store.config_objects import DEFAULT_VPN_REST_PORT
 from state_store.messaging import VPN_MAX_SPOOL
 from state_store.views import (
     AclProfileInfo,
@@ -105,9 +106,23 @@ def _config_sync_section(config: RouterConfig) -> list[_Entry]:
 
 
 def _vpn_section(vpn: VpnConfig) -> list[Section]:
-    return [(f"Configure Message Vpn: {q(vpn.name)}",
-             [_Entry((f"message-vpn {q(vpn.name)}",),
-                     f"authentication basic auth-type {vpn.authentication_basic_auth_type}")])]
+    top = (f"message-vpn {q(vpn.name)}",)
+    rest = vpn.rest_service
+    service, incoming = top + ("service rest",), top + ("service rest", "incoming")
+    # the port changes only while the listener is shut down: shut, set, then start if enabled
+    entries = [_Entry(top, f"authentication basic auth-type {vpn.authentication_basic_auth_type}"),
+               _Entry(service, f"mode {rest.mode}"),
+               _Entry(incoming, "plain-text shutdown"),
+               _Entry(incoming, f"listen-port {rest.listen_port}" if rest.listen_port and not _factory_port(vpn)
+                      else "no listen-port")]
+    if rest.plain_text_enabled:
+        entries.append(_Entry(incoming, "no plain-text shutdown"))
+    return [(f"Configure Message Vpn: {q(vpn.name)}", entries)]
+
+
+def _factory_port(vpn: VpnConfig) -> bool:
+    """The VPN's REST listen port is the broker's default for it (`no listen-port` says it)."""
+    return vpn.rest_service.listen_port == (DEFAULT_VPN_REST_PORT if vpn.name == "default" else 0)
 
 
 def _level(kind: str, name: str, vpn: str, builtin: bool) -> str:
@@ -336,7 +351,9 @@ def _remove_vpn_settings(vpn: VpnConfig, top: tuple[str, ...], rest: tuple[str, 
                          rep: tuple[str, ...]) -> list[_Entry]:
     """`Remove Message Vpn`: the VPN's own settings and its REST delivery points and replication
     settings back to their defaults."""
-    out = [_Entry(top, "authentication basic auth-type radius")]
+    incoming = top + ("service rest", "incoming")
+    out = [_Entry(top, "authentication basic auth-type radius"), _Entry(top + ("service rest",), "mode messaging"),
+           _Entry(incoming, "plain-text shutdown"), _Entry(incoming, "no listen-port")]
     for p in vpn.rest_delivery_points:
         rdp = rest + (f"rest-delivery-point {q(p.name)}",)
         out += [_Entry(rdp, "no service"), _Entry(rdp, "no vendor"), _Entry(rdp, "shutdown")]

@@ -11,7 +11,7 @@ table): non-authoritative.
 
 from __future__ import annotations
 
-from ..handlers.show_service import ServiceShow, SmfPorts, VpnDetail, VpnDetailShow, VpnServiceShow
+from ..handlers.show_service import ServiceShow, SmfPorts, VpnDetail, VpnDetailShow, VpnPorts, VpnServiceShow
 from . import renderer
 from .tables import enabled_disabled, join_blocks
 
@@ -35,7 +35,7 @@ def _vpn_detail(v: VpnDetail) -> list[str]:
         _line("Local Status:", v.local_status),
         _line("Distributed Cache Management:", "Enabled"),
         _line("SSL to plain text downgrade allowed:", "No"),
-        _line("REST mode:", "Messaging"),
+        _line("REST mode:", v.rest_mode.capitalize()),
         _line("Total Local Unique Subscriptions:", v.unique_subscriptions),
         _line("Total Remote Unique Subscriptions:", 0),
         _line("Total Unique Subscriptions:", v.unique_subscriptions),
@@ -126,12 +126,33 @@ _LEGEND = [
     "O - Oper State (U=Up, D=Down, -=not-applicable)",
 ]
 
-# (service, transport, S C R, VRF, VPN, port, admin+oper, failed reason); port 0 = none, VPN
-# "default" = the default VPN's listen port (printed only when the router has that VPN).
+# (service, transport, S C R, VRF, VPN, port, admin+oper, failed reason); port 0 = none.
 Port = tuple[str, str, str, str, str, int, str, str]
 
 
-def _ports(smf: SmfPorts) -> list[Port]:
+def _vpn_ports(v: VpnPorts) -> list[Port]:
+    """A VPN's MQTT and AMQP listeners (the broker's defaults, `default` VPN only) and its REST
+    listeners (the plain-text one as configured; TLS without a certificate stays down)."""
+    out: list[Port] = []
+    if v.default_ports:
+        out += [
+            ("MQTT", "TCP", "N - -", "Mgmt", v.vpn, 1883, "U U", ""),
+            ("MQTT", "TCP", "Y - -", "Mgmt", v.vpn, 8883, "U D", "No Cert"),
+            ("MQTT", "WEB", "N - -", "Mgmt", v.vpn, 8000, "U U", ""),
+            ("MQTT", "WEB", "Y - -", "Mgmt", v.vpn, 8443, "U D", "No Cert"),
+            ("AMQP", "TCP", "Y - -", "Mgmt", "", 0, "U D", "No Cert"),
+            ("AMQP", "TCP", "N - -", "MsgBB", v.vpn, 5672, "U U", ""),
+            ("AMQP", "TCP", "Y - -", "MsgBB", v.vpn, 5671, "U D", "No Cert"),
+        ]
+    if v.rest.listen_port:
+        state = "U U" if v.rest.plain_text_enabled else "D D"
+        out.append(("REST", "WEB", "N - -", "Mgmt", v.vpn, v.rest.listen_port, state, ""))
+    if v.default_ports:
+        out.append(("REST", "WEB", "Y - -", "Mgmt", v.vpn, 9443, "U D", "No Cert"))
+    return out
+
+
+def _ports(smf: SmfPorts, vpns: tuple[VpnPorts, ...]) -> list[Port]:
     return [
         ("SEMP", "TCP", "N - -", "Mgmt", "", 8080, "U U", ""),
         ("SEMP", "TCP", "Y - -", "Mgmt", "", 1943, "U D", "No Cert"),
@@ -141,15 +162,7 @@ def _ports(smf: SmfPorts) -> list[Port]:
         ("SMF", "TCP", "Y N N", "Mgmt", "", smf.ssl, "U U", "No Cert"),
         ("SMF", "WEB", "N - -", "Mgmt", "", 8008, "U U", ""),
         ("SMF", "WEB", "Y - -", "Mgmt", "", 1443, "U D", "No Cert"),
-        ("MQTT", "TCP", "N - -", "Mgmt", "default", 1883, "U U", ""),
-        ("MQTT", "TCP", "Y - -", "Mgmt", "default", 8883, "U D", "No Cert"),
-        ("MQTT", "WEB", "N - -", "Mgmt", "default", 8000, "U U", ""),
-        ("MQTT", "WEB", "Y - -", "Mgmt", "default", 8443, "U D", "No Cert"),
-        ("AMQP", "TCP", "Y - -", "Mgmt", "", 0, "U D", "No Cert"),
-        ("AMQP", "TCP", "N - -", "MsgBB", "default", 5672, "U U", ""),
-        ("AMQP", "TCP", "Y - -", "MsgBB", "default", 5671, "U D", "No Cert"),
-        ("REST", "WEB", "N - -", "Mgmt", "default", 9000, "U U", ""),
-        ("REST", "WEB", "Y - -", "Mgmt", "default", 9443, "U D", "No Cert"),
+        *(port for v in vpns for port in _vpn_ports(v)),
         ("MATELINK", "TCP", "Y N -", "Mgmt", "", 8741, "U U", ""),
         ("HEALTHCHK", "TCP", "N N -", "Mgmt", "", 5550, "U U", ""),
         ("HEALTHCHK", "TCP", "Y N -", "Mgmt", "", 5553, "U D", "No Cert"),
@@ -162,8 +175,7 @@ def _ports(smf: SmfPorts) -> list[Port]:
 @renderer(ServiceShow)
 def service(result: ServiceShow) -> str:
     rows = [f"{svc:<10} {tp:<3} {flags} {vrf:<5} {vpn:<15} {port or '':>5} {state} {reason}"
-            for svc, tp, flags, vrf, vpn, port, state, reason in _ports(result.smf)
-            if not vpn or vpn in result.vpns]
+            for svc, tp, flags, vrf, vpn, port, state, reason in _ports(result.smf, result.vpns)]
     return "\n".join([
         _SERVICE_HEAD, *_THRESHOLDS, "", "", *_LEGEND, "",
         " " * 46 + "Status",
@@ -181,10 +193,11 @@ _VPN_SERVICE_ORDER = (("SMF", "TCP"), ("REST", "WEB"), ("SMF", "WEB"), ("MQTT", 
 def vpn_service(result: VpnServiceShow) -> str:
     lines = ["Service TP  S C VRF    Port A O Failed Reason",
              "------- --- --- ----- ----- --- ------------------------------"]
-    rows = [row for row in _ports(result.smf) if (row[0], row[1]) in _VPN_SERVICE_ORDER
-            and row[2].split()[2] != "Y" and (result.default_ports or not row[4])]
+    rows = [row for row in _ports(result.smf, (result.ports,)) if (row[0], row[1]) in _VPN_SERVICE_ORDER
+            and row[2].split()[2] != "Y" and row[5]]
     rows.sort(key=lambda row: _VPN_SERVICE_ORDER.index((row[0], row[1])))
-    for svc, tp, flags, _vrf, _vpn, port, _state, reason in rows:
-        state = "U D" if reason else "U U"  # the codelab's SSL rows are down for want of a certificate
+    for svc, tp, flags, _vrf, _vpn, port, state, reason in rows:
+        if reason:
+            state = "U D"  # the codelab's SSL rows are down for want of a certificate
         lines.append(f"{svc:<7} {tp:<3} {flags[:3]} MsgBB {port:>5} {state} {reason}".rstrip())
     return "\n".join(lines)
