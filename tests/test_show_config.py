@@ -30,7 +30,9 @@ TRADING = """\
 
 ! Configure Message Vpn: "Trading_VPN"
 message-vpn "Trading_VPN"
-  authentication basic auth-type radius
+  authentication
+    basic auth-type radius
+    exit
   service rest
     mode messaging
     incoming

@@ -110,7 +110,7 @@ def _vpn_section(vpn: VpnConfig) -> list[Section]:
     rest = vpn.rest_service
     service, incoming = top + ("service rest",), top + ("service rest", "incoming")
     # the port changes only while the listener is shut down: shut, set, then start if enabled
-    entries = [_Entry(top, f"authentication basic auth-type {vpn.authentication_basic_auth_type}"),
+    entries = [_Entry(top + ("authentication",), f"basic auth-type {vpn.authentication_basic_auth_type}"),
                _Entry(service, f"mode {rest.mode}"),
                _Entry(incoming, "plain-text shutdown"),
                _Entry(incoming, f"listen-port {rest.listen_port}" if rest.listen_port and not _factory_port(vpn)
@@ -352,7 +352,8 @@ def _remove_vpn_settings(vpn: VpnConfig, top: tuple[str, ...], rest: tuple[str, 
     """`Remove Message Vpn`: the VPN's own settings and its REST delivery points and replication
     settings back to their defaults."""
     incoming = top + ("service rest", "incoming")
-    out = [_Entry(top, "authentication basic auth-type radius"), _Entry(top + ("service rest",), "mode messaging"),
+    out = [_Entry(top + ("authentication",), "basic auth-type radius"),
+           _Entry(top + ("service rest",), "mode messaging"),
            _Entry(incoming, "plain-text shutdown"), _Entry(incoming, "no listen-port")]
     for p in vpn.rest_delivery_points:
         rdp = rest + (f"rest-delivery-point {q(p.name)}",)
