@@ -201,3 +201,41 @@ def test_the_listen_port_changes_only_while_shut_down() -> None:
     _refused(lab, "mode gateway", "   -> Unknown command, or command not available in current context (mode)")
     _run(lab, "plain-text shutdown", "listen-port 9001")
     assert "REST    WEB N - MsgBB  9001 D D" in lab.execute(NY, "show message-vpn default service").text.splitlines()
+
+
+# The replication block of the same dump's `Remove Message Vpn` section, verbatim.
+DUMP_REPLICATION = """message-vpn "Trading_VPN"
+  replication
+    no ack-propagation interval messages
+    no ack-propagation shutdown
+    no transaction-replication-mode
+    no reject-msg-when-sync-ineligible
+    bridge authentication auth-scheme basic
+    no bridge authentication basic client-username
+    no bridge compressed-data
+    no bridge message-spool window-size
+    no bridge retry-delay
+    no bridge ssl
+    no bridge unidirectional client-profile
+    no queue max-spool-usage
+    queue reject-msg-to-sender-on-discard
+    exit
+  exit
+"""
+
+
+def test_the_dump_resets_the_replication_settings() -> None:
+    lab = Lab.fresh()
+    _run(lab, "enable", "configure", "message-vpn Trading_VPN", "replication", "transaction-replication-mode sync",
+         "reject-msg-when-sync-ineligible", "ack-propagation interval messages 7", "ack-propagation shutdown",
+         "bridge ssl", "bridge compressed-data", "bridge retry-delay 9", "bridge message-spool window-size 99",
+         "bridge unidirectional client-profile default", "queue max-spool-usage 100",
+         "queue", "no reject-msg-to-sender-on-discard", "end", "configure")
+    assert run_script(lab, NY, script_lines(DUMP_REPLICATION), io.StringIO()) == 0
+    with lab.store.transaction() as engine:
+        after = engine.current_config(NY, "Trading_VPN").vpns[0].replication
+    with Lab.fresh().store.transaction() as engine:
+        fresh = engine.current_config(NY, "Trading_VPN").vpns[0].replication
+    assert after.transaction_replication_mode == "async" and after.bridge_client_username == ""
+    assert after == fresh.__class__(**{**fresh.__dict__, "bridge_client_username": "", "bridge_password_set": False,
+                                       "bridge_password_hash": ""})

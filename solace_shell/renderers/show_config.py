@@ -369,13 +369,13 @@ def _remove_vpn_settings(vpn: VpnConfig, top: tuple[str, ...], rest: tuple[str, 
             out.append(_Entry(rdp, f"no rest-consumer {q(c.name)}"))
         out += [_Entry(rdp, f"no queue-binding {q(b.queue)}") for b in p.queue_bindings]
         out.append(_Entry(rest, f"no rest-delivery-point {q(p.name)}"))
-    ack, bridge, queue = rep + ("ack-propagation",), rep + ("bridge",), rep + ("queue",)
-    out += [_Entry(ack, "no interval messages"), _Entry(ack, "no shutdown"),
-            _Entry(rep, "transaction-replication-mode async"), _Entry(rep, "no reject-msg-when-sync-ineligible")]
-    out += [_Entry(bridge, line) for line in (
-        "authentication auth-scheme basic", "authentication basic no client-username", "no compressed-data",
-        "no message-spool window-size", "no retry-delay", "no ssl", "unidirectional no client-profile")]
-    out += [_Entry(queue, "no max-spool-usage"), _Entry(queue, "reject-msg-to-sender-on-discard")]
+    # the dump's own one-line resets at the replication level, in its order
+    out += [_Entry(rep, line) for line in (
+        "no ack-propagation interval messages", "no ack-propagation shutdown", "no transaction-replication-mode",
+        "no reject-msg-when-sync-ineligible", "bridge authentication auth-scheme basic",
+        "no bridge authentication basic client-username", "no bridge compressed-data",
+        "no bridge message-spool window-size", "no bridge retry-delay", "no bridge ssl",
+        "no bridge unidirectional client-profile", "no queue max-spool-usage", "queue reject-msg-to-sender-on-discard")]
     out += [_Entry(rep, f"no replicated-topic {q(t.topic)}") for t in vpn.replication.replicated_topics]
     return out
 
