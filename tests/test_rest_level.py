@@ -5,6 +5,9 @@ settings; the refusals leave the lab unchanged."""
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -239,3 +242,15 @@ def test_the_dump_resets_the_replication_settings() -> None:
     assert after.transaction_replication_mode == "async" and after.bridge_client_username == ""
     assert after == fresh.__class__(**{**fresh.__dict__, "bridge_client_username": "", "bridge_password_set": False,
                                        "bridge_password_hash": ""})
+
+
+def test_the_codelab_scripts_run_through_dash_s(tmp_path: Path) -> None:
+    """The codelab's five scripts, one file, through `solace-shell -s` (the `cli -A -s` framing):
+    exit status 0, no error line."""
+    script = tmp_path / "codelab.cli"
+    script.write_text(CODELAB_SERVICE + CODELAB)
+    result = subprocess.run([sys.executable, "-m", "solace_shell.cli", "--db", str(tmp_path / "lab.sqlite"),
+                             "-s", str(script)], capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stdout
+    assert "ERROR" not in result.stdout and "Invalid command" not in result.stdout
+    assert "Outgoing Connections (up):         3" in result.stdout
