@@ -590,6 +590,19 @@ class ConfigService(Service):
         return VpnRestService(mode=str(a["rest-mode"]), plain_text_enabled=bool(a["rest-incoming-plain-text-enabled"]),
                               listen_port=port)
 
+    def set_vpn_enabled(self, router: str, vpn: str, enabled: bool) -> None:
+        """`[no] shutdown` of a Message VPN, on this router only (the admin state is not
+        config-synced here: a lab choice). A shut-down VPN serves no client (they are
+        disconnected, their transactions end as on any disconnect) and binds no replication
+        bridge."""
+        v = self.lk.vpn_rw(router, vpn)
+        if v.enabled == enabled:
+            return
+        v.enabled = enabled
+        if not enabled:
+            self.sv.clients.disconnect_vpn_clients(v, "message vpn shutdown")
+        self.sv.replication.refresh()
+
     def set_rest_listen_port(self, router: str, vpn: str, port: int | None) -> None:
         """`[no] listen-port`: refused while the plain-text listener is up (shut it down first,
         as the broker requires); None restores the factory port."""

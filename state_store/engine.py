@@ -580,6 +580,10 @@ class Engine:
         return self.sv.config.telemetry_profiles(router, vpn_pattern, pattern)
 
     @journaled
+    def set_vpn_enabled(self, router: str, vpn: str, enabled: bool) -> None:
+        self.sv.config.set_vpn_enabled(router, vpn, enabled)
+
+    @journaled
     def set_rest_listen_port(self, router: str, vpn: str, port: int | None) -> None:
         self.sv.config.set_rest_listen_port(router, vpn, port)
 

@@ -118,7 +118,8 @@ class ReplicationService(Service):
         return VpnReplicationRow(
             name=v.name, internal=v.internal, admin_enabled=v.repl_enabled, role=v.role,
             local_bridge=local_bridge, remote_bridge_up=remote_bridge_up, queue_bound=remote_bridge_up,
-            sync_eligible=sync_eligible, reject_sync_ineligible=v.reject_sync_ineligible, trm=v.trm)
+            sync_eligible=sync_eligible, reject_sync_ineligible=v.reject_sync_ineligible, trm=v.trm,
+            vpn_enabled=v.enabled)
 
     def _has_sync_topic(self, v: Vpn) -> bool:
         return any(t.mode == "sync" for t in self.st.topics_by_vpn.get(v.id, {}).values())

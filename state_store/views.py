@@ -65,6 +65,7 @@ class VpnReplicationRow:
     sync_eligible: bool | None  # None unless an enabled active with a sync replicated topic
     reject_sync_ineligible: bool
     trm: str  # transaction replication mode: sync|async
+    vpn_enabled: bool = True  # the Message VPN itself is not shut down
 
 
 @statically_frozen

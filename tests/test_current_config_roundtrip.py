@@ -69,7 +69,8 @@ def _step(draw: Draw) -> list[str]:
         what = _pick(draw, ["client-username", "client-profile", "acl-profile"])
         return [f"no {what} {_pick(draw, ['a', 'b', 'default'])} message-vpn {vpn}"]
     if kind == "vpn":
-        return [f"message-vpn {vpn}", f"authentication basic auth-type {_pick(draw, ['internal', 'none', 'ldap'])}"]
+        return [f"message-vpn {vpn}", f"authentication basic auth-type {_pick(draw, ['internal', 'none', 'ldap'])}"
+                ] + _some(draw, ["shutdown", "no shutdown"])
     if kind == "rest-service":
         return [f"message-vpn {vpn}", "service rest"] + _some(draw, [
             f"mode {_pick(draw, ['gateway', 'messaging'])}", "incoming", "plain-text shutdown",

@@ -41,6 +41,7 @@ message-vpn "Trading_VPN"
       no plain-text shutdown
       exit
     exit
+  no shutdown
   exit
 
 ! Create Queue: "orders"

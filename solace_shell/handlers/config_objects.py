@@ -178,3 +178,8 @@ def vpn_rest_plain_text_shutdown(ctx: HandlerContext, args: Args) -> None:
 def vpn_rest_listen_port(ctx: HandlerContext, args: Args) -> None:
     port = None if args.get("no") else int(str(args["port"]))
     ctx.engine.set_rest_listen_port(ctx.router or "", ctx.router_and_vpn()[1], port)
+
+
+@handler("config_objects.vpn_shutdown")
+def vpn_shutdown(ctx: HandlerContext, args: Args) -> None:
+    ctx.engine.set_vpn_enabled(ctx.router or "", ctx.router_and_vpn()[1], bool(args.get("no")))

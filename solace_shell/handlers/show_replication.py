@@ -64,9 +64,10 @@ class SystemReplicationShow:
 
 
 def _status(row: VpnReplicationRow) -> str:
-    """Standby while replication is enabled in the standby state (the VPN refuses clients);
-    Up otherwise. (A Message VPN that is itself shut down would be Down; the engine has no
-    command that shuts a VPN down yet.)"""
+    """Down while the Message VPN is shut down; Standby while replication is enabled in the
+    standby state (the VPN refuses clients); Up otherwise."""
+    if not row.vpn_enabled:
+        return "Down"
     return "Standby" if row.admin_enabled and row.role == "standby" and not row.internal else "Up"
 
 

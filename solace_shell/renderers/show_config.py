@@ -117,6 +117,7 @@ def _vpn_section(vpn: VpnConfig) -> list[Section]:
                       else "no listen-port")]
     if rest.plain_text_enabled:
         entries.append(_Entry(incoming, "no plain-text shutdown"))
+    entries.append(_Entry(top, _shutdown(vpn.enabled)))
     return [(f"Configure Message Vpn: {q(vpn.name)}", entries)]
 
 
@@ -314,6 +315,7 @@ def _remove_sections(vpn: VpnConfig) -> list[Section]:
     for p in vpn.rest_delivery_points:
         rdp = rest + (f"rest-delivery-point {q(p.name)}",)
         disable += [_Entry(rdp, "shutdown"), _Entry(rdp, "no client-profile")]
+    disable.append(_Entry(top, "shutdown"))
     sections: list[Section] = [(f"Disable Message Vpn: {name}", disable)]
     for u in vpn.client_usernames:
         ctx = (f"client-username {q(u.name)} message-vpn {name}",)
