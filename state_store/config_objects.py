@@ -104,6 +104,8 @@ KINDS: dict[str, KindSpec] = {
         "password": AttrSpec("secret", ""),
         "client-profile": AttrSpec("str", "default"),
         "acl-profile": AttrSpec("str", "default"),
+        "guaranteed-endpoint-permission-override": AttrSpec("bool", False),
+        "subscription-manager": AttrSpec("bool", False),
     }, builtin=("default",), builtin_defaults={"enabled": True}, max_name=189),
     "client-profile": KindSpec("vpn", {
         "reject-msg-to-sender-on-no-subscription-match": AttrSpec("bool", False),
@@ -112,6 +114,7 @@ KINDS: dict[str, KindSpec] = {
         "client-connect-default-action": AttrSpec("enum", "disallow", _ACTION),
         "publish-topic-default-action": AttrSpec("enum", "disallow", _ACTION),
         "subscribe-topic-default-action": AttrSpec("enum", "disallow", _ACTION),
+        "subscribe-share-name-default-action": AttrSpec("enum", "allow", _ACTION),  # SEMPv2 default
     }, builtin=("default",), builtin_defaults={
         "client-connect-default-action": "allow", "publish-topic-default-action": "allow",
         "subscribe-topic-default-action": "allow"}),
@@ -490,7 +493,9 @@ class ConfigService(Service):
             out.append(ClientUsernameInfo(
                 name=name, vpn=v.name, enabled=bool(a["enabled"]), client_profile=str(a["client-profile"]),
                 acl_profile=str(a["acl-profile"]), password_hash=str(a["password"]),
-                builtin=name in KINDS["client-username"].builtin))
+                builtin=name in KINDS["client-username"].builtin,
+                guaranteed_endpoint_permission_override=bool(a["guaranteed-endpoint-permission-override"]),
+                subscription_manager=bool(a["subscription-manager"])))
         return out
 
     def client_usernames(self, router: str, vpn_pattern: str = "*", pattern: str = "*") -> list[ClientUsernameInfo]:
@@ -521,7 +526,8 @@ class ConfigService(Service):
                 publish_topic_default_action=str(a["publish-topic-default-action"]),
                 subscribe_topic_default_action=str(a["subscribe-topic-default-action"]),
                 builtin=name in KINDS["acl-profile"].builtin,
-                managed_by="" if row is None or row.managed_by == "builtin" else row.managed_by))
+                managed_by="" if row is None or row.managed_by == "builtin" else row.managed_by,
+                subscribe_share_name_default_action=str(a["subscribe-share-name-default-action"])))
         return out
 
     def acl_profiles(self, router: str, vpn_pattern: str = "*", pattern: str = "*") -> list[AclProfileInfo]:

@@ -342,6 +342,8 @@ class ClientUsernameInfo:
     acl_profile: str
     password_hash: str  # "" = no password; never the password itself
     builtin: bool       # the VPN's `default` object (exists without `create`)
+    guaranteed_endpoint_permission_override: bool = False
+    subscription_manager: bool = False
 
 
 @statically_frozen
@@ -364,6 +366,7 @@ class AclProfileInfo:
     subscribe_topic_default_action: str
     builtin: bool
     managed_by: str
+    subscribe_share_name_default_action: str = "allow"
 
 
 @statically_frozen

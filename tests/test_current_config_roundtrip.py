@@ -59,12 +59,14 @@ def _step(draw: Draw) -> list[str]:
         head = f"create acl-profile {name} message-vpn {vpn}" if draw(st.booleans()) \
             else f"acl-profile default message-vpn {vpn}"
         return [head] + _some(draw, [f"client-connect default-action {action}",
-                                     f"publish-topic default-action {action}", "subscribe-topic default-action allow"])
+                                     f"publish-topic default-action {action}", "subscribe-topic default-action allow",
+                                     f"subscribe-share-name default-action {action}"])
     if kind == "client-username":
         head = f"create client-username {name} message-vpn {vpn}" if draw(st.booleans()) \
             else f"client-username default message-vpn {vpn}"
         return [head] + _some(draw, [f"password pw-{name}", f"client-profile {profile}", f"acl-profile {profile}",
-                                     "no shutdown", "shutdown", "no password"])
+                                     "no shutdown", "shutdown", "no password", "subscription-manager",
+                                     "guaranteed-endpoint-permission-override"])
     if kind == "delete":
         what = _pick(draw, ["client-username", "client-profile", "acl-profile"])
         return [f"no {what} {_pick(draw, ['a', 'b', 'default'])} message-vpn {vpn}"]

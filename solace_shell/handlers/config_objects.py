@@ -115,6 +115,9 @@ _setter("config_objects.client_username_password", "client-username", "password"
 _setter("config_objects.client_username_client_profile", "client-username", "client-profile",
         _negatable("client-profile"))
 _setter("config_objects.client_username_acl_profile", "client-username", "acl-profile", _negatable("acl-profile"))
+_setter("config_objects.client_username_permission_override", "client-username",
+        "guaranteed-endpoint-permission-override", _flag)
+_setter("config_objects.client_username_subscription_manager", "client-username", "subscription-manager", _flag)
 _setter("config_objects.client_username_shutdown", "client-username", "enabled", _enabled)
 _setter("config_objects.client_profile_reject_no_match", "client-profile",
         "reject-msg-to-sender-on-no-subscription-match", _flag)
@@ -148,7 +151,7 @@ _setter("config_objects.binding_target", "queue-binding", "post-request-target",
 
 @handler("config_objects.acl_default_action")
 def acl_default_action(ctx: HandlerContext, args: Args) -> None:
-    which = chosen_keyword(args, "client-connect", "publish-topic", "subscribe-topic")
+    which = chosen_keyword(args, "client-connect", "publish-topic", "subscribe-topic", "subscribe-share-name")
     path = (ctx.context["acl-profile"],)
     ctx.engine.set_object_attr(ctx.router or "", ctx.router_and_vpn()[1], "acl-profile", path,
                                f"{which}-default-action", chosen_keyword(args, "allow", "disallow"))

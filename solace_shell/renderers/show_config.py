@@ -160,7 +160,8 @@ def _acl_profiles(vpn: VpnConfig) -> list[Section]:
         out.append((_title("ACL Profile", p.name, p.builtin), [
             _Entry(ctx, f"client-connect default-action {p.client_connect_default_action}"),
             _Entry(ctx, f"publish-topic default-action {p.publish_topic_default_action}"),
-            _Entry(ctx, f"subscribe-topic default-action {p.subscribe_topic_default_action}")]))
+            _Entry(ctx, f"subscribe-topic default-action {p.subscribe_topic_default_action}"),
+            _Entry(ctx, f"subscribe-share-name default-action {p.subscribe_share_name_default_action}")]))
     return out
 
 
@@ -191,6 +192,9 @@ def _client_usernames(vpn: VpnConfig) -> list[Section]:
             _Entry(ctx, f"client-profile {q(u.client_profile)}"),
             _Entry(ctx, f"acl-profile {q(u.acl_profile)}"),
             _Entry(ctx, f"encrypted-password {q(u.password_hash)}" if u.password_hash else "no password"),
+            _Entry(ctx, _switch(u.guaranteed_endpoint_permission_override, "guaranteed-endpoint-permission-override",
+                                "no guaranteed-endpoint-permission-override")),
+            _Entry(ctx, _switch(u.subscription_manager, "subscription-manager", "no subscription-manager")),
             _Entry(ctx, _shutdown(u.enabled))]))
     return out
 
@@ -319,8 +323,9 @@ def _remove_sections(vpn: VpnConfig) -> list[Section]:
     sections: list[Section] = [(f"Disable Message Vpn: {name}", disable)]
     for u in vpn.client_usernames:
         ctx = (f"client-username {q(u.name)} message-vpn {name}",)
-        entries = [_Entry(ctx, "shutdown"), _Entry(ctx, "no acl-profile"), _Entry(ctx, "no client-profile"),
-                   _Entry(ctx, "no password")]
+        entries = [_Entry(ctx, line) for line in (
+            "shutdown", "no acl-profile", "no client-profile", "no guaranteed-endpoint-permission-override",
+            "no password", "no subscription-manager")]
         if not u.builtin:
             entries.append(_Entry((), f"no client-username {q(u.name)} message-vpn {name}"))
         sections.append((f"Remove Client Username: {q(u.name)}", entries))
@@ -342,7 +347,7 @@ def _remove_sections(vpn: VpnConfig) -> list[Section]:
     for a in vpn.acl_profiles:
         ctx = (f"acl-profile {q(a.name)} message-vpn {name}",)
         entries = [_Entry(ctx, f'{what} default-action "allow"')
-                   for what in ("client-connect", "publish-topic", "subscribe-topic")]
+                   for what in ("client-connect", "publish-topic", "subscribe-topic", "subscribe-share-name")]
         if not a.builtin:
             entries.append(_Entry((), f"no acl-profile {q(a.name)} message-vpn {name}"))
         sections.append((f"Remove ACL Profile: {q(a.name)}", entries))
