@@ -67,3 +67,17 @@ def test_readme_targets_are_recorded_results() -> None:
         latest = row.split(" | ")[1]
         for figure in re.findall(r"[+]?\d[\d,.\-]*\s?(?:x|MB|ms|s|bytes)?", latest):
             assert figure.strip() in results, (figure, row)
+
+
+def test_the_readme_credentials_log_in(tmp_path: Path) -> None:
+    """Each user and password of README's table logs in to a fresh default lab."""
+    import os
+    import subprocess
+
+    rows = re.findall(r"^\| `(\w+)` \| `(\w+)` \| ", README, flags=re.M)
+    assert [user for user, _ in rows] == ["admin", "operator", "meshmgr", "monitor", "trading_admin"]
+    for user, password in rows:
+        env = dict(os.environ, SOLACE_SHELL_PASSWORD=password)
+        command = ["solace-shell", "--db", str(tmp_path / "lab.sqlite"), "--user", user, "-c", "show hostname"]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        assert done.returncode == 0 and "Hostname: NY_Appliance1" in done.stdout, (user, done.stderr)
