@@ -105,14 +105,13 @@ USAGE = """usage: python -m spark_jobs.daemon
 
 The Python worker daemon Spark starts on each executor when `spark.python.daemon.module` is
 `spark_jobs.daemon` (the conformance job's sessions set it): it warms the replay up once, then runs
-PySpark's own daemon, which forks the workers. Spark starts it; it takes no arguments."""
+PySpark's own daemon, which forks the workers. Spark starts it, with the arguments Spark gives."""
 
 
 def main() -> None:
-    if sys.argv[1:]:  # Spark starts it with none: anything else is a person asking
-        asked = sys.argv[1:] in (["-h"], ["--help"])
-        print(USAGE, file=sys.stdout if asked else sys.stderr)
-        sys.exit(0 if asked else 2)
+    if sys.argv[1:] in (["-h"], ["--help"]):  # a person asking; Spark passes its own arguments through
+        print(USAGE)
+        sys.exit(0)
     sys.path[:] = without_shipped_sources(sys.path, _installed_py4j_version)
     try:
         warm_up()

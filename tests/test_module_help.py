@@ -1,5 +1,6 @@
 """Every module entry point answers `--help` with a short usage and exit status 0, and does nothing
-else (no reference printed, no daemon started, no Spark session)."""
+else (no reference printed, no daemon started, no Spark session). The worker daemon takes whatever
+other arguments Spark starts it with (tests/test_spark_conformance.py runs it under Spark)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def test_help_is_short_usage(module: str) -> None:
 
 
 def test_a_stray_argument_is_refused() -> None:
-    for module, argument in (("grammar.reference", "--wrtie"), ("spark_jobs.daemon", "x")):
+    for module, argument in (("grammar.reference", "--wrtie"),):
         done = subprocess.run([sys.executable, "-m", module, argument], cwd=ROOT, capture_output=True, text=True,
                               timeout=60, stdin=subprocess.DEVNULL)
         assert done.returncode == 2 and "usage" in done.stderr.lower(), (module, done.stderr)
