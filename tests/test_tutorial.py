@@ -91,3 +91,21 @@ def test_typing_the_tutorial_records_the_transcript() -> None:
     finally:
         lab.close()
     assert _session_lines(recorded.getvalue()) == lines
+
+
+def test_typing_the_readme_drill_records_it() -> None:
+    """README's first drill, typed as the README says (F2, `connect`), records itself."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (block,) = transcript_blocks(readme)
+    lines = _session_lines(block)
+    recorded = io.StringIO()
+    lab = Lab.fresh()
+    try:
+        with create_pipe_input() as pipe:
+            pipe.send_text(keys_for(lines))
+            pipe.close()
+            run_repl(lab, "NY_Appliance1", history_path=None, recorder=Recorder(recorded),
+                     input=pipe, output=DummyOutput(), stdout=io.StringIO(), paging=False)
+    finally:
+        lab.close()
+    assert _session_lines(recorded.getvalue()) == lines
