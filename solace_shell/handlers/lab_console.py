@@ -268,7 +268,7 @@ def audit(ctx: HandlerContext, args: Args) -> AuditView:
 
 # ---------------------------------------------------------------- reset, settings
 def scenario_path(name: str) -> Path:
-    """A scenario as typed: a file path, or the name of a bundled scenario (`default`)."""
+    """A scenario as typed: a file path, or the name of a bundled scenario (`default`, `bare`, `swiftmq-ha`)."""
     found = resolve_scenario(name)
     if found is None:
         raise EngineError("scenario_not_found", scenario=name if len(name) <= 64 else name[:64] + "...")
