@@ -81,3 +81,10 @@ def test_the_readme_credentials_log_in(tmp_path: Path) -> None:
         command = ["solace-shell", "--db", str(tmp_path / "lab.sqlite"), "--user", user, "-c", "show hostname"]
         done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
         assert done.returncode == 0 and "Hostname: NY_Appliance1" in done.stdout, (user, done.stderr)
+
+
+def test_the_readme_lists_every_bundled_scenario() -> None:
+    bundled = sorted(path.stem for path in (ROOT / "state_store" / "scenarios").glob("*.yaml"))
+    table = README.split("## The systems the lab emulates", 1)[1].split("\n\n", 2)[1]
+    listed = sorted(re.findall(r"^\| `([\w-]+)` \|", table, flags=re.M))
+    assert listed == bundled
