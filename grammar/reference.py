@@ -7,6 +7,7 @@ accepts; a test fails when the committed file is stale. Regenerate with
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -78,8 +79,13 @@ def _layouts(grammar: Grammar) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m grammar.reference",
+        description="Print the command reference generated from the grammar (docs/commands.md's text).")
+    parser.add_argument("--write", action="store_true", help=f"write it to {REFERENCE_PATH.name} instead")
+    args = parser.parse_args(argv)
     text = generate()
-    if "--write" in argv:
+    if args.write:
         REFERENCE_PATH.write_text(text, encoding="utf-8")
         print(f"wrote {REFERENCE_PATH}")
     else:

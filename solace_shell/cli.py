@@ -138,9 +138,10 @@ def _check_commands(commands: tuple[str, ...]) -> None:
               help=f"Lab database file (default: {default_db_path()}; env {DEFAULT_DB_ENV}).")
 @click.option("--user", help="Log in as this lab-defined CLI user (asks for its password; "
               f"{PASSWORD_ENV} when not at a terminal). Without it: the built-in admin, like cli -A.")
-@click.option("--router", help="The router to start at (default: the lab's first router).")
+@click.option("--router", help="The router to start at (default: the lab's first router), or `lab` for the lab "
+              "console (lab administrators only).")
 @click.option("--scenario", help="Build a new lab file from this scenario (a YAML file, or a bundled scenario "
-              "name: default, swiftmq-ha) instead of the default two-site lab.")
+              "name: default, bare, swiftmq-ha) instead of the default two-site lab.")
 @click.option("-s", "--script", type=click.Path(exists=True, dir_okay=False),
               help="Run a CLI script file, echoing each line after the prompt (like cli -A -s).")
 @click.option("-c", "--command", "commands", multiple=True, help="Run one command and exit (repeatable).")

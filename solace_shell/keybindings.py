@@ -95,6 +95,7 @@ def repl_key_bindings(repl: ReplHooks) -> KeyBindings:
             run_in_terminal(_refuse)
             event.app.invalidate()
             return
+        event.app.erase_when_done = True  # the prompt left is not kept on screen (the REPL resets it)
         event.app.exit(exception=ConsoleToggled(event.current_buffer.text))
 
     return kb

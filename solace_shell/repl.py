@@ -83,6 +83,7 @@ class Repl:
         self.last_router: str | None = start_target if start_target != LAB_TARGET else (
             routers[0] if routers else None)
         self.live = LiveNames(lab)
+        self.may_open_console = lab.console_refusal() is None
         self.clock = read_clock(lab)
         self.style = repl_style()
         # Colour (toolbar aside) only when writing to a real terminal.
@@ -217,7 +218,7 @@ class Repl:
             return 0
 
     def _toolbar(self) -> Any:
-        return toolbar_fragments(self.target, self.clock, self.last_router)
+        return toolbar_fragments(self.target, self.clock, self.last_router, self.may_open_console)
 
     # -- the loop -------------------------------------------------------------------------------
     def _execute(self, target: str, line: str) -> tuple[str | None, Outcome]:
@@ -273,7 +274,7 @@ class Repl:
             try:
                 line = self.prompt_session.prompt(default=typed)
             except ConsoleToggled as toggled:
-                typed = toggled.text
+                typed = self._toggled(toggled)
                 continue
             except KeyboardInterrupt:
                 typed = ""
@@ -291,7 +292,7 @@ class Repl:
             try:
                 line = await self.prompt_session.prompt_async(default=typed)
             except ConsoleToggled as toggled:
-                typed = toggled.text
+                typed = self._toggled(toggled)
                 continue
             except KeyboardInterrupt:
                 typed = ""
@@ -301,6 +302,13 @@ class Repl:
             typed = ""
             if not await self.run_line_async(line):
                 return 0
+
+    def _toggled(self, toggled: ConsoleToggled) -> str:
+        """After F2: the prompt left erased itself (no stray prompt line); the next prompts keep
+        theirs on screen as usual. Returns the text typed so far, which goes along."""
+        for prompt_session in self._prompt_sessions.values():
+            prompt_session.app.erase_when_done = False
+        return toggled.text
 
     def _eof(self) -> int:
         if self.target in PERSONALITY_PREFIXES:   # the SwiftMQ CLI says goodbye on EOF

@@ -28,8 +28,10 @@ def read_clock(lab: Lab) -> str | None:
         return None
 
 
-def toolbar_fragments(target: str, clock: str | None, other: str | None) -> StyleAndTextTuples:
-    """` NY_Appliance1 | T+5s | F2 lab console / router`; at the console, the router F2 returns to."""
+def toolbar_fragments(target: str, clock: str | None, other: str | None, console: bool = True) -> StyleAndTextTuples:
+    """` NY_Appliance1 | T+5s | F2 lab console / router`; at the console, the router F2 returns to.
+    Without `console` (a user who may not open the lab console) the F2 hint is left out: the
+    toolbar offers only what the user may do."""
     is_lab = target == LAB_TARGET
     out: StyleAndTextTuples = [
         ("class:bottom-toolbar.lab" if is_lab else "class:bottom-toolbar.target",
@@ -37,6 +39,8 @@ def toolbar_fragments(target: str, clock: str | None, other: str | None) -> Styl
     ]
     if clock:
         out += [("class:bottom-toolbar.sep", "| "), ("class:bottom-toolbar.clock", f"{clock} ")]
+    if not console:
+        return out
     out += [("class:bottom-toolbar.sep", "| "), ("class:bottom-toolbar.key", "F2"), ("", " ")]
     out.append(("", "lab console / router"))
     if is_lab and other:
@@ -44,6 +48,6 @@ def toolbar_fragments(target: str, clock: str | None, other: str | None) -> Styl
     return out
 
 
-def toolbar_text(target: str, clock: str | None, other: str | None) -> str:
+def toolbar_text(target: str, clock: str | None, other: str | None, console: bool = True) -> str:
     """The toolbar as plain text (for tests)."""
-    return "".join(fragment[1] for fragment in toolbar_fragments(target, clock, other))
+    return "".join(fragment[1] for fragment in toolbar_fragments(target, clock, other, console))

@@ -111,7 +111,17 @@ def freeze_inherited() -> None:
     gc.freeze()
 
 
+USAGE = """usage: python -m spark_jobs.daemon
+
+The Python worker daemon Spark starts on each executor when `spark.python.daemon.module` is
+`spark_jobs.daemon` (the conformance job's sessions set it): it warms the replay up once, then runs
+PySpark's own daemon, which forks the workers. Spark starts it, with the arguments Spark gives."""
+
+
 def main() -> None:
+    if sys.argv[1:] in (["-h"], ["--help"]):  # a person asking; Spark passes its own arguments through
+        print(USAGE)
+        sys.exit(0)
     sys.path[:] = without_shipped_sources(sys.path, _installed_py4j_version)
     try:
         warm_up()

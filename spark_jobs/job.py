@@ -39,7 +39,9 @@ import math
 import os
 import re
 import stat
+import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
@@ -53,7 +55,7 @@ from urllib.parse import unquote
 from solace_shell.transcript.replay import paced_collection, replay_text
 
 from . import summary as summ
-from .grammar_nodes import GrammarUnavailable, grammar_node_ids
+from .grammar_nodes import GrammarUnavailable, grammar_node_ids, levels_knowing
 
 if TYPE_CHECKING:  # pyarrow, for the output, is imported while the first job runs
     from .interrupt import StopOnSignals
@@ -138,6 +140,35 @@ def _quoted(path: str) -> str:
     return f'"{path}"' if any(c.isspace() for c in path) else path
 
 
+# What the JVM's module system prints on every start of Spark 4 (its launcher always adds
+# `--add-modules=jdk.incubator.vector`), before any logging is set up: no option silences it.
+_JVM_NOTICES = (b"WARNING: Using incubator modules: jdk.incubator.vector",)
+
+
+def _forward_stderr(stream: Any) -> None:
+    """Copy the JVM's standard error to ours, line by line, without the notices above."""
+    for line in iter(stream.readline, b""):
+        if line.rstrip(b"\r\n") not in _JVM_NOTICES:
+            sys.stderr.buffer.write(line)
+            sys.stderr.flush()
+
+
+def _start_gateway(options: dict[str, str]) -> None:
+    """Start the driver's JVM as PySpark would (spark-submit with these options), its standard
+    error passed through `_forward_stderr`, unless a JVM already runs (a session before this one,
+    or spark-submit's). The JVM logs errors only (log4j2.properties); this drops the one line the
+    JVM prints before any logger exists."""
+    from pyspark import SparkConf, SparkContext  # noqa: PLC0415
+    from pyspark.java_gateway import launch_gateway  # noqa: PLC0415
+
+    if "PYSPARK_GATEWAY_PORT" in os.environ or SparkContext._gateway is not None:
+        return
+    gateway = launch_gateway(  # type: ignore[no-untyped-call]  # PySpark gives it no annotations
+        SparkConf().setAll(list(options.items())), popen_kwargs={"stderr": subprocess.PIPE})
+    threading.Thread(target=_forward_stderr, args=(gateway.proc.stderr,), name="jvm-stderr", daemon=True).start()
+    SparkContext._ensure_initialized(gateway=gateway)
+
+
 def get_spark(master: str | None, app_name: str = "solace-conformance", conf: dict[str, str] | None = None) -> Any:
     ensure_worker_python()
     from pyspark.sql import SparkSession  # noqa: PLC0415
@@ -157,8 +188,10 @@ def get_spark(master: str | None, app_name: str = "solace-conformance", conf: di
         # Its log: errors only from the start (log4j2.properties says why).
         "spark.driver.extraJavaOptions": f"-XX:TieredStopAtLevel=1 -Dlog4j2.configurationFile={_quoted(LOG_CONFIG)}",
     }
-    for key, value in {**defaults, **(conf or {})}.items():
+    options = {"spark.app.name": app_name, **({"spark.master": master} if master else {}), **defaults, **(conf or {})}
+    for key, value in options.items():
         builder = builder.config(key, value)
+    _start_gateway(options)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
@@ -927,6 +960,15 @@ def _summary(opts: RunOptions, partial: Any) -> dict[str, Any]:
             grammar_nodes = grammar_node_ids()
         except GrammarUnavailable as exc:
             grammar_nodes, reason = None, str(exc)
+    collected = summary_inputs(partial)
+    unparsed = list(collected.pop("unknown_commands"))
+    try:
+        known = levels_knowing(u["command"] for u in unparsed)
+    except GrammarUnavailable:
+        known = {}
     return summ.build_summary(
         inputs=opts.inputs, grammar_nodes=grammar_nodes, grammar_reason=reason,
-        min_pass=opts.min_pass, gate_of=opts.gate_of, **summary_inputs(partial))
+        min_pass=opts.min_pass, gate_of=opts.gate_of,
+        unknown_commands=[u for u in unparsed if u["command"] not in known],
+        misplaced_commands=[{**u, "levels": known[u["command"]]} for u in unparsed if u["command"] in known],
+        **collected)

@@ -52,6 +52,7 @@ def build_summary(
     quarantine: Iterable[dict[str, Any]],
     min_pass: float,
     gate_of: str,
+    misplaced_commands: Iterable[dict[str, Any]] = (),
 ) -> dict[str, Any]:
     commands = sum(verdicts.values())
     total_t = transcripts.get("total", 0)
@@ -114,6 +115,7 @@ def build_summary(
         "by_signature": list(by_signature),
         "coverage": coverage,
         "unknown_commands": list(unknown_commands),
+        "misplaced_commands": list(misplaced_commands),
         "quarantine": list(quarantine),
     }
 
@@ -244,6 +246,15 @@ def render_report(summary: dict[str, Any], *, max_rows: int = 200) -> str:
                             ([u["command"], u["count"], u["transcripts"],
                               f"{u['example']['transcript']}:{u['example']['line']}"] for u in unknown[:max_rows]),
                             numeric={1, 2}))
+    else:
+        parts.append("<p>None.</p>")
+    parts.append("<h2>Commands typed at a level that does not offer them</h2>")
+    misplaced = summary.get("misplaced_commands", [])
+    if misplaced:
+        parts.append(_table(["command", "levels that offer it", "times", "transcripts", "first example"],
+                            ([u["command"], ", ".join(u["levels"]), u["count"], u["transcripts"],
+                              f"{u['example']['transcript']}:{u['example']['line']}"] for u in misplaced[:max_rows]),
+                            numeric={2, 3}))
     else:
         parts.append("<p>None.</p>")
     parts.append("<h2>Quarantine</h2>")

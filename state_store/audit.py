@@ -55,12 +55,14 @@ _XA_LOG_PREFIX = "xa-log:"  # st.meta keys `xa-log:<group id>:<xid>` (transactio
 _XA_STANDBY_END_PREFIX = "xa-standby-end:"  # `xa-standby-end:<group id>:<xid>` (transactions.py)
 
 
-def _first_in_order(segments: list[tuple[Message, int, int]], limit: int) -> list[tuple[int, Message]]:
-    """The first ``limit`` messages of ``segments`` ((ledger run, first id, how many) in id
-    order) by (VPN name, rgmid, id), as (id, run); a negative limit is none, as SQL's LIMIT.
-    Within a VPN name rgmids normally grow with ids (one group counter), so grouping by VPN keeps
-    each group sorted: only the messages listed are expanded, and only an out-of-order group is
-    sorted."""
+def _first_in_order(segments: list[tuple[Message, int, int]], limit: int) -> list[tuple[int, Message, int]]:
+    """The first ``limit`` entries of ``segments`` ((ledger run, first id, how many) in id order)
+    by (VPN name, rgmid, id), as (first id, run, how many); a negative limit is none, as SQL's
+    LIMIT. A segment is one entry: its messages share their outcome and details (the audit cuts
+    segments wherever a copy, a stream entry or a delivery starts or ends), so a million lost
+    messages in a row are one entry, listed whole. Within a VPN name rgmids normally grow with
+    ids (one group counter), so grouping by VPN keeps each group sorted; only an out-of-order
+    group is expanded into its messages and sorted."""
     by_vpn: dict[str, list[tuple[Message, int, int]]] = {}
     last_rgmid: dict[str, int] = {}
     unsorted: set[str] = set()
@@ -76,37 +78,24 @@ def _first_in_order(segments: list[tuple[Message, int, int]], limit: int) -> lis
                 unsorted.add(name)
             group.append(seg)
         last_rgmid[name] = first + n - 1
-    out: list[tuple[int, Message]] = []
+    out: list[tuple[int, Message, int]] = []
     for name in sorted(by_vpn):
         if 0 <= limit <= len(out):
             break
         group = by_vpn[name]
         if name in unsorted:
-            items = [(mid, m) for m, a, n in group for mid in range(a, a + n)]
+            items = [(mid, m, 1) for m, a, n in group for mid in range(a, a + n)]
             items.sort(key=lambda t: (t[1].rgmid + t[0] - t[1].id, t[0]))
             out += items if limit < 0 else items[:limit - len(out)]
             continue
         for m, a, n in group:
-            room = n if limit < 0 else min(n, limit - len(out))
-            out.extend((mid, m) for mid in range(a, a + room))
+            out.append((a, m, n))
             if 0 <= limit <= len(out):
                 break
     return out
 
 
 _Run = Delivery | Spooled | ReplEntry  # runs that name messages: message_id .. + count
-
-
-def _id_ranges(ids: list[int]) -> list[tuple[int, int]]:
-    """``ids`` (distinct) as the half-open ranges of consecutive ids they run in, in their order:
-    the audit's listed messages come in long runs of consecutive ids."""
-    out: list[tuple[int, int]] = []
-    for i in ids:
-        if out and out[-1][1] == i:
-            out[-1] = (out[-1][0], i + 1)
-        else:
-            out.append((i, i + 1))
-    return out
 
 
 def _spread(runs: Iterable[_Run], lo: int, hi: int) -> Iterator[tuple[int, _Run]]:
@@ -239,23 +228,12 @@ class AuditService(Service):
         if shown:
             for d in st.deliveries.values():
                 delivery_runs.add(d.id, d)
-        held_by: dict[int, tuple[list[Delivery], set[tuple[str, str]]]] = {}
-        for a, b in _id_ranges([mid for mid, _ in shown]):
-            held_by.update(self._held(a, b, delivery_runs, vpn_router, queue_vpn))
-        last: tuple[Message, list[Delivery], set[tuple[str, str]], _EntryFields] | None = None
-        for mid, m in shown:
-            dl, places = held_by[mid]
-            # the listed messages come in runs of one ledger run with the same deliveries and
-            # places: their fields (all but the rgmid) are worked out once per run
-            if last is not None and last[0] is m and last[1] == dl and last[2] == places:
-                fields = last[3]
-            else:
-                fields = _entry_fields(m, dl, places)
-                last = (m, dl, places, fields)
-            outcome, nd, clients, routers, where, notes = fields
+        for mid, m, n in shown:
+            dl, places = self._held(mid, mid + 1, delivery_runs, vpn_router, queue_vpn)[mid]
+            outcome, nd, clients, routers, where, notes = _entry_fields(m, dl, places)
             problems.append(AuditEntry(
                 vpn=m.vpn_name, rgmid=m.rgmid + mid - m.id, topic=m.topic, outcome=outcome, deliveries=nd,
-                clients=clients, routers=routers, where=where, notes=notes))
+                clients=clients, routers=routers, where=where, notes=notes, count=n))
 
         where_rows: list[SpoolWhere] = []
         for queue_id, copies in st.spooled_by_queue.items():

@@ -64,6 +64,7 @@ QUEUE_OPTIONS: dict[str, OptionSpec] = {
 # the scenarios' VPNs take traffic. Range as for queues [INFER].
 VPN_MAX_SPOOL: OptionSpec = ("max_spool_mb", "int", 60000, (0, 6000000))
 CONSUMED_RGMIDS_SHOWN = 1000  # ConsumeResult.rgmids holds the first this many
+CONSUMED_RANGES_SHOWN = 100  # ConsumeResult.rgmid_ranges holds the first this many
 # Runs of at least this many records are made with the cyclic collector paused (state.bulk): below
 # it, re-enabling the collector makes the next allocation pay the deferred collection, which costs
 # a small publish more than it saves.
@@ -249,7 +250,23 @@ class MessagingService(Service):
             else:
                 self.consume_selected(v, r, c.name, copies, None)
         return ConsumeResult(client=c.name, router=r.name, vpn=v.name, queue=q.name, requested=count,
-                             consumed=taken, rgmids=rgmids, transacted=t is not None)
+                             consumed=taken, rgmids=rgmids, transacted=t is not None,
+                             rgmid_ranges=self._rgmid_ranges(copies, CONSUMED_RANGES_SHOWN))
+
+    def _rgmid_ranges(self, copies: list[Spooled], limit: int) -> tuple[tuple[int, int], ...]:
+        """The replication-group message IDs of ``copies`` as the first ``limit`` ranges of
+        consecutive IDs, (first, last) each: one ledger lookup per run, whatever its length."""
+        out: list[tuple[int, int]] = []
+        for sp in copies:
+            for a, b, m in self.st.ledger_spans(sp.message_id, sp.message_id + sp.count):
+                first, last = m.rgmid + a - m.id, m.rgmid + b - 1 - m.id
+                if out and out[-1][1] + 1 == first:
+                    out[-1] = (out[-1][0], last)
+                elif len(out) < limit:
+                    out.append((first, last))
+                else:
+                    return tuple(out)
+        return tuple(out)
 
     def _rgmids(self, copies: list[Spooled], limit: int) -> tuple[int, ...]:
         """The replication-group message IDs of the first ``limit`` messages of ``copies``: one

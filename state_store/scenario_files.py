@@ -15,7 +15,7 @@ DEFAULT_SCENARIO = ROOT_DIR / "default.yaml"
 
 def resolve_scenario(name: str) -> Path | None:
     """A scenario as typed: a file path, or the name of a bundled scenario (`default`,
-    `swiftmq-ha`); None when neither exists."""
+    `bare`, `swiftmq-ha`); None when neither exists."""
     if len(name.encode("utf-8", "surrogatepass")) > 4096:
         return None
     for candidate in (Path(name), ROOT_DIR / name, ROOT_DIR / f"{name}.yaml"):

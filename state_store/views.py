@@ -541,6 +541,9 @@ class ConsumeResult:
     consumed: int
     rgmids: tuple[int, ...]  # first 1000 at most
     transacted: bool
+    # the consumed rgmids as ranges (first, last), in the order consumed, the first 100 at most:
+    # a million consecutive messages are one range, which `rgmids` cannot show
+    rgmid_ranges: tuple[tuple[int, int], ...] = ()
 
 
 @statically_frozen
@@ -590,6 +593,7 @@ class AuditEntry:
     routers: tuple[str, ...]
     where: tuple[tuple[str, str], ...]  # (router, queue) still holding it
     notes: tuple[str, ...]  # the messages' ledger notes, first seen first, no repeats
+    count: int = 1  # messages rgmid .. rgmid + count - 1, all with this outcome and these details
 
 
 @statically_frozen

@@ -1,7 +1,7 @@
 """Hypothesis strategies for hostile input files: transcripts and scenario files.
 
-Shared by the unit tests (a few hundred examples a run) and bench/bench_hostile_inputs.py (the
-counts the README quotes). Each strategy mixes valid structure with what an attacker or a careless
+Shared by the unit tests (a few hundred examples a run) and bench/bench_hostile_inputs.py (whose
+counts bench/results-*.md record). Each strategy mixes valid structure with what an attacker or a careless
 author would write: catastrophic and unsupported regexes, deep nesting, alias bombs, huge numbers,
 wrong types, control characters, overlong names.
 """

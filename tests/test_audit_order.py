@@ -1,8 +1,8 @@
 """The audit lists its problems by (VPN, replication-group message ID) without sorting every
 flagged message: segments of ledger runs grouped by VPN in ledger order, a group expanded and
-sorted only when its IDs are out of order, a sorted group expanded only as far as the limit.
-Checked against the plain sort of the expanded messages, limits included (a negative limit
-lists them all)."""
+sorted only when its IDs are out of order, a sorted group's segments listed whole (a segment's
+messages share their outcome), as far as the limit of entries. Checked against the plain sort of
+the expanded messages, limits included (a negative limit lists them all)."""
 
 from __future__ import annotations
 
@@ -27,4 +27,7 @@ def test_first_in_order_is_the_sorted_prefix(rows: list[tuple[str, int, int]], l
         mid += n
     expanded = [(i, m) for m, a, n in segments for i in range(a, a + n)]
     expected = sorted(expanded, key=lambda t: (t[1].vpn_name, t[1].rgmid + t[0] - t[1].id, t[0]))
-    assert _first_in_order(segments, limit) == (expected if limit < 0 else expected[:limit])
+    listed = _first_in_order(segments, limit)
+    flat = [(i, m) for a, m, n in listed for i in range(a, a + n)]
+    assert flat == expected[:len(flat)]  # the sorted prefix, whole segments or single messages
+    assert flat == expected if limit < 0 or len(listed) < limit else len(listed) == limit

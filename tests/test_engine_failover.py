@@ -155,7 +155,7 @@ def test_complete_failure_replace_site_then_failback(lab):
     t = a.totals
     assert (t.published, t.delivered_once, t.duplicated, t.lost) == (9, 7, 0, 2)
     lost = [p for p in a.problems if p.outcome == "lost"]
-    assert [p.rgmid for p in lost] == [1000004, 1000005]
+    assert [p.rgmid + k for p in lost for k in range(p.count)] == [1000004, 1000005]
     assert lost[0].notes == ("not replicated", "site replaced")
 
 

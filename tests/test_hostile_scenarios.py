@@ -1,7 +1,7 @@
 """Hostile scenario files: every one is a lab or one ScenarioError whose every problem names the
 file and a line; never a traceback, never a runaway parse.
 
-The 1,000-file figure in README comes from bench/bench_hostile_inputs.py; this test runs a
+bench/bench_hostile_inputs.py runs 1,000 of them (results in bench/results-*.md); this test runs a
 smaller sample so the suite stays fast.
 """
 

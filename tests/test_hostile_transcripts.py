@@ -1,7 +1,7 @@
 """Hostile transcripts: `(re)` lines run on RE2 (linear time), a pattern RE2 cannot compile is a
 FILE:LINE error at load, and no generated transcript ends in a traceback.
 
-The 1,000-transcript figure in README comes from bench/bench_hostile_inputs.py; this test runs a
+bench/bench_hostile_inputs.py runs 1,000 of them (results in bench/results-*.md); this test runs a
 smaller sample so the suite stays fast.
 """
 

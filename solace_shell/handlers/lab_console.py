@@ -7,6 +7,7 @@ form docs/lab.md documents (drills and golden transcripts assert on it).
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -206,12 +207,36 @@ def exit_console(ctx: HandlerContext, args: Args) -> SwitchTarget:
     return SwitchTarget(BACK_TO_ROUTER)
 
 
+HELP_WIDTH = 80        # `help` fits an 80-column terminal (the CLI's own width), on any terminal
+HELP_COLUMN = 34       # where the help text starts; a longer syntax gets lines of its own
+# Console verbs of one system: listed by `help` only when the lab holds that system.
+SWIFTMQ_VERBS = "lab_swiftmq."
+SOLACE_VERBS = {"lab.publish", "lab.consume", "lab.transaction_local", "lab.transaction_xa", "lab.fail_site",
+                "lab.restore_site", "lab.replace_site", "lab.fail_link", "lab.restore_link", "lab.audit"}
+
+
+def _help_entry(syntax: str, text: str) -> list[str]:
+    """One command's lines: the syntax (wrapped at its words, continued 4 columns in), the help
+    text from HELP_COLUMN (wrapped at its words, continued in the same column)."""
+    indent = " " * HELP_COLUMN
+    helps = textwrap.wrap(text, HELP_WIDTH - HELP_COLUMN) or [""]
+    if len(syntax) + 2 <= HELP_COLUMN:
+        first, rest = [f"{syntax:<{HELP_COLUMN}}{helps[0]}".rstrip()], helps[1:]
+    else:
+        first, rest = textwrap.wrap(syntax, HELP_WIDTH, subsequent_indent="    ", break_on_hyphens=False), helps
+    return first + [indent + line for line in rest]
+
+
 @handler("lab.help")
 def console_help(ctx: HandlerContext, args: Args) -> Lines:
-    """Every console command with its one-line help, from the grammar (docs/lab.md has the forms)."""
-    commands = ctx.session.lab.grammar.by_mode.get("lab", [])
-    width = max(len(c.syntax) for c in commands)
-    return Lines(tuple(f"{c.syntax:<{width}}  {c.help}" for c in commands))
+    """The console commands of the systems this lab holds, each with its help, from the grammar
+    (docs/lab.md has the forms): the SwiftMQ verbs only in a lab with a SwiftMQ HA router, the
+    Solace traffic and failure verbs only in one with Solace routers."""
+    lab = ctx.session.lab
+    swiftmq, solace = "swiftmq" in lab.targets(), bool(lab.routers())
+    shown = [c for c in lab.grammar.by_mode.get("lab", [])
+             if (swiftmq or not c.handler.startswith(SWIFTMQ_VERBS)) and (solace or c.handler not in SOLACE_VERBS)]
+    return Lines(tuple(line for c in shown for line in _help_entry(c.syntax, c.help)))
 
 
 @handler("lab.connect")
@@ -243,7 +268,7 @@ def audit(ctx: HandlerContext, args: Args) -> AuditView:
 
 # ---------------------------------------------------------------- reset, settings
 def scenario_path(name: str) -> Path:
-    """A scenario as typed: a file path, or the name of a bundled scenario (`default`)."""
+    """A scenario as typed: a file path, or the name of a bundled scenario (`default`, `bare`, `swiftmq-ha`)."""
     found = resolve_scenario(name)
     if found is None:
         raise EngineError("scenario_not_found", scenario=name if len(name) <= 64 else name[:64] + "...")

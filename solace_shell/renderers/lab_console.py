@@ -23,30 +23,12 @@ from ..results import ResetLab
 from . import renderer
 
 REPL_QUEUE = "#MSGVPN_REPLICATION_DATA_QUEUE"
-MAX_RANGES = 5   # rgmid ranges printed by consume before ",..."
+MAX_RANGES = 5   # rgmid ranges printed by consume before ",..." (docs/lab.md)
 
 
 # ---------------------------------------------------------------- helpers
 def names(items: tuple[str, ...] | list[str]) -> str:
     return ",".join(items) if items else "-"
-
-
-def rgmid_ranges(ids: tuple[int, ...] | list[int], more: bool = False) -> str:
-    """1,2,3,5 -> 1-3,5; at most MAX_RANGES ranges, then ",..."; "-" for none."""
-    if not ids:
-        return "-"
-    ranges: list[str] = []
-    start = prev = ids[0]
-    for x in list(ids[1:]) + [None]:
-        if x is not None and x == prev + 1:
-            prev = x
-            continue
-        ranges.append(str(start) if start == prev else f"{start}-{prev}")
-        if x is not None:
-            start = prev = x
-    if len(ranges) > MAX_RANGES:
-        ranges, more = ranges[:MAX_RANGES], True
-    return ",".join(ranges) + (",..." if more else "")
 
 
 def table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
@@ -91,7 +73,8 @@ def published(p: Published) -> str:
 @renderer(Consumed)
 def consumed(c: Consumed) -> str:
     r = c.result
-    rg = rgmid_ranges(r.rgmids, more=r.consumed > len(r.rgmids))
+    ranges = [str(a) if a == b else f"{a}-{b}" for a, b in r.rgmid_ranges[:MAX_RANGES]]
+    rg = ",".join(ranges) + (",..." if len(r.rgmid_ranges) > MAX_RANGES else "") if ranges else "-"
     if r.transacted:
         return f"locked {r.consumed} from {r.queue} on {r.router} in transaction (rgmid {rg})"
     return f"consumed {r.consumed} from {r.queue} on {r.router} (rgmid {rg})"
@@ -179,8 +162,8 @@ def _problem_key(e: AuditEntry) -> tuple[Any, ...]:
 
 
 def _problem_line(entries: list[AuditEntry], with_vpn: bool) -> str:
-    first, last = entries[0], entries[-1]
-    ids = str(first.rgmid) if first is last else f"{first.rgmid}-{last.rgmid}"
+    first, last = entries[0], entries[-1].rgmid + entries[-1].count - 1
+    ids = str(first.rgmid) if first.rgmid == last else f"{first.rgmid}-{last}"
     head = f"{first.vpn} " if with_vpn else ""
     head += f"rgmid {ids} {first.outcome}"
     notes = [n for n in first.notes if n]
@@ -201,7 +184,8 @@ def _runs(problems: tuple[AuditEntry, ...]) -> list[list[AuditEntry]]:
     runs: list[list[AuditEntry]] = []
     for _, group in groupby(problems, key=_problem_key):
         for e in group:
-            if runs and _problem_key(runs[-1][-1]) == _problem_key(e) and runs[-1][-1].rgmid + 1 == e.rgmid:
+            before = runs[-1][-1] if runs else None
+            if before and _problem_key(before) == _problem_key(e) and before.rgmid + before.count == e.rgmid:
                 runs[-1].append(e)
             else:
                 runs.append([e])
@@ -224,7 +208,7 @@ def audit(v: AuditView) -> str:
     shown = 0
     for run in runs[:v.limit]:
         out.append(_problem_line(run, with_vpn))
-        shown += len(run)
+        shown += sum(e.count for e in run)
     remaining = t.duplicated + t.lost - shown
     if remaining > 0:
         out.append(f"... {remaining} more")
