@@ -66,7 +66,7 @@ class SwiftMqCli:
     def _serving(engine: Any) -> dict[str, str | None]:
         """Per HA router, the serving instance and when its process started (a reboot of the same
         instance is a new connection too)."""
-        core = engine.ha_core()
+        core = engine.kernel()
         out: dict[str, str | None] = {}
         for r in ha.routers(core):
             name = ha.serving_instance(core, r)

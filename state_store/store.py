@@ -193,9 +193,9 @@ def _scenario_path(scenario: str | Path | None) -> Path:
     return Path(scenario) if scenario is not None else DEFAULT_SCENARIO
 
 
-def _core_text(st: BrokerState) -> str:
-    """The HA core as text, to tell whether a command changed it ("" for a lab without one)."""
-    return json.dumps(st.ha_core.snapshot(), sort_keys=True) if st.ha_core.groups else ""
+def _kernel_text(st: BrokerState) -> str:
+    """The HA kernel as text, for ``dump`` ("" for a lab without one)."""
+    return json.dumps(st.kernel.snapshot(), sort_keys=True) if st.kernel.groups else ""
 
 
 def replay_calls(st: BrokerState, calls: list[CallRecord]) -> None:
@@ -449,7 +449,6 @@ class _Kept:
     """A command that changed the lab, between its append and the end of its transaction."""
 
     calls: list[CallRecord]
-    opaque: bool
     spent_s: float
     seq: int  # the journal position before it
     rows_since_snapshot: int
@@ -528,13 +527,13 @@ class LabStore:
         ``LabBusy``. ``work`` must not have effects outside the engine before it returns (the shell
         applies mode changes only after this returns)."""
         if self._journal is None:  # in memory: no lock, no other writer, nothing to retry
-            engine, core_before, started = self._begin()
+            engine, started = self._begin()
             try:
                 result = work(engine)
             except BaseException:
                 self._abort(engine.state)
                 raise
-            self._end(engine.state, core_before, started)
+            self._end(engine.state, started)
             self._committed()
             return result
         max_wait_s = MAX_WAIT_S if max_wait_s is None else max_wait_s
@@ -572,13 +571,13 @@ class LabStore:
         held = self._journal.writing() if self._journal is not None and self._exclusive else nullcontext()
         try:
             with held:
-                engine, core_before, started = self._begin()
+                engine, started = self._begin()
                 try:
                     yield engine
                 except BaseException:
                     self._abort(engine.state)
                     raise
-                self._end(engine.state, core_before, started)
+                self._end(engine.state, started)
         except BaseException:
             if self._kept is not None:  # appended inside a held transaction that did not commit
                 self._seq, self._rows_since_snapshot = self._kept.seq, self._kept.rows_since_snapshot
@@ -588,24 +587,22 @@ class LabStore:
             raise
         self._committed()
 
-    def _begin(self) -> tuple[Engine, str, float]:
-        """A command starts: caught up, an empty work log; the Engine, the HA core's text (to tell
-        an opaque change) and the start time."""
+    def _begin(self) -> tuple[Engine, float]:
+        """A command starts: caught up, an empty work log; the Engine and the start time."""
         if self._closed:
             raise LabClosed()
         if self._journal is not None:
             self._catch_up()
         st = self.state
         log = st.work
-        if log.calls or log.opaque or log.depth:  # (a clean log, the usual case, needs no clearing)
+        if log.calls or log.depth:  # (a clean log, the usual case, needs no clearing)
             log.clear()
-        core_before = _core_text(st) if st.ha_core.groups else ""
         engine = self._engine
         if engine is None or engine.state is not st:
             if engine is not None:
                 engine.close()
             engine = self._engine = Engine(st)
-        return engine, core_before, time.perf_counter()
+        return engine, time.perf_counter()
 
     def _abort(self, st: BrokerState) -> None:
         """The command raised: the state as it was before it (nothing to undo when no mutating
@@ -620,23 +617,20 @@ class LabStore:
         upkeep."""
         kept, self._kept = self._kept, None
         if kept is not None:
-            self._remember(kept.calls, kept.opaque, kept.spent_s)
+            self._remember(kept.calls, kept.spent_s)
             self._housekeeping()
 
-    def _end(self, st: BrokerState, core_before: str, started: float) -> None:
+    def _end(self, st: BrokerState, started: float) -> None:
         """The command returned: what it changed becomes ``_kept`` (and a journal row of a file lab)."""
         work = st.work
         if not work.changed:
             return
-        opaque = work.opaque and _core_text(st) != core_before
         calls = work.calls  # handed over, not copied: the log starts a new list
-        work.calls, work.opaque = [], False
-        if not calls and not opaque:
-            return
-        kept = _Kept(calls, opaque, time.perf_counter() - started, self._seq, self._rows_since_snapshot)
+        work.calls = []
+        kept = _Kept(calls, time.perf_counter() - started, self._seq, self._rows_since_snapshot)
         if self._journal is not None:
             try:
-                self._persist(calls, opaque)
+                self._persist(calls)
             except BaseException:
                 self._rollback()
                 raise
@@ -668,7 +662,7 @@ class LabStore:
                f"== settings {sorted(st.settings.items())!r}",
                f"== meta {sorted(st.meta.items())!r}",
                f"== next_ids {sorted(st.next_ids.items())!r}",
-               f"== ha_core {_core_text(st) or '-'}"]
+               f"== ha_core {_kernel_text(st) or '-'}"]
         for kind in KINDS.values():
             spec = SPECS[kind]
             rows = [repr(tuple(_masked(v) for v in spec.get(r))) for r in st.records(kind).values()]
@@ -703,16 +697,13 @@ class LabStore:
     def _image_limit_s(self, records: int) -> float:
         return IMAGE_COST_FACTOR * max(records * self._record_s, MIN_IMAGE_S)
 
-    def _remember(self, calls: list[CallRecord], opaque: bool, spent_s: float) -> None:
-        """What a kept command did, for a later rollback: a new image after an opaque command, or
-        once replaying the calls since the image would cost more than ``IMAGE_COST_FACTOR`` new
-        images (estimated from the number of records: after one command that published a million
-        messages, replaying it is cheaper than imaging its result). The records are counted only
+    def _remember(self, calls: list[CallRecord], spent_s: float) -> None:
+        """What a kept command did, for a later rollback: a new image once replaying the calls since
+        the image would cost more than ``IMAGE_COST_FACTOR`` new images (estimated from the number
+        of records: after one command that published a million messages, replaying it is cheaper
+        than imaging its result). The records are counted only
         when the commands since have run longer than the last limit: counting them after every
         command would cost more than the commands of a small lab."""
-        if opaque:
-            self._set_state(self.state)
-            return
         self._since.extend(calls)
         self._since_s += spent_s
         if self._since_s > self._refresh_after_s:
@@ -736,14 +727,9 @@ class LabStore:
             self.state = st
 
     # ------------------------------------------------------------------ the file
-    def _persist(self, calls: list[CallRecord], opaque: bool) -> None:
-        """Append the command (a snapshot when it changed what calls cannot replay)."""
+    def _persist(self, calls: list[CallRecord]) -> None:
+        """Append the command: the journaled calls it made."""
         assert self._journal is not None
-        if opaque:
-            self._seq, keep = self._journal.append_snapshot(self._seq, state_text(self.state))
-            self._rows_since_snapshot = 0
-            self._superseded = (self._seq, keep)
-            return
         self._seq = self._journal.append(self._seq, CALLS, dumps(encode_calls(calls)))
         self._rows_since_snapshot += 1
 
@@ -810,7 +796,7 @@ class LabStore:
                     calls = decode_calls(loads(body))
                     started = time.perf_counter()
                     replay_calls(self.state, calls)
-                    self._remember(calls, False, time.perf_counter() - started)
+                    self._remember(calls, time.perf_counter() - started)
                     self._rows_since_snapshot += 1
                 elif kind != PART:  # a part of a snapshot: read with its snapshot row
                     raise CodecError(f"unknown row kind {kind[:40]!r}")

@@ -1,7 +1,7 @@
-"""The SwiftMQ HA state machine on the neutral core, under the lab's one simulated clock.
+"""The SwiftMQ HA state machine on the neutral kernel, under the lab's one simulated clock.
 
-Every step runs in its own lab transaction (as a console line does), so the core also goes
-through its JSON snapshot in the lab file between steps."""
+Every step runs in its own lab command (as a console line does): changes as journaled
+`kernel_call`s, reads on the kernel."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from contextlib import contextmanager
 
 import pytest
 
-from state_store.core import HaCore, TimerQueue
 from state_store.errors import EngineError
+from state_store.kernel import Kernel, TimerQueue
 from state_store.scenario import ROOT_DIR
 from state_store.store import LabStore
 from state_store.swiftmq import lab as ha
@@ -27,9 +27,13 @@ def store() -> Iterator[LabStore]:
 
 
 @contextmanager
-def core_of(store: LabStore) -> Iterator[HaCore]:
+def core_of(store: LabStore) -> Iterator[Kernel]:
     with store.transaction() as engine:
-        yield engine.ha_core()
+        yield engine.kernel()
+
+
+OPS = {ha.start: "swiftmq.start", ha.kill: "swiftmq.kill", ha.hang: "swiftmq.hang", ha.set_link: "swiftmq.link",
+       ha.publish: "swiftmq.publish", ha.resend: "swiftmq.resend", ha.consume: "swiftmq.consume"}
 
 
 def advance(store: LabStore, ms: int) -> None:
@@ -43,8 +47,12 @@ def states(store: LabStore) -> dict[str, str]:
 
 
 def do(store: LabStore, fn, *args, **kw):  # type: ignore[no-untyped-def]
-    with core_of(store) as core:
-        return fn(core, *args, **kw)
+    """A change as the journaled operation a lab verb makes; a read on the kernel."""
+    if fn is ha.ha_file and (kw.get("delete") or kw.get("write")):
+        return store.run(lambda e: e.kernel_call("swiftmq.file", args[0], bool(kw.get("delete")), kw.get("write")))
+    if fn in OPS:
+        return store.run(lambda e: e.kernel_call(OPS[fn], *args))
+    return store.run(lambda e: fn(e.kernel(), *args, **kw))
 
 
 def codes(store: LabStore, key: str) -> list[tuple[str, dict]]:  # type: ignore[type-arg]
@@ -94,7 +102,7 @@ def test_a_sw_1_startup_crash_return_and_preferred_active(store: LabStore) -> No
     assert ("preferred-failover", {"delay_ms": 10_000}) in codes(store, "ha1.B")
     advance(store, 15_000)
     assert states(store) == {"A": "ACTIVE", "B": "STANDBY"}
-    totals, findings = do(store, HaCore.audit)
+    totals, findings = do(store, Kernel.audit)
     assert (totals.published, totals.delivered, totals.lost, totals.duplicated) == (10, 10, 0, 0)
     assert findings == ()
 
@@ -168,9 +176,9 @@ def test_persistent_messages_survive_failover_and_non_persistent_in_transit_are_
     do(store, ha.kill, "ha1.A")
     assert do(store, ha.consume, "c1", "q1", 10).received == 5
     assert do(store, ha.consume, "c2", "q2", 10).received == 0
-    totals, findings = do(store, HaCore.audit)
+    totals, findings = do(store, Kernel.audit)
     assert (totals.published, totals.delivered, totals.lost) == (8, 5, 3)
-    assert [(f.kind, f.count, f.reason) for f in findings] == [("loss", 3, "non-persistent-in-transit")]
+    assert [(f.outcome, f.count, f.reason) for f in findings] == [("lost", 3, "non-persistent-in-transit")]
 
 
 def test_resend_after_failover_is_discarded_by_duplicate_detection(store: LabStore) -> None:
@@ -188,19 +196,17 @@ def test_duplicate_backlog_keeps_only_the_last_n_ids(store: LabStore) -> None:
     _pair_up(store)
     do(store, ha.publish, "c1", "q1", 2001, True)
     with core_of(store) as core:
-        backlog = core.groups["ha1"].data["backlog"]
-        assert len(backlog["A"]["q1"]) == len(backlog["B"]["q1"]) == 2000
-        assert backlog["A"]["q1"][0] == "ID:c1-2"
+        a, b = ha.backlog_keys(core, "ha1.A", "q1"), ha.backlog_keys(core, "ha1.B", "q1")
+        assert len(a) == len(b) == 2000
+        assert a[0] == "ID:c1-2"
 
 
 def test_refusals_change_nothing(store: LabStore) -> None:
     before = store.dump()
-    for fn, args in ((ha.kill, ("ha1.A",)), (ha.start, ("ha1.C",)), (ha.publish, ("c1", "q1", 1, True)),
-                     (ha.ha_file, ("ha1.A",))):
-        with pytest.raises(EngineError), core_of(store) as core:
-            fn(core, *args)
-            if fn is ha.ha_file:
-                ha.ha_file(core, "ha1.A", delete=True)
+    for op, args in (("swiftmq.kill", ("ha1.A",)), ("swiftmq.start", ("ha1.C",)),
+                     ("swiftmq.publish", ("c1", "q1", 1, True)), ("swiftmq.file", ("ha1.A", True, None))):
+        with pytest.raises(EngineError):
+            store.run(lambda e: e.kernel_call(op, *args))  # noqa: B023
     assert store.dump() == before
 
 
@@ -209,7 +215,7 @@ def test_snapshot_round_trip_is_identical(store: LabStore) -> None:
     do(store, ha.publish, "c1", "q1", 3, True)
     with core_of(store) as core:
         snap = core.snapshot()
-        assert HaCore.restore(snap).snapshot() == snap
+        assert Kernel.restore(snap).snapshot() == snap
 
 
 def test_default_lab_has_no_ha_core_row_and_advance_does_not_write_one() -> None:
@@ -244,6 +250,6 @@ def test_findings_say_whether_swiftmq_allows_them(store: LabStore) -> None:
     do(store, ha.ha_file, "ha1.A", write="STANDALONE")
     do(store, ha.start, "ha1.A")                     # the wrong survivor: its store is stale
     assert do(store, ha.consume, "c2", "q1", 5).received == 2
-    _, findings = do(store, HaCore.audit)
-    assert {(f.kind, f.reason, f.allowed) for f in findings} == {
-        ("duplicate", "delivered-twice", False), ("loss", "non-persistent-in-transit", True)}
+    _, findings = do(store, Kernel.audit)
+    assert {(f.outcome, f.reason, f.allowed) for f in findings} == {
+        ("duplicate-delivered", "delivered-twice", False), ("lost", "non-persistent-in-transit", True)}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from state_store.core import AuditTotals, Finding, Message
+from state_store.kernel import AuditTotals, Finding
 from state_store.swiftmq import lab as ha
 from state_store.swiftmq.views import (
     HaFile,
@@ -34,37 +34,36 @@ class HaRouters:
 class HaAudit:
     totals: AuditTotals
     findings: tuple[Finding, ...]
-    messages: dict[int, Message]
 
 
 @handler("lab_swiftmq.start")
 def start(ctx: HandlerContext, args: Args) -> ProcessChange:
-    return ha.start(ctx.engine.ha_core(), str(args["ha-instance"]))
+    return ctx.engine.kernel_call("swiftmq.start", str(args["ha-instance"]))  # type: ignore[no-any-return]
 
 
 @handler("lab_swiftmq.kill")
 def kill(ctx: HandlerContext, args: Args) -> ProcessChange:
-    return ha.kill(ctx.engine.ha_core(), str(args["ha-instance"]))
+    return ctx.engine.kernel_call("swiftmq.kill", str(args["ha-instance"]))  # type: ignore[no-any-return]
 
 
 @handler("lab_swiftmq.hang")
 def hang(ctx: HandlerContext, args: Args) -> ProcessChange:
-    return ha.hang(ctx.engine.ha_core(), str(args["ha-instance"]))
+    return ctx.engine.kernel_call("swiftmq.hang", str(args["ha-instance"]))  # type: ignore[no-any-return]
 
 
 @handler("lab_swiftmq.partition")
 def partition(ctx: HandlerContext, args: Args) -> LinkChange:
-    return ha.set_link(ctx.engine.ha_core(), str(args["ha-router"]), up=False)
+    return ctx.engine.kernel_call("swiftmq.link", str(args["ha-router"]), False)  # type: ignore[no-any-return]
 
 
 @handler("lab_swiftmq.heal")
 def heal(ctx: HandlerContext, args: Args) -> LinkChange:
-    return ha.set_link(ctx.engine.ha_core(), str(args["ha-router"]), up=True)
+    return ctx.engine.kernel_call("swiftmq.link", str(args["ha-router"]), True)  # type: ignore[no-any-return]
 
 
 @handler("lab_swiftmq.state")
 def state(ctx: HandlerContext, args: Args) -> HaRouters:
-    core = ctx.engine.ha_core()
+    core = ctx.engine.kernel()
     names = [str(args["ha-router"])] if "ha-router" in args else ha.routers(core)
     if not names:
         from state_store.errors import EngineError
@@ -76,27 +75,30 @@ def state(ctx: HandlerContext, args: Args) -> HaRouters:
 @handler("lab_swiftmq.file")
 def file(ctx: HandlerContext, args: Args) -> HaFile:
     write = str(args["ha-state"]) if "ha-state" in args else None
-    return ha.ha_file(ctx.engine.ha_core(), str(args["ha-instance"]), delete=bool(args.get("delete")), write=write)
+    delete = bool(args.get("delete"))
+    if delete or write is not None:
+        return ctx.engine.kernel_call("swiftmq.file", str(args["ha-instance"]), delete, write)  # type: ignore[no-any-return]
+    return ha.ha_file(ctx.engine.kernel(), str(args["ha-instance"]))
 
 
 @handler("lab_swiftmq.log")
 def log(ctx: HandlerContext, args: Args) -> InstanceLog:
-    return ha.instance_log(ctx.engine.ha_core(), str(args["ha-instance"]))
+    return ha.instance_log(ctx.engine.kernel(), str(args["ha-instance"]))
 
 
 @handler("lab_swiftmq.audit")
 def audit(ctx: HandlerContext, args: Args) -> HaAudit:
-    core = ctx.engine.ha_core()
+    core = ctx.engine.kernel()
     group = ha.router(core, str(args["ha-router"])) if "ha-router" in args else None
     totals, findings = core.audit(group)
-    return HaAudit(totals, findings, core.ledger.messages)
+    return HaAudit(totals, findings)
 
 
 @handler("lab_swiftmq.cli")
 def cli(ctx: HandlerContext, args: Args) -> SwitchTarget:
     from state_store.errors import EngineError
 
-    if not ha.routers(ctx.engine.ha_core()):
+    if not ha.routers(ctx.engine.kernel()):
         raise EngineError("no_ha_router")
     from ..swiftmq_cli import SWIFTMQ_TARGET
 
@@ -105,21 +107,21 @@ def cli(ctx: HandlerContext, args: Args) -> SwitchTarget:
 
 @handler("lab_swiftmq.publish")
 def publish(ctx: HandlerContext, args: Args) -> JmsPublish:
-    return ha.publish(ctx.engine.ha_core(), str(args["jms-client"]), str(args["ha-queue"]),
-                      int(args.get("count", 1)), persistent=not args.get("non-persistent"))
+    return ctx.engine.kernel_call("swiftmq.publish", str(args["jms-client"]), str(args["ha-queue"]),  # type: ignore[no-any-return]
+                                  int(args.get("count", 1)), not args.get("non-persistent"))
 
 
 @handler("lab_swiftmq.resend")
 def resend(ctx: HandlerContext, args: Args) -> JmsResend:
-    return ha.resend(ctx.engine.ha_core(), str(args["jms-client"]))
+    return ctx.engine.kernel_call("swiftmq.resend", str(args["jms-client"]))  # type: ignore[no-any-return]
 
 
 @handler("lab_swiftmq.consume")
 def consume(ctx: HandlerContext, args: Args) -> JmsConsume:
-    return ha.consume(ctx.engine.ha_core(), str(args["jms-client"]), str(args["ha-queue"]),
-                      int(args.get("count", 1)))
+    return ctx.engine.kernel_call("swiftmq.consume", str(args["jms-client"]), str(args["ha-queue"]),  # type: ignore[no-any-return]
+                                  int(args.get("count", 1)))
 
 
 @handler("lab_swiftmq.stats")
 def stats(ctx: HandlerContext, args: Args) -> JmsStats:
-    return ha.stats(ctx.engine.ha_core(), str(args["jms-client"]))
+    return ha.stats(ctx.engine.kernel(), str(args["jms-client"]))

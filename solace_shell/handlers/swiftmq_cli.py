@@ -59,7 +59,7 @@ def _router(ctx: HandlerContext) -> str:
 @handler("swiftmq.sr")
 def sr(ctx: HandlerContext, args: Args) -> SwitchRouter:
     name = str(args["swift-router"])
-    core = ctx.engine.ha_core()
+    core = ctx.engine.kernel()
     if name not in ha.routers(core) or ha.serving_instance(core, name) is None:
         raise EngineError("swift_router_unknown", router=name)
     return SwitchRouter(name)
@@ -67,7 +67,7 @@ def sr(ctx: HandlerContext, args: Args) -> SwitchRouter:
 
 @handler("swiftmq.ar")
 def ar(ctx: HandlerContext, args: Args) -> AvailableRouters:
-    core = ctx.engine.ha_core()
+    core = ctx.engine.kernel()
     return AvailableRouters(tuple(r for r in ha.routers(core) if ha.serving_instance(core, r) is not None))
 
 
@@ -75,7 +75,7 @@ def ar(ctx: HandlerContext, args: Args) -> AvailableRouters:
 def cc(ctx: HandlerContext, args: Args) -> ChangeContext:
     router = _router(ctx)
     path = mgmt.resolve(_cli(ctx).path, str(args["swift-context"]))
-    mgmt.entity(ctx.engine.ha_core(), router, path)
+    mgmt.entity(ctx.engine.kernel(), router, path)
     return ChangeContext(path)
 
 
@@ -83,15 +83,15 @@ def cc(ctx: HandlerContext, args: Args) -> ChangeContext:
 def lc(ctx: HandlerContext, args: Args) -> mgmt.EntityView | mgmt.EntityListView:
     router = _router(ctx)
     path = mgmt.resolve(_cli(ctx).path, str(args.get("swift-context", "")))
-    return mgmt.entity(ctx.engine.ha_core(), router, path)
+    return mgmt.entity(ctx.engine.kernel(), router, path)
 
 
 @handler("swiftmq.set")
 def set_property(ctx: HandlerContext, args: Args) -> None:
     router = _router(ctx)
     value = args.get("swift-value")
-    mgmt.set_property(ctx.engine.ha_core(), router, _cli(ctx).path, str(args["swift-property"]),
-                      None if value is None else str(value))
+    ctx.engine.kernel_call("swiftmq.set_property", router, _cli(ctx).path, str(args["swift-property"]),
+                           None if value is None else str(value))
 
 
 @handler("swiftmq.help")
@@ -115,7 +115,7 @@ def exit_(ctx: HandlerContext, args: Args) -> Bye:
 
 
 def _act(ctx: HandlerContext, action: str, which: str) -> None:
-    ha.router_action(ctx.engine.ha_core(), _router(ctx), action, which)
+    ctx.engine.kernel_call("swiftmq.router_action", _router(ctx), action, which)
 
 
 @handler("swiftmq.reboot")

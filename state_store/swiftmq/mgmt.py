@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core import HaCore
 from ..errors import EngineError
+from ..kernel import Kernel, operation
 from . import policy as p
 from .params import PARAM_LIMITS, HaParams, QueueParams
 
@@ -58,12 +58,12 @@ def resolve(current: tuple[str, ...], path: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
-def node_for(core: HaCore, router: str) -> str | None:
+def node_for(core: Kernel, router: str) -> str | None:
     node = p.serving_node(core, router)
     return None if node is None else node.name
 
 
-def entity(core: HaCore, router: str, path: tuple[str, ...]) -> EntityView | EntityListView:
+def entity(core: Kernel, router: str, path: tuple[str, ...]) -> EntityView | EntityListView:
     group = core.groups[router]
     hp = HaParams.from_dict(group.params)
     queues: dict[str, dict[str, object]] = group.data.get("queues", {})
@@ -109,7 +109,8 @@ _WRITABLE: dict[tuple[tuple[str, ...], str], str] = {
 }
 
 
-def set_property(core: HaCore, router: str, path: tuple[str, ...], prop: str, value: str | None) -> None:
+@operation("swiftmq.set_property")
+def set_property(core: Kernel, router: str, path: tuple[str, ...], prop: str, value: str | None) -> None:
     """Change a property on the ACTIVE; the configuration controller replicates it to the STANDBY
     (in the lab both instances share the router's configuration)."""
     view = entity(core, router, path)

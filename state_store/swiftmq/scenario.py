@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..core import Client, Group, HaCore, Link, Node
-from ..core.model import node_key
+from ..kernel import Client, Group, Kernel, Link, Node
+from ..kernel.model import node_key
 from ..scenario_spec import OPT, REQ, Bool, DictOf, Enum, Int, ListOf, Str, line_of, spec_map
 from . import lab as swift_lab
 from .params import PARAM_LIMITS, SYSTEM, HaParams, QueueParams
@@ -108,7 +108,11 @@ def check(err: Err, section: Any, other_names: set[str]) -> None:
                 seen.add(c["name"])
 
 
-def build(core: HaCore, section: Any) -> None:
+def holds_groups(section: Any) -> bool:
+    return isinstance(section, dict) and bool(section.get("routers"))
+
+
+def build(core: Kernel, section: Any) -> None:
     """Add every router of the section to the core (instances down unless started)."""
     for r in section.get("routers") or []:
         name = r["name"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core import Event
+from ..kernel import Event
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,8 @@ class JmsConsume:
     queue: str
     received: int
     discarded: int             # duplicates the client's own duplicate detection dropped
-    ids: tuple[str, ...]
+    first_id: str | None       # JMS message IDs of the first and last received (None: none)
+    last_id: str | None
 
 
 @dataclass(frozen=True)
