@@ -14,24 +14,20 @@ come from grammar/data/commands/swiftmq-cli.yaml through the shared parser.
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING, Any
 
 from grammar import ParseError
-from state_store.errors import EngineError
 from state_store.swiftmq import lab as ha
 
 from .access import UserAccess
 from .handlers import HANDLERS, HandlerContext
 from .handlers.swiftmq_cli import Bye, ChangeContext, SwitchRouter
-from .messages import engine_error_text, shell_error_text
+from .personalities.base import Personality, Plan
 from .renderers import render
 from .results import Outcome
 
 if TYPE_CHECKING:
     from .lab import Lab
-
-log = logging.getLogger(__name__)
 
 SWIFTMQ_TARGET = "swiftmq"
 MODE = "swiftmq"
@@ -42,19 +38,20 @@ AVAILABLE = "Router '{router}' is available for administration."
 CANCELLED = "Reconnect occured: Request cancelled."
 
 
-class SwiftMqCli:
+class SwiftMqCli(Personality):
+    """The SwiftMQ admin CLI on the shared execute loop (``personalities.base``)."""
+
     def __init__(self, lab: Lab, user: UserAccess) -> None:
-        self.lab = lab
-        self.host = SWIFTMQ_TARGET
-        self.user = user
-        self.mode = MODE
+        super().__init__(lab, SWIFTMQ_TARGET, user)
         self.paging = False
         self.context: dict[str, str] = {}
         self.router: str | None = None
         self.path: tuple[str, ...] = ()
-        self.ended = False
-        with lab.store.transaction() as engine:
-            self.seen = self._serving(engine)
+        self.seen = lab.store.run(self._serving)
+
+    @property
+    def mode(self) -> str:
+        return MODE
 
     @property
     def prompt(self) -> str:
@@ -76,62 +73,83 @@ class SwiftMqCli:
     def restart(self) -> None:
         self.router, self.path, self.ended = None, (), False
 
-    def execute(self, line: str) -> Outcome:
-        if self.ended:
-            self.restart()
+    def prepare(self, line: str) -> Outcome | Plan:
         words = line.split()
         first = words[0] if words else ""
-        notices: list[str] = []
-        try:
-            with self.lab.store.transaction() as engine:
-                notices, cancelled = self._notices(engine, first)
-                if cancelled:
-                    return Outcome("\n".join(notices), False, "", "engine")
-                if not words:
-                    return Outcome("\n".join(notices), True)
-                parsed = self.lab.parser.parse(MODE, line)
-                if parsed is None:
-                    return Outcome("\n".join(notices), True)
-                if isinstance(parsed, ParseError):
-                    usage = USAGE.get(first, "help")
-                    text = f"Invalid command, please try '{usage}'"
-                    return Outcome("\n".join([*notices, text]), False, "", parsed.kind)
-                command = parsed.leaf.command
-                ctx = HandlerContext(engine=engine, router=None, user=self.user.name, session=self)  # type: ignore[arg-type]
-                result = HANDLERS[command.handler](ctx, dict(parsed.leaf.args))
-                text = "" if result is None else render(result)
-        except EngineError as exc:
-            return Outcome("\n".join([*notices, engine_error_text(exc)]), False, "", "engine")
-        except Exception as exc:  # a bug must not cost the user their session or their lab
-            log.exception("internal error running %r", line)
-            return Outcome(shell_error_text("internal", detail=type(exc).__name__), False, "", "internal")
+        plan = Plan(line, lambda engine: None)
+
+        def attempt(engine: Any) -> tuple[dict[str, str | None], Outcome | None, Any]:
+            # Fresh on every attempt (the store runs it again after another shell wrote first):
+            # the notices are decided on the caught-up lab and applied only after the commit.
+            now = self._serving(engine)
+            notices, cancelled, router = self._notices(now, first)
+            plan.notes, plan.data = notices, (now, router)
+            if cancelled:
+                return now, Outcome("\n".join(notices), False, "", "engine"), router
+            if not words:
+                return now, Outcome("\n".join(notices), True), router
+            parsed = self.lab.parser.parse(MODE, line)
+            if parsed is None:
+                return now, Outcome("\n".join(notices), True), router
+            if isinstance(parsed, ParseError):
+                text = f"Invalid command, please try '{USAGE.get(first, 'help')}'"
+                return now, Outcome("\n".join([*notices, text]), False, "", parsed.kind), router
+            command = parsed.leaf.command
+            plan.node = command.node
+            self.check_access(command.syntax, command.access, None)
+            ctx = HandlerContext(engine=engine, router=None, user=self.user.name, session=self,  # type: ignore[arg-type]
+                                 context={"router": router or ""})
+            result = HANDLERS[command.handler](ctx, dict(parsed.leaf.args))
+            return now, result, router
+
+        plan.work = attempt
+        return plan
+
+    def error_text(self, plan: Plan, text: str) -> str:
+        """A refused request still saw the listener's notices: they print first and their effect
+        on the chosen router holds (the lab did not change)."""
+        if plan.data is not None:
+            self._saw(*plan.data)
+        return "\n".join([*plan.notes, text])
+
+    def _saw(self, now: dict[str, str | None], router: str | None) -> None:
+        self.seen = now
+        if router != self.router:     # sr/cc are not restored after a reconnect
+            self.router, self.path = router, ()
+
+    def finish(self, plan: Plan, value: Any) -> Outcome:
+        now, result, router = value
+        self._saw(now, router)
+        if isinstance(result, Outcome):
+            return result
+        text = "" if result is None else render(result)
         if isinstance(result, SwitchRouter):
             self.router, self.path = result.router, ()
         elif isinstance(result, ChangeContext):
             self.path = result.path
         elif isinstance(result, Bye):
             self.ended = True
-        body = [*notices, text] if text else notices
-        return Outcome("\n".join(body), True, command.node, None, self.ended)
+        body = [*plan.notes, text] if text else plan.notes
+        return Outcome("\n".join(body), True, plan.node, None, self.ended)
 
-    def _notices(self, engine: Any, first: str) -> tuple[list[str], bool]:
-        """The router listener's notices since the last command, and whether this command was
-        a request in flight when its router's connection moved (then it is cancelled)."""
-        now = self._serving(engine)
+    def _notices(self, now: dict[str, str | None], first: str) -> tuple[list[str], bool, str | None]:
+        """The router listener's notices since the last command, whether this command was a
+        request in flight when its router's connection moved (then it is cancelled), and the
+        router chosen after them (None once its connection moved)."""
         notices: list[str] = []
         cancelled = False
-        for router, instance in now.items():
-            before = self.seen.get(router)
+        router = self.router
+        for name, instance in now.items():
+            before = self.seen.get(name)
             if instance == before:
                 continue
             if before is not None:
-                notices.append(UNAVAILABLE.format(router=router))
+                notices.append(UNAVAILABLE.format(router=name))
             if instance is not None:
-                if router == self.router and before is not None and first not in LOCAL:
+                if name == self.router and before is not None and first not in LOCAL:
                     notices.append(CANCELLED)
                     cancelled = True
-                notices.append(AVAILABLE.format(router=router))
-            if router == self.router and before is not None:
-                self.router, self.path = None, ()   # sr/cc are not restored after a reconnect
-        self.seen = now
-        return notices, cancelled
+                notices.append(AVAILABLE.format(router=name))
+            if name == self.router and before is not None:
+                router = None
+        return notices, cancelled, router

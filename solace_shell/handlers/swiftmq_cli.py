@@ -50,7 +50,7 @@ def _cli(ctx: HandlerContext) -> SwiftMqCli:
 
 
 def _router(ctx: HandlerContext) -> str:
-    router = _cli(ctx).router
+    router = ctx.context.get("router") or None   # the CLI's router after this command's notices
     if router is None:
         raise EngineError("swift_no_router")
     return router
