@@ -28,6 +28,7 @@ Public API (J = journaled: changes the state)
     now_ms() -> int; advance(ms) -> AdvanceResult J   (also runs the HA core's timers: one clock)
     kernel() -> Kernel   (the HA systems' state, state_store.kernel: read only)
     kernel_call(op, *args) J   (one HA system's registered change, state_store.kernel.ops)
+    system_names()   (the HA systems the lab holds, state_store.systems)
     ha_instance_names(); ha_router_names(); jms_client_names(); ha_queue_names()   (completion)
     fail_site(site) J; restore_site(site) J; replace_site(site) J
     fail_link(site_a=None, site_b=None) J; restore_link(site_a=None, site_b=None) J
@@ -223,6 +224,13 @@ class Engine:
         if fn is None:
             raise EngineError("invalid_value", name="operation", value=str(op)[:80], allowed="a registered operation")
         return fn(self.state.kernel, *args)
+
+    def system_names(self) -> list[str]:
+        """The HA systems this lab holds (groups on the kernel), in the registry's order."""
+        from . import systems
+
+        held = {g.system for g in self.state.kernel.groups.values()}
+        return [name for name in systems.names() if name in held]
 
     # completion sources (never raise)
     def ha_instance_names(self) -> list[str]:

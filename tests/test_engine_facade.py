@@ -44,7 +44,7 @@ READS: dict[str, list[tuple[Any, ...]]] = {
     "client_profiles": [(NY,)], "acl_profiles": [(NY,)], "telemetry_profiles": [(NY,)],
     "rest_delivery_points": [(NY,)], "config_sync": [(NY,)], "config_sync_bridge": [(NY,)],
     "router_identity": [(NY,)], "current_config": [(NY,), (NJ, VPN)], "audit": [(), (VPN,)],
-    "kernel": [()],
+    "kernel": [()], "system_names": [()],
 }
 # public methods that are neither: they hash a secret, then make the journaled call
 # (`_set_replication_option`, `_set_object_attr`); vpn_auth_type takes records; close ends the

@@ -208,8 +208,11 @@ def exit_console(ctx: HandlerContext, args: Args) -> SwitchTarget:
 
 @handler("lab.help")
 def console_help(ctx: HandlerContext, args: Args) -> Lines:
-    """Every console command with its one-line help, from the grammar (docs/lab.md has the forms)."""
-    commands = ctx.session.lab.grammar.by_mode.get("lab", [])
+    """Every console command with its one-line help, from the grammar (docs/lab.md has the forms):
+    the lab's own and those of the HA systems this lab holds (each system's grammar namespace)."""
+    lab = ctx.session.lab
+    held = set(lab.systems())
+    commands = [c for c in lab.grammar.by_mode.get("lab", []) if not c.system or c.system in held]
     width = max(len(c.syntax) for c in commands)
     return Lines(tuple(f"{c.syntax:<{width}}  {c.help}" for c in commands))
 

@@ -61,10 +61,13 @@ class Plan:
 class Personality:
     """One CLI in one terminal: its user, paging and end state; the shared execute loop."""
 
+    eof_text = ""   # what the CLI prints when its input ends (nothing by default)
+
     def __init__(self, lab: Lab, host: str, user: UserAccess) -> None:
         self.lab = lab
         self.host = host
         self.user = user
+        self.router: str | None = None   # the router the CLI talks to, when it has one
         self.paging = True
         self.ended = False
         self._allowed: dict[tuple[str, str, str | None], bool] = {}
@@ -78,6 +81,11 @@ class Personality:
     @property
     def prompt(self) -> str:
         raise NotImplementedError
+
+    @property
+    def context(self) -> dict[str, str]:
+        """What the current level carries (a VPN, a queue ...), for completion."""
+        return {}
 
     def restart(self) -> None:
         """Log in again after the session ended."""

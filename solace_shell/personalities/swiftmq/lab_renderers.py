@@ -19,10 +19,10 @@ from state_store.swiftmq.views import (
     ProcessChange,
 )
 
-from ..durations import clock_text
-from ..handlers.lab_swiftmq import HaAudit, HaRouters
-from . import renderer
-from .lab_console import names, table
+from ...durations import clock_text
+from ...renderers import renderer
+from ...renderers.lab_console import names, table
+from .lab_handlers import HaAudit, HaRouters
 
 MAX_ID_RANGES = 5
 SYSTEM_OUT_INDENT = " " * 8

@@ -9,7 +9,7 @@ available ...`). When its router's connection moved to the other instance, the r
 is cancelled (`Reconnect occured: Request cancelled.`) and, as the real CLI does, the `sr`/`cc`
 context is not restored: the prompt falls back to `> `. While no instance serves, a request to the
 chosen router answers with the unavailable notice (the lab does not block). Grammar, `?` and Tab
-come from grammar/data/commands/swiftmq-cli.yaml through the shared parser.
+come from grammar/data/systems/swiftmq/commands/admin-cli.yaml through the shared parser.
 """
 
 from __future__ import annotations
@@ -17,20 +17,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from grammar import ParseError
+from state_store.swiftmq import SYSTEM
 from state_store.swiftmq import lab as ha
 
-from .access import UserAccess
-from .handlers import HANDLERS, HandlerContext
-from .handlers.swiftmq_cli import Bye, ChangeContext, SwitchRouter
-from .personalities.base import Personality, Plan
-from .renderers import render
-from .results import Outcome
+from ...access import UserAccess
+from ...handlers import HANDLERS, HandlerContext
+from ...renderers import render
+from ...results import Outcome
+from ..base import Personality, Plan
+from .cli_handlers import Bye, ChangeContext, SwitchRouter
 
 if TYPE_CHECKING:
-    from .lab import Lab
+    from ...lab import Lab
 
-SWIFTMQ_TARGET = "swiftmq"
-MODE = "swiftmq"
+SWIFTMQ_TARGET = SYSTEM   # the lab's target for this CLI, and its one grammar mode
+MODE = SYSTEM
 LOCAL = frozenset({"sr", "ar", "help", "exit"})   # answered by the CLI itself, not sent to a router
 USAGE = {"sr": "sr <router>", "cc": "cc <context>", "lc": "lc [<context>]", "set": "set <prop> [<value>]"}
 UNAVAILABLE = "Router '{router}' is unavailable for administration."
@@ -41,10 +42,11 @@ CANCELLED = "Reconnect occured: Request cancelled."
 class SwiftMqCli(Personality):
     """The SwiftMQ admin CLI on the shared execute loop (``personalities.base``)."""
 
+    eof_text = "Bye."
+
     def __init__(self, lab: Lab, user: UserAccess) -> None:
         super().__init__(lab, SWIFTMQ_TARGET, user)
         self.paging = False
-        self.context: dict[str, str] = {}
         self.router: str | None = None
         self.path: tuple[str, ...] = ()
         self.seen = lab.store.run(self._serving)

@@ -1,12 +1,13 @@
 """The lab console's SwiftMQ HA verbs: `ha ...` (instances, ha.state, System.out, audit, CLI) and
 `jms ...` (JMS clients). They act on the engine's HA core through `state_store.swiftmq.lab` and
-return its views; renderers/lab_swiftmq.py prints them in the forms docs/lab.md documents."""
+return its views; lab_renderers.py prints them in the forms docs/lab.md documents."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from state_store.kernel import AuditTotals, Finding
+from state_store.swiftmq import SYSTEM
 from state_store.swiftmq import lab as ha
 from state_store.swiftmq.views import (
     HaFile,
@@ -20,8 +21,8 @@ from state_store.swiftmq.views import (
     RouterView,
 )
 
-from ..results import SwitchTarget
-from . import Args, HandlerContext, handler
+from ...handlers import Args, HandlerContext, handler
+from ...results import SwitchTarget
 
 
 @dataclass(frozen=True)
@@ -100,9 +101,7 @@ def cli(ctx: HandlerContext, args: Args) -> SwitchTarget:
 
     if not ha.routers(ctx.engine.kernel()):
         raise EngineError("no_ha_router")
-    from ..swiftmq_cli import SWIFTMQ_TARGET
-
-    return SwitchTarget(SWIFTMQ_TARGET)
+    return SwitchTarget(SYSTEM)
 
 
 @handler("lab_swiftmq.publish")

@@ -1,8 +1,8 @@
 """The SwiftMQ admin CLI's commands (grammar/data/commands/swiftmq-cli.yaml).
 
 The CLI's own state (the router chosen with `sr`, the context chosen with `cc`) lives in its
-session (solace_shell/swiftmq_cli.py); these handlers read and change the lab's HA core and return
-results for renderers/swiftmq_cli.py. A command that needs a router when none is chosen is refused
+session (cli.py); these handlers read and change the lab's HA core and return
+results for cli_renderers.py. A command that needs a router when none is chosen is refused
 with the CLI's own text."""
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, cast
 from state_store.errors import EngineError
 from state_store.swiftmq import lab as ha
 from state_store.swiftmq import mgmt
+from state_store.swiftmq.params import SYSTEM as MODE  # the CLI's one mode is named after its system
 
-from . import Args, HandlerContext, handler
+from ...handlers import Args, HandlerContext, handler
 
 if TYPE_CHECKING:
-    from ..swiftmq_cli import SwiftMqCli
+    from .cli import SwiftMqCli
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ def help_(ctx: HandlerContext, args: Args) -> CliHelp:
              "<swift-value>": "<value>"}
     entries = []
     for c in grammar.commands:
-        if "swiftmq" in c.modes:
+        if MODE in c.modes:
             syntax = c.syntax
             for param, shown in names.items():
                 syntax = syntax.replace(param, shown)
