@@ -116,3 +116,59 @@ def test_a_million_messages_are_one_small_journaled_call_and_reads_append_nothin
         lab.close()
         if other is not None:
             other.close()
+
+
+def test_sigkill_at_random_points_loses_no_reported_jms_publish_and_halves_none(tmp_path: Path) -> None:
+    """An HA system's commands are journaled calls like the Solace model's: a killed shell loses
+    nothing it reported, and no command is ever half applied."""
+    import os
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from state_store.store import LabStore
+
+    from .lab_child import PUBLISH_BATCH
+
+    path = tmp_path / "lab.sqlite"
+    lab = Lab.open(path, scenario=SCENARIO)
+    for line in PAIR:
+        assert lab.execute("lab", line).ok
+    lab.close()
+
+    def published() -> int:
+        store = LabStore.open(path)
+        try:
+            return sum(r.count for r in store.state.kernel.ledger.runs)
+        finally:
+            store.close()
+
+    rng = random.Random(20261127)
+    reported = 0
+    for kill in range(20):
+        proc = subprocess.Popen([sys.executable, "-m", "tests.lab_child", str(path), "jms", "10000", str(reported)],
+                                cwd=Path(__file__).resolve().parent.parent, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        deadline = time.monotonic() + rng.uniform(0.01, 0.2)
+        done = 0
+        os.set_blocking(proc.stdout.fileno(), False)
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            assert not line.startswith("failed"), line
+            done += line.startswith("done")
+        proc.send_signal(signal.SIGKILL)
+        os.set_blocking(proc.stdout.fileno(), True)
+        done += sum(1 for line in proc.stdout.read().splitlines() if line.startswith("done"))
+        proc.wait()
+        proc.stdout.close()
+        assert proc.stderr is not None
+        proc.stderr.close()
+        reported += done
+        total = published()
+        assert total % PUBLISH_BATCH == 0, f"half a publish after kill {kill}"
+        assert reported <= total // PUBLISH_BATCH <= reported + 1, (kill, reported, total)
+        reported = total // PUBLISH_BATCH
+    assert reported > 0

@@ -33,7 +33,8 @@ def core_of(store: LabStore) -> Iterator[Kernel]:
 
 
 OPS = {ha.start: "swiftmq.start", ha.kill: "swiftmq.kill", ha.hang: "swiftmq.hang", ha.set_link: "swiftmq.link",
-       ha.publish: "swiftmq.publish", ha.resend: "swiftmq.resend", ha.consume: "swiftmq.consume"}
+       ha.publish: "swiftmq.publish", ha.resend: "swiftmq.resend", ha.consume: "swiftmq.consume",
+       ha.replace: "swiftmq.replace"}
 
 
 def advance(store: LabStore, ms: int) -> None:
@@ -253,3 +254,23 @@ def test_findings_say_whether_swiftmq_allows_them(store: LabStore) -> None:
     _, findings = do(store, Kernel.audit)
     assert {(f.outcome, f.reason, f.allowed) for f in findings} == {
         ("duplicate-delivered", "delivered-twice", False), ("lost", "non-persistent-in-transit", True)}
+
+
+def test_replacing_an_instance_loses_its_disk_and_what_only_it_held(store: LabStore) -> None:
+    _pair_up(store)
+    do(store, ha.publish, "c1", "q1", 3, True)
+    with pytest.raises(EngineError) as err:
+        do(store, ha.replace, "ha1.A")                   # running: refused, nothing changed
+    assert err.value.code == "ha_instance_running"
+    do(store, ha.kill, "ha1.A")
+    do(store, ha.kill, "ha1.B")
+    assert do(store, ha.replace, "ha1.A").dropped == 3
+    assert do(store, ha.ha_file, "ha1.A").content is None
+    totals, findings = do(store, Kernel.audit)
+    assert (totals.stored, totals.lost, findings) == (3, 0, ())   # B's disk still holds them
+    assert do(store, ha.replace, "ha1.B").dropped == 3
+    totals, findings = do(store, Kernel.audit)
+    assert totals.lost == 3
+    assert [(f.outcome, f.reason, f.allowed) for f in findings] == [("lost", "node-replaced", True)]
+    do(store, ha.start, "ha1.A")
+    assert states(store)["A"] == "UNKNOWN"              # blank: no ha.state, waits for the other

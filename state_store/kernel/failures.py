@@ -22,3 +22,4 @@ LINK_FAILURES: tuple[Failure, ...] = ("partition", "heal")
 FAILURES: tuple[Failure, ...] = NODE_FAILURES + LINK_FAILURES
 # a node failure as the process change the kernel applies
 PROCESS_CHANGE: dict[str, str] = {"kill": "kill", "hang": "hang", "restart": "start"}
+REPLACED = "node-replaced"   # the ledger's reason for copies lost with a replaced node's disk

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .audit import AuditTotals, Finding, audit
-from .failures import LINK_FAILURES, PROCESS_CHANGE, Failure
+from .failures import LINK_FAILURES, PROCESS_CHANGE, REPLACED, Failure
 from .ledger import Ledger
 from .model import Client, Event, Group, JsonValue, Link, Node, node_key
 from .policy import Policy, policy_for
@@ -89,7 +89,7 @@ class Kernel:
         assert node is not None
         if failure == "replace":
             node.files.clear()
-            self.ledger.drop(node.key, "node-replaced")
+            self.ledger.drop(node.key, REPLACED)
             return
         self.set_process(node, PROCESS_CHANGE[failure])
 

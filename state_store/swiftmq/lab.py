@@ -24,6 +24,7 @@ from .params import SYSTEM, QueueParams
 from .views import (
     HaFile,
     InstanceLog,
+    InstanceReplaced,
     InstanceView,
     JmsConsume,
     JmsPublish,
@@ -139,6 +140,19 @@ def set_link(core: Kernel, name: str, up: bool) -> LinkChange:
     core.fail("heal" if up else "partition", link=link)
     reconnect(core, name)
     return LinkChange(name, up)
+
+
+@operation("swiftmq.replace")
+def replace(core: Kernel, key: str) -> InstanceReplaced:
+    """A stopped instance's machine is replaced: its disk is lost (no ha.state, no stored
+    messages, no duplicate-detection backlog); `start` then brings it back blank."""
+    node = instance(core, key)
+    if node.proc != "down":
+        raise EngineError("ha_instance_running", instance=key, process=node.proc)
+    dropped = sum(rg.size(rs) for rs in core.ledger.copies.get(node.key, {}).values())
+    core.fail("replace", node=node)
+    core.groups[node.group].data.get("backlog", {}).pop(node.name, None)
+    return InstanceReplaced(key, dropped)
 
 
 @operation("swiftmq.file")

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 
 from ..kernel import Kernel, Link, Node, Timer, register
 from ..kernel.audit import DUPLICATE_DISCARDED, LOST
+from ..kernel.failures import REPLACED
 from ..kernel.model import node_key
 from .params import SYSTEM, HaParams
 
@@ -176,9 +177,10 @@ class SwiftMqPolicy:
         failover. Documented exceptions: non-persistent messages in transit may be lost; resends
         dropped by duplicate detection are the mechanism itself; what the instance made STANDBY
         took while it was STANDALONE is overwritten at sync (the split-brain procedure says to
-        pick the survivor)."""
+        pick the survivor); what only a replaced instance's disk held is gone with it (the pair
+        protects against one failure, not against losing the disk that held the only copy)."""
         return (kind, reason) in {(LOST, NON_PERSISTENT_IN_TRANSIT), (LOST, OVERWRITTEN_BY_SYNC),
-                                  (DUPLICATE_DISCARDED, "duplicate-detection")}
+                                  (LOST, REPLACED), (DUPLICATE_DISCARDED, "duplicate-detection")}
 
     def after_change(self, core: Kernel, group: str) -> list[str]:
         from .lab import reconnect

@@ -41,6 +41,12 @@ class ProcessChange:
 
 
 @dataclass(frozen=True)
+class InstanceReplaced:
+    instance: str
+    dropped: int               # stored message copies its lost disk held
+
+
+@dataclass(frozen=True)
 class HaFile:
     instance: str
     name: str                  # ha.state

@@ -12,6 +12,7 @@ from state_store.swiftmq import lab as ha
 from state_store.swiftmq.views import (
     HaFile,
     InstanceLog,
+    InstanceReplaced,
     JmsConsume,
     JmsPublish,
     JmsResend,
@@ -50,6 +51,11 @@ def kill(ctx: HandlerContext, args: Args) -> ProcessChange:
 @handler("lab_swiftmq.hang")
 def hang(ctx: HandlerContext, args: Args) -> ProcessChange:
     return ctx.engine.kernel_call("swiftmq.hang", str(args["ha-instance"]))  # type: ignore[no-any-return]
+
+
+@handler("lab_swiftmq.replace")
+def replace(ctx: HandlerContext, args: Args) -> InstanceReplaced:
+    return ctx.engine.kernel_call("swiftmq.replace", str(args["ha-instance"]))  # type: ignore[no-any-return]
 
 
 @handler("lab_swiftmq.partition")

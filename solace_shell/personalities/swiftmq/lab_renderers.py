@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from state_store.kernel import Event, Span
 from state_store.kernel.audit import DUPLICATE_DELIVERED, DUPLICATE_DISCARDED, LOST
+from state_store.kernel.failures import REPLACED
 from state_store.swiftmq.views import (
     HaFile,
     InstanceLog,
+    InstanceReplaced,
     JmsConsume,
     JmsPublish,
     JmsResend,
@@ -72,6 +74,11 @@ def process_change(r: ProcessChange) -> str:
             f"disconnected {names(r.disconnected)} reconnected {names(r.reconnected)}")
 
 
+@renderer(InstanceReplaced)
+def instance_replaced(r: InstanceReplaced) -> str:
+    return f"instance {r.instance} replaced dropped {r.dropped}"
+
+
 @renderer(LinkChange)
 def link_change(r: LinkChange) -> str:
     return f"link {r.router} {'up' if r.up else 'down'}"
@@ -117,6 +124,7 @@ _FINDINGS = {
                                          "stopped serving",
     (LOST, "overwritten-by-sync"): "lost {n} {verdict}: overwritten by the ACTIVE's store image at "
                                    "synchronisation",
+    (LOST, REPLACED): "lost {n} {verdict}: stored only on an instance whose disk was replaced",
     (DUPLICATE_DELIVERED, "delivered-twice"): "duplicated {n} {verdict}: delivered to the application more than "
                                               "once",
     (DUPLICATE_DISCARDED, "duplicate-detection"): "discarded {n} {verdict}: resent, dropped by duplicate detection",
