@@ -18,7 +18,7 @@ Why:
   committed row or nothing (WAL with ``synchronous=NORMAL`` keeps every commit across a killed
   process; only a power cut can lose the last commits).
 - Opening replays the calls after the latest ``snapshot`` row; a snapshot is written now and then
-  (every ``SNAPSHOT_EVERY`` calls rows, encoded outside the lock; a big one in parts, each in its
+  (every ``StoreTuning.snapshot_every`` calls rows, encoded outside the lock; a big one in parts, each in its
   own short transaction) and the rows it supersedes are then dropped, a few MB per transaction.
 - A command that raised leaves the state exactly as before: the state goes back to the last image
   (a pickle of the state, taken in memory only, never written) and the calls since are replayed.
@@ -56,6 +56,7 @@ from .passwords import is_hashed
 from .scenario_files import DEFAULT_SCENARIO
 from .schema import CALLS, PART, PARTS_PREFIX, SCHEMA_VERSION, SNAPSHOT, TABLES, tables
 from .state import KINDS, BrokerState, CallRecord, bulk
+from .tuning import DEFAULT_TUNING, StoreTuning
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
@@ -64,15 +65,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
-BUSY_TIMEOUT_MS = 2000  # one attempt's wait for the write lock (SQLite's busy handler)
-MAX_WAIT_S = 10.0  # all attempts of one command together
-EXCLUSIVE_AFTER = 1  # lost races after which a command runs holding the write lock
-SNAPSHOT_EVERY = 200  # calls rows after a snapshot before the next one is written
-PART_SIZE = 4_000_000  # characters of snapshot text written (or dropped) per write transaction
-# Refresh the image once replaying the calls since it costs this many images. Rollbacks are rare (a
-# refused call changes nothing and needs none), so a rare rollback may replay more.
-IMAGE_COST_FACTOR = 16
-MIN_IMAGE_S = 2e-5  # the least an image is taken to cost (a tiny lab's measure is mostly noise)
 BULK_RECORDS = 10_000  # images of more records pause the collector (state.bulk); smaller ones gain nothing
 RECORD_IMAGE_S = 3e-6  # first guess of the time to image one record (then measured)
 _PICKLE = pickle.HIGHEST_PROTOCOL
@@ -245,12 +237,13 @@ class _Journal:
     "show ..."`` -- never imports SQLAlchemy, which would be most of its start-up time; the first
     command that changes the lab does (``core``)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, tuning: StoreTuning = DEFAULT_TUNING) -> None:
         self.path = path
-        self.raw = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
+        self.part_size = tuning.part_size
+        self.raw = sqlite3.connect(path, timeout=tuning.busy_timeout_ms / 1000, check_same_thread=False,
                                    isolation_level=None)
         try:
-            self.raw.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            self.raw.execute(f"PRAGMA busy_timeout={tuning.busy_timeout_ms}")
             self.raw.execute("PRAGMA journal_mode=WAL")
             # In WAL mode NORMAL keeps every commit across a killed process (the kill test proves
             # it); only a power cut can lose the last commits. FULL would fsync every command.
@@ -363,12 +356,13 @@ class _Journal:
 
     def append_snapshot(self, expected_last: int, text: str) -> tuple[int, set[int]]:
         """Append a snapshot (WriteConflict as ``append``); a big one is first written in parts of
-        ``PART_SIZE`` characters, each in its own short transaction, so the write lock is never held
+        ``part_size`` characters, each in its own short transaction, so the write lock is never held
         for long. Returns its seq and its parts (to keep when ``collect`` drops what it supersedes)."""
         parts: list[int] = []
-        if len(text) > PART_SIZE:
-            for at in range(0, len(text), PART_SIZE):
-                parts.append(self.append_part(text[at:at + PART_SIZE]))
+        size = self.part_size
+        if len(text) > size:
+            for at in range(0, len(text), size):
+                parts.append(self.append_part(text[at:at + size]))
             text = dumps({"parts": parts})
         return self.append(expected_last, SNAPSHOT, text), set(parts)
 
@@ -383,7 +377,7 @@ class _Journal:
 
     def collect(self, snapshot: int, keep: set[int]) -> None:
         """Drop the rows a committed snapshot supersedes (those before it, but its parts): per
-        transaction at most one big row (a part or a snapshot, up to ``PART_SIZE``) and a few
+        transaction at most one big row (a part or a snapshot, up to ``part_size``) and a few
         hundred calls rows (sizes are known by kind: measuring a row's text would read all of it);
         another shell holding the lock stops it (the next snapshot collects the rest)."""
         from sqlalchemy import delete, select
@@ -456,8 +450,9 @@ class _Kept:
 
 class LabStore:
     def __init__(self, state: BrokerState, path: str | None = None, image: _Image | None = None,
-                 journal: _Journal | None = None, seq: int = 0) -> None:
+                 journal: _Journal | None = None, seq: int = 0, tuning: StoreTuning = DEFAULT_TUNING) -> None:
         self.state = state
+        self.tuning = tuning
         self.path = path
         # the last image of the state and the calls made on it since (rollback = both, replayed)
         self._image = image if image is not None else _Image.of(state)
@@ -477,20 +472,21 @@ class LabStore:
 
     # ------------------------------------------------------------------ constructors
     @classmethod
-    def in_memory(cls, scenario: str | Path | None = None) -> LabStore:
+    def in_memory(cls, scenario: str | Path | None = None, tuning: StoreTuning = DEFAULT_TUNING) -> LabStore:
         """A fresh in-memory lab (no file, no SQLite): a copy of the scenario's cached image."""
         image = _template(_scenario_path(scenario))
-        return cls(image.load(), None, image)
+        return cls(image.load(), None, image, tuning=tuning)
 
     def copy(self) -> LabStore:
         """An in-memory copy of this lab's current state."""
         if self._journal is not None:
             self._catch_up()
         image = self._image if not self._since else _Image.of(self.state)
-        return LabStore(image.load(), None, image)
+        return LabStore(image.load(), None, image, tuning=self.tuning)
 
     @classmethod
-    def open(cls, path: str | Path, scenario: str | Path | None = None) -> LabStore:
+    def open(cls, path: str | Path, scenario: str | Path | None = None,
+             tuning: StoreTuning = DEFAULT_TUNING) -> LabStore:
         """Open a lab file, creating it from ``scenario`` (default lab) when missing."""
         p = Path(path)
         if not p.exists() and not p.is_symlink():
@@ -500,8 +496,8 @@ class LabStore:
                 cls._check_file(p)  # another shell created it a moment ago
         else:
             cls._check_file(p)
-        journal = _Journal(p)
-        store = cls(BrokerState(), str(p), _Image(b"", 0), journal)
+        journal = _Journal(p, tuning)
+        store = cls(BrokerState(), str(p), _Image(b"", 0), journal, tuning=tuning)
         try:
             store._catch_up(opening=True)
             lab_file.check_state(p, store.state)
@@ -536,7 +532,7 @@ class LabStore:
             self._end(engine.state, started)
             self._committed()
             return result
-        max_wait_s = MAX_WAIT_S if max_wait_s is None else max_wait_s
+        max_wait_s = self.tuning.max_wait_s if max_wait_s is None else max_wait_s
         start = time.monotonic()
         pause = 0.002
         conflicts = 0
@@ -544,7 +540,7 @@ class LabStore:
             # A command that lost the race to another writer runs again holding the write lock, so
             # a long command cannot be starved by a shell that writes all the time; only then is
             # the lock held longer than one append (readers still never wait).
-            self._exclusive = conflicts >= EXCLUSIVE_AFTER
+            self._exclusive = conflicts >= self.tuning.exclusive_after
             try:
                 with self.transaction() as engine:
                     return work(engine)
@@ -695,11 +691,11 @@ class LabStore:
         self._refresh_after_s = self._image_limit_s(image.records)
 
     def _image_limit_s(self, records: int) -> float:
-        return IMAGE_COST_FACTOR * max(records * self._record_s, MIN_IMAGE_S)
+        return self.tuning.image_cost_factor * max(records * self._record_s, self.tuning.min_image_s)
 
     def _remember(self, calls: list[CallRecord], spent_s: float) -> None:
         """What a kept command did, for a later rollback: a new image once replaying the calls since
-        the image would cost more than ``IMAGE_COST_FACTOR`` new images (estimated from the number
+        the image would cost more than ``tuning.image_cost_factor`` new images (estimated from the number
         of records: after one command that published a million messages, replaying it is cheaper
         than imaging its result). The records are counted only
         when the commands since have run longer than the last limit: counting them after every
@@ -741,7 +737,7 @@ class LabStore:
         if journal is None:
             return
         try:
-            if self._rows_since_snapshot >= SNAPSHOT_EVERY:
+            if self._rows_since_snapshot >= self.tuning.snapshot_every:
                 self._snapshot()
             if self._superseded is not None:
                 (seq, keep), self._superseded = self._superseded, None
