@@ -275,3 +275,32 @@ def test_replacing_an_instance_loses_its_disk_and_what_only_it_held(store: LabSt
     assert [(f.outcome, f.reason, f.allowed) for f in findings] == [("lost", "node-replaced", True)]
     do(store, ha.start, "ha1.A")
     assert states(store)["A"] == "UNKNOWN"              # blank: no ha.state, waits for the other
+
+
+def test_each_parameter_is_declared_once_and_the_scenario_and_the_cli_follow() -> None:
+    """A leaf (state_store/swiftmq/params.py) gives the scenario key, the least value and the CLI
+    property: the schema accepts every leaf, and each CLI property shows and sets its field."""
+    from dataclasses import fields
+
+    from state_store.swiftmq import mgmt
+    from state_store.swiftmq.params import QUEUE_LEAVES, ROUTER_LEAVES, HaParams, QueueParams
+
+    assert {leaf.key for leaf in ROUTER_LEAVES} == {f.name for f in fields(HaParams)}
+    assert {leaf.key for leaf in QUEUE_LEAVES} == {f.name for f in fields(QueueParams)}
+    s = LabStore.in_memory(SCENARIO)
+    try:
+        _pair_up(s)
+        for leaf in ROUTER_LEAVES + QUEUE_LEAVES:
+            if not leaf.cli or leaf.kind == "instance":
+                continue
+            path = ("sys$queuemanager", "queues", "q1") if leaf in QUEUE_LEAVES else leaf.context
+            value = {"int": str((leaf.low or 0) + 7), "text": "/data/ha", "bool": "false"}[leaf.kind]
+            s.run(lambda e: e.kernel_call("swiftmq.set_property", "ha1", path, leaf.cli, value))  # noqa: B023
+            shown = s.run(lambda e: mgmt.entity(e.kernel(), "ha1", path))  # noqa: B023
+            assert {p.name: p.value for p in shown.properties}[leaf.cli] == value
+            if leaf.low:
+                with pytest.raises(EngineError):
+                    s.run(lambda e: e.kernel_call("swiftmq.set_property", "ha1", path, leaf.cli,  # noqa: B023
+                                                  str(leaf.low - 1)))  # noqa: B023
+    finally:
+        s.close()
