@@ -3,6 +3,11 @@
 A grammar mistake found at start-up costs a minute; one found by a trainee mid-drill costs the
 drill. So the loader refuses unknown keys, keywords without help, parameters without types,
 unknown modes and handlers that do not exist, and lists all of them with file and line together.
+
+The grammar knows no CLI product: `data/` holds the lab's own files, and each HA system's CLI
+adds its own namespace, `data/systems/<system>/` (the same files, each optional), read after
+them. Mode kinds (which personality a level belongs to, the access scopes its commands may name,
+the host its reference prompts show) are data too: `kinds:` in a modes.yaml.
 """
 
 from __future__ import annotations
@@ -13,11 +18,11 @@ from typing import Any
 
 from .model import (
     ACCESS_LEVELS,
-    ACCESS_SCOPES,
     Access,
     Command,
     Grammar,
     Keyword,
+    Kind,
     Mode,
     Param,
     ParamRef,
@@ -30,7 +35,8 @@ from .types import KINDS
 from .yaml_source import LocatedDict, YamlSyntaxError, load_located
 
 DATA_DIR = Path(__file__).with_name("data")
-
+SYSTEMS_DIR = "systems"   # under a data directory: one namespace per HA system's CLI
+_KIND_KEYS = {"scopes", "host", "help"}
 _MODE_KEYS = {"prompt", "char", "kind", "help", "carries"}
 _TYPE_KEYS = {"kind", "help", "min", "max", "max-length", "forbidden", "values"}
 _PARAM_KEYS = {"type", "help", "complete", "secret"}
@@ -54,21 +60,57 @@ class _Problems:
         self.items.append(f"{file}:{line}: {message}")
 
 
+_PARTS = ("modes", "types", "params", "keywords")
+
+
+def _merge(into: dict[str, Any], more: dict[str, Any], what: str, path: Path, problems: _Problems) -> None:
+    for name, value in more.items():
+        if name in into:
+            problems.add(_rel(path), 0, f"{what} {name} is declared again (names are shared by every namespace)")
+            continue
+        into[name] = value
+
+
 def load_grammar_from(data_dir: Path, handlers: Collection[str] | None = None,
                       completion_sources: Collection[str] | None = None) -> Grammar:
     problems = _Problems()
-    docs = {name: _read(data_dir / f"{name}.yaml", problems) for name in ("modes", "types", "params", "keywords")}
+    docs = {name: _read(data_dir / f"{name}.yaml", problems) for name in _PARTS}
     command_files = sorted((data_dir / "commands").glob("*.yaml"))
     if not command_files:
         problems.add(str(data_dir / "commands"), 0, "no command files")
 
+    kinds = _kinds(docs["modes"], data_dir / "modes.yaml", problems)
     modes, groups = _modes(docs["modes"], data_dir / "modes.yaml", problems)
     types = _types(docs["types"], data_dir / "types.yaml", problems)
     params = _params(docs["params"], data_dir / "params.yaml", types, completion_sources, problems)
     keywords = _keywords(docs["keywords"], data_dir / "keywords.yaml", problems)
+    files: list[tuple[Path, str]] = [(path, "") for path in command_files]
+    for space in sorted(p for p in (data_dir / SYSTEMS_DIR).glob("*") if p.is_dir()):
+        more = {name: _read(space / f"{name}.yaml", problems) if (space / f"{name}.yaml").exists() else None
+                for name in _PARTS}
+        if more["modes"] is not None:
+            _merge(kinds, _kinds(more["modes"], space / "modes.yaml", problems), "kind", space / "modes.yaml",
+                   problems)
+            space_modes, space_groups = _modes(more["modes"], space / "modes.yaml", problems)
+            _merge(modes, space_modes, "mode", space / "modes.yaml", problems)
+            _merge(groups, space_groups, "group", space / "modes.yaml", problems)
+        if more["types"] is not None:
+            _merge(types, _types(more["types"], space / "types.yaml", problems), "type", space / "types.yaml",
+                   problems)
+        if more["params"] is not None:
+            _merge(params, _params(more["params"], space / "params.yaml", types, completion_sources, problems),
+                   "parameter", space / "params.yaml", problems)
+        if more["keywords"] is not None:
+            keywords.update(_keywords(more["keywords"], space / "keywords.yaml", problems))
+        files += [(path, space.name) for path in sorted((space / "commands").glob("*.yaml"))]
+    for declared in modes.values():
+        if declared.kind not in kinds:
+            assert declared.source is not None
+            problems.add(declared.source.file, declared.source.line,
+                         f"mode {declared.id}: kind must be one of the declared kinds ({', '.join(sorted(kinds))})")
 
     commands: list[Command] = []
-    for path in command_files:
+    for path, system in files:
         doc = _read(path, problems)
         if doc is None:
             continue
@@ -77,7 +119,8 @@ def load_grammar_from(data_dir: Path, handlers: Collection[str] | None = None,
             problems.add(_rel(path), getattr(doc, "line", 1), "expected a top-level 'commands:' list")
             continue
         for entry in entries:
-            commands.extend(_command(entry, path, modes, groups, params, keywords, handlers, problems))
+            commands.extend(_command(entry, path, modes, groups, params, keywords, handlers, problems, kinds,
+                                     system))
 
     by_mode: dict[str, list[Command]] = {m: [] for m in modes}
     seen: dict[tuple[str, str], Command] = {}
@@ -94,7 +137,7 @@ def load_grammar_from(data_dir: Path, handlers: Collection[str] | None = None,
             by_mode[mode].append(cmd)
     if problems.items:
         raise GrammarError(problems.items)
-    return Grammar(modes=modes, commands=commands, types=types, params=params, by_mode=by_mode)
+    return Grammar(modes=modes, commands=commands, types=types, params=params, by_mode=by_mode, kinds=kinds)
 
 
 def _rel(path: Path) -> str:
@@ -124,6 +167,29 @@ def _unknown_keys(entry: LocatedDict, allowed: set[str], path: Path, problems: _
                          f"unknown key {key!r} in {what} (allowed: {', '.join(sorted(allowed))})")
 
 
+def _kinds(doc: Any, path: Path, problems: _Problems) -> dict[str, Kind]:
+    """The `kinds:` a modes.yaml declares (a namespace may declare none and use the lab's)."""
+    out: dict[str, Kind] = {}
+    if not isinstance(doc, dict) or doc.get("kinds") is None:
+        return out
+    if not isinstance(doc["kinds"], LocatedDict):
+        problems.add(_rel(path), getattr(doc, "line", 1), "'kinds:' must be a mapping")
+        return out
+    for name, spec in doc["kinds"].items():
+        line = doc["kinds"].key_lines.get(name, 0)
+        if not isinstance(spec, LocatedDict):
+            problems.add(_rel(path), line, f"kind {name}: expected a mapping")
+            continue
+        _unknown_keys(spec, _KIND_KEYS, path, problems, f"kind {name}")
+        scopes = spec.get("scopes")
+        if not isinstance(scopes, list) or not scopes or not all(isinstance(s, str) and s for s in scopes):
+            problems.add(_rel(path), line, f"kind {name}: scopes must be a list of names")
+            scopes = ["global"]
+        out[str(name)] = Kind(str(name), tuple(str(s) for s in scopes), str(spec.get("host", "")),
+                              Source(_rel(path), line))
+    return out
+
+
 def _modes(doc: Any, path: Path, problems: _Problems) -> tuple[dict[str, Mode], dict[str, list[str]]]:
     modes: dict[str, Mode] = {}
     groups: dict[str, list[str]] = {}
@@ -139,9 +205,7 @@ def _modes(doc: Any, path: Path, problems: _Problems) -> tuple[dict[str, Mode], 
         char = spec.get("char")
         if char not in (">", "#"):
             problems.add(_rel(path), line, f"mode {mode_id}: char must be '>' or '#'")
-        kind = spec.get("kind", "router")
-        if kind not in ("router", "lab", "swiftmq"):
-            problems.add(_rel(path), line, f"mode {mode_id}: kind must be router, lab or swiftmq")
+        kind = str(spec.get("kind", "router"))   # checked against the declared kinds once all are read
         if not spec.get("help"):
             problems.add(_rel(path), line, f"mode {mode_id}: help is missing")
         carries = spec.get("carries") or {}
@@ -238,7 +302,8 @@ def _keywords(doc: Any, path: Path, problems: _Problems) -> dict[str, str]:
 
 def _command(
     entry: Any, path: Path, modes: dict[str, Mode], groups: dict[str, list[str]], params: dict[str, Param],
-    keywords: dict[str, str], handlers: Collection[str] | None, problems: _Problems,
+    keywords: dict[str, str], handlers: Collection[str] | None, problems: _Problems, kinds: dict[str, Kind],
+    system: str,
 ) -> Iterable[Command]:
     file = _rel(path)
     if not isinstance(entry, LocatedDict):
@@ -277,7 +342,8 @@ def _command(
             mode_ids.extend(groups[m])
         else:
             problems.add(file, line, f"unknown mode or group {m!r}")
-    access = _access(entry["access"], file, line, problems)
+    scopes = {s for m in mode_ids if m in modes and modes[m].kind in kinds for s in kinds[modes[m].kind].scopes}
+    access = _access(entry["access"], file, line, problems, tuple(sorted(scopes)) or ("global",))
     handler = str(entry["handler"])
     if handlers is not None and handler not in handlers:
         problems.add(file, line, f"handler {handler!r} does not exist")
@@ -303,17 +369,18 @@ def _command(
             node=f"{modes_key}: {syntax}", syntax=syntax, modes=tuple(dict.fromkeys(mode_ids)), help=help_text,
             handler=handler, access=access, element=seq, enters=None if negated else enters,
             transit=bool(entry.get("transit", False)), negated=negated, source=source,
-            local=bool(entry.get("local", False)), hidden=hidden,
+            local=bool(entry.get("local", False)), hidden=hidden, system=system,
         ))
     return out
 
 
-def _access(text: Any, file: str, line: int, problems: _Problems) -> Access:
+def _access(text: Any, file: str, line: int, problems: _Problems, scopes: tuple[str, ...]) -> Access:
+    """`<scope>/<level>`: the scope one its modes' kinds declare, the level one of ACCESS_LEVELS."""
     if text == "none":
         return Access("global", "none")
     scope, _, level = str(text).partition("/")
-    if scope not in ACCESS_SCOPES or level not in ACCESS_LEVELS:
-        problems.add(file, line, f"access {text!r} must be <scope>/<level> with scope in {ACCESS_SCOPES} "
+    if scope not in scopes or level not in ACCESS_LEVELS:
+        problems.add(file, line, f"access {text!r} must be <scope>/<level> with scope in {scopes} "
                                  f"and level in {ACCESS_LEVELS}")
         return Access("global", "admin")
     return Access(scope, level)

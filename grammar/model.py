@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 ACCESS_LEVELS: tuple[str, ...] = ("none", "read-only", "mesh-manager", "read-write", "admin")
-ACCESS_SCOPES: tuple[str, ...] = ("global", "vpn")
 
 
 @dataclass(frozen=True)
@@ -25,11 +24,23 @@ class Source:
 
 
 @dataclass(frozen=True)
+class Kind:
+    """A kind of mode: which CLI personality its levels belong to, as that personality's data
+    declares it (modes.yaml `kinds:`): the access scopes its commands may name, and the host its
+    prompts show in the command reference ("" for a CLI whose prompt has no host)."""
+
+    name: str
+    scopes: tuple[str, ...]
+    host: str
+    source: Source | None = None
+
+
+@dataclass(frozen=True)
 class Mode:
     id: str
     prompt: str            # the path shown between parentheses; "" shows no parentheses
     char: str              # ">" or "#"
-    kind: str              # "router" or "lab"
+    kind: str              # a declared Kind's name
     help: str
     carries: tuple[tuple[str, str], ...] = ()   # (context key, parameter name that sets it)
     source: Source | None = None
@@ -113,6 +124,7 @@ class Command:
     local: bool = False       # only at its own level, never after crossing levels on one line
     hidden: bool = False      # accepted only typed in full; not offered by `?` or Tab
     source: Source | None = None
+    system: str = ""          # the HA system whose grammar namespace declares it ("" for the lab's own)
 
     @property
     def creates(self) -> bool:
@@ -127,6 +139,7 @@ class Grammar:
     types: dict[str, ParamType]
     params: dict[str, Param]
     by_mode: dict[str, list[Command]] = field(default_factory=dict)
+    kinds: dict[str, Kind] = field(default_factory=dict)
     _between: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict, init=False, repr=False,
                                                                compare=False)
 

@@ -21,10 +21,7 @@ REFERENCE_PATH = Path(__file__).resolve().parent.parent / "docs" / "commands.md"
 
 def _prompt(grammar: Grammar, mode_id: str) -> str:
     mode = grammar.modes[mode_id]
-    if mode.kind == "swiftmq":
-        return ">"   # the SwiftMQ admin CLI's prompt before `sr` (no host)
-    host = "lab" if mode.kind == "lab" else "solace"
-    return prompt_text(host, mode.prompt, mode.char)
+    return prompt_text(grammar.kinds[mode.kind].host, mode.prompt, mode.char)
 
 
 def generate(grammar: Grammar | None = None) -> str:

@@ -137,8 +137,8 @@ def script_banner(settings: Mapping[str, str]) -> str:
     return lab_banner(settings) + "\n"
 
 
-def swiftmq_lab_banner() -> str:
-    """A lab with SwiftMQ HA routers only: the SwiftMQ admin CLI prints no banner of its own that a
-    capture shows, so the lab says where the operator is (non-authoritative)."""
-    return ("solace-shell lab: SwiftMQ HA routers (SwiftMQ admin CLI; ? for help, Tab to complete, "
-            "F2 for the lab console)\n")
+def system_lab_banner(system: str) -> str:
+    """A lab whose only CLI is an HA system's: that system's banner (its shell part's)."""
+    from .personalities.plugin import shell
+
+    return shell(system).banner

@@ -133,6 +133,13 @@ def _check_commands(commands: tuple[str, ...]) -> None:
             _fail(f"-c argument {number} is not valid UTF-8")
 
 
+def _bundled_scenarios() -> list[str]:
+    """The bundled scenarios' names, default first (for --help)."""
+    from state_store.scenario_files import ROOT_DIR
+
+    return sorted((p.stem for p in ROOT_DIR.glob("*.yaml")), key=lambda name: (name != "default", name))
+
+
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--db", envvar=DEFAULT_DB_ENV, type=click.Path(),  # checked by state_store.lab_file
               help=f"Lab database file (default: {default_db_path()}; env {DEFAULT_DB_ENV}).")
@@ -141,7 +148,7 @@ def _check_commands(commands: tuple[str, ...]) -> None:
 @click.option("--router", help="The router to start at (default: the lab's first router), or `lab` for the lab "
               "console (lab administrators only).")
 @click.option("--scenario", help="Build a new lab file from this scenario (a YAML file, or a bundled scenario "
-              "name: default, bare, swiftmq-ha) instead of the default two-site lab.")
+              f"name: {', '.join(_bundled_scenarios())}) instead of the default two-site lab.")
 @click.option("-s", "--script", type=click.Path(exists=True, dir_okay=False),
               help="Run a CLI script file, echoing each line after the prompt (like cli -A -s).")
 @click.option("-c", "--command", "commands", multiple=True, help="Run one command and exit (repeatable).")
@@ -181,7 +188,7 @@ def main(ctx: click.Context, db: str | None, user: str | None, router: str | Non
         if commands:
             from .script import run_commands
             sys.exit(run_commands(lab, start, commands, sys.stdout))
-        from .banner import interactive_banner, swiftmq_lab_banner
+        from .banner import interactive_banner
         from .repl import history_path_for, run_repl
         recorder = None
         if record:
@@ -191,7 +198,7 @@ def main(ctx: click.Context, db: str | None, user: str | None, router: str | Non
             except RecordRefused as refused:
                 _fail(f"cannot record on lab {path}: {refused}")
             recorder = Recorder.open(Path(record), scenario=scenario)
-        click.echo(interactive_banner(_settings(lab)) if lab.routers() else swiftmq_lab_banner(), nl=False)
+        click.echo(lab.banner(interactive_banner(_settings(lab)) if lab.routers() else ""), nl=False)
         try:
             code = run_repl(lab, start, history_path=history_path_for(path), recorder=recorder,
                             editing_mode="vi" if vi else "emacs")

@@ -11,14 +11,16 @@ from typing import Any
 
 from grammar import Grammar, GrammarError, Parser, load_grammar
 from state_store.store import LabStore
+from state_store.tuning import DEFAULT_TUNING, StoreTuning
 
 from . import handlers, renderers
 from .access import UserAccess
 from .live_names import COMPLETION_SOURCES
+from .personalities.base import Personality
+from .personalities.plugin import shell
 from .registries import RegistryError, registry_problems
 from .results import Outcome
 from .session import Session
-from .swiftmq_cli import SWIFTMQ_TARGET, SwiftMqCli
 
 LAB_TARGET = "lab"
 # Transcript headers and the command line say `version`; the engine stores `software_version`.
@@ -71,16 +73,16 @@ class Lab:
         self.user, self.lab_admin = self._load_user(user)
         self._sessions: dict[str, Session] = {}
         # target name -> what runs its lines, for the targets used so far (every line asks)
-        self._by_target: dict[str, Session | SwiftMqCli] = {}
+        self._by_target: dict[str, Personality] = {}
         self._console: Session | None = None
         self._routers = self._load_routers()
-        self._swiftmq: SwiftMqCli | None = None
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | Path, user: str = "admin", scenario: str | Path | None = None) -> Lab:
+    def open(cls, path: str | Path, user: str = "admin", scenario: str | Path | None = None,
+             tuning: StoreTuning = DEFAULT_TUNING) -> Lab:
         """Open a lab file; a missing file is created from `scenario` (default: the two-site lab)."""
-        return cls(LabStore.open(path, scenario=scenario), user=user)
+        return cls(LabStore.open(path, scenario=scenario, tuning=tuning), user=user)
 
     @classmethod
     def fresh(cls, scenario: str | Path | None = None, settings: dict[str, Any] | None = None) -> Lab:
@@ -118,9 +120,9 @@ class Lab:
         return shell_error_text("console_denied", user=self.user.name)
 
     def _load_routers(self) -> list[str]:
-        self._ha_routers, routers = self.store.run(
-            lambda engine: (engine.ha_router_names(), [r.name for r in engine.routers()]))
-        self._targets = (*routers, *([SWIFTMQ_TARGET] if self._ha_routers else []), LAB_TARGET)
+        self._systems, routers = self.store.run(
+            lambda engine: (engine.system_names(), [r.name for r in engine.routers()]))
+        self._targets = (*routers, *self._systems, LAB_TARGET)
         return routers
 
     def reset(self, scenario: str | Path | None = None) -> None:
@@ -133,19 +135,31 @@ class Lab:
         self._routers = self._load_routers()
         self._sessions.clear()
         self._by_target.clear()
-        self._swiftmq = None
 
     # -- sessions ----------------------------------------------------------------------------
     def routers(self) -> list[str]:
         return list(self._routers)
 
     def targets(self) -> list[str]:
-        """Routers, the SwiftMQ admin CLI when the lab has an HA router, and the lab console."""
+        """Routers, the CLI of each HA system the lab holds (named after the system), and the lab
+        console."""
         return list(self._targets)
 
+    def systems(self) -> list[str]:
+        """The HA systems this lab holds (state_store.systems), each a CLI target."""
+        return list(self._systems)
+
     def start_target(self) -> str:
-        """Where a shell starts: the first router, else the SwiftMQ CLI, else the lab console."""
+        """Where a shell starts: the first router, else the first HA system's CLI, else the lab console."""
         return self._targets[0]
+
+    def banner(self, router_banner: str) -> str:
+        """The start banner: the routers' when the lab has routers, else its first HA system's."""
+        if self._routers or not self._systems:
+            return router_banner
+        from .banner import system_lab_banner
+
+        return system_lab_banner(self._systems[0])
 
     @property
     def console(self) -> Session:
@@ -156,11 +170,6 @@ class Lab:
                                     user=UserAccess(self.user.name, "admin", "read-write"))
         return self._console
 
-    def swiftmq(self) -> SwiftMqCli:
-        if self._swiftmq is None:
-            self._swiftmq = SwiftMqCli(self, self.user)
-        return self._swiftmq
-
     def session(self, router: str) -> Session:
         session = self._sessions.get(router)
         if session is None:
@@ -170,11 +179,11 @@ class Lab:
                                                        user=self.user)
         return session
 
-    def target(self, name: str) -> Session | SwiftMqCli:
+    def target(self, name: str) -> Personality:
         found = self._by_target.get(name)
         if found is None:
-            if name == SWIFTMQ_TARGET and self._ha_routers:
-                found = self.swiftmq()
+            if name in self._systems:
+                found = shell(name).personality(self, self.user)
             else:
                 found = self.console if name == LAB_TARGET else self.session(name)
             self._by_target[name] = found
@@ -182,10 +191,10 @@ class Lab:
 
     def prompt(self, target: str) -> str:
         """The prompt as a transcript writes it: a personality's prompt has no host, so it is
-        prefixed with the target (`swiftmq:ha1>`; docs/transcripts.md)."""
+        prefixed with the target (`<system>:<prompt>`; docs/transcripts.md)."""
         found = self._by_target.get(target)  # (asked before every replayed command)
         prompt = (found if found is not None else self.target(target)).prompt
-        return f"{SWIFTMQ_TARGET}:{prompt}" if target == SWIFTMQ_TARGET else prompt
+        return f"{target}:{prompt}" if target in self._systems else prompt
 
     def execute(self, target: str, line: str) -> Outcome:
         found = self._by_target.get(target)
@@ -204,5 +213,4 @@ class Lab:
         self.store.close()
         self._sessions.clear()
         self._by_target.clear()
-        self._swiftmq = None
         self._console = None

@@ -120,31 +120,26 @@ ENGINE_ERRORS: dict[str, str] = {
     "scenario_not_found": "ERROR: Scenario '{scenario}' not found (give a YAML file or a bundled scenario name).",
     "scenario_invalid": "ERROR: Scenario '{scenario}' is invalid ({problems} problem(s)); first: {first}",
     "unknown_setting": "ERROR: Unknown lab setting '{name}'.",
-    # SwiftMQ HA routers (lab console `ha ...` / `jms ...`)
+    # the HA kernel's nodes and groups (lab console `ha ...`)
     "ha_instance_not_found": "ERROR: HA instance '{instance}' not found (write <router>.<instance>, e.g. ha1.A).",
     "ha_router_not_found": "ERROR: HA router '{router}' not found.",
-    "no_ha_router": "ERROR: This lab has no SwiftMQ HA router (reset swiftmq-ha).",
-    "ha_instance_running": "ERROR: HA instance '{instance}' is running ({process}); kill it first.",
-    "ha_instance_down": "ERROR: HA instance '{instance}' is down.",
-    "ha_instance_hung": "ERROR: HA instance '{instance}' is already hung.",
-    "ha_link_already_down": "ERROR: The network between the instances of HA router '{router}' is already down.",
-    "ha_link_already_up": "ERROR: The network between the instances of HA router '{router}' is already up.",
-    "ha_file_not_found": "ERROR: HA instance '{instance}' has no {file} file.",
-    "ha_queue_not_found": "ERROR: Queue '{queue}' not found on HA router '{router}'.",
-    "swift_no_instance": "ERROR: HA router '{router}' has no running {role} instance.",
-    # the SwiftMQ admin CLI prints its errors as the bare message line
-    "swift_router_unknown": "Router '{router}' is unknown.",
-    "swift_no_router": "Invalid command, please try 'sr <router>'",
-    "swift_unknown_context": "Unknown context",
-    "swift_unknown_property": "Unknown property: {property}",
-    "swift_read_only": "Property '{property}' is read-only",
-    "swift_invalid_value": "Invalid value '{value}' for property '{property}'",
-    "jms_client_not_found": "ERROR: JMS client '{client}' not found.",
-    "jms_client_reconnecting": "ERROR: JMS client '{client}' is reconnecting: no instance of HA router "
-                               "'{router}' serves.",
+    "ha_failure_not_supported": "ERROR: The HA system '{system}' of this lab does not simulate '{failure}'.",
 }
 
 GENERIC_ENGINE_ERROR = "ERROR: {code_text}"
+
+
+def _system_messages() -> None:
+    """Each registered HA system's own texts: its shell package's ``messages`` module."""
+    from state_store import systems
+
+    from .personalities.plugin import shell_part
+
+    for name in systems.names():
+        ENGINE_ERRORS.update(shell_part(name, "messages").MESSAGES)
+
+
+_system_messages()
 def parse_error_text(error: ParseError, prompt_width: int) -> str:
     """The caret line (aligned under the typed line, which follows a prompt) and the message."""
     caret = " " * (prompt_width + error.column) + "^"

@@ -37,12 +37,10 @@ from .paging import (
 from .results import BACK_TO_ROUTER, Outcome
 from .style import repl_style
 from .toolbar import LAB_TARGET, read_clock, toolbar_fragments
-from .transcript.format import PERSONALITY_PREFIXES
 
 if TYPE_CHECKING:
     from .lab import Lab
-    from .session import Session
-    from .swiftmq_cli import SwiftMqCli
+    from .personalities.base import Personality
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +117,7 @@ class Repl:
         return self._prompt_sessions[self.target == LAB_TARGET]
 
     # -- targets --------------------------------------------------------------------------------
-    def session(self) -> Session | SwiftMqCli:
+    def session(self) -> Personality:
         return self.lab.target(self.target)
 
     @property
@@ -128,9 +126,9 @@ class Repl:
         return self.session().prompt
 
     def recorded_prompt(self, target: str) -> str:
-        """The prompt as a transcript writes it: a personality without a host in its prompt (the
-        SwiftMQ admin CLI) is prefixed with its name, `swiftmq:ha1>` (docs/transcripts.md)."""
-        return f"{target}:{self.prompt}" if target in PERSONALITY_PREFIXES else self.prompt
+        """The prompt as a transcript writes it: an HA system's CLI, whose prompt has no host, is
+        prefixed with its name, `<system>:<prompt>` (docs/transcripts.md)."""
+        return self.lab.prompt(target)
 
     def switch(self, target: str) -> str | None:
         """Go to `target`; returns the refusal line (nothing changed) when it is the lab console
@@ -311,8 +309,9 @@ class Repl:
         return toggled.text
 
     def _eof(self) -> int:
-        if self.target in PERSONALITY_PREFIXES:   # the SwiftMQ CLI says goodbye on EOF
-            self.write("Bye.")
+        farewell = self.session().eof_text   # what the CLI prints on end of input (e.g. "Bye.")
+        if farewell:
+            self.write(farewell)
         return 0
 
 

@@ -11,18 +11,18 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from grammar import Access, ParseError, Step
-from grammar.masking import mask_secrets
+from grammar import ParseError, Step
 from grammar.parser import lex_error
 from grammar.prompts import prompt_text
 from grammar.tokens import ControlCharacter, check_characters, is_forbidden
-from state_store.errors import EngineError, LabBusy, LabFileError
+from state_store.errors import EngineError
 from state_store.frozen import statically_frozen
 
-from .access import UserAccess, allowed, allows_everything, effective_level
+from .access import UserAccess, allows_everything
 from .framing import frame
 from .handlers import HANDLERS, HandlerContext
 from .messages import engine_error_text, parse_error_text, shell_error_text
+from .personalities.base import Personality, Plan
 from .renderers import RENDERERS, render
 from .results import (
     NAVIGATION,
@@ -57,30 +57,20 @@ class Frame:
     context: tuple[tuple[str, str], ...] = ()
 
 
-class _Denied(Exception):
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
-        self.text = text
+class Session(Personality):
+    """The Solace router CLI (and the lab console, a pseudo-device of the same grammar) on the
+    shared execute loop (``personalities.base``)."""
 
-
-class Session:
     def __init__(self, lab: Lab, host: str, router: str | None, start_mode: str, user: UserAccess) -> None:
-        self.lab = lab
-        self.host = host
+        super().__init__(lab, host, user)
         self.router = router
-        self.user = user
         self.start_mode = start_mode
         self.stack: list[Frame] = [Frame(start_mode)]
-        self.paging = True
-        self.ended = False
         # `! pragma:interpreter:ignore-already-exists`: a `create` of an existing object enters
         # its level silently, so a script can run twice (T16).
         self.ignore_already_exists = False
         self.sourcing = False  # running the lines of a `source script` (which cannot source another)
         self._prompts: dict[str, str] = {}  # mode -> prompt text (the grammar and host never change)
-        # (access, vpn) -> allowed, for self._allowed_for (the user they were decided for)
-        self._allowed: dict[tuple[str, str, str | None], bool] = {}
-        self._allowed_for = user
 
     # -- state ----------------------------------------------------------------------------------
     @property
@@ -105,10 +95,8 @@ class Session:
         self.stack = [Frame(self.start_mode)]
         self.ended = False
 
-    # -- running a line -------------------------------------------------------------------------
-    def execute(self, line: str) -> Outcome:
-        if self.ended:
-            self.restart()
+    # -- running a line (the loop is Personality.execute) ------------------------------------------
+    def prepare(self, line: str) -> Outcome | Plan:
         if COMMENT in line and line.lstrip(" \t").startswith(COMMENT):
             return self._comment(line)
         parsed = self.lab.parser.parse(self.stack[-1].mode, line)
@@ -130,20 +118,11 @@ class Session:
                 return stack, results, _render(results[0])
             return stack, results, "\n".join(t for t in map(_render, results) if t)
 
-        try:
-            stack, results, text = self.lab.store.run(attempt)
-        except _Denied as denied:
-            return Outcome(denied.text, False, node, "access")
-        except EngineError as exc:
-            return Outcome(engine_error_text(exc), False, node, "engine")
-        except LabBusy as busy:
-            code = "lab_changed_meanwhile" if busy.changed_meanwhile else "lab_busy"
-            return Outcome(shell_error_text(code, seconds=f"{busy.waited_s:.0f}"), False, node, "busy")
-        except LabFileError as damaged:  # another process damaged the lab file while it was open
-            return Outcome(shell_error_text("lab_damaged", problem=damaged.problem), False, node, "lab-file")
-        except Exception as exc:  # a bug must not cost the user their session or their lab
-            log.exception("internal error running %r", mask_secrets(self.lab.parser, self.mode, line))
-            return Outcome(shell_error_text("internal", detail=type(exc).__name__), False, node, "internal")
+        return Plan(line, attempt, node, leaf)
+
+    def finish(self, plan: Plan, value: Any) -> Outcome:
+        stack, results, text = value
+        leaf, node = plan.data, plan.node
         if leaf.enters:
             self.stack = stack
         if len(results) == 1:  # most commands: one result (no set of types to make)
@@ -169,12 +148,7 @@ class Session:
             args["no"] = True
         if not allows_everything(self.user):  # (the usual user of drills: no VPN to look up)
             named = args.get("vpn-name") or args.get("vpn-pattern")
-            vpn = str(named) if named else context.get("vpn")
-            if not self._may(command.access, vpn):
-                raise _Denied(shell_error_text(
-                    "access_denied", command=command.syntax, required=str(command.access), user=self.user.name,
-                    actual=f"{command.access.scope}/{effective_level(self.user, command.access, vpn)}",
-                ))
+            self.check_access(command.syntax, command.access, str(named) if named else context.get("vpn"))
         ctx = HandlerContext(engine, self.router, self.user.name, self, context)
         try:
             result = HANDLERS[command.handler](ctx, args)
@@ -194,18 +168,6 @@ class Session:
                 if mode.carries else ()
             stack.append(Frame(mode.id, carried))
         return result
-
-    def _may(self, access: Access, vpn: str | None) -> bool:
-        """`allowed` for this session's user, remembered per (access, vpn): a session checks the
-        same few pairs over and over. (`_run_step` asks only for a user that is not a global
-        admin, `allows_everything`.)"""
-        if self._allowed_for is not self.user:
-            self._allowed, self._allowed_for = {}, self.user
-        key = (access.scope, access.level, vpn)
-        verdict = self._allowed.get(key)
-        if verdict is None:
-            verdict = self._allowed[key] = allowed(self.user, access, vpn)
-        return verdict
 
     def _comment(self, line: str) -> Outcome:
         """`!` starts a comment line, in scripts and at the prompt alike; two comments are

@@ -9,7 +9,7 @@ the store turns into a ``LabFileError`` naming the file.
 A state document::
 
     {"format": FORMAT, "version": 1, "now_ms": int, "settings": {str: str}, "meta": {str: str},
-     "next_ids": {kind: int}, "ha_core": HaCore.snapshot() | null,
+     "next_ids": {kind: int}, "ha_core": Kernel.snapshot() (the HA kernel) | null,
      "records": {kind: {"fields": [name, ...], "rows": [[value, ...], ...]}}}
 
 Rows are positional (one list per record, in the fields' order) to keep big labs small. Call
@@ -28,7 +28,7 @@ from dataclasses import MISSING, fields
 from operator import attrgetter
 from typing import Any
 
-from .core.hacore import HaCore
+from .kernel import Kernel
 from .passwords import HashedSecret
 from .state import KINDS, BrokerState, CallRecord, bulk
 
@@ -150,7 +150,7 @@ def encode_state(st: BrokerState) -> dict[str, Any]:
     return {
         "format": FORMAT, "version": VERSION, "now_ms": st.now_ms,
         "settings": dict(st.settings), "meta": dict(st.meta), "next_ids": dict(st.next_ids),
-        "ha_core": st.ha_core.snapshot() if st.ha_core.groups else None,
+        "ha_core": st.kernel.snapshot() if st.kernel.groups else None,
         "records": records,
     }
 
@@ -225,15 +225,15 @@ def _decode_state(doc: Any) -> BrokerState:
         st.next_ids[kind] = max(value, st.next_ids.get(kind, 1))
     core = doc.get("ha_core")
     if core is not None:
-        st.ha_core = decode_ha_core(core)
+        st.kernel = decode_kernel(core)
     return st
 
 
-def decode_ha_core(data: Any) -> HaCore:
+def decode_kernel(data: Any) -> Kernel:
     try:
         if type(data) is not dict:
             raise TypeError("not an object")
-        return HaCore.restore(data)
+        return Kernel.restore(data)
     except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
         raise CodecError(f"the HA core snapshot is damaged ({type(exc).__name__}: "
                          f"{str(exc).splitlines()[0][:200] if str(exc) else 'bad value'})") from None

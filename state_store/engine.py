@@ -26,8 +26,9 @@ Public API (J = journaled: changes the state)
     user(name) -> UserInfo | None; users() -> list[UserInfo]; verify_password(name, pw) -> bool
     ssh_keys(name) -> tuple[str, ...]   (the user's OpenSSH public key lines; none for an unknown user)
     now_ms() -> int; advance(ms) -> AdvanceResult J   (also runs the HA core's timers: one clock)
-    ha_core() -> HaCore   (the SwiftMQ routers etc., state_store.core; lab ops in state_store.swiftmq.lab;
-      the caller may change it, so the command is recorded as a snapshot, not as calls)
+    kernel() -> Kernel   (the HA systems' state, state_store.kernel: read only)
+    kernel_call(op, *args) J   (one HA system's registered change, state_store.kernel.ops)
+    system_names()   (the HA systems the lab holds, state_store.systems)
     ha_instance_names(); ha_router_names(); jms_client_names(); ha_queue_names()   (completion)
     fail_site(site) J; restore_site(site) J; replace_site(site) J
     fail_link(site_a=None, site_b=None) J; restore_link(site_a=None, site_b=None) J
@@ -92,9 +93,10 @@ from __future__ import annotations
 from typing import Any
 
 from .config_objects import KINDS, AttrValue, ObjectKind, object_secret_salt
-from .core.hacore import HaCore
 from .errors import EngineError
 from .journal import journaled
+from .kernel import Kernel
+from .kernel import ops as kernel_ops
 from .lookups import SETTING_DEFAULTS
 from .options import config_secret_salt
 from .passwords import HashedSecret, hash_password
@@ -195,38 +197,54 @@ class Engine:
                 v.drain_carry = 0
         self.sv.replication.refresh()
         reconnected += [c for c in self.sv.clients.reconnect_all() if c not in reconnected]
-        reconnected += [c for c in self._advance_ha_core(start + ms) if c not in reconnected]
+        reconnected += [c for c in self._advance_kernel(start + ms) if c not in reconnected]
         return AdvanceResult(from_ms=start, to_ms=start + ms, drained=drained,
                              reconnected=tuple(reconnected))
 
-    def _advance_ha_core(self, to_ms: int) -> list[str]:
+    def _advance_kernel(self, to_ms: int) -> list[str]:
         """Run the HA timers up to the lab clock; returns the clients that (re)connected. Part of
-        ``advance``, so replaying that call replays the timers: the core is not marked opaque."""
-        core = self.state.ha_core
+        ``advance``, so replaying that call replays the timers."""
+        core = self.state.kernel
         if not core.groups:
             return []
         return core.advance_to(to_ms)
 
-    # ------------------------------------------------------------------ HA core
-    def ha_core(self) -> HaCore:
-        """The HA core, for the lab operations that change its objects directly: the command is
-        then recorded as a snapshot of the state (``state.work.opaque``), not as calls."""
-        self.state.work.opaque = True
-        return self.state.ha_core
+    # ------------------------------------------------------------------ HA kernel
+    def kernel(self) -> Kernel:
+        """The HA kernel, to read (views of the HA systems are built from it). Changing it other
+        than through ``kernel_call`` would be lost across shells: only journaled calls persist."""
+        return self.state.kernel
 
-    # completion sources (never raise; reads, so they do not mark the core opaque)
+    @journaled
+    def kernel_call(self, op: str, *args: Any) -> Any:
+        """Run the HA system operation ``op`` (``<system>.<verb>``, registered with
+        ``state_store.kernel.operation``) on the kernel; returns its view. An operation decides
+        its refusals before it changes anything, as every journaled call does."""
+        fn = kernel_ops.find(op) if isinstance(op, str) else None
+        if fn is None:
+            raise EngineError("invalid_value", name="operation", value=str(op)[:80], allowed="a registered operation")
+        return fn(self.state.kernel, *args)
+
+    def system_names(self) -> list[str]:
+        """The HA systems this lab holds (groups on the kernel), in the registry's order."""
+        from . import systems
+
+        held = {g.system for g in self.state.kernel.groups.values()}
+        return [name for name in systems.names() if name in held]
+
+    # completion sources (never raise)
     def ha_instance_names(self) -> list[str]:
-        return list(self.state.ha_core.nodes)
+        return list(self.state.kernel.nodes)
 
     def ha_router_names(self) -> list[str]:
-        return list(self.state.ha_core.groups)
+        return list(self.state.kernel.groups)
 
     def jms_client_names(self) -> list[str]:
-        return sorted(self.state.ha_core.clients)
+        return sorted(self.state.kernel.clients)
 
     def ha_queue_names(self) -> list[str]:
         out: list[str] = []
-        for group in self.state.ha_core.groups.values():
+        for group in self.state.kernel.groups.values():
             out += [q for q in group.data.get("queues", {}) if q not in out]
         return out
 

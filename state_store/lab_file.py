@@ -168,7 +168,7 @@ def _check_database(con: sqlite3.Connection, path: str, schema_version: str, nee
 
 def check_state(path: Path, st: BrokerState) -> None:
     """What makes a readable lab unusable: no routers at all, a CLI user this program cannot place."""
-    if not st.routers and not st.ha_core.groups:
+    if not st.routers and not st.kernel.groups:
         raise LabFileError(str(path), "the lab has no routers")
     for user in sorted(st.users.values(), key=lambda u: u.name):
         if user.level not in ACCESS_LEVELS:

@@ -21,11 +21,10 @@ from typing import Any
 from grammar.yaml_source import Limits, LocatedDict, LocatedList, YamlSyntaxError, load_located
 
 from .errors import ScenarioError
+from .kernel.plugin import SystemModel
 from .passwords import hash_password, is_hashed
 from .public_keys import PublicKeyError, check_public_key
 from .scenario_spec import OPT, REQ, Bool, DictOf, Enum, Int, ListOf, Map, Spec, Str, line_of, spec_map
-from .swiftmq.scenario import SCHEMA as SWIFTMQ_SCHEMA
-from .swiftmq.scenario import check as check_swiftmq
 
 MAX_FILE_BYTES = 1_000_000
 LIMITS = Limits(max_chars=MAX_FILE_BYTES, max_depth=32, max_nodes=20_000, max_alias_nodes=1_000)
@@ -57,7 +56,7 @@ SECRET_HASH = Str(256, secret=True)
 KEY_LINE = Str(16_384, secret=True)
 MAX_KEYS_PER_USER = 32
 
-SCHEMA = spec_map(
+SOLACE_SCHEMA = spec_map(
     scenario=(NAME, OPT),
     settings=(spec_map(
         software_version=(Str(32), OPT),
@@ -130,8 +129,24 @@ SCHEMA = spec_map(
         consume=(ListOf(spec_map(queue=(QUEUE_NAME, REQ), count=(COUNT, OPT))), OPT),
     )), OPT),
     advance_ms=(Int(0, 366 * 24 * 3600 * 1000), OPT),
-    swiftmq=(SWIFTMQ_SCHEMA, OPT),  # SwiftMQ HA routers: state_store/swiftmq/scenario.py
 )
+
+
+def _system_models() -> dict[str, SystemModel]:
+    """Each registered HA system's model (state_store.systems): its section of a scenario."""
+    from . import systems
+
+    out: dict[str, SystemModel] = {}
+    for name in systems.names():
+        module = systems.load_model(name)
+        assert module is not None
+        out[name] = module.MODEL
+    return out
+
+
+SYSTEM_MODELS = _system_models()
+# the whole file: the Solace lab's keys, then one optional section per registered HA system
+SCHEMA = Map({**SOLACE_SCHEMA.fields, **{name: (m.schema, OPT) for name, m in SYSTEM_MODELS.items()}})
 
 
 # ------------------------------------------------------------------ checking values
@@ -262,6 +277,10 @@ class _Checker:
                 if self.string(key, None, NAME, f"{where} key", key_line) is None:
                     continue
                 item_spec = spec.value
+            elif key not in spec.fields and not where:
+                self.err(key_line, f"top level: unknown key {_short(key)}: neither a key of the lab nor a "
+                                   f"registered HA system (registered systems: {', '.join(SYSTEM_MODELS)})")
+                continue
             elif key not in spec.fields:
                 self.err(key_line, f"{where or 'top level'}: unknown key {_short(key)}"
                                    f" (expected one of: {', '.join(sorted(spec.fields))})")
@@ -315,8 +334,8 @@ def _cross_checks(c: _Checker, doc: LocatedDict) -> None:
                     c.err(line_of(r, "ssh_port"), f"router {r['name']!r}: ssh_port {port} is taken by "
                                                   f"router {ssh_ports[port]!r}")
                 ssh_ports.setdefault(port, r["name"])
-    swiftmq = doc.get("swiftmq")
-    if not routers and not c.problems and not (isinstance(swiftmq, LocatedDict) and swiftmq.get("routers")):
+    sections = {name: doc[name] for name in SYSTEM_MODELS if isinstance(doc.get(name), LocatedDict)}
+    if not routers and not c.problems and not any(SYSTEM_MODELS[n].holds_groups(s) for n, s in sections.items()):
         c.err(line_of(doc, "sites"), "the lab needs at least one router")
     for site in _dicts(doc.get("sites")):
         for r in _dicts(site.get("routers")):
@@ -376,8 +395,9 @@ def _cross_checks(c: _Checker, doc: LocatedDict) -> None:
                     c.err(line_of(hosts, i), f"client {cl['name']!r}: VPN {name!r} is not on {h!r}")
     _check_users(c, doc, set(vpn_queues))
     _check_traffic(c, doc, clients, vpn_queues)
-    if isinstance(swiftmq, LocatedDict):
-        check_swiftmq(c.err, swiftmq, set(routers) | set(clients))
+    taken = set(routers) | set(clients)
+    for name, section in sections.items():
+        SYSTEM_MODELS[name].check(c.err, section, taken)
 
 
 def _secret_pair(c: _Checker, entry: LocatedDict, what: str) -> None:

@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from .core.hacore import HaCore
+from .kernel import Kernel
 from .records import (
     Client,
     ConfigObject,
@@ -96,22 +96,19 @@ class WorkLog:
     """What the current command did to the state, kept for persistence and rollback; never stored.
 
     ``calls`` are the top-level mutating Engine calls in order (replaying them on the state the
-    command started from gives the state it left). ``opaque`` is set when something changed the state
-    other than through such calls (the HA core's lab operations change their objects directly):
-    then only a full snapshot can record the command."""
+    command started from gives the state it left); the HA kernel's changes are such calls too
+    (``Engine.kernel_call``)."""
 
     calls: list[CallRecord] = field(default_factory=list)
     depth: int = 0
-    opaque: bool = False
 
     @property
     def changed(self) -> bool:
-        return bool(self.calls) or self.opaque
+        return bool(self.calls)
 
     def clear(self) -> None:
         self.calls.clear()
         self.depth = 0
-        self.opaque = False
 
 
 class BrokerState:
@@ -122,7 +119,7 @@ class BrokerState:
         self.settings: dict[str, str] = {}  # only values set in the lab; defaults are the engine's
         self.meta: dict[str, str] = {}  # bookkeeping keys (pending acks, catch-up marks, XA logs)
         self.next_ids: dict[str, int] = {}
-        self.ha_core = HaCore()
+        self.kernel = Kernel()  # the HA systems' groups, nodes, ledger (state_store.kernel)
         self.work = WorkLog()
         # all records by id, per kind
         self.sites: dict[int, Site] = {}

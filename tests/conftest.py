@@ -45,3 +45,37 @@ def executed(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
 
     monkeypatch.setattr(Lab, "execute", execute)
     return calls
+
+
+_SLOW_MODULES = frozenset({"test_crash_and_concurrency", "test_personality_concurrency"})
+_PTY_WORDS = ("drive(", "pexpect", "spawn(")
+_pty_cache: dict[object, bool] = {}
+
+
+def _drives_a_terminal(fn: object) -> bool:
+    found = _pty_cache.get(fn)
+    if found is None:
+        import inspect
+
+        try:
+            source = inspect.getsource(fn)  # type: ignore[arg-type]
+        except (OSError, TypeError):
+            source = ""
+        found = _pty_cache[fn] = any(word in source for word in _PTY_WORDS)
+    return found
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The markers of setup.cfg: spark and ssh by module, slow for the child-process races and
+    kills, pty for a test that drives the shell through a terminal."""
+    for item in items:
+        module = getattr(getattr(item, "module", None), "__name__", "").rsplit(".", 1)[-1]
+        if module.startswith("test_spark_"):
+            item.add_marker(pytest.mark.spark)
+        if module.startswith("test_ssh_"):
+            item.add_marker(pytest.mark.ssh)
+        if module in _SLOW_MODULES or "sigkill" in item.name:
+            item.add_marker(pytest.mark.slow)
+        fn = getattr(item, "function", None)
+        if fn is not None and _drives_a_terminal(fn):
+            item.add_marker(pytest.mark.pty)

@@ -23,6 +23,8 @@ def command(role: str, i: int) -> tuple[str, str]:
             return "NJ_Appliance1", "show message-vpn Trading_VPN replication"
         on = "no " if i % 2 else ""
         return "NJ_Appliance1", f"{on}reject-msg-when-sync-ineligible"
+    if role == "jms":   # a SwiftMQ lab (state_store.kernel): JMS publishes on the HA router
+        return "lab", f"jms publish c1 q1 count {PUBLISH_BATCH}"
     raise SystemExit(f"unknown role {role}")
 
 

@@ -44,12 +44,12 @@ READS: dict[str, list[tuple[Any, ...]]] = {
     "client_profiles": [(NY,)], "acl_profiles": [(NY,)], "telemetry_profiles": [(NY,)],
     "rest_delivery_points": [(NY,)], "config_sync": [(NY,)], "config_sync_bridge": [(NY,)],
     "router_identity": [(NY,)], "cli_script": [(NY, "s.cli")], "current_config": [(NY,), (NJ, VPN)],
-    "audit": [(), (VPN,)],
+    "audit": [(), (VPN,)], "kernel": [()], "system_names": [()],
 }
 # public methods that are neither: they hash a secret, then make the journaled call
-# (`_set_replication_option`, `_set_object_attr`); the core's lab operations snapshot the state;
-# vpn_auth_type takes records; close ends the engine's life (its lab closed or its state replaced)
-SPECIAL = {"set_replication_option", "set_object_attr", "ha_core", "vpn_auth_type", "close"}
+# (`_set_replication_option`, `_set_object_attr`); vpn_auth_type takes records; close ends the
+# engine's life (its lab closed or its state replaced)
+SPECIAL = {"set_replication_option", "set_object_attr", "vpn_auth_type", "close"}
 
 
 def dump(st: BrokerState) -> str:
@@ -176,13 +176,15 @@ def test_no_secret_is_not_hashed(value: str | None) -> None:
     assert secrets_of(st.work.calls) == [value]
 
 
-def test_ha_core_marks_the_command_opaque_and_its_completion_sources_do_not() -> None:
+def test_kernel_reads_change_nothing_and_its_changes_are_journaled_calls() -> None:
     st = fresh()
     e = Engine(st)
     assert (e.ha_instance_names(), e.ha_router_names(), e.jms_client_names(), e.ha_queue_names()) == ([], [], [], [])
+    assert e.kernel() is st.kernel
     assert not st.work.changed
-    assert e.ha_core() is st.ha_core
-    assert st.work.opaque
+    with pytest.raises(EngineError):   # an operation no system registered: refused, nothing recorded
+        e.kernel_call("nosystem.verb")
+    assert not st.work.changed
 
 
 

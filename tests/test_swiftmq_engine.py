@@ -1,7 +1,7 @@
-"""The SwiftMQ HA state machine on the neutral core, under the lab's one simulated clock.
+"""The SwiftMQ HA state machine on the neutral kernel, under the lab's one simulated clock.
 
-Every step runs in its own lab transaction (as a console line does), so the core also goes
-through its JSON snapshot in the lab file between steps."""
+Every step runs in its own lab command (as a console line does): changes as journaled
+`kernel_call`s, reads on the kernel."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from contextlib import contextmanager
 
 import pytest
 
-from state_store.core import HaCore, TimerQueue
 from state_store.errors import EngineError
+from state_store.kernel import Kernel, TimerQueue
 from state_store.scenario import ROOT_DIR
 from state_store.store import LabStore
 from state_store.swiftmq import lab as ha
@@ -27,9 +27,15 @@ def store() -> Iterator[LabStore]:
 
 
 @contextmanager
-def core_of(store: LabStore) -> Iterator[HaCore]:
+def core_of(store: LabStore) -> Iterator[Kernel]:
     with store.transaction() as engine:
-        yield engine.ha_core()
+        yield engine.kernel()
+
+
+OPS = {ha.start: "swiftmq.restart", ha.kill: "swiftmq.kill", ha.hang: "swiftmq.hang",
+       ha.partition: "swiftmq.partition", ha.heal: "swiftmq.heal",
+       ha.publish: "swiftmq.publish", ha.resend: "swiftmq.resend", ha.consume: "swiftmq.consume",
+       ha.replace: "swiftmq.replace"}
 
 
 def advance(store: LabStore, ms: int) -> None:
@@ -43,8 +49,12 @@ def states(store: LabStore) -> dict[str, str]:
 
 
 def do(store: LabStore, fn, *args, **kw):  # type: ignore[no-untyped-def]
-    with core_of(store) as core:
-        return fn(core, *args, **kw)
+    """A change as the journaled operation a lab verb makes; a read on the kernel."""
+    if fn is ha.ha_file and (kw.get("delete") or kw.get("write")):
+        return store.run(lambda e: e.kernel_call("swiftmq.file", args[0], bool(kw.get("delete")), kw.get("write")))
+    if fn in OPS:
+        return store.run(lambda e: e.kernel_call(OPS[fn], *args))
+    return store.run(lambda e: fn(e.kernel(), *args, **kw))
 
 
 def codes(store: LabStore, key: str) -> list[tuple[str, dict]]:  # type: ignore[type-arg]
@@ -94,7 +104,7 @@ def test_a_sw_1_startup_crash_return_and_preferred_active(store: LabStore) -> No
     assert ("preferred-failover", {"delay_ms": 10_000}) in codes(store, "ha1.B")
     advance(store, 15_000)
     assert states(store) == {"A": "ACTIVE", "B": "STANDBY"}
-    totals, findings = do(store, HaCore.audit)
+    totals, findings = do(store, Kernel.audit)
     assert (totals.published, totals.delivered, totals.lost, totals.duplicated) == (10, 10, 0, 0)
     assert findings == ()
 
@@ -168,9 +178,9 @@ def test_persistent_messages_survive_failover_and_non_persistent_in_transit_are_
     do(store, ha.kill, "ha1.A")
     assert do(store, ha.consume, "c1", "q1", 10).received == 5
     assert do(store, ha.consume, "c2", "q2", 10).received == 0
-    totals, findings = do(store, HaCore.audit)
+    totals, findings = do(store, Kernel.audit)
     assert (totals.published, totals.delivered, totals.lost) == (8, 5, 3)
-    assert [(f.kind, f.count, f.reason) for f in findings] == [("loss", 3, "non-persistent-in-transit")]
+    assert [(f.outcome, f.count, f.reason) for f in findings] == [("lost", 3, "non-persistent-in-transit")]
 
 
 def test_resend_after_failover_is_discarded_by_duplicate_detection(store: LabStore) -> None:
@@ -188,19 +198,17 @@ def test_duplicate_backlog_keeps_only_the_last_n_ids(store: LabStore) -> None:
     _pair_up(store)
     do(store, ha.publish, "c1", "q1", 2001, True)
     with core_of(store) as core:
-        backlog = core.groups["ha1"].data["backlog"]
-        assert len(backlog["A"]["q1"]) == len(backlog["B"]["q1"]) == 2000
-        assert backlog["A"]["q1"][0] == "ID:c1-2"
+        a, b = ha.backlog_keys(core, "ha1.A", "q1"), ha.backlog_keys(core, "ha1.B", "q1")
+        assert len(a) == len(b) == 2000
+        assert a[0] == "ID:c1-2"
 
 
 def test_refusals_change_nothing(store: LabStore) -> None:
     before = store.dump()
-    for fn, args in ((ha.kill, ("ha1.A",)), (ha.start, ("ha1.C",)), (ha.publish, ("c1", "q1", 1, True)),
-                     (ha.ha_file, ("ha1.A",))):
-        with pytest.raises(EngineError), core_of(store) as core:
-            fn(core, *args)
-            if fn is ha.ha_file:
-                ha.ha_file(core, "ha1.A", delete=True)
+    for op, args in (("swiftmq.kill", ("ha1.A",)), ("swiftmq.restart", ("ha1.C",)),
+                     ("swiftmq.publish", ("c1", "q1", 1, True)), ("swiftmq.file", ("ha1.A", True, None))):
+        with pytest.raises(EngineError):
+            store.run(lambda e: e.kernel_call(op, *args))  # noqa: B023
     assert store.dump() == before
 
 
@@ -209,7 +217,7 @@ def test_snapshot_round_trip_is_identical(store: LabStore) -> None:
     do(store, ha.publish, "c1", "q1", 3, True)
     with core_of(store) as core:
         snap = core.snapshot()
-        assert HaCore.restore(snap).snapshot() == snap
+        assert Kernel.restore(snap).snapshot() == snap
 
 
 def test_default_lab_has_no_ha_core_row_and_advance_does_not_write_one() -> None:
@@ -222,12 +230,12 @@ def test_default_lab_has_no_ha_core_row_and_advance_does_not_write_one() -> None
 
 def test_partition_makes_both_standalone_after_20_s_and_healing_shuts_one_down(store: LabStore) -> None:
     _pair_up(store)
-    do(store, ha.set_link, "ha1", False)
+    do(store, ha.partition, "ha1")
     advance(store, 19_000)
     assert states(store) == {"A": "ACTIVE", "B": "STANDBY"}
     advance(store, 2_000)
     assert states(store) == {"A": "STANDALONE", "B": "STANDALONE"}
-    do(store, ha.set_link, "ha1", True)
+    do(store, ha.heal, "ha1")
     advance(store, 1_000)
     assert states(store) == {"A": "STANDALONE", "B": ""}
 
@@ -244,6 +252,55 @@ def test_findings_say_whether_swiftmq_allows_them(store: LabStore) -> None:
     do(store, ha.ha_file, "ha1.A", write="STANDALONE")
     do(store, ha.start, "ha1.A")                     # the wrong survivor: its store is stale
     assert do(store, ha.consume, "c2", "q1", 5).received == 2
-    _, findings = do(store, HaCore.audit)
-    assert {(f.kind, f.reason, f.allowed) for f in findings} == {
-        ("duplicate", "delivered-twice", False), ("loss", "non-persistent-in-transit", True)}
+    _, findings = do(store, Kernel.audit)
+    assert {(f.outcome, f.reason, f.allowed) for f in findings} == {
+        ("duplicate-delivered", "delivered-twice", False), ("lost", "non-persistent-in-transit", True)}
+
+
+def test_replacing_an_instance_loses_its_disk_and_what_only_it_held(store: LabStore) -> None:
+    _pair_up(store)
+    do(store, ha.publish, "c1", "q1", 3, True)
+    with pytest.raises(EngineError) as err:
+        do(store, ha.replace, "ha1.A")                   # running: refused, nothing changed
+    assert err.value.code == "ha_instance_running"
+    do(store, ha.kill, "ha1.A")
+    do(store, ha.kill, "ha1.B")
+    assert do(store, ha.replace, "ha1.A").dropped == 3
+    assert do(store, ha.ha_file, "ha1.A").content is None
+    totals, findings = do(store, Kernel.audit)
+    assert (totals.stored, totals.lost, findings) == (3, 0, ())   # B's disk still holds them
+    assert do(store, ha.replace, "ha1.B").dropped == 3
+    totals, findings = do(store, Kernel.audit)
+    assert totals.lost == 3
+    assert [(f.outcome, f.reason, f.allowed) for f in findings] == [("lost", "node-replaced", True)]
+    do(store, ha.start, "ha1.A")
+    assert states(store)["A"] == "UNKNOWN"              # blank: no ha.state, waits for the other
+
+
+def test_each_parameter_is_declared_once_and_the_scenario_and_the_cli_follow() -> None:
+    """A leaf (state_store/swiftmq/params.py) gives the scenario key, the least value and the CLI
+    property: the schema accepts every leaf, and each CLI property shows and sets its field."""
+    from dataclasses import fields
+
+    from state_store.swiftmq import mgmt
+    from state_store.swiftmq.params import QUEUE_LEAVES, ROUTER_LEAVES, HaParams, QueueParams
+
+    assert {leaf.key for leaf in ROUTER_LEAVES} == {f.name for f in fields(HaParams)}
+    assert {leaf.key for leaf in QUEUE_LEAVES} == {f.name for f in fields(QueueParams)}
+    s = LabStore.in_memory(SCENARIO)
+    try:
+        _pair_up(s)
+        for leaf in ROUTER_LEAVES + QUEUE_LEAVES:
+            if not leaf.cli or leaf.kind == "instance":
+                continue
+            path = ("sys$queuemanager", "queues", "q1") if leaf in QUEUE_LEAVES else leaf.context
+            value = {"int": str((leaf.low or 0) + 7), "text": "/data/ha", "bool": "false"}[leaf.kind]
+            s.run(lambda e: e.kernel_call("swiftmq.set_property", "ha1", path, leaf.cli, value))  # noqa: B023
+            shown = s.run(lambda e: mgmt.entity(e.kernel(), "ha1", path))  # noqa: B023
+            assert {p.name: p.value for p in shown.properties}[leaf.cli] == value
+            if leaf.low:
+                with pytest.raises(EngineError):
+                    s.run(lambda e: e.kernel_call("swiftmq.set_property", "ha1", path, leaf.cli,  # noqa: B023
+                                                  str(leaf.low - 1)))  # noqa: B023
+    finally:
+        s.close()

@@ -71,4 +71,7 @@ def load_all() -> dict[str, Handler]:
     process-wide, and scanning the package again for every Lab cost replay time."""
     for info in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{info.name}")
+    from ..personalities.plugin import register_all
+
+    register_all()   # the HA systems' own handlers (state_store.systems)
     return HANDLERS

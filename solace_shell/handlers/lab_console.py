@@ -209,8 +209,8 @@ def exit_console(ctx: HandlerContext, args: Args) -> SwitchTarget:
 
 HELP_WIDTH = 80        # `help` fits an 80-column terminal (the CLI's own width), on any terminal
 HELP_COLUMN = 34       # where the help text starts; a longer syntax gets lines of its own
-# Console verbs of one system: listed by `help` only when the lab holds that system.
-SWIFTMQ_VERBS = "lab_swiftmq."
+# The Solace routers' console verbs: listed by `help` only when the lab holds routers (an HA
+# system's own verbs carry their system in the grammar).
 SOLACE_VERBS = {"lab.publish", "lab.consume", "lab.transaction_local", "lab.transaction_xa", "lab.fail_site",
                 "lab.restore_site", "lab.replace_site", "lab.fail_link", "lab.restore_link", "lab.audit"}
 
@@ -229,13 +229,13 @@ def _help_entry(syntax: str, text: str) -> list[str]:
 
 @handler("lab.help")
 def console_help(ctx: HandlerContext, args: Args) -> Lines:
-    """The console commands of the systems this lab holds, each with its help, from the grammar
-    (docs/lab.md has the forms): the SwiftMQ verbs only in a lab with a SwiftMQ HA router, the
-    Solace traffic and failure verbs only in one with Solace routers."""
+    """The console commands of the lab and of the HA systems this lab holds (each system's grammar
+    namespace), each with its help, from the grammar (docs/lab.md has the forms); the Solace
+    traffic and failure verbs only in a lab with Solace routers."""
     lab = ctx.session.lab
-    swiftmq, solace = "swiftmq" in lab.targets(), bool(lab.routers())
+    held, solace = set(lab.systems()), bool(lab.routers())
     shown = [c for c in lab.grammar.by_mode.get("lab", [])
-             if (swiftmq or not c.handler.startswith(SWIFTMQ_VERBS)) and (solace or c.handler not in SOLACE_VERBS)]
+             if (not c.system or c.system in held) and (solace or c.handler not in SOLACE_VERBS)]
     return Lines(tuple(line for c in shown for line in _help_entry(c.syntax, c.help)))
 
 

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from state_store import systems
+
 HEADER_PREFIX = "#:"
 COMMENT_PREFIX = "#|"
 ANY_LINES = "..."
@@ -29,9 +31,9 @@ PROMPT_RE = re.compile(
     r"(?P<prompt>(?P<host>[A-Za-z0-9_.-]+)(?P<suffix>\([^()\s]+\))?(?P<char>[>#]))"
     r"(?: (?P<command>.*))?"
 )
-# A prompt personality without a host in its prompt is addressed as `<personality>:<prompt>`:
-# `swiftmq:> sr ha1`, `swiftmq:ha1/sys$hacontroller/usage> lc` (the SwiftMQ admin CLI).
-PERSONALITY_PREFIXES = ("swiftmq",)
+# An HA system's CLI has no host in its prompt: it is addressed as `<system>:<prompt>`, the
+# system's name from the registry (state_store.systems) (docs/transcripts.md).
+PERSONALITY_PREFIXES = systems.names()
 PERSONALITY_RE = re.compile(
     r"(?P<prompt>(?P<host>" + "|".join(PERSONALITY_PREFIXES) + r"):(?:[^\s>]+)?>)(?: (?P<command>.*))?"
 )

@@ -1,7 +1,15 @@
-"""SwiftMQ HA Router (HA Controller Swiftlet) as a policy of the HA core: state machine, lab
-operations, scenario section. Importing the package registers the policy."""
+"""SwiftMQ HA Router (HA Controller Swiftlet) as a system on the kernel: state machine, journaled
+lab operations, scenario section. Importing the package registers the policy and operations."""
 
+from ..kernel.plugin import SystemModel
+from . import errors as _errors
+from . import lab as lab
+from . import mgmt as mgmt
 from . import policy as policy
+from . import scenario as _scenario
 from .params import SYSTEM, HaParams, QueueParams
 
-__all__ = ["SYSTEM", "HaParams", "QueueParams", "policy"]
+MODEL = SystemModel(SYSTEM, _scenario.SCHEMA, _scenario.check, _scenario.holds_groups, _scenario.build,
+                    _errors.CODES)
+
+__all__ = ["MODEL", "SYSTEM", "HaParams", "QueueParams", "lab", "mgmt", "policy"]

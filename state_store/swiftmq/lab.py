@@ -13,13 +13,18 @@ the instance that took it and is lost if that instance stops serving before it i
 
 from __future__ import annotations
 
-from ..core import HaCore, Node
+from typing import Any
+
 from ..errors import EngineError
+from ..kernel import DeliveryRun, Kernel, Node, ResendRun, operation
+from ..kernel import ranges as rg
+from ..kernel.ranges import Range
 from . import policy as p
 from .params import SYSTEM, QueueParams
 from .views import (
     HaFile,
     InstanceLog,
+    InstanceReplaced,
     InstanceView,
     JmsConsume,
     JmsPublish,
@@ -32,32 +37,32 @@ from .views import (
 
 
 # ---------------------------------------------------------------- lookups
-def routers(core: HaCore) -> list[str]:
+def routers(core: Kernel) -> list[str]:
     return [g.name for g in core.groups.values() if g.system == SYSTEM]
 
 
-def instance_names(core: HaCore) -> list[str]:
+def instance_names(core: Kernel) -> list[str]:
     return [n.key for r in routers(core) for n in core.group_nodes(r)]
 
 
-def client_names(core: HaCore) -> list[str]:
+def client_names(core: Kernel) -> list[str]:
     return sorted(c.name for c in core.clients.values() if c.group in routers(core))
 
 
-def instance(core: HaCore, key: str) -> Node:
+def instance(core: Kernel, key: str) -> Node:
     node = core.nodes.get(key)
     if node is None or core.groups[node.group].system != SYSTEM:
         raise EngineError("ha_instance_not_found", instance=key)
     return node
 
 
-def router(core: HaCore, name: str) -> str:
+def router(core: Kernel, name: str) -> str:
     if name not in routers(core):
         raise EngineError("ha_router_not_found", router=name)
     return name
 
 
-def _queue(core: HaCore, group: str, queue: str) -> QueueParams:
+def _queue(core: Kernel, group: str, queue: str) -> QueueParams:
     queues = core.groups[group].data.get("queues", {})
     if queue not in queues:
         raise EngineError("ha_queue_not_found", queue=queue, router=group)
@@ -65,7 +70,7 @@ def _queue(core: HaCore, group: str, queue: str) -> QueueParams:
 
 
 # ---------------------------------------------------------------- views
-def instance_view(core: HaCore, node: Node) -> InstanceView:
+def instance_view(core: Kernel, node: Node) -> InstanceView:
     waiting = node.proc == "up" and node.state == p.UNKNOWN
     until = p.waiting_until(core, node) if waiting else None
     return InstanceView(
@@ -77,18 +82,18 @@ def instance_view(core: HaCore, node: Node) -> InstanceView:
     )
 
 
-def router_view(core: HaCore, name: str) -> RouterView:
+def router_view(core: Kernel, name: str) -> RouterView:
     router(core, name)
     return RouterView(name, p.channel(core, name), tuple(instance_view(core, n) for n in core.group_nodes(name)))
 
 
-def serving_instance(core: HaCore, name: str) -> str | None:
+def serving_instance(core: Kernel, name: str) -> str | None:
     node = p.serving_node(core, router(core, name))
     return None if node is None else node.name
 
 
 # ---------------------------------------------------------------- processes and files
-def _change(core: HaCore, key: str, change: str) -> ProcessChange:
+def _change(core: Kernel, key: str, change: str) -> ProcessChange:
     node = instance(core, key)
     if change == "start" and node.proc != "down":
         raise EngineError("ha_instance_running", instance=key, process=node.proc)
@@ -98,7 +103,7 @@ def _change(core: HaCore, key: str, change: str) -> ProcessChange:
         raise EngineError("ha_instance_hung", instance=key)
     mine = [c for c in core.clients.values() if c.group == node.group]
     before = {c.name: c.node for c in mine}
-    core.set_process(node, change)
+    core.fail("restart" if change == "start" else change, node=node)  # type: ignore[arg-type]
     reconnect(core, node.group)
     after = {c.name: c.node for c in mine}
     peer = p.peer_of(core, node)
@@ -108,19 +113,32 @@ def _change(core: HaCore, key: str, change: str) -> ProcessChange:
                          tuple(sorted(n for n in after if after[n] is not None and after[n] != before[n])))
 
 
-def start(core: HaCore, key: str) -> ProcessChange:
+@operation("swiftmq.restart")
+def start(core: Kernel, key: str) -> ProcessChange:
     return _change(core, key, "start")
 
 
-def kill(core: HaCore, key: str) -> ProcessChange:
+@operation("swiftmq.kill")
+def kill(core: Kernel, key: str) -> ProcessChange:
     return _change(core, key, "kill")
 
 
-def hang(core: HaCore, key: str) -> ProcessChange:
+@operation("swiftmq.hang")
+def hang(core: Kernel, key: str) -> ProcessChange:
     return _change(core, key, "hang")
 
 
-def set_link(core: HaCore, name: str, up: bool) -> LinkChange:
+@operation("swiftmq.partition")
+def partition(core: Kernel, name: str) -> LinkChange:
+    return set_link(core, name, False)
+
+
+@operation("swiftmq.heal")
+def heal(core: Kernel, name: str) -> LinkChange:
+    return set_link(core, name, True)
+
+
+def set_link(core: Kernel, name: str, up: bool) -> LinkChange:
     """Partition the network between the two instances (`up=False`) or heal it."""
     a, b = core.group_nodes(router(core, name))
     link = core.link(a.key, b.key)
@@ -128,12 +146,33 @@ def set_link(core: HaCore, name: str, up: bool) -> LinkChange:
         raise EngineError("ha_router_not_found", router=name)
     if link.up == up:
         raise EngineError("ha_link_already_up" if up else "ha_link_already_down", router=name)
-    core.set_link(link, up)
+    core.fail("heal" if up else "partition", link=link)
     reconnect(core, name)
     return LinkChange(name, up)
 
 
-def ha_file(core: HaCore, key: str, delete: bool = False, write: str | None = None) -> HaFile:
+@operation("swiftmq.replace")
+def replace(core: Kernel, key: str) -> InstanceReplaced:
+    """A stopped instance's machine is replaced: its disk is lost (no ha.state, no stored
+    messages, no duplicate-detection backlog); `start` then brings it back blank."""
+    node = instance(core, key)
+    if node.proc != "down":
+        raise EngineError("ha_instance_running", instance=key, process=node.proc)
+    dropped = sum(rg.size(rs) for rs in core.ledger.copies.get(node.key, {}).values())
+    core.fail("replace", node=node)
+    core.groups[node.group].data.get("backlog", {}).pop(node.name, None)
+    return InstanceReplaced(key, dropped)
+
+
+@operation("swiftmq.file")
+def change_file(core: Kernel, key: str, delete: bool = False, write: str | None = None) -> HaFile:
+    """Delete or write an instance's ha.state (it must be stopped)."""
+    return ha_file(core, key, delete, write)
+
+
+def ha_file(core: Kernel, key: str, delete: bool = False, write: str | None = None) -> HaFile:
+    """Show the file; with ``delete`` or ``write`` a change (through ``change_file`` only, the
+    journaled operation)."""
     node = instance(core, key)
     if (delete or write is not None) and node.proc != "down":
         raise EngineError("ha_instance_running", instance=key, process=node.proc)
@@ -151,13 +190,13 @@ def ha_file(core: HaCore, key: str, delete: bool = False, write: str | None = No
     return HaFile(key, p.HA_STATE_FILE, node.files.get(p.HA_STATE_FILE), "shown")
 
 
-def instance_log(core: HaCore, key: str) -> InstanceLog:
+def instance_log(core: Kernel, key: str) -> InstanceLog:
     node = instance(core, key)
     return InstanceLog(key, tuple(e for e in core.events if e.group == node.group and e.node == node.name))
 
 
 # ---------------------------------------------------------------- JMS clients
-def reconnect(core: HaCore, group: str | None = None) -> list[str]:
+def reconnect(core: Kernel, group: str | None = None) -> list[str]:
     """Every JMS client whose instance does not serve moves to the one that does (JMS clients of an
     HA router reconnect on their own). Returns the names of those that connected, in name order."""
     out: list[str] = []
@@ -178,7 +217,7 @@ def reconnect(core: HaCore, group: str | None = None) -> list[str]:
     return out
 
 
-def _client(core: HaCore, name: str, queue: str | None = None) -> tuple[str, Node]:
+def _client(core: Kernel, name: str, queue: str | None = None) -> tuple[str, Node]:
     """The client's router and serving instance (it reconnects first); refuses an unknown
     client, an unknown queue of its router, and a client that finds no serving instance."""
     c = core.clients.get(name)
@@ -192,7 +231,7 @@ def _client(core: HaCore, name: str, queue: str | None = None) -> tuple[str, Nod
     return c.group, core.node(c.group, c.node)
 
 
-def _replica(core: HaCore, node: Node) -> Node | None:
+def _replica(core: Kernel, node: Node) -> Node | None:
     """The STANDBY that receives the ACTIVE's replication stream, if there is one."""
     if node.state != p.ACTIVE or p.channel(core, node.group) != "connected":
         return None
@@ -200,114 +239,141 @@ def _replica(core: HaCore, node: Node) -> Node | None:
     return peer if peer.state == p.STANDBY and peer.proc == "up" else None
 
 
-def _remember(core: HaCore, node: Node, queue: str, key: str, size: int) -> None:
-    backlog = core.groups[node.group].data.setdefault("backlog", {}).setdefault(node.name, {}).setdefault(queue, [])
-    backlog.append(key)
-    del backlog[:-size]
+def _backlog(core: Kernel, node: Node, queue: str) -> list[list[Any]]:
+    """The queue's duplicate-detection backlog on a node: runs [origin, first seq, count] of the
+    last JMS message IDs it took, oldest first."""
+    backlogs = core.groups[node.group].data.setdefault("backlog", {})
+    found: list[list[Any]] = backlogs.setdefault(node.name, {}).setdefault(queue, [])
+    return found
 
 
-def _in_backlog(core: HaCore, node: Node, queue: str, key: str) -> bool:
-    return key in core.groups[node.group].data.get("backlog", {}).get(node.name, {}).get(queue, [])
+def _remember(core: Kernel, node: Node, queue: str, origin: str, first_seq: int, count: int, size: int) -> None:
+    backlog = _backlog(core, node, queue)
+    last = backlog[-1] if backlog else None
+    if last is not None and last[0] == origin and int(last[1]) + int(last[2]) == first_seq:
+        last[2] = int(last[2]) + count
+    else:
+        backlog.append([origin, first_seq, count])
+    over = sum(int(e[2]) for e in backlog) - size
+    while over > 0:
+        head = backlog[0]
+        n = int(head[2])
+        if n <= over:
+            backlog.pop(0)
+            over -= n
+        else:
+            head[1], head[2] = int(head[1]) + over, n - over
+            over = 0
 
 
-def publish(core: HaCore, client: str, queue: str, count: int = 1, persistent: bool = True) -> JmsPublish:
-    group, node = _client(core, client, queue)
-    qp = _queue(core, group, queue)
+def _in_backlog(core: Kernel, node: Node, queue: str, origin: str, seqs: Range) -> list[Range]:
+    """The sequence numbers of ``seqs`` (of ``origin``) the backlog holds, as ranges."""
+    held = [(int(e[1]), int(e[1]) + int(e[2])) for e in _backlog(core, node, queue)
+            if e[0] == origin]
+    return rg.intersect([seqs], held)
+
+
+def backlog_keys(core: Kernel, key: str, queue: str) -> list[str]:
+    """The JMS message IDs of a queue's duplicate-detection backlog on an instance, oldest first."""
+    node = instance(core, key)
+    return [f"{e[0]}{int(e[1]) + i}" for e in _backlog(core, node, queue)
+            for i in range(int(e[2]))]
+
+
+@operation("swiftmq.publish")
+def publish(core: Kernel, client: str, queue: str, count: int = 1, persistent: bool = True) -> JmsPublish:
     if count < 1:
         raise EngineError("value_out_of_range", name="count", value=count, min=1, max="")
+    group, node = _client(core, client, queue)
+    qp = _queue(core, group, queue)
     c = core.clients[client]
     replica = _replica(core, node)
-    ids: list[int] = []
-    for _ in range(count):
-        key = f"ID:{client}-{c.next_seq}"
-        c.next_seq += 1
-        msg = core.ledger.add(group, queue, key, client, persistent, core.now_ms)
-        core.ledger.put(node.key, msg)
+    run = core.ledger.add(group, queue, client, f"ID:{client}-", c.next_seq, count, persistent, core.now_ms)
+    c.next_seq += count
+    ids = [(run.first, run.end)]
+    targets = [node] + ([replica] if replica is not None and persistent else [])
+    for n in targets:
+        core.ledger.put(n.key, queue, ids)
         if qp.duplicate_detection:
-            _remember(core, node, queue, key, qp.duplicate_backlog_size)
-        if replica is not None and persistent:
-            core.ledger.put(replica.key, msg)
-            if qp.duplicate_detection:
-                _remember(core, replica, queue, key, qp.duplicate_backlog_size)
-        ids.append(msg.id)
+            _remember(core, n, queue, run.origin, run.first_seq, count, qp.duplicate_backlog_size)
     c.last_sent = ids
-    first, last = core.ledger.messages[ids[0]].origin_key, core.ledger.messages[ids[-1]].origin_key
     return JmsPublish(client, group, node.name, queue, count, persistent,
-                      count if replica is not None and persistent else 0, first, last)
+                      count if replica is not None and persistent else 0, run.key(run.first), run.key(run.end - 1))
 
 
-def resend(core: HaCore, client: str) -> JmsResend:
+@operation("swiftmq.resend")
+def resend(core: Kernel, client: str) -> JmsResend:
     """The client sends its last publish again with the same JMS message IDs (what a JMS client
     does with in-doubt messages after a reconnect); the router discards those it has seen."""
     group, node = _client(core, client)
     c = core.clients[client]
     replica = _replica(core, node)
     discarded = accepted = 0
-    for msg_id in c.last_sent:
-        msg = core.ledger.messages[msg_id]
-        qp = _queue(core, group, msg.queue)
-        if qp.duplicate_detection and _in_backlog(core, node, msg.queue, msg.origin_key):
-            core.ledger.discarded_resends.append((client, msg_id, core.now_ms, node.key))
-            discarded += 1
-            continue
-        core.ledger.put(node.key, msg)
-        if replica is not None and msg.persistent:
-            core.ledger.put(replica.key, msg)
+    for a, b, run in list(core.ledger.spans(c.last_sent)):
+        qp = _queue(core, group, run.queue)
+        offset = run.first_seq - run.first
+        seen: list[Range] = []
         if qp.duplicate_detection:
-            _remember(core, node, msg.queue, msg.origin_key, qp.duplicate_backlog_size)
-        accepted += 1
-    return JmsResend(client, group, node.name, len(c.last_sent), discarded, accepted)
+            seen = [(x - offset, y - offset)
+                    for x, y in _in_backlog(core, node, run.queue, run.origin, (a + offset, b + offset))]
+        for x, y in seen:
+            core.ledger.resent(ResendRun(client, x, y - x, core.now_ms, node.key))
+            discarded += y - x
+        for x, y in rg.subtract([(a, b)], seen):
+            core.ledger.put(node.key, run.queue, [(x, y)])
+            if replica is not None and run.persistent:
+                core.ledger.put(replica.key, run.queue, [(x, y)])
+            if qp.duplicate_detection:
+                _remember(core, node, run.queue, run.origin, x + offset, y - x, qp.duplicate_backlog_size)
+            accepted += y - x
+    return JmsResend(client, group, node.name, rg.size(c.last_sent), discarded, accepted)
 
 
-def consume(core: HaCore, client: str, queue: str, count: int = 1) -> JmsConsume:
+@operation("swiftmq.consume")
+def consume(core: Kernel, client: str, queue: str, count: int = 1) -> JmsConsume:
     """Receive and acknowledge up to `count` messages; the ACTIVE replicates the acks, so the
     STANDBY's copies go too. A message this client already received is dropped by the client's own
     duplicate detection (JMS message ID per connection)."""
-    from ..core import Delivery
-
     group, node = _client(core, client, queue)
     replica = _replica(core, node)
-    held = core.ledger.queue_copies(node.key, queue)
-    taken = list(held[:max(count, 0)])
+    led = core.ledger
+    taken = led.take(node.key, queue, max(count, 0))
+    if replica is not None:
+        led.remove(replica.key, queue, taken)
     received = discarded = 0
-    ids: list[str] = []
-    for msg_id in taken:
-        core.ledger.remove(node.key, queue, msg_id)
-        if replica is not None:
-            core.ledger.remove(replica.key, queue, msg_id)
-        seen = core.ledger.deliveries_of(msg_id)
-        mine = any(d.client == client and not d.discarded for d in seen)
-        other = any(not d.discarded for d in seen)
-        core.ledger.deliveries.append(Delivery(client, msg_id, core.now_ms, node.key,
-                                               duplicate=other, discarded=mine))
-        if mine:
-            discarded += 1
-        else:
-            received += 1
-            ids.append(core.ledger.messages[msg_id].origin_key)
-    return JmsConsume(client, group, node.name, queue, received, discarded, tuple(ids))
+    first: str | None = None
+    last: str | None = None
+    for rng in taken:
+        for a, b, mine, other in led.seen(rng, client):
+            led.deliver(DeliveryRun(client, a, b - a, core.now_ms, node.key, duplicate=other, discarded=mine))
+            if mine:
+                discarded += b - a
+            else:
+                received += b - a
+                first = first or led.key(a)
+                last = led.key(b - 1)
+    return JmsConsume(client, group, node.name, queue, received, discarded, first, last)
 
 
-def stats(core: HaCore, client: str) -> JmsStats:
+def stats(core: Kernel, client: str) -> JmsStats:
     c = core.clients.get(client)
     if c is None or core.groups[c.group].system != SYSTEM:
         raise EngineError("jms_client_not_found", client=client)
     led = core.ledger
+    totals, _ = core.audit(client=client)
     mine = [d for d in led.deliveries if d.client == client]
-    sent = [m for m in led.messages.values() if m.client == client]
-    lost = sum(1 for m in sent if not any(not d.discarded for d in led.deliveries_of(m.id)) and not led.holders(m.id))
     return JmsStats(
-        client=client, router=c.group, instance=c.node, sent=len(sent),
-        received=sum(1 for d in mine if not d.discarded),
-        duplicates_discarded=(sum(1 for d in mine if d.discarded)
-                              + sum(1 for r in led.discarded_resends if r[0] == client)),
-        duplicates_delivered=sum(1 for d in mine if d.duplicate and not d.discarded),
-        lost=lost, reconnects=c.reconnects,
+        client=client, router=c.group, instance=c.node, sent=totals.published,
+        received=sum(d.count for d in mine if not d.discarded),
+        duplicates_discarded=(sum(d.count for d in mine if d.discarded)
+                              + sum(r.count for r in led.discarded_resends if r.client == client)),
+        duplicates_delivered=sum(d.count for d in mine if d.duplicate and not d.discarded),
+        lost=totals.lost, reconnects=c.reconnects,
     )
 
 
 # ---------------------------------------------------------------- the HA edition's Swiftlet Manager commands
-def roles(core: HaCore, name: str) -> tuple[Node | None, Node | None]:
+def roles(core: Kernel, name: str) -> tuple[Node | None, Node | None]:
     """The instance that serves (ACTIVE or STANDALONE) and the other one if it is running."""
     group = router(core, name)
     active = p.serving_node(core, group)
@@ -315,7 +381,8 @@ def roles(core: HaCore, name: str) -> tuple[Node | None, Node | None]:
     return active, (others[0] if others else None)
 
 
-def router_action(core: HaCore, name: str, action: str, which: str) -> list[str]:
+@operation("swiftmq.router_action")
+def router_action(core: Kernel, name: str, action: str, which: str) -> list[str]:
     """`reboot`/`halt` of `all` instances (ACTIVE first), or only the `active` / `standby` one.
     Returns the instances acted on."""
     active, standby = roles(core, name)

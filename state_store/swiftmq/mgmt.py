@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core import HaCore
 from ..errors import EngineError
+from ..kernel import Kernel, operation
 from . import policy as p
-from .params import PARAM_LIMITS, HaParams, QueueParams
+from .params import HA_CONTROLLER, QUEUE_LEAVES, ROUTER_LEAVES, SPOOL, HaParams, Leaf, QueueParams
 
 
 @dataclass(frozen=True)
@@ -58,12 +58,27 @@ def resolve(current: tuple[str, ...], path: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
-def node_for(core: HaCore, router: str) -> str | None:
+def _shown(leaf: Leaf, value: object, instance: str | None) -> str:
+    if leaf.kind == "instance":   # shown as whether the instance the CLI talks to is the one named
+        return _bool(instance is not None and value == instance)
+    if leaf.kind == "bool":
+        return _bool(bool(value))
+    return str(value)
+
+
+def _settable(leaves: tuple[Leaf, ...], context: tuple[str, ...], values: dict[str, object],
+              instance: str | None) -> tuple[Property, ...]:
+    """The properties the leaves give this entity, by name (as `lc` lists them)."""
+    return tuple(Property(leaf.cli, _shown(leaf, values[leaf.key], instance), False)
+                 for leaf in sorted(leaves, key=lambda leaf: leaf.cli) if leaf.cli and leaf.context == context)
+
+
+def node_for(core: Kernel, router: str) -> str | None:
     node = p.serving_node(core, router)
     return None if node is None else node.name
 
 
-def entity(core: HaCore, router: str, path: tuple[str, ...]) -> EntityView | EntityListView:
+def entity(core: Kernel, router: str, path: tuple[str, ...]) -> EntityView | EntityListView:
     group = core.groups[router]
     hp = HaParams.from_dict(group.params)
     queues: dict[str, dict[str, object]] = group.data.get("queues", {})
@@ -71,15 +86,10 @@ def entity(core: HaCore, router: str, path: tuple[str, ...]) -> EntityView | Ent
     if path == ():
         return EntityView(router, "Router", (), ("sys$hacontroller", "sys$queuemanager"))
     if path == ("sys$hacontroller",):
-        return EntityView("HA Controller Swiftlet", "HA Controller Swiftlet", (
-            Property("negotiation-timeout", str(hp.negotiation_timeout_ms), False),
-            Property("preferred-active", _bool(instance is not None and hp.preferred_active == instance), False),
-        ), ("spool", "usage"))
+        return EntityView("HA Controller Swiftlet", "HA Controller Swiftlet",
+                          _settable(ROUTER_LEAVES, HA_CONTROLLER, hp.to_dict(), instance), ("spool", "usage"))
     if path == ("sys$hacontroller", "spool"):
-        return EntityView("Spool", "Spool", (
-            Property("directory", hp.spool_directory, False),
-            Property("max-cache-size", str(hp.spool_max_cache_size_kb), False),
-        ), ())
+        return EntityView("Spool", "Spool", _settable(ROUTER_LEAVES, SPOOL, hp.to_dict(), instance), ())
     if path == ("sys$hacontroller", "usage"):
         node = core.node(router, instance) if instance is not None else None
         return EntityView("Usage", "Usage", (
@@ -94,22 +104,12 @@ def entity(core: HaCore, router: str, path: tuple[str, ...]) -> EntityView | Ent
         return EntityListView("Queues", "Queue Definitions", tuple(sorted(queues)))
     if len(path) == 3 and path[:2] == ("sys$queuemanager", "queues") and path[2] in queues:
         qp = QueueParams.from_dict(dict(queues[path[2]]))
-        return EntityView("Queue", "Queue", (
-            Property("duplicate-detection-backlog-size", str(qp.duplicate_backlog_size), False),
-            Property("duplicate-detection-enabled", _bool(qp.duplicate_detection), False),
-        ), ())
+        return EntityView("Queue", "Queue", _settable(QUEUE_LEAVES, (), qp.to_dict(), instance), ())
     raise EngineError("swift_unknown_context", context="/".join(path))
 
 
-_WRITABLE: dict[tuple[tuple[str, ...], str], str] = {
-    (("sys$hacontroller",), "negotiation-timeout"): "negotiation_timeout_ms",
-    (("sys$hacontroller",), "preferred-active"): "preferred_active",
-    (("sys$hacontroller", "spool"), "max-cache-size"): "spool_max_cache_size_kb",
-    (("sys$hacontroller", "spool"), "directory"): "spool_directory",
-}
-
-
-def set_property(core: HaCore, router: str, path: tuple[str, ...], prop: str, value: str | None) -> None:
+@operation("swiftmq.set_property")
+def set_property(core: Kernel, router: str, path: tuple[str, ...], prop: str, value: str | None) -> None:
     """Change a property on the ACTIVE; the configuration controller replicates it to the STANDBY
     (in the lab both instances share the router's configuration)."""
     view = entity(core, router, path)
@@ -120,26 +120,24 @@ def set_property(core: HaCore, router: str, path: tuple[str, ...], prop: str, va
         raise EngineError("swift_read_only", property=prop)
     group = core.groups[router]
     text = "" if value is None else value
-    if len(path) == 3:   # a queue
-        q = group.data["queues"][path[2]]
-        if prop == "duplicate-detection-enabled":
-            q["duplicate_detection"] = _parse_bool(prop, text)
-        else:
-            q["duplicate_backlog_size"] = _parse_int(prop, text, PARAM_LIMITS["duplicate_backlog_size"])
-        return
-    key = _WRITABLE[(path, prop)]
-    if key == "preferred_active":
+    queue = len(path) == 3
+    leaves, context = (QUEUE_LEAVES, ()) if queue else (ROUTER_LEAVES, path)
+    leaf = next(leaf for leaf in leaves if leaf.cli == prop and leaf.context == context)
+    target: dict[str, object] = group.data["queues"][path[2]] if queue else group.params
+    if leaf.kind == "instance":
         instance = node_for(core, router)
         if _parse_bool(prop, text):
-            group.params[key] = instance or ""
-        elif group.params.get(key) == instance:
-            group.params[key] = ""
-    elif key == "spool_directory":
+            target[leaf.key] = instance or ""
+        elif target.get(leaf.key) == instance:
+            target[leaf.key] = ""
+    elif leaf.kind == "text":
         if not text:
             raise EngineError("swift_invalid_value", property=prop, value=text)
-        group.params[key] = text
+        target[leaf.key] = text
+    elif leaf.kind == "bool":
+        target[leaf.key] = _parse_bool(prop, text)
     else:
-        group.params[key] = _parse_int(prop, text, PARAM_LIMITS[key])
+        target[leaf.key] = _parse_int(prop, text, leaf.low or 0)
 
 
 def _parse_bool(prop: str, text: str) -> bool:

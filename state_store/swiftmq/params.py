@@ -9,7 +9,9 @@ no figure, only the order of the steps.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, Literal
+
+from ..scenario_spec import OPT, Bool, Int, Spec, Str, spec_map
 
 SYSTEM = "swiftmq"
 
@@ -50,13 +52,72 @@ class QueueParams:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-PARAM_LIMITS: dict[str, int] = {
-    "negotiation_timeout_ms": 1000,
-    "heartbeat_interval_ms": 1,
-    "heartbeat_missing_threshold": 1,
-    "max_packet_size_kb": 1,
-    "spool_max_cache_size_kb": 1024,
-    "preferred_failover_delay_ms": 0,
-    "sync_step_ms": 1,
-    "duplicate_backlog_size": 1,
-}
+# Each parameter declared once: its kind, least value, scenario spec and path, and where the admin
+# CLI shows and sets it; the scenario schema, the limits, the CLI's properties and their parsing
+# are derived from these (scenario.py, mgmt.py). A field of HaParams / QueueParams without a leaf
+# is the lab's own (neither in a scenario nor in the CLI).
+Kind = Literal["int", "text", "bool", "instance"]   # instance: a node name, shown and set as "is it me"
+_NAME = Str(64)
+_MS = Int(1, 24 * 3600 * 1000)
+_COUNT = Int(1, 1_000_000)
+HA_CONTROLLER = ("sys$hacontroller",)
+SPOOL = ("sys$hacontroller", "spool")
+
+
+@dataclass(frozen=True)
+class Leaf:
+    key: str                         # the HaParams / QueueParams field
+    kind: Kind
+    spec: Spec                       # its type and range in a scenario
+    low: int | None = None           # integers: the least value (scenario and CLI)
+    cli: str = ""                    # its property in the admin CLI ("" for none)
+    context: tuple[str, ...] = ()    # the entity showing it (queues: their own entity)
+    scenario: tuple[str, ...] = ()   # its path in a scenario entry (default: the key)
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        return self.scenario or (self.key,)
+
+
+ROUTER_LEAVES: tuple[Leaf, ...] = (
+    Leaf("preferred_active", "instance", _NAME, cli="preferred-active", context=HA_CONTROLLER),
+    Leaf("negotiation_timeout_ms", "int", _MS, 1000, "negotiation-timeout", HA_CONTROLLER),
+    Leaf("heartbeat_interval_ms", "int", _MS, 1),
+    Leaf("heartbeat_missing_threshold", "int", _COUNT, 1),
+    Leaf("max_packet_size_kb", "int", _COUNT, 1),
+    Leaf("spool_directory", "text", Str(255), cli="directory", context=SPOOL, scenario=("spool", "directory")),
+    Leaf("spool_max_cache_size_kb", "int", _COUNT, 1024, "max-cache-size", SPOOL,
+         ("spool", "max_cache_size_kb")),
+    Leaf("preferred_failover_delay_ms", "int", _MS, 0),
+    Leaf("sync_step_ms", "int", _MS, 1),
+)
+QUEUE_LEAVES: tuple[Leaf, ...] = (
+    Leaf("duplicate_backlog_size", "int", _COUNT, 1, "duplicate-detection-backlog-size"),
+    Leaf("duplicate_detection", "bool", Bool(), cli="duplicate-detection-enabled"),
+    Leaf("log_duplicates", "bool", Bool()),
+)
+
+
+def section_fields(leaves: tuple[Leaf, ...]) -> dict[str, tuple[Spec, bool]]:
+    """The scenario entry's optional keys for these leaves (a two-part path nests a mapping)."""
+    out: dict[str, tuple[Spec, bool]] = {}
+    nested: dict[str, dict[str, tuple[Spec, bool]]] = {}
+    for leaf in leaves:
+        if len(leaf.path) == 1:
+            out[leaf.path[0]] = (leaf.spec, OPT)
+        else:
+            nested.setdefault(leaf.path[0], {})[leaf.path[1]] = (leaf.spec, OPT)
+    out.update({key: (spec_map(**fields), OPT) for key, fields in nested.items()})
+    return out
+
+
+def scenario_values(leaves: tuple[Leaf, ...], entry: dict[str, Any]) -> dict[str, Any]:
+    """The values a checked scenario entry gives, by field."""
+    out: dict[str, Any] = {}
+    for leaf in leaves:
+        where: Any = entry
+        for part in leaf.path[:-1]:
+            where = where.get(part) or {}
+        if leaf.path[-1] in where:
+            out[leaf.key] = where[leaf.path[-1]]
+    return out

@@ -22,8 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..core import HaCore, Link, Node, Timer, register
-from ..core.model import node_key
+from ..kernel import Kernel, Link, Node, Timer, register
+from ..kernel.audit import DUPLICATE_DISCARDED, LOST
+from ..kernel.failures import REPLACED
+from ..kernel.model import node_key
 from .params import SYSTEM, HaParams
 
 UNKNOWN, INITIALIZE, NEGOTIATE = "UNKNOWN", "INITIALIZE", "NEGOTIATE"
@@ -62,7 +64,7 @@ NON_PERSISTENT_IN_TRANSIT = "non-persistent-in-transit"
 OVERWRITTEN_BY_SYNC = "overwritten-by-sync"
 
 
-def params(core: HaCore, group: str) -> HaParams:
+def params(core: Kernel, group: str) -> HaParams:
     return HaParams.from_dict(core.groups[group].params)
 
 
@@ -70,23 +72,23 @@ def saved_state(node: Node) -> str:
     return node.files.get(HA_STATE_FILE, UNKNOWN)
 
 
-def peer_of(core: HaCore, node: Node) -> Node:
+def peer_of(core: Kernel, node: Node) -> Node:
     names = core.groups[node.group].nodes
     return core.node(node.group, names[1] if names[0] == node.name else names[0])
 
 
-def channel(core: HaCore, group: str) -> str:
+def channel(core: Kernel, group: str) -> str:
     """none | connecting | connected: the replication channel of the pair."""
     return str(core.groups[group].data.get("channel", "none"))
 
 
-def waiting_until(core: HaCore, node: Node) -> int | None:
+def waiting_until(core: Kernel, node: Node) -> int | None:
     """When a waiting instance gives up on negotiation (None: forever, or not waiting)."""
     due = core.groups[node.group].data.get("waiting", {}).get(node.name)
     return None if due is None else int(due)
 
 
-def serving_node(core: HaCore, group: str) -> Node | None:
+def serving_node(core: Kernel, group: str) -> Node | None:
     return next((n for n in core.group_nodes(group) if n.proc == "up" and n.serving), None)
 
 
@@ -95,7 +97,7 @@ class SwiftMqPolicy:
     transitions = TRANSITIONS
 
     # -- processes -----------------------------------------------------------------------------------
-    def on_process(self, core: HaCore, node: Node, change: str) -> None:
+    def on_process(self, core: Kernel, node: Node, change: str) -> None:
         if change == "start":
             self._start(core, node)
         elif change == "kill":
@@ -103,7 +105,7 @@ class SwiftMqPolicy:
         elif change == "hang":
             self._hang(core, node)
 
-    def _start(self, core: HaCore, node: Node) -> None:
+    def _start(self, core: Kernel, node: Node) -> None:
         saved = saved_state(node)
         data = core.groups[node.group].data
         waiting: dict[str, int | None] = data.setdefault("waiting", {})
@@ -123,7 +125,7 @@ class SwiftMqPolicy:
                      timeout_ms=None if saved == UNKNOWN else params(core, node.group).negotiation_timeout_ms)
         self.try_connect(core, node.group)
 
-    def _kill(self, core: HaCore, node: Node) -> None:
+    def _kill(self, core: Kernel, node: Node) -> None:
         was = node.state
         core.set_state(node, DOWN)
         self._stop_serving(core, node)
@@ -136,7 +138,7 @@ class SwiftMqPolicy:
             else:
                 self.close_channel(core, node.group)
 
-    def _hang(self, core: HaCore, node: Node) -> None:
+    def _hang(self, core: Kernel, node: Node) -> None:
         """A hung process sends no heartbeats and raises no IOException at the other side."""
         group = node.group
         core.timers.cancel_where(group, kinds=SEQUENCE)
@@ -145,7 +147,7 @@ class SwiftMqPolicy:
             return
         self._watch(core, peer, node)
 
-    def on_link(self, core: HaCore, link: Link) -> None:
+    def on_link(self, core: Kernel, link: Link) -> None:
         """A network partition: no IOException, heartbeats stop reaching either side, so each side
         closes the channel when the threshold is reached (and serves alone: split brain ahead)."""
         group = core.nodes[link.a].group
@@ -160,7 +162,7 @@ class SwiftMqPolicy:
             if me.proc == "up":
                 self._watch(core, me, other)
 
-    def _watch(self, core: HaCore, me: Node, other: Node) -> None:
+    def _watch(self, core: Kernel, me: Node, other: Node) -> None:
         """`me` closes the channel when the threshold of heartbeats from `other` is missing, counted
         from the last heartbeat it received (heartbeats keep the phase of the connection)."""
         group = me.group
@@ -175,17 +177,18 @@ class SwiftMqPolicy:
         failover. Documented exceptions: non-persistent messages in transit may be lost; resends
         dropped by duplicate detection are the mechanism itself; what the instance made STANDBY
         took while it was STANDALONE is overwritten at sync (the split-brain procedure says to
-        pick the survivor)."""
-        return (kind, reason) in {("loss", NON_PERSISTENT_IN_TRANSIT), ("loss", OVERWRITTEN_BY_SYNC),
-                                  ("discarded-resend", "duplicate-detection")}
+        pick the survivor); what only a replaced instance's disk held is gone with it (the pair
+        protects against one failure, not against losing the disk that held the only copy)."""
+        return (kind, reason) in {(LOST, NON_PERSISTENT_IN_TRANSIT), (LOST, OVERWRITTEN_BY_SYNC),
+                                  (LOST, REPLACED), (DUPLICATE_DISCARDED, "duplicate-detection")}
 
-    def after_change(self, core: HaCore, group: str) -> list[str]:
+    def after_change(self, core: Kernel, group: str) -> list[str]:
         from .lab import reconnect
 
         return reconnect(core, group)
 
     # -- timers --------------------------------------------------------------------------------------
-    def on_timer(self, core: HaCore, timer: Timer) -> None:
+    def on_timer(self, core: Kernel, timer: Timer) -> None:
         group = timer.group
         if timer.node and core.node(group, timer.node).proc != "up":
             return  # a hung or dead process does nothing
@@ -211,7 +214,7 @@ class SwiftMqPolicy:
         step(core, group)
 
     # -- the connection sequence ---------------------------------------------------------------------
-    def try_connect(self, core: HaCore, group: str) -> None:
+    def try_connect(self, core: Kernel, group: str) -> None:
         a, b = core.group_nodes(group)
         link = core.link(a.key, b.key)
         if channel(core, group) != "none" or (link is not None and not link.up):
@@ -228,7 +231,7 @@ class SwiftMqPolicy:
             core.set_state(n, INITIALIZE)
         core.timers.schedule(core.now_ms + params(core, group).sync_step_ms, group, "", "negotiate")
 
-    def _negotiate(self, core: HaCore, group: str) -> None:
+    def _negotiate(self, core: Kernel, group: str) -> None:
         a, b = core.group_nodes(group)
         data = core.groups[group].data
         before: dict[str, str] = data.get("before", {})
@@ -262,27 +265,27 @@ class SwiftMqPolicy:
             self._stop_serving(core, loser)
         core.timers.schedule(core.now_ms + params(core, group).sync_step_ms, group, "", "sync-prepare")
 
-    def _pair(self, core: HaCore, group: str) -> tuple[Node, Node]:
+    def _pair(self, core: Kernel, group: str) -> tuple[Node, Node]:
         winner = core.node(group, str(core.groups[group].data["winner"]))
         return winner, peer_of(core, winner)
 
-    def _sync_prepare(self, core: HaCore, group: str) -> None:
+    def _sync_prepare(self, core: Kernel, group: str) -> None:
         winner, loser = self._pair(core, group)
         core.set_state(winner, ACTIVE_SYNC_PREPARE)
         core.set_state(loser, STANDBY_SYNC_PREPARE)
         core.timers.schedule(core.now_ms + params(core, group).sync_step_ms, group, "", "sync")
 
-    def _sync(self, core: HaCore, group: str) -> None:
+    def _sync(self, core: Kernel, group: str) -> None:
         winner, loser = self._pair(core, group)
         core.set_state(winner, ACTIVE_SYNC)        # every pool reported its freeze
         core.set_state(loser, STANDBY_SYNC)
         core.timers.schedule(core.now_ms + params(core, group).sync_step_ms, group, "", "synced")
 
-    def _synced(self, core: HaCore, group: str) -> None:
+    def _synced(self, core: Kernel, group: str) -> None:
         winner, loser = self._pair(core, group)
         core.ledger.replace_image(winner.key, loser.key, OVERWRITTEN_BY_SYNC)
         backlogs = core.groups[group].data.setdefault("backlog", {})
-        backlogs[loser.name] = {q: list(ids) for q, ids in backlogs.get(winner.name, {}).items()}
+        backlogs[loser.name] = {q: [list(e) for e in runs] for q, runs in backlogs.get(winner.name, {}).items()}
         core.set_state(winner, ACTIVE)
         core.set_state(loser, STANDBY)
         winner.serving = True
@@ -295,7 +298,7 @@ class SwiftMqPolicy:
             core.log(winner, "preferred-failover", delay_ms=p.preferred_failover_delay_ms)
             core.timers.schedule(core.now_ms + p.preferred_failover_delay_ms, group, "", "preferred-failover")
 
-    def _preferred_failover(self, core: HaCore, group: str) -> None:
+    def _preferred_failover(self, core: Kernel, group: str) -> None:
         winner, loser = self._pair(core, group)
         if winner.state != ACTIVE or loser.state != STANDBY:
             return
@@ -306,7 +309,7 @@ class SwiftMqPolicy:
         core.timers.schedule(core.now_ms + params(core, group).sync_step_ms, group, "", "negotiate")
 
     # -- failure -------------------------------------------------------------------------------------
-    def _connection_lost(self, core: HaCore, survivor: Node, cause: str) -> None:
+    def _connection_lost(self, core: Kernel, survivor: Node, cause: str) -> None:
         group = survivor.group
         before = core.groups[group].data.get("before", {}).get(survivor.name, UNKNOWN)
         watching = [t for t in core.timers.pending() if t.group == group and t.kind == "heartbeat-missing"
@@ -321,12 +324,12 @@ class SwiftMqPolicy:
             return
         self._go_standalone(core, survivor)
 
-    def _go_standalone(self, core: HaCore, node: Node) -> None:
+    def _go_standalone(self, core: Kernel, node: Node) -> None:
         core.set_state(node, STANDALONE)
         node.serving = True
         node.files[HA_STATE_FILE] = STANDALONE
 
-    def close_channel(self, core: HaCore, group: str) -> None:
+    def close_channel(self, core: Kernel, group: str) -> None:
         """The channel is gone without a failure (both instances are told to stop together)."""
         data = core.groups[group].data
         data["channel"] = "none"
@@ -334,11 +337,11 @@ class SwiftMqPolicy:
             data.pop(key, None)
         core.timers.cancel_where(group, kinds=SEQUENCE | {"heartbeat-missing"})
 
-    def _stop_serving(self, core: HaCore, node: Node) -> None:
+    def _stop_serving(self, core: Kernel, node: Node) -> None:
         """Non-persistent messages live only in the memory of the instance that served them."""
         node.serving = False
-        volatile = {i for i, m in core.ledger.messages.items() if m.group == node.group and not m.persistent}
-        core.ledger.drop_node(node.key, NON_PERSISTENT_IN_TRANSIT, only=volatile)
+        volatile = [(r.first, r.end) for r in core.ledger.runs if r.group == node.group and not r.persistent]
+        core.ledger.drop(node.key, NON_PERSISTENT_IN_TRANSIT, only=volatile)
         for c in core.clients.values():
             if c.group == node.group and c.node == node.name:
                 c.node = None

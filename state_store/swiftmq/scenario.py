@@ -26,33 +26,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..core import Client, Group, HaCore, Link, Node
-from ..core.model import node_key
-from ..scenario_spec import OPT, REQ, Bool, DictOf, Enum, Int, ListOf, Str, line_of, spec_map
+from ..kernel import Client, Group, Kernel, Link, Node
+from ..kernel.model import node_key
+from ..scenario_spec import OPT, REQ, DictOf, Enum, Int, ListOf, Str, line_of, spec_map
 from . import lab as swift_lab
-from .params import PARAM_LIMITS, SYSTEM, HaParams, QueueParams
+from .params import QUEUE_LEAVES, ROUTER_LEAVES, SYSTEM, HaParams, QueueParams, scenario_values, section_fields
 from .policy import SAVED_STATES
 
 _NAME = Str(64)
-_MS = Int(1, 24 * 3600 * 1000)
-_COUNT = Int(1, 1_000_000)
 
 SCHEMA = spec_map(routers=(ListOf(spec_map(
     name=(_NAME, REQ),
     instances=(ListOf(_NAME, 2), REQ),
-    preferred_active=(_NAME, OPT),
-    negotiation_timeout_ms=(_MS, OPT),
-    heartbeat_interval_ms=(_MS, OPT),
-    heartbeat_missing_threshold=(_COUNT, OPT),
-    max_packet_size_kb=(_COUNT, OPT),
-    spool=(spec_map(max_cache_size_kb=(_COUNT, OPT), directory=(Str(255), OPT)), OPT),
-    preferred_failover_delay_ms=(_MS, OPT),
-    sync_step_ms=(_MS, OPT),
+    **section_fields(ROUTER_LEAVES),
     replication_channel=(spec_map(listener=(_NAME, OPT), connector=(_NAME, OPT), port=(Int(1, 65535), OPT)), OPT),
     ha_state=(DictOf(Enum(SAVED_STATES)), OPT),
     start=(ListOf(_NAME, 2), OPT),
-    queues=(ListOf(spec_map(name=(Str(200), REQ), duplicate_detection=(Bool(), OPT),
-                            duplicate_backlog_size=(_COUNT, OPT), log_duplicates=(Bool(), OPT)), 100), OPT),
+    queues=(ListOf(spec_map(name=(Str(200), REQ), **section_fields(QUEUE_LEAVES)), 100), OPT),
     clients=(ListOf(spec_map(name=(_NAME, REQ)), 100), OPT),
 ), 16), REQ))
 
@@ -87,20 +77,21 @@ def check(err: Err, section: Any, other_names: set[str]) -> None:
         for n, i in enumerate(starts):
             if i is not None and i not in inst:
                 err(line_of(starts, n), f"swiftmq router {name!r}: cannot start {i!r}, not an instance")
-        limits = dict(r)
-        limits.update({"spool_max_cache_size_kb": (r.get("spool") or {}).get("max_cache_size_kb")})
-        for key, low in PARAM_LIMITS.items():
-            if isinstance(limits.get(key), int) and limits[key] < low:
-                err(line_of(r, key), f"swiftmq router {name!r}: {key} must be at least {low}")
+        for leaf in ROUTER_LEAVES:
+            where = r if len(leaf.path) == 1 else (r.get(leaf.path[0]) or {})
+            value = where.get(leaf.path[-1]) if isinstance(where, dict) else None
+            if leaf.low is not None and isinstance(value, int) and value < leaf.low:
+                err(line_of(where, leaf.path[-1]), f"swiftmq router {name!r}: {leaf.key} must be at least {leaf.low}")
         queues: set[str] = set()
         for q in r.get("queues") or []:
             if isinstance(q, dict) and q.get("name") is not None:
                 if q["name"] in queues:
                     err(line_of(q, "name"), f"swiftmq router {name!r}: queue {q['name']!r} defined twice")
                 queues.add(q["name"])
-                size = q.get("duplicate_backlog_size")
-                if isinstance(size, int) and size < 1:
-                    err(line_of(q, "duplicate_backlog_size"), "duplicate_backlog_size must be at least 1")
+                for leaf in QUEUE_LEAVES:
+                    value = q.get(leaf.key)
+                    if leaf.low is not None and isinstance(value, int) and value < leaf.low:
+                        err(line_of(q, leaf.key), f"{leaf.key} must be at least {leaf.low}")
         for c in r.get("clients") or []:
             if isinstance(c, dict) and c.get("name") is not None:
                 if c["name"] in seen or c["name"] in other_names:
@@ -108,24 +99,22 @@ def check(err: Err, section: Any, other_names: set[str]) -> None:
                 seen.add(c["name"])
 
 
-def build(core: HaCore, section: Any) -> None:
+def holds_groups(section: Any) -> bool:
+    return isinstance(section, dict) and bool(section.get("routers"))
+
+
+def build(core: Kernel, section: Any) -> None:
     """Add every router of the section to the core (instances down unless started)."""
     for r in section.get("routers") or []:
         name = r["name"]
-        spool = r.get("spool") or {}
-        values = {k: r[k] for k in HaParams.__dataclass_fields__ if k in r}
-        if "max_cache_size_kb" in spool:
-            values["spool_max_cache_size_kb"] = spool["max_cache_size_kb"]
-        if "directory" in spool:
-            values["spool_directory"] = spool["directory"]
-        hp = HaParams.from_dict(values)
+        hp = HaParams.from_dict(scenario_values(ROUTER_LEAVES, r))
         channel = r.get("replication_channel") or {}
         a, b = r["instances"]
         data: dict[str, Any] = {
             "channel": "none",
             "replication_channel": {"listener": channel.get("listener", a), "connector": channel.get("connector", b),
                                     "port": channel.get("port", 4001)},
-            "queues": {q["name"]: QueueParams.from_dict({k: v for k, v in q.items() if k != "name"}).to_dict()
+            "queues": {q["name"]: QueueParams.from_dict(scenario_values(QUEUE_LEAVES, q)).to_dict()
                        for q in r.get("queues") or []},
         }
         core.add_group(Group(name, SYSTEM, [a, b], hp.to_dict(), data))

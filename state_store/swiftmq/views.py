@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core import Event
+from ..kernel import Event
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,12 @@ class ProcessChange:
     peer_state: str            # its state right after
     disconnected: tuple[str, ...]   # JMS clients left without a serving instance
     reconnected: tuple[str, ...]    # JMS clients that moved to (or found) a serving instance
+
+
+@dataclass(frozen=True)
+class InstanceReplaced:
+    instance: str
+    dropped: int               # stored message copies its lost disk held
 
 
 @dataclass(frozen=True)
@@ -85,7 +91,8 @@ class JmsConsume:
     queue: str
     received: int
     discarded: int             # duplicates the client's own duplicate detection dropped
-    ids: tuple[str, ...]
+    first_id: str | None       # JMS message IDs of the first and last received (None: none)
+    last_id: str | None
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,13 @@ The others are written in the same style and are marked synthesized in docs/lab.
 
 from __future__ import annotations
 
-from state_store.core import Event, Message
+from state_store.kernel import Event, Span
+from state_store.kernel.audit import DUPLICATE_DELIVERED, DUPLICATE_DISCARDED, LOST
+from state_store.kernel.failures import REPLACED
 from state_store.swiftmq.views import (
     HaFile,
     InstanceLog,
+    InstanceReplaced,
     JmsConsume,
     JmsPublish,
     JmsResend,
@@ -18,10 +21,10 @@ from state_store.swiftmq.views import (
     ProcessChange,
 )
 
-from ..durations import clock_text
-from ..handlers.lab_swiftmq import HaAudit, HaRouters
-from . import renderer
-from .lab_console import names, table
+from ...durations import clock_text
+from ...renderers import renderer
+from ...renderers.lab_console import names, table
+from .lab_handlers import HaAudit, HaRouters
 
 MAX_ID_RANGES = 5
 SYSTEM_OUT_INDENT = " " * 8
@@ -58,18 +61,9 @@ def system_out(event: Event) -> list[str]:
     return []
 
 
-def id_ranges(ids: tuple[int, ...], messages: dict[int, Message]) -> str:
-    """JMS message IDs of consecutive ledger ids as ranges: ID:c1-1..ID:c1-10,ID:c2-4."""
-    ranges: list[str] = []
-    run: list[int] = []
-    for i in list(ids) + [0]:
-        if run and i == run[-1] + 1 and i in messages and messages[i].client == messages[run[0]].client:
-            run.append(i)
-            continue
-        if run:
-            first, last = messages[run[0]].origin_key, messages[run[-1]].origin_key
-            ranges.append(first if first == last else f"{first}..{last}")
-        run = [i] if i else []
+def id_ranges(spans: tuple[Span, ...]) -> str:
+    """JMS message IDs of consecutive messages of one client as ranges: ID:c1-1..ID:c1-10,ID:c2-4."""
+    ranges = [s.first_key if s.first == s.last else f"{s.first_key}..{s.last_key}" for s in spans]
     more = len(ranges) > MAX_ID_RANGES
     return ",".join(ranges[:MAX_ID_RANGES]) + (",..." if more else "") if ranges else "-"
 
@@ -78,6 +72,11 @@ def id_ranges(ids: tuple[int, ...], messages: dict[int, Message]) -> str:
 def process_change(r: ProcessChange) -> str:
     return (f"instance {r.instance} {r.change} state {dash(r.state)} peer {r.peer} {dash(r.peer_state)} "
             f"disconnected {names(r.disconnected)} reconnected {names(r.reconnected)}")
+
+
+@renderer(InstanceReplaced)
+def instance_replaced(r: InstanceReplaced) -> str:
+    return f"instance {r.instance} replaced dropped {r.dropped}"
 
 
 @renderer(LinkChange)
@@ -121,12 +120,14 @@ def instance_log(r: InstanceLog) -> str:
 
 
 _FINDINGS = {
-    ("loss", "non-persistent-in-transit"): "lost {n} {verdict}: non-persistent, in transit when its instance "
-                                           "stopped serving",
-    ("loss", "overwritten-by-sync"): "lost {n} {verdict}: overwritten by the ACTIVE's store image at "
-                                     "synchronisation",
-    ("duplicate", "delivered-twice"): "duplicated {n} {verdict}: delivered to the application more than once",
-    ("discarded-resend", "duplicate-detection"): "discarded {n} {verdict}: resent, dropped by duplicate detection",
+    (LOST, "non-persistent-in-transit"): "lost {n} {verdict}: non-persistent, in transit when its instance "
+                                         "stopped serving",
+    (LOST, "overwritten-by-sync"): "lost {n} {verdict}: overwritten by the ACTIVE's store image at "
+                                   "synchronisation",
+    (LOST, REPLACED): "lost {n} {verdict}: stored only on an instance whose disk was replaced",
+    (DUPLICATE_DELIVERED, "delivered-twice"): "duplicated {n} {verdict}: delivered to the application more than "
+                                              "once",
+    (DUPLICATE_DISCARDED, "duplicate-detection"): "discarded {n} {verdict}: resent, dropped by duplicate detection",
 }
 
 
@@ -137,9 +138,9 @@ def ha_audit(r: HaAudit) -> str:
              f"stored {t.stored} discarded {t.discarded}")]
     for f in r.findings:
         verdict = "(allowed)" if f.allowed else "(violation)"
-        text = _FINDINGS.get((f.kind, f.reason), f"{f.kind} {{n}} {{verdict}}: {f.reason}").format(
+        text = _FINDINGS.get((f.outcome, f.reason), f"{f.outcome} {{n}} {{verdict}}: {f.reason}").format(
             n=f.count, verdict=verdict)
-        lines.append(f"{text} ({id_ranges(f.message_ids, r.messages)})")
+        lines.append(f"{text} ({id_ranges(f.spans)})")
     return "\n".join(lines)
 
 
@@ -159,7 +160,7 @@ def jms_resend(r: JmsResend) -> str:
 
 @renderer(JmsConsume)
 def jms_consume(r: JmsConsume) -> str:
-    ids = "-" if not r.ids else (r.ids[0] if len(r.ids) == 1 else f"{r.ids[0]}..{r.ids[-1]}")
+    ids = "-" if r.first_id is None else (r.first_id if r.received == 1 else f"{r.first_id}..{r.last_id}")
     return f"received {r.received} from {r.router}/{r.queue} on {r.instance} discarded {r.discarded} ({ids})"
 
 

@@ -1,10 +1,11 @@
-"""HaCore: the one owner of the HA lab state (groups, nodes, links, timers, log, ledger, clients).
+"""Kernel: the one owner of the HA lab state (groups, nodes, links, timers, log, ledger, clients).
 
-Why: one simulated clock and one timer queue for every HA product, so time moves the same way for
+Why: one simulated clock and one timer queue for every HA system, so time moves the same way for
 all of them; each group's timers are dispatched to the policy of its system, and every state
 change is checked against that policy's transition table (an illegal one is a bug, raised as
-IllegalTransition, never silently applied). `snapshot()` is plain JSON, so the lab file stores the
-whole core as one document and `restore()` gives the same core back.
+IllegalTransition, never silently applied). Changes come only through journaled operations
+(``kernel.ops``) and the lab's ``advance``; `snapshot()` is plain JSON for the lab file's periodic
+snapshot rows, and `restore()` gives the same kernel back.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 from .audit import AuditTotals, Finding, audit
+from .failures import LINK_FAILURES, PROCESS_CHANGE, REPLACED, Failure
 from .ledger import Ledger
-from .model import Client, Event, Group, Link, Node, node_key
+from .model import Client, Event, Group, JsonValue, Link, Node, node_key
 from .policy import Policy, policy_for
-from .timers import JsonValue, TimerQueue
+from .timers import TimerQueue
 
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2   # 1: one ledger record per message (still read)
 
 
 class IllegalTransition(RuntimeError):
@@ -25,7 +27,7 @@ class IllegalTransition(RuntimeError):
         super().__init__(f"{node}: {old or 'down'} -> {new or 'down'} is not a legal transition")
 
 
-class HaCore:
+class Kernel:
     def __init__(self, now_ms: int = 0) -> None:
         self.now_ms = now_ms
         self.groups: dict[str, Group] = {}
@@ -76,6 +78,21 @@ class HaCore:
             node.started_ms = self.now_ms
         self.policy(node.group).on_process(self, node, change)
 
+    def fail(self, failure: Failure, node: Node | None = None, link: Link | None = None) -> None:
+        """Apply one failure of the shared vocabulary (``kernel.failures``): the neutral part here,
+        the reaction in the group's policy. ``replace`` (a stopped node's disk lost) empties the
+        node's files and copies; the system's operation decides when it may happen."""
+        if failure in LINK_FAILURES:
+            assert link is not None
+            self.set_link(link, failure == "heal")
+            return
+        assert node is not None
+        if failure == "replace":
+            node.files.clear()
+            self.ledger.drop(node.key, REPLACED)
+            return
+        self.set_process(node, PROCESS_CHANGE[failure])
+
     def set_link(self, link: Link, up: bool) -> None:
         """Cut or restore a link; the policy of the group its nodes belong to reacts."""
         link.up = up
@@ -101,8 +118,13 @@ class HaCore:
         self.now_ms = max(self.now_ms, to_ms)
         return self.after_change()
 
-    def audit(self, group: str | None = None) -> tuple[AuditTotals, tuple[Finding, ...]]:
-        return audit(self.ledger, lambda g, kind, reason: self.policy(g).allows(kind, reason), group)
+    def serving(self) -> frozenset[str]:
+        """The node keys that serve clients now."""
+        return frozenset(n.key for n in self.nodes.values() if n.proc == "up" and n.serving)
+
+    def audit(self, group: str | None = None, client: str | None = None) -> tuple[AuditTotals, tuple[Finding, ...]]:
+        return audit(self.ledger, lambda g, outcome, reason: self.policy(g).allows(outcome, reason), self.serving(),
+                     group, client)
 
     # -- snapshot ------------------------------------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:
@@ -116,14 +138,16 @@ class HaCore:
             "timers": self.timers.snapshot(),
             "events": [[e.at_ms, e.group, e.node, e.code, e.params] for e in self.events],
             "ledger": self.ledger.snapshot(),
-            "clients": [[c.name, c.group, c.node, c.next_seq, c.reconnects, c.last_sent, c.connected_once]
+            "clients": [[c.name, c.group, c.node, c.next_seq, c.reconnects, [list(r) for r in c.last_sent],
+                         c.connected_once]
                         for c in self.clients.values()],
         }
 
     @classmethod
-    def restore(cls, data: dict[str, Any]) -> HaCore:
-        if data.get("version") != SNAPSHOT_VERSION:
-            raise ValueError(f"HA core snapshot version {data.get('version')!r}, expected {SNAPSHOT_VERSION}")
+    def restore(cls, data: dict[str, Any]) -> Kernel:
+        version = data.get("version")
+        if version not in (1, SNAPSHOT_VERSION):
+            raise ValueError(f"HA kernel snapshot version {version!r}, expected {SNAPSHOT_VERSION}")
         core = cls(int(data["now_ms"]))
         for name, system, nodes, params, gdata in data["groups"]:
             core.add_group(Group(name, system, list(nodes), dict(params), dict(gdata)))
@@ -132,8 +156,10 @@ class HaCore:
         core.links = [Link(a, b, bool(up)) for a, b, up in data["links"]]
         core.timers = TimerQueue.restore(data["timers"])
         core.events = [Event(int(at), g, n, code, dict(p)) for at, g, n, code, p in data["events"]]
-        core.ledger = Ledger.restore(data["ledger"])
+        restore = Ledger.restore if version == SNAPSHOT_VERSION else Ledger.restore_v1
+        core.ledger = restore(data["ledger"])
         for name, group, node, seq, reconnects, last, once in data["clients"]:
-            core.clients[name] = Client(name, group, node, int(seq), int(reconnects), bool(once),
-                                        [int(i) for i in last])
+            sent = ([(int(a), int(b)) for a, b in last] if version == SNAPSHOT_VERSION
+                    else [(int(i), int(i) + 1) for i in last])
+            core.clients[name] = Client(name, group, node, int(seq), int(reconnects), bool(once), sent)
         return core

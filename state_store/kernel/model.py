@@ -1,18 +1,19 @@
 """The HA-system-neutral objects of the lab: groups, nodes, links, clients and the event log.
 
-Why: every HA product of the lab (SwiftMQ router pairs today; Qpid clusters, Geode pools and the
-Solace VPN pairs later) is a group of nodes joined by links, whose processes are started, killed or
-hang, and which keep some state on disk (SwiftMQ's `ha.state`). Plain dataclasses, no SQL and no
-display text: the log holds event codes with parameters, which solace_shell renders.
+Why: every HA system of the lab (SwiftMQ router pairs; Geode, Qpid and a Solace HA pair next) is a
+group of nodes joined by links, whose processes are started, killed or hang, and which keep some
+state on disk (SwiftMQ's `ha.state`). Plain dataclasses, no SQL and no display text: the log holds
+event codes with parameters, which the system's shell part renders.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
-from .timers import JsonValue
+from .ranges import Range
 
+JsonValue = Any  # what a JSON document may hold (str, int, bool, None, lists, dicts)
 Process = Literal["up", "down", "hung"]
 PROCESSES: tuple[str, ...] = ("up", "down", "hung")
 
@@ -25,7 +26,7 @@ def node_key(group: str, name: str) -> str:
 @dataclass
 class Group:
     name: str
-    system: str                                   # the policy that owns it: "swiftmq"
+    system: str                                   # the registered system whose policy owns it
     nodes: list[str]                              # node names in scenario order
     params: dict[str, JsonValue] = field(default_factory=dict)
     data: dict[str, JsonValue] = field(default_factory=dict)   # the policy's own group state
@@ -70,7 +71,7 @@ class Client:
     name: str
     group: str
     node: str | None = None                       # connected node name, None while reconnecting
-    next_seq: int = 1                             # next message number (JMS message IDs)
+    next_seq: int = 1                             # next origin sequence number (JMS message IDs)
     reconnects: int = 0
     connected_once: bool = False
-    last_sent: list[int] = field(default_factory=list)   # ledger ids of the last publish
+    last_sent: list[Range] = field(default_factory=list)   # ledger ids of the last publish

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from state_store.swiftmq.mgmt import EntityListView, EntityView
 
-from ..handlers.swiftmq_cli import (
+from ...renderers import renderer
+from .cli_handlers import (
     AvailableRouters,
     Bye,
     ChangeContext,
     CliHelp,
     SwitchRouter,
 )
-from . import renderer
 
 NAME_WIDTH = 40
 

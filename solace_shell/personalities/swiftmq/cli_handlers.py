@@ -1,8 +1,8 @@
 """The SwiftMQ admin CLI's commands (grammar/data/commands/swiftmq-cli.yaml).
 
 The CLI's own state (the router chosen with `sr`, the context chosen with `cc`) lives in its
-session (solace_shell/swiftmq_cli.py); these handlers read and change the lab's HA core and return
-results for renderers/swiftmq_cli.py. A command that needs a router when none is chosen is refused
+session (cli.py); these handlers read and change the lab's HA core and return
+results for cli_renderers.py. A command that needs a router when none is chosen is refused
 with the CLI's own text."""
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, cast
 from state_store.errors import EngineError
 from state_store.swiftmq import lab as ha
 from state_store.swiftmq import mgmt
+from state_store.swiftmq.params import SYSTEM as MODE  # the CLI's one mode is named after its system
 
-from . import Args, HandlerContext, handler
+from ...handlers import Args, HandlerContext, handler
 
 if TYPE_CHECKING:
-    from ..swiftmq_cli import SwiftMqCli
+    from .cli import SwiftMqCli
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ def _cli(ctx: HandlerContext) -> SwiftMqCli:
 
 
 def _router(ctx: HandlerContext) -> str:
-    router = _cli(ctx).router
+    router = ctx.context.get("router") or None   # the CLI's router after this command's notices
     if router is None:
         raise EngineError("swift_no_router")
     return router
@@ -59,7 +60,7 @@ def _router(ctx: HandlerContext) -> str:
 @handler("swiftmq.sr")
 def sr(ctx: HandlerContext, args: Args) -> SwitchRouter:
     name = str(args["swift-router"])
-    core = ctx.engine.ha_core()
+    core = ctx.engine.kernel()
     if name not in ha.routers(core) or ha.serving_instance(core, name) is None:
         raise EngineError("swift_router_unknown", router=name)
     return SwitchRouter(name)
@@ -67,7 +68,7 @@ def sr(ctx: HandlerContext, args: Args) -> SwitchRouter:
 
 @handler("swiftmq.ar")
 def ar(ctx: HandlerContext, args: Args) -> AvailableRouters:
-    core = ctx.engine.ha_core()
+    core = ctx.engine.kernel()
     return AvailableRouters(tuple(r for r in ha.routers(core) if ha.serving_instance(core, r) is not None))
 
 
@@ -75,7 +76,7 @@ def ar(ctx: HandlerContext, args: Args) -> AvailableRouters:
 def cc(ctx: HandlerContext, args: Args) -> ChangeContext:
     router = _router(ctx)
     path = mgmt.resolve(_cli(ctx).path, str(args["swift-context"]))
-    mgmt.entity(ctx.engine.ha_core(), router, path)
+    mgmt.entity(ctx.engine.kernel(), router, path)
     return ChangeContext(path)
 
 
@@ -83,15 +84,15 @@ def cc(ctx: HandlerContext, args: Args) -> ChangeContext:
 def lc(ctx: HandlerContext, args: Args) -> mgmt.EntityView | mgmt.EntityListView:
     router = _router(ctx)
     path = mgmt.resolve(_cli(ctx).path, str(args.get("swift-context", "")))
-    return mgmt.entity(ctx.engine.ha_core(), router, path)
+    return mgmt.entity(ctx.engine.kernel(), router, path)
 
 
 @handler("swiftmq.set")
 def set_property(ctx: HandlerContext, args: Args) -> None:
     router = _router(ctx)
     value = args.get("swift-value")
-    mgmt.set_property(ctx.engine.ha_core(), router, _cli(ctx).path, str(args["swift-property"]),
-                      None if value is None else str(value))
+    ctx.engine.kernel_call("swiftmq.set_property", router, _cli(ctx).path, str(args["swift-property"]),
+                           None if value is None else str(value))
 
 
 @handler("swiftmq.help")
@@ -101,7 +102,7 @@ def help_(ctx: HandlerContext, args: Args) -> CliHelp:
              "<swift-value>": "<value>"}
     entries = []
     for c in grammar.commands:
-        if "swiftmq" in c.modes:
+        if MODE in c.modes:
             syntax = c.syntax
             for param, shown in names.items():
                 syntax = syntax.replace(param, shown)
@@ -115,7 +116,7 @@ def exit_(ctx: HandlerContext, args: Args) -> Bye:
 
 
 def _act(ctx: HandlerContext, action: str, which: str) -> None:
-    ha.router_action(ctx.engine.ha_core(), _router(ctx), action, which)
+    ctx.engine.kernel_call("swiftmq.router_action", _router(ctx), action, which)
 
 
 @handler("swiftmq.reboot")

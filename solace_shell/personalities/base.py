@@ -1,0 +1,156 @@
+"""The one execute loop every CLI of the lab runs on.
+
+Why one loop: every CLI must behave the same where the lab, not the product, is concerned: a
+command runs in one store command (``LabStore.run``: caught up with other shells, run again from
+the start when another shell wrote first or the write lock is busy, so no WriteConflict ever
+reaches the user), an access check refuses before anything runs, every failure is one line
+(engine refusals through the message table, a busy or damaged lab file, an internal error
+logged with the line's secrets masked), and the personality's state (mode stack, chosen router,
+context) changes only after the command is committed. A personality gives only what differs:
+
+- ``prepare(line)``: an answer without the store (a blank line, a comment, a parse error) as an
+  ``Outcome``, or a ``Plan`` whose ``work(engine)`` runs inside the store command (and may be run
+  more than once: it must keep its effects in the engine and in its return value);
+- ``finish(plan, value)``: apply what the committed command returned (navigation, framing);
+- ``error_text(plan, text)``: how an error line is printed (some CLIs print notices first, and
+  keep what the last attempt observed although the command was refused).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from grammar import Access
+from grammar.masking import mask_secrets
+from state_store.errors import EngineError, LabBusy, LabFileError
+
+from ..access import UserAccess, allowed, allows_everything, effective_level
+from ..messages import engine_error_text, shell_error_text
+from ..results import Outcome
+
+if TYPE_CHECKING:
+    from ..lab import Lab
+
+log = logging.getLogger(__name__)
+
+
+class Denied(Exception):
+    """The user's access level does not allow the command (raised before its handler runs)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+@dataclass
+class Plan:
+    """One parsed line on its way through the store. ``node`` is the grammar node of its leaf
+    ("" until known); ``notes`` lines a personality prints before its output or error, set by
+    ``work`` on each attempt."""
+
+    line: str
+    work: Callable[[Any], Any]
+    node: str = ""
+    data: Any = None
+    notes: list[str] = field(default_factory=list)
+
+
+def _spent(engine: Any) -> None:
+    raise RuntimeError("a plan's work runs once, through Personality.execute")
+
+
+class Personality:
+    """One CLI in one terminal: its user, paging and end state; the shared execute loop."""
+
+    eof_text = ""   # what the CLI prints when its input ends (nothing by default)
+
+    def __init__(self, lab: Lab, host: str, user: UserAccess) -> None:
+        self.lab = lab
+        self.host = host
+        self.user = user
+        self.router: str | None = None   # the router the CLI talks to, when it has one
+        self.paging = True
+        self.ended = False
+        self._allowed: dict[tuple[str, str, str | None], bool] = {}
+        self._allowed_for = user
+
+    # -- what a personality gives -------------------------------------------------------------
+    @property
+    def mode(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def prompt(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def context(self) -> dict[str, str]:
+        """What the current level carries (a VPN, a queue ...), for completion."""
+        return {}
+
+    def restart(self) -> None:
+        """Log in again after the session ended."""
+        self.ended = False
+
+    def prepare(self, line: str) -> Outcome | Plan:
+        raise NotImplementedError
+
+    def finish(self, plan: Plan, value: Any) -> Outcome:
+        raise NotImplementedError
+
+    def error_text(self, plan: Plan, text: str) -> str:
+        return text
+
+    # -- the loop ---------------------------------------------------------------------------------
+    def execute(self, line: str) -> Outcome:
+        if self.ended:
+            self.restart()
+        plan = self.prepare(line)
+        if isinstance(plan, Outcome):
+            return plan
+        work, plan.work = plan.work, _spent   # a work that refers to its plan makes no cycle
+        try:
+            value = self.lab.store.run(work)
+        except Denied as denied:
+            return self._failed(plan, denied.text, "access")
+        except EngineError as exc:
+            return self._failed(plan, engine_error_text(exc), "engine")
+        except LabBusy as busy:
+            code = "lab_changed_meanwhile" if busy.changed_meanwhile else "lab_busy"
+            return self._failed(plan, shell_error_text(code, seconds=f"{busy.waited_s:.0f}"), "busy")
+        except LabFileError as damaged:  # another process damaged the lab file while it was open
+            return self._failed(plan, shell_error_text("lab_damaged", problem=damaged.problem), "lab-file")
+        except Exception as exc:  # a bug must not cost the user their session or their lab
+            log.exception("internal error running %r", self.masked(line))
+            return self._failed(plan, shell_error_text("internal", detail=type(exc).__name__), "internal")
+        return self.finish(plan, value)
+
+    def _failed(self, plan: Plan, text: str, kind: str) -> Outcome:
+        return Outcome(self.error_text(plan, text), False, plan.node, kind)
+
+    # -- shared services ---------------------------------------------------------------------------
+    def masked(self, line: str) -> str:
+        """The line with every secret word masked (history, recordings, logs keep only this)."""
+        return mask_secrets(self.lab.parser, self.mode, line)
+
+    def check_access(self, syntax: str, access: Access, vpn: str | None) -> None:
+        """Raise ``Denied`` (one line) when the user may not run a command of ``access`` on ``vpn``."""
+        if allows_everything(self.user) or self._may(access, vpn):
+            return
+        raise Denied(shell_error_text(
+            "access_denied", command=syntax, required=str(access), user=self.user.name,
+            actual=f"{access.scope}/{effective_level(self.user, access, vpn)}"))
+
+    def _may(self, access: Access, vpn: str | None) -> bool:
+        """`allowed` for this user, remembered per (access, vpn): a session asks the same few pairs
+        over and over."""
+        if self._allowed_for is not self.user:
+            self._allowed, self._allowed_for = {}, self.user
+        key = (access.scope, access.level, vpn)
+        verdict = self._allowed.get(key)
+        if verdict is None:
+            verdict = self._allowed[key] = allowed(self.user, access, vpn)
+        return verdict

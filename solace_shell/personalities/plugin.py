@@ -1,0 +1,49 @@
+"""What an HA system's shell part contributes (its package's ``SHELL``), and how the shell finds
+its modules through the registry (``state_store.systems``).
+
+Why a light module: the message table, the handler and renderer registries and the lab import
+this while they are being built, so it imports nothing of the shell; the personality class and
+the system's handlers are imported only when a lab asks for them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from state_store import systems
+
+if TYPE_CHECKING:
+    from ..access import UserAccess
+    from ..lab import Lab
+
+
+@dataclass(frozen=True)
+class SystemShell:
+    name: str                                       # the CLI's target, and its transcript prompt prefix
+    personality: Callable[[Lab, UserAccess], Any]   # the CLI (a personalities.base.Personality)
+    banner: str                                     # the start banner of a lab that holds only this system
+    modules: tuple[str, ...]                        # handler and renderer modules of the package, to register
+
+
+def shell_part(system: str, module: str) -> ModuleType:
+    """``<the system's shell package>.<module>`` (the package itself for "")."""
+    entry = systems.entry(system)
+    if entry is None:
+        raise LookupError(f"no HA system {system!r}")
+    return importlib.import_module(entry.shell + (f".{module}" if module else ""))
+
+
+def shell(system: str) -> SystemShell:
+    found: SystemShell = shell_part(system, "").SHELL
+    return found
+
+
+def register_all() -> None:
+    """Import every registered system's handler and renderer modules (they register themselves)."""
+    for name in systems.names():
+        for module in shell(name).modules:
+            shell_part(name, module)

@@ -1,0 +1,157 @@
+"""The SwiftMQ admin CLI as a prompt personality of the lab (target `swiftmq`).
+
+Why a session class of its own: the SwiftMQ CLI has no router host in its prompt (`> `, then
+`ha1> ` after `sr ha1`, `ha1/sys$hacontroller/usage> ` after `cc`), prints errors as bare message
+lines, and lives through failovers: it is connected (over JMS) to whichever instance serves. Before
+each command it compares, per HA router, the serving instance with the one it last saw and prints
+the router listener's notices (`Router 'ha1' is unavailable for administration.` / `... is
+available ...`). When its router's connection moved to the other instance, the request being sent
+is cancelled (`Reconnect occured: Request cancelled.`) and, as the real CLI does, the `sr`/`cc`
+context is not restored: the prompt falls back to `> `. While no instance serves, a request to the
+chosen router answers with the unavailable notice (the lab does not block). Grammar, `?` and Tab
+come from grammar/data/systems/swiftmq/commands/admin-cli.yaml through the shared parser.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from grammar import ParseError
+from state_store.swiftmq import SYSTEM
+from state_store.swiftmq import lab as ha
+
+from ...access import UserAccess
+from ...handlers import HANDLERS, HandlerContext
+from ...renderers import render
+from ...results import Outcome
+from ..base import Personality, Plan
+from .cli_handlers import Bye, ChangeContext, SwitchRouter
+
+if TYPE_CHECKING:
+    from ...lab import Lab
+
+SWIFTMQ_TARGET = SYSTEM   # the lab's target for this CLI, and its one grammar mode
+MODE = SYSTEM
+LOCAL = frozenset({"sr", "ar", "help", "exit"})   # answered by the CLI itself, not sent to a router
+USAGE = {"sr": "sr <router>", "cc": "cc <context>", "lc": "lc [<context>]", "set": "set <prop> [<value>]"}
+UNAVAILABLE = "Router '{router}' is unavailable for administration."
+AVAILABLE = "Router '{router}' is available for administration."
+CANCELLED = "Reconnect occured: Request cancelled."
+
+
+class SwiftMqCli(Personality):
+    """The SwiftMQ admin CLI on the shared execute loop (``personalities.base``)."""
+
+    eof_text = "Bye."
+
+    def __init__(self, lab: Lab, user: UserAccess) -> None:
+        super().__init__(lab, SWIFTMQ_TARGET, user)
+        self.paging = False
+        self.router: str | None = None
+        self.path: tuple[str, ...] = ()
+        self.seen = lab.store.run(self._serving)
+
+    @property
+    def mode(self) -> str:
+        return MODE
+
+    @property
+    def prompt(self) -> str:
+        if self.router is None:
+            return ">"
+        return "/".join((self.router, *self.path)) + ">"
+
+    @staticmethod
+    def _serving(engine: Any) -> dict[str, str | None]:
+        """Per HA router, the serving instance and when its process started (a reboot of the same
+        instance is a new connection too)."""
+        core = engine.kernel()
+        out: dict[str, str | None] = {}
+        for r in ha.routers(core):
+            name = ha.serving_instance(core, r)
+            out[r] = None if name is None else f"{name}@{core.node(r, name).started_ms}"
+        return out
+
+    def restart(self) -> None:
+        self.router, self.path, self.ended = None, (), False
+
+    def prepare(self, line: str) -> Outcome | Plan:
+        words = line.split()
+        first = words[0] if words else ""
+        plan = Plan(line, lambda engine: None)
+
+        def attempt(engine: Any) -> tuple[dict[str, str | None], Outcome | None, Any]:
+            # Fresh on every attempt (the store runs it again after another shell wrote first):
+            # the notices are decided on the caught-up lab and applied only after the commit.
+            now = self._serving(engine)
+            notices, cancelled, router = self._notices(now, first)
+            plan.notes, plan.data = notices, (now, router)
+            if cancelled:
+                return now, Outcome("\n".join(notices), False, "", "engine"), router
+            if not words:
+                return now, Outcome("\n".join(notices), True), router
+            parsed = self.lab.parser.parse(MODE, line)
+            if parsed is None:
+                return now, Outcome("\n".join(notices), True), router
+            if isinstance(parsed, ParseError):
+                text = f"Invalid command, please try '{USAGE.get(first, 'help')}'"
+                return now, Outcome("\n".join([*notices, text]), False, "", parsed.kind), router
+            command = parsed.leaf.command
+            plan.node = command.node
+            self.check_access(command.syntax, command.access, None)
+            ctx = HandlerContext(engine=engine, router=None, user=self.user.name, session=self,  # type: ignore[arg-type]
+                                 context={"router": router or ""})
+            result = HANDLERS[command.handler](ctx, dict(parsed.leaf.args))
+            return now, result, router
+
+        plan.work = attempt
+        return plan
+
+    def error_text(self, plan: Plan, text: str) -> str:
+        """A refused request still saw the listener's notices: they print first and their effect
+        on the chosen router holds (the lab did not change)."""
+        if plan.data is not None:
+            self._saw(*plan.data)
+        return "\n".join([*plan.notes, text])
+
+    def _saw(self, now: dict[str, str | None], router: str | None) -> None:
+        self.seen = now
+        if router != self.router:     # sr/cc are not restored after a reconnect
+            self.router, self.path = router, ()
+
+    def finish(self, plan: Plan, value: Any) -> Outcome:
+        now, result, router = value
+        self._saw(now, router)
+        if isinstance(result, Outcome):
+            return result
+        text = "" if result is None else render(result)
+        if isinstance(result, SwitchRouter):
+            self.router, self.path = result.router, ()
+        elif isinstance(result, ChangeContext):
+            self.path = result.path
+        elif isinstance(result, Bye):
+            self.ended = True
+        body = [*plan.notes, text] if text else plan.notes
+        return Outcome("\n".join(body), True, plan.node, None, self.ended)
+
+    def _notices(self, now: dict[str, str | None], first: str) -> tuple[list[str], bool, str | None]:
+        """The router listener's notices since the last command, whether this command was a
+        request in flight when its router's connection moved (then it is cancelled), and the
+        router chosen after them (None once its connection moved)."""
+        notices: list[str] = []
+        cancelled = False
+        router = self.router
+        for name, instance in now.items():
+            before = self.seen.get(name)
+            if instance == before:
+                continue
+            if before is not None:
+                notices.append(UNAVAILABLE.format(router=name))
+            if instance is not None:
+                if name == self.router and before is not None and first not in LOCAL:
+                    notices.append(CANCELLED)
+                    cancelled = True
+                notices.append(AVAILABLE.format(router=name))
+            if name == self.router and before is not None:
+                router = None
+        return notices, cancelled, router

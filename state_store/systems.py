@@ -1,0 +1,52 @@
+"""The registry of HA systems: the one module that names them.
+
+Why one place: every HA system of the lab is a plugin on the kernel (``state_store.kernel``) with
+two halves, its model under ``state_store`` (policy, journaled operations, scenario section and
+schema, views) and its shell part under ``solace_shell`` (CLI personality, lab console verbs,
+handlers, renderers, messages, banner, audit rendering). Nothing else in the code names a
+system: the scenario loader, the journal, the lab, the REPL and the grammar ask here. Adding a
+system is a new entry and its two packages (docs/adding-a-system.md).
+
+A model package exposes ``MODEL`` (``state_store.system_api.SystemModel``); a shell package
+exposes ``SHELL`` (``solace_shell.personalities.base.SystemShell``). Both are imported only when
+a lab, a scenario or a journal needs them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+
+
+@dataclass(frozen=True)
+class SystemEntry:
+    name: str            # the scenario section, the journaled operations' prefix, the CLI target
+    title: str           # for people: "SwiftMQ HA"
+    model: str           # module of the state_store half
+    shell: str           # module of the solace_shell half
+
+
+SYSTEMS: tuple[SystemEntry, ...] = (
+    SystemEntry("swiftmq", "SwiftMQ HA", "state_store.swiftmq", "solace_shell.personalities.swiftmq"),
+)
+_BY_NAME = {s.name: s for s in SYSTEMS}
+
+
+def names() -> tuple[str, ...]:
+    return tuple(_BY_NAME)
+
+
+def entry(name: str) -> SystemEntry | None:
+    return _BY_NAME.get(name)
+
+
+def load_model(name: str) -> ModuleType | None:
+    """The model package of a registered system (imported once); None for an unknown name."""
+    found = _BY_NAME.get(name)
+    return None if found is None else importlib.import_module(found.model)
+
+
+def load_shell(name: str) -> ModuleType | None:
+    found = _BY_NAME.get(name)
+    return None if found is None else importlib.import_module(found.shell)
