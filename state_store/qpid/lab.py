@@ -310,10 +310,10 @@ def _complete(core: Kernel, c: Client, rec: dict[str, Any]) -> None:
     _replicate(core, top, pending)
     rec["pending"] = []
     doubt = [(int(a), int(b)) for a, b in rec["in_doubt"]]
-    if _blocked(core, top) and any(p.replicated(core, c.group, run.queue) for _, _, run in core.ledger.spans(doubt)):
-        return
-    rec["acked"] += rg.size(doubt)
-    rec["in_doubt"] = []
+    held = ([(a, b) for a, b, run in core.ledger.spans(doubt) if p.replicated(core, c.group, run.queue)]
+            if _blocked(core, top) else [])
+    rec["acked"] += rg.size(doubt) - rg.size(held)
+    rec["in_doubt"] = [list(r) for r in held]
 
 
 def settle(core: Kernel, group: str) -> list[str]:

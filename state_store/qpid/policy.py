@@ -188,6 +188,8 @@ class QpidPolicy:
             node.serving = True
             return
         self.status(core, node, JOINING)
+        if node.name in d["ready"]:   # no longer ready: it will not be an expected backup
+            d["ready"].remove(node.name)
         # the status check: is there an established cluster (a primary) to join?
         d["saw_primary"][node.name] = any(is_primary(n) and reachable(core, n, node)
                                           for n in core.group_nodes(node.group) if n is not node)
