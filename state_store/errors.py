@@ -135,6 +135,10 @@ ERROR_CODES: dict[str, tuple[str, ...]] = {
     # lab console (raised by the shell's handlers)
     "scenario_not_found": ("scenario",),
     "scenario_invalid": ("scenario", "problems", "first"),
+    # the HA kernel's nodes and groups, and its failure vocabulary (the systems declare their own codes)
+    "ha_instance_not_found": ("instance",),
+    "ha_router_not_found": ("router",),
+    "ha_failure_not_supported": ("system", "failure"),
     # named configuration objects (state_store/config_objects.py)
     "object_not_found": ("kind", "name", "vpn"),
     "object_exists": ("kind", "name", "vpn"),
