@@ -66,7 +66,7 @@ def test_promotion_refusals_and_ignored_promotion() -> None:
     assert log_codes(core, "b1")[-1] == "ignoring-promotion"
     advance(core, 1000)
     call(core, "qpid.kill", "c1.b2")
-    call(core, "qpid.start", "c1.b2")          # restarted while b1 is active: finds the cluster
+    call(core, "qpid.restart", "c1.b2")          # restarted while b1 is active: finds the cluster
     with pytest.raises(EngineError) as caught:
         call(core, "qpid.promote", "b2")
     assert caught.value.params["text"] == "Exception: Joining active cluster, cannot be promoted."
@@ -204,7 +204,7 @@ def test_whole_cluster_restart_recovers_from_the_first_primary_store() -> None:
     for b in ("b1", "b2", "b3"):
         call(core, "qpid.kill", f"c1.{b}")
     for b in ("b3", "b1", "b2"):
-        call(core, "qpid.start", f"c1.{b}")
+        call(core, "qpid.restart", f"c1.{b}")
     call(core, "qpid.promote", "b3")            # no established cluster: a joining broker may
     advance(core, 3000)
     assert statuses(core) == ["ready", "ready", "active"]
@@ -218,7 +218,7 @@ def test_last_survivor_failing_before_a_backup_is_ready_hangs_the_cluster() -> N
     call(core, "qpid.kill", "c1.b1")
     call(core, "qpid.kill", "c1.b2")
     advance(core, 1000)                          # b3 promoted
-    call(core, "qpid.start", "c1.b1")
+    call(core, "qpid.restart", "c1.b1")
     advance(core, 2000)                          # b1 catching up
     call(core, "qpid.kill", "c1.b3")
     advance(core, 60_000)

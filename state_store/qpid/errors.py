@@ -9,6 +9,8 @@ CODES: dict[str, tuple[str, ...]] = {
     "qpid_broker_hung": ("broker",),
     "qpid_already_isolated": ("broker",),
     "qpid_not_isolated": ("broker",),
+    "qpid_network_cut": ("cluster",),
+    "qpid_network_whole": ("cluster",),
     "qpid_client_not_found": ("client",),
     "qpid_client_disconnected": ("client",),
     "qpid_no_cluster": (),

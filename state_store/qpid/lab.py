@@ -111,7 +111,7 @@ def _change(core: Kernel, key: str, change: str) -> BrokerChange:
     return BrokerChange(key, done, node.state)
 
 
-@operation("qpid.start")
+@operation("qpid.restart")
 def start(core: Kernel, key: str) -> BrokerChange:
     return _change(core, key, "start")
 
@@ -129,6 +129,29 @@ def hang(core: Kernel, key: str) -> BrokerChange:
 @operation("qpid.replace")
 def replace(core: Kernel, key: str) -> BrokerChange:
     return _change(core, key, "replace")
+
+
+@operation("qpid.partition")
+def partition(core: Kernel, name: str) -> ClusterView:
+    """Cut the network between every two brokers of the cluster (each is alone)."""
+    return _links(core, name, False)
+
+
+@operation("qpid.heal")
+def heal(core: Kernel, name: str) -> ClusterView:
+    return _links(core, name, True)
+
+
+def _links(core: Kernel, name: str, up: bool) -> ClusterView:
+    cluster(core, name)
+    keys = {n.key for n in core.group_nodes(name)}
+    links = [lk for lk in core.links if lk.a in keys and lk.b in keys]
+    if all(lk.up == up for lk in links):
+        raise EngineError("qpid_network_whole" if up else "qpid_network_cut", cluster=name)
+    for lk in links:
+        if lk.up != up:
+            core.fail("heal" if up else "partition", link=lk)
+    return cluster_view(core, name)
 
 
 @operation("qpid.isolate")

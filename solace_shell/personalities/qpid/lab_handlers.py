@@ -41,26 +41,6 @@ def _call(ctx: HandlerContext, op: str, *args: object) -> object:
     return ctx.engine.kernel_call(op, *args)
 
 
-@handler("lab_qpid.start")
-def start(ctx: HandlerContext, args: Args) -> BrokerChange:
-    return _call(ctx, "qpid.start", str(args["ha-instance"]))  # type: ignore[return-value]
-
-
-@handler("lab_qpid.kill")
-def kill(ctx: HandlerContext, args: Args) -> BrokerChange:
-    return _call(ctx, "qpid.kill", str(args["ha-instance"]))  # type: ignore[return-value]
-
-
-@handler("lab_qpid.hang")
-def hang(ctx: HandlerContext, args: Args) -> BrokerChange:
-    return _call(ctx, "qpid.hang", str(args["ha-instance"]))  # type: ignore[return-value]
-
-
-@handler("lab_qpid.replace")
-def replace(ctx: HandlerContext, args: Args) -> BrokerChange:
-    return _call(ctx, "qpid.replace", str(args["ha-instance"]))  # type: ignore[return-value]
-
-
 @handler("lab_qpid.isolate")
 def isolate(ctx: HandlerContext, args: Args) -> BrokerChange:
     return _call(ctx, "qpid.isolate", str(args["ha-instance"]), True)  # type: ignore[return-value]

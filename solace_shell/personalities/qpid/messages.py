@@ -9,6 +9,8 @@ MESSAGES: dict[str, str] = {
     "qpid_broker_hung": "ERROR: Qpid broker '{broker}' is already hung.",
     "qpid_already_isolated": "ERROR: Qpid broker '{broker}' is already cut off from the other brokers.",
     "qpid_not_isolated": "ERROR: Qpid broker '{broker}' is not cut off from the other brokers.",
+    "qpid_network_cut": "ERROR: The network between the brokers of Qpid cluster '{cluster}' is already cut.",
+    "qpid_network_whole": "ERROR: The network between the brokers of Qpid cluster '{cluster}' is already whole.",
     "qpid_client_not_found": "ERROR: AMQP client '{client}' not found.",
     "qpid_client_disconnected": "ERROR: AMQP client '{client}' is not connected (retrying its address list).",
     "qpid_no_cluster": "ERROR: This lab has no Qpid HA cluster (reset qpid-ha).",
