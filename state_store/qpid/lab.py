@@ -31,6 +31,7 @@ from .views import (
 )
 
 POLICY = p.POLICY
+EXCHANGE_TYPES = ("direct", "fanout", "topic", "headers", "xml")
 
 
 # ---------------------------------------------------------------- lookups
@@ -223,6 +224,35 @@ def add_queue(core: Kernel, address: str, queue: str, replicate: str | None, sta
     if start_replica is not None:
         _tool_target(core, start_replica)
     d["queues"][queue] = {"replicate": replicate, "home": node.name, "durable": durable}
+    return queue
+
+
+@operation("qpid.add_exchange")
+def add_exchange(core: Kernel, address: str, kind: str, name: str, replicate: str | None) -> str:
+    """``qpid-config add exchange <type> <name>``, on the primary at ``address``."""
+    node = _tool_target(core, address)
+    if node.state not in p.PRIMARY:
+        raise EngineError("qpid_tool_error", text="Failed: ConnectionError: connection aborted")
+    if kind not in EXCHANGE_TYPES:
+        raise EngineError("qpid_tool_error", text=f"Failed: Exception: Exchange type not implemented: {kind}")
+    d = p.data(core, node.group)
+    if name in p.BUILT_IN_EXCHANGES or p.exchange_on(core, node, name):
+        return name
+    d.setdefault("exchanges", {})[name] = {"type": kind, "replicate": replicate, "home": node.name}
+    return name
+
+
+@operation("qpid.bind")
+def bind(core: Kernel, address: str, exchange: str, queue: str, key: str) -> str:
+    """``qpid-config bind <exchange> <queue> [key]``, on the primary at ``address``."""
+    node = _tool_target(core, address)
+    if node.state not in p.PRIMARY:
+        raise EngineError("qpid_tool_error", text="Failed: ConnectionError: connection aborted")
+    if not p.exchange_on(core, node, exchange):
+        raise EngineError("qpid_tool_error", text=f"Failed: Exception: not-found: Exchange not found: {exchange}")
+    if not p.queue_on(core, node, queue):
+        raise EngineError("qpid_tool_error", text=f"Failed: Exception: not-found: Queue not found: {queue}")
+    p.data(core, node.group).setdefault("bindings", []).append([exchange, queue, key, node.name])
     return queue
 
 

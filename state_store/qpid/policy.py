@@ -109,6 +109,38 @@ def queue_level(core: Kernel, group: str, queue: str) -> str:
     return str(q.get("replicate") or params(core, group).ha_replicate)
 
 
+# exchanges every broker has; bindings to them are never replicated
+BUILT_IN_EXCHANGES = ("", "amq.direct", "amq.topic", "amq.fanout", "amq.match", "qpid.management")
+
+
+def exchange_level(core: Kernel, group: str, exchange: str) -> str:
+    found = data(core, group).get("exchanges", {}).get(exchange, {})
+    return str(found.get("replicate") or params(core, group).ha_replicate)
+
+
+def exchange_on(core: Kernel, node: Node, exchange: str) -> bool:
+    if exchange in BUILT_IN_EXCHANGES:
+        return True
+    found = data(core, node.group).get("exchanges", {}).get(exchange)
+    if found is None:
+        return False
+    return exchange_level(core, node.group, exchange) != "none" or found.get("home") == node.name
+
+
+def bindings_on(core: Kernel, node: Node, queue: str) -> list[tuple[str, str]]:
+    """(exchange, key) of the queue's bindings on this broker: a binding to a built-in exchange
+    lives only where it was made; one to a replicated exchange reaches every broker."""
+    out: list[tuple[str, str]] = []
+    for exchange, q, key, home in data(core, node.group).get("bindings", []):
+        if q != queue or not queue_on(core, node, queue) or not exchange_on(core, node, exchange):
+            continue
+        if exchange in BUILT_IN_EXCHANGES or exchange_level(core, node.group, exchange) == "none":
+            if home != node.name:
+                continue
+        out.append((str(exchange), str(key)))
+    return out
+
+
 def replicated(core: Kernel, group: str, queue: str) -> bool:
     return queue_level(core, group, queue) == "all"
 
@@ -255,6 +287,9 @@ class QpidPolicy:
                                  int(d["promoted_at"].get(n.name, 0))) for n in (p1, p2)}
                 loser = p2 if rank[p1.name] > rank[p2.name] else p1
                 held = [r for qs in core.ledger.copies.get(loser.key, {}).values() for r in qs]
+                others = [r for n in core.group_nodes(group) if n is not loser
+                          for qs in core.ledger.copies.get(n.key, {}).values() for r in qs]
+                d.setdefault("split_brain", {})[loser.name] = [list(r) for r in rg.subtract(held, others)]
                 core.log(loser, "illegal", old=loser.state, new=JOINING)
                 self.shutdown(core, loser)
                 core.ledger.note_gone(held, SPLIT_BRAIN)
@@ -290,6 +325,9 @@ class QpidPolicy:
             if not self.status(core, node, CATCHUP):
                 return
             wiped = [r for qs in core.ledger.copies.get(node.key, {}).values() for r in qs]
+            split = [(int(a), int(b)) for a, b in d.get("split_brain", {}).pop(node.name, [])]
+            if split:    # what it took as a second primary: gone with its store
+                core.ledger.drop(node.key, SPLIT_BRAIN, only=split)
             core.ledger.drop(node.key, STORE_WIPED)
             if wiped:
                 core.log(node, "store-wiped", count=rg.size(wiped), id=short_id(node))

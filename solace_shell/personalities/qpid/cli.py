@@ -53,10 +53,12 @@ class QpidShell(Personality):
 
     def prepare(self, line: str) -> Outcome | Plan:
         try:
-            words = shlex.split(line, comments=True)
+            words = shlex.split(line)
         except ValueError as bad:
             self.last_status = 2
             return Outcome(f"-bash: syntax error: {bad}", False, "", "invalid")
+        cut = next((i for i, w in enumerate(words) if w.startswith("#")), len(words))
+        words = words[:cut]          # a word starting with # starts a comment, as in bash
         if not words:
             return Outcome("", True)
         first = words[0]

@@ -271,6 +271,8 @@ def qpid_config(engine: Any, here: str, argv: list[str]) -> ToolResult:
         return ToolResult((f"Failed: {node}",), 1)
     args = parsed.args
     if args[:1] == ["queues"]:
+        if parsed.opts.get("--recursive"):
+            return _queue_bindings(core, node, args[1] if len(args) > 1 else "")
         return _queues(core, node, args[1] if len(args) > 1 else "")
     if args[:2] == ["add", "queue"] and len(args) >= 3:
         replica = parsed.opts.get("--start-replica")
@@ -281,6 +283,12 @@ def qpid_config(engine: Any, here: str, argv: list[str]) -> ToolResult:
         if isinstance(replica, str):
             return _change(engine, "qpid.replicate", node.name, replica, args[2])
         return result
+    if args[:2] == ["add", "exchange"] and len(args) >= 4:
+        result = _change(engine, "qpid.add_exchange", node.name, args[2], args[3],
+                         level if isinstance(level, str) else None)
+        return result
+    if args[:1] == ["bind"] and len(args) >= 3:
+        return _change(engine, "qpid.bind", node.name, args[1], args[2], args[3] if len(args) > 3 else "")
     return ToolResult(tuple(CONFIG_USAGE.split("\n")), 1)
 
 
@@ -298,4 +306,16 @@ def _queues(core: Kernel, node: Node, pattern: str) -> ToolResult:
         if queues[q].get("replicate"):
             attrs.append(f"--replicate={queues[q]['replicate']}")
         lines.append(f"{q:<{width}}  {' '.join(attrs)}".rstrip())
+    return ToolResult(tuple(lines), 0)
+
+
+def _queue_bindings(core: Kernel, node: Node, pattern: str) -> ToolResult:
+    """``qpid-config -r queues``: each queue with its bindings (the default exchange's first)."""
+    lines: list[str] = []
+    for q in core.groups[node.group].data["queues"]:
+        if qpol.queue_on(core, node, q) and pattern in q:
+            lines.append(f"Queue '{q}'")
+            lines.append(f"    bind [{q}] => ''")
+            for exchange, key in qpol.bindings_on(core, node, q):
+                lines.append(f"    bind [{key}] => {exchange or chr(39) * 2}")
     return ToolResult(tuple(lines), 0)
