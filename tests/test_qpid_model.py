@@ -234,3 +234,27 @@ def test_a_million_messages_are_one_run() -> None:
     assert sent.acked == 1_000_000
     assert len(core.ledger.runs) == 1
     assert core.ledger.held("c1.b3", "q1") == [(1, 1_000_001)]
+
+
+def test_a_backup_that_dies_under_a_live_primary_is_not_expected_by_the_next() -> None:
+    core = lab()
+    call(core, "qpid.promote", "b1")
+    advance(core, 3000)
+    call(core, "qpid.kill", "c1.b2")           # b1 sees it go
+    call(core, "qpid.kill", "c1.b1")
+    call(core, "qpid.promote", "b3")
+    assert core.node("c1", "b3").state == "active"
+
+
+def test_a_client_of_a_hung_primary_is_stalled_without_heartbeat() -> None:
+    core = lab()
+    call(core, "qpid.promote", "b1")
+    advance(core, 3000)
+    call(core, "qpid.connect", "s", ["b1"])
+    call(core, "qpid.hang", "c1.b1")
+    with pytest.raises(EngineError) as caught:
+        call(core, "qpid.publish", "s", "q1", 1, True)
+    assert caught.value.code == "qpid_client_stalled"
+    with pytest.raises(EngineError) as caught:
+        call(core, "qpid.connect", "s", ["b7"])
+    assert caught.value.code == "qpid_host_unknown"

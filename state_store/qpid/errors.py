@@ -13,6 +13,8 @@ CODES: dict[str, tuple[str, ...]] = {
     "qpid_network_whole": ("cluster",),
     "qpid_client_not_found": ("client",),
     "qpid_client_disconnected": ("client",),
+    "qpid_client_stalled": ("client", "broker"),
+    "qpid_host_unknown": ("host", "cluster"),
     "qpid_no_cluster": (),
     # what the tools and the client library raise, as `<ExceptionType>: <message>`
     "qpid_tool_error": ("text",),

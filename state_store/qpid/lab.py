@@ -395,7 +395,7 @@ def connect(core: Kernel, client: str, addresses: list[str]) -> ClientConnect:
     for n in names:
         node = host(core, n)
         if node is None or node.group != c.group:
-            raise EngineError("qpid_broker_not_found", broker=n)
+            raise EngineError("qpid_host_unknown", host=n, cluster=c.group)
     rec["hosts"] = names
     c.node = None
     rec["last"] = None if not rec["in_doubt"] else rec.get("last")
@@ -408,6 +408,8 @@ def _connected(core: Kernel, client: str) -> tuple[Client, dict[str, Any], Node]
     if c.node is None:
         raise EngineError("qpid_client_disconnected", client=client)
     node = core.node(c.group, c.node)
+    if node.proc == "hung":
+        raise EngineError("qpid_client_stalled", client=client, broker=node.name)
     if node.proc != "up":
         raise EngineError("qpid_client_disconnected", client=client)
     return c, rec, node

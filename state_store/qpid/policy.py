@@ -232,6 +232,9 @@ class QpidPolicy:
         """The process is gone: memory lost (durable queues' persistent copies stay on disk)."""
         d = data(core, node.group)
         was_primary = node.state in PRIMARY
+        top = upstream(core, node)
+        if not was_primary and top is not None and top.proc == "up" and node.name in d["ready"]:
+            d["ready"].remove(node.name)      # its primary sees it go: no longer an expected backup
         core.set_state(node, DOWN)
         node.serving = False
         core.timers.cancel_where(node.group, node=node.name)

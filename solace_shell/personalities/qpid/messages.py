@@ -13,6 +13,9 @@ MESSAGES: dict[str, str] = {
     "qpid_network_whole": "ERROR: The network between the brokers of Qpid cluster '{cluster}' is already whole.",
     "qpid_client_not_found": "ERROR: AMQP client '{client}' not found.",
     "qpid_client_disconnected": "ERROR: AMQP client '{client}' is not connected (retrying its address list).",
+    "qpid_client_stalled": "ERROR: AMQP client '{client}' is stalled: broker {broker} does not answer (without a "
+                           "client heartbeat nothing notices).",
+    "qpid_host_unknown": "ERROR: No broker host '{host}' in Qpid cluster '{cluster}'.",
     "qpid_no_cluster": "ERROR: This lab has no Qpid HA cluster (reset qpid-ha).",
     # what the tools and the client library print
     "qpid_tool_error": "{text}",
