@@ -31,6 +31,7 @@ LOG_FILE = "/var/log/qpidd.log"
 
 class QpidShell(Personality):
     eof_text = "logout"
+    context_help = False    # a Unix shell: `?` is a character (`echo $?`)
 
     def __init__(self, lab: Lab, user: UserAccess) -> None:
         super().__init__(lab, SYSTEM, user)
