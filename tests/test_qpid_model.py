@@ -258,3 +258,22 @@ def test_a_client_of_a_hung_primary_is_stalled_without_heartbeat() -> None:
     with pytest.raises(EngineError) as caught:
         call(core, "qpid.connect", "s", ["b7"])
     assert caught.value.code == "qpid_host_unknown"
+
+
+def test_configuration_level_replicates_the_queue_but_not_its_messages() -> None:
+    core = lab(queues=[{"name": "q1"}, {"name": "qc", "replicate": "configuration"}])
+    call(core, "qpid.promote", "b1")
+    advance(core, 3000)
+    call(core, "qpid.connect", "s", ["b1", "b2"])
+    call(core, "qpid.publish", "s", "qc", 4, True)
+    assert core.ledger.held("c1.b2", "qc") == []
+    call(core, "qpid.kill", "c1.b1")
+    call(core, "qpid.promote", "b2")
+    advance(core, 3000)
+    assert call(core, "qpid.publish", "s", "qc", 1, True).acked == 1     # the queue is there, empty before
+
+
+def test_the_ha_password_is_not_kept() -> None:
+    core = lab(ha_password="s3cret")
+    assert "s3cret" not in repr(core.snapshot())
+    assert core.groups["c1"].params["ha_password_set"] is True

@@ -24,6 +24,7 @@ class QpidParams:
     ha_public_url: str = ""
     ha_replicate: str = "none"
     ha_username: str = ""
+    ha_password_set: bool = False          # the password itself is not kept in the lab
     ha_mechanism: str = ""
     ha_backup_timeout_ms: int = 10000
     ha_flow_messages: int = 1000           # 0: no limit

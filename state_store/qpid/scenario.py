@@ -10,7 +10,7 @@ Format (every broker option of the HA module with its default; times in millisec
         ha_queue_replication: false
         ha_public_url: ""                    (legacy amq.failover only)
         ha_replicate: none                   (none | configuration | all)
-        ha_username: "", ha_mechanism: ""
+        ha_username: "", ha_password: (secret: kept only as "set"), ha_mechanism: ""
         ha_backup_timeout_ms: 10000
         ha_flow_messages: 1000               (0: no limit)
         ha_flow_bytes: 0                     (0: no limit)
@@ -48,6 +48,7 @@ SCHEMA = spec_map(clusters=(ListOf(spec_map(
     ha_public_url=(Str(255), OPT),
     ha_replicate=(Enum(REPLICATE_LEVELS), OPT),
     ha_username=(Str(64), OPT),
+    ha_password=(Str(128, secret=True), OPT),
     ha_mechanism=(Str(64), OPT),
     ha_backup_timeout_ms=(_MS, OPT),
     ha_flow_messages=(Int(0, 100_000_000), OPT),
@@ -118,6 +119,7 @@ def build(core: Kernel, section: Any) -> None:
         name = c["name"]
         values = {k: c[k] for k in QpidParams.__dataclass_fields__ if k in c}
         values.setdefault("ha_cluster", True)
+        values["ha_password_set"] = bool(c.get("ha_password"))   # the secret itself is never kept
         qp = QpidParams.from_dict(values)
         brokers = list(c["brokers"])
         first = brokers[0]
