@@ -3,6 +3,7 @@ machine, delayed completion, failover handshake, resource manager, journaled lab
 scenario section. Importing the package registers the policy and operations."""
 
 from ..kernel.plugin import SystemModel
+from . import drills as _drills
 from . import errors as _errors
 from . import lab as lab
 from . import policy as policy
@@ -10,6 +11,6 @@ from . import scenario as _scenario
 from .params import SYSTEM, QpidParams
 
 MODEL = SystemModel(SYSTEM, _scenario.SCHEMA, _scenario.check, _scenario.holds_groups, _scenario.build,
-                    _errors.CODES)
+                    _errors.CODES, _drills.plan_drill)
 
 __all__ = ["MODEL", "SYSTEM", "QpidParams", "lab", "policy"]
