@@ -33,7 +33,7 @@ from typing import Any
 
 from ..kernel import Kernel, Link, Node, Timer, register
 from ..kernel import ranges as rg
-from ..kernel.audit import DUPLICATE_DELIVERED, LOST, STRANDED
+from ..kernel.audit import DUPLICATE_DELIVERED, LOST
 from ..kernel.failures import REPLACED
 from .params import PORT, SYSTEM, QpidParams
 
@@ -68,7 +68,6 @@ BROKER_STOPPED = "broker-stopped"            # in memory only (transient, or a q
 STORE_WIPED = "backup-store-wiped"           # a joining backup discards its store
 BACKUP_DISCARDED = "backup-discarded"        # queue-snapshot handshake: not on the primary
 SPLIT_BRAIN = "split-brain"                  # taken by a second primary that shut down
-NOT_REPLICATED = "not-replicated"            # stranded: held only by a broker that does not serve
 
 
 def params(core: Kernel, group: str) -> QpidParams:
@@ -157,11 +156,6 @@ def queue_on(core: Kernel, node: Node, queue: str) -> bool:
 def reachable(core: Kernel, a: Node, b: Node) -> bool:
     link = core.link(a.key, b.key)
     return link is None or link.up
-
-
-def primary(core: Kernel, group: str) -> Node | None:
-    """The primary that serves (the first one in broker order when a split made two)."""
-    return next((n for n in core.group_nodes(group) if is_primary(n)), None)
 
 
 def primaries(core: Kernel, group: str) -> list[Node]:
@@ -533,10 +527,7 @@ class QpidPolicy:
         primary took during a split brain is a violation: two primaries are the operator's fault."""
         if outcome == DUPLICATE_DELIVERED:
             return True
-        if outcome == STRANDED:
-            return True
-        return outcome == LOST and reason in {BROKER_STOPPED, STORE_WIPED, BACKUP_DISCARDED, NOT_REPLICATED,
-                                               REPLACED}
+        return outcome == LOST and reason in {BROKER_STOPPED, STORE_WIPED, BACKUP_DISCARDED, REPLACED}
 
     def after_change(self, core: Kernel, group: str) -> list[str]:
         from .lab import settle

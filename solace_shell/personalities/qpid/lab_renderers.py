@@ -6,7 +6,7 @@ marked synthesized in docs/lab-qpid.md."""
 from __future__ import annotations
 
 from state_store.kernel import Event, Span
-from state_store.kernel.audit import DUPLICATE_DELIVERED, LOST, STRANDED
+from state_store.kernel.audit import DUPLICATE_DELIVERED, LOST
 from state_store.kernel.failures import REPLACED
 from state_store.qpid import policy as qpol
 from state_store.qpid.views import (
@@ -111,7 +111,6 @@ _FINDINGS = {
     (LOST, REPLACED): "lost {n} {verdict}: stored only on a broker whose disk was replaced",
     (DUPLICATE_DELIVERED, "delivered-twice"): "duplicated {n} {verdict}: in-doubt resends and redeliveries "
                                               "(at-least-once)",
-    (STRANDED, "unknown"): "stranded {n} {verdict}: held only by brokers that do not serve",
 }
 
 
