@@ -480,7 +480,7 @@ def stats(core: Kernel, client: str) -> ClientStats:
     totals, _ = core.audit(c.group, client)
     return ClientStats(client, c.node, int(rec["sent"]), int(rec["acked"]),
                        rg.size([(int(a), int(b)) for a, b in rec["in_doubt"]]), int(rec["resent"]),
-                       int(rec["received"]), int(rec["duplicates"]), totals.lost)
+                       int(rec["dup_sent"]), int(rec["received"]), int(rec["duplicates"]), totals.lost)
 
 
 def new_client_record() -> dict[str, Any]:

@@ -90,6 +90,7 @@ class ClientStats:
     acked: int
     in_doubt: int
     resent: int
+    already_held: int          # of the resent: those the new primary held already (duplicates)
     received: int
     duplicates: int
     lost: int

@@ -148,4 +148,5 @@ def client_consume(r: ClientConsume) -> str:
 @renderer(ClientStats)
 def client_stats(r: ClientStats) -> str:
     return (f"client {r.client} broker {dash(r.broker)} sent {r.sent} acknowledged {r.acked} in-doubt {r.in_doubt} "
-            f"resent {r.resent} received {r.received} duplicates {r.duplicates} lost {r.lost}")
+            f"resent {r.resent} already-held {r.already_held} received {r.received} duplicates {r.duplicates} "
+            f"lost {r.lost}")
