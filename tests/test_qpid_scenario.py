@@ -55,3 +55,14 @@ def test_the_bundled_lab_holds_three_joining_brokers() -> None:
         assert out.text.splitlines() == ["b1:5672 joining", "b2:5672 joining", "b3:5672 joining"]
     finally:
         lab.close()
+
+
+def test_a_virtual_ip_must_not_reuse_a_name_and_may_be_a_client_host(tmp_path: Path) -> None:
+    text = ("sites: []\nqpid:\n  clusters:\n    - name: c1\n      brokers: [b1, b2]\n      vip: b2\n"
+            "      clients: [{name: s, hosts: [b2]}]\n")
+    path = tmp_path / "vip.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(path)
+    assert [p for p in err.value.problems if "vip '" in p] == [
+        f"{path}:6: qpid cluster 'c1': vip 'b2': name already used"]

@@ -61,6 +61,18 @@ def host(core: Kernel, name: str) -> Node | None:
     return next((n for c in clusters(core) for n in core.group_nodes(c) if n.name == name), None)
 
 
+def resolve(core: Kernel, name: str) -> Node | None:
+    """The broker at host ``name``: a broker's host, or a cluster's virtual IP (its holder)."""
+    for c in clusters(core):
+        if p.data(core, c).get("vip") == name:
+            return vip_holder(core, c)
+    return host(core, name)
+
+
+def known_host(core: Kernel, name: str) -> bool:
+    return host(core, name) is not None or any(p.data(core, c).get("vip") == name for c in clusters(core))
+
+
 def hosts(core: Kernel) -> list[str]:
     return [n.name for c in clusters(core) for n in core.group_nodes(c)]
 
@@ -72,6 +84,12 @@ def parse_address(text: str) -> tuple[str, int | None]:
     if colon and port.isdigit():
         return name, int(port)
     return rest if not colon else name, None if not colon else -1
+
+
+def vip_holder(core: Kernel, group: str) -> Node | None:
+    """The broker the cluster's virtual IP points at: the resource manager moves it with the
+    primary (the first running one in broker order); nobody holds it while there is none."""
+    return next((n for n in core.group_nodes(group) if n.proc == "up" and n.state in p.PRIMARY), None)
 
 
 def isolated(core: Kernel, node: Node) -> bool:
@@ -186,7 +204,9 @@ def manager(core: Kernel, name: str, mode: str, poll_ms: int | None = None) -> M
 def _tool_target(core: Kernel, address: str) -> Node:
     """The running broker at ``address``; a refusal carries the client library's exception."""
     name, port = parse_address(address)
-    node = host(core, name)
+    node = resolve(core, name)
+    if node is None and known_host(core, name):
+        raise EngineError("qpid_tool_error", text="ConnectError: [Errno 113] No route to host")
     if node is None:
         raise EngineError("qpid_tool_error", text="ConnectError: [Errno -2] Name or service not known")
     if port not in (None, PORT) or node.proc == "down":
@@ -286,8 +306,9 @@ def _try_hosts(core: Kernel, c: Client, rec: dict[str, Any]) -> list[tuple[str, 
     """Try the address list in order: a backup aborts the connection, a stopped broker refuses it,
     a hung one never answers; the first primary takes it. In-doubt messages are resent there."""
     tried: list[tuple[str, str]] = []
+    vip = p.data(core, c.group).get("vip")
     for name in rec["hosts"]:
-        node = host(core, name)
+        node = vip_holder(core, c.group) if name == vip else host(core, name)
         if node is None or node.group != c.group or node.proc == "down":
             tried.append((p.address(name), "refused"))
             continue
@@ -392,9 +413,10 @@ def settle(core: Kernel, group: str) -> list[str]:
 def connect(core: Kernel, client: str, addresses: list[str]) -> ClientConnect:
     c, rec = _record(core, client)
     names = [parse_address(a)[0] for a in addresses]
+    vip = p.data(core, c.group).get("vip")
     for n in names:
         node = host(core, n)
-        if node is None or node.group != c.group:
+        if n != vip and (node is None or node.group != c.group):
             raise EngineError("qpid_host_unknown", host=n, cluster=c.group)
     rec["hosts"] = names
     c.node = None

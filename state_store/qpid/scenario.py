@@ -20,6 +20,7 @@ Format (every broker option of the HA module with its default; times in millisec
         catchup_ms: 500                      (lab choice: how long catching up takes)
         manager: off                         (off | on | split: the resource manager)
         manager_poll_ms: 1000                (rgmanager status_poll_interval)
+        vip: c1-vip                          (a virtual IP's host name: it follows the primary)
         start: [b1, b2, b3]                  (brokers started at load, in this order)
         queues: - {name*, replicate: none|configuration|all (default: ha_replicate), durable: false}
         clients: - {name*, hosts: [b1, b2]}  (AMQP clients; with hosts they connect at load)
@@ -59,6 +60,7 @@ SCHEMA = spec_map(clusters=(ListOf(spec_map(
     catchup_ms=(_MS, OPT),
     manager=(Enum(MANAGER_MODES), OPT),
     manager_poll_ms=(_MS, OPT),
+    vip=(_NAME, OPT),
     start=(ListOf(_NAME, 16), OPT),
     queues=(ListOf(spec_map(name=(Str(200, forbidden=" "), REQ), replicate=(Enum(REPLICATE_LEVELS), OPT),
                             durable=(Bool(), OPT)), 100), OPT),
@@ -86,6 +88,11 @@ def check(err: Err, section: Any, other_names: set[str]) -> None:
             if b in seen or b in other_names:
                 err(line_of(c["brokers"], i), f"qpid cluster {name!r}: broker {b!r}: name already used")
             seen.add(b)
+        vip = c.get("vip")
+        if vip is not None:
+            if vip in seen or vip in other_names:
+                err(line_of(c, "vip"), f"qpid cluster {name!r}: vip {vip!r}: name already used")
+            seen.add(vip)
         for i, b in enumerate(c.get("start") or []):
             if b is not None and b not in brokers:
                 err(line_of(c["start"], i), f"qpid cluster {name!r}: cannot start {b!r}, not one of its brokers")
@@ -105,7 +112,7 @@ def check(err: Err, section: Any, other_names: set[str]) -> None:
                 err(line_of(cl, "name"), f"AMQP client {cl['name']!r}: name already used")
             seen.add(cl["name"])
             for i, h in enumerate(cl.get("hosts") or []):
-                if h is not None and h not in brokers:
+                if h is not None and h not in brokers and h != vip:
                     err(line_of(cl["hosts"], i), f"AMQP client {cl['name']!r}: {h!r} is not a broker of {name!r}")
 
 
@@ -127,7 +134,7 @@ def build(core: Kernel, section: Any) -> None:
             "queues": {q["name"]: {"replicate": q.get("replicate"), "home": first, "durable": bool(q.get("durable"))}
                        for q in c.get("queues") or []},
             "upstream": {}, "ready": [], "expected": {}, "saw_primary": {}, "had_primary": False,
-            "clients": {},
+            "clients": {}, "vip": c.get("vip"),
         }
         core.add_group(Group(name, SYSTEM, brokers, qp.to_dict(), data))
         for b in brokers:

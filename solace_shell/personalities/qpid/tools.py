@@ -53,7 +53,9 @@ def _target(core: Kernel, address: str, here: str, admin: bool) -> Node | str:
     name, port = qp.parse_address(address)
     if name in ("0.0.0.0", "localhost", "127.0.0.1", ""):
         name = here
-    node = qp.host(core, name)
+    node = qp.resolve(core, name)
+    if node is None and qp.known_host(core, name):   # a virtual IP nobody holds
+        return "ConnectError: [Errno 113] No route to host"
     if node is None:
         return "ConnectError: [Errno -2] Name or service not known"
     if port not in (None, PORT) or node.proc == "down":
