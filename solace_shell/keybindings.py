@@ -4,6 +4,7 @@
   redraws the prompt with the same text; the `?` itself is not inserted. Inside an open double quote
   `?` is an ordinary character, and Ctrl-V then `?` inserts a literal `?` (the wildcard): Ctrl-V is
   quoted-insert in emacs mode too (prompt_toolkit binds it only in vi insert mode; Ctrl-Q still works).
+  A personality without context help (a Unix shell) takes `?` as an ordinary character.
 - Tab: completes at once (no waiting for a background completer): a unique candidate is inserted with
   a trailing space, several insert their common part, otherwise the completion menu opens (and Tab
   then cycles through it).
@@ -36,6 +37,7 @@ class ConsoleToggled(Exception):
 
 class ReplHooks(Protocol):
     def help_for(self, text: str, cursor: int) -> str: ...
+    def context_help(self) -> bool: ...
     def write_help(self, text: str) -> None: ...
     def toggle_console(self) -> str | None: ...
     def write(self, text: str) -> None: ...
@@ -53,7 +55,7 @@ def repl_key_bindings(repl: ReplHooks) -> KeyBindings:
     @kb.add("?", filter=insert)
     def _help(event: KeyPressEvent) -> None:
         buf = event.current_buffer
-        if open_quote(buf.document.text_before_cursor):
+        if open_quote(buf.document.text_before_cursor) or not repl.context_help():
             buf.insert_text("?")
             return
         text = repl.help_for(buf.text, buf.cursor_position)

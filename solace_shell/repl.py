@@ -172,6 +172,10 @@ class Repl:
         stream.write(text + "\n")
         stream.flush()
 
+    def context_help(self) -> bool:
+        """Does `?` ask for help here (a personality without it takes `?` as a character)."""
+        return self.session().context_help
+
     def help_for(self, text: str, cursor: int) -> str:
         try:
             return help_text(self.lab.parser, self.session().mode, self.prompt, text, cursor)

@@ -91,15 +91,20 @@ _SESSION_ENDED = ("Cannot call methods on a stopped SparkContext", "because Spar
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Directory for transcripts.")
 @click.option("--plan-only", is_flag=True, help="Write the drill plans (JSON) without running the emulator.")
 @click.option("--jobs", type=click.IntRange(1), default=None, help="Recording processes (default: all cores).")
-def generate_cmd(count: int, seed: int, out: str, plan_only: bool, jobs: int | None) -> None:
+@click.option("--system", default="", metavar="NAME",
+              help="Drills of a registered HA system (its bundled scenario) instead of the Solace lab's.")
+def generate_cmd(count: int, seed: int, out: str, plan_only: bool, jobs: int | None, system: str) -> None:
     """Write COUNT randomized failover drills as golden transcripts recorded from the engine."""
     from solace_shell.transcript.stopping import sigterm_as_interrupt, stop_signal  # noqa: PLC0415
 
-    from .generate import generate, transcripts_in  # noqa: PLC0415
+    from .generate import generate, planners, transcripts_in  # noqa: PLC0415
 
     try:
         with sigterm_as_interrupt():
-            written = generate(count=count, seed=seed, out=out, plan_only=plan_only, jobs=jobs)
+            if system and system not in planners():
+                raise click.BadParameter(f"{system!r}: the HA systems with drills are: "
+                                         f"{', '.join(planners()) or 'none'}", param_hint="--system")
+            written = generate(count=count, seed=seed, out=out, plan_only=plan_only, jobs=jobs, system=system)
     except KeyboardInterrupt as interruption:  # Ctrl-C or SIGTERM
         stopped_by = stop_signal(interruption)
         click.echo(f"solace-conformance: interrupted ({stopped_by.name}): {transcripts_in(out):,} of {count:,} "

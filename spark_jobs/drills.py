@@ -84,10 +84,12 @@ class Drill:
     mistake: str | None
     transaction: str | None          # "xa", "local" or None
     steps: tuple[Step, ...]
+    scenario: str | None = None      # a bundled scenario (None: the default two-site lab)
+    system: str = ""                 # the HA system that planned it ("": the Solace lab's own drills)
 
     @property
     def name(self) -> str:
-        parts = [f"drill-{self.seed}-{self.index:06d}", self.kind]
+        parts = [f"drill-{self.seed}-{self.index:06d}", f"{self.system}-{self.kind}" if self.system else self.kind]
         if self.transaction:
             parts.append(f"txn-{self.transaction}")
         if self.mistake:

@@ -19,6 +19,7 @@ from .drills import COMMENT, Drill, plan_drill
 INDEX_FILE = "_drills.jsonl"  # leading "_": Hadoop input formats (and so `run`) skip it
 TRANSCRIPT_SUFFIX = ".cli.txt"  # as solace_shell.transcript.format names transcripts (the planner loads no engine)
 PARTIAL_SUFFIX = ".partial"  # a drill being recorded, as `_<name>.partial`: no reader takes it for a transcript
+SCENARIO_DIR = "scenarios"  # scenarios of drills planned by HA systems, beside the transcripts
 
 
 def record_drill(drill: Drill, path: Path) -> int:
@@ -26,10 +27,11 @@ def record_drill(drill: Drill, path: Path) -> int:
     from solace_shell.lab import Lab  # noqa: PLC0415 - the planner (--plan-only) needs no engine
     from solace_shell.transcript.record import Recorder  # noqa: PLC0415
 
-    lab = Lab.fresh()
+    scenario = None if drill.scenario is None else scenario_beside(drill.scenario, path.parent)
+    lab = Lab.fresh(scenario)
     n = 0
     try:
-        with Recorder.open(path) as rec:
+        with Recorder.open(path, scenario=scenario) as rec:
             for target, command in drill.steps:
                 if target == COMMENT:
                     rec.comment(command)
@@ -43,17 +45,61 @@ def record_drill(drill: Drill, path: Path) -> int:
     return n
 
 
+def scenario_beside(name: str, out: Path) -> Path:
+    """The bundled scenario ``name`` copied to ``out/scenarios/`` (once; atomically, as drills are
+    recorded in parallel), so the corpus replays wherever it is moved (the header names it)."""
+    from state_store.scenario_files import resolve_scenario  # noqa: PLC0415
+
+    target = out / SCENARIO_DIR / f"{name}.yaml"
+    if not target.is_file():
+        source = resolve_scenario(name)
+        if source is None:
+            raise FileNotFoundError(f"bundled scenario {name!r}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(f"_{target.name}.{os.getpid()}{PARTIAL_SUFFIX}")
+        partial.write_bytes(source.read_bytes())
+        os.replace(partial, target)
+    return target
+
+
+def plan(seed: int, index: int, system: str = "") -> Drill:
+    """Drill ``index`` of ``seed``: the Solace lab's own (``system`` ""), or one planned by a
+    registered HA system's model (``state_store.systems``)."""
+    if not system:
+        return plan_drill(seed, index)
+    from state_store import systems  # noqa: PLC0415 - the Solace planner needs no engine
+
+    model = systems.load_model(system)
+    planner = None if model is None else model.MODEL.plan_drill
+    if planner is None:
+        raise ValueError(f"no drill planner for system {system!r}")
+    kind, mistake, steps, scenario = planner(seed, index)
+    return Drill(seed, index, kind, mistake, None, steps, scenario, system)
+
+
+def planners() -> list[str]:
+    """The registered HA systems that plan drills."""
+    from state_store import systems  # noqa: PLC0415
+
+    found = []
+    for name in systems.names():
+        model = systems.load_model(name)
+        if model is not None and model.MODEL.plan_drill is not None:
+            found.append(name)
+    return found
+
+
 def transcript_name(drill: Drill) -> str:
     return f"{drill.name}{TRANSCRIPT_SUFFIX}"
 
 
 
 
-def _record_one(args: tuple[int, int, str]) -> tuple[int, str, str | None]:
+def _record_one(args: tuple[int, int, str, str]) -> tuple[int, str, str | None]:
     """Record one drill under a hidden name, then give it its own: a corpus never holds a half-written
     transcript, whatever stops the recording (an engine crash, Ctrl-C)."""
-    seed, index, out = args
-    drill = plan_drill(seed, index)
+    seed, index, out, system = args
+    drill = plan(seed, index, system)
     path = Path(out) / transcript_name(drill)
     partial = path.with_name(f"_{path.name}{PARTIAL_SUFFIX}")
     try:
@@ -78,14 +124,15 @@ def remove_partial(out: str | Path) -> None:
 
 
 def generate(*, count: int, seed: int, out: str | Path, plan_only: bool = False,
-             jobs: int | None = None) -> list[str]:
-    """Plan and record `count` drills into `out`; returns the transcript file names written.
+             jobs: int | None = None, system: str = "") -> list[str]:
+    """Plan and record `count` drills into `out` (of an HA `system` when given); returns the
+    transcript file names written.
 
-    Output is the same for the same (count, seed) whatever `jobs` is.
+    Output is the same for the same (count, seed, system) whatever `jobs` is.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    plans = [plan_drill(seed, i) for i in range(count)]
+    plans = [plan(seed, i, system) for i in range(count)]
     with (out / INDEX_FILE).open("w", encoding="utf-8", newline="\n") as fh:
         for d in plans:
             row = {"name": transcript_name(d), "index": d.index, "kind": d.kind, "mistake": d.mistake,
@@ -97,7 +144,7 @@ def generate(*, count: int, seed: int, out: str | Path, plan_only: bool = False,
         return [INDEX_FILE]
     jobs = jobs or os.cpu_count() or 1
     remove_partial(out)  # what a recording killed outright left (two generates into one DIR at once: unsupported)
-    tasks = [(seed, i, str(out)) for i in range(count)]
+    tasks = [(seed, i, str(out), system) for i in range(count)]
     try:
         if jobs == 1 or count < 8:
             results = [_record_one(t) for t in tasks]

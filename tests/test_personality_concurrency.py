@@ -15,6 +15,9 @@ from state_store.scenario_files import DEFAULT_SCENARIO, ROOT_DIR
 
 COUNT = 60
 SWIFTMQ = ROOT_DIR / "swiftmq-ha.yaml"
+QPID = ROOT_DIR / "qpid-ha.yaml"
+PREPARE = {SWIFTMQ: (("lab", "ha start ha1.A"), ("lab", "ha start ha1.B"), ("lab", "advance 5s")),
+           QPID: (("qpid", "qpid-ha --cluster-manager promote"), ("lab", "advance 3s"), ("lab", "amqp connect s b1"))}
 # personality -> (scenario, its writer: target, line, setup; the other shell's writer)
 CASES = {
     "router-cli": (DEFAULT_SCENARIO,
@@ -24,6 +27,9 @@ CASES = {
     "swiftmq-admin-cli": (SWIFTMQ,
                           ("swiftmq", "set negotiation-timeout 1{i:04d}", ("sr ha1", "cc sys$hacontroller")),
                           ("lab", "jms publish c1 q1 count 5", ())),
+    "qpid-broker-shell": (QPID,
+                          ("qpid", "qpid-config add queue qn{i} --replicate configuration", ()),
+                          ("lab", "amqp publish s q1 count 5", ())),
     "lab-console": (SWIFTMQ,
                     ("lab", "jms publish c2 q2 count 2", ()),
                     ("lab", "jms publish c1 q1 count 5", ())),
@@ -43,8 +49,8 @@ def test_two_processes_write_one_lab_file_and_no_conflict_reaches_the_user(tmp_p
     path = tmp_path / "lab.sqlite"
     lab = Lab.open(path, scenario=scenario)
     try:
-        for line in ("ha start ha1.A", "ha start ha1.B", "advance 5s") if scenario == SWIFTMQ else ():
-            assert lab.execute("lab", line).ok
+        for target, line in PREPARE.get(scenario, ()):
+            assert lab.execute(target, line).ok
     finally:
         lab.close()
     target, line, setup = mine

@@ -66,6 +66,7 @@ class Personality:
     """One CLI in one terminal: its user, paging and end state; the shared execute loop."""
 
     eof_text = ""   # what the CLI prints when its input ends (nothing by default)
+    context_help = True   # `?` asks for help (False: a shell, where `?` is an ordinary character)
 
     def __init__(self, lab: Lab, host: str, user: UserAccess) -> None:
         self.lab = lab

@@ -27,3 +27,6 @@ class SystemModel:
     holds_groups: Callable[[Any], bool]                # the checked section defines at least one group
     build: Callable[[Kernel, Any], None]               # add the section's groups to the kernel
     error_codes: Mapping[str, tuple[str, ...]]         # its refusal codes and their parameters
+    # randomised drills: (seed, index) -> (kind, mistake, steps as (target, command), bundled scenario);
+    # a step whose target is "#" is a comment line (spark_jobs.generate records them)
+    plan_drill: Callable[[int, int], tuple[str, str | None, tuple[tuple[str, str], ...], str]] | None = None

@@ -1,0 +1,239 @@
+"""`qpid-ha` and `qpid-config` as the tools behave: their option parsing (optparse, options.py),
+their outputs and exit statuses, and the `<ExceptionType>: <message>` lines they print on failure
+(exit 1).
+
+Each function runs inside a store command: reads on the kernel, changes through
+``engine.kernel_call`` (journaled), a refusal of the model returned as the tool's text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from state_store.errors import EngineError
+from state_store.kernel import Kernel, Node
+from state_store.qpid import lab as qp
+from state_store.qpid import policy as qpol
+from state_store.qpid.params import PORT, REPLICATE_LEVELS
+from state_store.qpid.views import ToolResult
+
+from .options import ToolExit, ToolParser, config_parser, ha_parser
+
+HA_COMMANDS = {"ping": ("Check if the broker is alive and responding", ()),
+               "status": ("Print HA status", ()),
+               "replicate": ("Set up replication from <queue> on <remote-broker> to <queue> on the current broker.",
+                             ("<queue>", "<remote-broker>")),
+               "query": ("Print HA configuration and status", ())}
+PROMOTE_HELP = ("[Cluster manager only] Promote a backup broker to primary. This command should *only* be used by "
+                "a cluster manager (such as rgmanager) that ensures only one broker is primary at a time. "
+                "Promoting more than one broker to primary at the same time will make the cluster inconsistent "
+                "and will cause data loss and unexpected behavior.")
+PROMOTE_REFUSAL = ("Exception: 'promote' should only be called by the cluster manager.\n"
+                   "Incorrect use of 'promote' will cause cluster malfunction.\n"
+                   "To call from a cluster manager use 'promote --cluster-manager'. ")
+CONFIG_USAGE = """
+Usage:  qpid-config [OPTIONS]
+        qpid-config [OPTIONS] exchanges [filter-string]
+        qpid-config [OPTIONS] queues    [filter-string]
+        qpid-config [OPTIONS] add exchange <type> <name> [AddExchangeOptions]
+        qpid-config [OPTIONS] del exchange <name>
+        qpid-config [OPTIONS] add queue <name> [AddQueueOptions]
+        qpid-config [OPTIONS] del queue <name> [DelQueueOptions]
+        qpid-config [OPTIONS] bind   <exchange-name> <queue-name> [binding-key]
+                  <for type xml>     [-f -|filename]
+                  <for type header>  [all|any] k1=v1 [, k2=v2...]
+        qpid-config [OPTIONS] unbind <exchange-name> <queue-name> [binding-key]
+        qpid-config [OPTIONS] reload-acl
+        qpid-config [OPTIONS] add <type> <name> [--argument <property-name>=<property-value>]
+        qpid-config [OPTIONS] del <type> <name>
+        qpid-config [OPTIONS] list <type> [--show-property <property-name>]
+        qpid-config [OPTIONS] log [<logstring>]
+        qpid-config [OPTIONS] shutdown"""
+def _target(core: Kernel, address: str, here: str, admin: bool) -> Node | str:
+    """The broker the tool connects to, or the client library's exception line."""
+    name, port = qp.parse_address(address)
+    if name in ("0.0.0.0", "localhost", "127.0.0.1", ""):
+        name = here
+    node = qp.resolve(core, name)
+    if node is None and qp.known_host(core, name):   # a virtual IP nobody holds
+        return "ConnectError: [Errno 113] No route to host"
+    if node is None:
+        return "ConnectError: [Errno -2] Name or service not known"
+    if port not in (None, PORT) or node.proc == "down":
+        return "ConnectError: [Errno 111] Connection refused"
+    if node.proc == "hung":
+        return "Timeout: Connection attach timed out"
+    if not admin and node.state not in qpol.PRIMARY:
+        return "ConnectionError: connection aborted"
+    return node
+
+
+def _address(core: Kernel, address: str, here: str) -> str:
+    name, _ = qp.parse_address(address)
+    return here if name in ("0.0.0.0", "localhost", "127.0.0.1", "") else address
+
+
+def _ha_usage() -> list[str]:
+    lines = ["usage: qpid-ha <command> [<arguments>]", "", "Commands are:", ""]
+    lines += [f"  {name:<12} {text.split('.')[0]}." for name, (text, _) in HA_COMMANDS.items()]
+    return lines + ["", "For help with a command type: qpid-ha <command> --help", ""]
+
+
+def qpid_ha(engine: Any, here: str, argv: list[str]) -> ToolResult:
+    core: Kernel = engine.kernel()
+    args = list(argv)
+    manager = "--cluster-manager" in args
+    if manager:
+        args.remove("--cluster-manager")
+    if args and args[0] in ("help", "--help", "-help", "-h", "help-all", "--help-all"):
+        if "help-all" in args[0]:
+            names = [*HA_COMMANDS, *(("promote",) if manager else ())]
+            return ToolResult(tuple("\n".join(_parser(n).help_text() for n in names).split("\n")), 0)
+        return ToolResult(tuple(_ha_usage()), 0)
+    names = list(HA_COMMANDS) + (["promote"] if manager else [])
+    command = next((a for a in args if a in names), None)
+    if command is None:
+        if "promote" in args:
+            return ToolResult(tuple(PROMOTE_REFUSAL.split("\n")), 1)
+        return ToolResult((*_ha_usage(), "Exception: No valid command"), 1)
+    parser = _parser(command)
+    try:
+        opts, positional = parser.parse_args(args)
+    except ToolExit as ended:
+        return ToolResult(tuple(ended.text.rstrip("\n").split("\n")), ended.status)
+    arg_names = HA_COMMANDS.get(command, ("", ()))[1]
+    if len(positional) != len(arg_names) + 1:
+        return ToolResult((*parser.help_text().split("\n"), "Exception: Wrong number of arguments"), 1)
+    address = str(opts.broker or "0.0.0.0")
+    node = _target(core, address, here, admin=True)
+    if isinstance(node, str):
+        return ToolResult((node,), 1)
+    if command == "ping":
+        return ToolResult((), 0)
+    if command == "promote":
+        return _change(engine, "qpid.promote", node.name)
+    if command == "replicate":
+        return _change(engine, "qpid.replicate", node.name, positional[1], positional[2])
+    if command == "status":
+        return _status(core, node, opts, here)
+    return _query(core, node, opts, here)
+
+
+def _parser(command: str) -> ToolParser:
+    text, arg_names = HA_COMMANDS.get(command, (PROMOTE_HELP, ()))
+    return ha_parser(command, text, arg_names)
+
+
+def _change(engine: Any, op: str, *args: Any) -> ToolResult:
+    try:
+        engine.kernel_call(op, *args)
+    except EngineError as refused:
+        if refused.code != "qpid_tool_error":
+            raise
+        return ToolResult(tuple(str(refused.params["text"]).split("\n")), 1)
+    return ToolResult((), 0)
+
+
+def _each(core: Kernel, node: Node, here: str) -> list[tuple[str, Node | str]]:
+    out: list[tuple[str, Node | str]] = []
+    for name in core.groups[node.group].nodes:
+        found = _target(core, qpol.address(name), here, admin=True)
+        out.append((qpol.address(name), found if isinstance(found, str) else found))
+    return out
+
+
+def _bare(error: str) -> str:
+    """str() of the exception: its message without the type."""
+    return error.partition(": ")[2]
+
+
+def _status(core: Kernel, node: Node, opts: Any, here: str) -> ToolResult:
+    if opts.is_primary:
+        return ToolResult((), 0 if node.state in (qpol.ACTIVE, qpol.RECOVERING) else 1)
+    if opts.expect:
+        return ToolResult((), 0 if opts.expect == node.state else 1)
+    if opts.all:
+        return ToolResult(tuple(f"{a} {_bare(b) if isinstance(b, str) else b.state}"
+                                for a, b in _each(core, node, here)), 0)
+    return ToolResult((node.state,), 0)
+
+
+def _query_block(core: Kernel, node: Node) -> list[str]:
+    qpp = qpol.params(core, node.group)
+    rows = [("Status:", node.state), ("Broker ID:", qpol.system_id(node)),
+            ("Brokers URL:", qpol.brokers_url(core, node.group)), ("Public URL:", qpp.ha_public_url),
+            ("Replicate: ", qpp.ha_replicate)]
+    return [f"{k:<20} {v}" for k, v in rows]
+
+
+def _query(core: Kernel, node: Node, opts: Any, here: str) -> ToolResult:
+    if not opts.all:
+        return ToolResult(tuple(_query_block(core, node)), 0)
+    lines: list[str] = []
+    for a, b in _each(core, node, here):
+        if isinstance(b, str):
+            lines += [f"{a} {_bare(b)}", ""]
+        else:
+            lines += [f"{'Address:':<20} {a}", *_query_block(core, b), ""]
+    return ToolResult(tuple(lines), 0)
+
+
+# ---------------------------------------------------------------- qpid-config
+def qpid_config(engine: Any, here: str, argv: list[str]) -> ToolResult:
+    core: Kernel = engine.kernel()
+    try:
+        opts, args = config_parser(CONFIG_USAGE).parse_args(argv)
+    except ToolExit as ended:
+        return ToolResult(tuple(ended.text.rstrip("\n").split("\n")), ended.status)
+    level = opts.replicate
+    if level is not None and level not in REPLICATE_LEVELS:
+        return ToolResult((f"Exception: Invalid replication level '{level}', should be one of: "
+                           f"{', '.join(REPLICATE_LEVELS)}",), 1)
+    address = str(opts.broker_addr or opts.broker or "localhost:5672")
+    node = _target(core, address, here, admin=bool(opts.ha_admin))
+    if isinstance(node, str):
+        return ToolResult((f"Failed: {node}",), 1)
+    if args[:1] == ["queues"]:
+        pattern = args[1] if len(args) > 1 else ""
+        return _queue_bindings(core, node, pattern) if opts.recursive else _queues(core, node, pattern)
+    if args[:2] == ["add", "queue"] and len(args) >= 3:
+        replica = opts.start_replica
+        result = _change(engine, "qpid.add_queue", node.name, args[2], level, replica, bool(opts.durable))
+        if result.status:
+            return ToolResult(tuple(f"Failed: {line}" for line in result.lines), 1)
+        if replica is not None:
+            return _change(engine, "qpid.replicate", node.name, replica, args[2])
+        return result
+    if args[:2] == ["add", "exchange"] and len(args) >= 4:
+        return _change(engine, "qpid.add_exchange", node.name, args[2], args[3], level)
+    if args[:1] == ["bind"] and len(args) >= 3:
+        return _change(engine, "qpid.bind", node.name, args[1], args[2], args[3] if len(args) > 3 else "")
+    return ToolResult(tuple(CONFIG_USAGE.split("\n")), 1)
+
+
+def _queues(core: Kernel, node: Node, pattern: str) -> ToolResult:
+    queues = core.groups[node.group].data["queues"]
+    shown = [q for q in queues if qpol.queue_on(core, node, q) and pattern in q]
+    if not shown:
+        return ToolResult((), 1)
+    width = max([len("Queue Name"), *map(len, shown)])
+    lines = [f"{'Queue Name':<{width}}  Attributes", "=" * (5 * (width // 5 + 5))]
+    for q in shown:
+        attrs = []
+        if queues[q].get("durable"):
+            attrs.append("--durable")
+        if queues[q].get("replicate"):
+            attrs.append(f"--replicate={queues[q]['replicate']}")
+        lines.append(f"{q:<{width}}  {' '.join(attrs)}".rstrip())
+    return ToolResult(tuple(lines), 0)
+
+
+def _queue_bindings(core: Kernel, node: Node, pattern: str) -> ToolResult:
+    """``qpid-config -r queues``: each queue with its bindings (the default exchange's first)."""
+    lines: list[str] = []
+    for q in core.groups[node.group].data["queues"]:
+        if qpol.queue_on(core, node, q) and pattern in q:
+            lines.append(f"Queue '{q}'")
+            lines.append(f"    bind [{q}] => ''")
+            for exchange, key in qpol.bindings_on(core, node, q):
+                lines.append(f"    bind [{key}] => {exchange or chr(39) * 2}")
+    return ToolResult(tuple(lines), 0)
