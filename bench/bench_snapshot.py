@@ -2,7 +2,7 @@
 
 Run: python bench/bench_snapshot.py [--messages N]
 A file lab gets N messages in one command, then one more command, after which the store writes a
-snapshot (``SNAPSHOT_EVERY`` is set to 1 for this run: the state is encoded outside the lock, a big
+snapshot (``StoreTuning.snapshot_every`` is 2 for this run: the state is encoded outside the lock, a big
 one written in parts, one short transaction each, then the rows it supersedes are dropped). Another
 process keeps trying to take the write lock without waiting (``BEGIN IMMEDIATE``, busy timeout 0)
 and reports the longest stretch in which every try failed: the longest the lock was held at once.
@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import state_store.store as store_module
 from state_store.store import LabStore
+from state_store.tuning import StoreTuning
 
 
 def probe(path: Path, stop_file: Path) -> subprocess.Popen[str]:
@@ -52,14 +52,13 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path, stop = Path(tmp) / "lab.sqlite", Path(tmp) / "stop"
-        store = LabStore.open(path)
+        store = LabStore.open(path, tuning=StoreTuning(snapshot_every=2))   # the second command snapshots
         start = time.perf_counter()
         store.run(lambda e: e.publish("trader", "trading/orders/new", count=args.messages))
         publish_s = time.perf_counter() - start
         prober = probe(path, stop)
         assert prober.stdout is not None and prober.stdout.readline().strip() == "ready"
         time.sleep(0.2)
-        store_module.SNAPSHOT_EVERY = 1
         start = time.perf_counter()
         store.run(lambda e: e.advance(1))  # appended, then the snapshot is written
         snapshot_s = time.perf_counter() - start

@@ -11,6 +11,7 @@ from typing import Any
 
 from grammar import Grammar, GrammarError, Parser, load_grammar
 from state_store.store import LabStore
+from state_store.tuning import DEFAULT_TUNING, StoreTuning
 
 from . import handlers, renderers
 from .access import UserAccess
@@ -78,9 +79,10 @@ class Lab:
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | Path, user: str = "admin", scenario: str | Path | None = None) -> Lab:
+    def open(cls, path: str | Path, user: str = "admin", scenario: str | Path | None = None,
+             tuning: StoreTuning = DEFAULT_TUNING) -> Lab:
         """Open a lab file; a missing file is created from `scenario` (default: the two-site lab)."""
-        return cls(LabStore.open(path, scenario=scenario), user=user)
+        return cls(LabStore.open(path, scenario=scenario, tuning=tuning), user=user)
 
     @classmethod
     def fresh(cls, scenario: str | Path | None = None, settings: dict[str, Any] | None = None) -> Lab:

@@ -116,6 +116,10 @@ ENGINE_ERRORS: dict[str, str] = {
     "scenario_not_found": "ERROR: Scenario '{scenario}' not found (give a YAML file or a bundled scenario name).",
     "scenario_invalid": "ERROR: Scenario '{scenario}' is invalid ({problems} problem(s)); first: {first}",
     "unknown_setting": "ERROR: Unknown lab setting '{name}'.",
+    # the HA kernel's nodes and groups (lab console `ha ...`)
+    "ha_instance_not_found": "ERROR: HA instance '{instance}' not found (write <router>.<instance>, e.g. ha1.A).",
+    "ha_router_not_found": "ERROR: HA router '{router}' not found.",
+    "ha_failure_not_supported": "ERROR: The HA system '{system}' of this lab does not simulate '{failure}'.",
 }
 
 GENERIC_ENGINE_ERROR = "ERROR: {code_text}"

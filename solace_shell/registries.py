@@ -16,7 +16,7 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from state_store.errors import ERROR_CODES
+from state_store.errors import all_error_codes
 
 from .messages import ENGINE_ERRORS
 from .results import SESSION_RESULTS
@@ -35,9 +35,11 @@ def template_fields(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
-def message_problems(codes: Mapping[str, tuple[str, ...]] = ERROR_CODES,
+def message_problems(codes: Mapping[str, tuple[str, ...]] | None = None,
                      texts: Mapping[str, str] = ENGINE_ERRORS) -> list[str]:
-    """Every engine error code has a text naming only the code's parameters; every text has a code."""
+    """Every engine error code (the HA systems' too) has a text naming only the code's parameters;
+    every text has a code."""
+    codes = all_error_codes() if codes is None else codes
     problems = []
     for code, params in sorted(codes.items()):
         text = texts.get(code)
@@ -50,7 +52,7 @@ def message_problems(codes: Mapping[str, tuple[str, ...]] = ERROR_CODES,
                             f"engine does not send (it sends: {', '.join(params) or 'nothing'})")
     for code in sorted(set(texts) - set(codes)):
         problems.append(f"ENGINE_ERRORS has a text for {code!r}, which is not an engine error code "
-                        f"(state_store/errors.py ERROR_CODES)")
+                        f"(state_store/errors.py ERROR_CODES, or an HA system's MODEL.error_codes)")
     return problems
 
 

@@ -86,7 +86,8 @@ class LabFileError(Exception):
 
 
 # Every code an EngineError (or a recorded refusal, see PublishResult.reject_reason) carries, with the
-# parameters it is raised with: the data behind the list above. The shell has a text for each one,
+# parameters it is raised with: the data behind the list above; each HA system declares its own
+# (its MODEL.error_codes, see all_error_codes). The shell has a text for each one,
 # naming only these parameters (checked at start-up by solace_shell.registries).
 ERROR_CODES: dict[str, tuple[str, ...]] = {
     # lookups
@@ -134,53 +135,10 @@ ERROR_CODES: dict[str, tuple[str, ...]] = {
     # lab console (raised by the shell's handlers)
     "scenario_not_found": ("scenario",),
     "scenario_invalid": ("scenario", "problems", "first"),
-    # HA-core systems (state_store/core, state_store/swiftmq) and their lab verbs
-    "ha_file_not_found": ("instance", "file"),
-    "ha_instance_down": ("instance",),
-    "ha_instance_hung": ("instance",),
+    # the HA kernel's nodes and groups, and its failure vocabulary (the systems declare their own codes)
     "ha_instance_not_found": ("instance",),
-    "ha_instance_running": ("instance", "process"),
-    "ha_link_already_up": ("router",),
-    "ha_link_already_down": ("router",),
-    "ha_queue_not_found": ("queue", "router"),
     "ha_router_not_found": ("router",),
-    "jms_client_not_found": ("client",),
-    "jms_client_reconnecting": ("client", "router"),
-    "no_ha_router": (),
-    # the SwiftMQ admin CLI (printed as bare message lines, reference 1.3)
-    "swift_invalid_value": ("value", "property"),
-    "swift_no_instance": ("router", "role"),
-    "swift_read_only": ("property",),
-    "swift_unknown_context": ("context",),
-    "swift_unknown_property": ("property",),
-    "swift_no_router": (),
-    "swift_router_unknown": ("router",),
-    # the Geode lab (gf_: its lab verbs; gfsh_: gfsh's own texts)
-    "gf_cluster_not_found": ('cluster',),
-    "gf_member_not_found": ('member',),
-    "gf_client_not_found": ('client',),
-    "gf_server_running": ('member', 'process'),
-    "gf_server_down": ('member',),
-    "gf_server_hung": ('member',),
-    "gf_not_a_pair": ('a', 'b'),
-    "gf_link_already_down": ('a', 'b'),
-    "gf_link_already_up": ('a', 'b'),
-    "gf_client_connected": ('client',),
-    "gf_client_not_connected": ('client',),
-    "gf_not_durable": ('client',),
-    "gf_not_subscribed": ('client',),
-    "gf_no_server": ('cluster',),
-    "no_gf_cluster": (),
-    "gfsh_client_not_present": ('client',),
-    "gfsh_member_not_found": ('member',),
-    "gfsh_server_running": ('name',),
-    "gfsh_server_not_running": ('name',),
-    "gfsh_invalid_option_value": ('option', 'value'),
-    "gfsh_no_servers": (),
-    "gfsh_no_clients": (),
-    "gfsh_no_durable_client": ('client', 'members'),
-    "gfsh_unknown_server": ('name', 'servers'),
-    "gfsh_invalid_categories": ('categories',),
+    "ha_failure_not_supported": ("system", "failure"),
     # named configuration objects (state_store/config_objects.py)
     "object_not_found": ("kind", "name", "vpn"),
     "object_exists": ("kind", "name", "vpn"),
@@ -219,3 +177,15 @@ class ScenarioError(Exception):
         super().__init__(f"{path}: {len(problems)} problem(s):\n" + "\n".join(problems))
         self.path = path
         self.problems = problems
+
+
+def all_error_codes() -> dict[str, tuple[str, ...]]:
+    """ERROR_CODES with every registered HA system's own codes (``state_store.systems``)."""
+    from . import systems
+
+    out = dict(ERROR_CODES)
+    for name in systems.names():
+        model = systems.load_model(name)
+        assert model is not None
+        out.update(model.MODEL.error_codes)
+    return out

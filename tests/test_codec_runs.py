@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-import state_store.store as store_module
 from state_store.codec import CodecError, decode_state, encode_state, loads, state_text
 from state_store.errors import LabFileError
 from state_store.store import LabStore
+from state_store.tuning import StoreTuning
 
 RUN_KINDS = ("messages", "spooled", "repl_entries", "deliveries")
 
@@ -61,9 +61,9 @@ def test_a_count_below_one_is_refused_in_one_line() -> None:
 
 
 def test_a_lab_file_with_a_version_1_snapshot_opens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(store_module, "SNAPSHOT_EVERY", 1)
     p = tmp_path / "lab.sqlite"
-    lab = LabStore.open(p)
+    tuning = StoreTuning(snapshot_every=1)
+    lab = LabStore.open(p, tuning=tuning)
     lab.run(_traffic)
     lab.run(lambda e: e.advance(10))  # a snapshot row holds everything
     expected = lab.dump()
@@ -74,7 +74,7 @@ def test_a_lab_file_with_a_version_1_snapshot_opens(tmp_path: Path, monkeypatch:
     con.execute("UPDATE journal SET body = ? WHERE seq = ?", (old, seq))
     con.commit()
     con.close()
-    reopened = LabStore.open(p)
+    reopened = LabStore.open(p, tuning=tuning)
     assert reopened.dump() == expected
     reopened.run(lambda e: e.publish("trader", "trading/orders/new", count=5))  # and it goes on
     assert reopened.run(lambda e: e.queue_detail("NY_Appliance1", "Trading_VPN", "orders").messages_spooled) == 7
@@ -82,9 +82,9 @@ def test_a_lab_file_with_a_version_1_snapshot_opens(tmp_path: Path, monkeypatch:
 
 
 def test_a_newer_snapshot_version_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(store_module, "SNAPSHOT_EVERY", 1)
     p = tmp_path / "lab.sqlite"
-    lab = LabStore.open(p)
+    tuning = StoreTuning(snapshot_every=1)
+    lab = LabStore.open(p, tuning=tuning)
     lab.run(lambda e: e.advance(10))
     lab.close()
     con = sqlite3.connect(p)
@@ -95,5 +95,5 @@ def test_a_newer_snapshot_version_is_one_line(tmp_path: Path, monkeypatch: pytes
     con.commit()
     con.close()
     with pytest.raises(LabFileError) as ei:
-        LabStore.open(p)
+        LabStore.open(p, tuning=tuning)
     assert "lab state version 4, this program reads 1, 2 and 3" in ei.value.problem

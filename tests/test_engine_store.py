@@ -12,6 +12,7 @@ from state_store.errors import EngineError, LabFileError
 from state_store.scenario import ScenarioError, load_scenario
 from state_store.schema import SCHEMA_VERSION
 from state_store.store import LabStore
+from state_store.tuning import StoreTuning
 
 NY, VPN = "NY_Appliance1", "Trading_VPN"
 
@@ -286,15 +287,14 @@ def test_a_rejected_command_on_a_file_lab_changes_nothing_anywhere(tmp_path: Pat
 
 
 def test_snapshots_compact_the_journal_and_reopen_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    import state_store.store as store_module
 
-    monkeypatch.setattr(store_module, "SNAPSHOT_EVERY", 5)
     p = tmp_path / "lab.sqlite"
-    a, b = LabStore.open(p), LabStore.open(p)
+    tuning = StoreTuning(snapshot_every=5)
+    a, b = LabStore.open(p, tuning=tuning), LabStore.open(p, tuning=tuning)
     for i in range(12):
         (a if i % 3 else b).run(lambda e: e.publish(*ORDERS, count=2))
     assert _journal_kinds(p) == ["snapshot", "calls", "calls"]
-    assert a.dump() == b.dump() == LabStore.open(p).dump()
+    assert a.dump() == b.dump() == LabStore.open(p, tuning=tuning).dump()
     b.reset()  # a reset is one snapshot for every shell
     assert _journal_kinds(p) == ["snapshot"]
     assert a.dump() == b.dump() == LabStore.in_memory().dump()
@@ -306,28 +306,26 @@ def test_a_big_snapshot_is_written_in_parts_and_the_old_ones_dropped(tmp_path: P
                                                                        monkeypatch: pytest.MonkeyPatch):
     """A snapshot larger than PART_SIZE is written as part rows (each its own short transaction)
     before the snapshot row that names them; readers assemble it; the next snapshot drops them."""
-    import state_store.store as store_module
 
-    monkeypatch.setattr(store_module, "SNAPSHOT_EVERY", 3)
-    monkeypatch.setattr(store_module, "PART_SIZE", 2500)
     p = tmp_path / "lab.sqlite"
-    a, b = LabStore.open(p), LabStore.open(p)
+    tuning = StoreTuning(snapshot_every=3, part_size=2500)
+    a, b = LabStore.open(p, tuning=tuning), LabStore.open(p, tuning=tuning)
     for i in range(3):
         (a if i % 2 else b).run(lambda e: e.publish(*ORDERS, count=20))
     kinds = _journal_kinds(p)
     assert kinds[-1] == "snapshot" and kinds.count("part") >= 3 and "calls" not in kinds, kinds
-    assert a.dump() == b.dump() == LabStore.open(p).dump()
+    assert a.dump() == b.dump() == LabStore.open(p, tuning=tuning).dump()
     for _ in range(3):
         a.run(lambda e: e.advance(100))
     kinds_after = _journal_kinds(p)
     assert kinds_after.count("snapshot") == 1 and kinds_after.count("part") == kinds.count("part"), kinds_after
-    assert b.dump() == a.dump() == LabStore.open(p).dump()
+    assert b.dump() == a.dump() == LabStore.open(p, tuning=tuning).dump()
     con = sqlite3.connect(p)
     con.execute("DELETE FROM journal WHERE seq = (SELECT min(seq) FROM journal WHERE kind = 'part')")
     con.commit()
     con.close()
     with pytest.raises(LabFileError) as ei:
-        LabStore.open(p)
+        LabStore.open(p, tuning=tuning)
     assert ei.value.problem.endswith("parts of the snapshot are missing)")
     a.close()
     b.close()

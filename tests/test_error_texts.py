@@ -7,15 +7,18 @@ from __future__ import annotations
 
 from solace_shell.messages import ENGINE_ERRORS, engine_error_text
 from solace_shell.registries import template_fields
-from state_store.errors import ERROR_CODES, EngineError
+from state_store.errors import EngineError, all_error_codes
+
+ERROR_CODES = all_error_codes()
 
 
 def test_every_text_formats_and_never_shows_its_code() -> None:
     for code in ERROR_CODES:
         names = template_fields(ENGINE_ERRORS[code])
         text = engine_error_text(EngineError(code, **{n: f"<{n}>" for n in names}))
-        # The SwiftMQ admin CLI prints its errors as bare message lines (reference 1.3).
-        assert (code.startswith("swift_") or text.startswith("ERROR: ")) and code not in text, code
+        # The SwiftMQ admin CLI (reference 1.3) and gfsh (reference 2.3) print their errors as bare
+        # message lines.
+        assert (code.startswith(("swift_", "gfsh_")) or text.startswith("ERROR: ")) and code not in text, code
 
 
 def test_queue_egress_down_reads_as_a_sentence() -> None:

@@ -163,7 +163,7 @@ def test_refusals_change_nothing() -> None:
     for call in (lambda: lab.kill(core, "g1.s9"), lambda: lab.restart(core, "g1.s1"),
                  lambda: lab.put(core, "nobody", "r1", 1), lambda: lab.put(core, "p1", "r1", 0),
                  lambda: lab.disconnect(core, "c1", keepalive=True), lambda: lab.connect(core, "c1"),
-                 lambda: lab.drop_qrm(core, "g1.s1", "g1.s1"), lambda: lab.set_link(core, "g1.s1", "g1.s2", True)):
+                 lambda: lab.drop_qrm(core, "g1.s1", "g1.s1"), lambda: lab.heal(core, "g1")):
         with pytest.raises(EngineError):
             call()
     assert core.snapshot() == before

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import state_store.store as store_module
 from solace_shell.lab import Lab
+from state_store.tuning import StoreTuning
 
 
 @pytest.fixture
@@ -39,9 +39,8 @@ def test_reads_run_while_another_shell_holds_the_write_lock(lab_file: Path) -> N
 
 
 def test_a_writer_waits_a_bounded_time_then_one_clear_line(lab_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(store_module, "MAX_WAIT_S", 0.5)
-    monkeypatch.setattr(store_module, "BUSY_TIMEOUT_MS", 100)
-    lab = Lab.open(lab_file)
+    tuning = StoreTuning(max_wait_s=0.5, busy_timeout_ms=100)
+    lab = Lab.open(lab_file, tuning=tuning)
     before = lab.store.dump()
     other = _hold_write_lock(lab_file)
     try:
@@ -66,8 +65,8 @@ def test_a_command_outrun_by_other_writers_says_so_and_changes_nothing(
     from state_store.errors import LabBusy
     from state_store.store import LabStore
 
-    monkeypatch.setattr(store_module, "MAX_WAIT_S", 0.0)
-    mine, other = LabStore.open(lab_file), LabStore.open(lab_file)
+    tuning = StoreTuning(max_wait_s=0.0)
+    mine, other = LabStore.open(lab_file, tuning=tuning), LabStore.open(lab_file, tuning=tuning)
     before = other.dump()
 
     def work(engine: Engine) -> None:

@@ -24,7 +24,9 @@ from solace_shell.registries import (
     template_fields,
 )
 from solace_shell.results import Lines
-from state_store.errors import ERROR_CODES
+from state_store.errors import all_error_codes
+
+ERROR_CODES = all_error_codes()
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,7 +70,8 @@ def test_missing_unknown_and_mismatched_texts_are_all_reported() -> None:
     assert message_problems(codes, texts) == [
         "the text of engine error 'b_down' names router, which the engine does not send (it sends: b)",
         "engine error 'c_busy' has no text in solace_shell/messages.py ENGINE_ERRORS",
-        "ENGINE_ERRORS has a text for 'zz', which is not an engine error code (state_store/errors.py ERROR_CODES)",
+        "ENGINE_ERRORS has a text for 'zz', which is not an engine error code (state_store/errors.py ERROR_CODES, "
+        "or an HA system's MODEL.error_codes)",
     ]
 
 

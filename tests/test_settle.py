@@ -17,13 +17,13 @@ from typing import Any
 
 import pytest
 
-import state_store.store as store_module
 from solace_shell.transcript.replay import replay_file
 from state_store import settle
 from state_store.codec import CodecError, decode_state, loads, state_text
 from state_store.engine import Engine
 from state_store.errors import EngineError
 from state_store.store import LabStore
+from state_store.tuning import StoreTuning
 from tests.test_runs_property import _run, _run_folded, folding
 
 NY, NJ, VPN, XID = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN", "0021ABC4-00-01"
@@ -366,10 +366,10 @@ def _traffic(e: Engine) -> None:
 def test_a_folded_lab_survives_snapshots_and_journal_replay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The fold mark is part of the state: a shell replaying the journal folds at the same calls."""
     monkeypatch.setattr(settle, "FOLD_MIN", 8)
-    monkeypatch.setattr(store_module, "SNAPSHOT_EVERY", 7)
     p = tmp_path / "lab.sqlite"
-    lab = LabStore.open(p)
-    other = LabStore.open(p)
+    tuning = StoreTuning(snapshot_every=7)
+    lab = LabStore.open(p, tuning=tuning)
+    other = LabStore.open(p, tuning=tuning)
     for _ in range(40):
         lab.run(_traffic)
     assert lab.state.settled and len(lab.state.ledger) < 20
@@ -377,7 +377,7 @@ def test_a_folded_lab_survives_snapshots_and_journal_replay(tmp_path: Path, monk
     assert other.dump() == expected  # caught up by replaying the calls since its state
     lab.close()
     other.close()
-    reopened = LabStore.open(p)
+    reopened = LabStore.open(p, tuning=tuning)
     assert reopened.dump() == expected
     reopened.run(_traffic)
     assert reopened.run(lambda e: e.audit().totals.delivered_once) == 205
@@ -427,9 +427,9 @@ def test_unreadable_bookkeeping_stops_folding_rather_than_guess() -> None:
 
 
 def test_a_snapshot_row_of_version_2_opens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(store_module, "SNAPSHOT_EVERY", 1)
     p = tmp_path / "lab.sqlite"
-    lab = LabStore.open(p)
+    tuning = StoreTuning(snapshot_every=1)
+    lab = LabStore.open(p, tuning=tuning)
     lab.run(_traffic)
     lab.run(lambda e: e.advance(10))
     expected = lab.dump()
@@ -442,7 +442,7 @@ def test_a_snapshot_row_of_version_2_opens(tmp_path: Path, monkeypatch: pytest.M
     con.execute("UPDATE journal SET body = ? WHERE seq = ?", (json.dumps(doc), seq))
     con.commit()
     con.close()
-    reopened = LabStore.open(p)
+    reopened = LabStore.open(p, tuning=tuning)
     assert reopened.dump() == expected
     reopened.close()
 

@@ -32,7 +32,8 @@ def core_of(store: LabStore) -> Iterator[Kernel]:
         yield engine.kernel()
 
 
-OPS = {ha.start: "swiftmq.start", ha.kill: "swiftmq.kill", ha.hang: "swiftmq.hang", ha.set_link: "swiftmq.link",
+OPS = {ha.start: "swiftmq.restart", ha.kill: "swiftmq.kill", ha.hang: "swiftmq.hang",
+       ha.partition: "swiftmq.partition", ha.heal: "swiftmq.heal",
        ha.publish: "swiftmq.publish", ha.resend: "swiftmq.resend", ha.consume: "swiftmq.consume",
        ha.replace: "swiftmq.replace"}
 
@@ -204,7 +205,7 @@ def test_duplicate_backlog_keeps_only_the_last_n_ids(store: LabStore) -> None:
 
 def test_refusals_change_nothing(store: LabStore) -> None:
     before = store.dump()
-    for op, args in (("swiftmq.kill", ("ha1.A",)), ("swiftmq.start", ("ha1.C",)),
+    for op, args in (("swiftmq.kill", ("ha1.A",)), ("swiftmq.restart", ("ha1.C",)),
                      ("swiftmq.publish", ("c1", "q1", 1, True)), ("swiftmq.file", ("ha1.A", True, None))):
         with pytest.raises(EngineError):
             store.run(lambda e: e.kernel_call(op, *args))  # noqa: B023
@@ -229,12 +230,12 @@ def test_default_lab_has_no_ha_core_row_and_advance_does_not_write_one() -> None
 
 def test_partition_makes_both_standalone_after_20_s_and_healing_shuts_one_down(store: LabStore) -> None:
     _pair_up(store)
-    do(store, ha.set_link, "ha1", False)
+    do(store, ha.partition, "ha1")
     advance(store, 19_000)
     assert states(store) == {"A": "ACTIVE", "B": "STANDBY"}
     advance(store, 2_000)
     assert states(store) == {"A": "STANDALONE", "B": "STANDALONE"}
-    do(store, ha.set_link, "ha1", True)
+    do(store, ha.heal, "ha1")
     advance(store, 1_000)
     assert states(store) == {"A": "STANDALONE", "B": ""}
 

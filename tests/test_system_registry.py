@@ -87,3 +87,27 @@ def test_the_lab_console_help_lists_the_verbs_of_the_systems_the_lab_holds(scena
         assert [t for t in lab.targets() if t in systems.names()] == held
     finally:
         lab.close()
+
+
+def test_the_failure_verbs_are_the_kernels_and_a_system_without_one_refuses_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`ha kill|hang|start|replace|partition|heal` are the lab's, not a system's: each runs the
+    operation `<system>.<failure>`; a system that has none for a failure refuses it in one line."""
+    from state_store.kernel import ops
+
+    lab = Lab.fresh(ROOT_DIR / "swiftmq-ha.yaml")
+    try:
+        assert all(not c.system for c in lab.grammar.by_mode["lab"]
+                   if c.syntax.split()[:2] in (["ha", w] for w in ("start", "kill", "hang", "replace", "partition",
+                                                                      "heal")))
+        assert lab.execute("lab", "ha start ha1.A").text.startswith("instance ha1.A started")
+        monkeypatch.delitem(ops._OPS, "swiftmq.replace")
+        monkeypatch.setattr(ops, "find", lambda name: ops._OPS.get(name))   # no reloading of the system
+        before = lab.store.dump()
+        out = lab.execute("lab", "ha replace ha1.B")
+        assert (out.ok, out.text) == (False, "ERROR: The HA system 'swiftmq' of this lab does not simulate 'replace'.")
+        assert lab.store.dump() == before
+        assert lab.execute("lab", "ha kill ha9.A").text == ("ERROR: HA instance 'ha9.A' not found (write "
+                                                            "<router>.<instance>, e.g. ha1.A).")
+    finally:
+        lab.close()

@@ -58,6 +58,10 @@ class Plan:
     notes: list[str] = field(default_factory=list)
 
 
+def _spent(engine: Any) -> None:
+    raise RuntimeError("a plan's work runs once, through Personality.execute")
+
+
 class Personality:
     """One CLI in one terminal: its user, paging and end state; the shared execute loop."""
 
@@ -107,8 +111,9 @@ class Personality:
         plan = self.prepare(line)
         if isinstance(plan, Outcome):
             return plan
+        work, plan.work = plan.work, _spent   # a work that refers to its plan makes no cycle
         try:
-            value = self.lab.store.run(plan.work)
+            value = self.lab.store.run(work)
         except Denied as denied:
             return self._failed(plan, denied.text, "access")
         except EngineError as exc:

@@ -3,11 +3,13 @@ client pools with primary and secondary subscription queues, journaled lab and g
 the scenario section. Importing the package registers the policy and operations."""
 
 from ..kernel.plugin import SystemModel
+from . import errors as _errors
 from . import lab as lab
 from . import policy as policy
 from . import scenario as _scenario
 from .params import SYSTEM, PoolParams, ServerParams
 
-MODEL = SystemModel(SYSTEM, _scenario.SCHEMA, _scenario.check, _scenario.holds_groups, _scenario.build)
+MODEL = SystemModel(SYSTEM, _scenario.SCHEMA, _scenario.check, _scenario.holds_groups, _scenario.build,
+                    _errors.CODES)
 
 __all__ = ["MODEL", "SYSTEM", "PoolParams", "ServerParams", "lab", "policy"]

@@ -168,16 +168,39 @@ def _pair(core: Kernel, a: str, b: str) -> tuple[Node, Node]:
     return na, nb
 
 
-@operation("geode.link")
-def set_link(core: Kernel, a: str, b: str, up: bool) -> LinkChange:
-    """Cut (`up=False`) or restore the network between two servers of a cluster."""
-    na, nb = _pair(core, a, b)
-    link = core.link(na.key, nb.key)
-    assert link is not None
-    if link.up == up:
-        raise EngineError("gf_link_already_up" if up else "gf_link_already_down", a=a, b=b)
-    core.fail("heal" if up else "partition", link=link)
-    return LinkChange(a, b, up)
+def _set_links(core: Kernel, name: str, up: bool) -> LinkChange:
+    group = cluster(core, name)
+    keys = {n.key for n in core.group_nodes(group)}
+    links = [lk for lk in core.links if lk.a in keys and lk.b in keys]
+    if all(lk.up == up for lk in links):
+        raise EngineError("gf_link_already_up" if up else "gf_link_already_down", cluster=name)
+    for lk in links:
+        if lk.up != up:
+            core.fail("heal" if up else "partition", link=lk)
+    return LinkChange(group, up)
+
+
+@operation("geode.partition")
+def partition(core: Kernel, name: str) -> LinkChange:
+    """Cut the network between every two servers of a cluster: queue-removal messages are lost
+    and no new secondary takes an initial image across it; clients still reach every server."""
+    return _set_links(core, name, False)
+
+
+@operation("geode.heal")
+def heal(core: Kernel, name: str) -> LinkChange:
+    return _set_links(core, name, True)
+
+
+@operation("geode.replace")
+def replace(core: Kernel, key: str) -> ServerChange:
+    """A stopped server's machine is replaced: Geode's subscription queues live in memory, so a
+    stopped server holds nothing a new disk could lose; it starts again as a new member."""
+    node = server(core, key)
+    if node.proc != "down":
+        raise EngineError("gf_server_running", member=key, process=node.proc)
+    core.fail("replace", node=node)
+    return ServerChange(key, "replaced", _moves(core, node.group))
 
 
 @operation("geode.drop_qrm")

@@ -59,8 +59,7 @@ class ServerChange:
 
 @dataclass(frozen=True)
 class LinkChange:
-    a: str
-    b: str
+    cluster: str
     up: bool
 
 

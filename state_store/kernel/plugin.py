@@ -8,7 +8,7 @@ imported (``kernel.policy.register``, ``kernel.ops.operation``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -26,3 +26,4 @@ class SystemModel:
     check: Callable[[Err, Any, set[str]], None]        # cross-references; the set: names the lab uses already
     holds_groups: Callable[[Any], bool]                # the checked section defines at least one group
     build: Callable[[Kernel, Any], None]               # add the section's groups to the kernel
+    error_codes: Mapping[str, tuple[str, ...]]         # its refusal codes and their parameters

@@ -113,7 +113,7 @@ def _change(core: Kernel, key: str, change: str) -> ProcessChange:
                          tuple(sorted(n for n in after if after[n] is not None and after[n] != before[n])))
 
 
-@operation("swiftmq.start")
+@operation("swiftmq.restart")
 def start(core: Kernel, key: str) -> ProcessChange:
     return _change(core, key, "start")
 
@@ -128,7 +128,16 @@ def hang(core: Kernel, key: str) -> ProcessChange:
     return _change(core, key, "hang")
 
 
-@operation("swiftmq.link")
+@operation("swiftmq.partition")
+def partition(core: Kernel, name: str) -> LinkChange:
+    return set_link(core, name, False)
+
+
+@operation("swiftmq.heal")
+def heal(core: Kernel, name: str) -> LinkChange:
+    return set_link(core, name, True)
+
+
 def set_link(core: Kernel, name: str, up: bool) -> LinkChange:
     """Partition the network between the two instances (`up=False`) or heal it."""
     a, b = core.group_nodes(router(core, name))

@@ -15,10 +15,8 @@ from state_store.geode.views import (
     ClientLog,
     ClientStats,
     ClusterView,
-    LinkChange,
     PutResult,
     QrmDrop,
-    ServerChange,
     ServerLog,
 )
 from state_store.kernel import AuditTotals, Finding
@@ -49,31 +47,6 @@ def state(ctx: HandlerContext, args: Args) -> GeodeClusters:
     if not names:
         raise EngineError("no_gf_cluster")
     return GeodeClusters(tuple(gf.cluster_view(core, n) for n in names))
-
-
-@handler("lab_geode.kill")
-def kill(ctx: HandlerContext, args: Args) -> ServerChange:
-    return _call(ctx, "kill", str(args["gf-server"]))  # type: ignore[return-value]
-
-
-@handler("lab_geode.hang")
-def hang(ctx: HandlerContext, args: Args) -> ServerChange:
-    return _call(ctx, "hang", str(args["gf-server"]))  # type: ignore[return-value]
-
-
-@handler("lab_geode.restart")
-def restart(ctx: HandlerContext, args: Args) -> ServerChange:
-    return _call(ctx, "restart", str(args["gf-server"]))  # type: ignore[return-value]
-
-
-@handler("lab_geode.partition")
-def partition(ctx: HandlerContext, args: Args) -> LinkChange:
-    return _call(ctx, "link", str(args["gf-server"]), str(args["gf-peer"]), False)  # type: ignore[return-value]
-
-
-@handler("lab_geode.heal")
-def heal(ctx: HandlerContext, args: Args) -> LinkChange:
-    return _call(ctx, "link", str(args["gf-server"]), str(args["gf-peer"]), True)  # type: ignore[return-value]
 
 
 @handler("lab_geode.drop_qrm")

@@ -119,7 +119,7 @@ def server_change(r: ServerChange) -> str:
 
 @renderer(LinkChange)
 def link_change(r: LinkChange) -> str:
-    return f"link {r.a} {r.b} {'up' if r.up else 'down'}"
+    return f"network of cluster {r.cluster} {'up' if r.up else 'down'}"
 
 
 @renderer(QrmDrop)

@@ -12,13 +12,10 @@ from state_store.swiftmq import lab as ha
 from state_store.swiftmq.views import (
     HaFile,
     InstanceLog,
-    InstanceReplaced,
     JmsConsume,
     JmsPublish,
     JmsResend,
     JmsStats,
-    LinkChange,
-    ProcessChange,
     RouterView,
 )
 
@@ -36,36 +33,6 @@ class HaRouters:
 class HaAudit:
     totals: AuditTotals
     findings: tuple[Finding, ...]
-
-
-@handler("lab_swiftmq.start")
-def start(ctx: HandlerContext, args: Args) -> ProcessChange:
-    return ctx.engine.kernel_call("swiftmq.start", str(args["ha-instance"]))  # type: ignore[no-any-return]
-
-
-@handler("lab_swiftmq.kill")
-def kill(ctx: HandlerContext, args: Args) -> ProcessChange:
-    return ctx.engine.kernel_call("swiftmq.kill", str(args["ha-instance"]))  # type: ignore[no-any-return]
-
-
-@handler("lab_swiftmq.hang")
-def hang(ctx: HandlerContext, args: Args) -> ProcessChange:
-    return ctx.engine.kernel_call("swiftmq.hang", str(args["ha-instance"]))  # type: ignore[no-any-return]
-
-
-@handler("lab_swiftmq.replace")
-def replace(ctx: HandlerContext, args: Args) -> InstanceReplaced:
-    return ctx.engine.kernel_call("swiftmq.replace", str(args["ha-instance"]))  # type: ignore[no-any-return]
-
-
-@handler("lab_swiftmq.partition")
-def partition(ctx: HandlerContext, args: Args) -> LinkChange:
-    return ctx.engine.kernel_call("swiftmq.link", str(args["ha-router"]), False)  # type: ignore[no-any-return]
-
-
-@handler("lab_swiftmq.heal")
-def heal(ctx: HandlerContext, args: Args) -> LinkChange:
-    return ctx.engine.kernel_call("swiftmq.link", str(args["ha-router"]), True)  # type: ignore[no-any-return]
 
 
 @handler("lab_swiftmq.state")

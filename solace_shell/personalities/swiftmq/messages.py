@@ -2,8 +2,6 @@
 
 MESSAGES: dict[str, str] = {
     # SwiftMQ HA routers (lab console `ha ...` / `jms ...`)
-    "ha_instance_not_found": "ERROR: HA instance '{instance}' not found (write <router>.<instance>, e.g. ha1.A).",
-    "ha_router_not_found": "ERROR: HA router '{router}' not found.",
     "no_ha_router": "ERROR: This lab has no SwiftMQ HA router (reset swiftmq-ha).",
     "ha_instance_running": "ERROR: HA instance '{instance}' is running ({process}); kill it first.",
     "ha_instance_down": "ERROR: HA instance '{instance}' is down.",

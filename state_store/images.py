@@ -1,0 +1,129 @@
+"""Images of a lab's state: in-memory pickles to roll back to, and the cached fresh lab of each scenario.
+
+Why: a command that raised goes back to the last image plus the calls since (``LabStore``), and
+tests and transcript replay need thousands of fresh labs: each scenario is built once per process
+(cached by file version) and kept as an image, so a fresh in-memory lab is one unpickle. Pickle is
+for in-process images only, never files: a lab file holds JSON (``state_store.codec``).
+"""
+
+from __future__ import annotations
+
+import pickle
+import threading
+import time
+from contextlib import nullcontext
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .codec import decode_state, loads
+from .errors import EngineError, ScenarioError
+from .scenario_files import DEFAULT_SCENARIO
+from .state import KINDS, BrokerState, bulk
+
+if TYPE_CHECKING:
+    from grammar.yaml_source import LocatedDict
+
+BULK_RECORDS = 10_000  # images of more records pause the collector (state.bulk); smaller ones gain nothing
+RECORD_IMAGE_S = 3e-6  # first guess of the time to image one record (then measured)
+_PICKLE = pickle.HIGHEST_PROTOCOL
+_templates: dict[tuple[int, int, int, int], Image] = {}
+_default_image: Image | None = None  # DEFAULT_SCENARIO's, once built (see template)
+_templates_lock = threading.Lock()
+
+
+def _register_reducers() -> None:
+    """Pickle records as (class, field values): the slotted dataclasses' own pickling calls
+    ``dataclasses.fields`` per object, several times slower for a lab of a million messages."""
+    import copyreg
+    from dataclasses import fields
+    from operator import attrgetter
+
+    for cls in KINDS:
+        get = attrgetter(*[f.name for f in fields(cls)])
+
+        def reduce(rec: Any, cls: type = cls, get: Any = get) -> tuple[type, tuple[Any, ...]]:
+            return cls, get(rec)
+
+        copyreg.pickle(cls, reduce)
+
+
+_register_reducers()
+
+
+class Image:
+    """A state to go back to: pickled in memory (never written anywhere), or the JSON text of the
+    snapshot row it was read from (no cost to keep). ``seconds`` is what taking it cost (0 when
+    unknown): the measure of when replaying calls since it costs more than a new one."""
+
+    def __init__(self, data: bytes | str, records: int, seconds: float = 0.0) -> None:
+        self.data = data
+        self.records = records
+        self.seconds = seconds
+
+    @classmethod
+    def of(cls, st: BrokerState) -> Image:
+        records = record_count(st)
+        started = time.perf_counter()
+        with bulk() if records > BULK_RECORDS else nullcontext():
+            data = pickle.dumps(st, _PICKLE)
+        return cls(data, records, time.perf_counter() - started)
+
+    def load(self) -> BrokerState:
+        with bulk() if self.records > BULK_RECORDS else nullcontext():
+            if isinstance(self.data, bytes):
+                state: BrokerState = pickle.loads(self.data)
+                return state
+            return decode_state(loads(self.data))
+
+
+def record_count(st: BrokerState) -> int:
+    return sum(len(st.records(kind)) for kind in KINDS.values())
+
+
+def _build(doc: LocatedDict, scenario: Path) -> BrokerState:
+    """build_lab, with what only building can find (the initial traffic refused by the engine's
+    own rules, e.g. a publish from a client whose routers are all standby) reported as a
+    ScenarioError rather than a traceback."""
+    from .scenario import build_lab  # only when a lab is built: see scenario_files
+
+    st = BrokerState()
+    try:
+        build_lab(st, doc)
+    except EngineError as exc:
+        detail = ", ".join(f"{k}={v}" for k, v in exc.params.items())
+        raise ScenarioError(str(scenario), [f"{scenario}:0: the lab cannot be built: its initial traffic "
+                                            f"was refused ({exc.code}{': ' + detail if detail else ''})"]) from None
+    except (ValueError, OverflowError, TypeError, KeyError) as exc:
+        raise ScenarioError(str(scenario), [f"{scenario}:0: the lab cannot be built: "
+                                            f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"]
+                            ) from None
+    st.work.clear()
+    return st
+
+
+def template(scenario: Path) -> Image:
+    """The image of a fresh lab of ``scenario``, built once per process (per file version: the
+    file's device, inode, size and modification time, from one stat; a fresh lab needs no path
+    resolution). The packaged default scenario is part of the installed code, as the grammar
+    is: its image is built once per process and then needs no stat either (replay makes a fresh
+    lab per transcript, and the stat cost it about 8 us each, 0.6% of a drill's replay)."""
+    global _default_image
+    default = scenario is DEFAULT_SCENARIO
+    if default and _default_image is not None:
+        return _default_image
+    info = scenario.stat()
+    key = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+    with _templates_lock:
+        image = _templates.get(key)
+        if image is None:
+            from .scenario_schema import load_scenario
+
+            image = Image.of(_build(load_scenario(scenario), scenario))
+            _templates[key] = image
+        if default:
+            _default_image = image
+        return image
+
+
+def scenario_path(scenario: str | Path | None) -> Path:
+    return Path(scenario) if scenario is not None else DEFAULT_SCENARIO

@@ -1,0 +1,25 @@
+"""The refusal codes of the SwiftMQ HA system, with the parameters each is raised with (their texts:
+solace_shell/personalities/swiftmq/messages.py). Part of the system's MODEL, so
+``state_store.errors.all_error_codes`` knows them."""
+
+CODES: dict[str, tuple[str, ...]] = {
+    # the lab verbs (`ha ...`, `jms ...`)
+    "ha_file_not_found": ("instance", "file"),
+    "ha_instance_down": ("instance",),
+    "ha_instance_hung": ("instance",),
+    "ha_instance_running": ("instance", "process"),
+    "ha_link_already_up": ("router",),
+    "ha_link_already_down": ("router",),
+    "ha_queue_not_found": ("queue", "router"),
+    "jms_client_not_found": ("client",),
+    "jms_client_reconnecting": ("client", "router"),
+    "no_ha_router": (),
+    # the SwiftMQ admin CLI (printed as bare message lines, reference 1.3)
+    "swift_invalid_value": ("value", "property"),
+    "swift_no_instance": ("router", "role"),
+    "swift_read_only": ("property",),
+    "swift_unknown_context": ("context",),
+    "swift_unknown_property": ("property",),
+    "swift_no_router": (),
+    "swift_router_unknown": ("router",),
+}
