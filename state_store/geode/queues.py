@@ -419,10 +419,12 @@ def connect(core: Kernel, group: str, client: str) -> int | None:
 
 
 def disconnect(core: Kernel, group: str, client: str, keepalive: bool) -> None:
-    """Pool close: a durable client closing with keepalive keeps its queues for its timeout;
-    every other close drops them."""
+    """Pool close: the client first sends the acks it owes (a lab inference: a clean close leaves
+    nothing received unacknowledged); a durable client closing with keepalive keeps its queues
+    for its timeout; every other close drops them."""
     p = pool(core, group, client)
     pp = pool_params(p)
+    on_ack(core, group, client)
     p["connected"], p["ready"] = False, False
     p["ack_due"] = p["retry_due"] = None
     if pp.durable_client_id and keepalive:
