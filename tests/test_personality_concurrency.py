@@ -15,6 +15,7 @@ from state_store.scenario_files import DEFAULT_SCENARIO, ROOT_DIR
 
 COUNT = 60
 SWIFTMQ = ROOT_DIR / "swiftmq-ha.yaml"
+GEODE = ROOT_DIR / "geode-ha.yaml"
 # personality -> (scenario, its writer: target, line, setup; the other shell's writer)
 CASES = {
     "router-cli": (DEFAULT_SCENARIO,
@@ -24,6 +25,9 @@ CASES = {
     "swiftmq-admin-cli": (SWIFTMQ,
                           ("swiftmq", "set negotiation-timeout 1{i:04d}", ("sr ha1", "cc sys$hacontroller")),
                           ("lab", "jms publish c1 q1 count 5", ())),
+    "gfsh": (GEODE,
+             ("geode", "alter runtime --message-sync-interval=1{i:02d}", ()),
+             ("lab", "geode put p1 r1 count 5", ())),
     "lab-console": (SWIFTMQ,
                     ("lab", "jms publish c2 q2 count 2", ()),
                     ("lab", "jms publish c1 q1 count 5", ())),
