@@ -118,3 +118,16 @@ def test_only_the_registry_names_the_system_outside_its_packages() -> None:
         pytest.skip("the shared tool is not here")
     out = subprocess.run([sys.executable, str(tool), "geode", str(REPO)], capture_output=True, text=True, check=True)
     assert out.stdout.split() in ([], ["state_store/systems.py"])
+
+
+def test_the_documented_defaults_are_the_models() -> None:
+    import re
+
+    from state_store.geode.params import PoolParams, ServerParams
+
+    text = (REPO / "docs" / "lab-geode.md").read_text(encoding="utf-8")
+    table = dict(re.findall(r"^\| `([a-z_]+)` \| [a-z-]+ \| ([^|]+?) \|$", text, re.MULTILINE))
+    defaults = {**PoolParams().to_dict(), **ServerParams().to_dict()}
+    assert set(table) == set(defaults)
+    for name, value in defaults.items():
+        assert table[name] == ("(none)" if value == "" else str(value).lower()), name
