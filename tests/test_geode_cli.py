@@ -131,3 +131,14 @@ def test_the_documented_defaults_are_the_models() -> None:
     assert set(table) == set(defaults)
     for name, value in defaults.items():
         assert table[name] == ("(none)" if value == "" else str(value).lower()), name
+
+
+@pytest.mark.parametrize("line", ["\x00", "list \x1b[31m", "x" * 5000, "describe client --" + "y" * 5000,
+                                  "describe client --clientID=" + "z" * 5000, 'describe client --clientID="abc',
+                                  "alter runtime --message-sync-interval=" + "9" * 400])
+def test_hostile_gfsh_input_is_one_short_line_without_control_characters(lab: Lab, line: str) -> None:
+    before = lab.store.dump()
+    out = lab.execute("geode", line)
+    assert not out.ok and "\n" not in out.text and len(out.text) < 300
+    assert not any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in out.text)
+    assert lab.store.dump() == before

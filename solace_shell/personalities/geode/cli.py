@@ -57,6 +57,8 @@ NOT_FOUND = 'Command \'{word}\' not found (for assistance press TAB or type "hin
 MISSING = "You should specify option (--{option}) for this command"
 INVALID_OPTION = "Parameter {option} is not applicable for {command}"
 RELEVANT = "Please provide a relevant parameter(s)"
+CONTROL = "Invalid input: control characters are not accepted"   # the lab's (never echoed to a terminal)
+MAX_ECHO = 80   # characters of a refused word gfsh's text repeats
 
 
 class GfshInputError(Exception):
@@ -70,11 +72,11 @@ def parse_options(words: list[str], command: str, options: Options) -> dict[str,
     while i < len(words):
         word = words[i]
         if not word.startswith("--") or len(word) == 2:
-            raise GfshInputError(INVALID_OPTION.format(option=word, command=command))
+            raise GfshInputError(INVALID_OPTION.format(option=_clip(word), command=command))
         name, eq, value = word[2:].partition("=")
         key = name.lower()
         if key not in options.allowed:
-            raise GfshInputError(INVALID_OPTION.format(option=f"--{name}", command=command))
+            raise GfshInputError(INVALID_OPTION.format(option=_clip(f"--{name}"), command=command))
         if not eq and i + 1 < len(words) and not words[i + 1].startswith("--"):
             value = words[i + 1]
             i += 1
@@ -88,6 +90,10 @@ def parse_options(words: list[str], command: str, options: Options) -> dict[str,
             raise GfshInputError(RELEVANT)
         raise GfshInputError(MISSING.format(option=_shown(options.one_of[0])))
     return found
+
+
+def _clip(word: str) -> str:
+    return word if len(word) <= MAX_ECHO else word[:MAX_ECHO] + "..."
 
 
 def _shown(key: str) -> str:
@@ -122,14 +128,16 @@ class Gfsh(Personality):
         text = line.strip()
         if not text or text.startswith("#"):
             return Outcome("", True)
+        if any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in text):
+            return Outcome(CONTROL, False, "", "invalid")
         try:
             words = shlex.split(text)
         except ValueError:
             words = text.split()
         found = self._command(words)
         if found is None:
-            return Outcome(NOT_FOUND.format(word=" ".join(w for w in words[:2] if not w.startswith("--"))), False,
-                           "", "invalid")
+            shown = " ".join(w for w in words[:2] if not w.startswith("--"))
+            return Outcome(NOT_FOUND.format(word=_clip(shown)), False, "", "invalid")
         command, rest = found
         try:
             opts = parse_options(rest, command.syntax, OPTIONS[command.handler])

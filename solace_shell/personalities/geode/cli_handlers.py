@@ -19,6 +19,12 @@ from state_store.kernel import ranges as rg
 from ...handlers import Args, HandlerContext, handler
 
 CATEGORIES = ("cacheserver", "notification")
+MAX_ECHO = 80   # characters of a user's value an error text repeats
+
+
+def clip(value: object) -> str:
+    text = str(value)
+    return text if len(text) <= MAX_ECHO else text[:MAX_ECHO] + "..."
 
 
 @dataclass(frozen=True)
@@ -65,7 +71,7 @@ def _member(core: Kernel, group: str, name: str) -> str:
         info = q.data(core, group)["members"][n]
         if name == n or (info.get("started") and name == members.server_id(core, group, n)):
             return n
-    raise EngineError("gfsh_member_not_found", member=name)
+    raise EngineError("gfsh_member_not_found", member=clip(name))
 
 
 @handler("geode.list_members")
@@ -100,7 +106,7 @@ def describe_client(ctx: HandlerContext, args: Args) -> ClientDescription:
     wanted = str(args["clientid"])
     name = next((c for c in q.pools(core, group) if members.client_text(core, group, c) == wanted), None)
     if name is None or not q.pool(core, group, name).get("connected"):
-        raise EngineError("gfsh_client_not_present", client=wanted)
+        raise EngineError("gfsh_client_not_present", client=clip(wanted))
     p = q.pool(core, group, name)
     pp = q.pool_params(p)
     primary = p.get("primary")
@@ -130,7 +136,7 @@ def describe_config(ctx: HandlerContext, args: Args) -> MemberConfig:
     core, group = _cluster(ctx)
     name = _member(core, group, str(args["member"]))
     if core.node(group, name).proc == "down":
-        raise EngineError("gfsh_member_not_found", member=str(args["member"]))
+        raise EngineError("gfsh_member_not_found", member=clip(args["member"]))
     sp = q.server_params(core, group, name)
     cache = (("message-sync-interval", str(sp.message_sync_interval_s)),)
     server = (("maximum-message-count", str(sp.maximum_message_count)),
@@ -151,7 +157,7 @@ def show_queue_size(ctx: HandlerContext, args: Args) -> GfshTable:
                    if q.pool_params(p).durable_client_id == durable and q.holders(p)), None)
     if client is None:
         listed = "\n".join(f"{i}.{n}" for i, n in enumerate(running, 1))
-        raise EngineError("gfsh_no_durable_client", client=durable, members=listed)
+        raise EngineError("gfsh_no_durable_client", client=clip(durable), members=listed)
     rows = tuple((n, str(rg.size(q.held(core, group, n, client)))) for n in running)
     header = f'subcription-queue-size for durable-client : "{durable}".'
     return GfshTable("", ("member", header), rows, blank_before=False)
@@ -162,11 +168,11 @@ def show_metrics(ctx: HandlerContext, args: Args) -> GfshTable:
     core, group = _cluster(ctx)
     name = _member(core, group, str(args["member"]))
     if core.node(group, name).proc == "down":
-        raise EngineError("gfsh_member_not_found", member=str(args["member"]))
+        raise EngineError("gfsh_member_not_found", member=clip(args["member"]))
     wanted = [c.strip().lower() for c in str(args.get("categories") or ",".join(CATEGORIES)).split(",") if c.strip()]
     bad = [c for c in wanted if c not in CATEGORIES]
     if bad:
-        raise EngineError("gfsh_invalid_categories", categories="\n".join(bad))
+        raise EngineError("gfsh_invalid_categories", categories="\n".join(clip(b) for b in bad[:10]))
     pools = q.pools(core, group).values()
     clients = sum(1 for p in pools if p.get("connected") and name in q.holders(p))
     queues = sum(1 for p in pools if name in q.holders(p))
@@ -195,14 +201,14 @@ def alter_runtime(ctx: HandlerContext, args: Args) -> RuntimeAltered:
     try:
         value = int(str(raw))
     except ValueError:
-        raise EngineError("gfsh_invalid_option_value", option="message-sync-interval", value=raw) from None
+        raise EngineError("gfsh_invalid_option_value", option="message-sync-interval", value=clip(raw)) from None
     return ctx.engine.kernel_call(f"{SYSTEM}.alter_runtime", group, names, value)  # type: ignore[no-any-return]
 
 
 def _server_name(core: Kernel, group: str, args: Args) -> str:
     name = str(args.get("name") or str(args.get("dir", "")).rstrip("/").rsplit("/", 1)[-1])
     if name not in core.groups[group].nodes:
-        raise EngineError("gfsh_unknown_server", name=name, servers=", ".join(core.groups[group].nodes))
+        raise EngineError("gfsh_unknown_server", name=clip(name), servers=", ".join(core.groups[group].nodes))
     return name
 
 
