@@ -198,10 +198,10 @@ def alter_runtime(ctx: HandlerContext, args: Args) -> RuntimeAltered:
         chosen = names or list(core.groups[group].nodes)
         return RuntimeAltered(tuple(members.server_id(core, group, n) for n in chosen
                                     if core.node(group, n).proc != "down"))
-    try:
-        value = int(str(raw))
-    except ValueError:
-        raise EngineError("gfsh_invalid_option_value", option="message-sync-interval", value=clip(raw)) from None
+    text = str(raw).strip()
+    if not (text.isdigit() and len(text) <= 4 and 1 <= int(text) <= 3600):
+        raise EngineError("gfsh_invalid_option_value", option="message-sync-interval", value=clip(raw))
+    value = int(text)
     return ctx.engine.kernel_call(f"{SYSTEM}.alter_runtime", group, names, value)  # type: ignore[no-any-return]
 
 
