@@ -279,7 +279,8 @@ def register_interest(core: Kernel, client: str, region: str) -> ClientChange:
 @operation("geode.put")
 def put(core: Kernel, client: str, region: str, count: int = 1, key: str = "k") -> PutResult:
     """`count` puts of keys <key>1..<key><count> into a region by the client: one ledger run per
-    subscribed pool with interest in the region, queued on its primary and secondaries."""
+    subscribed pool with interest in the region (the run is that subscriber's), queued on its
+    primary and secondaries."""
     if not 1 <= count <= 100_000_000:
         raise EngineError("value_out_of_range", name="count", value=count, min=1, max=100_000_000)
     group, p = _pool(core, client, connected=True)
@@ -294,7 +295,9 @@ def put(core: Kernel, client: str, region: str, count: int = 1, key: str = "k") 
             targets.append((name, live))
     first = last = ""
     for name, live in targets:
-        run = core.ledger.add(group, name, client, origin, c.next_seq, count, False, core.now_ms)
+        # the run belongs to the subscriber (its queue, its deliveries, its audit); the EventID's
+        # member is the putting client
+        run = core.ledger.add(group, name, name, origin, c.next_seq, count, False, core.now_ms)
         for s in live:
             core.ledger.put(node_key(group, s), name, [(run.first, run.end)])
             q.stat(core, group, s, "eventsQueued", count)
@@ -305,6 +308,7 @@ def put(core: Kernel, client: str, region: str, count: int = 1, key: str = "k") 
     else:
         first, last = f"{origin}{c.next_seq}", f"{origin}{c.next_seq + count - 1}"
     c.next_seq += count
+    p["stats"]["puts"] = int(p["stats"].get("puts", 0)) + count
     entries = q.data(core, group).setdefault("regions", {}).setdefault(region, {})
     entries[key] = max(int(entries.get(key, 0)), count)
     sent = sum(q.dispatch(core, group, name) for name, _ in targets)

@@ -111,7 +111,7 @@ def describe_client(ctx: HandlerContext, args: Args) -> ClientDescription:
     pp = q.pool_params(p)
     primary = p.get("primary")
     queue = 0 if primary is None else rg.size(q.held(core, group, primary, name))
-    puts = sum(r.count for r in core.ledger.runs if r.client == name and r.group == group)
+    puts = int(p["stats"].get("puts", 0))
     up = (core.now_ms - int(p.get("connected_ms", 0))) // 1000
     fields = (
         ("Primary Servers", members.server_id(core, group, primary) if primary else ""),

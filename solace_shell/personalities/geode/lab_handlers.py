@@ -32,8 +32,11 @@ class GeodeClusters:
 
 @dataclass(frozen=True)
 class GeodeAudit:
+    """The cluster's totals, then each subscriber's: every queued event is one subscriber's."""
+
     totals: AuditTotals
     findings: tuple[Finding, ...]
+    clients: tuple[tuple[str, AuditTotals, tuple[Finding, ...]], ...] = ()
 
 
 def _call(ctx: HandlerContext, op: str, *args: object) -> object:
@@ -104,19 +107,13 @@ def server_log(ctx: HandlerContext, args: Args) -> ServerLog:
 @handler("lab_geode.audit")
 def audit(ctx: HandlerContext, args: Args) -> GeodeAudit:
     core = ctx.engine.kernel()
-    group = gf.cluster(core, str(args["gf-cluster"])) if "gf-cluster" in args else None
-    if group is None and not gf.clusters(core):
+    names = [gf.cluster(core, str(args["gf-cluster"]))] if "gf-cluster" in args else gf.clusters(core)
+    if not names:
         raise EngineError("no_gf_cluster")
-    totals, findings = core.audit(group) if group is not None else _all(ctx)
-    return GeodeAudit(totals, findings)
-
-
-def _all(ctx: HandlerContext) -> tuple[AuditTotals, tuple[Finding, ...]]:
-    core = ctx.engine.kernel()
-    names = gf.clusters(core)
-    if len(names) == 1:
-        return core.audit(names[0])
-    return core.audit()
+    totals, findings = core.audit(names[0]) if len(names) == 1 else core.audit()
+    subscribers = sorted({r.client for r in core.ledger.runs if r.group in names})
+    per = tuple((c, *core.audit(core.clients[c].group, client=c)) for c in subscribers)
+    return GeodeAudit(totals, findings, per)
 
 
 @handler("lab_geode.gfsh")

@@ -18,7 +18,7 @@ from state_store.geode.views import (
     ServerChange,
     ServerLog,
 )
-from state_store.kernel import Event, Span
+from state_store.kernel import AuditTotals, Event, Finding, Span
 from state_store.kernel.audit import DUPLICATE_DELIVERED, DUPLICATE_DISCARDED, LOST
 
 from ...durations import clock_text
@@ -186,14 +186,23 @@ _FINDINGS = {
 }
 
 
+def _totals(t: AuditTotals) -> str:
+    return (f"queued {t.published} delivered {t.delivered} duplicated {t.duplicated} lost {t.lost} "
+            f"stored {t.stored} discarded {t.discarded}")
+
+
+def _finding(f: Finding) -> str:
+    verdict = "(allowed)" if f.allowed else "(violation)"
+    text = _FINDINGS.get((f.outcome, f.reason), f"{f.outcome} {{n}} {{verdict}}: {f.reason}").format(
+        n=f.count, verdict=verdict)
+    return f"{text} ({id_ranges(f.spans)})"
+
+
 @renderer(GeodeAudit)
 def audit(r: GeodeAudit) -> str:
-    t = r.totals
-    lines = [(f"queued {t.published} delivered {t.delivered} duplicated {t.duplicated} lost {t.lost} "
-              f"stored {t.stored} discarded {t.discarded}")]
-    for f in r.findings:
-        verdict = "(allowed)" if f.allowed else "(violation)"
-        text = _FINDINGS.get((f.outcome, f.reason), f"{f.outcome} {{n}} {{verdict}}: {f.reason}").format(
-            n=f.count, verdict=verdict)
-        lines.append(f"{text} ({id_ranges(f.spans)})")
+    """The cluster's totals, then per subscriber its totals and its findings (indented)."""
+    lines = [_totals(r.totals)]
+    for client, totals, findings in r.clients:
+        lines.append(f"client {client}: {_totals(totals)}")
+        lines += [f"  {_finding(f)}" for f in findings]
     return "\n".join(lines)
