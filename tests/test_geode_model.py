@@ -174,3 +174,20 @@ def test_a_million_events_are_one_run_per_subscriber() -> None:
     lab.put(core, "p1", "r1", 1_000_000)
     assert len(core.ledger.runs) == 1
     assert q.held(core, "g1", "s2", "c1") == [(1, 1_000_001)]
+
+
+def test_connect_takes_pool_settings_and_refuses_bad_ones() -> None:
+    core = cluster(3, c1=sub(1))
+    lab.disconnect(core, "c1")
+    before = core.snapshot()
+    for bad in ({"subscription_redundancy": -2}, {"ping_interval_ms": 0}, {"no_such": 1}):
+        with pytest.raises(EngineError):
+            lab.connect(core, "c1", bad)
+    assert core.snapshot() == before
+    change = lab.connect(core, "c1", {"subscription_redundancy": -1, "subscription_ack_interval_ms": 1000})
+    assert change.secondaries == ("s2", "s3")
+    lab.put(core, "p1", "r1", 3)
+    core.advance_to(999)
+    assert lab.pool_view(core, "g1", "c1").unacked == 3
+    core.advance_to(1000)
+    assert lab.pool_view(core, "g1", "c1").unacked == 0

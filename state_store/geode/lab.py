@@ -13,7 +13,7 @@ from ..kernel import ranges as rg
 from ..kernel.model import node_key
 from . import members
 from . import queues as q
-from .params import SYSTEM
+from .params import POOL_LIMITS, SYSTEM
 from .views import (
     ClientChange,
     ClientLog,
@@ -231,15 +231,20 @@ def _client_change(core: Kernel, group: str, client: str, change: str, pending: 
 
 
 @operation("geode.connect")
-def connect(core: Kernel, client: str, redundancy: int | None = None) -> ClientChange:
-    """Connect the client's pool (optionally with another subscription-redundancy)."""
+def connect(core: Kernel, client: str, settings: dict[str, int] | None = None) -> ClientChange:
+    """Connect the client's pool, optionally with other pool settings first (names of
+    ``PoolParams``: subscription_redundancy, subscription_ack_interval_ms, ping_interval_ms ...)."""
     group, p = _pool(core, client, connected=False)
-    if redundancy is not None:
-        if not -1 <= redundancy <= 64:
-            raise EngineError("value_out_of_range", name="subscription-redundancy", value=redundancy, min=-1, max=64)
-        params = dict(p["params"])
-        params["subscription_redundancy"] = redundancy
-        p["params"] = params
+    changes = dict(settings or {})
+    for name, value in changes.items():
+        if name not in POOL_LIMITS:
+            raise EngineError("invalid_value", name="pool setting", value=str(name)[:80],
+                              allowed=", ".join(POOL_LIMITS))
+        lo, hi = POOL_LIMITS[name]
+        if not isinstance(value, int) or not lo <= value <= hi:
+            raise EngineError("value_out_of_range", name=name.replace("_", "-"), value=value, min=lo, max=hi)
+    if changes:
+        p["params"] = {**p["params"], **changes}
     pending = q.connect(core, group, client)
     return _client_change(core, group, client, "connected", pending)
 

@@ -57,10 +57,20 @@ def drop_qrm(ctx: HandlerContext, args: Args) -> QrmDrop:
     return _call(ctx, "drop_qrm", str(args["gf-server"]), str(args["gf-peer"]))  # type: ignore[return-value]
 
 
+# the pool settings `geode connect` takes: grammar parameter -> PoolParams field
+CONNECT_SETTINGS = {
+    "gf-redundancy": "subscription_redundancy",
+    "gf-ack-interval": "subscription_ack_interval_ms",
+    "gf-ping-interval": "ping_interval_ms",
+    "gf-read-timeout": "read_timeout_ms",
+    "gf-durable-timeout": "durable_client_timeout_s",
+}
+
+
 @handler("lab_geode.connect")
 def connect(ctx: HandlerContext, args: Args) -> ClientChange:
-    r = int(str(args["gf-redundancy"])) if "gf-redundancy" in args else None
-    return _call(ctx, "connect", str(args["gf-client"]), r)  # type: ignore[return-value]
+    settings = {field: int(str(args[param])) for param, field in CONNECT_SETTINGS.items() if param in args}
+    return _call(ctx, "connect", str(args["gf-client"]), settings or None)  # type: ignore[return-value]
 
 
 @handler("lab_geode.close")
