@@ -346,7 +346,8 @@ def alter_runtime(core: Kernel, group: str, names: list[str], message_sync_inter
     for n in running:
         q.data(core, group)["members"][n.name].setdefault("runtime", {})["message_sync_interval_s"] = \
             message_sync_interval_s
-        if n.proc == "up":
+        if q.data(core, group)["members"][n.name].get("qrm_due") is not None:
+            q.cancel_qrm(core, group, n.name)      # the pending tick moves to the new phase
             q.schedule_qrm(core, group, n.name)
     return RuntimeAltered(tuple(members.server_id(core, group, n.name) for n in running))
 

@@ -31,8 +31,7 @@ class PoolParams:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PoolParams:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        return cls(**{k: v for k, v in data.items() if k in _POOL_FIELDS})
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -47,12 +46,14 @@ class ServerParams:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ServerParams:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        return cls(**{k: v for k, v in data.items() if k in _SERVER_FIELDS})
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
+
+_POOL_FIELDS = frozenset(f.name for f in fields(PoolParams))
+_SERVER_FIELDS = frozenset(f.name for f in fields(ServerParams))
 
 POOL_LIMITS: dict[str, tuple[int, int]] = {
     "subscription_redundancy": (-1, 64),

@@ -43,17 +43,18 @@ class GeodePolicy:
             d.setdefault("stats", {})[node.name] = {}
             core.set_state(node, q.ONLINE)
             node.serving = True
+            info["qrm_due"] = None
             core.log(node, "server-started", member=members.server_id(core, group, node.name))
-            q.schedule_qrm(core, group, node.name)
         elif change == "kill":
-            core.timers.cancel_where(group, kinds=frozenset({"qrm", "hang-detect"}), node=node.name)
+            q.cancel_qrm(core, group, node.name)
+            core.timers.cancel_where(group, kinds=frozenset({"hang-detect"}), node=node.name)
             core.set_state(node, DOWN)
             node.serving = False
             core.log(node, "server-stopped")
             q.lose_server(core, group, node.name, q.SERVER_DIED)
             core.ledger.drop(node.key, q.SERVER_DIED)
         elif change == "hang":
-            core.timers.cancel_where(group, kinds=frozenset({"qrm"}), node=node.name)
+            q.cancel_qrm(core, group, node.name)
             core.log(node, "server-hung")
             timeout = min((q.pool_params(p).read_timeout_ms for p in q.pools(core, group).values()
                            if node.name in q.holders(p)), default=10000)

@@ -279,19 +279,34 @@ def on_ack(core: Kernel, group: str, client: str) -> None:
     stat(core, group, primary, "eventsRemoved", before - rg.size(held(core, group, primary, client)))
     p["to_qrm"] = store(rg.normalize(ranges_of(p.get("to_qrm", [])) + acked))
     p["unacked"] = []
+    schedule_qrm(core, group, primary)
 
 
 def schedule_qrm(core: Kernel, group: str, server: str) -> None:
-    """The next queue-removal tick of a server, on the fixed phase of its message-sync-interval."""
+    """Make sure the server's next queue-removal tick is pending: the next multiple of its
+    message-sync-interval counted from the cluster's start. A tick is scheduled only while the
+    server has acknowledged events to report (a tick with nothing to send changes nothing), so an
+    idle cluster costs no timers however long the clock runs."""
+    info = data(core, group)["members"][server]
+    if info.get("qrm_due") is not None or not is_up(core, group, server):
+        return
     interval = server_params(core, group, server).message_sync_interval_s * 1000
     epoch = int(data(core, group).get("epoch_ms", 0))
     due = epoch + ((core.now_ms - epoch) // interval + 1) * interval
-    core.timers.cancel_where(group, kinds=frozenset({"qrm"}), node=server)
+    info["qrm_due"] = due
     core.timers.schedule(due, group, server, "qrm")
+
+
+def cancel_qrm(core: Kernel, group: str, server: str) -> None:
+    info = data(core, group)["members"][server]
+    if info.get("qrm_due") is not None:
+        core.timers.cancel_where(group, kinds=frozenset({"qrm"}), node=server)
+        info["qrm_due"] = None
 
 
 def on_qrm(core: Kernel, group: str, server: str) -> None:
     """A primary's queue-removal messages to the secondaries of each pool it serves."""
+    data(core, group)["members"][server]["qrm_due"] = None
     if not is_up(core, group, server):
         return
     drops: list[list[str]] = data(core, group).setdefault("drop_qrm", [])
@@ -311,7 +326,6 @@ def on_qrm(core: Kernel, group: str, server: str) -> None:
             core.ledger.remove(node_key(group, sec), client, acked)
             stat(core, group, sec, "eventsRemovedByQrm", before - rg.size(held(core, group, sec, client)))
         p["to_qrm"] = []
-    schedule_qrm(core, group, server)
 
 
 def on_expire(core: Kernel, group: str) -> None:

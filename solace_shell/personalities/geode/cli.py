@@ -106,6 +106,9 @@ class Gfsh(Personality):
     def __init__(self, lab: Lab, user: UserAccess) -> None:
         super().__init__(lab, SYSTEM, user)
         self.paging = False
+        # the command words of each gfsh command, longest first (the grammar is fixed for a lab)
+        self._commands = sorted(((tuple(c.syntax.split()), c) for c in lab.grammar.by_mode.get(MODE, [])),
+                                key=lambda wc: -len(wc[0]))
 
     @property
     def mode(self) -> str:
@@ -117,12 +120,10 @@ class Gfsh(Personality):
 
     def _command(self, words: list[str]) -> tuple[Any, list[str]] | None:
         """The grammar command whose words begin the line (the longest), and the rest."""
-        best = None
-        for c in self.lab.grammar.by_mode.get(MODE, []):
-            fixed = c.syntax.split()
-            if words[:len(fixed)] == fixed and (best is None or len(fixed) > len(best[0].syntax.split())):
-                best = (c, words[len(fixed):])
-        return best
+        for fixed, c in self._commands:
+            if tuple(words[:len(fixed)]) == fixed:
+                return c, words[len(fixed):]
+        return None
 
     def prepare(self, line: str) -> Outcome | Plan:
         text = line.strip()
@@ -130,10 +131,12 @@ class Gfsh(Personality):
             return Outcome("", True)
         if any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in text):
             return Outcome(CONTROL, False, "", "invalid")
-        try:
-            words = shlex.split(text)
-        except ValueError:
-            words = text.split()
+        words = text.split()
+        if '"' in text or "'" in text:
+            try:
+                words = shlex.split(text)
+            except ValueError:
+                pass
         found = self._command(words)
         if found is None:
             shown = " ".join(w for w in words[:2] if not w.startswith("--"))
