@@ -161,8 +161,9 @@ def satisfy(core: Kernel, group: str, client: str, startup: bool = False) -> Non
             return
         primary = spares[0]
         p["primary"] = primary
-        if not startup and p.get("interest"):
+        if p.get("had_primary") and p.get("interest"):   # it lost its queue: a non-HA failover
             _reinitialise(core, group, client, primary)
+        p["had_primary"] = True
         client_log(core, group, client, "info", "updater-ready", **_endpoint(core, group, primary))
     r = pp.subscription_redundancy
     while r == -1 or len(p["secondaries"]) < r:
@@ -425,6 +426,8 @@ def connect(core: Kernel, group: str, client: str) -> int | None:
         return pending
     startup = p.get("primary") is None
     p.pop("short_logged", None)
+    if startup:
+        p["had_primary"] = False
     satisfy(core, group, client, startup=startup)
     if p.get("primary") is not None and not startup:
         client_log(core, group, client, "info", "updater-ready", **_endpoint(core, group, p["primary"]))
