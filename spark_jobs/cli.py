@@ -91,15 +91,21 @@ _SESSION_ENDED = ("Cannot call methods on a stopped SparkContext", "because Spar
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Directory for transcripts.")
 @click.option("--plan-only", is_flag=True, help="Write the drill plans (JSON) without running the emulator.")
 @click.option("--jobs", type=click.IntRange(1), default=None, help="Recording processes (default: all cores).")
-def generate_cmd(count: int, seed: int, out: str, plan_only: bool, jobs: int | None) -> None:
+@click.option("--system", default=None, help="An HA system's drills (a registered system with a drill planner) "
+                                             "instead of the Solace failover drills.")
+def generate_cmd(count: int, seed: int, out: str, plan_only: bool, jobs: int | None, system: str | None) -> None:
     """Write COUNT randomized failover drills as golden transcripts recorded from the engine."""
     from solace_shell.transcript.stopping import sigterm_as_interrupt, stop_signal  # noqa: PLC0415
 
-    from .generate import generate, transcripts_in  # noqa: PLC0415
+    from .generate import generate, system_planner, transcripts_in  # noqa: PLC0415
 
     try:
+        system_planner(system)
+    except ValueError as bad:
+        raise click.BadParameter(str(bad), param_hint="--system") from None
+    try:
         with sigterm_as_interrupt():
-            written = generate(count=count, seed=seed, out=out, plan_only=plan_only, jobs=jobs)
+            written = generate(count=count, seed=seed, out=out, plan_only=plan_only, jobs=jobs, system=system)
     except KeyboardInterrupt as interruption:  # Ctrl-C or SIGTERM
         stopped_by = stop_signal(interruption)
         click.echo(f"solace-conformance: interrupted ({stopped_by.name}): {transcripts_in(out):,} of {count:,} "
