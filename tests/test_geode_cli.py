@@ -142,3 +142,21 @@ def test_hostile_gfsh_input_is_one_short_line_without_control_characters(lab: La
     assert not out.ok and "\n" not in out.text and len(out.text) < 300
     assert not any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in out.text)
     assert lab.store.dump() == before
+
+
+def test_gfsh_is_reachable_over_ssh(tmp_path: Path) -> None:
+    from .ssh_clients import Shell, connect, run_exec, serving
+
+    path = tmp_path / "gf.lab"
+    Lab.open(path, scenario=SCENARIO).close()
+    with serving(path) as server:
+        assert [listener.router for listener in server.listeners] == ["geode"]
+        status, text = run_exec(server.port("geode"), "admin", "admin", "list members")
+        assert status == 0 and "Coordinator: | 192.0.2.0(locator1:216:locator)<ec><v1>:33368" in text
+        client = connect(server.port("geode"), "admin", "admin")
+        try:
+            shell = Shell(client)
+            assert shell.login_text().startswith("solace-shell lab: Apache Geode cluster (gfsh")
+            assert "Specified Client ID nope not present" in shell.command("describe client --clientID=nope")
+        finally:
+            client.close()
