@@ -30,6 +30,7 @@ class SystemEntry:
 SYSTEMS: tuple[SystemEntry, ...] = (
     SystemEntry("swiftmq", "SwiftMQ HA", "state_store.swiftmq", "solace_shell.personalities.swiftmq"),
     SystemEntry("qpid", "Qpid C++ HA", "state_store.qpid", "solace_shell.personalities.qpid"),
+    SystemEntry("geode", "Geode client-queue HA", "state_store.geode", "solace_shell.personalities.geode"),
 )
 _BY_NAME = {s.name: s for s in SYSTEMS}
 

@@ -18,6 +18,7 @@ SWIFTMQ = ROOT_DIR / "swiftmq-ha.yaml"
 QPID = ROOT_DIR / "qpid-ha.yaml"
 PREPARE = {SWIFTMQ: (("lab", "ha start ha1.A"), ("lab", "ha start ha1.B"), ("lab", "advance 5s")),
            QPID: (("qpid", "qpid-ha --cluster-manager promote"), ("lab", "advance 3s"), ("lab", "amqp connect s b1"))}
+GEODE = ROOT_DIR / "geode-ha.yaml"
 # personality -> (scenario, its writer: target, line, setup; the other shell's writer)
 CASES = {
     "router-cli": (DEFAULT_SCENARIO,
@@ -30,6 +31,9 @@ CASES = {
     "qpid-broker-shell": (QPID,
                           ("qpid", "qpid-config add queue qn{i} --replicate configuration", ()),
                           ("lab", "amqp publish s q1 count 5", ())),
+    "gfsh": (GEODE,
+             ("geode", "alter runtime --message-sync-interval=1{i:02d}", ()),
+             ("lab", "geode put p1 r1 count 5", ())),
     "lab-console": (SWIFTMQ,
                     ("lab", "jms publish c2 q2 count 2", ()),
                     ("lab", "jms publish c1 q1 count 5", ())),

@@ -61,18 +61,19 @@ def test_only_the_registry_names_a_system_outside_its_own_modules(system: str) -
 
 
 def test_a_section_of_an_unknown_system_is_one_problem_naming_the_registered_ones(tmp_path: Path) -> None:
-    text = (ROOT_DIR / "swiftmq-ha.yaml").read_text(encoding="utf-8") + "\ngeode:\n  pools: []\n"
+    text = (ROOT_DIR / "swiftmq-ha.yaml").read_text(encoding="utf-8") + "\nkafka:\n  pools: []\n"
     path = tmp_path / "lab.yaml"
     path.write_text(text, encoding="utf-8")
-    line = text.count("\n", 0, text.index("geode:")) + 1
+    line = text.count("\n", 0, text.index("kafka:")) + 1
     with pytest.raises(ScenarioError) as err:
         load_scenario(path)
-    assert err.value.problems == [f"{path}:{line}: top level: unknown key 'geode': neither a key of the lab nor "
+    assert err.value.problems == [f"{path}:{line}: top level: unknown key 'kafka': neither a key of the lab nor "
                                   f"a registered HA system (registered systems: {', '.join(systems.names())})"]
 
 
 @pytest.mark.parametrize(("scenario", "held"), [(None, []), (ROOT_DIR / "swiftmq-ha.yaml", ["swiftmq"]),
-                                               (ROOT_DIR / "qpid-ha.yaml", ["qpid"])])
+                                               (ROOT_DIR / "qpid-ha.yaml", ["qpid"]),
+                                               (ROOT_DIR / "geode-ha.yaml", ["geode"])])
 def test_the_lab_console_help_lists_the_verbs_of_the_systems_the_lab_holds(scenario: Path | None,
                                                                           held: list[str]) -> None:
     lab = Lab.fresh(scenario)

@@ -130,9 +130,10 @@ class LabServer:
         return [served.listener for served in self._served.values()]
 
     def routers(self) -> list[tuple[str, int]]:
-        """The lab's routers in lab order, each with its port from the scenario (0: none)."""
+        """The lab's routers in lab order, each with its port from the scenario (0: none), then the
+        CLI of each HA system the lab holds (its target, e.g. `swiftmq`), on the next free ports."""
         with self.store.transaction() as engine:
-            return [(r.name, r.ssh_port) for r in engine.routers()]
+            return [(r.name, r.ssh_port) for r in engine.routers()] + [(s, 0) for s in engine.system_names()]
 
     async def start(self, host: str, base_port: int) -> list[Listener]:
         """Listen for each router on its port (`plan_ports`), then follow the lab's routers. Raises

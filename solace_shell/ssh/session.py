@@ -152,7 +152,7 @@ async def run_session(ssh: LabSSHSession, store: SerializedStore, login: Login) 
 async def run_shell(ssh: LabSSHSession, lab: Lab, login: Login) -> int:
     """The interactive shell: the start banner, then the local REPL's own loop on this channel."""
     ssh.deliver_typeahead()
-    banner = await asyncio.to_thread(_banner, store_of(lab))
+    banner = await asyncio.to_thread(_banner, store_of(lab), login.router if login.router in lab.systems() else None)
     ssh.stdout.write(banner)
     app_session = ssh.app_session
     assert app_session is not None  # set by PromptToolkitSSHSession before it calls us
@@ -179,7 +179,12 @@ def store_of(lab: Lab) -> SerializedStore:
     return store
 
 
-def _banner(store: SerializedStore) -> str:
+def _banner(store: SerializedStore, system: str | None = None) -> str:
+    """The start banner: the router's, or the HA system's CLI's when the port is that CLI's."""
+    if system is not None:
+        from ..personalities.plugin import shell
+
+        return shell(system).banner
     with store.transaction() as engine:
         return interactive_banner(engine.settings())
 

@@ -1,0 +1,167 @@
+"""gfsh, Apache Geode's shell, as a prompt personality of the lab (target `geode`, prompt `gfsh>`).
+
+Why its own parsing: gfsh commands are a few words followed by `--option=value` (or
+`--option value`) options in any order; the grammar namespace (grammar/data/systems/geode) names
+the command words, their handlers and help, and this session parses the options with gfsh's rules
+(option names compared case-insensitively, as gfsh accepts `--durable-client-Id`) and answers bad
+input with gfsh's texts. gfsh is connected to the lab's first Geode cluster (through its locator).
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from state_store.geode import SYSTEM
+from state_store.geode import lab as gf
+
+from ...access import UserAccess
+from ...handlers import HANDLERS, HandlerContext
+from ...renderers import render
+from ...results import Outcome
+from ..base import Personality, Plan
+
+if TYPE_CHECKING:
+    from ...lab import Lab
+
+MODE = SYSTEM            # the grammar mode of gfsh, named after its system
+PROMPT = "gfsh>"
+
+
+@dataclass(frozen=True)
+class Options:
+    allowed: tuple[str, ...]
+    mandatory: tuple[str, ...] = ()
+    one_of: tuple[str, ...] = ()      # at least one of these
+
+
+# gfsh's options per handler (lower case); the values are checked by the handlers
+OPTIONS: dict[str, Options] = {
+    "geode.list_members": Options(("group",)),
+    "geode.list_clients": Options(()),
+    "geode.describe_client": Options(("clientid",), ("clientid",)),
+    "geode.describe_config": Options(("member", "hide-defaults"), ("member",)),
+    "geode.show_queue_size": Options(("durable-client-id", "durable-cq-name", "members", "groups"),
+                                     ("durable-client-id",)),
+    "geode.show_metrics": Options(("member", "port", "categories", "region", "file"), ("member",)),
+    "geode.alter_runtime": Options(("members", "groups", "message-sync-interval", "log-level", "enable-statistics"),
+                                   (), ("message-sync-interval", "log-level", "enable-statistics")),
+    "geode.start_server": Options(("name", "dir", "locators", "server-port"), ("name",)),
+    "geode.stop_server": Options(("name", "dir"), (), ("name", "dir")),
+    "geode.help": Options(()),
+    "geode.exit": Options(()),
+}
+# gfsh / Spring Shell texts (docs/lab-geode.md says which are quoted and which synthesized)
+NOT_FOUND = 'Command \'{word}\' not found (for assistance press TAB or type "hint" then hit ENTER.)'
+MISSING = "You should specify option (--{option}) for this command"
+INVALID_OPTION = "Parameter {option} is not applicable for {command}"
+RELEVANT = "Please provide a relevant parameter(s)"
+CONTROL = "Invalid input: control characters are not accepted"   # the lab's (never echoed to a terminal)
+MAX_ECHO = 80   # characters of a refused word gfsh's text repeats
+
+
+class GfshInputError(Exception):
+    """A line gfsh refuses before running anything (one line of text)."""
+
+
+def parse_options(words: list[str], command: str, options: Options) -> dict[str, str]:
+    """`--name=value` / `--name value` / `--flag` words as {name (lower case): value}."""
+    found: dict[str, str] = {}
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if not word.startswith("--") or len(word) == 2:
+            raise GfshInputError(INVALID_OPTION.format(option=_clip(word), command=command))
+        name, eq, value = word[2:].partition("=")
+        key = name.lower()
+        if key not in options.allowed:
+            raise GfshInputError(INVALID_OPTION.format(option=_clip(f"--{name}"), command=command))
+        if not eq and i + 1 < len(words) and not words[i + 1].startswith("--"):
+            value = words[i + 1]
+            i += 1
+        found[key] = value
+        i += 1
+    for key in options.mandatory:
+        if not found.get(key):
+            raise GfshInputError(MISSING.format(option=_shown(key)))
+    if options.one_of and not any(found.get(k) for k in options.one_of):
+        if command.startswith("alter"):
+            raise GfshInputError(RELEVANT)
+        raise GfshInputError(MISSING.format(option=_shown(options.one_of[0])))
+    return found
+
+
+def _clip(word: str) -> str:
+    return word if len(word) <= MAX_ECHO else word[:MAX_ECHO] + "..."
+
+
+def _shown(key: str) -> str:
+    return {"clientid": "clientID"}.get(key, key)
+
+
+class Gfsh(Personality):
+    """gfsh on the shared execute loop (``personalities.base``)."""
+
+    def __init__(self, lab: Lab, user: UserAccess) -> None:
+        super().__init__(lab, SYSTEM, user)
+        self.paging = False
+        # the command words of each gfsh command, longest first (the grammar is fixed for a lab)
+        self._commands = sorted(((tuple(c.syntax.split()), c) for c in lab.grammar.by_mode.get(MODE, [])),
+                                key=lambda wc: -len(wc[0]))
+
+    @property
+    def mode(self) -> str:
+        return MODE
+
+    @property
+    def prompt(self) -> str:
+        return PROMPT
+
+    def _command(self, words: list[str]) -> tuple[Any, list[str]] | None:
+        """The grammar command whose words begin the line (the longest), and the rest."""
+        for fixed, c in self._commands:
+            if tuple(words[:len(fixed)]) == fixed:
+                return c, words[len(fixed):]
+        return None
+
+    def prepare(self, line: str) -> Outcome | Plan:
+        text = line.strip()
+        if not text or text.startswith("#"):
+            return Outcome("", True)
+        if any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in text):
+            return Outcome(CONTROL, False, "", "invalid")
+        words = text.split()
+        if '"' in text or "'" in text:
+            try:
+                words = shlex.split(text)
+            except ValueError:
+                pass
+        found = self._command(words)
+        if found is None:
+            shown = " ".join(w for w in words[:2] if not w.startswith("--"))
+            return Outcome(NOT_FOUND.format(word=_clip(shown)), False, "", "invalid")
+        command, rest = found
+        try:
+            opts = parse_options(rest, command.syntax, OPTIONS[command.handler])
+        except GfshInputError as bad:
+            return Outcome(str(bad), False, command.node, "invalid")
+        plan = Plan(line, lambda engine: None, command.node)
+
+        def work(engine: Any) -> Any:
+            self.check_access(command.syntax, command.access, None)
+            core = engine.kernel()
+            ctx = HandlerContext(engine=engine, router=None, user=self.user.name, session=self,  # type: ignore[arg-type]
+                                 context={"cluster": gf.clusters(core)[0]})
+            return HANDLERS[command.handler](ctx, opts)
+
+        plan.work = work
+        return plan
+
+    def finish(self, plan: Plan, value: Any) -> Outcome:
+        from .cli_handlers import Bye
+
+        if isinstance(value, Bye):
+            self.ended = True
+            return Outcome("", True, plan.node, None, True)
+        return Outcome("" if value is None else render(value), True, plan.node)

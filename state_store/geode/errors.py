@@ -1,0 +1,31 @@
+"""The refusal codes of the Geode system, with the parameters each is raised with (their texts:
+solace_shell/personalities/geode/messages.py). Part of the system's MODEL, so
+``state_store.errors.all_error_codes`` knows them. `gf_`: the lab verbs; `gfsh_`: gfsh's texts."""
+
+CODES: dict[str, tuple[str, ...]] = {
+    "gf_cluster_not_found": ("cluster",),
+    "gf_member_not_found": ("member",),
+    "gf_client_not_found": ("client",),
+    "gf_server_running": ("member", "process"),
+    "gf_server_down": ("member",),
+    "gf_server_hung": ("member",),
+    "gf_not_a_pair": ("a", "b"),
+    "gf_link_already_down": ("cluster",),
+    "gf_link_already_up": ("cluster",),
+    "gf_client_connected": ("client",),
+    "gf_client_not_connected": ("client",),
+    "gf_not_durable": ("client",),
+    "gf_not_subscribed": ("client",),
+    "gf_no_server": ("cluster",),
+    "no_gf_cluster": (),
+    "gfsh_client_not_present": ("client",),
+    "gfsh_member_not_found": ("member",),
+    "gfsh_server_running": ("name",),
+    "gfsh_server_not_running": ("name",),
+    "gfsh_invalid_option_value": ("option", "value"),
+    "gfsh_no_servers": (),
+    "gfsh_no_clients": (),
+    "gfsh_no_durable_client": ("client", "members"),
+    "gfsh_unknown_server": ("name", "servers"),
+    "gfsh_invalid_categories": ("categories",),
+}
