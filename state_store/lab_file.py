@@ -22,7 +22,7 @@ import os
 import sqlite3
 import stat
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -120,9 +120,31 @@ def legacy_version(path: Path) -> str | None:
             row = con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         finally:
             con.close()
-    except (sqlite3.DatabaseError, OSError):
+    except (sqlite3.DatabaseError, OSError, UnicodeDecodeError):  # check_contents names the damage
         return None
     return str(row[0]) if row is not None and row[0] in LEGACY_VERSIONS else None
+
+
+@contextlib.contextmanager
+def damage_is_one_line(path: Path) -> Iterator[None]:
+    """Reading a lab file: whatever SQLite reports about its bytes, and text in it that is not
+    UTF-8, become one LabFileError naming the file.
+
+    Why around the whole open and not each read: a damaged file can break any statement (the
+    schema, the version, the journal) in several ways, and each new read would be one more place
+    to forget; a locked database is not damage and passes through for the caller's retry."""
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        if "locked" in str(exc).lower() or "busy" in str(exc).lower():
+            raise
+        raise LabFileError(str(path), f"lab file is corrupt or truncated ({_one_line(str(exc))})") from None
+    except UnicodeDecodeError:
+        raise LabFileError(str(path), "lab file is corrupt (text in it is not UTF-8)") from None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:200]
 
 
 def check_contents(path: Path, schema_version: str, tables: Iterable[str]) -> None:
@@ -141,7 +163,9 @@ def check_contents(path: Path, schema_version: str, tables: Iterable[str]) -> No
         finally:
             con.close()
     except sqlite3.DatabaseError as exc:
-        raise LabFileError(str(path), f"lab file is corrupt or truncated ({exc})") from None
+        raise LabFileError(str(path), f"lab file is corrupt or truncated ({_one_line(str(exc))})") from None
+    except UnicodeDecodeError:
+        raise LabFileError(str(path), "lab file is corrupt (text in it is not UTF-8)") from None
 
 
 def _check_database(con: sqlite3.Connection, path: str, schema_version: str, needed: set[str]) -> None:

@@ -501,24 +501,26 @@ class LabStore:
                 cls._check_file(p)  # another shell created it a moment ago
         else:
             cls._check_file(p)
-        journal = _Journal(p)
-        store = cls(BrokerState(), str(p), _Image(b"", 0), journal)
-        try:
-            store._catch_up(opening=True)
-            lab_file.check_state(p, store.state)
-        except BaseException:
-            journal.close()
-            raise
+        with lab_file.damage_is_one_line(p):
+            journal = _Journal(p)
+            store = cls(BrokerState(), str(p), _Image(b"", 0), journal)
+            try:
+                store._catch_up(opening=True)
+                lab_file.check_state(p, store.state)
+            except BaseException:
+                journal.close()
+                raise
         return store
 
     @staticmethod
     def _check_file(p: Path) -> None:
         lab_file.check_path(p)
-        old = lab_file.legacy_version(p)
-        if old is not None:
-            from .models import migrate
+        with lab_file.damage_is_one_line(p):
+            old = lab_file.legacy_version(p)
+            if old is not None:
+                from .models import migrate
 
-            migrate(p, old)
+                migrate(p, old)
         lab_file.check_contents(p, SCHEMA_VERSION, TABLES)
 
     # ------------------------------------------------------------------ use
