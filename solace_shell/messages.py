@@ -26,7 +26,7 @@ SHELL_ERRORS: dict[str, str] = {
     "console_denied": "ERROR: The lab console is for lab administrators; "
                       "user '{user}' has no lab-administration right.",
     "internal": "ERROR: Internal error while running the command; nothing was changed ({detail}).",
-    "lab_damaged": "ERROR: The lab file cannot be used: {problem}; nothing was changed.",
+    "lab_damaged": "ERROR: The lab file {path} cannot be used: {problem}; nothing was changed.",
     "lab_busy": "ERROR: The lab is busy: another shell kept it locked for {seconds} s; nothing was changed, "
                 "try the command again.",
     "lab_changed_meanwhile": "ERROR: The lab is busy: other shells changed it while this command ran "

@@ -138,7 +138,8 @@ class Session:
             code = "lab_changed_meanwhile" if busy.changed_meanwhile else "lab_busy"
             return Outcome(shell_error_text(code, seconds=f"{busy.waited_s:.0f}"), False, node, "busy")
         except LabFileError as damaged:  # another process damaged the lab file while it was open
-            return Outcome(shell_error_text("lab_damaged", problem=damaged.problem), False, node, "lab-file")
+            text = shell_error_text("lab_damaged", path=damaged.path, problem=damaged.problem)
+            return Outcome(text, False, node, "lab-file")
         except Exception as exc:  # a bug must not cost the user their session or their lab
             log.exception("internal error running %r", mask_secrets(self.lab.parser, self.mode, line))
             return Outcome(shell_error_text("internal", detail=type(exc).__name__), False, node, "internal")

@@ -135,16 +135,33 @@ def damage_is_one_line(path: Path) -> Iterator[None]:
     to forget; a locked database is not damage and passes through for the caller's retry."""
     try:
         yield
-    except sqlite3.DatabaseError as exc:
-        if "locked" in str(exc).lower() or "busy" in str(exc).lower():
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+        problem = damage_problem(exc)
+        if problem is None:
             raise
-        raise LabFileError(str(path), f"lab file is corrupt or truncated ({_one_line(str(exc))})") from None
-    except UnicodeDecodeError:
-        raise LabFileError(str(path), "lab file is corrupt (text in it is not UTF-8)") from None
+        raise LabFileError(str(path), problem) from None
+
+
+def damage_problem(exc: BaseException) -> str | None:
+    """What an exception from reading or writing a lab file says about the file, in one line; None
+    when it says nothing about it (a locked database, which is waited for, or any other error).
+    SQLAlchemy's errors are read through to the SQLite error they wrap."""
+    cause = getattr(exc, "orig", None) if type(exc).__module__.startswith("sqlalchemy") else exc
+    if isinstance(cause, UnicodeDecodeError):
+        return "lab file is corrupt (text in it is not UTF-8)"
+    if not isinstance(cause, sqlite3.DatabaseError):
+        return None
+    reason = _one_line(str(cause))
+    if "locked" in reason.lower() or "busy" in reason.lower():
+        return None
+    if "readonly" in reason or "read-only" in reason:
+        return f"lab file cannot be written ({reason})"
+    return f"lab file is corrupt or truncated ({reason})"
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())[:200]
+    """SQLite's message may quote the file's own bytes: one line, no control or bidi characters."""
+    return "".join(ch if ch.isprintable() else "?" for ch in " ".join(text.split()))[:200]
 
 
 def check_contents(path: Path, schema_version: str, tables: Iterable[str]) -> None:
@@ -156,16 +173,17 @@ def check_contents(path: Path, schema_version: str, tables: Iterable[str]) -> No
         raise LabFileError(str(path), f"cannot read: {_why(exc)}") from None
     if len(head) < 100 or not head.startswith(SQLITE_MAGIC):
         raise LabFileError(str(path), "not a lab file (not an SQLite database)")
+    if head[18] not in (1, 2) or head[19] not in (1, 2):  # SQLite would open it read-only, or not at all
+        raise LabFileError(str(path), f"lab file is corrupt (its header gives file format versions {head[18]} "
+                                      f"and {head[19]}; SQLite writes 1 or 2)")
     try:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
         try:
             _check_database(con, str(path), schema_version, set(tables))
         finally:
             con.close()
-    except sqlite3.DatabaseError as exc:
-        raise LabFileError(str(path), f"lab file is corrupt or truncated ({_one_line(str(exc))})") from None
-    except UnicodeDecodeError:
-        raise LabFileError(str(path), "lab file is corrupt (text in it is not UTF-8)") from None
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+        raise LabFileError(str(path), damage_problem(exc) or f"lab file is corrupt or truncated ({exc})") from None
 
 
 def _check_database(con: sqlite3.Connection, path: str, schema_version: str, needed: set[str]) -> None:

@@ -558,6 +558,9 @@ class LabStore:
                 continue  # someone else wrote: catch up and run again at once
             except Exception as exc:
                 if not _is_busy(exc):
+                    problem = lab_file.damage_problem(exc)
+                    if problem is not None:  # the file went bad under this command: one line
+                        raise LabFileError(str(self.path), problem) from None
                     raise
                 waited = time.monotonic() - start
                 if waited >= max_wait_s:
