@@ -8,7 +8,9 @@ what makes a path unusable do not.
   target directory (O_CREAT|O_EXCL with a random name: never an existing file, never through a
   symlink an attacker planted), synced, then linked to its final name with `os.link`, which is
   atomic and fails rather than replace a lab another shell created at the same moment (that lab
-  is then used). Readers never see a half-written lab.
+  is then used). Readers never see a half-written lab. The temporary file is locked (flock) while
+  its creator lives, so opening a lab removes what killed creators left (``remove_stale_creations``)
+  and never a creation under way.
 - Checking: a directory, a missing or unwritable directory, an unreadable or read-only file, a
   file that is not SQLite, a foreign or damaged database, another schema version (one this program
   cannot rewrite: ``legacy_version`` names those it can), a lab without routers or with an access
@@ -18,6 +20,7 @@ what makes a path unusable do not.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import sqlite3
 import stat
@@ -55,14 +58,13 @@ def check_directory(path: Path) -> None:
 
 def create(path: Path, fill: Callable[[sqlite3.Connection], None]) -> bool:
     """Create the lab file `path` with `fill(connection)`; False when another process created it
-    first (its lab is kept). Raises LabFileError when the directory cannot take it."""
+    first (its lab is kept). Raises LabFileError when the directory cannot take it.
+
+    The temporary file is flock()ed for as long as this runs, so `remove_stale_creations` can tell
+    the leftovers of a killed creator (no lock: the kernel dropped it with the process) from a
+    creation still under way."""
     check_directory(path)
-    try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".creating", dir=path.parent)
-    except OSError as exc:
-        raise LabFileError(str(path), f"cannot create a file in {path.parent}: {_why(exc)}") from None
-    os.close(fd)
-    tmp = Path(tmp_name)
+    fd, tmp = _locked_temporary(path)
     try:
         con = sqlite3.connect(tmp)
         try:
@@ -70,8 +72,7 @@ def create(path: Path, fill: Callable[[sqlite3.Connection], None]) -> bool:
             con.commit()
         finally:
             con.close()
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
+        os.fsync(fd)
         try:
             os.link(tmp, path)
         except FileExistsError:
@@ -84,9 +85,86 @@ def create(path: Path, fill: Callable[[sqlite3.Connection], None]) -> bool:
     except OSError as exc:
         raise LabFileError(str(path), f"cannot write the new lab: {_why(exc)}") from None
     finally:
-        for name in [tmp, *(Path(f"{tmp}{s}") for s in SIDECARS)]:
+        for name in [*(Path(f"{tmp}{s}") for s in SIDECARS), tmp]:  # the locked file last
             with contextlib.suppress(FileNotFoundError):
                 name.unlink()
+        os.close(fd)
+
+
+CREATING_SUFFIX = ".creating"
+
+
+def _locked_temporary(path: Path) -> tuple[int, Path]:
+    """A new temporary file beside `path` (O_EXCL, random name), locked; its descriptor and name.
+    Made again if a cleaner removed it between its creation and the lock."""
+    while True:
+        try:
+            fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=CREATING_SUFFIX, dir=path.parent)
+        except OSError as exc:
+            raise LabFileError(str(path), f"cannot create a file in {path.parent}: {_why(exc)}") from None
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        if os.fstat(fd).st_nlink > 0:
+            return fd, Path(name)
+        os.close(fd)
+
+
+def remove_stale_creations(path: Path) -> list[Path]:
+    """Remove what creators of `path` killed mid-way left beside it (`.NAME.*.creating` and its
+    SQLite sidecars); the names removed. A temporary file still locked by its creator is kept, and
+    so is anything that is not a regular file of this user (a symlink is never followed)."""
+    removed: list[Path] = []
+    try:
+        names = [p for p in path.parent.iterdir() if p.name.startswith(f".{path.name}.")]
+    except OSError:
+        return removed
+    mains = {p for p in names if p.name.endswith(CREATING_SUFFIX)}
+    for main in sorted(mains):
+        if _unlink_if_unlocked(main):
+            removed.append(main)
+    for sidecar in sorted(p for p in names if p.name.endswith(tuple(CREATING_SUFFIX + s for s in SIDECARS))):
+        main = Path(str(sidecar).rsplit("-", 1)[0])
+        if not os.path.lexists(main) and _own_regular_file(sidecar):  # a live creator's main file exists
+            with contextlib.suppress(OSError):
+                sidecar.unlink()
+                removed.append(sidecar)
+    return removed
+
+
+def _own_regular_file(name: Path) -> bool:
+    try:
+        st = os.lstat(name)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid()
+
+
+def _unlink_if_unlocked(name: Path) -> bool:
+    """Unlink `name` if it is a regular file of this user that no process holds locked."""
+    if not _own_regular_file(name):
+        return False
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False  # its creator is alive
+        opened = os.fstat(fd)
+        try:
+            now = os.lstat(name)
+        except OSError:
+            return False
+        if (now.st_dev, now.st_ino) != (opened.st_dev, opened.st_ino):
+            return False  # the name was given to another file meanwhile
+        try:
+            name.unlink()
+        except OSError:
+            return False
+        return True
+    finally:
+        os.close(fd)
 
 
 def check_path(path: Path) -> None:

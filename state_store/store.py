@@ -494,6 +494,7 @@ class LabStore:
     def open(cls, path: str | Path, scenario: str | Path | None = None) -> LabStore:
         """Open a lab file, creating it from ``scenario`` (default lab) when missing."""
         p = Path(path)
+        lab_file.remove_stale_creations(p)
         if not p.exists() and not p.is_symlink():
             image = _template(_scenario_path(scenario))
             body = state_text(image.load())
