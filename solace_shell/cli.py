@@ -194,7 +194,10 @@ def main(ctx: click.Context, db: str | None, user: str | None, router: str | Non
                 check_fresh(lab, scenario)
             except RecordRefused as refused:
                 _fail(f"cannot record on lab {path}: {refused}")
-            recorder = Recorder.open(Path(record), scenario=scenario)
+            try:
+                recorder = Recorder.open(Path(record), scenario=scenario)
+            except RecordRefused as refused:
+                _fail(str(refused))
         click.echo(interactive_banner(_settings(lab)) if lab.routers() else swiftmq_lab_banner(), nl=False)
         try:
             code = run_repl(lab, start, history_path=history_path_for(path), recorder=recorder,
