@@ -195,7 +195,7 @@ def main(ctx: click.Context, db: str | None, user: str | None, router: str | Non
             except RecordRefused as refused:
                 _fail(f"cannot record on lab {path}: {refused}")
             try:
-                recorder = Recorder.open(Path(record), scenario=scenario)
+                recorder = Recorder.open(Path(record), scenario=scenario, lab_path=path)
             except RecordRefused as refused:
                 _fail(str(refused))
         click.echo(interactive_banner(_settings(lab)) if lab.routers() else swiftmq_lab_banner(), nl=False)

@@ -119,3 +119,18 @@ def test_a_bundled_scenario_is_named_in_the_header(tmp_path: Path) -> None:
     with Recorder.open(tmp_path / "r.cli.txt", scenario=bundled):
         pass
     assert (tmp_path / "r.cli.txt").read_text() == "#: scenario: swiftmq-ha\n"
+
+
+@pytest.mark.parametrize("name", ["lab.sqlite", "lab.sqlite-wal", "lab.sqlite.history", "lab.sqlite.ssh_host_key"])
+def test_a_recording_never_replaces_the_lab_or_its_files(tmp_path: Path, name: str) -> None:
+    lab = tmp_path / "lab.sqlite"
+    child = _spawn("--db", str(lab), "--record", str(tmp_path / "." / name))
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 2
+    assert "would replace the lab file" in child.before
+    opened = Lab.open(lab)  # the lab is still whole
+    try:
+        assert opened.execute("NY_Appliance1", "show hostname").ok
+    finally:
+        opened.close()

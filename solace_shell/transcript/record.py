@@ -121,6 +121,12 @@ def masked_output_line(line: str) -> str:
     return pattern + REGEX_SUFFIX
 
 
+def _beside(path: Path, lab_path: Path) -> bool:
+    """Whether `path` names the lab file or a file named after it in its directory."""
+    same_dir = os.path.realpath(path.parent or ".") == os.path.realpath(lab_path.parent or ".")
+    return same_dir and path.name.startswith(lab_path.name)
+
+
 def _scenario_reference(scenario: Path, transcript: Path) -> str:
     """How the header names `scenario`: a bundled one by its name, another by its path relative
     to the transcript's directory."""
@@ -171,13 +177,19 @@ class Recorder:
 
     @classmethod
     def open(cls, path: Path | str, *, scenario: Path | str | None = None,
-             settings: Mapping[str, str] | None = None, strict_blank_lines: bool = True) -> Recorder:
+             settings: Mapping[str, str] | None = None, strict_blank_lines: bool = True,
+             lab_path: Path | None = None) -> Recorder:
         """Create `path` as a new private file (solace_shell.private_files: mode 0600, an existing
         file replaced, never written through; RecordRefused for a symlink or a name that cannot
-        be used). A bundled scenario is written by its name, another relative to the transcript."""
+        be used). A bundled scenario is written by its name, another relative to the transcript.
+        With `lab_path`, the lab file and the files named after it beside it (its -wal, history,
+        host key) are refused: replacing one would lose the lab or its keys."""
         from solace_shell.private_files import UnusableTarget, create_private_text
 
         path = Path(path)
+        if lab_path is not None and _beside(path, lab_path):
+            raise RecordRefused(f"the recording {path} would replace the lab file {lab_path} or a file "
+                                "the shell keeps beside it; give another file name")
         written = None
         if scenario is not None:
             written = _scenario_reference(Path(scenario), path)
