@@ -128,3 +128,10 @@ def test_the_replay_command_says_it_in_one_line(tmp_path: Path) -> None:
     assert "root:" not in out.stdout + out.stderr
     assert out.stdout.splitlines()[0] == (f"ERROR {path}:1: /etc/passwd: an absolute path; give a path relative "
                                           "to the transcript's directory or a bundled scenario (default, swiftmq-ha)")
+
+
+def test_a_shared_scenarios_directory_that_is_a_symlink_opens_nothing(tmp_path: Path, private: Path) -> None:
+    (tmp_path / "corpus" / "drills").mkdir(parents=True)
+    (tmp_path / "corpus" / "scenarios").symlink_to(private.parent, target_is_directory=True)
+    path = _transcript(tmp_path / "corpus" / "drills", "../scenarios/notes.yaml")
+    assert _refusal(path).endswith("../scenarios/notes.yaml: leads outside the transcript's directory tree")
