@@ -7,7 +7,12 @@ Why a table: the banner changed across releases, and each captured form is a fac
 - Only the Standard edition adds the support paragraph (T15 9.1, T17, T20 8.10, T21 9.4);
   Enterprise builds print none (C05/C06 10.25, C17 8.13 and 9.0).
 - The copyright year is the build's year.
-- An appliance prints "System Software. SolOS-TR Version ..." and the copyright only (C17 8.3).
+- An appliance prints "System Software. SolOS-TR Version ..." and the copyright only (C17 8.3);
+  from 9.0 on it names its model ("Solace PubSub+ 3560 Version 10.25.0.200") with a hardware licence
+  paragraph (a real 3560 banner kept as a test fixture in github hafio/solace-cnt-scripts; the
+  9.x releases are inferred from it).
+- 10.26 renamed the software product line "Solace Event Broker Software Enterprise" (a real
+  10.26.0.8827 banner, same source); the Standard edition is inferred to follow.
 Versions between the captured ones take the nearest captured form; their copyright year is
 inferred from the release calendar (non-authoritative, see docs/commands.md).
 """
@@ -19,6 +24,8 @@ from collections.abc import Mapping
 
 PRODUCT_LINES: tuple[str, ...] = ("enterprise", "standard", "appliance")
 DEFAULT_PRODUCT_LINE = "enterprise"
+APPLIANCE_MODEL = "3560"
+RENAMED = (10, 26)  # the first release of the "Solace Event Broker Software" product line
 
 OPERATING_MODE = "Operating Mode: Message Routing Node"
 
@@ -65,9 +72,17 @@ def banner(product_line: str, version: str) -> str:
     """The banner lines, each ending in a newline, up to and including the Operating Mode line."""
     copyright_line = f"Copyright 2004-{copyright_year(version)} Solace Corporation. All rights reserved."
     if product_line == "appliance":
-        return f"System Software. SolOS-TR Version {version}\n\n{copyright_line}\n"
+        if _release(version) < (9, 0):
+            return f"System Software. SolOS-TR Version {version}\n\n{copyright_line}\n"
+        product = f"Solace PubSub+ {APPLIANCE_MODEL}"
+        return (f"{product} Version {version}\n\n"
+                f"The System Software included in the {product} is proprietary\n"
+                f"software of Solace Corporation. By using the {product}\n"
+                "you are agreeing to the license terms and conditions located at\n"
+                "http://www.solace.com/license-hardware\n\n"
+                f"{copyright_line}\n")
     edition = "Standard" if product_line == "standard" else "Enterprise"
-    product = f"Solace PubSub+ {edition}"
+    product = _software_product(edition, version)
     if _release(version) < (10, 0):
         licence = (f"The {product} is proprietary software of\n"
                    f"Solace Corporation. By accessing the {product}\n"
@@ -84,6 +99,12 @@ def banner(product_line: str, version: str) -> str:
     return f"{product} Version {version}\n\n{licence}\n{copyright_line}\n\n{support}{OPERATING_MODE}\n"
 
 
+def _software_product(edition: str, version: str) -> str:
+    if _release(version) >= RENAMED:
+        return f"Solace Event Broker Software {edition}"
+    return f"Solace PubSub+ {edition}"
+
+
 def lab_product_line(settings: Mapping[str, str]) -> str:
     """The lab's product line (`product_line` setting): enterprise, standard or appliance."""
     product_line = settings.get("product_line", DEFAULT_PRODUCT_LINE).lower()
@@ -91,12 +112,14 @@ def lab_product_line(settings: Mapping[str, str]) -> str:
 
 
 def product_name(settings: Mapping[str, str]) -> str:
-    """`Solace PubSub+ Standard` / `Enterprise`: the first word of `show version` and the line an
-    SSH login shows before `Password:` (T20, T21). An appliance names its software instead."""
+    """`Solace PubSub+ Standard` / `Enterprise` (from 10.26 `Solace Event Broker Software ...`): the
+    first words of `show version` and the line an SSH login shows before `Password:` (T20, T21).
+    An appliance names its software (8.x) or its model instead."""
     product_line = lab_product_line(settings)
+    version = settings.get("software_version", "")
     if product_line == "appliance":
-        return "System Software. SolOS-TR"
-    return "Solace PubSub+ Standard" if product_line == "standard" else "Solace PubSub+ Enterprise"
+        return "System Software. SolOS-TR" if _release(version) < (9, 0) else f"Solace PubSub+ {APPLIANCE_MODEL}"
+    return _software_product("Standard" if product_line == "standard" else "Enterprise", version)
 
 
 def lab_banner(settings: Mapping[str, str]) -> str:

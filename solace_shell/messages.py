@@ -26,6 +26,7 @@ SHELL_ERRORS: dict[str, str] = {
     "console_denied": "ERROR: The lab console is for lab administrators; "
                       "user '{user}' has no lab-administration right.",
     "internal": "ERROR: Internal error while running the command; nothing was changed ({detail}).",
+    "script_nested": "ERROR: A script run by source script cannot run another script.",
     "lab_damaged": "ERROR: The lab file {path} cannot be used: {problem}; nothing was changed.",
     "lab_busy": "ERROR: The lab is busy: another shell kept it locked for {seconds} s; nothing was changed, "
                 "try the command again.",
@@ -74,6 +75,9 @@ ENGINE_ERRORS: dict[str, str] = {
     "transaction_commit_rejected": "ERROR: Transaction '{xid}' cannot be committed ({reason}).",
     # named configuration objects ({kind} is the CLI keyword: client-username, acl-profile, ...)
     "object_not_found": "ERROR: {kind} '{name}' not found in Message VPN '{vpn}'.",
+    "script_not_found": "ERROR: Script '{name}' not found.",
+    "service_not_shutdown": "ERROR: Cannot change the listen port of the {service} service of Message VPN '{vpn}': "
+                            "not in a valid state (shut it down first).",
     "object_exists": "ERROR: {kind} '{name}' already exists in Message VPN '{vpn}'.",
     "object_builtin": "ERROR: {kind} '{name}' is a default object and cannot be deleted.",
     "object_managed": "ERROR: {kind} '{name}' is managed by the broker (created by a telemetry profile) "

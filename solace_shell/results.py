@@ -85,7 +85,18 @@ class Refused:
     params: dict[str, object] = field(default_factory=dict)
 
 
-NAVIGATION = (ExitLevel, EndToPrivileged, HomeToExec, SetPaging, SwitchTarget)
+@statically_frozen
+@dataclass(frozen=True)
+class RunScript:
+    """`source script`: the session runs these lines after the command commits, echoing each
+    after its prompt as a `-s` run does (C17)."""
+
+    lines: tuple[str, ...]
+    stop_on_error: bool
+    no_prompt: bool
+
+
+NAVIGATION = (ExitLevel, EndToPrivileged, HomeToExec, SetPaging, SwitchTarget, RunScript)
 
 # Results the session itself turns into text or actions (no renderer needed): navigation, fixed lines,
 # refusals, and `lab> reset`. Every other handler result type needs a renderer.

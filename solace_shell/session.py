@@ -15,7 +15,7 @@ from grammar import Access, ParseError, Step
 from grammar.masking import mask_secrets
 from grammar.parser import lex_error
 from grammar.prompts import prompt_text
-from grammar.tokens import ControlCharacter, check_characters
+from grammar.tokens import ControlCharacter, check_characters, is_forbidden
 from state_store.errors import EngineError, LabBusy, LabFileError
 from state_store.frozen import statically_frozen
 
@@ -33,6 +33,7 @@ from .results import (
     Outcome,
     Refused,
     ResetLab,
+    RunScript,
     SetPaging,
     SwitchTarget,
 )
@@ -75,6 +76,7 @@ class Session:
         # `! pragma:interpreter:ignore-already-exists`: a `create` of an existing object enters
         # its level silently, so a script can run twice (T16).
         self.ignore_already_exists = False
+        self.sourcing = False  # running the lines of a `source script` (which cannot source another)
         self._prompts: dict[str, str] = {}  # mode -> prompt text (the grammar and host never change)
         # (access, vpn) -> allowed, for self._allowed_for (the user they were decided for)
         self._allowed: dict[tuple[str, str, str | None], bool] = {}
@@ -244,10 +246,37 @@ class Session:
                 switch_to = result.target
             elif isinstance(result, ResetLab):
                 self.lab.reset(result.scenario)
+            elif isinstance(result, RunScript):
+                text, ok = self._source(result)
         return Outcome(text, ok, node, None if ok else "engine", self.ended, switch_to)
 
+    def _source(self, script: RunScript) -> tuple[str, bool]:
+        """Run a script's lines in this session, each echoed after its prompt and preceded by a
+        blank line as C17 prints them (without `no-prompt` the first echo follows the command
+        directly); (the text, whether every line succeeded)."""
+        if self.sourcing:
+            return shell_error_text("script_nested"), False
+        parts: list[str] = []
+        ok = True
+        self.sourcing = True
+        try:
+            for raw in script.lines:
+                line = raw.strip(" \t")
+                if not line:
+                    continue
+                echo = f"{self.prompt} {''.join('?' if is_forbidden(ch) else ch for ch in line)}"
+                outcome = self.execute(line)
+                parts.append(f"\n{echo}\n" + (outcome.text + "\n" if outcome.text else ""))
+                ok = ok and outcome.ok
+                if outcome.ended or (script.stop_on_error and not outcome.ok):
+                    break
+        finally:
+            self.sourcing = False
+        text = "".join(parts).removesuffix("\n")
+        return (text if script.no_prompt else text.removeprefix("\n")), ok
 
-_SESSION_ACTIONS = frozenset({ExitLevel, EndToPrivileged, HomeToExec, SetPaging, SwitchTarget, ResetLab})
+
+_SESSION_ACTIONS = frozenset({ExitLevel, EndToPrivileged, HomeToExec, SetPaging, SwitchTarget, ResetLab, RunScript})
 _SILENT = frozenset(NAVIGATION)  # navigation results print nothing
 
 

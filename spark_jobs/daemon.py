@@ -73,9 +73,19 @@ def _installed_py4j_version() -> str | None:
         return None
 
 
+_BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
 def warm_up() -> None:
     """What every worker needs before its first transcript and can inherit through fork(), then
-    frozen for the collector (`freeze_inherited`)."""
+    frozen for the collector (`freeze_inherited`).
+
+    Some pyspark releases import NumPy in the worker module when it is installed, and NumPy's BLAS
+    starts its thread pool on import: a thread alive at fork() is lost in every worker, holding
+    whatever lock it held. The replay does no linear algebra, so the pool is asked for no threads
+    (a variable the user set wins)."""
+    for variable in _BLAS_THREADS:
+        os.environ.setdefault(variable, "1")
     import pyspark.worker  # noqa: F401, PLC0415  (the daemon would import it in each worker)
 
     from solace_shell.lab import Lab  # noqa: PLC0415

@@ -49,8 +49,10 @@ from .views import (
     XaResolution,
 )
 
-_XA_KIND_ORDER = ("wrong-site", "inconsistent", "after-failback", "left-prepared", "left-complete")
+_XA_KIND_ORDER = ("ended-on-standby", "wrong-site", "inconsistent", "after-failback", "left-prepared",
+                  "left-complete")
 _XA_LOG_PREFIX = "xa-log:"  # st.meta keys `xa-log:<group id>:<xid>` (transactions.py)
+_XA_STANDBY_END_PREFIX = "xa-standby-end:"  # `xa-standby-end:<group id>:<xid>` (transactions.py)
 
 
 def _first_in_order(segments: list[tuple[Message, int, int]], limit: int) -> list[tuple[int, Message]]:
@@ -313,6 +315,14 @@ class AuditService(Service):
         out: list[XaIssue] = []
         last_by_branch: dict[tuple[str, str], dict[str, XaResolution]] = {}
         for key, value in st.meta.items():
+            if key.startswith(_XA_STANDBY_END_PREFIX):
+                xid = key.split(":", 2)[2]
+                for end in json.loads(value):
+                    if vpn is None or end["vpn"] == vpn:
+                        router = str(end["router"])
+                        out.append(XaIssue(str(end["vpn"]), xid, "ended-on-standby", router,
+                                           XaResolution(router, "rolled back", False), state=str(end["state"])))
+                continue
             if not key.startswith(_XA_LOG_PREFIX):
                 continue
             xid = key.split(":", 2)[2]

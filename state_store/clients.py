@@ -85,12 +85,16 @@ class ClientsService(Service):
                 return False
         return True
 
-    def _disconnect(self, c: Client, reason: str) -> None:
+    def _disconnect(self, c: Client, reason: str, end_unprepared: bool = False) -> None:
+        """``end_unprepared``: the VPN went standby, which ends the client's XA branches that are
+        not PREPARED (seed 000: only prepared transactions are left to the operator)."""
         if c.router_id is None:
             return
         rid = c.router_id
         for t in [t for t in self.st.txns.values() if t.client_name == c.name and t.router_id == rid]:
-            if t.kind == "local" or (t.state == "active" and t.associated):
+            if end_unprepared and t.kind == "xa" and not t.mirror and t.state in ("active", "suspended", "idle"):
+                self.sv.transactions.end_on_standby(t)
+            elif t.kind == "local" or (t.state == "active" and t.associated):
                 self.sv.transactions.rollback_txn(t, emit=False)
             else:
                 t.associated = False
@@ -98,9 +102,9 @@ class ClientsService(Service):
         c.connected_since_ms = None
         c.last_disconnect_reason = reason
 
-    def disconnect_vpn_clients(self, v: Vpn, reason: str) -> None:
+    def disconnect_vpn_clients(self, v: Vpn, reason: str, end_unprepared: bool = False) -> None:
         for c in [c for c in self.st.clients.values() if c.router_id == v.router_id and c.vpn_name == v.name]:
-            self._disconnect(c, reason)
+            self._disconnect(c, reason, end_unprepared)
 
     def disconnect_router_clients(self, r: Router, reason: str) -> None:
         for c in [c for c in self.st.clients.values() if c.router_id == r.id]:

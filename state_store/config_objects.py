@@ -46,6 +46,7 @@ from .views import (
     RouterIdentity,
     TelemetryFilterInfo,
     TelemetryProfileInfo,
+    VpnRestService,
 )
 
 
@@ -63,10 +64,17 @@ NamedView = TypeVar("NamedView", bound=_Named)
 ObjectKind = Literal[
     "client-username", "client-profile", "acl-profile", "telemetry-profile", "telemetry-filter",
     "telemetry-subscription", "rest-delivery-point", "rest-consumer", "queue-binding",
-    "message-vpn", "config-sync", "replication-config-sync-bridge", "replication-mate",
+    "message-vpn", "config-sync", "replication-config-sync-bridge", "replication-mate", "cli-script",
 ]
 AttrValue = object | None  # a str, int or bool as the CLI gave it; None = restore the default
 TELEMETRY_PREFIX = "#telemetry-"
+FACTORY_PORT = -1
+DEFAULT_VPN_REST_PORT = 9000  # the software broker's `default` VPN (C06, the codelab)
+# A REST consumer's record also keeps when it was last shut down (state for its detail show,
+# not a configuration attribute).
+SHUTDOWN_AT = "shutdown-at-ms"
+REST_AUTH_SCHEMES = ("none", "http-basic", "client-certificate", "http-header", "oauth-client", "oauth-jwt",
+                     "transparent", "aws")
 _BAD_NAME_CHARS = set("'<>*?&;\"")
 
 
@@ -96,6 +104,8 @@ KINDS: dict[str, KindSpec] = {
         "password": AttrSpec("secret", ""),
         "client-profile": AttrSpec("str", "default"),
         "acl-profile": AttrSpec("str", "default"),
+        "guaranteed-endpoint-permission-override": AttrSpec("bool", False),
+        "subscription-manager": AttrSpec("bool", False),
     }, builtin=("default",), builtin_defaults={"enabled": True}, max_name=189),
     "client-profile": KindSpec("vpn", {
         "reject-msg-to-sender-on-no-subscription-match": AttrSpec("bool", False),
@@ -104,6 +114,7 @@ KINDS: dict[str, KindSpec] = {
         "client-connect-default-action": AttrSpec("enum", "disallow", _ACTION),
         "publish-topic-default-action": AttrSpec("enum", "disallow", _ACTION),
         "subscribe-topic-default-action": AttrSpec("enum", "disallow", _ACTION),
+        "subscribe-share-name-default-action": AttrSpec("enum", "allow", _ACTION),  # SEMPv2 default
     }, builtin=("default",), builtin_defaults={
         "client-connect-default-action": "allow", "publish-topic-default-action": "allow",
         "subscribe-topic-default-action": "allow"}),
@@ -117,13 +128,22 @@ KINDS: dict[str, KindSpec] = {
     "rest-delivery-point": KindSpec("vpn", {
         "enabled": AttrSpec("bool", False),
         "client-profile": AttrSpec("str", "default"),
+        "service": AttrSpec("str", ""),
+        "vendor": AttrSpec("str", ""),
     }),
+    # Defaults and ranges of the SEMPv2 restConsumer attributes.
     "rest-consumer": KindSpec("vpn", {
         "enabled": AttrSpec("bool", False),
         "remote-host": AttrSpec("str", ""),
         "remote-port": AttrSpec("int", 8080, limits=(1, 65535)),
         "ssl": AttrSpec("bool", False),
         "outgoing-connection-count": AttrSpec("int", 3, limits=(1, 50)),
+        "retry-delay": AttrSpec("int", 3, limits=(1, 300)),
+        "max-post-wait-time": AttrSpec("int", 30, limits=(1, 300)),
+        "http-method": AttrSpec("enum", "post", ("post", "put")),
+        "auth-scheme": AttrSpec("enum", "none", REST_AUTH_SCHEMES),
+        "http-basic-username": AttrSpec("str", ""),
+        "http-basic-password": AttrSpec("secret", ""),
     }, parent="rest-delivery-point"),
     "queue-binding": KindSpec("vpn", {
         "post-request-target": AttrSpec("str", ""),
@@ -131,6 +151,11 @@ KINDS: dict[str, KindSpec] = {
     "message-vpn": KindSpec("vpn", {
         # SEMPv2 authenticationBasicType default: radius [INFER from SEMP2 docs]
         "authentication-basic-auth-type": AttrSpec("enum", "radius", ("internal", "ldap", "radius", "none")),
+        # `service rest`: the REST mode and the incoming plain-text listener (SEMPv2 serviceRest*;
+        # the port FACTORY_PORT means the broker's default, 9000 for the `default` VPN, none else)
+        "rest-mode": AttrSpec("enum", "messaging", ("messaging", "gateway")),
+        "rest-incoming-plain-text-enabled": AttrSpec("bool", True),
+        "rest-incoming-listen-port": AttrSpec("int", FACTORY_PORT, limits=(0, 65535)),
     }, singleton=True),
     "config-sync": KindSpec("router", {
         "enabled": AttrSpec("bool", True),
@@ -146,6 +171,8 @@ KINDS: dict[str, KindSpec] = {
     "replication-mate": KindSpec("router", {
         "transport": AttrSpec("enum", "plain-text", ("plain-text", "compressed", "ssl")),
     }, singleton=True),
+    # A CLI script in the router's script directory (`source script <name>`), from the scenario.
+    "cli-script": KindSpec("router", {"text": AttrSpec("str", "")}, max_name=255),
 }
 # Which attribute of a client username names an object of which kind.
 _REFERENCES = {"client-profile": "client-profile", "acl-profile": "acl-profile"}
@@ -318,7 +345,9 @@ class ConfigService(Service):
             parent = self._resolve(tr, tv, _chain(kind)[-2], path[:-1], materialize=True) if spec.parent else None
             if spec.parent and parent is None:
                 raise self._not_found(_chain(kind)[-2], path[:-1], tv)
-            self._add_row(tr, tv, kind, name, parent)
+            row = self._add_row(tr, tv, kind, name, parent)
+            if kind == "rest-consumer":
+                row.attrs = {SHUTDOWN_AT: self.lk.now_ms()}
             if kind == "telemetry-profile" and tv is not None:
                 self._create_telemetry_objects(tr, tv, name)
 
@@ -392,6 +421,8 @@ class ConfigService(Service):
                 attrs.pop(attr, None)
             else:
                 attrs[attr] = stored
+            if kind == "rest-consumer" and attr == "enabled" and not stored and target.attrs.get("enabled"):
+                attrs[SHUTDOWN_AT] = self.lk.now_ms()
             target.attrs = dict(sorted(attrs.items()))
 
     # ------------------------------------------------------------------ telemetry side effects
@@ -462,7 +493,9 @@ class ConfigService(Service):
             out.append(ClientUsernameInfo(
                 name=name, vpn=v.name, enabled=bool(a["enabled"]), client_profile=str(a["client-profile"]),
                 acl_profile=str(a["acl-profile"]), password_hash=str(a["password"]),
-                builtin=name in KINDS["client-username"].builtin))
+                builtin=name in KINDS["client-username"].builtin,
+                guaranteed_endpoint_permission_override=bool(a["guaranteed-endpoint-permission-override"]),
+                subscription_manager=bool(a["subscription-manager"])))
         return out
 
     def client_usernames(self, router: str, vpn_pattern: str = "*", pattern: str = "*") -> list[ClientUsernameInfo]:
@@ -493,7 +526,8 @@ class ConfigService(Service):
                 publish_topic_default_action=str(a["publish-topic-default-action"]),
                 subscribe_topic_default_action=str(a["subscribe-topic-default-action"]),
                 builtin=name in KINDS["acl-profile"].builtin,
-                managed_by="" if row is None or row.managed_by == "builtin" else row.managed_by))
+                managed_by="" if row is None or row.managed_by == "builtin" else row.managed_by,
+                subscribe_share_name_default_action=str(a["subscribe-share-name-default-action"])))
         return out
 
     def acl_profiles(self, router: str, vpn_pattern: str = "*", pattern: str = "*") -> list[AclProfileInfo]:
@@ -532,7 +566,11 @@ class ConfigService(Service):
                 consumers.append(RestConsumerInfo(
                     name=c.name, enabled=bool(ca["enabled"]), remote_host=str(ca["remote-host"]),
                     remote_port=int(str(ca["remote-port"])), ssl=bool(ca["ssl"]), outgoing_connections=count,
-                    up=c_up, connections_up=count if c_up else 0))
+                    up=c_up, connections_up=count if c_up else 0, retry_delay=int(str(ca["retry-delay"])),
+                    max_post_wait_time=int(str(ca["max-post-wait-time"])), http_method=str(ca["http-method"]),
+                    auth_scheme=str(ca["auth-scheme"]), http_basic_username=str(ca["http-basic-username"]),
+                    http_basic_password_hash=str(ca["http-basic-password"]),
+                    last_shutdown_ms=_int_or_none(c.attrs.get(SHUTDOWN_AT))))
             bindings = []
             for b in self._rows(r, v, "queue-binding", row):
                 q = self.lk.find_queue(v, b.name)
@@ -541,12 +579,44 @@ class ConfigService(Service):
                     up=up and q is not None and q.egress_up))
             out.append(RestDeliveryPointInfo(
                 name=row.name, vpn=v.name, enabled=bool(a["enabled"]), client_profile=str(a["client-profile"]),
-                up=up, consumers=tuple(consumers), queue_bindings=tuple(bindings)))
+                service=str(a["service"]), vendor=str(a["vendor"]), up=up, consumers=tuple(consumers),
+                queue_bindings=tuple(bindings)))
         return out
 
     def rest_delivery_points(self, router: str, vpn_pattern: str = "*",
                              pattern: str = "*") -> list[RestDeliveryPointInfo]:
         return self._listing(router, vpn_pattern, pattern, self.vpn_rest_delivery_points)
+
+    def vpn_rest_service(self, r: Router, v: Vpn) -> VpnRestService:
+        """The VPN's `service rest` settings; the factory port resolved (0: no listener)."""
+        a = self.attrs(self.row(r, v, "message-vpn", ""), "message-vpn")
+        port = int(str(a["rest-incoming-listen-port"]))
+        if port == FACTORY_PORT:
+            port = DEFAULT_VPN_REST_PORT if v.name == "default" else 0
+        return VpnRestService(mode=str(a["rest-mode"]), plain_text_enabled=bool(a["rest-incoming-plain-text-enabled"]),
+                              listen_port=port)
+
+    def set_vpn_enabled(self, router: str, vpn: str, enabled: bool) -> None:
+        """`[no] shutdown` of a Message VPN, on this router only (the admin state is not
+        config-synced here: a lab choice). A shut-down VPN serves no client (they are
+        disconnected, their transactions end as on any disconnect) and binds no replication
+        bridge."""
+        v = self.lk.vpn_rw(router, vpn)
+        if v.enabled == enabled:
+            return
+        v.enabled = enabled
+        if not enabled:
+            self.sv.clients.disconnect_vpn_clients(v, "message vpn shutdown")
+        self.sv.replication.refresh()
+
+    def set_rest_listen_port(self, router: str, vpn: str, port: int | None) -> None:
+        """`[no] listen-port`: refused while the plain-text listener is up (shut it down first,
+        as the broker requires); None restores the factory port."""
+        r = self.lk.router(router, must_be_up=True)
+        v = self.lk.vpn_rw(router, vpn)
+        if self.vpn_rest_service(r, v).plain_text_enabled:
+            raise EngineError("service_not_shutdown", service="REST incoming plain-text", vpn=vpn)
+        self.set_object_attr(router, vpn, "message-vpn", ("",), "rest-incoming-listen-port", port)
 
     def vpn_auth_type(self, r: Router, v: Vpn) -> str:
         """The VPN's `authentication basic auth-type` (internal|ldap|radius|none)."""
@@ -618,6 +688,14 @@ class ConfigService(Service):
         r = self.lk.router(router, must_be_up=True)
         r.repl_interface = interface or ""
 
+    def cli_script(self, router: str, name: str) -> list[str]:
+        """The lines of a CLI script stored on the router (``script_not_found`` otherwise)."""
+        r = self.lk.router(router, must_be_up=True)
+        row = self.row(r, None, "cli-script", name)
+        if row is None:
+            raise EngineError("script_not_found", name=name)
+        return str(self.attrs(row, "cli-script")["text"]).split("\n")
+
     def router_identity(self, router: str) -> RouterIdentity:
         r = self.lk.router(router, must_be_up=True)
         digest = hashlib.sha256(r.name.encode()).digest()[:8]
@@ -629,6 +707,10 @@ def _out_of_sync(row: ConfigObject) -> list[str]:
     """The VPN tables a config-sync record marks out of sync (creation order)."""
     value = row.attrs.get("out-of-sync", [])
     return [str(n) for n in value] if isinstance(value, list) else []
+
+
+def _int_or_none(value: object) -> int | None:
+    return value if isinstance(value, int) else None
 
 
 def _chain(kind: str) -> list[str]:

@@ -579,6 +579,17 @@ class Engine:
                            pattern: str = "*") -> list[TelemetryProfileInfo]:
         return self.sv.config.telemetry_profiles(router, vpn_pattern, pattern)
 
+    @journaled
+    def set_vpn_enabled(self, router: str, vpn: str, enabled: bool) -> None:
+        self.sv.config.set_vpn_enabled(router, vpn, enabled)
+
+    @journaled
+    def set_rest_listen_port(self, router: str, vpn: str, port: int | None) -> None:
+        self.sv.config.set_rest_listen_port(router, vpn, port)
+
+    def cli_script(self, router: str, name: str) -> list[str]:
+        return self.sv.config.cli_script(router, name)
+
     def rest_delivery_points(self, router: str, vpn_pattern: str = "*",
                              pattern: str = "*") -> list[RestDeliveryPointInfo]:
         return self.sv.config.rest_delivery_points(router, vpn_pattern, pattern)
@@ -649,7 +660,8 @@ class Engine:
             acl_profiles=tuple(p for p in cfg.vpn_acl_profiles(r, v) if not p.managed_by),
             client_usernames=tuple(cfg.vpn_usernames(r, v)),
             telemetry_profiles=tuple(cfg.vpn_telemetry_profiles(r, v)),
-            rest_delivery_points=tuple(cfg.vpn_rest_delivery_points(r, v)), max_spool_mb=v.max_spool_mb)
+            rest_delivery_points=tuple(cfg.vpn_rest_delivery_points(r, v)), max_spool_mb=v.max_spool_mb,
+            rest_service=cfg.vpn_rest_service(r, v))
 
     def audit(self, vpn: str | None = None, limit: int = 1000) -> Audit:
         return self.sv.audit.audit(vpn, limit)

@@ -37,6 +37,8 @@ Every code the engine raises, with its parameters:
     object_in_use(kind, name, user)        delete a profile a client username uses
     invalid_object_name(kind, name, reason)   reason: length | reserved | character
     config_sync_unreachable(vpn, router)   assert-leader while a mate is unreachable
+    script_not_found(name)                 `source script` of a script the router does not have
+    service_not_shutdown(service, vpn)     change a listen port while its listener is enabled
   Bad input
     invalid_value(name, value, allowed)    value_out_of_range(name, value, min, max)
     invalid_topic(topic)                   invalid_xid(xid)
@@ -162,6 +164,8 @@ ERROR_CODES: dict[str, tuple[str, ...]] = {
     "object_managed": ("kind", "name"),
     "object_in_use": ("kind", "name", "user"),
     "invalid_object_name": ("kind", "name", "reason"),
+    "script_not_found": ("name",),
+    "service_not_shutdown": ("service", "vpn"),
     "queue_managed": ("queue",),
     "config_sync_unreachable": ("vpn", "router"),
     # recorded refusals (not exceptions): a publish rejected as a whole

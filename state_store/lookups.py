@@ -160,16 +160,17 @@ class Lookups:
     def binding(self, holder: Vpn) -> Vpn | None:
         """The standby VPN whose bridge is bound to ``holder``'s replication queue, or None.
 
-        Bound when both routers are up, their sites are linked, replication is enabled on both,
-        the mate is standby, and the holder is active -- or the holder is a standby that still
-        has undrained entries and its mate is standby (the window of a controlled failover
-        between `replication state standby` on the old site and `active` on the new one)."""
-        if holder.internal or not holder.repl_enabled:
+        Bound when both routers are up, their sites are linked, both VPNs are enabled (not shut
+        down) with replication enabled, the mate is standby, and the holder is active -- or the
+        holder is a standby that still has undrained entries and its mate is standby (the window
+        of a controlled failover between `replication state standby` on the old site and
+        `active` on the new one)."""
+        if holder.internal or not holder.repl_enabled or not holder.enabled:
             return None
         if holder.role != "active" and not self.st.repl_by_vpn.get(holder.id):
             return None  # what the last line answers a standby with nothing to drain, asked first
         mate = self.mate(holder)
-        if mate is None or not mate.repl_enabled or mate.role != "standby":
+        if mate is None or not mate.enabled or not mate.repl_enabled or mate.role != "standby":
             return None
         routers = self.st.routers
         hr, mr = routers[holder.router_id], routers[mate.router_id]

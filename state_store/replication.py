@@ -118,7 +118,8 @@ class ReplicationService(Service):
         return VpnReplicationRow(
             name=v.name, internal=v.internal, admin_enabled=v.repl_enabled, role=v.role,
             local_bridge=local_bridge, remote_bridge_up=remote_bridge_up, queue_bound=remote_bridge_up,
-            sync_eligible=sync_eligible, reject_sync_ineligible=v.reject_sync_ineligible, trm=v.trm)
+            sync_eligible=sync_eligible, reject_sync_ineligible=v.reject_sync_ineligible, trm=v.trm,
+            vpn_enabled=v.enabled)
 
     def _has_sync_topic(self, v: Vpn) -> bool:
         return any(t.mode == "sync" for t in self.st.topics_by_vpn.get(v.id, {}).values())
@@ -325,7 +326,8 @@ class ReplicationService(Service):
     # ------------------------------------------------------------------ configuration
     def set_replication_role(self, router: str, vpn: str, role: str) -> None:
         """`replication state active|standby`. Going standby disconnects the VPN's clients on
-        this router (they follow their host lists on the next advance/publish/consume)."""
+        this router (they follow their host lists on the next advance/publish/consume) and ends
+        their XA branches that are not PREPARED (rolled back; seed 000, 004)."""
         if role not in ("active", "standby"):
             raise EngineError("invalid_value", name="state", value=role, allowed="active|standby")
         v = self.lk.vpn_rw(router, vpn)
@@ -334,7 +336,7 @@ class ReplicationService(Service):
         v.role = role
         v.role_since_ms = self.lk.now_ms()
         if role == "standby" and v.repl_enabled:
-            self.sv.clients.disconnect_vpn_clients(v, "replication state standby")
+            self.sv.clients.disconnect_vpn_clients(v, "replication state standby", end_unprepared=True)
             # giving up activity sends the acks still waiting for a batch (a controlled
             # failover loses none of them; lab choice, docs/lab.md "Failover semantics")
             if v.ack_prop_enabled:
@@ -364,7 +366,8 @@ class ReplicationService(Service):
                     self._purge_stream(v, "replication queue recreated")
             v.repl_enabled = True
             if v.role == "standby":
-                self.sv.clients.disconnect_vpn_clients(v, "replication enabled in standby state")
+                self.sv.clients.disconnect_vpn_clients(v, "replication enabled in standby state",
+                                                       end_unprepared=True)
         else:
             v.repl_enabled = False
         self.refresh()

@@ -14,6 +14,7 @@ Format (every key optional unless marked *):
                          replication: {interface, mate, connect_via, port_plain, port_compressed,
                                        port_ssl}}
   links: - {sites*: [A, B], up: bool}
+  cli_scripts: - {name*, lines*: [..]}   (in every router's script directory: `source script`)
   vpns: - name*: Trading_VPN
           routers: [..]               (default: every router; config is synced)
           replication_group_msg_id_seed: int
@@ -102,6 +103,11 @@ def build_lab(state: BrokerState, doc: MDict) -> None:
     for link in doc.get("links") or []:
         a, b = link["sites"]
         state.add(m.Link(site_a_id=site_rows[a].id, site_b_id=site_rows[b].id, up=link.get("up", True)))
+
+    for seq, script in enumerate(doc.get("cli_scripts") or [], start=1):
+        for router in router_rows.values():
+            state.add(m.ConfigObject(router_id=router.id, kind="cli-script", name=script["name"],
+                                     attrs={"text": "\n".join(script["lines"])}, created_seq=seq))
 
     # the internal #config-sync VPN on every router (shown by `show message-vpn *`)
     cs_group = state.add(m.HaGroup(name="#config-sync", system="internal"))

@@ -84,6 +84,7 @@ SCHEMA = spec_map(
         ), 16), REQ),
     ), 16), REQ),
     links=(ListOf(spec_map(sites=(ListOf(NAME, 2), REQ), up=(Bool(), OPT)), 64), OPT),
+    cli_scripts=(ListOf(spec_map(name=(Str(255), REQ), lines=(ListOf(Str(1024), 10_000), REQ)), 64), OPT),
     vpns=(ListOf(spec_map(
         name=(VPN_NAME, REQ),
         routers=(ListOf(NAME, 64), OPT),

@@ -37,6 +37,13 @@ Model:
   the standby catching up) the transaction is replicated asynchronously, or its commit is
   refused (transaction_commit_rejected, publish_rejected_sync_ineligible) when
   reject-msg-when-sync-ineligible is on. Mirrors and async-mode transactions are asynchronous.
+- A VPN going standby disconnects its clients and ends their XA branches that are not PREPARED
+  (ACTIVE, SUSPENDED, IDLE: rolled back locally, nothing sent to the mate, whose mirror of an
+  IDLE or SUSPENDED branch stays for the transaction manager): seed 000 "only prepared
+  transactions have to be addressed". Each such end is kept for the audit (meta
+  ``xa-standby-end:<group>:<xid>``).
+- Shown as replicated (the R flag) are the mirrored states only: an ACTIVE branch is not
+  mirrored (seed 004), whatever the VPN's state when it started.
 - Each site's own branch is its own (seed 000 step 4): the replicated end of a branch removes
   only the receiver's mirror (see ``_apply_tx_mirror``), so a PREPARED branch left on the
   formerly active site stays, holding a transaction resource ("Current Transactions"), until
@@ -313,6 +320,22 @@ class TransactionsService(Service):
                     "after_failback": (not t.mirror) and active and any(e["router"] != r.name for e in log)})
         self.st.meta[key] = json.dumps(log)
 
+    @staticmethod
+    def _standby_end_key(v: Vpn, xid: str | None) -> str:
+        return f"xa-standby-end:{v.group_id}:{xid}"
+
+    def end_on_standby(self, t: Txn) -> None:
+        """Roll back a branch that is not PREPARED because its VPN went standby, and keep the
+        end for the audit (the router and the state the branch was in)."""
+        v = self.st.vpns[t.vpn_id]
+        r = self.st.routers[t.router_id]
+        key = self._standby_end_key(v, t.xid)
+        raw = self.st.meta.get(key)
+        ends: list[dict[str, str]] = json.loads(raw) if raw is not None else []
+        ends.append({"router": r.name, "vpn": v.name, "state": t.state})
+        self.st.meta[key] = json.dumps(ends)
+        self.rollback_txn(t, emit=False)
+
     def _respool(self, v: Vpn, r: Router, ids: list[list[Any]]) -> None:
         """Spool on ``r`` the messages the mate's commit of the same branch published (no new
         ledger rows, nothing queued for the mate: it has them); they count as replicated, so
@@ -421,6 +444,7 @@ class TransactionsService(Service):
         # a new branch reusing the XID of an old, finished one starts with no shared commit or log
         self.st.meta.pop(self._xa_commit_key(v, xid), None)
         self.st.meta.pop(self._xa_log_key(v, xid), None)
+        self.st.meta.pop(self._standby_end_key(v, xid), None)
         self._started(Txn(router_id=r.id, vpn_id=v.id, kind="xa", xid=xid, client_name=c.name,
                           client_username=c.username, client_num=c.client_num, state="active",
                           replicated=v.repl_enabled and v.role == "active", associated=True,
@@ -515,8 +539,8 @@ class TransactionsService(Service):
                      state: str | None = None, replicated: bool | None = None,
                      detail: bool = True) -> list[TransactionInfo]:
         """`show transaction [xid <p>] [message-vpn <p>] [state <S>] [replicated]`; xid and vpn
-        take * and ? wildcards; state is case-insensitive. Local transactions have xid None
-        (an xid filter never matches them)."""
+        take * and ? wildcards; state is case-insensitive; `replicated` selects the mirrored ones.
+        Local transactions have xid None (an xid filter never matches them)."""
         r = self.lk.router(router, must_be_up=True)
         if state is not None and state.lower() not in STATES:
             raise EngineError("invalid_value", name="state", value=state, allowed="|".join(s.upper() for s in STATES))
@@ -530,7 +554,8 @@ class TransactionsService(Service):
                 continue
             if state is not None and t.state != state.lower():
                 continue
-            if replicated is not None and t.replicated != replicated:
+            mirrored = t.replicated and t.state != "active"  # as TransactionInfo.mirrored
+            if replicated is not None and mirrored != replicated:
                 continue
             ops = self._ops(t)
             n_pub = sum(o.count for o in ops if o.op == "publish")

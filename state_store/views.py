@@ -65,6 +65,7 @@ class VpnReplicationRow:
     sync_eligible: bool | None  # None unless an enabled active with a sync replicated topic
     reject_sync_ineligible: bool
     trm: str  # transaction replication mode: sync|async
+    vpn_enabled: bool = True  # the Message VPN itself is not shut down
 
 
 @statically_frozen
@@ -231,7 +232,7 @@ class TransactionInfo:
     vpn: str
     kind: str  # xa|local
     state: str  # active|suspended|idle|prepared|complete
-    replicated: bool
+    replicated: bool  # started while its VPN was replication active
     heuristic: str | None  # committed|rolled back
     last_state_change_ms: int  # time since the last state change
     messages_spooled: int
@@ -243,6 +244,12 @@ class TransactionInfo:
     mirror: bool
     published: tuple[TxnMessage, ...] = ()
     consumed: tuple[TxnMessage, ...] = ()
+
+    @property
+    def mirrored(self) -> bool:
+        """What `show transaction` calls Replicated: a replicated transaction in a state the
+        standby mirrors; ACTIVE is never mirrored (seed 004)."""
+        return self.replicated and self.state != "active"
 
 
 # ---------------------------------------------------------------- clients / bridges
@@ -335,6 +342,8 @@ class ClientUsernameInfo:
     acl_profile: str
     password_hash: str  # "" = no password; never the password itself
     builtin: bool       # the VPN's `default` object (exists without `create`)
+    guaranteed_endpoint_permission_override: bool = False
+    subscription_manager: bool = False
 
 
 @statically_frozen
@@ -357,6 +366,7 @@ class AclProfileInfo:
     subscribe_topic_default_action: str
     builtin: bool
     managed_by: str
+    subscribe_share_name_default_action: str = "allow"
 
 
 @statically_frozen
@@ -390,6 +400,15 @@ class RestConsumerInfo:
     outgoing_connections: int
     up: bool
     connections_up: int
+    retry_delay: int = 3
+    max_post_wait_time: int = 30
+    http_method: str = "post"
+    auth_scheme: str = "none"
+    http_basic_username: str = ""
+    http_basic_password_hash: str = ""   # salted hash; "" = no password
+    # lab clock (ms) of the consumer's last shutdown (its creation counts: it starts shut down);
+    # state, not configuration, so a replayed configuration compares equal without it
+    last_shutdown_ms: int | None = field(default=None, compare=False)
 
 
 @statically_frozen
@@ -410,6 +429,8 @@ class RestDeliveryPointInfo:
     up: bool
     consumers: tuple[RestConsumerInfo, ...]      # creation order
     queue_bindings: tuple[QueueBindingInfo, ...]  # creation order
+    service: str = ""
+    vendor: str = ""
 
 
 @statically_frozen
@@ -446,6 +467,16 @@ class RouterIdentity:
 
 @statically_frozen
 @dataclass(frozen=True)
+class VpnRestService:
+    """A Message VPN's `service rest` settings."""
+
+    mode: str = "messaging"          # messaging | gateway
+    plain_text_enabled: bool = True  # incoming plain-text listener admin state
+    listen_port: int = 0             # incoming plain-text port; 0 = none
+
+
+@statically_frozen
+@dataclass(frozen=True)
 class VpnConfig:
     name: str
     enabled: bool
@@ -458,6 +489,7 @@ class VpnConfig:
     telemetry_profiles: tuple[TelemetryProfileInfo, ...] = ()
     rest_delivery_points: tuple[RestDeliveryPointInfo, ...] = ()
     max_spool_mb: int = 60000  # message-spool max-spool-usage of the VPN
+    rest_service: VpnRestService = VpnRestService()
 
 
 @statically_frozen
@@ -611,7 +643,9 @@ class XaIssue:
     - ``left-prepared``: the formerly active site (now standby) still holds the branch
       PREPARED (step 4 not done); ``others`` are the mate's resolutions so far;
     - ``left-complete``: a heuristically completed branch not deleted (step 6 not done);
-      ``resolution`` is its heuristic outcome."""
+      ``resolution`` is its heuristic outcome;
+    - ``ended-on-standby``: the broker rolled back a branch that was not PREPARED (``state``)
+      when its VPN went standby on ``router`` (not a mistake: nothing is left to address)."""
 
     vpn: str
     xid: str
@@ -619,6 +653,7 @@ class XaIssue:
     router: str
     resolution: XaResolution | None = None
     others: tuple[XaResolution, ...] = ()
+    state: str = ""  # ended-on-standby: the state the branch was in (active|suspended|idle)
 
 
 @statically_frozen

@@ -71,7 +71,7 @@ def test_telemetry_profile_owns_its_queue_and_profiles() -> None:
 
 def test_objects_are_config_synced_to_the_mate() -> None:
     lab = Lab.fresh()
-    run(lab, "enable", "configure", "message-vpn Trading_VPN", "create rest-delivery-point rdp", "end")
+    run(lab, "enable", "configure", "message-vpn Trading_VPN", "rest", "create rest-delivery-point rdp", "end")
     assert "rdp" in lab.execute(NJ, "show message-vpn Trading_VPN rest rest-delivery-point *").text
 
 

@@ -6,7 +6,8 @@ configures, including deletes and refused commands) run through the real Lab on 
 default shape with nothing configured (transcripts/scenarios/bare.yaml), as a broker fresh from the box.
 The replay runs each script line through `Lab.execute`, skipping `!` comment lines as a CLI
 script does; the pragma-driven replay onto a lab that already has the objects waits for the
-script runner's `ignore-already-exists` support (xfail below).
+script runner's `ignore-already-exists` support (xfail below). The `remove` form of a VPN, run on
+the configured lab, tears it down to what the same script leaves of a lab with nothing configured.
 """
 
 from __future__ import annotations
@@ -47,8 +48,8 @@ def _step(draw: Draw) -> list[str]:
     vpn, name = _pick(draw, VPNS), _pick(draw, NAMES)
     profile = _pick(draw, ["default", "a", "b", "#telemetry-a"])
     action = _pick(draw, ["allow", "disallow"])
-    kind = _pick(draw, ["client-profile", "acl-profile", "client-username", "delete", "vpn", "telemetry",
-                        "no-telemetry", "rdp", "queue", "no-queue", "replication", "bridge", "system"])
+    kind = _pick(draw, ["client-profile", "acl-profile", "client-username", "delete", "vpn", "rest-service",
+                        "telemetry", "no-telemetry", "rdp", "queue", "no-queue", "replication", "bridge", "system"])
     if kind == "client-profile":
         head = f"create client-profile {name} message-vpn {vpn}" if draw(st.booleans()) \
             else f"client-profile default message-vpn {vpn}"
@@ -58,17 +59,24 @@ def _step(draw: Draw) -> list[str]:
         head = f"create acl-profile {name} message-vpn {vpn}" if draw(st.booleans()) \
             else f"acl-profile default message-vpn {vpn}"
         return [head] + _some(draw, [f"client-connect default-action {action}",
-                                     f"publish-topic default-action {action}", "subscribe-topic default-action allow"])
+                                     f"publish-topic default-action {action}", "subscribe-topic default-action allow",
+                                     f"subscribe-share-name default-action {action}"])
     if kind == "client-username":
         head = f"create client-username {name} message-vpn {vpn}" if draw(st.booleans()) \
             else f"client-username default message-vpn {vpn}"
         return [head] + _some(draw, [f"password pw-{name}", f"client-profile {profile}", f"acl-profile {profile}",
-                                     "no shutdown", "shutdown", "no password"])
+                                     "no shutdown", "shutdown", "no password", "subscription-manager",
+                                     "guaranteed-endpoint-permission-override"])
     if kind == "delete":
         what = _pick(draw, ["client-username", "client-profile", "acl-profile"])
         return [f"no {what} {_pick(draw, ['a', 'b', 'default'])} message-vpn {vpn}"]
     if kind == "vpn":
-        return [f"message-vpn {vpn}", f"authentication basic auth-type {_pick(draw, ['internal', 'none', 'ldap'])}"]
+        return [f"message-vpn {vpn}", f"authentication basic auth-type {_pick(draw, ['internal', 'none', 'ldap'])}"
+                ] + _some(draw, ["shutdown", "no shutdown"])
+    if kind == "rest-service":
+        return [f"message-vpn {vpn}", "service rest"] + _some(draw, [
+            f"mode {_pick(draw, ['gateway', 'messaging'])}", "incoming", "plain-text shutdown",
+            f"listen-port {_pick(draw, ['9000', '9001'])}", "no listen-port", "no plain-text shutdown"])
     if kind == "telemetry":
         return [f"message-vpn {vpn}", f"create telemetry-profile {name}"] + _some(draw, [
             f"receiver acl connect default-action {action}", "no receiver shutdown"]) + [
@@ -77,9 +85,12 @@ def _step(draw: Draw) -> list[str]:
     if kind == "no-telemetry":
         return [f"message-vpn {vpn}", f"no telemetry-profile {name}"]
     if kind == "rdp":
-        return [f"message-vpn {vpn}", f"create rest-delivery-point {name}"] + _some(draw, [
-            f"client-profile {profile}", f"create rest-consumer {_pick(draw, NAMES)}", "remote host example.com",
-            "remote port 9443", "ssl", "outgoing-connection-count 5", "no shutdown", "exit",
+        return [f"message-vpn {vpn}", "rest", f"create rest-delivery-point {name}"] + _some(draw, [
+            f"client-profile {profile}", "service Salesforce", "vendor Acme", "no client-profile",
+            f"create rest-consumer {_pick(draw, NAMES)}", "remote host example.com",
+            "remote port 9443", "remote ssl", "remote outgoing-connection-count 5", "remote retry delay 7",
+            "remote max-post-wait-time 60", "remote http-method put", "authentication auth-scheme http-basic",
+            "authentication", "http-basic username u", "http-basic password p", "exit", "no shutdown", "exit",
             f"create queue-binding {_pick(draw, QUEUES)}", "post-request-target /x", "exit", "no shutdown"])
     if kind == "queue":
         return [f"message-spool message-vpn {vpn}"] + _some(draw, [
@@ -138,10 +149,17 @@ def _data(lab: Lab) -> RouterConfig:
         return engine.current_config(NY)
 
 
-def _config(lab: Lab, vpn: str | None = None) -> str:
-    outcome = lab.execute(NY, "show current-config" + (f" message-vpn {vpn}" if vpn else ""))
+def _config(lab: Lab, vpn: str | None = None, remove: bool = False) -> str:
+    outcome = lab.execute(NY, "show current-config" + (f" message-vpn {vpn}" if vpn else "")
+                          + (" remove" if remove else ""))
     assert outcome.ok, outcome.text
     return outcome.text
+
+
+def _torn_down(lab: Lab, vpn: str) -> str:
+    """The VPN's configuration after its `remove` script ran (which must run without an error)."""
+    assert _replay(lab, _config(lab, vpn, remove=True)) == []
+    return _config(lab, vpn)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -161,6 +179,7 @@ def test_current_config_replays_to_itself(steps: list[list[str]]) -> None:
         fresh = Lab.fresh(BARE)
         assert _replay(fresh, vpn_script) == []
         assert _config(fresh, vpn) == vpn_script
+        assert _torn_down(lab, vpn) == _torn_down(Lab.fresh(BARE), vpn)
 
 
 def test_default_lab_config_replays_onto_a_bare_lab() -> None:

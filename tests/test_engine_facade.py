@@ -43,7 +43,8 @@ READS: dict[str, list[tuple[Any, ...]]] = {
     "require_object": [(NY, VPN, "telemetry-profile", ("trace",))], "client_usernames": [(NY,)],
     "client_profiles": [(NY,)], "acl_profiles": [(NY,)], "telemetry_profiles": [(NY,)],
     "rest_delivery_points": [(NY,)], "config_sync": [(NY,)], "config_sync_bridge": [(NY,)],
-    "router_identity": [(NY,)], "current_config": [(NY,), (NJ, VPN)], "audit": [(), (VPN,)],
+    "router_identity": [(NY,)], "cli_script": [(NY, "s.cli")], "current_config": [(NY,), (NJ, VPN)],
+    "audit": [(), (VPN,)],
 }
 # public methods that are neither: they hash a secret, then make the journaled call
 # (`_set_replication_option`, `_set_object_attr`); the core's lab operations snapshot the state;
@@ -123,6 +124,7 @@ def test_reads_leave_the_state_unchanged_and_record_nothing() -> None:
     e.fail_link()
     e.publish("trader", "trading/orders/2", count=2)
     e.create_object(NY, VPN, "telemetry-profile", ("trace",))
+    e.create_object(NY, None, "cli-script", ("s.cli",))
     st.work.clear()
     before = dump(st)
     for name, argss in READS.items():

@@ -35,6 +35,7 @@ def test_help_at_an_empty_line(lab: Lab) -> None:
         "  no      Negate a command or set its default",
         "  paging  Page long output",
         "  show    Show information",
+        "  source  Run commands from a file",
     ]
 
 

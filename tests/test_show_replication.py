@@ -133,7 +133,8 @@ def test_summary_default_lab(ny, nj) -> None:
         "#config-sync                     Up            0       0          0       0.00\n"
         "Trading_VPN                      Up            2       1          0       0.00\n"
         "default                          Up            0       0          0       0.00")
-    assert show(nj, "show message-vpn Trading_VPN") == header + (
+    # a pattern lists (an exact name prints the VPN's detail block: tests/test_show_service.py)
+    assert show(nj, "show message-vpn Trading_VP*") == header + (
         "Trading_VPN                      Standby       0       1          0       0.00")
     assert ny.execute("show message-vpn Nope").text == "ERROR: Message VPN 'Nope' not found."
 
@@ -142,7 +143,7 @@ def test_summary_counts_follow_state(lab, ny) -> None:
     with lab.store.transaction() as e:
         e.publish("trader", "trading/orders/1", count=2000)
     # 2000 messages of 600 bytes, once on orders and once on the replication queue
-    assert show(ny, "show message-vpn Trading_VPN").splitlines()[-1] == (
+    assert show(ny, "show message-vpn Trading_VP*").splitlines()[-1] == (
         "Trading_VPN                      Up            2       1       4000       2.29")
 
 

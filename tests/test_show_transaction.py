@@ -71,7 +71,8 @@ def test_summary_follows_state(lab, ny, nj) -> None:
         e.publish("trader", "trading/orders/2", count=4)
         e.advance(125000)
     assert show(ny, "show transaction") == HEAD + (
-        "\nN/A\nTrading_VPN                                   L A Y             2m 5s        4"
+        # an ACTIVE transaction is not mirrored: R is N (seed 004)
+        "\nN/A\nTrading_VPN                                   L A N             2m 5s        4"
         f"\n{XID}\nTrading_VPN                                   X P Y             2m 6s        0")
     assert show(ny, "show transaction sort-by-messages-spooled").splitlines()[-4] == "N/A"
     assert show(ny, "show transaction sort-by-last-state-change").splitlines()[-4] == XID
@@ -123,7 +124,7 @@ def test_detail_lists_publisher_messages(lab, ny) -> None:
     assert ("Publisher Messages:\nMessage Id Topic\n"
             "-------------------- -----------------------------------------------------------\n"
             "N/A trading/orders/9\nN/A trading/orders/9\nConsumer Messages:\n") in text
-    assert "State: ACTIVE\nReplicated: Yes\n" in text
+    assert "State: ACTIVE\nReplicated: No\n" in text  # ACTIVE branches are not mirrored (seed 004)
 
 
 def test_errors_and_access(lab, ny) -> None:

@@ -27,7 +27,7 @@ GOOD = """\
 NY_Appliance1> enable
 NY_Appliance1# configure
 NY_Appliance1(configure)# message-vpn Trading_VPN
-NY_Appliance1(configure/message-vpn)# show message-vpn Trading_VPN
+NY_Appliance1(configure/message-vpn)# show message-vpn Trading_VP*
 
                                                            Messages      Spool
 Message VPN                      Status  Clients  Queues    Spooled  Usage(MB)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from state_store.config_objects import AttrValue, ObjectKind
+from state_store.config_objects import REST_AUTH_SCHEMES, AttrValue, ObjectKind
 from state_store.passwords import HashedSecret
 
 from . import Args, HandlerContext, chosen_keyword, handler
@@ -113,9 +113,11 @@ def _password(args: Args) -> AttrValue:
 
 _setter("config_objects.client_username_password", "client-username", "password", _password)
 _setter("config_objects.client_username_client_profile", "client-username", "client-profile",
-        lambda args: str(args["client-profile"]))
-_setter("config_objects.client_username_acl_profile", "client-username", "acl-profile",
-        lambda args: str(args["acl-profile"]))
+        _negatable("client-profile"))
+_setter("config_objects.client_username_acl_profile", "client-username", "acl-profile", _negatable("acl-profile"))
+_setter("config_objects.client_username_permission_override", "client-username",
+        "guaranteed-endpoint-permission-override", _flag)
+_setter("config_objects.client_username_subscription_manager", "client-username", "subscription-manager", _flag)
 _setter("config_objects.client_username_shutdown", "client-username", "enabled", _enabled)
 _setter("config_objects.client_profile_reject_no_match", "client-profile",
         "reject-msg-to-sender-on-no-subscription-match", _flag)
@@ -125,20 +127,31 @@ _setter("config_objects.telemetry_receiver_shutdown", "telemetry-profile", "rece
 _setter("config_objects.trace_shutdown", "telemetry-profile", "trace-enabled", _enabled)
 _setter("config_objects.filter_shutdown", "telemetry-filter", "enabled", _enabled)
 _setter("config_objects.rdp_shutdown", "rest-delivery-point", "enabled", _enabled)
-_setter("config_objects.rdp_client_profile", "rest-delivery-point", "client-profile",
-        lambda args: str(args["client-profile"]))
+_setter("config_objects.rdp_client_profile", "rest-delivery-point", "client-profile", _negatable("client-profile"))
+_setter("config_objects.rdp_service", "rest-delivery-point", "service", _negatable("rdp-service"))
+_setter("config_objects.rdp_vendor", "rest-delivery-point", "vendor", _negatable("rdp-vendor"))
 _setter("config_objects.rest_consumer_host", "rest-consumer", "remote-host", _negatable("remote-host"))
 _setter("config_objects.rest_consumer_port", "rest-consumer", "remote-port", _negatable("port"))
 _setter("config_objects.rest_consumer_ssl", "rest-consumer", "ssl", _flag)
 _setter("config_objects.rest_consumer_connections", "rest-consumer", "outgoing-connection-count",
         _negatable("connection-count"))
+_setter("config_objects.rest_consumer_retry_delay", "rest-consumer", "retry-delay", _negatable("rest-retry-delay"))
+_setter("config_objects.rest_consumer_post_wait", "rest-consumer", "max-post-wait-time",
+        _negatable("post-wait-time"))
+_setter("config_objects.rest_consumer_http_method", "rest-consumer", "http-method",
+        lambda args: None if args.get("no") else chosen_keyword(args, "post", "put"))
+_setter("config_objects.rest_consumer_auth_scheme", "rest-consumer", "auth-scheme",
+        lambda args: chosen_keyword(args, *REST_AUTH_SCHEMES))
+_setter("config_objects.rest_consumer_basic_username", "rest-consumer", "http-basic-username",
+        _negatable("rest-username"))
+_setter("config_objects.rest_consumer_basic_password", "rest-consumer", "http-basic-password", _password)
 _setter("config_objects.rest_consumer_shutdown", "rest-consumer", "enabled", _enabled)
 _setter("config_objects.binding_target", "queue-binding", "post-request-target", _negatable("post-request-target"))
 
 
 @handler("config_objects.acl_default_action")
 def acl_default_action(ctx: HandlerContext, args: Args) -> None:
-    which = chosen_keyword(args, "client-connect", "publish-topic", "subscribe-topic")
+    which = chosen_keyword(args, "client-connect", "publish-topic", "subscribe-topic", "subscribe-share-name")
     path = (ctx.context["acl-profile"],)
     ctx.engine.set_object_attr(ctx.router or "", ctx.router_and_vpn()[1], "acl-profile", path,
                                f"{which}-default-action", chosen_keyword(args, "allow", "disallow"))
@@ -150,3 +163,26 @@ def vpn_auth_type(ctx: HandlerContext, args: Args) -> None:
     ctx.engine.set_object_attr(ctx.router or "", ctx.router_and_vpn()[1], "message-vpn", ("",),
                                "authentication-basic-auth-type", auth)
 
+
+
+@handler("config_objects.vpn_rest_mode")
+def vpn_rest_mode(ctx: HandlerContext, args: Args) -> None:
+    ctx.engine.set_object_attr(ctx.router or "", ctx.router_and_vpn()[1], "message-vpn", ("",), "rest-mode",
+                               chosen_keyword(args, "messaging", "gateway"))
+
+
+@handler("config_objects.vpn_rest_plain_text_shutdown")
+def vpn_rest_plain_text_shutdown(ctx: HandlerContext, args: Args) -> None:
+    ctx.engine.set_object_attr(ctx.router or "", ctx.router_and_vpn()[1], "message-vpn", ("",),
+                               "rest-incoming-plain-text-enabled", bool(args.get("no")))
+
+
+@handler("config_objects.vpn_rest_listen_port")
+def vpn_rest_listen_port(ctx: HandlerContext, args: Args) -> None:
+    port = None if args.get("no") else int(str(args["port"]))
+    ctx.engine.set_rest_listen_port(ctx.router or "", ctx.router_and_vpn()[1], port)
+
+
+@handler("config_objects.vpn_shutdown")
+def vpn_shutdown(ctx: HandlerContext, args: Args) -> None:
+    ctx.engine.set_vpn_enabled(ctx.router or "", ctx.router_and_vpn()[1], bool(args.get("no")))

@@ -39,7 +39,7 @@ def shutdown(ctx: HandlerContext, args: Args) -> None:
 
 @handler("config_replication.transaction_mode")
 def transaction_mode(ctx: HandlerContext, args: Args) -> None:
-    _option(ctx, "transaction-replication-mode", chosen_keyword(args, "sync", "async"))
+    _option(ctx, "transaction-replication-mode", None if args.get("no") else chosen_keyword(args, "sync", "async"))
 
 
 @handler("config_replication.reject_sync_ineligible")

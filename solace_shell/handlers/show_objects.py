@@ -9,11 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from state_store.frozen import statically_frozen
+from state_store.topics import name_matches
 from state_store.views import (
     AclProfileInfo,
     ClientProfileInfo,
     ClientUsernameInfo,
     ConfigSyncInfo,
+    RestConsumerInfo,
     RestDeliveryPointInfo,
     RouterIdentity,
     TelemetryProfileInfo,
@@ -51,6 +53,34 @@ class TelemetryProfilesShow:
 @dataclass(frozen=True)
 class RestDeliveryPointsShow:
     rows: tuple[RestDeliveryPointInfo, ...]
+
+
+@statically_frozen
+@dataclass(frozen=True)
+class RestDeliveryPointsDetailShow:
+    rows: tuple[RestDeliveryPointInfo, ...]
+
+
+@statically_frozen
+@dataclass(frozen=True)
+class RestConsumerRow:
+    """One REST consumer with the delivery point and VPN it belongs to."""
+
+    vpn: str
+    rdp: str
+    consumer: RestConsumerInfo
+
+
+@statically_frozen
+@dataclass(frozen=True)
+class RestConsumersShow:
+    rows: tuple[RestConsumerRow, ...]
+
+
+@statically_frozen
+@dataclass(frozen=True)
+class RestConsumersDetailShow:
+    rows: tuple[RestConsumerRow, ...]
 
 
 @statically_frozen
@@ -99,6 +129,31 @@ def show_telemetry_profiles(ctx: HandlerContext, args: Args) -> TelemetryProfile
 def show_rest_delivery_points(ctx: HandlerContext, args: Args) -> RestDeliveryPointsShow:
     rows = ctx.engine.rest_delivery_points(router_of(ctx), _vpn(ctx, args), str(args["rdp-pattern"]))
     return RestDeliveryPointsShow(tuple(rows))
+
+
+@handler("show.rest_delivery_points_detail")
+def show_rest_delivery_points_detail(ctx: HandlerContext, args: Args) -> RestDeliveryPointsDetailShow:
+    rows = ctx.engine.rest_delivery_points(router_of(ctx), _vpn(ctx, args), str(args["rdp-pattern"]))
+    return RestDeliveryPointsDetailShow(tuple(rows))
+
+
+def _consumers(ctx: HandlerContext, args: Args) -> tuple[RestConsumerRow, ...]:
+    """The REST consumers matching the pattern, by (VPN, delivery point, consumer) name."""
+    pattern = str(args["rest-consumer-pattern"])
+    rows = [RestConsumerRow(p.vpn, p.name, c)
+            for p in ctx.engine.rest_delivery_points(router_of(ctx), _vpn(ctx, args))
+            for c in p.consumers if name_matches(pattern, c.name)]
+    return tuple(sorted(rows, key=lambda row: (row.vpn, row.rdp, row.consumer.name)))
+
+
+@handler("show.rest_consumers")
+def show_rest_consumers(ctx: HandlerContext, args: Args) -> RestConsumersShow:
+    return RestConsumersShow(_consumers(ctx, args))
+
+
+@handler("show.rest_consumers_detail")
+def show_rest_consumers_detail(ctx: HandlerContext, args: Args) -> RestConsumersDetailShow:
+    return RestConsumersDetailShow(_consumers(ctx, args))
 
 
 @handler("show.config_sync")

@@ -16,6 +16,7 @@ from state_store.views import (
 
 from . import Args, HandlerContext, handler
 from .show_common import router_of
+from .show_service import VpnDetailShow, vpn_detail
 
 
 @statically_frozen
@@ -63,18 +64,24 @@ class SystemReplicationShow:
 
 
 def _status(row: VpnReplicationRow) -> str:
-    """Standby while replication is enabled in the standby state (the VPN refuses clients);
-    Up otherwise. (A Message VPN that is itself shut down would be Down; the engine has no
-    command that shuts a VPN down yet.)"""
+    """Down while the Message VPN is shut down; Standby while replication is enabled in the
+    standby state (the VPN refuses clients); Up otherwise."""
+    if not row.vpn_enabled:
+        return "Down"
     return "Standby" if row.admin_enabled and row.role == "standby" and not row.internal else "Up"
 
 
 @handler("show.message_vpn")
-def show_message_vpn(ctx: HandlerContext, args: Args) -> VpnSummary:
+def show_message_vpn(ctx: HandlerContext, args: Args) -> VpnSummary | VpnDetailShow:
+    """A pattern lists the VPNs; an exact name prints that VPN's detail block (C08, the codelab)."""
     router = router_of(ctx)
     engine = ctx.engine
+    pattern = str(args["vpn-pattern"])
+    if "*" not in pattern and "?" not in pattern:
+        (flags,) = engine.vpn_replication(router, pattern)
+        return VpnDetailShow((vpn_detail(ctx, flags.name, _status(flags)),))
     rows = []
-    for flags in engine.vpn_replication(router, args["vpn-pattern"]):
+    for flags in engine.vpn_replication(router, pattern):
         spool = engine.message_spool(router, flags.name)
         clients = engine.clients(router, "*", flags.name)
         rows.append(VpnSummaryRow(flags.name, _status(flags), len(clients), spool.queues,

@@ -62,4 +62,4 @@ def bridge_flags(b: BridgeInfo) -> str:
 
 def transaction_flags(t: TransactionInfo) -> str:
     """The flags T S R of `show transaction` (reference 4.1)."""
-    return " ".join(("X" if t.kind == "xa" else "L", t.state[0].upper(), yes_no_letter(t.replicated)))
+    return " ".join(("X" if t.kind == "xa" else "L", t.state[0].upper(), yes_no_letter(t.mirrored)))

@@ -162,6 +162,9 @@ def xa_issue_line(i: XaIssue, with_vpn: bool) -> str:
     if i.kind == "after-failback" and i.resolution is not None:
         return (f"{head} {_resolution(i.resolution)} on {i.router} after failback "
                 f"(already {others}): duplicates or loss")
+    if i.kind == "ended-on-standby":
+        return (f"{head} {i.state.upper()} branch rolled back on {i.router} when its VPN went standby "
+                "(not prepared: nothing to address)")
     if i.kind == "left-prepared":
         return (f"{head} left PREPARED on {i.router} (formerly active{'; ' + others if others else ''}): "
                 "step 4 skipped, holds a transaction, duplicates or loss on failback")

@@ -14,12 +14,19 @@ from ..handlers.show_objects import (
     ClientProfilesShow,
     ClientUsernamesShow,
     ConfigSyncShow,
+    RestConsumerRow,
+    RestConsumersDetailShow,
+    RestConsumersShow,
+    RestDeliveryPointsDetailShow,
     RestDeliveryPointsShow,
     RouterNameShow,
     TelemetryProfilesShow,
 )
 from . import renderer
-from .tables import colon_field, dashes, enabled_disabled, field, yes_no
+from .clock import broker_time
+from .tables import colon_field, dashes, enabled_disabled, field, join_blocks, yes_no
+
+DETAIL_COLUMN = 38  # the REST consumer and Message VPN details: labels padded to 37
 
 
 def _row(values: list[str], widths: list[int]) -> str:
@@ -85,7 +92,6 @@ def rest_delivery_points(result: RestDeliveryPointsShow) -> str:
     consumers = [c for p in rows for c in p.consumers]
     bindings = [b for p in rows for b in p.queue_bindings]
     lines = [
-        "",  # T23: a blank line after the command, like show queue (T15)
         _total("Total REST Delivery Points (up)", sum(p.up for p in rows)),
         _total("Total REST Delivery Points (configured)", len(rows)),
         _total("Total REST Consumers (up)", sum(c.up for c in consumers)),
@@ -114,6 +120,81 @@ def rest_delivery_points(result: RestDeliveryPointsShow) -> str:
         lines.append(f"{p.name:<20} {p.vpn:<18}  {'U' if p.enabled else 'D'} {'U' if p.up else 'D'}"
                      f"{conns:>12}{binds:>12}{0:>9}")
     return "\n".join(lines)
+
+
+def _up(flag: bool) -> str:
+    return "Up" if flag else "Down"
+
+
+@renderer(RestDeliveryPointsDetailShow)
+def rest_delivery_points_detail(result: RestDeliveryPointsDetailShow) -> str:
+    """Our layout (no capture): the delivery point's settings, then its consumers and bindings."""
+    blocks = []
+    for p in result.rows:
+        block = [field("REST Delivery Point", p.name, column=DETAIL_COLUMN),
+                 field("Message VPN", p.vpn, column=DETAIL_COLUMN),
+                 field("Admin State", enabled_disabled(p.enabled), column=DETAIL_COLUMN),
+                 field("Operational State", _up(p.up), column=DETAIL_COLUMN),
+                 field("Client Profile", p.client_profile, column=DETAIL_COLUMN),
+                 field("Service", p.service, column=DETAIL_COLUMN),
+                 field("Vendor", p.vendor, column=DETAIL_COLUMN),
+                 field("REST Consumers", len(p.consumers), column=DETAIL_COLUMN)]
+        block += [field(c.name, f"{enabled_disabled(c.enabled)}, {_up(c.up)}", 2, DETAIL_COLUMN)
+                  for c in p.consumers]
+        block.append(field("Queue Bindings", len(p.queue_bindings), column=DETAIL_COLUMN))
+        block += [field(b.queue, f"{_up(b.up)}, {b.post_request_target or '(no request target)'}", 2,
+                        DETAIL_COLUMN) for b in p.queue_bindings]
+        blocks.append(block)
+    return "\n".join(join_blocks(blocks))
+
+
+@renderer(RestConsumersShow)
+def rest_consumers(result: RestConsumersShow) -> str:
+    """Our table (no capture)."""
+    widths = [20, 20, 18, 3, 30, 5]
+    lines = [_row(["REST Consumer", "RDP Name", "Message VPN", "A O", "Remote Host", "Port"], widths),
+             dashes(*widths)]
+    for row in result.rows:
+        c = row.consumer
+        state = f"{'U' if c.enabled else 'D'} {'U' if c.up else 'D'}"
+        lines.append(_row([c.name, row.rdp, row.vpn, state, c.remote_host, str(c.remote_port)], widths))
+    return "\n".join(lines)
+
+
+def _consumer_detail(row: RestConsumerRow) -> list[str]:
+    """The codelab solace-event-enable-rest capture's labels and order; the connection failure
+    part prints what a consumer that never failed to connect shows there."""
+    c = row.consumer
+    shutdown = "" if c.last_shutdown_ms is None else broker_time(c.last_shutdown_ms)
+    return [
+        field("REST Consumer Name", c.name, column=DETAIL_COLUMN),
+        field("REST Delivery Point", row.rdp, column=DETAIL_COLUMN),
+        field("Message VPN", row.vpn, column=DETAIL_COLUMN),
+        field("Admin State", enabled_disabled(c.enabled), column=DETAIL_COLUMN),
+        field("Operational State", _up(c.up), column=DETAIL_COLUMN),
+        "",
+        field("Last Failure"),
+        field("Reason", "Shutdown" if shutdown else "N/A", 2, DETAIL_COLUMN),
+        field("Time", shutdown, 2, DETAIL_COLUMN),
+        field("Last Conn Failure"),
+        field("Local Endpoint", "N/A", 2, DETAIL_COLUMN),
+        field("Remote Endpoint", "N/A", 2, DETAIL_COLUMN),
+        field("Reason", "N/A", 2, DETAIL_COLUMN),
+        field("Time", "", 2, DETAIL_COLUMN),
+        field("Local"),
+        field("Interface", "", 2, DETAIL_COLUMN),
+        field("Remote"),
+        field("Host", c.remote_host, 2, DETAIL_COLUMN),
+        field("Port", c.remote_port, 2, DETAIL_COLUMN),
+        field("SSL", yes_no(c.ssl), 2, DETAIL_COLUMN),
+        field("Outgoing Connections (up)", c.connections_up, 2, DETAIL_COLUMN),
+        field("Outgoing Connections (configured)", c.outgoing_connections, 2, DETAIL_COLUMN),
+    ]
+
+
+@renderer(RestConsumersDetailShow)
+def rest_consumers_detail(result: RestConsumersDetailShow) -> str:
+    return "\n".join(join_blocks(_consumer_detail(row) for row in result.rows))
 
 
 @renderer(ConfigSyncShow)

@@ -56,7 +56,7 @@ def _detail(t: TransactionInfo) -> list[str]:
     if t.heuristic:
         lines.append(f"Heuristic Outcome: {t.heuristic.title()}")
     lines += [
-        f"Replicated: {yes_no(t.replicated)}",
+        f"Replicated: {yes_no(t.mirrored)}",
         f"Last State Change: {dhms(t.last_state_change_ms // 1000)}",
         f"Messages: {t.messages_spooled}",
         f"Messages Published: {t.messages_published}",
