@@ -3,6 +3,8 @@ traceback; a lab that still opens answers its commands (tests/lab_corruption.py)
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import sqlite3
 import tempfile
 from pathlib import Path
@@ -16,7 +18,8 @@ from state_store.store import LabStore
 
 from .lab_corruption import Damage, damages, lab_bytes, open_damaged
 
-WORKDIR = Path(tempfile.mkdtemp(prefix="lab-corruption-"))
+WORKDIR = Path(tempfile.mkdtemp(prefix="lab-corruption-"))  # the real lab files, made once per run
+atexit.register(shutil.rmtree, WORKDIR, ignore_errors=True)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
