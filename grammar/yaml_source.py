@@ -99,6 +99,11 @@ class _Builder:
         value = event.value
         tag = event.tag if event.tag not in (None, "!") else _RESOLVER.resolve(
             yaml.ScalarNode, value, event.implicit)
+        if tag == "tag:yaml.org,2002:merge":  # `<<` copies another mapping's keys in YAML 1.1 only
+            top = self.stack[-1] if self.stack else None
+            if top is not None and isinstance(top.value, LocatedDict) and not top.has_key:
+                raise self.fail(line, "merge keys (<<) are not supported: write the keys out")
+            return value
         if tag == "tag:yaml.org,2002:int":
             digits = value.replace("_", "")
             if ":" in digits:

@@ -180,6 +180,11 @@ def main(ctx: click.Context, db: str | None, user: str | None, router: str | Non
         start = router or lab.start_target()
         if start not in lab.targets():
             _fail(f"no router named '{start}' in this lab (routers: {', '.join(lab.targets())})")
+        from .lab import EntryRefused
+        try:  # before a banner, a script line or a recording: the one check of every way in
+            lab.enter(start)
+        except EntryRefused as refused:
+            _fail(str(refused), 1)
         if script_text is not None:
             from .banner import script_banner
             from .script import run_script, script_lines
@@ -197,7 +202,10 @@ def main(ctx: click.Context, db: str | None, user: str | None, router: str | Non
                 check_fresh(lab, scenario)
             except RecordRefused as refused:
                 _fail(f"cannot record on lab {path}: {refused}")
-            recorder = Recorder.open(Path(record), scenario=scenario)
+            try:
+                recorder = Recorder.open(Path(record), scenario=scenario, lab_path=path)
+            except RecordRefused as refused:
+                _fail(str(refused))
         click.echo(lab.banner(interactive_banner(_settings(lab)) if lab.routers() else ""), nl=False)
         try:
             code = run_repl(lab, start, history_path=history_path_for(path), recorder=recorder,

@@ -64,6 +64,11 @@ class UnknownUser(Exception):
         self.name = name
 
 
+class EntryRefused(Exception):
+    """A terminal may not open this target (the lab console without the lab-administration
+    right); str() is the one line that says so."""
+
+
 class Lab:
     def __init__(self, store: LabStore, user: str = "admin") -> None:
         self.grammar = shell_grammar()
@@ -111,13 +116,23 @@ class Lab:
         line that refuses it.
 
         Why: the console can fail sites, publish and `reset` the lab (even to a scenario that
-        makes the user admin), so it is the trainer's. Every way into it from a user's session
-        (F2, a start at `lab`) asks here; `execute(LAB_TARGET, ...)` itself stays open because
-        `lab>` lines in transcripts and drills are the harness, not the trainee."""
+        makes the user admin), so it is the trainer's. `execute(LAB_TARGET, ...)` itself stays open
+        because `lab>` lines in transcripts and drills are the harness, not the trainee."""
         if self.lab_admin:
             return None
         from .messages import shell_error_text
         return shell_error_text("console_denied", user=self.user.name)
+
+    def enter(self, target: str) -> Personality:
+        """What a user's terminal talks to next at `target`: the one access check every way in
+        goes through (a start at a target with or without -c, -s or piped input, the REPL's F2
+        and `connect`, an SSH shell or exec). Raises EntryRefused (its one line) when `target` is
+        the lab console and the user has no lab-administration right; nothing is changed."""
+        if target == LAB_TARGET:
+            refusal = self.console_refusal()
+            if refusal is not None:
+                raise EntryRefused(refusal)
+        return self.target(target)
 
     def _load_routers(self) -> list[str]:
         self._systems, routers = self.store.run(

@@ -25,6 +25,7 @@ from grammar.masking import mask_secrets
 from .completer import ShellCompleter, help_fragments, help_text
 from .history import open_history
 from .keybindings import ConsoleToggled, repl_key_bindings
+from .lab import EntryRefused
 from .live_names import LiveNames
 from .paging import (
     more_prompt_reader,
@@ -74,6 +75,7 @@ class Repl:
                  editing_mode: EditingMode | str = EditingMode.EMACS, stdout: TextIO | None = None,
                  paging: bool | None = None, colour: bool | None = None) -> None:
         self.lab = lab
+        lab.enter(start_target)  # EntryRefused: this user may not start here
         self.target = start_target
         self.recorder = recorder
         self.stdout = stdout
@@ -133,11 +135,11 @@ class Repl:
     def switch(self, target: str) -> str | None:
         """Go to `target`; returns the refusal line (nothing changed) when it is the lab console
         and the user has no lab-administration right."""
-        if target == LAB_TARGET:
-            refusal: str | None = self.lab.console_refusal()
-            if refusal is not None:
-                return refusal
-        else:
+        try:
+            self.lab.enter(target)
+        except EntryRefused as refused:
+            return str(refused)
+        if target != LAB_TARGET:
             self.last_router = target
         self.target = target
         return None
@@ -333,10 +335,10 @@ def run_repl(lab: Lab, start_target: str, *, history_path: Path | None, recorder
     if start_target not in lab.targets():
         (stdout or sys.stderr).write(f"ERROR: No router named '{start_target}' in this lab.\n")
         return 1
-    refusal = lab.console_refusal() if start_target == LAB_TARGET else None
-    if refusal is not None:
-        (stdout or sys.stderr).write(refusal + "\n")
+    try:
+        repl = Repl(lab, start_target, history_path=history_path, recorder=recorder, input=input, output=output,
+                    editing_mode=editing_mode, stdout=stdout, paging=paging)
+    except EntryRefused as refused:
+        (stdout or sys.stderr).write(f"{refused}\n")
         return 1
-    repl = Repl(lab, start_target, history_path=history_path, recorder=recorder, input=input, output=output,
-                editing_mode=editing_mode, stdout=stdout, paging=paging)
     return repl.run()

@@ -52,8 +52,9 @@ def script_lines(text: str) -> list[str]:
 
 
 def run_script(lab: Lab, router: str, lines: Iterable[str], out: TextIO, banner: str = "") -> int:
-    """Run `lines` on `router` as `cli -A -s` would; 1 if any line failed, else 0."""
-    session = lab.target(router)
+    """Run `lines` on `router` as `cli -A -s` would; 1 if any line failed, else 0. Raises
+    EntryRefused before anything runs when the user may not open `router` (Lab.enter)."""
+    session = lab.enter(router)
     out.write(banner)
     failed = False
     for raw in lines:
@@ -74,8 +75,9 @@ def run_script(lab: Lab, router: str, lines: Iterable[str], out: TextIO, banner:
 def run_commands(lab: Lab, router: str, commands: Iterable[str], out: TextIO) -> int:
     """`solace-shell -c CMD`: output only; a failing command is echoed after its prompt first, so
     the caret of a parse error points into a line the reader can see. Non-zero exit status when a
-    command fails."""
-    session = lab.target(router)
+    command fails. Raises EntryRefused before anything runs when the user may not open `router`
+    (Lab.enter)."""
+    session = lab.enter(router)
     failed = False
     for command in commands:
         prompt = session.prompt

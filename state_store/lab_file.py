@@ -8,7 +8,9 @@ what makes a path unusable do not.
   target directory (O_CREAT|O_EXCL with a random name: never an existing file, never through a
   symlink an attacker planted), synced, then linked to its final name with `os.link`, which is
   atomic and fails rather than replace a lab another shell created at the same moment (that lab
-  is then used). Readers never see a half-written lab.
+  is then used). Readers never see a half-written lab. The temporary file is locked (flock) while
+  its creator lives, so opening a lab removes what killed creators left (``remove_stale_creations``)
+  and never a creation under way.
 - Checking: a directory, a missing or unwritable directory, an unreadable or read-only file, a
   file that is not SQLite, a foreign or damaged database, another schema version (one this program
   cannot rewrite: ``legacy_version`` names those it can), a lab without routers or with an access
@@ -18,11 +20,12 @@ what makes a path unusable do not.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import sqlite3
 import stat
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -55,14 +58,13 @@ def check_directory(path: Path) -> None:
 
 def create(path: Path, fill: Callable[[sqlite3.Connection], None]) -> bool:
     """Create the lab file `path` with `fill(connection)`; False when another process created it
-    first (its lab is kept). Raises LabFileError when the directory cannot take it."""
+    first (its lab is kept). Raises LabFileError when the directory cannot take it.
+
+    The temporary file is flock()ed for as long as this runs, so `remove_stale_creations` can tell
+    the leftovers of a killed creator (no lock: the kernel dropped it with the process) from a
+    creation still under way."""
     check_directory(path)
-    try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".creating", dir=path.parent)
-    except OSError as exc:
-        raise LabFileError(str(path), f"cannot create a file in {path.parent}: {_why(exc)}") from None
-    os.close(fd)
-    tmp = Path(tmp_name)
+    fd, tmp = _locked_temporary(path)
     try:
         con = sqlite3.connect(tmp)
         try:
@@ -70,8 +72,7 @@ def create(path: Path, fill: Callable[[sqlite3.Connection], None]) -> bool:
             con.commit()
         finally:
             con.close()
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
+        os.fsync(fd)
         try:
             os.link(tmp, path)
         except FileExistsError:
@@ -84,9 +85,86 @@ def create(path: Path, fill: Callable[[sqlite3.Connection], None]) -> bool:
     except OSError as exc:
         raise LabFileError(str(path), f"cannot write the new lab: {_why(exc)}") from None
     finally:
-        for name in [tmp, *(Path(f"{tmp}{s}") for s in SIDECARS)]:
+        for name in [*(Path(f"{tmp}{s}") for s in SIDECARS), tmp]:  # the locked file last
             with contextlib.suppress(FileNotFoundError):
                 name.unlink()
+        os.close(fd)
+
+
+CREATING_SUFFIX = ".creating"
+
+
+def _locked_temporary(path: Path) -> tuple[int, Path]:
+    """A new temporary file beside `path` (O_EXCL, random name), locked; its descriptor and name.
+    Made again if a cleaner removed it between its creation and the lock."""
+    while True:
+        try:
+            fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=CREATING_SUFFIX, dir=path.parent)
+        except OSError as exc:
+            raise LabFileError(str(path), f"cannot create a file in {path.parent}: {_why(exc)}") from None
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        if os.fstat(fd).st_nlink > 0:
+            return fd, Path(name)
+        os.close(fd)
+
+
+def remove_stale_creations(path: Path) -> list[Path]:
+    """Remove what creators of `path` killed mid-way left beside it (`.NAME.*.creating` and its
+    SQLite sidecars); the names removed. A temporary file still locked by its creator is kept, and
+    so is anything that is not a regular file of this user (a symlink is never followed)."""
+    removed: list[Path] = []
+    try:
+        names = [p for p in path.parent.iterdir() if p.name.startswith(f".{path.name}.")]
+    except OSError:
+        return removed
+    mains = {p for p in names if p.name.endswith(CREATING_SUFFIX)}
+    for main in sorted(mains):
+        if _unlink_if_unlocked(main):
+            removed.append(main)
+    for sidecar in sorted(p for p in names if p.name.endswith(tuple(CREATING_SUFFIX + s for s in SIDECARS))):
+        main = Path(str(sidecar).rsplit("-", 1)[0])
+        if not os.path.lexists(main) and _own_regular_file(sidecar):  # a live creator's main file exists
+            with contextlib.suppress(OSError):
+                sidecar.unlink()
+                removed.append(sidecar)
+    return removed
+
+
+def _own_regular_file(name: Path) -> bool:
+    try:
+        st = os.lstat(name)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid()
+
+
+def _unlink_if_unlocked(name: Path) -> bool:
+    """Unlink `name` if it is a regular file of this user that no process holds locked."""
+    if not _own_regular_file(name):
+        return False
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False  # its creator is alive
+        opened = os.fstat(fd)
+        try:
+            now = os.lstat(name)
+        except OSError:
+            return False
+        if (now.st_dev, now.st_ino) != (opened.st_dev, opened.st_ino):
+            return False  # the name was given to another file meanwhile
+        try:
+            name.unlink()
+        except OSError:
+            return False
+        return True
+    finally:
+        os.close(fd)
 
 
 def check_path(path: Path) -> None:
@@ -120,9 +198,48 @@ def legacy_version(path: Path) -> str | None:
             row = con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         finally:
             con.close()
-    except (sqlite3.DatabaseError, OSError):
+    except (sqlite3.DatabaseError, OSError, UnicodeDecodeError):  # check_contents names the damage
         return None
     return str(row[0]) if row is not None and row[0] in LEGACY_VERSIONS else None
+
+
+@contextlib.contextmanager
+def damage_is_one_line(path: Path) -> Iterator[None]:
+    """Reading a lab file: whatever SQLite reports about its bytes, and text in it that is not
+    UTF-8, become one LabFileError naming the file.
+
+    Why around the whole open and not each read: a damaged file can break any statement (the
+    schema, the version, the journal) in several ways, and each new read would be one more place
+    to forget; a locked database is not damage and passes through for the caller's retry."""
+    try:
+        yield
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+        problem = damage_problem(exc)
+        if problem is None:
+            raise
+        raise LabFileError(str(path), problem) from None
+
+
+def damage_problem(exc: BaseException) -> str | None:
+    """What an exception from reading or writing a lab file says about the file, in one line; None
+    when it says nothing about it (a locked database, which is waited for, or any other error).
+    SQLAlchemy's errors are read through to the SQLite error they wrap."""
+    cause = getattr(exc, "orig", None) if type(exc).__module__.startswith("sqlalchemy") else exc
+    if isinstance(cause, UnicodeDecodeError):
+        return "lab file is corrupt (text in it is not UTF-8)"
+    if not isinstance(cause, sqlite3.DatabaseError):
+        return None
+    reason = _one_line(str(cause))
+    if "locked" in reason.lower() or "busy" in reason.lower():
+        return None
+    if "readonly" in reason or "read-only" in reason:
+        return f"lab file cannot be written ({reason})"
+    return f"lab file is corrupt or truncated ({reason})"
+
+
+def _one_line(text: str) -> str:
+    """SQLite's message may quote the file's own bytes: one line, no control or bidi characters."""
+    return "".join(ch if ch.isprintable() else "?" for ch in " ".join(text.split()))[:200]
 
 
 def check_contents(path: Path, schema_version: str, tables: Iterable[str]) -> None:
@@ -134,14 +251,17 @@ def check_contents(path: Path, schema_version: str, tables: Iterable[str]) -> No
         raise LabFileError(str(path), f"cannot read: {_why(exc)}") from None
     if len(head) < 100 or not head.startswith(SQLITE_MAGIC):
         raise LabFileError(str(path), "not a lab file (not an SQLite database)")
+    if head[18] not in (1, 2) or head[19] not in (1, 2):  # SQLite would open it read-only, or not at all
+        raise LabFileError(str(path), f"lab file is corrupt (its header gives file format versions {head[18]} "
+                                      f"and {head[19]}; SQLite writes 1 or 2)")
     try:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
         try:
             _check_database(con, str(path), schema_version, set(tables))
         finally:
             con.close()
-    except sqlite3.DatabaseError as exc:
-        raise LabFileError(str(path), f"lab file is corrupt or truncated ({exc})") from None
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+        raise LabFileError(str(path), damage_problem(exc) or f"lab file is corrupt or truncated ({exc})") from None
 
 
 def _check_database(con: sqlite3.Connection, path: str, schema_version: str, needed: set[str]) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 from grammar.yaml_source import Limits, LocatedDict, LocatedList, YamlSyntaxError, load_located
 
+from . import systems
 from .errors import ScenarioError
 from .kernel.plugin import SystemModel
 from .passwords import hash_password, is_hashed
@@ -37,6 +38,9 @@ MAX_PROBLEMS = 200  # a report longer than this is cut, with a count of the rest
 
 # ------------------------------------------------------------------ the schema
 NAME = Str(64)
+# What a terminal calls the lab console and each HA system's CLI (solace_shell.lab): a router of that
+# name could not be told from them, and would open the console to whoever logs in at its SSH port.
+RESERVED_TARGETS = frozenset({"lab", *systems.names()})
 VPN_NAME = Str(32)
 QUEUE_NAME = Str(200, forbidden="'<>*?&;")
 PUBLISH_TOPIC = Str(250, topic="publish")
@@ -324,6 +328,9 @@ def _cross_checks(c: _Checker, doc: LocatedDict) -> None:
             if r.get("name") is not None:
                 if r["name"] in routers:
                     c.err(line_of(r, "name"), f"router {r['name']!r} defined twice")
+                elif r["name"] in RESERVED_TARGETS:  # a terminal addresses those, not a router
+                    c.err(line_of(r, "name"), f"router {r['name']!r}: the name is the shell's own "
+                                              f"({', '.join(sorted(RESERVED_TARGETS))} are reserved)")
                 routers[r["name"]] = site["name"]
     ssh_ports: dict[int, str] = {}
     for site in _dicts(doc.get("sites")):

@@ -146,6 +146,7 @@ class LabStore:
              tuning: StoreTuning = DEFAULT_TUNING) -> LabStore:
         """Open a lab file, creating it from ``scenario`` (default lab) when missing."""
         p = Path(path)
+        lab_file.remove_stale_creations(p)
         if not p.exists() and not p.is_symlink():
             image = template(scenario_path(scenario))
             body = state_text(image.load())
@@ -153,24 +154,26 @@ class LabStore:
                 cls._check_file(p)  # another shell created it a moment ago
         else:
             cls._check_file(p)
-        journal = Journal(p, tuning)
-        store = cls(BrokerState(), str(p), Image(b"", 0), journal, tuning=tuning)
-        try:
-            store._catch_up(opening=True)
-            lab_file.check_state(p, store.state)
-        except BaseException:
-            journal.close()
-            raise
+        with lab_file.damage_is_one_line(p):
+            journal = Journal(p, tuning)
+            store = cls(BrokerState(), str(p), Image(b"", 0), journal, tuning=tuning)
+            try:
+                store._catch_up(opening=True)
+                lab_file.check_state(p, store.state)
+            except BaseException:
+                journal.close()
+                raise
         return store
 
     @staticmethod
     def _check_file(p: Path) -> None:
         lab_file.check_path(p)
-        old = lab_file.legacy_version(p)
-        if old is not None:
-            from .models import migrate
+        with lab_file.damage_is_one_line(p):
+            old = lab_file.legacy_version(p)
+            if old is not None:
+                from .models import migrate
 
-            migrate(p, old)
+                migrate(p, old)
         lab_file.check_contents(p, SCHEMA_VERSION, TABLES)
 
     # ------------------------------------------------------------------ use
@@ -208,6 +211,9 @@ class LabStore:
                 continue  # someone else wrote: catch up and run again at once
             except Exception as exc:
                 if not is_busy(exc):
+                    problem = lab_file.damage_problem(exc)
+                    if problem is not None:  # the file went bad under this command: one line
+                        raise LabFileError(str(self.path), problem) from None
                     raise
                 waited = time.monotonic() - start
                 if waited >= max_wait_s:

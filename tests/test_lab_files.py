@@ -314,8 +314,8 @@ def test_a_lab_file_damaged_while_open_is_one_line_per_command(tmp_path: Path) -
         for target, line in [("lab", "advance 1s"), ("NY_Appliance1", "show message-vpn * replication")]:
             out = lab.execute(target, line)
             assert (out.ok, out.error_kind) == (False, "lab-file")
-            assert out.text == ("ERROR: The lab file cannot be used: lab file is damaged (journal row 3: TypeError "
-                                "replaying it); nothing was changed.")
+            assert out.text == (f"ERROR: The lab file {db} cannot be used: lab file is damaged (journal row 3: "
+                                "TypeError replaying it); nothing was changed.")
         assert lab.store.state.now_ms == 1000
     finally:
         lab.close()

@@ -171,15 +171,15 @@ def test_header_error_also_lists_body_problems():
 
 def test_scenario_resolved_relative_to_file(tmp_path):
     scenario = Path(__file__).resolve().parents[1] / "state_store" / "scenarios" / "default.yaml"
-    (tmp_path / "scen").mkdir()
-    (tmp_path / "scen" / "two.yaml").write_bytes(scenario.read_bytes())
+    (tmp_path / "scenarios").mkdir()  # a corpus's shared scenarios (docs/transcripts.md)
+    (tmp_path / "scenarios" / "two.yaml").write_bytes(scenario.read_bytes())
     drills = tmp_path / "drills"
     drills.mkdir()
     f = drills / "d.cli.txt"
-    f.write_text("#: scenario: ../scen/two.yaml\nlab> status\n...\n")
+    f.write_text("#: scenario: ../scenarios/two.yaml\nlab> status\n...\n")
     labs, seen = [], []
     assert replay_file(f, lab_factory=spy_factory(labs, seen)).passed
-    assert [s for s, _ in seen] == [drills / "../scen/two.yaml"]
+    assert [s for s, _ in seen] == [(tmp_path / "scenarios" / "two.yaml").resolve()]
     f.write_text("#: scenario: missing.yaml\nlab> status\n...\n")
     r = replay_file(f)
     assert "d.cli.txt:1: scenario file not found" in r.error

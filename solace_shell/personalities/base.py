@@ -123,7 +123,8 @@ class Personality:
             code = "lab_changed_meanwhile" if busy.changed_meanwhile else "lab_busy"
             return self._failed(plan, shell_error_text(code, seconds=f"{busy.waited_s:.0f}"), "busy")
         except LabFileError as damaged:  # another process damaged the lab file while it was open
-            return self._failed(plan, shell_error_text("lab_damaged", problem=damaged.problem), "lab-file")
+            text = shell_error_text("lab_damaged", path=damaged.path, problem=damaged.problem)
+            return self._failed(plan, text, "lab-file")
         except Exception as exc:  # a bug must not cost the user their session or their lab
             log.exception("internal error running %r", self.masked(line))
             return self._failed(plan, shell_error_text("internal", detail=type(exc).__name__), "internal")

@@ -20,7 +20,7 @@ from typing import Any
 from prompt_toolkit.contrib.ssh import PromptToolkitSSHSession
 
 from ..banner import interactive_banner
-from ..lab import Lab, UnknownUser
+from ..lab import EntryRefused, Lab, UnknownUser
 from ..repl import Repl
 from ..script import run_commands
 from .store import SerializedStore
@@ -157,8 +157,12 @@ async def run_shell(ssh: LabSSHSession, lab: Lab, login: Login) -> int:
     app_session = ssh.app_session
     assert app_session is not None  # set by PromptToolkitSSHSession before it calls us
     terminal = ssh.has_terminal
-    repl = Repl(lab, login.router, history_path=None, input=app_session.input, output=app_session.output,
-                stdout=ssh.stdout, paging=terminal, colour=terminal)
+    try:
+        repl = Repl(lab, login.router, history_path=None, input=app_session.input, output=app_session.output,
+                    stdout=ssh.stdout, paging=terminal, colour=terminal)
+    except EntryRefused as refused:
+        _write(ssh, f"{refused}\n")
+        return 1
     return await repl.run_async()
 
 
@@ -167,7 +171,11 @@ async def run_exec(ssh: LabSSHSession, lab: Lab, login: Login) -> int:
     exit status is 1 when one failed. The real broker may not offer exec requests."""
     lines = [line for line in (ssh.command or "").splitlines() if line.strip()]
     out = io.StringIO()
-    status = await asyncio.to_thread(run_commands, lab, login.router, lines, out)
+    try:
+        status = await asyncio.to_thread(run_commands, lab, login.router, lines, out)
+    except EntryRefused as refused:
+        out.write(f"{refused}\n")
+        status = 1
     _write(ssh, out.getvalue())
     log.info("exec user=%s router=%s peer=%s status=%d", login.user, login.router, login.peer, status)
     return status

@@ -17,12 +17,17 @@ from types import TracebackType
 from typing import Protocol, TextIO
 
 from solace_shell.transcript.format import (
+    ANY_RUN,
     COMMENT_PREFIX,
     HEADER_PREFIX,
+    REGEX_SUFFIX,
     clean,
     format_input_line,
+    is_plain_literal,
     literal_line,
+    match_prompt,
 )
+from state_store.passwords import is_hashed
 
 
 class _Dumpable(Protocol):
@@ -83,6 +88,56 @@ def mask_secrets(text: str, secrets: list[str]) -> str:
     return text
 
 
+# Output words after which a stored secret is printed (show current-config).
+OUTPUT_SECRET_KEYWORDS = frozenset({"encrypted-password", "encrypted-key", "aes-password"})
+
+
+def masked_output_line(line: str) -> str:
+    """An output line as recorded: `literal_line`, except that a stored secret in it (the word
+    after an OUTPUT_SECRET_KEYWORDS word, or any word that is a password hash) is written as the
+    wildcard `[..]` (inside its quotes), so the recording holds no hash and still replays as pass
+    whatever salt the replaying lab's hashes have."""
+    line = clean(line)
+    spans: list[tuple[int, int]] = []
+    after_keyword = False
+    for m in _TOKEN.finditer(line):
+        token = m.group()
+        bare = token[1:-1] if len(token) >= 2 and token[0] == token[-1] == '"' else token
+        if after_keyword or is_hashed(bare):
+            start = m.start() + (1 if bare is not token else 0)
+            spans.append((start, start + len(bare)))
+        after_keyword = token.lower() in OUTPUT_SECRET_KEYWORDS
+    if not spans:
+        return literal_line(line)
+    ends = [0] + [end for _, end in spans]
+    starts = [start for start, _ in spans] + [len(line)]
+    pieces = [line[end:start] for end, start in zip(ends, starts, strict=True)]
+    wild = ANY_RUN.join(pieces)
+    if is_plain_literal(line) and is_plain_literal(wild.replace(ANY_RUN, "x")):
+        return wild
+    pattern = ".*".join(re.escape(piece) for piece in pieces)
+    if match_prompt(pattern + REGEX_SUFFIX) is not None:
+        pattern = f"[{pattern[0]}]{pattern[1:]}"
+    return pattern + REGEX_SUFFIX
+
+
+def _beside(path: Path, lab_path: Path) -> bool:
+    """Whether `path` names the lab file or a file named after it in its directory."""
+    same_dir = os.path.realpath(path.parent or ".") == os.path.realpath(lab_path.parent or ".")
+    return same_dir and path.name.startswith(lab_path.name)
+
+
+def _scenario_reference(scenario: Path, transcript: Path) -> str:
+    """How the header names `scenario`: a bundled one by its name, another by its path relative
+    to the transcript's directory."""
+    from state_store.scenario_files import ROOT_DIR
+
+    real = scenario.resolve()
+    if real.parent == ROOT_DIR.resolve() and real.suffix == ".yaml":
+        return real.stem
+    return Path(os.path.relpath(real, transcript.resolve().parent)).as_posix()
+
+
 class RecordRefused(Exception):
     """A recording would not replay: the lab does not start where replay starts."""
 
@@ -122,13 +177,26 @@ class Recorder:
 
     @classmethod
     def open(cls, path: Path | str, *, scenario: Path | str | None = None,
-             settings: Mapping[str, str] | None = None, strict_blank_lines: bool = True) -> Recorder:
-        """Create (truncate) `path`; a scenario path is written relative to the transcript."""
+             settings: Mapping[str, str] | None = None, strict_blank_lines: bool = True,
+             lab_path: Path | None = None) -> Recorder:
+        """Create `path` as a new private file (solace_shell.private_files: mode 0600, an existing
+        file replaced, never written through; RecordRefused for a symlink or a name that cannot
+        be used). A bundled scenario is written by its name, another relative to the transcript.
+        With `lab_path`, the lab file and the files named after it beside it (its -wal, history,
+        host key) are refused: replacing one would lose the lab or its keys."""
+        from solace_shell.private_files import UnusableTarget, create_private_text
+
         path = Path(path)
+        if lab_path is not None and _beside(path, lab_path):
+            raise RecordRefused(f"the recording {path} would replace the lab file {lab_path} or a file "
+                                "the shell keeps beside it; give another file name")
         written = None
         if scenario is not None:
-            written = Path(os.path.relpath(Path(scenario).resolve(), path.resolve().parent)).as_posix()
-        stream = path.open("w", encoding="utf-8", newline="\n")
+            written = _scenario_reference(Path(scenario), path)
+        try:
+            stream = create_private_text(path, "recording")
+        except UnusableTarget as exc:
+            raise RecordRefused(str(exc)) from None
         return cls(stream, scenario=written, settings=settings, strict_blank_lines=strict_blank_lines,
                    owns_stream=True)
 
@@ -149,11 +217,12 @@ class Recorder:
 
     def output(self, text: str) -> None:
         """The command's output (no trailing newline, as `Outcome.text`); "" writes nothing.
-        Secrets of the preceding command that the output echoes are masked."""
+        Secrets of the preceding command that the output echoes are masked, and so are stored
+        password hashes (`encrypted-password "$scrypt$..."`: `masked_output_line`)."""
         text = mask_secrets(text, self._secrets)
         if text:
             for line in text.split("\n"):
-                self._write(literal_line(line))
+                self._write(masked_output_line(line))
         self._stream.flush()
 
     def record(self, prompt: str, command: str, output: str) -> None:

@@ -115,9 +115,11 @@ def _run_text(text: str, name: str, lab_factory: LabFactory | None, base_dir: Pa
 
     scenario: Path | None = None
     if header.scenario is not None:
-        scenario = (base_dir if base_dir is not None else Path(name).parent) / header.scenario
-        if not scenario.is_file():
-            problem = Problem(header.lines.get("scenario", 0), f"scenario file not found: {scenario}")
+        from .scenario_path import ScenarioRefused, transcript_scenario
+        try:
+            scenario = transcript_scenario(header.scenario, base_dir if base_dir is not None else Path(name).parent)
+        except ScenarioRefused as refused:
+            problem = Problem(header.lines.get("scenario", 0), str(refused))
             return ReplayRun(TranscriptResult(name, error=str(TranscriptError(name, [problem]))))
 
     with paced_collection():
