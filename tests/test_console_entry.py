@@ -178,6 +178,7 @@ def test_ssh_exec_and_shell(served: object, lab_file: Path, user: str) -> None:
 
 
 def test_a_router_may_not_take_the_consoles_name(tmp_path: Path) -> None:
+    from state_store import systems
     from state_store.scenario import ScenarioError
 
     scenario = tmp_path / "lab-router.yaml"
@@ -185,7 +186,8 @@ def test_a_router_may_not_take_the_consoles_name(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError) as error:
         LabStore.open(tmp_path / "x.lab", scenario)
     assert error.value.problems == [
-        f"{scenario}:8: router 'lab': the name is the shell's own (lab, swiftmq are reserved)"]
+        f"{scenario}:8: router 'lab': the name is the shell's own "
+        f"({', '.join(sorted({'lab', *systems.names()}))} are reserved)"]
     assert not (tmp_path / "x.lab").exists()
 
 

@@ -14,6 +14,8 @@ import pytest
 from solace_shell.transcript.replay import replay_file
 
 ROOT = Path(__file__).resolve().parent.parent
+# the bundled scenarios, as the refusal lists them
+BUNDLED = ", ".join(sorted(p.stem for p in (ROOT / "state_store" / "scenarios").glob("*.yaml")))
 DEFAULT = ROOT / "state_store" / "scenarios" / "default.yaml"
 SECRET = "s3cr3t-line-of-a-private-file"
 BODY = "lab> status\n...\n"
@@ -46,7 +48,7 @@ def private(tmp_path: Path) -> Path:
 def test_absolute_paths_are_refused(tmp_path: Path, value: str) -> None:
     path = _transcript(tmp_path / "drills", value)
     assert _refusal(path) == (f"{path}:1: {value}: an absolute path; give a path relative to the transcript's "
-                              "directory or a bundled scenario (default, swiftmq-ha)")
+                              f"directory or a bundled scenario ({BUNDLED})")
 
 
 def test_dot_dot_out_of_the_tree_is_refused(tmp_path: Path, private: Path) -> None:
@@ -90,7 +92,7 @@ def test_not_a_regular_file_and_not_found(tmp_path: Path) -> None:
     assert _refusal(path) == f"{path}:1: scenario file not found: {drills / 'missing.yaml'}"
     path = _transcript(drills, "nosuch")
     assert _refusal(path) == (f"{path}:1: nosuch: no such scenario file, and not a bundled scenario "
-                              "(default, swiftmq-ha)")
+                              f"({BUNDLED})")
 
 
 def test_control_characters_in_the_value(tmp_path: Path) -> None:
@@ -127,7 +129,7 @@ def test_the_replay_command_says_it_in_one_line(tmp_path: Path) -> None:
     assert out.returncode != 0
     assert "root:" not in out.stdout + out.stderr
     assert out.stdout.splitlines()[0] == (f"ERROR {path}:1: /etc/passwd: an absolute path; give a path relative "
-                                          "to the transcript's directory or a bundled scenario (default, swiftmq-ha)")
+                                          f"to the transcript's directory or a bundled scenario ({BUNDLED})")
 
 
 def test_a_shared_scenarios_directory_that_is_a_symlink_opens_nothing(tmp_path: Path, private: Path) -> None:
