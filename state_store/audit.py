@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
+from itertools import islice
 from operator import itemgetter
 from typing import cast
 
@@ -55,14 +57,12 @@ _XA_LOG_PREFIX = "xa-log:"  # st.meta keys `xa-log:<group id>:<xid>` (transactio
 _XA_STANDBY_END_PREFIX = "xa-standby-end:"  # `xa-standby-end:<group id>:<xid>` (transactions.py)
 
 
-def _first_in_order(segments: list[tuple[Message, int, int]], limit: int) -> list[tuple[int, Message, int]]:
-    """The first ``limit`` entries of ``segments`` ((ledger run, first id, how many) in id order)
-    by (VPN name, rgmid, id), as (first id, run, how many); a negative limit is none, as SQL's
-    LIMIT. A segment is one entry: its messages share their outcome and details (the audit cuts
-    segments wherever a copy, a stream entry or a delivery starts or ends), so a million lost
-    messages in a row are one entry, listed whole. Within a VPN name rgmids normally grow with
-    ids (one group counter), so grouping by VPN keeps each group sorted; only an out-of-order
-    group is expanded into its messages and sorted."""
+def _in_order(segments: list[tuple[Message, int, int]]) -> Iterator[tuple[int, Message, int]]:
+    """The messages of ``segments`` ((ledger run, first id, how many) in id order) by (VPN name,
+    rgmid, id), as (first id, run, how many), lazily: the audit reads only as far as it lists.
+    Within a VPN name rgmids normally grow with ids (one group counter), so grouping by VPN keeps
+    each group sorted and its segments come whole; only an out-of-order group is expanded into
+    its messages and sorted."""
     by_vpn: dict[str, list[tuple[Message, int, int]]] = {}
     last_rgmid: dict[str, int] = {}
     unsorted: set[str] = set()
@@ -78,21 +78,21 @@ def _first_in_order(segments: list[tuple[Message, int, int]], limit: int) -> lis
                 unsorted.add(name)
             group.append(seg)
         last_rgmid[name] = first + n - 1
-    out: list[tuple[int, Message, int]] = []
     for name in sorted(by_vpn):
-        if 0 <= limit <= len(out):
-            break
         group = by_vpn[name]
         if name in unsorted:
             items = [(mid, m, 1) for m, a, n in group for mid in range(a, a + n)]
             items.sort(key=lambda t: (t[1].rgmid + t[0] - t[1].id, t[0]))
-            out += items if limit < 0 else items[:limit - len(out)]
+            yield from items
             continue
         for m, a, n in group:
-            out.append((a, m, n))
-            if 0 <= limit <= len(out):
-                break
-    return out
+            yield a, m, n
+
+
+def _first_in_order(segments: list[tuple[Message, int, int]], limit: int) -> list[tuple[int, Message, int]]:
+    """The first ``limit`` items of ``_in_order(segments)``; a negative limit is none, as SQL's
+    LIMIT."""
+    return list(_in_order(segments) if limit < 0 else islice(_in_order(segments), limit))
 
 
 _Run = Delivery | Spooled | ReplEntry  # runs that name messages: message_id .. + count
@@ -222,18 +222,7 @@ class AuditService(Service):
             spooled=spooled, stranded=stranded, rejected=rejected, not_replicated=not_repl,
             in_transaction=in_tx)
 
-        shown = _first_in_order(flagged, limit)
-        problems: list[AuditEntry] = []
-        delivery_runs: MessageRuns[Delivery] = MessageRuns()
-        if shown:
-            for d in st.deliveries.values():
-                delivery_runs.add(d.id, d)
-        for mid, m, n in shown:
-            dl, places = self._held(mid, mid + 1, delivery_runs, vpn_router, queue_vpn)[mid]
-            outcome, nd, clients, routers, where, notes = _entry_fields(m, dl, places)
-            problems.append(AuditEntry(
-                vpn=m.vpn_name, rgmid=m.rgmid + mid - m.id, topic=m.topic, outcome=outcome, deliveries=nd,
-                clients=clients, routers=routers, where=where, notes=notes, count=n))
+        problems = self._entries(flagged, limit, vpn_router, queue_vpn)
 
         where_rows: list[SpoolWhere] = []
         for queue_id, copies in st.spooled_by_queue.items():
@@ -249,6 +238,36 @@ class AuditService(Service):
         return Audit(vpn=vpn, totals=totals, problems=tuple(problems), spooled_where=tuple(where_rows),
                      xa_issues=tuple(self._xa_issues(vpn)),
                      split_brains=tuple(b for b in self._split_brains() if vpn is None or b.vpn == vpn))
+
+    def _entries(self, flagged: list[tuple[Message, int, int]], limit: int, vpn_router: dict[int, str],
+                 queue_vpn: dict[int, int]) -> list[AuditEntry]:
+        """The first ``limit`` audit entries (all for a negative limit) of the ``flagged``
+        segments, by (VPN, rgmid): an entry is a longest stretch of messages with consecutive
+        rgmids and one outcome, topic and details. Segments that continue the entry before them
+        are merged into it, so the entries depend on the messages alone, not on how the ledger,
+        the copies or the deliveries cut them into runs (a segment's messages share their
+        details: the audit cuts segments wherever a run starts or ends). The details are worked
+        out once per segment, whatever its length."""
+        out: list[AuditEntry] = []
+        delivery_runs: MessageRuns[Delivery] | None = None
+        for mid, m, n in _in_order(flagged):
+            if delivery_runs is None:
+                delivery_runs = MessageRuns()
+                for d in self.st.deliveries.values():
+                    delivery_runs.add(d.id, d)
+            dl, places = self._held(mid, mid + 1, delivery_runs, vpn_router, queue_vpn)[mid]
+            outcome, nd, clients, routers, where, notes = _entry_fields(m, dl, places)
+            e = AuditEntry(vpn=m.vpn_name, rgmid=m.rgmid + mid - m.id, topic=m.topic, outcome=outcome,
+                           deliveries=nd, clients=clients, routers=routers, where=where, notes=notes, count=n)
+            before = out[-1] if out else None
+            if before is not None and before.rgmid + before.count == e.rgmid and \
+                    replace(before, rgmid=e.rgmid, count=n) == e:
+                out[-1] = replace(before, count=before.count + n)
+            elif 0 <= limit <= len(out):
+                break
+            else:
+                out.append(e)
+        return out
 
     def _held(self, lo: int, hi: int, delivery_runs: MessageRuns[Delivery], vpn_router: dict[int, str],
               queue_vpn: dict[int, int]) -> dict[int, tuple[list[Delivery], set[tuple[str, str]]]]:

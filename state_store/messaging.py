@@ -240,7 +240,9 @@ class MessagingService(Service):
             st.head(copies[-1], copies[-1].count - (taken - count))
             taken = count
         t = self.sv.transactions.open_txn(c)
+        # read before consuming: consumed messages may be folded out of the ledger (settle)
         rgmids = self._rgmids(copies, CONSUMED_RGMIDS_SHOWN)
+        rgmid_ranges = self._rgmid_ranges(copies, CONSUMED_RANGES_SHOWN)
         if copies:
             if t is not None:
                 for sp in copies:  # one operation per run of copies locked
@@ -250,15 +252,21 @@ class MessagingService(Service):
             else:
                 self.consume_selected(v, r, c.name, copies, None)
         return ConsumeResult(client=c.name, router=r.name, vpn=v.name, queue=q.name, requested=count,
-                             consumed=taken, rgmids=rgmids, transacted=t is not None,
-                             rgmid_ranges=self._rgmid_ranges(copies, CONSUMED_RANGES_SHOWN))
+                             consumed=taken, rgmids=rgmids, transacted=t is not None, rgmid_ranges=rgmid_ranges)
 
     def _rgmid_ranges(self, copies: list[Spooled], limit: int) -> tuple[tuple[int, int], ...]:
-        """The replication-group message IDs of ``copies`` as the first ``limit`` ranges of
-        consecutive IDs, (first, last) each: one ledger lookup per run, whatever its length."""
+        """The replication-group message IDs of ``copies``, in the order consumed, as the first
+        ``limit`` ranges of consecutive IDs, (first, last) each: one ledger lookup per run,
+        whatever its length. The ranges depend on the IDs alone, not on how the copies and the
+        ledger cut them into runs. Read before the copies are consumed (their ledger runs may be
+        folded away then); a message with no ledger run raises KeyError, as ``st.rgmid`` does."""
+        st = self.st
         out: list[tuple[int, int]] = []
         for sp in copies:
-            for a, b, m in self.st.ledger_spans(sp.message_id, sp.message_id + sp.count):
+            at, hi = sp.message_id, sp.message_id + sp.count
+            for a, b, m in st.ledger_spans(at, hi):
+                if a != at:
+                    break
                 first, last = m.rgmid + a - m.id, m.rgmid + b - 1 - m.id
                 if out and out[-1][1] + 1 == first:
                     out[-1] = (out[-1][0], last)
@@ -266,6 +274,9 @@ class MessagingService(Service):
                     out.append((first, last))
                 else:
                     return tuple(out)
+                at = b
+            if at != hi:
+                st.rgmid(at)  # the KeyError of the first message the ledger does not hold
         return tuple(out)
 
     def _rgmids(self, copies: list[Spooled], limit: int) -> tuple[int, ...]:

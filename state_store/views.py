@@ -593,7 +593,9 @@ class AuditEntry:
     routers: tuple[str, ...]
     where: tuple[tuple[str, str], ...]  # (router, queue) still holding it
     notes: tuple[str, ...]  # the messages' ledger notes, first seen first, no repeats
-    count: int = 1  # messages rgmid .. rgmid + count - 1, all with this outcome and these details
+    # messages rgmid .. rgmid + count - 1, all with this outcome and these details, as long as they
+    # last: the same messages give the same entries whatever runs the ledger holds them in
+    count: int = 1
 
 
 @statically_frozen
