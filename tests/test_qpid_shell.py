@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from solace_shell.lab import Lab
@@ -48,3 +50,24 @@ def test_replicate_takes_the_remote_broker_then_the_queue_as_the_tool_does(lab: 
     assert (out.text, lab.execute("qpid", "echo $?").text) == ("", "0")
     out = lab.execute("qpid", "qpid-ha replicate -b b2 q1 b1")     # the usage string's order
     assert out.text == "ConnectError: [Errno -2] Name or service not known"
+
+
+def test_the_broker_shell_is_reachable_over_ssh(tmp_path: Path) -> None:
+    """The tools' shell listens after the routers like every HA system's CLI (docs/ssh.md); a tool's
+    refusal is its own text, and an exec that fails exits non-zero."""
+    from .ssh_clients import Shell, connect, run_exec, serving
+
+    path = tmp_path / "qpid.lab"
+    Lab.open(path, scenario=ROOT_DIR / "qpid-ha.yaml").close()
+    with serving(path) as server:
+        assert [listener.router for listener in server.listeners] == ["qpid"]
+        status, text = run_exec(server.port("qpid"), "admin", "admin", "qpid-ha status --bogus")
+        assert status != 0 and "qpid-ha: error: no such option: --bogus" in text
+        client = connect(server.port("qpid"), "admin", "admin")
+        try:
+            shell = Shell(client)
+            shell.login_text()
+            assert "ConnectError: [Errno -2] Name or service not known" in shell.command(
+                "qpid-ha status -b nosuchhost")
+        finally:
+            client.close()
