@@ -211,6 +211,7 @@ HELP_WIDTH = 80        # `help` fits an 80-column terminal (the CLI's own width)
 HELP_COLUMN = 34       # where the help text starts; a longer syntax gets lines of its own
 # The Solace routers' console verbs: listed by `help` only when the lab holds routers (an HA
 # system's own verbs carry their system in the grammar).
+HA_FAILURE_VERBS = "lab_ha."   # the kernel's failure verbs (`ha kill` ...), for the HA systems' nodes
 SOLACE_VERBS = {"lab.publish", "lab.consume", "lab.transaction_local", "lab.transaction_xa", "lab.fail_site",
                 "lab.restore_site", "lab.replace_site", "lab.fail_link", "lab.restore_link", "lab.audit"}
 
@@ -231,11 +232,13 @@ def _help_entry(syntax: str, text: str) -> list[str]:
 def console_help(ctx: HandlerContext, args: Args) -> Lines:
     """The console commands of the lab and of the HA systems this lab holds (each system's grammar
     namespace), each with its help, from the grammar (docs/lab.md has the forms); the Solace
-    traffic and failure verbs only in a lab with Solace routers."""
+    traffic and failure verbs only in a lab with Solace routers, the HA systems' shared failure
+    verbs only in a lab with an HA system."""
     lab = ctx.session.lab
     held, solace = set(lab.systems()), bool(lab.routers())
     shown = [c for c in lab.grammar.by_mode.get("lab", [])
-             if (not c.system or c.system in held) and (solace or c.handler not in SOLACE_VERBS)]
+             if (not c.system or c.system in held) and (solace or c.handler not in SOLACE_VERBS)
+             and (held or not c.handler.startswith(HA_FAILURE_VERBS))]
     return Lines(tuple(line for c in shown for line in _help_entry(c.syntax, c.help)))
 
 

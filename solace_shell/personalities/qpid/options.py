@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import io
 import optparse
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import NoReturn
 
 BROKER_HELP = ("Address of qpidd broker with syntax: [username/password@] hostname | ip-address [:<port>]")
@@ -119,3 +121,14 @@ def config_parser(usage: str) -> ToolParser:
     add("-f", "--file", action="store", type="string")
     add("--show-property", dest="list_properties", action="append", default=[])
     return parser
+
+
+@contextmanager
+def used_once(parser: ToolParser) -> Iterator[ToolParser]:
+    """A parser made for one command, destroyed after it: optparse's parser, its formatter and its
+    options point at one another, and `destroy` cuts those cycles so the command leaves nothing
+    for the cyclic collector (a lab is freed by reference counting)."""
+    try:
+        yield parser
+    finally:
+        parser.destroy()

@@ -16,7 +16,7 @@ from state_store.qpid import policy as qpol
 from state_store.qpid.params import PORT, REPLICATE_LEVELS
 from state_store.qpid.views import ToolResult
 
-from .options import ToolExit, ToolParser, config_parser, ha_parser
+from .options import ToolExit, ToolParser, config_parser, ha_parser, used_once
 
 HA_COMMANDS = {"ping": ("Check if the broker is alive and responding", ()),
                "status": ("Print HA status", ()),
@@ -87,7 +87,7 @@ def qpid_ha(engine: Any, here: str, argv: list[str]) -> ToolResult:
     if args and args[0] in ("help", "--help", "-help", "-h", "help-all", "--help-all"):
         if "help-all" in args[0]:
             names = [*HA_COMMANDS, *(("promote",) if manager else ())]
-            return ToolResult(tuple("\n".join(_parser(n).help_text() for n in names).split("\n")), 0)
+            return ToolResult(tuple("\n".join(_help_text(n) for n in names).split("\n")), 0)
         return ToolResult(tuple(_ha_usage()), 0)
     names = list(HA_COMMANDS) + (["promote"] if manager else [])
     command = next((a for a in args if a in names), None)
@@ -95,14 +95,14 @@ def qpid_ha(engine: Any, here: str, argv: list[str]) -> ToolResult:
         if "promote" in args:
             return ToolResult(tuple(PROMOTE_REFUSAL.split("\n")), 1)
         return ToolResult((*_ha_usage(), "Exception: No valid command"), 1)
-    parser = _parser(command)
-    try:
-        opts, positional = parser.parse_args(args)
-    except ToolExit as ended:
-        return ToolResult(tuple(ended.text.rstrip("\n").split("\n")), ended.status)
-    arg_names = HA_COMMANDS.get(command, ("", ()))[1]
-    if len(positional) != len(arg_names) + 1:
-        return ToolResult((*parser.help_text().split("\n"), "Exception: Wrong number of arguments"), 1)
+    with used_once(_parser(command)) as parser:
+        try:
+            opts, positional = parser.parse_args(args)
+        except ToolExit as ended:
+            return ToolResult(tuple(ended.text.rstrip("\n").split("\n")), ended.status)
+        arg_names = HA_COMMANDS.get(command, ("", ()))[1]
+        if len(positional) != len(arg_names) + 1:
+            return ToolResult((*parser.help_text().split("\n"), "Exception: Wrong number of arguments"), 1)
     address = str(opts.broker or "0.0.0.0")
     node = _target(core, address, here, admin=True)
     if isinstance(node, str):
@@ -116,6 +116,11 @@ def qpid_ha(engine: Any, here: str, argv: list[str]) -> ToolResult:
     if command == "status":
         return _status(core, node, opts, here)
     return _query(core, node, opts, here)
+
+
+def _help_text(command: str) -> str:
+    with used_once(_parser(command)) as parser:
+        return parser.help_text()
 
 
 def _parser(command: str) -> ToolParser:
@@ -181,7 +186,8 @@ def _query(core: Kernel, node: Node, opts: Any, here: str) -> ToolResult:
 def qpid_config(engine: Any, here: str, argv: list[str]) -> ToolResult:
     core: Kernel = engine.kernel()
     try:
-        opts, args = config_parser(CONFIG_USAGE).parse_args(argv)
+        with used_once(config_parser(CONFIG_USAGE)) as parser:
+            opts, args = parser.parse_args(argv)
     except ToolExit as ended:
         return ToolResult(tuple(ended.text.rstrip("\n").split("\n")), ended.status)
     level = opts.replicate
