@@ -308,23 +308,18 @@ def _hold(core: Kernel, node: Node, op: str, client: str, queue: str = "", count
 
 
 def release_held(core: Kernel, group: str) -> None:
-    """Run the held operations in order on the instance that serves, once its pools are unfrozen;
-    those whose client finds no serving instance keep waiting."""
+    """Run the held operations in order, each on the instance that serves its client, as long as
+    that instance's pools are unfrozen; from the first that cannot run (frozen pools, or no
+    serving instance) on, they keep waiting in order."""
     held = _held(core, group)
-    serving = p.serving_node(core, group)
-    if not held or serving is None or serving.state in p.FROZEN:
-        return
-    waiting: list[dict[str, Any]] = []
-    for entry in list(held):
-        held.remove(entry)
-        if waiting:
-            waiting.append(entry)
-            continue
+    while held:
         try:
-            _run_held(core, entry)
+            _, node = _client(core, str(held[0]["client"]))
         except EngineError:
-            waiting.append(entry)
-    held[:0] = waiting
+            return
+        if node.state in p.FROZEN:
+            return
+        _run_held(core, held.pop(0))
 
 
 def _run_held(core: Kernel, entry: dict[str, Any]) -> None:

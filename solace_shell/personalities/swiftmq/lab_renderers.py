@@ -78,7 +78,8 @@ def held_text(p: dict[str, object]) -> str:
     if p["op"] == "resend":
         return f"resend by {p['client']}"
     where = "to" if p["op"] == "publish" else "from"
-    return f"{p['op']} of {p['count']} messages by {p['client']} {where} {p['queue']}"
+    messages = "message" if p["count"] == 1 else "messages"
+    return f"{p['op']} of {p['count']} {messages} by {p['client']} {where} {p['queue']}"
 
 
 def id_ranges(spans: tuple[Span, ...]) -> str:
