@@ -139,3 +139,16 @@ def test_a_transfer_within_the_threshold_keeps_the_heartbeats(store: LabStore) -
     advance(store, 17_000)                           # synced at 16.63 s (the preferred swap 10 s later)
     assert states(store) == {"A": "STANDBY", "B": "ACTIVE"}
     assert not any(c == "channel-closed" for c, _ in codes(store, "ha1.A")[-6:])
+
+
+def test_a_scenario_sets_the_freeze_list_and_its_order_is_kept(tmp_path: Path) -> None:
+    custom = tmp_path / "pools.yaml"
+    custom.write_text(SCENARIO.read_text().replace(
+        "      sync_step_ms: 250", '      threadpool_freezes: "store.log, jms.session"\n      sync_step_ms: 250'))
+    s = lab(custom)
+    b_alone_then_a_returns(s, 0)
+    advance(s, 2_000)
+    pools = [(c, p["pool"]) for c, p in codes(s, "ha1.B") if c.startswith("pool-")]
+    assert pools == [("pool-frozen", "store.log"), ("pool-frozen", "jms.session"),
+                     ("pool-unfrozen", "store.log"), ("pool-unfrozen", "jms.session")]
+    s.close()
