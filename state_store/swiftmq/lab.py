@@ -9,6 +9,11 @@ synchronously to the STANDBY, so it survives a failover; the JMS message IDs of 
 duplicate-detection backlog are replicated too, so a client that resends in-doubt messages after a
 failover gets them discarded by the router. A non-persistent message lives only in the memory of
 the instance that took it and is lost if that instance stops serving before it is consumed.
+
+Thread-pool freeze (documented: "If the thread pools are freezed, no activity occurs"): while the
+serving instance is in ACTIVE-SYNC-PREPARE or ACTIVE-SYNC, a publish, consume or resend does not
+run; it is held in order and runs when the pools are unfrozen (the sync ends, or the instance
+switches to STANDALONE), on whichever instance then serves the client. Nothing is lost or run twice.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from .views import (
     InstanceReplaced,
     InstanceView,
     JmsConsume,
+    JmsHeld,
     JmsPublish,
     JmsResend,
     JmsStats,
@@ -84,7 +90,8 @@ def instance_view(core: Kernel, node: Node) -> InstanceView:
 
 def router_view(core: Kernel, name: str) -> RouterView:
     router(core, name)
-    return RouterView(name, p.channel(core, name), tuple(instance_view(core, n) for n in core.group_nodes(name)))
+    return RouterView(name, p.channel(core, name), tuple(instance_view(core, n) for n in core.group_nodes(name)),
+                      len(_held(core, name)))
 
 
 def serving_instance(core: Kernel, name: str) -> str | None:
@@ -280,10 +287,66 @@ def backlog_keys(core: Kernel, key: str, queue: str) -> list[str]:
             for i in range(int(e[2]))]
 
 
+# ---------------------------------------------------------------- held while the thread pools are frozen
+def _held(core: Kernel, group: str) -> list[dict[str, Any]]:
+    held: list[dict[str, Any]] = core.groups[group].data.setdefault("held", [])
+    return held
+
+
+def _hold(core: Kernel, node: Node, op: str, client: str, queue: str = "", count: int = 0,
+          persistent: bool = True) -> JmsHeld | None:
+    """Hold the operation when ``node`` (the client's serving instance) has frozen thread pools, or
+    when operations held before it still wait (they keep their order). None: it runs now."""
+    held = _held(core, node.group)
+    if node.state not in p.FROZEN:
+        release_held(core, node.group)
+        if not held:
+            return None
+    held.append({"op": op, "client": client, "queue": queue, "count": count, "persistent": persistent})
+    core.log(node, "held", op=op, client=client, queue=queue, count=count)
+    return JmsHeld(client, node.group, node.name, node.state, op, queue, count, persistent, len(held))
+
+
+def release_held(core: Kernel, group: str) -> None:
+    """Run the held operations in order, each on the instance that serves its client, as long as
+    that instance's pools are unfrozen; from the first that cannot run (frozen pools, or no
+    serving instance) on, they keep waiting in order."""
+    held = _held(core, group)
+    while held:
+        try:
+            _, node = _client(core, str(held[0]["client"]))
+        except EngineError:
+            return
+        if node.state in p.FROZEN:
+            return
+        _run_held(core, held.pop(0))
+
+
+def _run_held(core: Kernel, entry: dict[str, Any]) -> None:
+    client, op = str(entry["client"]), str(entry["op"])
+    if op == "publish":
+        pub = _publish(core, client, str(entry["queue"]), int(entry["count"]), bool(entry["persistent"]))
+        node, done = pub.instance, {"replicated": pub.replicated, "first": pub.first_id, "last": pub.last_id}
+    elif op == "consume":
+        got = _consume(core, client, str(entry["queue"]), int(entry["count"]))
+        node, done = got.instance, {"received": got.received}
+    else:
+        res = _resend(core, client)
+        node, done = res.instance, {"discarded": res.discarded, "accepted": res.accepted}
+    core.log(core.node(core.clients[client].group, node), "released", op=op, client=client,
+             queue=str(entry["queue"]), count=int(entry["count"]), **done)
+
+
 @operation("swiftmq.publish")
-def publish(core: Kernel, client: str, queue: str, count: int = 1, persistent: bool = True) -> JmsPublish:
+def publish(core: Kernel, client: str, queue: str, count: int = 1, persistent: bool = True) -> JmsPublish | JmsHeld:
     if count < 1:
         raise EngineError("value_out_of_range", name="count", value=count, min=1, max="")
+    _, node = _client(core, client, queue)
+    return _hold(core, node, "publish", client, queue, count, persistent) or _publish(
+        core, client, queue, count, persistent)
+
+
+def _publish(core: Kernel, client: str, queue: str, count: int, persistent: bool) -> JmsPublish:
     group, node = _client(core, client, queue)
     qp = _queue(core, group, queue)
     c = core.clients[client]
@@ -302,9 +365,14 @@ def publish(core: Kernel, client: str, queue: str, count: int = 1, persistent: b
 
 
 @operation("swiftmq.resend")
-def resend(core: Kernel, client: str) -> JmsResend:
+def resend(core: Kernel, client: str) -> JmsResend | JmsHeld:
     """The client sends its last publish again with the same JMS message IDs (what a JMS client
     does with in-doubt messages after a reconnect); the router discards those it has seen."""
+    _, node = _client(core, client)
+    return _hold(core, node, "resend", client) or _resend(core, client)
+
+
+def _resend(core: Kernel, client: str) -> JmsResend:
     group, node = _client(core, client)
     c = core.clients[client]
     replica = _replica(core, node)
@@ -330,10 +398,15 @@ def resend(core: Kernel, client: str) -> JmsResend:
 
 
 @operation("swiftmq.consume")
-def consume(core: Kernel, client: str, queue: str, count: int = 1) -> JmsConsume:
+def consume(core: Kernel, client: str, queue: str, count: int = 1) -> JmsConsume | JmsHeld:
     """Receive and acknowledge up to `count` messages; the ACTIVE replicates the acks, so the
     STANDBY's copies go too. A message this client already received is dropped by the client's own
     duplicate detection (JMS message ID per connection)."""
+    _, node = _client(core, client, queue)
+    return _hold(core, node, "consume", client, queue, count) or _consume(core, client, queue, count)
+
+
+def _consume(core: Kernel, client: str, queue: str, count: int) -> JmsConsume:
     group, node = _client(core, client, queue)
     replica = _replica(core, node)
     led = core.ledger

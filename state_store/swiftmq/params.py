@@ -3,7 +3,11 @@
 Why: every timing of the state machine comes from these, so a scenario can shrink or grow them
 (e.g. a short negotiation timeout for a drill) and the defaults stay those the seed documents.
 `sync_step_ms` is the lab's own choice (how long each synchronisation step takes): the seed gives
-no figure, only the order of the steps.
+no figure, only the order of the steps. The store transfer of ACTIVE-SYNC takes longer with the
+store: its size (stored messages x `message_size_kb`) cut into replication packets of at most
+`max_packet_size_kb`, each taking `packet_transfer_ms` on the channel (both lab choices).
+`threadpool_freezes` is the "Threadpool Freezes" list, frozen and unfrozen in its order; the seed
+names no pools, so the default names are the lab's own.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from typing import Any, Literal
 from ..scenario_spec import OPT, Bool, Int, Spec, Str, spec_map
 
 SYSTEM = "swiftmq"
+# synthesized pool names (the seed documents the list, not its entries)
+DEFAULT_FREEZES = "jms.connection,jms.session,queue.timeout,routing,store.log"
 
 
 @dataclass(frozen=True)
@@ -27,6 +33,19 @@ class HaParams:
     spool_directory: str = "./"
     preferred_failover_delay_ms: int = 10000
     sync_step_ms: int = 250                     # lab choice: one step of INITIALIZE .. ACTIVE
+    message_size_kb: int = 1                    # lab choice: the store size of one message
+    packet_transfer_ms: int = 10                # lab choice: one replication packet on the channel
+    threadpool_freezes: str = DEFAULT_FREEZES   # comma-separated, in freeze order
+
+    @property
+    def freeze_order(self) -> tuple[str, ...]:
+        return tuple(name.strip() for name in self.threadpool_freezes.split(",") if name.strip())
+
+    def store_transfer(self, messages: int) -> tuple[int, int, int]:
+        """(store size in KB, replication packets, transfer time in ms) of a store image."""
+        size_kb = messages * self.message_size_kb
+        packets = -(-size_kb // self.max_packet_size_kb)
+        return size_kb, packets, packets * self.packet_transfer_ms
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> HaParams:
@@ -90,6 +109,9 @@ ROUTER_LEAVES: tuple[Leaf, ...] = (
          ("spool", "max_cache_size_kb")),
     Leaf("preferred_failover_delay_ms", "int", _MS, 0),
     Leaf("sync_step_ms", "int", _MS, 1),
+    Leaf("message_size_kb", "int", _COUNT, 1),
+    Leaf("packet_transfer_ms", "int", _MS, 0),
+    Leaf("threadpool_freezes", "text", Str(1000)),
 )
 QUEUE_LEAVES: tuple[Leaf, ...] = (
     Leaf("duplicate_backlog_size", "int", _COUNT, 1, "duplicate-detection-backlog-size"),

@@ -5,7 +5,15 @@ Documented behaviour (seed 001 and the SwiftMQ failover pages) and the lab's inf
   instance until the negotiation timeout, then STANDALONE; UNKNOWN (no file) waits forever.
 - Two instances that can reach each other connect: INITIALIZE, NEGOTIATE, then the winner goes
   ACTIVE-SYNC-PREPARE (pools frozen), ACTIVE-SYNC (snapshot sent), ACTIVE and the other
-  STANDBY-SYNC-PREPARE, STANDBY-SYNC, STANDBY. Each step takes `sync_step_ms` (lab choice).
+  STANDBY-SYNC-PREPARE, STANDBY-SYNC, STANDBY. Each step takes `sync_step_ms` (lab choice); the
+  snapshot step takes in addition the store transfer, from the store's size and the maximum packet
+  size (params.py). The thread pools of the "Threadpool Freezes" list are frozen in its order on
+  entering ACTIVE-SYNC-PREPARE and unfrozen in the same order when the sync ends (ACTIVE) or is
+  broken off (STANDALONE); JMS work waits meanwhile (lab.py).
+- A long store transfer holds back the ACTIVE's heartbeats ("Missing of heart beats is possible,
+  especially during synchronization when a large store is transferred"): when it outlasts the
+  missing threshold, the STANDBY closes the channel and goes STANDALONE with the store it had (the
+  failover), and the ACTIVE, seeing the channel closed, switches to STANDALONE too.
 - Negotiation winner (inferred): the instance that was STANDALONE; else the preferred active;
   else the one whose `ha.state` says ACTIVE; else the one started first. Both STANDALONE is split
   brain: the instance that joined last is shut down with an exception.
@@ -23,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..kernel import Kernel, Link, Node, Timer, register
+from ..kernel import ranges as rg
 from ..kernel.audit import DUPLICATE_DISCARDED, LOST
 from ..kernel.failures import REPLACED
 from ..kernel.model import node_key
@@ -33,6 +42,7 @@ ACTIVE_SYNC_PREPARE, ACTIVE_SYNC, ACTIVE = "ACTIVE-SYNC-PREPARE", "ACTIVE-SYNC",
 STANDBY_SYNC_PREPARE, STANDBY_SYNC, STANDBY = "STANDBY-SYNC-PREPARE", "STANDBY-SYNC", "STANDBY"
 STANDALONE = "STANDALONE"
 DOWN = ""
+FROZEN = frozenset({ACTIVE_SYNC_PREPARE, ACTIVE_SYNC})   # the serving instance's pools are frozen
 STATES = (UNKNOWN, INITIALIZE, NEGOTIATE, ACTIVE_SYNC_PREPARE, ACTIVE_SYNC, ACTIVE,
           STANDBY_SYNC_PREPARE, STANDBY_SYNC, STANDBY, STANDALONE)
 SAVED_STATES = (UNKNOWN, ACTIVE, STANDBY, STANDALONE)   # what ha.state can hold
@@ -185,7 +195,9 @@ class SwiftMqPolicy:
     def after_change(self, core: Kernel, group: str) -> list[str]:
         from .lab import reconnect
 
-        return reconnect(core, group)
+        connected = reconnect(core, group)
+        self._release(core, group)
+        return connected
 
     # -- timers --------------------------------------------------------------------------------------
     def on_timer(self, core: Kernel, timer: Timer) -> None:
@@ -203,9 +215,13 @@ class SwiftMqPolicy:
             node = core.node(group, timer.node)
             peer = core.node(group, str(timer.payload["peer"]))
             link = core.link(node.key, peer.key)
-            unreachable = peer.proc == "hung" or (link is not None and not link.up)
+            cut = link is not None and not link.up
+            unreachable = peer.proc == "hung" or cut or peer.state == ACTIVE_SYNC
             if unreachable and node.state != STANDALONE:
                 self._connection_lost(core, node, "heartbeat-missing")
+                if peer.proc == "up" and not cut and peer.state in FROZEN:
+                    core.log(peer, "channel-closed", cause="io-exception")   # closed by the other side
+                    self._go_standalone(core, peer)
             return
         if any(n.proc != "up" for n in core.group_nodes(group)):
             return
@@ -273,19 +289,29 @@ class SwiftMqPolicy:
         winner, loser = self._pair(core, group)
         core.set_state(winner, ACTIVE_SYNC_PREPARE)
         core.set_state(loser, STANDBY_SYNC_PREPARE)
+        for pool in params(core, group).freeze_order:
+            core.log(winner, "pool-frozen", pool=pool)
         core.timers.schedule(core.now_ms + params(core, group).sync_step_ms, group, "", "sync")
 
     def _sync(self, core: Kernel, group: str) -> None:
         winner, loser = self._pair(core, group)
         core.set_state(winner, ACTIVE_SYNC)        # every pool reported its freeze
         core.set_state(loser, STANDBY_SYNC)
-        core.timers.schedule(core.now_ms + params(core, group).sync_step_ms, group, "", "synced")
+        p = params(core, group)
+        stored = sum(rg.size(rs) for rs in core.ledger.copies.get(winner.key, {}).values())
+        size_kb, packets, transfer_ms = p.store_transfer(stored)
+        core.log(winner, "store-transfer", messages=stored, size_kb=size_kb, packets=packets,
+                 max_packet_kb=p.max_packet_size_kb, transfer_ms=transfer_ms)
+        core.timers.schedule(core.now_ms + p.sync_step_ms + transfer_ms, group, "", "synced")
+        self._watch(core, loser, winner)   # the transfer holds back the ACTIVE's heartbeats
 
     def _synced(self, core: Kernel, group: str) -> None:
         winner, loser = self._pair(core, group)
+        core.timers.cancel_where(group, kinds=frozenset({"heartbeat-missing"}))   # heartbeats flow again
         core.ledger.replace_image(winner.key, loser.key, OVERWRITTEN_BY_SYNC)
         backlogs = core.groups[group].data.setdefault("backlog", {})
         backlogs[loser.name] = {q: [list(e) for e in runs] for q, runs in backlogs.get(winner.name, {}).items()}
+        self._unfreeze(core, winner)
         core.set_state(winner, ACTIVE)
         core.set_state(loser, STANDBY)
         winner.serving = True
@@ -293,10 +319,22 @@ class SwiftMqPolicy:
         loser.files[HA_STATE_FILE] = STANDBY
         data = core.groups[group].data
         data["channel"] = "connected"     # heartbeats keep the phase of the connection (connected_ms)
+        self._release(core, group)         # the held JMS work runs now, replicated to the STANDBY
         p = params(core, group)
         if p.preferred_active == loser.name:
             core.log(winner, "preferred-failover", delay_ms=p.preferred_failover_delay_ms)
             core.timers.schedule(core.now_ms + p.preferred_failover_delay_ms, group, "", "preferred-failover")
+
+    def _unfreeze(self, core: Kernel, node: Node) -> None:
+        """Unfreeze the pools of a frozen instance, in the order of the list."""
+        if node.state in FROZEN:
+            for pool in params(core, node.group).freeze_order:
+                core.log(node, "pool-unfrozen", pool=pool)
+
+    def _release(self, core: Kernel, group: str) -> None:
+        from .lab import release_held
+
+        release_held(core, group)
 
     def _preferred_failover(self, core: Kernel, group: str) -> None:
         winner, loser = self._pair(core, group)
@@ -325,9 +363,11 @@ class SwiftMqPolicy:
         self._go_standalone(core, survivor)
 
     def _go_standalone(self, core: Kernel, node: Node) -> None:
+        self._unfreeze(core, node)
         core.set_state(node, STANDALONE)
         node.serving = True
         node.files[HA_STATE_FILE] = STANDALONE
+        self._release(core, node.group)
 
     def close_channel(self, core: Kernel, group: str) -> None:
         """The channel is gone without a failure (both instances are told to stop together)."""
@@ -352,6 +392,7 @@ register(POLICY)
 
 __all__ = [
     "POLICY",
+    "FROZEN",
     "SAVED_STATES",
     "STATES",
     "TRANSITIONS",

@@ -14,6 +14,10 @@ Format:
         spool: {max_cache_size_kb: 5120 (>= 1024), directory: ./}
         preferred_failover_delay_ms: 10000
         sync_step_ms: 250                  (lab choice: one synchronisation step)
+        message_size_kb: 1                 (lab choice: store size of one message)
+        packet_transfer_ms: 10             (lab choice: one replication packet on the channel)
+        threadpool_freezes: "jms.connection,jms.session,queue.timeout,routing,store.log"
+                                           (freeze/unfreeze order; the names are the lab's)
         replication_channel: {listener: A, connector: B, port: 4001}
         ha_state: {A: ACTIVE}              (ha.state files at load: UNKNOWN ACTIVE STANDBY STANDALONE)
         start: [A, B]                      (instances started at load, in this order)

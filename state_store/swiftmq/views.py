@@ -26,6 +26,7 @@ class RouterView:
     router: str
     channel: str               # none | connecting | connected
     instances: tuple[InstanceView, ...]
+    held: int = 0              # JMS operations waiting for frozen thread pools
 
 
 @dataclass(frozen=True)
@@ -112,3 +113,18 @@ class JmsStats:
 class LinkChange:
     router: str
     up: bool
+
+
+@dataclass(frozen=True)
+class JmsHeld:
+    """A JMS operation that waits: the serving instance's thread pools are frozen for the
+    synchronisation with the other instance; it runs when they are unfrozen."""
+    client: str
+    router: str
+    instance: str
+    state: str                 # the frozen instance's HA state
+    operation: str             # publish | consume | resend
+    queue: str                 # "" for resend
+    count: int
+    persistent: bool
+    waiting: int               # operations held on the router, this one included

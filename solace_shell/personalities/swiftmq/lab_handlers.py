@@ -13,6 +13,7 @@ from state_store.swiftmq.views import (
     HaFile,
     InstanceLog,
     JmsConsume,
+    JmsHeld,
     JmsPublish,
     JmsResend,
     JmsStats,
@@ -78,18 +79,18 @@ def cli(ctx: HandlerContext, args: Args) -> SwitchTarget:
 
 
 @handler("lab_swiftmq.publish")
-def publish(ctx: HandlerContext, args: Args) -> JmsPublish:
+def publish(ctx: HandlerContext, args: Args) -> JmsPublish | JmsHeld:
     return ctx.engine.kernel_call("swiftmq.publish", str(args["jms-client"]), str(args["ha-queue"]),  # type: ignore[no-any-return]
                                   int(args.get("count", 1)), not args.get("non-persistent"))
 
 
 @handler("lab_swiftmq.resend")
-def resend(ctx: HandlerContext, args: Args) -> JmsResend:
+def resend(ctx: HandlerContext, args: Args) -> JmsResend | JmsHeld:
     return ctx.engine.kernel_call("swiftmq.resend", str(args["jms-client"]))  # type: ignore[no-any-return]
 
 
 @handler("lab_swiftmq.consume")
-def consume(ctx: HandlerContext, args: Args) -> JmsConsume:
+def consume(ctx: HandlerContext, args: Args) -> JmsConsume | JmsHeld:
     return ctx.engine.kernel_call("swiftmq.consume", str(args["jms-client"]), str(args["ha-queue"]),  # type: ignore[no-any-return]
                                   int(args.get("count", 1)))
 

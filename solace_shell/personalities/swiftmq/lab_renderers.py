@@ -14,6 +14,7 @@ from state_store.swiftmq.views import (
     InstanceLog,
     InstanceReplaced,
     JmsConsume,
+    JmsHeld,
     JmsPublish,
     JmsResend,
     JmsStats,
@@ -55,10 +56,30 @@ def system_out(event: Event) -> list[str]:
     if event.code == "preferred-failover":
         seconds = int(p["delay_ms"]) // 1000
         return [f"{out}STANDBY is preferred ACTIVE instance: Failover in {seconds} seconds ..."]
+    if event.code in ("pool-frozen", "pool-unfrozen"):
+        return [f"{out}Thread pool {p['pool']} {'frozen' if event.code == 'pool-frozen' else 'unfrozen'}"]
+    if event.code == "store-transfer":
+        packets = f"{p['packets']} replication packet{'' if p['packets'] == 1 else 's'}"
+        return [f"{out}Sending store snapshot: {p['messages']} messages, {p['size_kb']} KB in {packets} "
+                f"of at most {p['max_packet_kb']} KB ({p['transfer_ms']} ms)"]
+    if event.code == "held":
+        return [f"{out}Thread pools frozen: {held_text(p)} waits"]
+    if event.code == "released":
+        done = ", ".join(f"{k} {p[k]}" for k in ("replicated", "received", "discarded", "accepted") if k in p)
+        return [f"{out}{held_text(p)[0].upper()}{held_text(p)[1:]} completed ({done})"]
     if event.code == "split-brain-shutdown":
         return [f"{out}Split brain: the other HA instance ({p['peer']}) is STANDALONE too",
                 "java.lang.Exception: Both HA instances are in HA state STANDALONE, shutting down this instance"]
     return []
+
+
+def held_text(p: dict[str, object]) -> str:
+    """A held JMS operation in words: `publish of 10 messages by c1 to q1`."""
+    if p["op"] == "resend":
+        return f"resend by {p['client']}"
+    where = "to" if p["op"] == "publish" else "from"
+    messages = "message" if p["count"] == 1 else "messages"
+    return f"{p['op']} of {p['count']} {messages} by {p['client']} {where} {p['queue']}"
 
 
 def id_ranges(spans: tuple[Span, ...]) -> str:
@@ -98,7 +119,8 @@ def ha_routers(r: HaRouters) -> str:
                 waiting = "-"
             rows.append((i.instance, i.process, dash(i.state), dash(i.saved), "yes" if i.preferred else "no",
                          "yes" if i.serving else "no", names(i.clients), waiting))
-        lines = [f"router {router.router} channel {router.channel} clock {clock_text(r.now_ms)}", ""]
+        held = f" held {router.held}" if router.held else ""
+        lines = [f"router {router.router} channel {router.channel} clock {clock_text(r.now_ms)}{held}", ""]
         lines += table(("instance", "process", "ha-state", "ha.state", "preferred", "serving", "clients",
                         "waiting"), rows)
         blocks.append("\n".join(lines))
@@ -150,6 +172,16 @@ def jms_publish(r: JmsPublish) -> str:
     ids = r.first_id if r.first_id == r.last_id else f"{r.first_id}..{r.last_id}"
     return (f"published {r.count} {kind} to {r.router}/{r.queue} on {r.instance} replicated {r.replicated} "
             f"({ids})")
+
+
+@renderer(JmsHeld)
+def jms_held(r: JmsHeld) -> str:
+    what = {"publish": f"publish {r.count} {'persistent' if r.persistent else 'non-persistent'} to "
+                       f"{r.router}/{r.queue}",
+            "consume": f"consume {r.count} from {r.router}/{r.queue}",
+            "resend": f"resend to {r.router}"}[r.operation]
+    return (f"held {what} on {r.instance}: thread pools frozen ({r.state}), runs when the sync ends "
+            f"(waiting {r.waiting})")
 
 
 @renderer(JmsResend)
