@@ -39,7 +39,7 @@ from solace_shell.ssh.session import MAX_TERMINAL_COLUMNS, MAX_TERMINAL_ROWS, La
 from state_store.scenario import DEFAULT_SCENARIO
 from state_store.store import LabStore
 
-from .ssh_clients import TIMEOUT, ServerThread, Shell, connect, serving
+from .ssh_clients import TIMEOUT, ServerThread, Shell, connect, run_exec, serving
 
 NY = "NY_Appliance1"
 ROOT = Path(__file__).resolve().parent.parent
@@ -446,3 +446,24 @@ def test_sigterm_during_an_exec_stops_the_server_without_a_traceback(tmp_path: P
     err = proc.stderr.read()
     assert status == 0
     assert "Traceback" not in err, err
+
+
+# ------------------------------------------------------------------ several worker processes
+def test_workers_share_the_ports_and_the_lab_and_stop_together(tmp_path: Path) -> None:
+    proc = _serve(["--db", str(tmp_path / "w.lab"), "serve", "--port", "0", "--workers", "2"])
+    assert proc.stdout is not None and proc.stderr is not None
+    try:
+        lines = [proc.stdout.readline().split() for _ in range(2)]
+        assert [line[0] for line in lines] == [NY, "NJ_Appliance1"]
+        ny, nj = int(lines[0][3]), int(lines[1][3])
+        assert nj == ny + 1
+        create = "enable\nconfigure\nmessage-spool message-vpn Trading_VPN\ncreate queue from_a_worker"
+        assert run_exec(ny, "admin", "admin", create)[0] == 0
+        for port in (ny, nj, ny, nj):  # whichever worker serves the connection sees the queue
+            status, text = run_exec(port, "admin", "admin", "show queue from_a_worker message-vpn Trading_VPN")
+            assert status == 0 and "from_a_worker" in text
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(TIMEOUT) == 0
+    finally:
+        proc.kill()
+    assert "Traceback" not in proc.stderr.read()

@@ -167,6 +167,7 @@ class LabServer:
         self.auth_pool = ThreadPoolExecutor(AUTH_THREADS, thread_name_prefix="ssh-auth")
         self._loop: asyncio.AbstractEventLoop | None = None
         self._previous_handler: Any = None
+        self.reuse_port = False  # one of several worker processes sharing the ports (`workers`)
 
     @property
     def listeners(self) -> list[Listener]:
@@ -205,7 +206,8 @@ class LabServer:
             acceptor = await asyncssh.create_server(
                 lambda router=router: RouterConnection(self, router), self.host, port,
                 server_host_keys=[self.host_key], line_editor=False, login_timeout=LOGIN_SECONDS,
-                keepalive_interval=KEEPALIVE_SECONDS, keepalive_count_max=KEEPALIVE_MISSES)
+                keepalive_interval=KEEPALIVE_SECONDS, keepalive_count_max=KEEPALIVE_MISSES,
+                reuse_port=self.reuse_port or None)
         except OSError as exc:
             raise ListenError(port, exc.strerror or str(exc)) from exc
         self._served[router] = _Served(port, acceptor, Listener(router, self.host, acceptor.get_port()))
@@ -460,7 +462,7 @@ class RouterConnection(PromptToolkitSSHServer):
 
 
 async def serve_lab(store: SerializedStore, host_key: asyncssh.SSHKey, host: str, base_port: int,
-                    out: TextIO, stop: asyncio.Event | None = None) -> int:
+                    out: TextIO, stop: asyncio.Event | None = None, reuse_port: bool = False) -> int:
     """Serve until SIGINT/SIGTERM (or `stop` is set); print one line per router to `out`."""
     def show(listeners: list[Listener]) -> None:
         width = max(len(listener.router) for listener in listeners) if listeners else 0
@@ -469,6 +471,7 @@ async def serve_lab(store: SerializedStore, host_key: asyncssh.SSHKey, host: str
         out.flush()
 
     server = LabServer(store, host_key, on_change=show)
+    server.reuse_port = reuse_port
     try:
         listeners = await server.start(host, base_port)
     except ListenError as exc:
@@ -493,8 +496,9 @@ async def serve_lab(store: SerializedStore, host_key: asyncssh.SSHKey, host: str
     return 0
 
 
-def run_server(lab_path: Path, host: str, base_port: int, out: TextIO) -> int:
-    """Open the lab and its host key, serve it until stopped; the exit status."""
+def run_server(lab_path: Path, host: str, base_port: int, out: TextIO, reuse_port: bool = False) -> int:
+    """Open the lab and its host key, serve it until stopped; the exit status. With `reuse_port`
+    this process is one of several workers listening on the same ports (`workers.run_workers`)."""
     try:
         host_key = load_or_create_host_key(host_key_path_for(lab_path))
     except HostKeyError as exc:
@@ -504,7 +508,7 @@ def run_server(lab_path: Path, host: str, base_port: int, out: TextIO) -> int:
     assert isinstance(store, SerializedStore)
     _raise_descriptor_limit()
     try:
-        return asyncio.run(serve_lab(store, host_key, host, base_port, out))
+        return asyncio.run(serve_lab(store, host_key, host, base_port, out, reuse_port=reuse_port))
     finally:
         store.close()
 

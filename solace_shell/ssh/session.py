@@ -339,8 +339,11 @@ async def run_shell(ssh: LabSSHSession, lab: Lab, login: Login) -> int:
     app_session = ssh.app_session
     assert app_session is not None  # set by PromptToolkitSSHSession before it calls us
     terminal = ssh.has_terminal
-    repl = Repl(lab, login.router, history_path=None, input=app_session.input, output=app_session.output,
-                stdout=ssh.stdout, paging=terminal, colour=terminal)
+    # Built in a worker thread: the shell reads the lab (its clock) under the lab lock, which the
+    # event loop must never wait for.
+    repl = await asyncio.to_thread(
+        lambda: Repl(lab, login.router, history_path=None, input=app_session.input, output=app_session.output,
+                     stdout=ssh.stdout, paging=terminal, colour=terminal))
     return await repl.run_async()
 
 
