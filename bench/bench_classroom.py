@@ -17,6 +17,8 @@ on the same cores. All traffic is to 127.0.0.1; every loop is bounded in count a
 - logins: N password logins at once (connect to prompt); p50/p99/max.
 - guessing: an admin runs `show hostname` every 50 ms for T/2 seconds alone, then as long again
   while G connections guess passwords as fast as the server answers; the change of its p99.
+- refusals: a wrong password for a known user and for an unknown one, 20 each, alternately (the
+  guard's delays and lock-outs off); the medians and their difference.
 - burst: bench_ssh.py's load (50 sessions firing 20 commands each at once).
 """
 
@@ -67,10 +69,11 @@ def summary(name: str, samples: list[float]) -> str:
 class Server:
     """`solace-shell serve` from `tree` on a fresh lab, any free ports."""
 
-    def __init__(self, tree: Path, lab: Path, workers: int) -> None:
+    def __init__(self, tree: Path, lab: Path, workers: int, scenario: Path | None = None) -> None:
         env = dict(os.environ, PYTHONPATH=str(tree))
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "solace_shell.cli", "--db", str(lab), "serve", "--port", "0",
+            [sys.executable, "-m", "solace_shell.cli", "--db", str(lab),
+             *(["--scenario", str(scenario)] if scenario else []), "serve", "--port", "0",
              *(["--workers", str(workers)] if workers > 1 else [])],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
             cwd=str(tree))
@@ -154,7 +157,9 @@ class Typist:
 
 
 async def typing(server: Server, trainees: int, keys_per_second: float, seconds: float) -> dict[str, object]:
-    shells = await asyncio.gather(*(open_shell(server, i) for i in range(trainees)))
+    shells: list[AsyncShell] = []
+    for start in range(0, trainees, 25):  # a class logs in over a while: groups of 25 at once
+        shells += await asyncio.gather(*(open_shell(server, i) for i in range(start, min(trainees, start + 25))))
     typists = [Typist(shell) for shell in shells]
     echoes: list[float] = []
     commands: list[float] = []
@@ -245,6 +250,35 @@ async def guessing(server: Server, guessers: int, seconds: float) -> dict[str, o
     return {"alone": alone, "guessing": under_attack, "connections": tries[0]}
 
 
+async def refusals(server: Server, rounds: int) -> dict[str, object]:
+    """A wrong password for a user of the lab and for an unknown user, alternately, one connection
+    each (the lab's delays and lock-outs off: this measures the check itself)."""
+    times: dict[str, list[float]] = {"admin": [], "nobody": []}
+    for index in range(rounds * 2):
+        user = ("admin", "nobody")[index % 2]
+        start = time.perf_counter()
+        try:
+            conn = await asyncssh.connect("127.0.0.1", server.ports[ROUTERS[0]], username=user,
+                                          password="not-the-password", known_hosts=None, client_keys=None,
+                                          agent_path=None, login_timeout=30)
+            conn.close()
+            raise SystemExit(f"{user} logged in with a wrong password")
+        except asyncssh.PermissionDenied:
+            times[user].append(time.perf_counter() - start)
+    return {"known": times["admin"], "unknown": times["nobody"]}
+
+
+def unguarded_scenario(tree: Path, directory: Path) -> Path | None:
+    """The default scenario with the guard's delays and lock-outs off (trees that have the guard)."""
+    if not (tree / "solace_shell" / "ssh" / "guard.py").exists():
+        return None
+    text = (tree / "state_store" / "scenarios" / "default.yaml").read_text()
+    path = directory / "unguarded.yaml"
+    path.write_text(text.replace("settings:\n", "settings:\n  ssh_auth_delay_ms: 0\n  ssh_auth_delay_max_ms: 0\n"
+                                 "  ssh_lockout_failures: 1000000\n", 1))
+    return path
+
+
 async def burst(server: Server, sessions: int) -> dict[str, object]:
     login_times, latencies, wall = await over_ssh(server.ports, sessions, 20)
     return {"login": login_times, "command": latencies, "wall": wall}
@@ -265,6 +299,12 @@ def report(part: str, result: dict[str, object], args: argparse.Namespace) -> li
         times = result["login"]
         assert isinstance(times, list)
         return [f"{args.logins} logins at once: " + summary("login", times)]
+    if part == "refusals":
+        known, unknown = result["known"], result["unknown"]
+        assert isinstance(known, list) and isinstance(unknown, list)
+        k, u = statistics.median(known), statistics.median(unknown)
+        return [f"refusals, {len(known)} each: wrong password p50 {k * 1000:.1f} ms, unknown user p50 "
+                f"{u * 1000:.1f} ms ({(u - k) / k * 100:+.1f}%)"]
     if part == "guessing":
         alone, attacked = result["alone"], result["guessing"]
         assert isinstance(alone, list) and isinstance(attacked, list)
@@ -288,7 +328,7 @@ def main() -> int:
     parser.add_argument("--logins", type=int, default=50)
     parser.add_argument("--guessers", type=int, default=32)
     parser.add_argument("--burst", type=int, default=50)
-    parser.add_argument("--only", default="typing,idle,logins,guessing,burst")
+    parser.add_argument("--only", default="typing,idle,logins,guessing,refusals,burst")
     parser.add_argument("--workers", type=int, default=1, help="`serve --workers` (1: the option is not given)")
     parser.add_argument("--server-tree", action="append", type=Path, default=[],
                         help="serve from this source tree (repeat: each in turn); default: this one")
@@ -299,6 +339,7 @@ def main() -> int:
         "idle": lambda s: idle(s, args.idle),
         "logins": lambda s: logins(s, args.logins),
         "guessing": lambda s: guessing(s, args.guessers, args.seconds / 2),
+        "refusals": lambda s: refusals(s, 20),
         "burst": lambda s: burst(s, args.burst),
     }
     cpus = len(os.sched_getaffinity(0))
@@ -306,7 +347,8 @@ def main() -> int:
     for part in args.only.split(","):
         for tree in trees:
             with tempfile.TemporaryDirectory() as tmp:
-                server = Server(tree, Path(tmp) / "classroom.lab", args.workers)
+                scenario = unguarded_scenario(tree, Path(tmp)) if part == "refusals" else None
+                server = Server(tree, Path(tmp) / "classroom.lab", args.workers, scenario)
                 try:
                     result = asyncio.run(parts[part](server))
                 except (OSError, asyncssh.Error, asyncio.TimeoutError) as exc:

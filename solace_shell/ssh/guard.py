@@ -30,7 +30,7 @@ class AuthLimits:
     auth_delay_max_ms: int = 4000    # ...doubling with each further one, up to this
     lockout_failures: int = 20       # failures of a source or a user name that lock it out...
     lockout_seconds: int = 300       # ...for this long (password logins refused unchecked)
-    max_startups: int = 64           # connections not yet logged in; more are closed at once
+    max_startups: int = 128          # connections not yet logged in; more are closed at once
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, str]) -> AuthLimits:
