@@ -17,8 +17,9 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 
-# The scenario's `settings:` keys (all optional) and their defaults.
+# The scenario's `settings:` keys (all optional): `ssh_` and a field of `AuthLimits`.
 SETTING_PREFIX = "ssh_"
+MAX_RECORDS = 100_000  # per table: what the guard remembers at most
 
 
 @dataclass(frozen=True)
@@ -89,10 +90,14 @@ class LoginGuard:
         self._users.pop(user, None)
 
     def _forget(self, now: float) -> None:
-        """Drop records that neither lock nor count any more, so the tables stay small."""
+        """Drop records that neither lock nor count any more, so the tables stay small; past
+        `MAX_RECORDS` (a guesser inventing names from many addresses) the oldest half goes."""
         if len(self._sources) + len(self._users) < 4096:
             return
         for table in (self._sources, self._users):
             for key in [k for k, r in table.items()
                         if r.locked_until <= now and now - r.last > self.limits.lockout_seconds]:
                 del table[key]
+            if len(table) > MAX_RECORDS:
+                for key in sorted(table, key=lambda k: table[k].last)[:len(table) // 2]:
+                    del table[key]
