@@ -253,11 +253,27 @@ def test_a_guessed_user_and_its_source_are_locked_out_for_a_while(tmp_path: Path
     lab_path = _lab(tmp_path, auth_delay_ms=0, auth_delay_max_ms=0, lockout_failures=4, lockout_seconds=2)
     with serving(lab_path) as server:
         assert _try_passwords(server.port(NY), "admin", ["a", "b", "c", "d"]) == (4, "refused")
-        # locked out: even the right password is refused, unchecked
-        assert _try_passwords(server.port(NY), "admin", ["admin"]) == (1, "refused")
-        assert _session_lines(caplog, "locked-out")
+        # locked out, the source: its connections are closed before the key exchange
+        assert _try_passwords(server.port(NY), "admin", ["admin"]) == (0, "closed")
+        assert _session_lines(caplog, "source locked out")
         time.sleep(2.5)
         assert _try_passwords(server.port(NY), "admin", ["admin"]) == (1, "accepted")
+
+
+def test_a_locked_out_user_is_refused_unchecked_from_any_source(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    lab_path = _lab(tmp_path, auth_delay_ms=0, auth_delay_max_ms=0, lockout_failures=3, lockout_seconds=60)
+    with serving(lab_path) as server:
+        for _ in range(3):  # the user's failures, "from" other addresses
+            server.server.guard.refused("192.0.2.7", "admin")
+        checked: list[str] = []
+        monkeypatch.setattr(ssh_server, "verify_password", lambda password, stored: checked.append(password))
+        assert _try_passwords(server.port(NY), "admin", ["admin"]) == (1, "refused")
+        assert checked == []  # not even hashed
+        assert _session_lines(caplog, "login refused user=admin")[-1].getMessage().endswith("locked-out")
+        monkeypatch.undo()
+        assert _try_passwords(server.port(NY), "operator", ["operator"]) == (1, "accepted")
 
 
 def test_the_guard_delays_more_and_more_then_locks_out() -> None:

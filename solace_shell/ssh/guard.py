@@ -60,6 +60,11 @@ class LoginGuard:
         self._sources: dict[str, _Record] = {}
         self._users: dict[str, _Record] = {}
 
+    def source_locked(self, source: str) -> bool:
+        """Whether `source` is locked out now (its connections are closed before the handshake)."""
+        record = self._sources.get(source)
+        return record is not None and record.locked_until > self.clock()
+
     def locked(self, source: str, user: str) -> bool:
         """Whether password logins from `source` or as `user` are locked out now."""
         now = self.clock()

@@ -10,7 +10,8 @@
   rooms; no capture shows the broker's).
 - Guessing is held back (`guard`): refused passwords per connection are capped, refusals are
   delayed more and more, and a source or a user name that fails too often is locked out for a
-  while. Connections not yet logged in are capped (`max_startups`); more are closed at once.
+  while (a locked-out source's connections are closed before the key exchange, which costs the
+  server nothing). Connections not yet logged in are capped (`max_startups`); more are closed at once.
 - Where the work runs: the event loop only accepts, relays and draws; password hashes run in a
   pool of their own threads (never under the lab lock), commands and the lab's reads in another,
   so a flood of logins never delays a command and a long command never delays a login.
@@ -364,6 +365,11 @@ class RouterConnection(PromptToolkitSSHServer):
             self.peer = f"{peer[0]}:{peer[1]}"
             self.source = str(peer[0])
         server = self.server
+        if server.guard.source_locked(self.source):  # closed before the key exchange: costs nothing
+            server.rate_limited.error("locked-out", f"refused connection {fields(router=self.router, peer=self.peer)}"
+                                                    ": source locked out")
+            conn.abort()
+            return
         if server.unauthenticated >= server.limits.max_startups:
             who = fields(router=self.router, peer=self.peer)
             server.rate_limited.error("max_startups", f"refused connection {who}: "
@@ -472,6 +478,9 @@ async def serve_lab(store: SerializedStore, host_key: asyncssh.SSHKey, host: str
 
     server = LabServer(store, host_key, on_change=show)
     server.reuse_port = reuse_port
+    if reuse_port:  # one of several workers: one password thread each, so hashes never take every core
+        server.auth_pool.shutdown()
+        server.auth_pool = ThreadPoolExecutor(1, thread_name_prefix="ssh-auth")
     try:
         listeners = await server.start(host, base_port)
     except ListenError as exc:
