@@ -335,6 +335,23 @@ def test_an_unknown_user_costs_one_hash_as_a_wrong_password_does(
     assert (known, len(hashes) - known) == (1, 1)
 
 
+def test_a_password_just_accepted_is_not_hashed_again_a_wrong_one_always_is(
+        server: ServerThread, monkeypatch: pytest.MonkeyPatch) -> None:
+    hashes: list[str] = []
+    verify = ssh_server.verify_password
+
+    def counted(password: str, stored: str | None) -> bool:
+        hashes.append(password)
+        return verify(password, stored)
+
+    monkeypatch.setattr(ssh_server, "verify_password", counted)
+    for _ in range(3):
+        assert _try_passwords(server.port(NY), "admin", ["admin"]) == (1, "accepted")
+        assert _try_passwords(server.port(NY), "admin", ["wrong"]) == (1, "refused")
+        assert _try_passwords(server.port(NY), "nobody", ["admin"]) == (1, "refused")
+    assert hashes == ["admin", "wrong", "admin", "wrong", "admin", "wrong", "admin"]
+
+
 # ------------------------------------------------------------------ connections not logged in
 def test_connections_not_logged_in_are_capped_with_one_log_line(tmp_path: Path,
                                                                  caplog: pytest.LogCaptureFixture) -> None:

@@ -14,7 +14,8 @@
   server nothing). Connections not yet logged in are capped (`max_startups`); more are closed at once.
 - Where the work runs: the event loop only accepts, relays and draws; password hashes run in a
   pool of their own threads (never under the lab lock), commands and the lab's reads in another,
-  so a flood of logins never delays a command and a long command never delays a login.
+  so a flood of logins never delays a command and a long command never delays a login. A password
+  accepted for a user a moment ago is accepted again without a new hash (`accepted`).
 - Connections are logged (user, router, peer, how the user logged in; the time by the logging
   format), every value quoted when it is not plain (`logfields`), never passwords, keys or
   commands. An exception the event loop reports is one log line (at most one a second of each
@@ -42,6 +43,7 @@ from prompt_toolkit.contrib.ssh import PromptToolkitSSHServer, PromptToolkitSSHS
 from state_store.passwords import verify_password
 
 from ..banner import product_name
+from .accepted import AcceptedPasswords
 from .guard import AuthLimits, LoginGuard
 from .hostkey import HostKeyError, host_key_path_for, load_or_create_host_key
 from .logfields import fields, one_line
@@ -166,6 +168,7 @@ class LabServer:
         self.unauthenticated = 0
         self.rate_limited = _RateLimitedLog()
         self.auth_pool = ThreadPoolExecutor(AUTH_THREADS, thread_name_prefix="ssh-auth")
+        self.accepted = AcceptedPasswords()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._previous_handler: Any = None
         self.reuse_port = False  # one of several worker processes sharing the ports (`workers`)
@@ -288,10 +291,19 @@ class LabServer:
             record = engine.state.user_by_name.get(user)
             return record.password_hash if record is not None else None
 
-    def verify(self, user: str, password: str) -> bool:
-        """The lab's password check: the hash is read under the lab lock, then checked outside it
-        (one KDF run, a dummy one for an unknown user: the same work either way)."""
-        return verify_password(password, self.password_hash(user))
+    async def check_password(self, user: str, password: str) -> bool:
+        """The lab's password check: the stored hash is read under the lab lock, then checked
+        outside it, in the password threads (one KDF run, a dummy one for an unknown user: the same
+        work either way). A password accepted for the user a moment ago (`accepted`) is accepted
+        again without a new hash."""
+        stored = await asyncio.to_thread(self.password_hash, user)
+        if stored is not None and (user, password, stored) in self.accepted:
+            return True
+        loop = asyncio.get_running_loop()
+        ok = await loop.run_in_executor(self.auth_pool, verify_password, password, stored)
+        if ok and stored is not None:
+            self.accepted.add(user, password, stored)
+        return bool(ok)
 
     def _on_loop_exception(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         """The event loop's exception handler while serving: an exception of a session's callback
@@ -417,7 +429,7 @@ class RouterConnection(PromptToolkitSSHServer):
         if locked:  # not even checked: the guesser learns nothing, and burns no hash
             ok, delay = False, server.limits.auth_delay_max_ms / 1000
         else:
-            ok = await asyncio.get_running_loop().run_in_executor(server.auth_pool, server.verify, username, password)
+            ok = await server.check_password(username, password)
             delay = 0.0 if ok else guard.refused(self.source, username)
         if ok:
             guard.accepted(self.source, username)
