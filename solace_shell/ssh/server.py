@@ -48,6 +48,7 @@ from .guard import AuthLimits, LoginGuard
 from .hostkey import HostKeyError, host_key_path_for, load_or_create_host_key
 from .logfields import fields, one_line
 from .session import CPR_PROBE_SECONDS, STALL_SECONDS, LabSSHSession, Login, current_session, run_session
+from .shared_bindings import share_default_bindings
 from .store import SerializedStore
 
 log = logging.getLogger(__name__)
@@ -191,6 +192,7 @@ class LabServer:
         """Listen for each router on its port (`plan_ports`), then follow the lab's routers. Raises
         ListenError when a port cannot be had (nothing is left listening)."""
         self.host, self.base_port = host, base_port
+        share_default_bindings()
         self._loop = asyncio.get_running_loop()
         self._previous_handler = self._loop.get_exception_handler()
         self._loop.set_exception_handler(self._on_loop_exception)
