@@ -11,6 +11,7 @@ stops the server without a traceback.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
@@ -252,8 +253,17 @@ def test_a_guessed_user_and_its_source_are_locked_out_for_a_while(tmp_path: Path
     caplog.set_level(logging.INFO, logger=LOGGER)
     lab_path = _lab(tmp_path, auth_delay_ms=0, auth_delay_max_ms=0, lockout_failures=4, lockout_seconds=2)
     with serving(lab_path) as server:
+        server.server.hold_seconds = 1.0
         assert _try_passwords(server.port(NY), "admin", ["a", "b", "c", "d"]) == (4, "refused")
-        # locked out, the source: its connections are closed before the key exchange
+        # locked out, the source: its connections are held without a key exchange, then closed
+        with socket.create_connection(("127.0.0.1", server.port(NY)), TIMEOUT) as sock:
+            sock.sendall(b"SSH-2.0-guesser\r\n")
+            sock.settimeout(TIMEOUT)
+            received = b""
+            with contextlib.suppress(ConnectionResetError):  # closed with data of ours unread
+                while chunk := sock.recv(4096):
+                    received += chunk
+            assert b"curve25519" not in received  # the server's version line at most: no KEXINIT
         assert _try_passwords(server.port(NY), "admin", ["admin"]) == (0, "closed")
         assert _session_lines(caplog, "source locked out")
         time.sleep(2.5)

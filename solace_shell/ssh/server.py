@@ -10,8 +10,8 @@
   rooms; no capture shows the broker's).
 - Guessing is held back (`guard`): refused passwords per connection are capped, refusals are
   delayed more and more, and a source or a user name that fails too often is locked out for a
-  while (a locked-out source's connections are closed before the key exchange, which costs the
-  server nothing). Connections not yet logged in are capped (`max_startups`); more are closed at once.
+  while (a locked-out source's connections are held unread, with no key exchange, then closed).
+  Connections not yet logged in are capped (`max_startups`); more are closed at once.
 - Where the work runs: the event loop only accepts, relays and draws; password hashes run in a
   pool of their own threads (never under the lab lock), commands and the lab's reads in another,
   so a flood of logins never delays a command and a long command never delays a login. A password
@@ -68,6 +68,10 @@ LOGIN_SECONDS = 30
 # lab lock; the others wait there, not in front of a login).
 AUTH_THREADS = 2
 COMMAND_THREADS = 16
+# A locked-out source's connection is held this long, unread, before it is closed (at most
+# HELD_CONNECTIONS at a time; more are closed at once): a guesser waits instead of reconnecting.
+HOLD_SECONDS = 10.0
+HELD_CONNECTIONS = 256
 # The same kind of event-loop trouble (e.g. accept failing for want of descriptors) is logged at
 # most once in this many seconds, with a count of the ones not logged.
 LOG_EVERY_SECONDS = 1.0
@@ -173,6 +177,8 @@ class LabServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._previous_handler: Any = None
         self.reuse_port = False  # one of several worker processes sharing the ports (`workers`)
+        self.hold_seconds = HOLD_SECONDS
+        self.held = 0
 
     @property
     def listeners(self) -> list[Listener]:
@@ -307,6 +313,22 @@ class LabServer:
             self.accepted.add(user, password, stored)
         return bool(ok)
 
+    def hold(self, conn: Any) -> None:
+        """Keep a locked-out source's connection `hold_seconds` without reading from it (no key
+        exchange, nothing to compute), then close it; past `HELD_CONNECTIONS`, close it at once."""
+        transport = getattr(conn, "_transport", None)  # asyncssh keeps no public handle on it
+        if self.held >= HELD_CONNECTIONS or transport is None or self._loop is None:
+            conn.abort()
+            return
+        self.held += 1
+        transport.pause_reading()
+
+        def release() -> None:
+            self.held -= 1
+            conn.abort()
+
+        self._loop.call_later(self.hold_seconds, release)
+
     def _on_loop_exception(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         """The event loop's exception handler while serving: an exception of a session's callback
         ends that session (`LabSSHSession.fail`); anything else is one log line, rate-limited
@@ -379,10 +401,10 @@ class RouterConnection(PromptToolkitSSHServer):
             self.peer = f"{peer[0]}:{peer[1]}"
             self.source = str(peer[0])
         server = self.server
-        if server.guard.source_locked(self.source):  # closed before the key exchange: costs nothing
+        if server.guard.source_locked(self.source):
             server.rate_limited.error("locked-out", f"refused connection {fields(router=self.router, peer=self.peer)}"
                                                     ": source locked out")
-            conn.abort()
+            server.hold(conn)
             return
         if server.unauthenticated >= server.limits.max_startups:
             who = fields(router=self.router, peer=self.peer)
