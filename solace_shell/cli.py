@@ -234,8 +234,11 @@ def replay(paths: tuple[str, ...], accept: bool, json_out: bool) -> None:
 @click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True,
               help="SSH port of the lab's first router; the others follow in lab order, except a router "
                    "with its own ssh_port in the scenario (0: any free ports).")
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Server processes sharing the ports (a classroom: one per core).")
+@click.option("--worker", is_flag=True, hidden=True)  # one of the processes `--workers` starts
 @click.pass_context
-def serve(ctx: click.Context, listen: str, port: int) -> None:
+def serve(ctx: click.Context, listen: str, port: int, workers: int, worker: bool) -> None:
     """Serve the lab over SSH: each router on its own port; lab users log in with their password or
     an SSH key the scenario gives them. The routers served follow `lab> reset`."""
     import logging
@@ -244,10 +247,14 @@ def serve(ctx: click.Context, listen: str, port: int) -> None:
 
     params = ctx.find_root().params
     lab, path = _open_lab(params["db"], "admin", ask_password=False, scenario=params["scenario"])
+    routers = len(list(lab.routers()))
     lab.close()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
     logging.getLogger("asyncssh").setLevel(logging.WARNING)
-    sys.exit(run_server(path, listen, port, sys.stdout))
+    if workers > 1 and not worker:
+        from .ssh.workers import run_workers
+        sys.exit(run_workers(path, listen, port, workers, routers, sys.stdout))
+    sys.exit(run_server(path, listen, port, sys.stdout, reuse_port=worker))
 
 
 if __name__ == "__main__":  # pragma: no cover

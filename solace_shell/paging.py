@@ -162,7 +162,7 @@ def more_prompt_reader_async(input: Input | None = None,  # noqa: A002
 
     async def read_key() -> str:
         try:
-            return await _key_app(input, output).run_async()
+            return await _key_app(input, output).run_async(set_exception_handler=False)  # as Repl.run_async
         except (EOFError, KeyboardInterrupt):
             return QUIT
 

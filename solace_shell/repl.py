@@ -294,7 +294,9 @@ class Repl:
         typed = ""
         while True:
             try:
-                line = await self.prompt_session.prompt_async(default=typed)
+                # The server handles a session's exceptions; prompt_toolkit's handler would wait
+                # for Enter on the server process's own stdin.
+                line = await self.prompt_session.prompt_async(default=typed, set_exception_handler=False)
             except ConsoleToggled as toggled:
                 typed = self._toggled(toggled)
                 continue

@@ -68,6 +68,13 @@ SOLACE_SCHEMA = spec_map(
         product_line=(Enum(("enterprise", "standard", "appliance")), OPT),
         replication_drain_rate=(Int(1, 10_000_000), OPT),
         default_message_size=(SIZE, OPT),
+        # `solace-shell serve`'s guard against password guessing (solace_shell/ssh/guard.py)
+        ssh_max_auth_tries=(Int(1, 100), OPT),
+        ssh_auth_delay_ms=(Int(0, 60_000), OPT),
+        ssh_auth_delay_max_ms=(Int(0, 600_000), OPT),
+        ssh_lockout_failures=(Int(1, 1_000_000), OPT),
+        ssh_lockout_seconds=(Int(0, 86_400), OPT),
+        ssh_max_startups=(Int(1, 100_000), OPT),
     ), OPT),
     sites=(ListOf(spec_map(
         name=(NAME, REQ),

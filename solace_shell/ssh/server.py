@@ -4,20 +4,35 @@
   access levels, its own level stack per router), as a second local shell on the same lab file would.
 - Login as the broker shows it (captures T20, T21): the product line as the pre-authentication banner,
   then `Password:` (keyboard-interactive; plain password authentication too), checked against the
-  lab's CLI users through the engine. An unknown user and a wrong password are refused alike, and
-  take the same time. A user the scenario gives `ssh_keys` may log in with one of those keys instead
-  (the lab's own convenience for training rooms; no capture shows the broker's).
+  lab's CLI users. An unknown user and a wrong password are refused alike, and take the same time
+  (one password hash each, against a dummy hash for an unknown user). A user the scenario gives
+  `ssh_keys` may log in with one of those keys instead (the lab's own convenience for training
+  rooms; no capture shows the broker's).
+- Guessing is held back (`guard`): refused passwords per connection are capped, refusals are
+  delayed more and more, and a source or a user name that fails too often is locked out for a
+  while (a locked-out source's connections are held unread, with no key exchange, then closed).
+  Connections not yet logged in are capped (`max_startups`); more are closed at once.
+- Where the work runs: the event loop only accepts, relays and draws; password hashes run in a
+  pool of their own threads (never under the lab lock), commands and the lab's reads in another,
+  so a flood of logins never delays a command and a long command never delays a login. A password
+  accepted for a user a moment ago is accepted again without a new hash (`accepted`).
 - Connections are logged (user, router, peer, how the user logged in; the time by the logging
-  format), never passwords, keys or commands. SIGINT and SIGTERM close every connection and listener, then the store.
+  format), every value quoted when it is not plain (`logfields`), never passwords, keys or
+  commands. An exception the event loop reports is one log line (at most one a second of each
+  kind); one that belongs to a session ends that session. SIGINT and SIGTERM close every
+  connection and listener, then the store.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import resource
 import signal
 import sys
+import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -25,11 +40,15 @@ from typing import Any, TextIO
 import asyncssh
 from prompt_toolkit.contrib.ssh import PromptToolkitSSHServer, PromptToolkitSSHSession
 
-from state_store.passwords import hash_password, verify_password
+from state_store.passwords import verify_password
 
 from ..banner import product_name
+from .accepted import AcceptedPasswords
+from .guard import AuthLimits, LoginGuard
 from .hostkey import HostKeyError, host_key_path_for, load_or_create_host_key
-from .session import CPR_PROBE_SECONDS, LabSSHSession, Login, run_session
+from .logfields import fields, one_line
+from .session import CPR_PROBE_SECONDS, STALL_SECONDS, LabSSHSession, Login, current_session, run_session
+from .shared_bindings import share_default_bindings
 from .store import SerializedStore
 
 log = logging.getLogger(__name__)
@@ -42,13 +61,37 @@ KEEPALIVE_MISSES = 3
 STOP_SECONDS = 30
 # How often the server looks whether the lab's routers changed (`lab> reset` to another scenario).
 FOLLOW_SECONDS = 1.0
-# Checked when a user is unknown, so that refusing one costs what refusing a wrong password does.
-_UNKNOWN_USER_HASH = hash_password("not a password of this lab")
+# A connection must log in within this time (OpenSSH's LoginGraceTime).
+LOGIN_SECONDS = 30
+# Threads that check passwords (a hash takes a core for tens of milliseconds; the hash releases
+# the interpreter lock) and threads that run commands and the lab's reads (one at a time under the
+# lab lock; the others wait there, not in front of a login).
+AUTH_THREADS = 2
+COMMAND_THREADS = 16
+# A locked-out source's connection is held this long, unread, before it is closed (at most
+# HELD_CONNECTIONS at a time; more are closed at once): a guesser waits instead of reconnecting.
+HOLD_SECONDS = 10.0
+HELD_CONNECTIONS = 256
+# The same kind of event-loop trouble (e.g. accept failing for want of descriptors) is logged at
+# most once in this many seconds, with a count of the ones not logged.
+LOG_EVERY_SECONDS = 1.0
 
 
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+class _RateLimitedLog:
+    """One log line per kind of event per `LOG_EVERY_SECONDS`, saying how many were not logged."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, float] = {}
+        self._quiet: dict[str, int] = {}
+
+    def error(self, kind: str, text: str) -> None:
+        now = time.monotonic()
+        if now - self._last.get(kind, -LOG_EVERY_SECONDS) < LOG_EVERY_SECONDS:
+            self._quiet[kind] = self._quiet.get(kind, 0) + 1
+            return
+        self._last[kind] = now
+        quiet = self._quiet.pop(kind, 0)
+        log.error("%s%s", text, f" ({quiet} more not logged)" if quiet else "")
 
 
 class ListenError(Exception):
@@ -124,6 +167,18 @@ class LabServer:
         self._refused: tuple[tuple[str, int], ...] | None = None  # the last plan that could not be served
         self.connections: set[RouterConnection] = set()
         self.sessions: set[LabSSHSession] = set()
+        self.stall_seconds = STALL_SECONDS
+        self.limits = AuthLimits()
+        self.guard = LoginGuard(self.limits)
+        self.unauthenticated = 0
+        self.rate_limited = _RateLimitedLog()
+        self.auth_pool = ThreadPoolExecutor(AUTH_THREADS, thread_name_prefix="ssh-auth")
+        self.accepted = AcceptedPasswords()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._previous_handler: Any = None
+        self.reuse_port = False  # one of several worker processes sharing the ports (`workers`)
+        self.hold_seconds = HOLD_SECONDS
+        self.held = 0
 
     @property
     def listeners(self) -> list[Listener]:
@@ -131,14 +186,24 @@ class LabServer:
 
     def routers(self) -> list[tuple[str, int]]:
         """The lab's routers in lab order, each with its port from the scenario (0: none), then the
-        CLI of each HA system the lab holds (its target, e.g. `swiftmq`), on the next free ports."""
+        CLI of each HA system the lab holds (its target, e.g. `swiftmq`), on the next free ports;
+        reads the lab's SSH limits (scenario `settings: ssh_...`) on the way."""
         with self.store.transaction() as engine:
-            return [(r.name, r.ssh_port) for r in engine.routers()] + [(s, 0) for s in engine.system_names()]
+            routers = [(r.name, r.ssh_port) for r in engine.routers()] + [(s, 0) for s in engine.system_names()]
+            limits = AuthLimits.from_settings(engine.settings())
+        if limits != self.limits:
+            self.limits = self.guard.limits = limits
+        return routers
 
     async def start(self, host: str, base_port: int) -> list[Listener]:
         """Listen for each router on its port (`plan_ports`), then follow the lab's routers. Raises
         ListenError when a port cannot be had (nothing is left listening)."""
         self.host, self.base_port = host, base_port
+        share_default_bindings()
+        self._loop = asyncio.get_running_loop()
+        self._previous_handler = self._loop.get_exception_handler()
+        self._loop.set_exception_handler(self._on_loop_exception)
+        self._loop.set_default_executor(ThreadPoolExecutor(COMMAND_THREADS, thread_name_prefix="ssh-command"))
         plan = plan_ports(await asyncio.to_thread(self.routers), base_port)
         try:
             for router, port in plan:
@@ -153,8 +218,9 @@ class LabServer:
         try:
             acceptor = await asyncssh.create_server(
                 lambda router=router: RouterConnection(self, router), self.host, port,
-                server_host_keys=[self.host_key], line_editor=False,
-                keepalive_interval=KEEPALIVE_SECONDS, keepalive_count_max=KEEPALIVE_MISSES)
+                server_host_keys=[self.host_key], line_editor=False, login_timeout=LOGIN_SECONDS,
+                keepalive_interval=KEEPALIVE_SECONDS, keepalive_count_max=KEEPALIVE_MISSES,
+                reuse_port=self.reuse_port or None)
         except OSError as exc:
             raise ListenError(port, exc.strerror or str(exc)) from exc
         self._served[router] = _Served(port, acceptor, Listener(router, self.host, acceptor.get_port()))
@@ -174,7 +240,9 @@ class LabServer:
             except Exception as exc:  # the server goes on serving what it serves; the next round tries again
                 if str(exc) != failed:
                     failed = str(exc)
-                    log.error("cannot read the lab's routers (still serving the ones before): %s", _first_line(exc))
+                    text = str(exc).strip()
+                    log.error("cannot read the lab's routers (still serving the ones before): %s",
+                              text.splitlines()[0] if text else type(exc).__name__)
 
     async def follow(self) -> bool:
         """Serve the routers the lab has now (see the class); True when the listeners changed.
@@ -198,8 +266,8 @@ class LabServer:
                     dropped = [c for c in self.connections if c.router == router]
                     for connection in dropped:
                         connection.close()
-                    log.info("router=%s is no longer in the lab: stopped listening, %d connection(s) closed",
-                             router, len(dropped))
+                    log.info("%s is no longer in the lab: stopped listening, %d connection(s) closed",
+                             fields(router=router), len(dropped))
         problem: ListenError | None = None
         for router, port in plan:
             if router not in self._served:
@@ -216,7 +284,7 @@ class LabServer:
             order = [name for name, _ in plan]
             self._served = dict(sorted(self._served.items(), key=lambda item: order.index(item[0])))
             for listener in self.listeners:
-                log.info("listening router=%s port=%d", listener.router, listener.port)
+                log.info("listening %s port=%d", fields(router=listener.router), listener.port)
             if self.on_change is not None:
                 self.on_change(self.listeners)
         return changed
@@ -226,14 +294,54 @@ class LabServer:
             self._refused = plan
             log.error("cannot serve the lab's routers as they are now: port %d: %s", exc.port, exc.reason)
 
-    def verify(self, user: str, password: str) -> bool:
-        """The lab's own password check (the engine's), padded to one KDF run for unknown users."""
+    def password_hash(self, user: str) -> str | None:
+        """The user's stored password hash (None: no such user), read under the lab lock."""
         with self.store.transaction() as engine:
-            known = engine.user(user) is not None
-            ok = engine.verify_password(user, password)
-        if not known:
-            verify_password(password, _UNKNOWN_USER_HASH)
-        return known and ok
+            record = engine.state.user_by_name.get(user)
+            return record.password_hash if record is not None else None
+
+    async def check_password(self, user: str, password: str) -> bool:
+        """The lab's password check: the stored hash is read under the lab lock, then checked
+        outside it, in the password threads (one KDF run, a dummy one for an unknown user: the same
+        work either way). A password accepted for the user a moment ago (`accepted`) is accepted
+        again without a new hash."""
+        stored = await asyncio.to_thread(self.password_hash, user)
+        if stored is not None and (user, password, stored) in self.accepted:
+            return True
+        loop = asyncio.get_running_loop()
+        ok = await loop.run_in_executor(self.auth_pool, verify_password, password, stored)
+        if ok and stored is not None:
+            self.accepted.add(user, password, stored)
+        return bool(ok)
+
+    def hold(self, conn: Any) -> None:
+        """Keep a locked-out source's connection `hold_seconds` without reading from it (no key
+        exchange, nothing to compute), then close it; past `HELD_CONNECTIONS`, close it at once."""
+        transport = getattr(conn, "_transport", None)  # asyncssh keeps no public handle on it
+        if self.held >= HELD_CONNECTIONS or transport is None or self._loop is None:
+            conn.abort()
+            return
+        self.held += 1
+        transport.pause_reading()
+
+        def release() -> None:
+            self.held -= 1
+            conn.abort()
+
+        self._loop.call_later(self.hold_seconds, release)
+
+    def _on_loop_exception(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        """The event loop's exception handler while serving: an exception of a session's callback
+        ends that session (`LabSSHSession.fail`); anything else is one log line, rate-limited
+        (a failed accept, when descriptors run out, would otherwise log a traceback each time)."""
+        exc = context.get("exception")
+        handle_context = getattr(context.get("handle"), "_context", None)
+        session = handle_context.get(current_session) if handle_context is not None else None
+        if session is not None and exc is not None:
+            session.fail(exc)
+            return
+        message = str(context.get("message") or "unexpected error")
+        self.rate_limited.error(message, f"{message}: {one_line(exc)}" if exc is not None else message)
 
     def accepts_key(self, user: str, key: asyncssh.SSHKey) -> bool:
         """Whether `key` is one of the user's `ssh_keys` (an unknown user has none)."""
@@ -244,8 +352,8 @@ class LabServer:
                 if asyncssh.import_public_key(line).public_data == key.public_data:
                     return True
             except Exception:  # noqa: BLE001  a lab file edited by hand: that key is no key
-                log.warning("user=%s: ssh_keys[%d] in the lab file is not a usable public key; skipped",
-                            user, number)
+                log.warning("%s: ssh_keys[%d] in the lab file is not a usable public key; skipped",
+                            fields(user=user), number)
         return False
 
     async def stop(self) -> None:
@@ -265,6 +373,10 @@ class LabServer:
         if tasks:
             await asyncio.wait(tasks, timeout=STOP_SECONDS)
         self._served.clear()
+        self.auth_pool.shutdown(wait=False, cancel_futures=True)
+        if self._loop is not None:
+            self._loop.set_exception_handler(self._previous_handler)
+            self._loop = None
 
 
 class RouterConnection(PromptToolkitSSHServer):
@@ -276,8 +388,11 @@ class RouterConnection(PromptToolkitSSHServer):
         self.router = router
         self.user: str | None = None
         self.peer = "?"
+        self.source = "?"  # the peer's address, without the port: what the guard counts
         self._method = "password"  # how the user being authenticated proved who they are
         self._conn: Any = None
+        self._starting = False  # counted in the server's unauthenticated connections
+        self._refused_passwords = 0
 
     # -- connection ------------------------------------------------------------------------------
     def connection_made(self, conn: Any) -> None:
@@ -285,12 +400,33 @@ class RouterConnection(PromptToolkitSSHServer):
         peer = conn.get_extra_info("peername")
         if peer:
             self.peer = f"{peer[0]}:{peer[1]}"
-        self.server.connections.add(self)
+            self.source = str(peer[0])
+        server = self.server
+        if server.guard.source_locked(self.source):
+            server.rate_limited.error("locked-out", f"refused connection {fields(router=self.router, peer=self.peer)}"
+                                                    ": source locked out")
+            server.hold(conn)
+            return
+        if server.unauthenticated >= server.limits.max_startups:
+            who = fields(router=self.router, peer=self.peer)
+            server.rate_limited.error("max_startups", f"refused connection {who}: "
+                                                      f"{server.limits.max_startups} connections not yet logged in")
+            conn.abort()
+            return
+        server.unauthenticated += 1
+        self._starting = True
+        server.connections.add(self)
+
+    def _started(self) -> None:
+        if self._starting:
+            self._starting = False
+            self.server.unauthenticated -= 1
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self._started()
         self.server.connections.discard(self)
         if self.user is not None:
-            log.info("logout user=%s router=%s peer=%s", self.user, self.router, self.peer)
+            log.info("logout %s", fields(user=self.user, router=self.router, peer=self.peer))
 
     def close(self) -> None:
         if self._conn is not None:
@@ -311,12 +447,28 @@ class RouterConnection(PromptToolkitSSHServer):
         return True
 
     async def validate_password(self, username: str, password: str) -> bool:
-        ok = await asyncio.to_thread(self.server.verify, username, password)
-        if ok:
-            self._method = "password"
+        """Checked in the server's own password threads, outside the lab lock; a refusal is delayed
+        as the guard says, and the connection is closed after `max_auth_tries` of them."""
+        server, guard = self.server, self.server.guard
+        locked = guard.locked(self.source, username)
+        if locked:  # not even checked: the guesser learns nothing, and burns no hash
+            ok, delay = False, server.limits.auth_delay_max_ms / 1000
         else:
-            log.info("login refused user=%s router=%s peer=%s", username, self.router, self.peer)
-        return ok
+            ok = await server.check_password(username, password)
+            delay = 0.0 if ok else guard.refused(self.source, username)
+        if ok:
+            guard.accepted(self.source, username)
+            self._method = "password"
+            return True
+        self._refused_passwords += 1
+        log.info("login refused %s%s", fields(user=username, router=self.router, peer=self.peer),
+                 " locked-out" if locked else "")
+        if delay:
+            await asyncio.sleep(delay)
+        if self._refused_passwords >= server.limits.max_auth_tries:
+            log.info("too many refused passwords, disconnected %s", fields(router=self.router, peer=self.peer))
+            self._conn.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, "Too many authentication failures")
+        return False
 
     def public_key_auth_supported(self) -> bool:
         return True
@@ -331,29 +483,29 @@ class RouterConnection(PromptToolkitSSHServer):
         return ok
 
     def auth_completed(self) -> None:
+        self._started()
         self.user = self._conn.get_extra_info("username")
-        log.info("login user=%s router=%s peer=%s method=%s", self.user, self.router, self.peer, self._method)
+        log.info("login %s method=%s", fields(user=self.user, router=self.router, peer=self.peer), self._method)
 
     # -- sessions --------------------------------------------------------------------------------
     def session_requested(self) -> LabSSHSession:
-        session = LabSSHSession(self._interact, self.server.cpr_probe_seconds)
+        session = LabSSHSession(self._interact, self.server.cpr_probe_seconds, self.server.stall_seconds)
+        session.who = fields(user=self.user, router=self.router, peer=self.peer)
         self.server.sessions.add(session)
         return session
 
     async def _interact(self, ssh: PromptToolkitSSHSession) -> None:
+        """One session; its failures are the session's to log and end (`LabSSHSession._interact`)."""
         assert isinstance(ssh, LabSSHSession)  # made by session_requested
         assert self.user is not None  # asyncssh opens sessions only after authentication
         try:
             await run_session(ssh, self.server.store, Login(self.user, self.router, self.peer))
-        except Exception:  # one session's failure must not reach the others or the server
-            log.exception("session of user=%s router=%s failed", self.user, self.router)
-            ssh.channel.exit(1)
         finally:
             self.server.sessions.discard(ssh)
 
 
 async def serve_lab(store: SerializedStore, host_key: asyncssh.SSHKey, host: str, base_port: int,
-                    out: TextIO, stop: asyncio.Event | None = None) -> int:
+                    out: TextIO, stop: asyncio.Event | None = None, reuse_port: bool = False) -> int:
     """Serve until SIGINT/SIGTERM (or `stop` is set); print one line per router to `out`."""
     def show(listeners: list[Listener]) -> None:
         width = max(len(listener.router) for listener in listeners) if listeners else 0
@@ -362,11 +514,19 @@ async def serve_lab(store: SerializedStore, host_key: asyncssh.SSHKey, host: str
         out.flush()
 
     server = LabServer(store, host_key, on_change=show)
+    server.reuse_port = reuse_port
+    if reuse_port:  # one of several workers: one password thread each, so hashes never take every core
+        server.auth_pool.shutdown()
+        server.auth_pool = ThreadPoolExecutor(1, thread_name_prefix="ssh-auth")
     try:
         listeners = await server.start(host, base_port)
     except ListenError as exc:
         out.flush()
         sys.stderr.write(f"solace-shell: cannot listen on {host} port {exc.port}: {exc.reason}\n")
+        return 2
+    if not listeners:
+        await server.stop()
+        sys.stderr.write("solace-shell: the lab has no routers to serve over SSH\n")
         return 2
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -382,8 +542,9 @@ async def serve_lab(store: SerializedStore, host_key: asyncssh.SSHKey, host: str
     return 0
 
 
-def run_server(lab_path: Path, host: str, base_port: int, out: TextIO) -> int:
-    """Open the lab and its host key, serve it until stopped; the exit status."""
+def run_server(lab_path: Path, host: str, base_port: int, out: TextIO, reuse_port: bool = False) -> int:
+    """Open the lab and its host key, serve it until stopped; the exit status. With `reuse_port`
+    this process is one of several workers listening on the same ports (`workers.run_workers`)."""
     try:
         host_key = load_or_create_host_key(host_key_path_for(lab_path))
     except HostKeyError as exc:
@@ -391,7 +552,18 @@ def run_server(lab_path: Path, host: str, base_port: int, out: TextIO) -> int:
         return 2
     store = SerializedStore.open(lab_path)
     assert isinstance(store, SerializedStore)
+    _raise_descriptor_limit()
     try:
-        return asyncio.run(serve_lab(store, host_key, host, base_port, out))
+        return asyncio.run(serve_lab(store, host_key, host, base_port, out, reuse_port=reuse_port))
     finally:
         store.close()
+
+
+def _raise_descriptor_limit() -> None:
+    """Take the open-files limit up to its hard limit: each session holds a socket and a pipe."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or soft < hard):
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError):
+            pass  # kept as it is; max_startups still bounds the connections not logged in
