@@ -6,16 +6,24 @@
   quoted-insert in emacs mode too (prompt_toolkit binds it only in vi insert mode; Ctrl-Q still works).
 - Tab: completes at once (no waiting for a background completer): a unique candidate is inserted with
   a trailing space, several insert their common part, otherwise the completion menu opens (and Tab
-  then cycles through it).
+  then cycles through it). A line holding a control or bidi character is refused instead, with the
+  caret under it, as Enter refuses it.
 - F2: switch between the current router and the lab console (each side has its own history; the
   typed text goes along), for users with the lab-administration right; others get one refusal
   line and stay where they are.
 - Ctrl-D on an empty line ends the REPL, Ctrl-C clears the line (prompt_toolkit's defaults; the loop
   in repl.py acts on them).
+
+No handler here lets an exception out: prompt_toolkit reports one as "Unhandled exception in event
+loop" and waits for Enter (over SSH, inside the server's event loop), so a failure is logged and
+the prompt stays as it was.
 """
 
 from __future__ import annotations
 
+import functools
+import logging
+from collections.abc import Callable
 from typing import Protocol
 
 from prompt_toolkit.application import get_app, run_in_terminal
@@ -25,6 +33,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from .completer import open_quote
 
+log = logging.getLogger(__name__)
 
 class ConsoleToggled(Exception):
     """F2 ended the prompt; the REPL prompts again on the other side with `text` already typed."""
@@ -39,6 +48,29 @@ class ReplHooks(Protocol):
     def write_help(self, text: str) -> None: ...
     def toggle_console(self) -> str | None: ...
     def write(self, text: str) -> None: ...
+    def refusal_for(self, text: str) -> str | None: ...
+
+
+def _guarded(handler: Callable[[KeyPressEvent], None]) -> Callable[[KeyPressEvent], None]:
+    """`handler`, logging instead of raising (module docstring)."""
+    @functools.wraps(handler)
+    def run(event: KeyPressEvent) -> None:
+        try:
+            handler(event)
+        except Exception:
+            log.exception("key binding %s failed", handler.__name__)
+    return run
+
+
+def _print_above(write: Callable[[str], None], text: str) -> None:
+    """Print `text` above the prompt, which is redrawn as it was; a failing write is logged (it
+    runs in a task of its own, where an exception would be "unhandled")."""
+    def print_text() -> None:
+        try:
+            write(text)
+        except Exception:
+            log.exception("printing above the prompt failed")
+    run_in_terminal(print_text)
 
 
 @Condition
@@ -51,21 +83,26 @@ def repl_key_bindings(repl: ReplHooks) -> KeyBindings:
     insert = (emacs_insert_mode | vi_insert_mode) & ~is_searching & ~_in_quoted_insert
 
     @kb.add("?", filter=insert)
+    @_guarded
     def _help(event: KeyPressEvent) -> None:
         buf = event.current_buffer
         if open_quote(buf.document.text_before_cursor):
             buf.insert_text("?")
             return
-        text = repl.help_for(buf.text, buf.cursor_position)
-        run_in_terminal(lambda: repl.write_help(text))
+        _print_above(repl.write_help, repl.help_for(buf.text, buf.cursor_position))
 
     @kb.add("c-v", filter=emacs_insert_mode & ~is_searching)
     def _quoted_insert(event: KeyPressEvent) -> None:
         event.app.quoted_insert = True
 
     @kb.add("tab", filter=insert & ~has_completions)
+    @_guarded
     def _tab(event: KeyPressEvent) -> None:
         buf = event.current_buffer
+        refusal = repl.refusal_for(buf.text)
+        if refusal is not None:
+            _print_above(repl.write, refusal)
+            return
         completer = buf.completer
         if completer is None:
             return
@@ -82,17 +119,13 @@ def repl_key_bindings(repl: ReplHooks) -> KeyBindings:
             buf.start_completion(insert_common_part=False)
 
     @kb.add("f2")
+    @_guarded
     def _toggle(event: KeyPressEvent) -> None:
         # The prompt of the other side (its own history) takes over, with the typed text; a user
         # without the lab-administration right gets one line and stays where they are.
         refusal = repl.toggle_console()
         if refusal is not None:
-            line = refusal
-
-            def _refuse() -> None:  # printed above the prompt, which stays as it was
-                repl.write(line)
-
-            run_in_terminal(_refuse)
+            _print_above(repl.write, refusal)
             event.app.invalidate()
             return
         event.app.exit(exception=ConsoleToggled(event.current_buffer.text))

@@ -21,8 +21,10 @@ from prompt_toolkit.history import History
 from prompt_toolkit.shortcuts import CompleteStyle
 
 from grammar.masking import mask_secrets
+from grammar.tokens import printable
 
-from .completer import ShellCompleter, help_fragments, help_text
+from .completer import ShellCompleter, help_fragments, help_text, refusal_text
+from .escaped_input import EscapeInvisibleProcessor
 from .history import open_history
 from .keybindings import ConsoleToggled, repl_key_bindings
 from .live_names import LiveNames
@@ -97,6 +99,7 @@ class Repl:
                 complete_while_typing=False,
                 complete_style=CompleteStyle.COLUMN,
                 key_bindings=repl_key_bindings(self),
+                input_processors=[EscapeInvisibleProcessor()],
                 history=self._history(console_history if at_console else history_path),
                 bottom_toolbar=self._toolbar,
                 style=self.style,
@@ -178,7 +181,11 @@ class Repl:
             return help_text(self.lab.parser, self.session().mode, self.prompt, text, cursor)
         except Exception as exc:  # help must never end the session
             log.exception("? help failed")
-            return f"{self.prompt} {text}?\n% help unavailable ({type(exc).__name__})"
+            return f"{self.prompt} {printable(text)}?\n% help unavailable ({type(exc).__name__})"
+
+    def refusal_for(self, text: str) -> str | None:
+        """What Tab prints for a line no command line may be (a control or bidi character)."""
+        return refusal_text(self.prompt, text)
 
     def write_help(self, text: str) -> None:
         """`?` help; coloured only on an interactive terminal (never in tests, pipes or recordings)."""

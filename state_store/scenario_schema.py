@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from grammar.tokens import is_forbidden
 from grammar.yaml_source import Limits, LocatedDict, LocatedList, YamlSyntaxError, load_located
 
 from .errors import ScenarioError
@@ -177,7 +178,7 @@ class _Checker:
             self.err(line, f"{where}: must be 1 to {spec.max_len} bytes long, is {size}")
             return None
         shown = "the value (not shown)" if spec.secret else _short(value)
-        if any(ord(c) < 32 or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF for c in value):
+        if any(c == "\t" or is_forbidden(c) for c in value):  # what no command line may hold either
             self.err(line, f"{where}: {shown} contains a control character")
             return None
         bad = sorted(set(spec.forbidden) & set(value))
