@@ -17,6 +17,7 @@ from prompt_toolkit.layout.processors import TransformationInput
 from grammar.masking import mask_secrets
 from solace_shell.escaped_input import EscapeInvisibleProcessor
 from solace_shell.lab import Lab
+from solace_shell.line_limit import MAX_LINE_CHARS, TYPED_TOO_LONG, paste_too_long_text
 from solace_shell.repl import Repl, history_path_for
 from state_store.errors import ScenarioError
 from state_store.scenario_schema import load_scenario
@@ -150,3 +151,16 @@ def test_a_scenario_name_holding_one_is_refused_with_the_character_escaped(tmp_p
         load_scenario(path)
     report = "\n".join(refused.value.problems)
     assert "contains a control character" in report and char not in report
+
+
+def test_a_paste_longer_than_a_line_may_be_is_refused_whole(lab: Lab, executed: list[tuple[str, str]]) -> None:
+    paste = "\x1b[200~show " + "x" * MAX_LINE_CHARS + "\x1b[201~"
+    _, out = drive(lab, "show " + paste + "hostname\r" + CTRL_D)
+    assert out.split("\n")[0] == paste_too_long_text(MAX_LINE_CHARS + 5)
+    assert executed == [("NY_Appliance1", "show hostname")]
+
+
+def test_typing_past_the_longest_line_is_dropped_and_said_once(lab: Lab, executed: list[tuple[str, str]]) -> None:
+    _, out = drive(lab, "x" * (MAX_LINE_CHARS + 50) + "\r" + CTRL_D)
+    assert out.count(TYPED_TOO_LONG) == 1
+    assert [len(line) for _, line in executed] == [MAX_LINE_CHARS]
