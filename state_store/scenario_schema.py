@@ -468,10 +468,11 @@ def _read(p: Path) -> str:
 
 
 def _hash_secrets(doc: LocatedDict) -> None:
-    """CLI users' clear passwords become hashes with their own random salt, so the lab never stores
-    them. (Configuration secrets such as the bridge password are hashed by the builder with a salt
-    derived from their object, so `show current-config` prints them the same in every fresh lab.)"""
-    for entry in _dicts(doc.get("users")):
+    """Clear passwords (CLI users', replication bridges') become hashes with their own random salt,
+    so the lab never stores them; hashed here, once per file version (`load_scenario` keeps the
+    result), so every lab built from it, after a reset too, holds the same hashes."""
+    bridges = [_dict(_dict(vpn.get("replication")).get("bridge")) for vpn in _dicts(doc.get("vpns"))]
+    for entry in [*_dicts(doc.get("users")), *bridges]:
         clear = entry.pop("password", None)
         if clear is not None:
             entry["password_hash"] = clear if is_hashed(clear) else hash_password(clear)
