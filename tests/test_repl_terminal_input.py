@@ -164,3 +164,27 @@ def test_typing_past_the_longest_line_is_dropped_and_said_once(lab: Lab, execute
     _, out = drive(lab, "x" * (MAX_LINE_CHARS + 50) + "\r" + CTRL_D)
     assert out.count(TYPED_TOO_LONG) == 1
     assert [len(line) for _, line in executed] == [MAX_LINE_CHARS]
+
+
+def test_over_ssh_the_same_keys_are_refused_and_the_server_serves_on(tmp_path: Path) -> None:
+    from .ssh_clients import Shell, connect, serving
+
+    with serving(tmp_path / "ssh.lab") as server:
+        client, other = connect(server.port("NY_Appliance1"), "admin", "admin"), None
+        try:
+            shell = Shell(client)
+            shell.login_text()
+            shell.send("show" + CTRL_V + "\x07x" + CTRL_V + "\u202e\r")
+            assert "Control character U+0007 is not allowed" in shell.until("not allowed in a command line")
+            other = connect(server.port("NY_Appliance1"), "admin", "admin")
+            second = Shell(other)
+            second.login_text()
+            assert "Hostname: NY_Appliance1" in second.command("show hostname")
+            assert "Hostname: NY_Appliance1" in shell.command("show hostname")
+            shell.send("\x04")
+            assert shell.exit_status() == 0
+            assert "Unhandled exception" not in shell.raw and "Press ENTER" not in shell.raw
+        finally:
+            client.close()
+            if other is not None:
+                other.close()
