@@ -22,7 +22,8 @@ the prompt stays as it was. Nor may a key end the prompt twice: after a prefix k
 `Ctrl-C <`, Escape begins every Meta key) prompt_toolkit runs the keys that follow it in the same
 read even when the first one ended the prompt, and a second Enter, Ctrl-C, Ctrl-D or F2 there
 would raise "Return value already set"; such a key does nothing. So does a SIGINT (Ctrl-C typed
-while the terminal was in its normal mode) that prompt_toolkit delivers after its prompt ended.
+while the terminal was in its normal mode) that prompt_toolkit delivers after its prompt ended, and
+so does every other way of accepting the line (Meta-Enter, Ctrl-J, Ctrl-O: `guard_accept`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from prompt_toolkit.application import get_app, run_in_terminal
+from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.completion import CompleteEvent, get_common_complete_suffix
 from prompt_toolkit.filters import Condition, emacs_insert_mode, has_completions, is_searching, vi_insert_mode
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -57,6 +59,20 @@ class ReplHooks(Protocol):
     def toggle_console(self) -> str | None: ...
     def write(self, text: str) -> None: ...
     def refusal_for(self, text: str) -> str | None: ...
+
+
+def guard_accept(buffer: Buffer) -> None:
+    """Make accepting `buffer`'s line do nothing once its prompt has ended (module docstring)."""
+    accept = buffer.accept_handler
+    if accept is None:
+        return
+
+    def accept_while_running(buf: Buffer) -> bool:
+        if _prompt_ended():
+            return True  # the line stays; the next prompt starts afresh
+        return accept(buf)
+
+    buffer.accept_handler = accept_while_running
 
 
 def _guarded(handler: Callable[[KeyPressEvent], None]) -> Callable[[KeyPressEvent], None]:

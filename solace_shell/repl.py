@@ -30,7 +30,7 @@ from grammar.tokens import printable
 from .completer import ShellCompleter, help_fragments, help_text, refusal_text
 from .escaped_input import EscapeInvisibleProcessor
 from .history import open_history
-from .keybindings import ConsoleToggled, print_above, repl_key_bindings
+from .keybindings import ConsoleToggled, guard_accept, print_above, repl_key_bindings
 from .line_limit import LineLimit
 from .live_names import LiveNames
 from .paging import (
@@ -117,6 +117,7 @@ class Repl:
         }
         for prompt_session in self._prompt_sessions.values():
             LineLimit(lambda text: print_above(self.write, text)).attach(prompt_session.default_buffer)
+            guard_accept(prompt_session.default_buffer)
         # The More pager only when writing to a real terminal (a test or a pipe gets everything).
         self.paging_enabled = (stdout is None and sys.stdout.isatty()) if paging is None else paging
         self._read_key = more_prompt_reader(self.prompt_session.input, self.prompt_session.output)

@@ -140,6 +140,15 @@ def _dump(path: Path) -> str:
         store.close()
 
 
+def _traceback_at(text: bytes, at: int) -> bytes:
+    """The end of the traceback starting at `at`: its last frames and the exception line."""
+    lines = text[at:at + 50000].split(b"\r\n")
+    for n, line in enumerate(lines[1:], 1):
+        if line and not line.startswith(b" ") and not line.startswith((b"Traceback", b"Unhandled")):
+            return b"\r\n".join(lines[max(0, n - 6):n + 1])
+    return text[at:at + 3000]
+
+
 def _start(lab: Path, seen: io.BytesIO, timeout: float) -> pexpect.spawn:
     child = spawn(["--db", str(lab)])
     child.logfile_read = seen
@@ -233,8 +242,7 @@ def fuzz_once(seed: int, workdir: Path, *, keys: int = 150, paste_bytes: int = 0
     text = seen.getvalue()
     for bad in (b"Traceback", b"Unhandled exception", b"Press ENTER to continue"):
         if bad in text:
-            at = text.find(bad)
-            problems.append(f"{bad.decode()}: {text[at:at + 3000]!r}")
+            problems.append(f"{bad.decode()}: {_traceback_at(text, text.find(bad))!r}")
     try:
         if _dump(lab) != before:
             problems.append("the lab's state changed")
