@@ -4,7 +4,10 @@ Why here: only the grammar knows which word of a line is a password, and every p
 kept (history file, transcript recording, logs) must hide the same words. A line that parses is
 masked exactly (the word bound to a secret parameter, abbreviations and quotes included). A line
 that does not parse is masked conservatively: the word after a keyword that introduces a secret
-parameter (or an abbreviation of it) is hidden even when the rest of the line is wrong.
+parameter (or an abbreviation of it) is hidden even when the rest of the line is wrong. A line that
+cannot even be split into words (an open quote, a control character) has everything after the first
+such keyword hidden, a control character counting as a separator there. Masking never raises: it
+runs inside the terminal's Enter key, where an exception would end the prompt.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from itertools import pairwise
 
 from .model import Alt, Element, Grammar, Keyword, Opt, ParamRef, Seq
 from .parser import Parsed, Parser
-from .tokens import UnterminatedQuote, Word, split_words
+from .tokens import LexError, Word, is_forbidden, split_words
 
 MASK = "********"
 _MIN_PREFIX = 3  # `pas` abbreviates `password`; shorter prefixes are too common to hide after
@@ -90,8 +93,8 @@ def mask_secrets(parser: Parser, mode: str, line: str) -> str:
         return line
     try:
         words = split_words(line)
-    except UnterminatedQuote:
-        return _mask_unterminated(grammar, line)
+    except LexError:
+        return _mask_unsplittable(grammar, line)
     if not any(len(w.text) >= _MIN_PREFIX and any(k.startswith(w.text.lower()) for k in secret_keywords(grammar))
                for w in words):
         return line
@@ -102,10 +105,12 @@ def mask_secrets(parser: Parser, mode: str, line: str) -> str:
     return line
 
 
-def _mask_unterminated(grammar: Grammar, line: str) -> str:
-    """An open quote: hide everything after the first secret keyword (or prefix of one)."""
+def _mask_unsplittable(grammar: Grammar, line: str) -> str:
+    """An open quote or a control character: hide everything after the first secret keyword (or
+    prefix of one)."""
     keywords = secret_keywords(grammar)
-    for m in re.finditer(r"\S+", line):
+    separated = "".join(" " if is_forbidden(ch) else ch for ch in line)  # same columns as `line`
+    for m in re.finditer(r"\S+", separated):
         text = m.group().lower()
         if len(text) >= _MIN_PREFIX and any(k.startswith(text) for k in keywords):
             return line[:m.end()] + " " + MASK

@@ -4,6 +4,11 @@
   for parameters with a `complete:` source, live names from the lab (`live_names.LiveNames`).
 - `help_text`: what `?` prints, IOS style: the line as typed with its prompt and the `?`, then every
   candidate with its one-line help in two aligned columns (`<cr>` when the line is complete).
+- `refusal_text`: what Tab prints for a line holding a character no command line may hold (a control
+  or bidi character): the line, the caret under that character and the error, as Enter would give.
+
+Echoed lines go through `grammar.tokens.printable`, as scripts echo theirs: a control character
+typed after Ctrl-V (BEL, ESC) or a bidi override never reaches the terminal raw.
 
 Both work on the text before the cursor only, in the mode of the current target's session.
 """
@@ -18,7 +23,8 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
 from grammar import Candidate, ParseError, Parser
-from grammar.tokens import LexError, Word, split_words
+from grammar.parser import lex_error
+from grammar.tokens import ControlCharacter, LexError, Word, first_forbidden, printable, split_words
 
 from .live_names import LiveNames
 from .messages import parse_error_text
@@ -160,7 +166,7 @@ def help_text(parser: Parser, mode: str, prompt: str, text: str, cursor: int | N
     if cursor is None:
         cursor = len(text)
     before = text[:cursor]
-    echo = f"{prompt} {before}?{text[cursor:]}"
+    echo = f"{prompt} {printable(before)}?{printable(text[cursor:])}"
     cands = parser.candidates(mode, before)
     if isinstance(cands, ParseError):
         return echo + "\n" + parse_error_text(cands, len(prompt) + 1)
@@ -173,6 +179,16 @@ def help_text(parser: Parser, mode: str, prompt: str, text: str, cursor: int | N
         word = words[-1].text if words and not before[-1:].isspace() else ""
         return echo + "\n" + parse_error_text(ParseError("invalid", start, word), len(prompt) + 1)
     return "\n".join([echo, *format_candidates(cands)])
+
+
+def refusal_text(prompt: str, text: str) -> str | None:
+    """None when `text` holds only characters a command line may hold; else the echoed line (after
+    `prompt`, without its trailing space), the caret under the first other one, and the error."""
+    column = first_forbidden(text)
+    if column is None:
+        return None
+    error = lex_error(ControlCharacter(column, text[column]))
+    return f"{prompt} {printable(text)}\n" + parse_error_text(error, len(prompt) + 1)
 
 
 def help_fragments(text: str) -> list[tuple[str, str]]:

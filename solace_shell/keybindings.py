@@ -7,25 +7,44 @@
   A personality without context help (a Unix shell) takes `?` as an ordinary character.
 - Tab: completes at once (no waiting for a background completer): a unique candidate is inserted with
   a trailing space, several insert their common part, otherwise the completion menu opens (and Tab
-  then cycles through it).
+  then cycles through it). A line holding a control or bidi character is refused instead, with the
+  caret under it, as Enter refuses it.
+- A bracketed paste that would make the line longer than `line_limit.MAX_LINE_CHARS` is refused
+  whole, with one line saying so (line_limit.py).
 - F2: switch between the current router and the lab console (each side has its own history; the
   typed text goes along), for users with the lab-administration right; others get one refusal
   line and stay where they are.
 - Ctrl-D on an empty line ends the REPL, Ctrl-C clears the line (prompt_toolkit's defaults; the loop
   in repl.py acts on them).
+
+No handler here lets an exception out: prompt_toolkit reports one as "Unhandled exception in event
+loop" and waits for Enter (over SSH, inside the server's event loop), so a failure is logged and
+the prompt stays as it was. Nor may a key end the prompt twice: after a prefix key (Ctrl-C begins
+`Ctrl-C <`, Escape begins every Meta key) prompt_toolkit runs the keys that follow it in the same
+read even when the first one ended the prompt, and a second Enter, Ctrl-C, Ctrl-D or F2 there
+would raise "Return value already set"; such a key does nothing. So does a SIGINT (Ctrl-C typed
+while the terminal was in its normal mode) that prompt_toolkit delivers after its prompt ended, and
+so does every other way of accepting the line (Meta-Enter, Ctrl-J, Ctrl-O: `guard_accept`).
 """
 
 from __future__ import annotations
 
+import functools
+import logging
+from collections.abc import Callable
 from typing import Protocol
 
 from prompt_toolkit.application import get_app, run_in_terminal
+from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.completion import CompleteEvent, get_common_complete_suffix
 from prompt_toolkit.filters import Condition, emacs_insert_mode, has_completions, is_searching, vi_insert_mode
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 
 from .completer import open_quote
+from .line_limit import fits, paste_too_long_text
 
+log = logging.getLogger(__name__)
 
 class ConsoleToggled(Exception):
     """F2 ended the prompt; the REPL prompts again on the other side with `text` already typed."""
@@ -41,6 +60,46 @@ class ReplHooks(Protocol):
     def write_help(self, text: str) -> None: ...
     def toggle_console(self) -> str | None: ...
     def write(self, text: str) -> None: ...
+    def refusal_for(self, text: str) -> str | None: ...
+
+
+def guard_accept(buffer: Buffer) -> None:
+    """Make accepting `buffer`'s line do nothing once its prompt has ended (module docstring)."""
+    accept = buffer.accept_handler
+    if accept is None:
+        return
+
+    def accept_while_running(buf: Buffer) -> bool:
+        if _prompt_ended():
+            return True  # the line stays; the next prompt starts afresh
+        return accept(buf)
+
+    buffer.accept_handler = accept_while_running
+
+
+def _guarded(handler: Callable[[KeyPressEvent], None]) -> Callable[[KeyPressEvent], None]:
+    """`handler`, logging instead of raising (module docstring)."""
+    @functools.wraps(handler)
+    def run(event: KeyPressEvent) -> None:
+        try:
+            handler(event)
+        except Exception:
+            log.exception("key binding %s failed", handler.__name__)
+    return run
+
+
+def print_above(write: Callable[[str], None], text: str) -> None:
+    """Print `text` above the prompt, which is redrawn as it was; a failing write is logged (it
+    runs in a task of its own, where an exception would be "unhandled")."""
+    def print_text() -> None:
+        try:
+            write(text)
+        except Exception:
+            log.exception("printing above the prompt failed")
+    try:
+        run_in_terminal(print_text)
+    except Exception:
+        log.exception("printing above the prompt failed")
 
 
 @Condition
@@ -48,26 +107,45 @@ def _in_quoted_insert() -> bool:
     return bool(get_app().quoted_insert)
 
 
+@Condition
+def _prompt_ended() -> bool:
+    app = get_app()
+    return app.is_done or not app.is_running
+
+
 def repl_key_bindings(repl: ReplHooks) -> KeyBindings:
     kb = KeyBindings()
     insert = (emacs_insert_mode | vi_insert_mode) & ~is_searching & ~_in_quoted_insert
 
+    @kb.add("enter", filter=_prompt_ended)
+    @kb.add("c-c", filter=_prompt_ended)
+    @kb.add("c-d", filter=_prompt_ended)
+    @kb.add("<sigint>", filter=_prompt_ended)
+    @kb.add("f2", filter=_prompt_ended)
+    def _after_the_end(event: KeyPressEvent) -> None:
+        """The prompt has ended already (module docstring)."""
+
     @kb.add("?", filter=insert)
+    @_guarded
     def _help(event: KeyPressEvent) -> None:
         buf = event.current_buffer
         if open_quote(buf.document.text_before_cursor) or not repl.context_help():
             buf.insert_text("?")
             return
-        text = repl.help_for(buf.text, buf.cursor_position)
-        run_in_terminal(lambda: repl.write_help(text))
+        print_above(repl.write_help, repl.help_for(buf.text, buf.cursor_position))
 
     @kb.add("c-v", filter=emacs_insert_mode & ~is_searching)
     def _quoted_insert(event: KeyPressEvent) -> None:
         event.app.quoted_insert = True
 
     @kb.add("tab", filter=insert & ~has_completions)
+    @_guarded
     def _tab(event: KeyPressEvent) -> None:
         buf = event.current_buffer
+        refusal = repl.refusal_for(buf.text)
+        if refusal is not None:
+            print_above(repl.write, refusal)
+            return
         completer = buf.completer
         if completer is None:
             return
@@ -83,18 +161,23 @@ def repl_key_bindings(repl: ReplHooks) -> KeyBindings:
         else:
             buf.start_completion(insert_common_part=False)
 
-    @kb.add("f2")
+    @kb.add(Keys.BracketedPaste)
+    @_guarded
+    def _paste(event: KeyPressEvent) -> None:
+        data = event.data.replace("\r\n", "\n").replace("\r", "\n")  # as prompt_toolkit pastes
+        if not fits(event.current_buffer, data):
+            print_above(repl.write, paste_too_long_text(len(data)))
+            return
+        event.current_buffer.insert_text(data)
+
+    @kb.add("f2", filter=~_prompt_ended)
+    @_guarded
     def _toggle(event: KeyPressEvent) -> None:
         # The prompt of the other side (its own history) takes over, with the typed text; a user
         # without the lab-administration right gets one line and stays where they are.
         refusal = repl.toggle_console()
         if refusal is not None:
-            line = refusal
-
-            def _refuse() -> None:  # printed above the prompt, which stays as it was
-                repl.write(line)
-
-            run_in_terminal(_refuse)
+            print_above(repl.write, refusal)
             event.app.invalidate()
             return
         event.app.erase_when_done = True  # the prompt left is not kept on screen (the REPL resets it)

@@ -9,8 +9,12 @@ never coloured; colour appears only in the toolbar and the completion menu.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -21,11 +25,14 @@ from prompt_toolkit.history import History
 from prompt_toolkit.shortcuts import CompleteStyle
 
 from grammar.masking import mask_secrets
+from grammar.tokens import printable
 
-from .completer import ShellCompleter, help_fragments, help_text
+from .completer import ShellCompleter, help_fragments, help_text, refusal_text
+from .escaped_input import EscapeInvisibleProcessor
 from .history import open_history
-from .keybindings import ConsoleToggled, repl_key_bindings
+from .keybindings import ConsoleToggled, guard_accept, print_above, repl_key_bindings
 from .lab import EntryRefused
+from .line_limit import LineLimit
 from .live_names import LiveNames
 from .paging import (
     more_prompt_reader,
@@ -98,6 +105,7 @@ class Repl:
                 complete_while_typing=False,
                 complete_style=CompleteStyle.COLUMN,
                 key_bindings=repl_key_bindings(self),
+                input_processors=[EscapeInvisibleProcessor()],
                 history=self._history(console_history if at_console else history_path),
                 bottom_toolbar=self._toolbar,
                 style=self.style,
@@ -108,6 +116,9 @@ class Repl:
             )
             for at_console in (False, True)
         }
+        for prompt_session in self._prompt_sessions.values():
+            LineLimit(lambda text: print_above(self.write, text)).attach(prompt_session.default_buffer)
+            guard_accept(prompt_session.default_buffer)
         # The More pager only when writing to a real terminal (a test or a pipe gets everything).
         self.paging_enabled = (stdout is None and sys.stdout.isatty()) if paging is None else paging
         self._read_key = more_prompt_reader(self.prompt_session.input, self.prompt_session.output)
@@ -183,7 +194,11 @@ class Repl:
             return help_text(self.lab.parser, self.session().mode, self.prompt, text, cursor)
         except Exception as exc:  # help must never end the session
             log.exception("? help failed")
-            return f"{self.prompt} {text}?\n% help unavailable ({type(exc).__name__})"
+            return f"{self.prompt} {printable(text)}?\n% help unavailable ({type(exc).__name__})"
+
+    def refusal_for(self, text: str) -> str | None:
+        """What Tab prints for a line no command line may be (a control or bidi character)."""
+        return refusal_text(self.prompt, text)
 
     def write_help(self, text: str) -> None:
         """`?` help; coloured only on an interactive terminal (never in tests, pipes or recordings)."""
@@ -273,6 +288,10 @@ class Repl:
         return self._after(outcome)
 
     def run(self) -> int:
+        with _interrupt_only_at_the_prompt():
+            return self._run()
+
+    def _run(self) -> int:
         typed = ""
         while True:
             try:
@@ -321,6 +340,23 @@ class Repl:
         if farewell:
             self.write(farewell)
         return 0
+
+
+@contextlib.contextmanager
+def _interrupt_only_at_the_prompt() -> Iterator[None]:
+    """Ctrl-C clears the line at the prompt (prompt_toolkit takes SIGINT there); while a command
+    runs or output prints, the terminal is in its normal mode and turns Ctrl-C into SIGINT, which
+    must not cut a command (and its lab transaction) in half or end the shell with a traceback: it
+    is ignored there. Only the main thread may set a signal handler (the SSH server has no terminal
+    of its own: Ctrl-C always arrives there as a key)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: None)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def run_repl(lab: Lab, start_target: str, *, history_path: Path | None, recorder: Any = None,

@@ -15,15 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TextIO
 
-from grammar.tokens import is_forbidden
+from grammar.tokens import printable
 
 from .lab import Lab
-
-
-def printable(line: str) -> str:
-    """A line as echoed: each character a command line may not hold becomes `?` (one column, so
-    the caret under it stays right), never a raw control code on the terminal."""
-    return "".join("?" if is_forbidden(ch) else ch for ch in line)
 
 
 class ScriptDecodeError(Exception):

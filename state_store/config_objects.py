@@ -178,14 +178,7 @@ KINDS: dict[str, KindSpec] = {
 _REFERENCES = {"client-profile": "client-profile", "acl-profile": "acl-profile"}
 
 
-def object_secret_salt(kind: str, vpn_name: str, path: tuple[str, ...], attr: str) -> bytes:
-    """The salt of a configuration secret: per object and attribute, not random, so a secret
-    set twice hashes the same and replayed output stays deterministic (vpn_name "" for the
-    router's objects)."""
-    return hashlib.sha256("/".join((kind, vpn_name, *path, attr)).encode()).digest()[:16]
-
-
-def _coerce(kind: str, attr: str, spec: AttrSpec, value: AttrValue, salt: bytes = b"") -> object:
+def _coerce(kind: str, attr: str, spec: AttrSpec, value: AttrValue) -> object:
     if value is None:
         return spec.default
     if spec.type == "bool":
@@ -211,7 +204,7 @@ def _coerce(kind: str, attr: str, spec: AttrSpec, value: AttrValue, salt: bytes 
                                   allowed="a hash printed by show current-config")
             return str(value)
         text = str(value)
-        return hash_password(text, salt or None) if text else ""
+        return hash_password(text) if text else ""  # a random salt of its own
     return str(value)
 
 
@@ -404,7 +397,7 @@ class ConfigService(Service):
             raise self._not_found(kind, path, v)
         if row is not None and row.managed_by not in ("", "builtin"):
             raise EngineError("object_managed", kind=kind, name=path[-1])
-        stored = _coerce(kind, attr, spec.attrs[attr], value, object_secret_salt(kind, v.name if v else "", path, attr))
+        stored = _coerce(kind, attr, spec.attrs[attr], value)
         if kind == "client-username" and attr in _REFERENCES and v is not None \
                 and not self._exists(r, v, _REFERENCES[attr], (str(stored),)):
             raise EngineError("object_not_found", kind=_REFERENCES[attr], name=str(stored), vpn=v.name)

@@ -83,22 +83,21 @@ Public API (J = journaled: changes the state)
     audit(vpn=None, limit=1000) -> Audit
 
 Secrets: ``set_replication_option("bridge-password", ...)`` and ``set_object_attr`` of a secret
-attribute take the clear text as the CLI gives it; the facade hashes it (with the same
-per-object salt the service would use) before the journaled call, so the journal, and the lab
-file holding it, never see a clear secret and replaying a call does no hashing.
+attribute take the clear text as the CLI gives it; the facade hashes it (with a random salt of
+its own) before the journaled call, so the journal, and the lab file holding it, never see a clear
+secret, and replaying a call does no hashing and gives the same hash.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .config_objects import KINDS, AttrValue, ObjectKind, object_secret_salt
+from .config_objects import KINDS, AttrValue, ObjectKind
 from .errors import EngineError
 from .journal import journaled
 from .kernel import Kernel
 from .kernel import ops as kernel_ops
 from .lookups import SETTING_DEFAULTS
-from .options import config_secret_salt
 from .passwords import HashedSecret, hash_password
 from .passwords import verify_password as _verify
 from .records import Router, Vpn
@@ -380,8 +379,8 @@ class Engine:
         """A clear bridge password is hashed here, before the journaled call (module docstring)."""
         spec = REPLICATION_OPTIONS.get(option)
         if spec is not None and spec[1] == "password" and value and not isinstance(value, HashedSecret):
-            v = self.sv.lookups.vpn_rw(router, vpn)  # refused as the service would, before the costly hash
-            value = HashedSecret(hash_password(str(value), config_secret_salt(option, v.name)))
+            self.sv.lookups.vpn_rw(router, vpn)  # refused as the service would, before the costly hash
+            value = HashedSecret(hash_password(str(value)))
         self._set_replication_option(router, vpn, option, value)
 
     @journaled
@@ -570,13 +569,11 @@ class Engine:
 
     def set_object_attr(self, router: str, vpn: str | None, kind: ObjectKind, path: tuple[str, ...],
                         attr: str, value: AttrValue = None) -> None:
-        """A clear secret is hashed here, before the journaled call (module docstring), with the
-        salt the configuration service gives it: per kind, VPN, object path and attribute."""
+        """A clear secret is hashed here, before the journaled call (module docstring)."""
         spec = KINDS[kind]
         attr_spec = spec.attrs.get(attr)
         if attr_spec is not None and attr_spec.type == "secret" and value and not isinstance(value, HashedSecret):
-            scope_vpn = vpn if spec.scope == "vpn" and vpn is not None else ""
-            value = HashedSecret(hash_password(str(value), object_secret_salt(kind, scope_vpn, path, attr)))
+            value = HashedSecret(hash_password(str(value)))
         self._set_object_attr(router, vpn, kind, path, attr, value)
 
     @journaled

@@ -7,7 +7,6 @@ whichever object it is for.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from .errors import EngineError
@@ -17,20 +16,12 @@ from .passwords import HashedSecret, hash_password, is_hashed
 OptionSpec = tuple[str, str, Any, tuple[int, int] | None]
 
 
-def config_secret_salt(option: str, context: str) -> bytes:
-    """The salt of a configuration secret (a bridge password, a client-username password, a
-    pre-shared key): derived from the option and the object it belongs to, so `show current-config`
-    prints the same re-runnable `encrypted-password` form in every fresh lab of a scenario (replay
-    and golden transcripts need that). CLI users' login passwords, which nothing prints, get random
-    salts instead (state_store.passwords)."""
-    return hashlib.sha256(f"{option}:{context}".encode()).digest()[:16]
-
-
-def coerce_option(option: str, spec: OptionSpec, value: Any, salt_context: str = "") -> Any:
+def coerce_option(option: str, spec: OptionSpec, value: Any) -> Any:
     """The value to store for `option`; None restores the default (the `no ...` form).
 
-    A password is hashed with a salt derived from the option and ``salt_context`` (the object it
-    belongs to), not a random one, so `show current-config` stays deterministic."""
+    A clear password is hashed with a random salt of its own (state_store.passwords), so equal
+    secrets do not show as equal hashes, in one lab or across labs; the `encrypted-password` form
+    (a HashedSecret) is stored as it is."""
     _, kind, default, limits = spec
     if value is None:
         return default
@@ -56,5 +47,5 @@ def coerce_option(option: str, spec: OptionSpec, value: Any, salt_context: str =
                 raise EngineError("invalid_value", name=option, value="(hidden)",
                                   allowed="a hash printed by show current-config")
             return str(value)
-        return hash_password(str(value), config_secret_salt(option, salt_context)) if value else ""
+        return hash_password(str(value)) if value else ""
     return str(value)

@@ -379,7 +379,7 @@ class ReplicationService(Service):
             raise EngineError("unknown_option", option=option)
         attr = REPLICATION_OPTIONS[option][0]
         v = self.lk.vpn_rw(router, vpn)
-        value = coerce_option(option, REPLICATION_OPTIONS[option], value, salt_context=v.name)
+        value = coerce_option(option, REPLICATION_OPTIONS[option], value)
         setattr(v, attr, value)
         if attr == "rq_max_spool_mb":
             rq = self.lk.repl_queue(v)

@@ -72,7 +72,6 @@ def build_lab(state: BrokerState, doc: MDict) -> None:
     from . import records as m
     from .engine import Engine
     from .lookups import REPL_QUEUE
-    from .options import config_secret_salt
     from .passwords import hash_password
 
     # only what the scenario sets is stored; every other setting keeps lookups.SETTING_DEFAULTS
@@ -125,7 +124,7 @@ def build_lab(state: BrokerState, doc: MDict) -> None:
         br = rep.get("bridge") or {}
         pw_hash = ""
         if br.get("password") is not None:
-            pw_hash = hash_password(br["password"], salt=config_secret_salt("bridge-password", vpn["name"]))
+            pw_hash = hash_password(br["password"])  # (load_scenario has hashed it already)
         elif br.get("password_hash") is not None:
             pw_hash = br["password_hash"]
         for rn in vpn.get("routers") or list(router_rows):

@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from grammar.tokens import is_forbidden
 from grammar.yaml_source import Limits, LocatedDict, LocatedList, YamlSyntaxError, load_located
 
 from . import systems
@@ -204,7 +205,7 @@ class _Checker:
             self.err(line, f"{where}: must be 1 to {spec.max_len} bytes long, is {size}")
             return None
         shown = "the value (not shown)" if spec.secret else _short(value)
-        if any(ord(c) < 32 or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF for c in value):
+        if any(c == "\t" or is_forbidden(c) for c in value):  # what no command line may hold either
             self.err(line, f"{where}: {shown} contains a control character")
             return None
         bad = sorted(set(spec.forbidden) & set(value))
@@ -502,10 +503,11 @@ def _read(p: Path) -> str:
 
 
 def _hash_secrets(doc: LocatedDict) -> None:
-    """CLI users' clear passwords become hashes with their own random salt, so the lab never stores
-    them. (Configuration secrets such as the bridge password are hashed by the builder with a salt
-    derived from their object, so `show current-config` prints them the same in every fresh lab.)"""
-    for entry in _dicts(doc.get("users")):
+    """Clear passwords (CLI users', replication bridges') become hashes with their own random salt,
+    so the lab never stores them; hashed here, once per file version (`load_scenario` keeps the
+    result), so every lab built from it, after a reset too, holds the same hashes."""
+    bridges = [_dict(_dict(vpn.get("replication")).get("bridge")) for vpn in _dicts(doc.get("vpns"))]
+    for entry in [*_dicts(doc.get("users")), *bridges]:
         clear = entry.pop("password", None)
         if clear is not None:
             entry["password_hash"] = clear if is_hashed(clear) else hash_password(clear)

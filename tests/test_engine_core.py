@@ -7,8 +7,7 @@ import yaml
 
 from solace_shell.renderers.flags import queue_flags, vpn_replication_flags
 from state_store.errors import EngineError
-from state_store.options import config_secret_salt
-from state_store.passwords import hash_password
+from state_store.passwords import verify_password
 from state_store.scenario_files import resolve_scenario
 from state_store.store import LabStore
 from state_store.topics import name_matches, topic_matches
@@ -66,12 +65,13 @@ def test_bundled_scenarios_store_hashes_of_their_published_passwords(name):
 
 
 def test_default_bridge_password_hash_is_the_one_its_clear_password_makes():
-    """So the default lab is the lab `password: replication` built: its current-config is unchanged."""
+    """So the default lab is the lab `password: replication` builds (but for the salt)."""
     path = resolve_scenario("default")
     assert path is not None
     vpns = {v["name"]: v for v in yaml.safe_load(path.read_text(encoding="utf-8"))["vpns"]}
     bridge = vpns[VPN]["replication"]["bridge"]
-    assert bridge["password_hash"] == hash_password("replication", config_secret_salt("bridge-password", VPN))
+    assert verify_password("replication", bridge["password_hash"])
+    assert not verify_password("replication-x", bridge["password_hash"])
 
 
 def test_default_lab_flags_both_routers(lab):

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grammar.tokens import ControlCharacter, UnterminatedQuote, Word, is_forbidden, split_words
+from grammar.tokens import ControlCharacter, UnterminatedQuote, Word, is_forbidden, printable, split_words
 
 
 def _model_forbidden(char: str) -> bool:
-    return char not in " \t" and unicodedata.category(char) in ("Cc", "Zl", "Zp")
+    return char not in " \t" and unicodedata.category(char) in ("Cc", "Cf", "Cs", "Zl", "Zp")
 
 
 def _model_split(line: str) -> list[Word]:
@@ -70,12 +70,28 @@ def test_refusals_say_where() -> None:
 
 
 def test_forbidden_characters_match_their_unicode_categories() -> None:
-    for code in [*range(0x00, 0x100), 0x2028, 0x2029, 0x200B, 0xFEFF, 0x1F600]:
+    for code in [*range(0x00, 0x100), 0x2028, 0x2029, 0x200B, 0xFEFF, 0x1F600, *range(0x2000, 0x2070),
+                 0x061C, 0xDC80, 0xE0041, 0x4E2D]:
         assert is_forbidden(chr(code)) == _model_forbidden(chr(code)), hex(code)
 
 
-_LINE = st.text(alphabet=st.sampled_from(list(' \t"ab-*>\x00\x0b\x1f\x7f\x85\x9f\u2028\u2029é')) | st.characters(),
-                max_size=40)
+@pytest.mark.parametrize("char", ["\u202e", "\u202a", "\u2066", "\u2069", "\u200f", "\u061c", "\u200b",
+                                  "\ufeff", "\U000e0041", "\udcff"])
+def test_bidi_invisible_and_undecodable_characters_are_refused_where_they_stand(char: str) -> None:
+    line = f'create queue "ab{char}c"'
+    with pytest.raises(ControlCharacter) as refused:
+        split_words(line)
+    assert (refused.value.column, refused.value.char) == (line.index(char), char)
+    assert printable(line) == 'create queue "ab?c"'
+
+
+def test_printable_keeps_ordinary_text_as_it_is() -> None:
+    for line in ("show queue *", "create queue \"Zürich 中文 😀\"", "\tx"):
+        assert printable(line) is line
+
+
+_SAMPLES = ' \t"ab-*>\x00\x0b\x1f\x7f\x85\x9f\u2028\u2029é\u202e\u2067\u200b'
+_LINE = st.text(alphabet=st.sampled_from(list(_SAMPLES)) | st.characters(), max_size=40)
 
 
 @settings(max_examples=500)
