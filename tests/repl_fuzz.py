@@ -99,11 +99,20 @@ def _send(child: pexpect.spawn, data: bytes, timeout: float) -> None:
         if readable and not _drain(child):
             raise pexpect.EOF("ended")
         if writable:
+            os.set_blocking(child.child_fd, False)  # a write never waits on a shell that stopped reading
             try:
                 written = os.write(child.child_fd, view[:4096])
+            except BlockingIOError:
+                written = 0
             except OSError:
                 raise pexpect.EOF("ended") from None
+            finally:
+                os.set_blocking(child.child_fd, True)
             view = view[written:]
+            if not written:
+                if not child.isalive():
+                    raise pexpect.EOF("ended")
+                time.sleep(0.01)
 
 
 def _drain(child: pexpect.spawn) -> bool:
