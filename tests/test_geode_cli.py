@@ -4,8 +4,6 @@ plugin property (only the registry names the system outside its own packages).""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -110,14 +108,6 @@ def test_the_repl_on_gfsh_records_gfsh_prompts(lab: Lab) -> None:
     assert code == 0
     assert [r[:2] for r in recorder.records] == [("geode:gfsh>", "list members"), ("geode:gfsh>", "list clients")]
     assert "Coordinator: | 192.0.2.0(locator1:216:locator)<ec><v1>:33368" in out
-
-
-def test_only_the_registry_names_the_system_outside_its_packages() -> None:
-    tool = Path("/work/shared/tools/system_names.py")
-    if not tool.exists():
-        pytest.skip("the shared tool is not here")
-    out = subprocess.run([sys.executable, str(tool), "geode", str(REPO)], capture_output=True, text=True, check=True)
-    assert out.stdout.split() in ([], ["state_store/systems.py"])
 
 
 def test_the_documented_defaults_are_the_models() -> None:
