@@ -10,7 +10,9 @@ benchmarks and coverage.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
+import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -111,6 +113,15 @@ def _record_one(args: tuple[int, int, str, str]) -> tuple[int, str, str | None]:
     return index, path.name, None
 
 
+def _wait_for_workers(timeout_s: float = 30.0) -> None:
+    """The recording processes still alive when `generate` is stopped end first (each ends the drill it
+    is recording, or is stopped by the same signal): what the caller then counts and removes in `out`
+    is final, and no worker writes there after the command has said how many drills it holds."""
+    deadline = time.monotonic() + timeout_s
+    for child in multiprocessing.active_children():
+        child.join(max(0.0, deadline - time.monotonic()))
+
+
 def transcripts_in(out: str | Path) -> int:
     """How many complete drill transcripts `out` holds."""
     return sum(1 for _ in Path(out).glob(f"*{TRANSCRIPT_SUFFIX}"))
@@ -152,6 +163,7 @@ def generate(*, count: int, seed: int, out: str | Path, plan_only: bool = False,
             with ProcessPoolExecutor(max_workers=jobs) as pool:
                 results = list(pool.map(_record_one, tasks, chunksize=max(1, min(64, count // (jobs * 4) or 1))))
     except BaseException:  # Ctrl-C (KeyboardInterrupt) above all: the complete drills stay, no partial one
+        _wait_for_workers()
         remove_partial(out)
         raise
     failures = [(name, err) for _, name, err in results if err]
