@@ -18,15 +18,14 @@ from state_store.geode.views import (
     ServerChange,
     ServerLog,
 )
-from state_store.kernel import AuditTotals, Event, Finding, Span
+from state_store.kernel import AuditTotals, Event, Finding
 from state_store.kernel.audit import DUPLICATE_DELIVERED, DUPLICATE_DISCARDED, LOST
 
 from ...durations import clock_text
 from ...renderers import renderer
 from ...renderers.lab_console import names, table
+from ..findings import finding_line
 from .lab_handlers import GeodeAudit, GeodeClusters
-
-MAX_ID_RANGES = 5
 
 
 def dash(value: object) -> str:
@@ -81,11 +80,6 @@ def log_lines(events: tuple[Event, ...]) -> str:
             out.append(f"[{e.params.get('level', 'info')} {clock_text(e.at_ms)}] {text}")
     return "\n".join(out)
 
-
-def id_ranges(spans: tuple[Span, ...]) -> str:
-    ranges = [s.first_key if s.first == s.last else f"{s.first_key}..{s.last_key}" for s in spans]
-    more = len(ranges) > MAX_ID_RANGES
-    return ",".join(ranges[:MAX_ID_RANGES]) + (",..." if more else "") if ranges else "-"
 
 
 @renderer(GeodeClusters)
@@ -192,10 +186,7 @@ def _totals(t: AuditTotals) -> str:
 
 
 def _finding(f: Finding) -> str:
-    verdict = "(allowed)" if f.allowed else "(violation)"
-    text = _FINDINGS.get((f.outcome, f.reason), f"{f.outcome} {{n}} {{verdict}}: {f.reason}").format(
-        n=f.count, verdict=verdict)
-    return f"{text} ({id_ranges(f.spans)})"
+    return finding_line(f, _FINDINGS)
 
 
 @renderer(GeodeAudit)

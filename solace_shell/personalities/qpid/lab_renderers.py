@@ -5,7 +5,7 @@ marked synthesized in docs/lab-qpid.md."""
 
 from __future__ import annotations
 
-from state_store.kernel import Event, Span
+from state_store.kernel import Event
 from state_store.kernel.audit import DUPLICATE_DELIVERED, LOST
 from state_store.kernel.failures import REPLACED
 from state_store.qpid import policy as qpol
@@ -22,9 +22,9 @@ from state_store.qpid.views import (
 from ...durations import clock_text
 from ...renderers import renderer
 from ...renderers.lab_console import names, table
+from ..findings import finding_line
 from .lab_handlers import QpidAudit, QpidClusters
 
-MAX_RANGES = 5
 MANAGER_EVENTS = frozenset({"manager-promote", "manager-stop"})
 
 
@@ -68,11 +68,6 @@ def log_lines(events: tuple[Event, ...], with_manager: bool) -> list[str]:
         out.append(f"{clock_text(e.at_ms)} {tag}{level} {text}")
     return out
 
-
-def id_ranges(spans: tuple[Span, ...]) -> str:
-    ranges = [s.first_key if s.first == s.last else f"{s.first_key}..{s.last_key}" for s in spans]
-    more = len(ranges) > MAX_RANGES
-    return ",".join(ranges[:MAX_RANGES]) + (",..." if more else "") if ranges else "-"
 
 
 @renderer(BrokerChange)
@@ -120,10 +115,7 @@ def audit(r: QpidAudit) -> str:
     lines = [(f"published {t.published} delivered {t.delivered} duplicated {t.duplicated} lost {t.lost} "
               f"stored {t.stored} stranded {t.stranded}")]
     for f in r.findings:
-        verdict = "(allowed)" if f.allowed else "(violation)"
-        text = _FINDINGS.get((f.outcome, f.reason), f"{f.outcome} {{n}} {{verdict}}: {f.reason}").format(
-            n=f.count, verdict=verdict)
-        lines.append(f"{text} ({id_ranges(f.spans)})")
+        lines.append(finding_line(f, _FINDINGS))
     return "\n".join(lines)
 
 

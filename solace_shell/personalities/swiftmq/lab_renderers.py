@@ -6,7 +6,7 @@ The others are written in the same style and are marked synthesized in docs/lab.
 
 from __future__ import annotations
 
-from state_store.kernel import Event, Span
+from state_store.kernel import Event
 from state_store.kernel.audit import DUPLICATE_DELIVERED, DUPLICATE_DISCARDED, LOST
 from state_store.kernel.failures import REPLACED
 from state_store.swiftmq.views import (
@@ -25,9 +25,9 @@ from state_store.swiftmq.views import (
 from ...durations import clock_text
 from ...renderers import renderer
 from ...renderers.lab_console import names, table
+from ..findings import finding_line
 from .lab_handlers import HaAudit, HaRouters
 
-MAX_ID_RANGES = 5
 SYSTEM_OUT_INDENT = " " * 8
 
 
@@ -81,12 +81,6 @@ def held_text(p: dict[str, object]) -> str:
     messages = "message" if p["count"] == 1 else "messages"
     return f"{p['op']} of {p['count']} {messages} by {p['client']} {where} {p['queue']}"
 
-
-def id_ranges(spans: tuple[Span, ...]) -> str:
-    """JMS message IDs of consecutive messages of one client as ranges: ID:c1-1..ID:c1-10,ID:c2-4."""
-    ranges = [s.first_key if s.first == s.last else f"{s.first_key}..{s.last_key}" for s in spans]
-    more = len(ranges) > MAX_ID_RANGES
-    return ",".join(ranges[:MAX_ID_RANGES]) + (",..." if more else "") if ranges else "-"
 
 
 @renderer(ProcessChange)
@@ -159,10 +153,7 @@ def ha_audit(r: HaAudit) -> str:
     lines = [(f"published {t.published} delivered {t.delivered} duplicated {t.duplicated} lost {t.lost} "
              f"stored {t.stored} discarded {t.discarded}")]
     for f in r.findings:
-        verdict = "(allowed)" if f.allowed else "(violation)"
-        text = _FINDINGS.get((f.outcome, f.reason), f"{f.outcome} {{n}} {{verdict}}: {f.reason}").format(
-            n=f.count, verdict=verdict)
-        lines.append(f"{text} ({id_ranges(f.spans)})")
+        lines.append(finding_line(f, _FINDINGS))
     return "\n".join(lines)
 
 
