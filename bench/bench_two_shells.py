@@ -57,7 +57,7 @@ READ = (NY, "show message-vpn * replication")
 
 def command(role: str, i: int) -> tuple[str, str]:
     """The i-th command of a shell of part (a). The two roles touch disjoint state (NY's spool,
-    NJ's VPN settings), as in tests/test_crash_and_concurrency.py."""
+    NJ's VPN settings), as in tests/store/test_crash_and_concurrency.py."""
     if role == "ny":
         return (LAB, f"publish trader trading/orders/{i % 5} count 7") if i % 2 == 0 else \
             (LAB, "consume settlement orders count 5")

@@ -141,7 +141,7 @@ from .views import (
 
 # The most messages one publish or consume may ask for: the grammar's `count` type
 # (grammar/data/types.yaml). A lab file's journal is replayed through these methods, so a damaged
-# file can ask no more than a user could type (tests/test_engine_facade.py keeps the two equal).
+# file can ask no more than a user could type (tests/model/test_engine_facade.py keeps the two equal).
 MAX_COUNT = 100_000_000
 
 SETTING_RULES: dict[str, Any] = {

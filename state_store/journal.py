@@ -35,7 +35,7 @@ def journaled(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P],
     ``state.work.calls`` (before it runs, so calls it makes itself are not recorded again).
 
     A top-level call that raises EngineError is dropped again: a refusal changes nothing (the
-    contract tests/test_refusals_change_nothing.py checks), so a command whose only call was
+    contract tests/cli/test_refusals_change_nothing.py checks), so a command whose only call was
     refused has nothing to roll back, and no journal needs a refused call to reproduce a state. A
     PartialRefusal (found only after the call changed the state) keeps its record, as any other
     exception does.
