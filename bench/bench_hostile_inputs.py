@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from solace_shell.transcript.replay import replay_text
+from state_store.lab_store import LabStore
 from state_store.scenario import ScenarioError
-from state_store.store import LabStore
 from tests.support.hostile_inputs import hostile_scenarios, hostile_transcripts
 
 

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
-from state_store.store import LabStore
+from state_store.lab_store import LabStore
 from tests.support.lab_corruption import Damage, damages, lab_bytes, open_damaged
 
 ROOT = Path(__file__).resolve().parent.parent

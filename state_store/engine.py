@@ -92,6 +92,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .broker_state import BrokerState
 from .config_objects import KINDS, AttrValue, ObjectKind
 from .errors import EngineError
 from .journal import journaled
@@ -103,7 +104,6 @@ from .passwords import verify_password as _verify
 from .records import Router, Vpn
 from .replication import REPLICATION_OPTIONS
 from .services import Services
-from .state import BrokerState
 from .views import (
     AclProfileInfo,
     AdvanceResult,

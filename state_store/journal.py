@@ -3,7 +3,7 @@
 Why calls and not changed records: a command's effect on the state is exactly the mutating Engine
 calls it made, replayed in order on the state it started from (every call is deterministic: no wall
 clock, no randomness; secrets arrive already hashed). A call record is tiny even when the call
-publishes a million messages, so persisting a command (``state_store.store``) and catching up with
+publishes a million messages, so persisting a command (``state_store.lab_store``) and catching up with
 another shell's commands cost the same whatever their size, and a rejected command is undone by
 going back to the last image and replaying the calls kept since.
 
@@ -16,8 +16,8 @@ import functools
 from collections.abc import Callable
 from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
+from .broker_state import BrokerState, CallRecord
 from .errors import EngineError, PartialRefusal
-from .state import BrokerState, CallRecord
 
 P = ParamSpec("P")
 R = TypeVar("R")

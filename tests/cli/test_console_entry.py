@@ -18,7 +18,7 @@ import yaml
 from solace_shell.lab import Lab
 from solace_shell.script import run_commands, run_script
 from state_store import scenario_schema
-from state_store.store import LabStore
+from state_store.lab_store import LabStore
 from tests.support.repl_driver import drive
 from tests.support.ssh_clients import TIMEOUT, Shell, connect, run_exec, serving
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from solace_shell.lab import Lab
+from state_store.lab_store import LabStore
 from state_store.scenario import DEFAULT_SCENARIO, ScenarioError
-from state_store.store import LabStore
 
 
 def test_store_reset_equals_a_fresh_lab():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from solace_shell.access import UserAccess
 from solace_shell.lab import Lab
-from state_store.schema import SCHEMA_VERSION
+from state_store.lab_tables import SCHEMA_VERSION
 
 HEADER = """\
  ! BEGIN

@@ -7,9 +7,9 @@ import yaml
 
 from solace_shell.renderers.flags import queue_flags, vpn_replication_flags
 from state_store.errors import EngineError
+from state_store.lab_store import LabStore
 from state_store.passwords import verify_password
 from state_store.scenario_files import resolve_scenario
-from state_store.store import LabStore
 from state_store.topics import name_matches, topic_matches
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"

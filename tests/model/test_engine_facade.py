@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 
 from solace_shell.lab import shell_grammar
+from state_store.broker_state import BrokerState, CallRecord
 from state_store.engine import MAX_COUNT, Engine
 from state_store.errors import EngineError
+from state_store.lab_store import LabStore, replay_calls
 from state_store.passwords import HashedSecret
-from state_store.state import BrokerState, CallRecord
-from state_store.store import LabStore, replay_calls
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
 RQ = "#MSGVPN_REPLICATION_DATA_QUEUE"

@@ -6,7 +6,7 @@ import pytest
 
 from solace_shell.renderers.flags import vpn_replication_flags
 from state_store.errors import EngineError
-from state_store.store import LabStore
+from state_store.lab_store import LabStore
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
 RQ = "#MSGVPN_REPLICATION_DATA_QUEUE"

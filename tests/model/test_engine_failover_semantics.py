@@ -14,7 +14,7 @@ import pytest
 
 from state_store.engine import Engine
 from state_store.errors import EngineError
-from state_store.store import LabStore
+from state_store.lab_store import LabStore
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
 XID = "0021ABC4-00-01"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from state_store.errors import EngineError
-from state_store.store import LabStore
+from state_store.lab_store import LabStore
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
 T = "trading/orders/new"

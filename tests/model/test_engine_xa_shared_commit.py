@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from state_store.store import LabStore
+from state_store.lab_store import LabStore
 
 NY, NJ, VPN, XID = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN", "0021ABC4-00-01"
 

@@ -128,7 +128,7 @@ def test_sigkill_at_random_points_loses_no_reported_jms_publish_and_halves_none(
     import sys
     import time
 
-    from state_store.store import LabStore
+    from state_store.lab_store import LabStore
     from tests.support.lab_child import PUBLISH_BATCH
 
     path = tmp_path / "lab.sqlite"

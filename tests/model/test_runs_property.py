@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from state_store import settle
 from state_store.engine import Engine
 from state_store.errors import EngineError
-from state_store.store import LabStore
+from state_store.lab_store import LabStore
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
 RQ = "#MSGVPN_REPLICATION_DATA_QUEUE"

@@ -22,7 +22,7 @@ from state_store import settle
 from state_store.codec import CodecError, decode_state, loads, state_text
 from state_store.engine import Engine
 from state_store.errors import EngineError
-from state_store.store import LabStore
+from state_store.lab_store import LabStore
 from state_store.tuning import StoreTuning
 from tests.model.test_runs_property import _run, _run_folded, folding
 

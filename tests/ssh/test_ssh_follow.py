@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from solace_shell.lab import Lab
-from state_store.store import LabStore
+from state_store.lab_store import LabStore
 from tests.support.ssh_clients import TIMEOUT, ServerThread, Shell, connect, run_exec, serving
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -37,8 +37,8 @@ from solace_shell.ssh.guard import AuthLimits, LoginGuard
 from solace_shell.ssh.hostkey import HostKeyError, host_key_path_for, load_or_create_host_key
 from solace_shell.ssh.logfields import fields
 from solace_shell.ssh.session import MAX_TERMINAL_COLUMNS, MAX_TERMINAL_ROWS, LabSSHSession
+from state_store.lab_store import LabStore
 from state_store.scenario import DEFAULT_SCENARIO
-from state_store.store import LabStore
 from tests.support.ssh_clients import TIMEOUT, ServerThread, Shell, connect, run_exec, serving
 
 NY = "NY_Appliance1"

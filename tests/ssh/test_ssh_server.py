@@ -24,7 +24,7 @@ from solace_shell.lab import Lab
 from solace_shell.paging import MORE_PROMPT
 from solace_shell.script import run_commands
 from solace_shell.ssh.hostkey import host_key_path_for, load_or_create_host_key
-from state_store.store import LabStore
+from state_store.lab_store import LabStore
 from tests.support.ssh_clients import (
     TIMEOUT,
     AsyncShell,

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from solace_shell.lab import Lab
-from state_store.store import LabStore
+from state_store.lab_store import LabStore
 from tests.support.lab_child import PUBLISH_BATCH
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from state_store.lab_store import LabStore
 from state_store.scenario import DEFAULT_SCENARIO, ScenarioError, load_scenario
-from state_store.store import LabStore
 from tests.support.hostile_inputs import hostile_scenarios
 
 

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 
 from solace_shell.lab import Lab
 from state_store.errors import LabFileError
-from state_store.store import LabStore
+from state_store.lab_store import LabStore
 from tests.support.lab_corruption import Damage, damages, lab_bytes, open_damaged
 
 WORKDIR = Path(tempfile.mkdtemp(prefix="lab-corruption-"))  # the real lab files, made once per run

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from state_store import lab_file
-from state_store.store import LabStore
+from state_store.lab_store import LabStore
 
 ROOT = Path(__file__).resolve().parents[2]
 # A creator that stops half-way through writing the lab (its SQLite journal open), until killed.

@@ -249,7 +249,7 @@ def test_damaged_journals_are_one_line_each(tmp_path: Path) -> None:
     import random
 
     from state_store.errors import LabFileError
-    from state_store.store import LabStore
+    from state_store.lab_store import LabStore
 
     good = tmp_path / "good.sqlite"
     store = LabStore.open(good)

@@ -63,7 +63,7 @@ def test_a_command_outrun_by_other_writers_says_so_and_changes_nothing(
     from solace_shell.messages import shell_error_text
     from state_store.engine import Engine
     from state_store.errors import LabBusy
-    from state_store.store import LabStore
+    from state_store.lab_store import LabStore
 
     tuning = StoreTuning(max_wait_s=0.0)
     mine, other = LabStore.open(lab_file, tuning=tuning), LabStore.open(lab_file, tuning=tuning)

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from solace_shell.lab import Lab
 from state_store.errors import LabFileError
-from state_store.store import LabStore
+from state_store.lab_store import LabStore
 
 KINDS = ("fresh", "used", "schema5")
 COMMANDS = (("NY_Appliance1", "show message-vpn *"), ("lab", "fail site NY"), ("lab", "status"))

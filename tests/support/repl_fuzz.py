@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pexpect
 
-from state_store.store import LabStore
+from state_store.lab_store import LabStore
 
 ROOT = Path(__file__).resolve().parents[2]
 

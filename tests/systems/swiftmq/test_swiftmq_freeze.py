@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from state_store.kernel import Kernel
+from state_store.lab_store import LabStore
 from state_store.scenario import ROOT_DIR
-from state_store.store import LabStore
-from state_store.swiftmq import lab as ha
+from state_store.swiftmq import operations as ha
 from state_store.swiftmq.params import HaParams
 from state_store.swiftmq.views import JmsConsume, JmsHeld, JmsPublish
 

@@ -20,9 +20,9 @@ from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
+from .broker_state import KINDS, BrokerState
 from .codec import FORMAT, VERSION, CodecError, decode_state, state_text
 from .errors import LabFileError
-from .state import KINDS, BrokerState
 
 LEGACY_VERSIONS = ("3", "4", "5")
 # record kind -> its table in schemas 3-5
@@ -103,7 +103,7 @@ def migrate(path: Path, version: str) -> None:
     a file that cannot be read as a lab is one LabFileError line."""
     from sqlalchemy import create_engine, event, insert, text
 
-    from .schema import SCHEMA_VERSION, SNAPSHOT, tables
+    from .lab_tables import SCHEMA_VERSION, SNAPSHOT, tables
 
     metadata, meta, journal = tables()
 

@@ -18,7 +18,7 @@ message id are interval queries (``MessageRuns.overlapping``, ``message``, ``led
 Messages settled for good leave the ledger with their deliveries for per-VPN totals (``fold``,
 chosen by ``state_store.settle``); refusals of one kind are one ``Rejection`` with a count.
 
-Nothing here knows SQL or CLI text: persistence (``state_store.store``) turns the state into rows and
+Nothing here knows SQL or CLI text: persistence (``state_store.lab_store``) turns the state into rows and
 back, renderers in solace_shell turn views into text.
 """
 

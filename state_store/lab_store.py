@@ -2,7 +2,7 @@
 
 Why:
 - The lab is a ``BrokerState`` in memory; a command's whole effect is the list of mutating Engine
-  calls it made (``state_store.journal``). A file lab keeps a journal of those (``state_store.schema``):
+  calls it made (``state_store.journal``). A file lab keeps a journal of those (``state_store.lab_tables``):
   before a command the shell catches up with what other shells appended (``PRAGMA data_version``
   tells when nothing changed, so a quiet lab costs one pragma), and after a command that changed
   something it appends one row in one short ``BEGIN IMMEDIATE`` transaction that first checks no one
@@ -30,7 +30,7 @@ Why:
   Pickle is for in-process images only: a lab file holds JSON (``state_store.codec``), because a
   file may come from anywhere.
 - A path that cannot be a usable lab is refused with a one-line ``LabFileError`` (``lab_file``);
-  a lab file of an older schema is read into a state and rewritten (``state_store.models``).
+  a lab file of an older schema is read into a state and rewritten (``state_store.old_schemas``).
 - A scenario the builder cannot complete (its initial traffic refused by the engine) is a
   ``ScenarioError``, like any other problem of the file.
 """
@@ -47,14 +47,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from . import lab_file
+from .broker_state import KINDS, BrokerState, CallRecord
 from .codec import SPECS, CodecError, decode_calls, decode_state, dumps, encode_calls, loads, state_text
 from .engine import Engine
 from .errors import EngineError, LabBusy, LabFileError
 from .images import RECORD_IMAGE_S, Image, record_count, scenario_path, template
 from .journal_file import Journal, WriteConflict, fill_new_lab, is_busy
+from .lab_tables import CALLS, PART, SCHEMA_VERSION, SNAPSHOT, TABLES
 from .passwords import is_hashed
-from .schema import CALLS, PART, SCHEMA_VERSION, SNAPSHOT, TABLES
-from .state import KINDS, BrokerState, CallRecord
 from .tuning import DEFAULT_TUNING, StoreTuning
 
 T = TypeVar("T")
@@ -171,7 +171,7 @@ class LabStore:
         with lab_file.damage_is_one_line(p):
             old = lab_file.legacy_version(p)
             if old is not None:
-                from .models import migrate
+                from .old_schemas import migrate
 
                 migrate(p, old)
         lab_file.check_contents(p, SCHEMA_VERSION, TABLES)

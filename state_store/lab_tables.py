@@ -1,6 +1,6 @@
 """The tables of a lab file (SQLAlchemy Core): a journal of accepted commands and snapshots.
 
-Why a journal: the lab lives in memory (``state_store.state.BrokerState``); what the file has to
+Why a journal: the lab lives in memory (``state_store.broker_state.BrokerState``); what the file has to
 keep is how to get that state back. A command's whole effect is the list of mutating Engine calls
 it made (``state_store.journal``), a few hundred bytes whatever the command did, so a command is
 one appended row, written in one short transaction; a ``snapshot`` row holds the whole state
