@@ -24,7 +24,7 @@ def _n(value: int) -> str:
 
 def _constant(test_file: str, pattern: str) -> int:
     """A number the test file itself sets (a module constant or a hypothesis budget)."""
-    source = (ROOT / "tests" / test_file).read_text(encoding="utf-8")
+    source = next((ROOT / "tests").rglob(test_file)).read_text(encoding="utf-8")
     found = re.search(pattern, source)
     assert found, (test_file, pattern)
     return int(found.group(1))
