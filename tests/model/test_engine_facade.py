@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import inspect
 import pickle
+import re
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from solace_shell.lab import shell_grammar
+from state_store import engine as engine_module
 from state_store.broker_state import BrokerState, CallRecord
 from state_store.engine import MAX_COUNT, Engine
 from state_store.errors import EngineError
@@ -200,3 +202,23 @@ def test_counts_are_bounded_as_the_grammar_bounds_them() -> None:
             fn(*args, count=MAX_COUNT + 1)
         assert (err.value.code, err.value.params["max"]) == ("value_out_of_range", MAX_COUNT)
     assert dump(st) == before
+
+
+def _documented_names() -> set[str]:
+    """Every name the module docstring's "Public API" list gives, with `a/b/c` shorthands
+    (``tx_local_start/commit/rollback``) expanded to each method's full name."""
+    text = engine_module.__doc__.split("Public API", 1)[1].split("Secrets:", 1)[0]
+    names: set[str] = set()
+    for group in re.findall(r"[a-z_][a-z0-9_]*(?:/[a-z_][a-z0-9_]*)*", text):
+        first, *rest = group.split("/")
+        names.add(first)
+        stem = first.rsplit("_", 1)[0]
+        names.update(f"{stem}_{word}" for word in rest)
+    return names
+
+
+def test_the_public_api_list_names_every_public_method() -> None:
+    """The docstring is the one place a newcomer reads the facade; a method missing from it is a
+    method nobody finds."""
+    public = {name for name, value in vars(Engine).items() if callable(value) and not name.startswith("_")}
+    assert sorted(public - _documented_names()) == []
