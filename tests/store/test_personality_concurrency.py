@@ -43,7 +43,7 @@ CASES = {
 def child(path: Path, target: str, line: str, setup: tuple[str, ...]) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "tests.support.personality_child", str(path), target, str(COUNT),
                              line, *setup], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, cwd=Path(__file__).parent.parent)
+                            text=True, cwd=Path(__file__).resolve().parents[2])
 
 
 @pytest.mark.parametrize("personality", sorted(CASES))
