@@ -129,6 +129,7 @@ def test_the_freeze_list_is_an_entity_list_whose_entries_order_the_freeze(lab: L
     assert run(lab, "swiftmq", "new 07 size 3") == "Unknown Property: size"
     assert run(lab, "swiftmq", "new 07 poolname") == "Invalid command, please try 'new <name> [<prop> <value> ...]'"
     assert run(lab, "swiftmq", "new 0:7 poolname x") == "Invalid value '0:7' for property 'name'"
+    assert run(lab, "swiftmq", "new .. poolname x") == "Invalid value '..' for property 'name'"
     assert run(lab, "swiftmq", "delete 99") == "Unknown Entity: 99"
     assert run(lab, "swiftmq", "delete") == "Invalid command, please try 'delete <entity>'"
     assert run(lab, "swiftmq", "cc 01") == ""

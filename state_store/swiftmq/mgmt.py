@@ -206,7 +206,7 @@ def new_entity(core: Kernel, router: str, path: tuple[str, ...], name: str, prop
     entries = dict(HaParams.from_dict(core.groups[router].params).freeze_entries)
     if name in entries:
         raise EngineError("swift_entity_defined", entity=name)
-    if not name or len(name) > 64 or not set(name) <= ENTRY_NAME_CHARS:
+    if not name.strip(".") or len(name) > 64 or not set(name) <= ENTRY_NAME_CHARS:   # `..` is a path
         raise EngineError("swift_invalid_value", property="name", value=name)
     pool = None
     for prop, value in props:
