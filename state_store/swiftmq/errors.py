@@ -22,4 +22,9 @@ CODES: dict[str, tuple[str, ...]] = {
     "swift_unknown_property": ("property",),
     "swift_no_router": (),
     "swift_router_unknown": ("router",),
+    "swift_entity_defined": ("entity",),
+    "swift_unknown_entity": ("entity",),
+    "swift_unknown_entity_property": ("property",),
+    "swift_mandatory_property": ("property",),
+    "swift_not_a_list": (),
 }

@@ -6,8 +6,13 @@ Why: every timing of the state machine comes from these, so a scenario can shrin
 no figure, only the order of the steps. The store transfer of ACTIVE-SYNC takes longer with the
 store: its size (stored messages x `message_size_kb`) cut into replication packets of at most
 `max_packet_size_kb`, each taking `packet_transfer_ms` on the channel (both lab choices).
-`threadpool_freezes` is the "Threadpool Freezes" list, frozen and unfrozen in its order; the seed
-names no pools, so the default names are the lab's own.
+The image passes through the spool, whose memory cache holds `spool_max_cache_size_kb`; what does
+not fit swaps to disk in `spool_directory` (documented) and costs `swap_packet_ms` per replication
+packet written there and read back (lab choice), so a store larger than the cache syncs longer.
+`threadpool_freezes` is the "Threadpool Freezes" list, frozen and unfrozen in its order: entries
+`name:pool` (or a bare `pool`, named by its position 01, 02, ...) kept in name order, as the
+management tree lists an entity list's entries; the seed names no pools, so the default names
+are the lab's own.
 """
 
 from __future__ import annotations
@@ -35,17 +40,31 @@ class HaParams:
     sync_step_ms: int = 250                     # lab choice: one step of INITIALIZE .. ACTIVE
     message_size_kb: int = 1                    # lab choice: the store size of one message
     packet_transfer_ms: int = 10                # lab choice: one replication packet on the channel
-    threadpool_freezes: str = DEFAULT_FREEZES   # comma-separated, in freeze order
+    swap_packet_ms: int = 2                     # lab choice: one packet swapped to disk and read back
+    threadpool_freezes: str = DEFAULT_FREEZES   # comma-separated `name:pool` or `pool`, in name order
+
+    @property
+    def freeze_entries(self) -> tuple[tuple[str, str], ...]:
+        """The "Threadpool Freezes" list as (entry name, pool name), in name order."""
+        return freeze_entries(self.threadpool_freezes)
 
     @property
     def freeze_order(self) -> tuple[str, ...]:
-        return tuple(name.strip() for name in self.threadpool_freezes.split(",") if name.strip())
+        return tuple(pool for _, pool in self.freeze_entries)
 
     def store_transfer(self, messages: int) -> tuple[int, int, int]:
         """(store size in KB, replication packets, transfer time in ms) of a store image."""
         size_kb = messages * self.message_size_kb
         packets = -(-size_kb // self.max_packet_size_kb)
         return size_kb, packets, packets * self.packet_transfer_ms
+
+    def spool_swap(self, size_kb: int) -> tuple[int, int, int]:
+        """(KB swapped to disk, messages they hold, extra ms) when an image of ``size_kb`` passes
+        the spool: what exceeds the memory cache is written to the spool directory and read back."""
+        swapped_kb = max(0, size_kb - self.spool_max_cache_size_kb)
+        messages = -(-swapped_kb // self.message_size_kb)
+        packets = -(-swapped_kb // self.max_packet_size_kb)
+        return swapped_kb, messages, packets * self.swap_packet_ms
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> HaParams:
@@ -81,6 +100,8 @@ _MS = Int(1, 24 * 3600 * 1000)
 _COUNT = Int(1, 1_000_000)
 HA_CONTROLLER = ("sys$hacontroller",)
 SPOOL = ("sys$hacontroller", "spool")
+REPLICATION_CHANNEL = ("sys$hacontroller", "replication-channel")
+THREADPOOL_FREEZES = ("sys$hacontroller", "threadpool-freezes")
 
 
 @dataclass(frozen=True)
@@ -101,9 +122,9 @@ class Leaf:
 ROUTER_LEAVES: tuple[Leaf, ...] = (
     Leaf("preferred_active", "instance", _NAME, cli="preferred-active", context=HA_CONTROLLER),
     Leaf("negotiation_timeout_ms", "int", _MS, 1000, "negotiation-timeout", HA_CONTROLLER),
-    Leaf("heartbeat_interval_ms", "int", _MS, 1),
-    Leaf("heartbeat_missing_threshold", "int", _COUNT, 1),
-    Leaf("max_packet_size_kb", "int", _COUNT, 1),
+    Leaf("heartbeat_interval_ms", "int", _MS, 1, "heartbeat-interval", REPLICATION_CHANNEL),
+    Leaf("heartbeat_missing_threshold", "int", _COUNT, 1, "heartbeat-missing-threshold", REPLICATION_CHANNEL),
+    Leaf("max_packet_size_kb", "int", _COUNT, 1, "max-packet-size", REPLICATION_CHANNEL),
     Leaf("spool_directory", "text", Str(255), cli="directory", context=SPOOL, scenario=("spool", "directory")),
     Leaf("spool_max_cache_size_kb", "int", _COUNT, 1024, "max-cache-size", SPOOL,
          ("spool", "max_cache_size_kb")),
@@ -111,7 +132,8 @@ ROUTER_LEAVES: tuple[Leaf, ...] = (
     Leaf("sync_step_ms", "int", _MS, 1),
     Leaf("message_size_kb", "int", _COUNT, 1),
     Leaf("packet_transfer_ms", "int", _MS, 0),
-    Leaf("threadpool_freezes", "text", Str(1000)),
+    Leaf("swap_packet_ms", "int", _MS, 0),
+    Leaf("threadpool_freezes", "text", Str(1000)),   # the CLI's entity list THREADPOOL_FREEZES (mgmt.py)
 )
 QUEUE_LEAVES: tuple[Leaf, ...] = (
     Leaf("duplicate_backlog_size", "int", _COUNT, 1, "duplicate-detection-backlog-size"),
@@ -143,3 +165,18 @@ def scenario_values(leaves: tuple[Leaf, ...], entry: dict[str, Any]) -> dict[str
         if leaf.path[-1] in where:
             out[leaf.key] = where[leaf.path[-1]]
     return out
+
+
+def freeze_entries(text: str) -> tuple[tuple[str, str], ...]:
+    """Parse a "Threadpool Freezes" list (`name:pool` or `pool`, comma-separated) into (name, pool)
+    in name order; a bare pool is named by its position (01, 02, ...)."""
+    out: list[tuple[str, str]] = []
+    for position, item in enumerate((i.strip() for i in text.split(",") if i.strip()), 1):
+        name, sep, pool = item.partition(":")
+        out.append((name.strip(), pool.strip()) if sep else (f"{position:02d}", item))
+    return tuple(sorted(out, key=lambda entry: entry[0]))
+
+
+def freeze_text(entries: tuple[tuple[str, str], ...]) -> str:
+    """The list's text form (`name:pool,...`), the inverse of ``freeze_entries``."""
+    return ",".join(f"{name}:{pool}" for name, pool in sorted(entries))

@@ -7,9 +7,12 @@ Documented behaviour (seed 001 and the SwiftMQ failover pages) and the lab's inf
   ACTIVE-SYNC-PREPARE (pools frozen), ACTIVE-SYNC (snapshot sent), ACTIVE and the other
   STANDBY-SYNC-PREPARE, STANDBY-SYNC, STANDBY. Each step takes `sync_step_ms` (lab choice); the
   snapshot step takes in addition the store transfer, from the store's size and the maximum packet
-  size (params.py). The thread pools of the "Threadpool Freezes" list are frozen in its order on
-  entering ACTIVE-SYNC-PREPARE and unfrozen in the same order when the sync ends (ACTIVE) or is
-  broken off (STANDALONE); JMS work waits meanwhile (operations.py).
+  size (params.py). The image passes through the spool: what exceeds its memory cache ("Maximum
+  Cache Size") swaps to disk in the spool directory, which lengthens the transfer (params.py); while
+  it lasts, the spool's content in memory and on disk shrinks as packets leave (``spool_usage``).
+  The thread pools of the "Threadpool Freezes" list are frozen in its order on entering
+  ACTIVE-SYNC-PREPARE and unfrozen in the same order (the list as it was when they froze) when
+  the sync ends (ACTIVE) or is broken off (STANDALONE); JMS work waits meanwhile (operations.py).
 - A long store transfer holds back the ACTIVE's heartbeats ("Missing of heart beats is possible,
   especially during synchronization when a large store is transferred"): when it outlasts the
   missing threshold, the STANDBY closes the channel and goes STANDALONE with the store it had (the
@@ -96,6 +99,22 @@ def waiting_until(core: Kernel, node: Node) -> int | None:
     """When a waiting instance gives up on negotiation (None: forever, or not waiting)."""
     due = core.groups[node.group].data.get("waiting", {}).get(node.name)
     return None if due is None else int(due)
+
+
+def spool_usage(core: Kernel, group: str) -> tuple[int, int, int]:
+    """(KB in the spool's memory cache, KB swapped to disk, messages those hold) while a store
+    image is being sent: the packets leave at an even pace over the transfer, and the memory
+    cache refills from the swapped part as they leave (the disk empties first)."""
+    spool = core.groups[group].data.get("spool")
+    if not spool:
+        return 0, 0, 0
+    packets, span = int(spool["packets"]), int(spool["ms"])
+    elapsed = max(0, core.now_ms - int(spool["start_ms"]))
+    sent = packets if span <= 0 else min(packets, elapsed * packets // span)
+    remaining = max(0, int(spool["kb"]) - sent * int(spool["packet_kb"]))
+    cached = min(remaining, int(spool["cache_kb"]))
+    swapped = remaining - cached
+    return cached, swapped, -(-swapped // int(spool["message_kb"]))
 
 
 def serving_node(core: Kernel, group: str) -> Node | None:
@@ -289,7 +308,9 @@ class SwiftMqPolicy:
         winner, loser = self._pair(core, group)
         core.set_state(winner, ACTIVE_SYNC_PREPARE)
         core.set_state(loser, STANDBY_SYNC_PREPARE)
-        for pool in params(core, group).freeze_order:
+        pools = params(core, group).freeze_order
+        core.groups[group].data["frozen_pools"] = list(pools)
+        for pool in pools:
             core.log(winner, "pool-frozen", pool=pool)
         core.timers.schedule(core.now_ms + params(core, group).sync_step_ms, group, "", "sync")
 
@@ -302,11 +323,20 @@ class SwiftMqPolicy:
         size_kb, packets, transfer_ms = p.store_transfer(stored)
         core.log(winner, "store-transfer", messages=stored, size_kb=size_kb, packets=packets,
                  max_packet_kb=p.max_packet_size_kb, transfer_ms=transfer_ms)
-        core.timers.schedule(core.now_ms + p.sync_step_ms + transfer_ms, group, "", "synced")
+        swapped_kb, swapped_messages, swap_ms = p.spool_swap(size_kb)
+        if swapped_kb:
+            core.log(winner, "spool-swap", cache_kb=p.spool_max_cache_size_kb, swapped_kb=swapped_kb,
+                     messages=swapped_messages, directory=p.spool_directory, swap_ms=swap_ms)
+        core.groups[group].data["spool"] = {
+            "start_ms": core.now_ms, "ms": transfer_ms + swap_ms, "kb": size_kb, "packets": packets,
+            "packet_kb": p.max_packet_size_kb, "cache_kb": p.spool_max_cache_size_kb,
+            "message_kb": p.message_size_kb}
+        core.timers.schedule(core.now_ms + p.sync_step_ms + transfer_ms + swap_ms, group, "", "synced")
         self._watch(core, loser, winner)   # the transfer holds back the ACTIVE's heartbeats
 
     def _synced(self, core: Kernel, group: str) -> None:
         winner, loser = self._pair(core, group)
+        core.groups[group].data.pop("spool", None)                                 # the image is sent
         core.timers.cancel_where(group, kinds=frozenset({"heartbeat-missing"}))   # heartbeats flow again
         core.ledger.replace_image(winner.key, loser.key, OVERWRITTEN_BY_SYNC)
         backlogs = core.groups[group].data.setdefault("backlog", {})
@@ -328,8 +358,9 @@ class SwiftMqPolicy:
     def _unfreeze(self, core: Kernel, node: Node) -> None:
         """Unfreeze the pools of a frozen instance, in the order of the list."""
         if node.state in FROZEN:
-            for pool in params(core, node.group).freeze_order:
-                core.log(node, "pool-unfrozen", pool=pool)
+            frozen = core.groups[node.group].data.pop("frozen_pools", None)
+            for pool in params(core, node.group).freeze_order if frozen is None else frozen:
+                core.log(node, "pool-unfrozen", pool=str(pool))
 
     def _release(self, core: Kernel, group: str) -> None:
         from .operations import release_held
@@ -373,7 +404,7 @@ class SwiftMqPolicy:
         """The channel is gone without a failure (both instances are told to stop together)."""
         data = core.groups[group].data
         data["channel"] = "none"
-        for key in ("winner", "before", "connected_ms", "keep-roles"):
+        for key in ("winner", "before", "connected_ms", "keep-roles", "spool"):
             data.pop(key, None)
         core.timers.cancel_where(group, kinds=SEQUENCE | {"heartbeat-missing"})
 
@@ -402,5 +433,6 @@ __all__ = [
     "peer_of",
     "saved_state",
     "serving_node",
+    "spool_usage",
     "waiting_until",
 ]

@@ -16,8 +16,11 @@ Format:
         sync_step_ms: 250                  (lab choice: one synchronisation step)
         message_size_kb: 1                 (lab choice: store size of one message)
         packet_transfer_ms: 10             (lab choice: one replication packet on the channel)
+        swap_packet_ms: 2                  (lab choice: one packet swapped to the spool directory and back)
         threadpool_freezes: "jms.connection,jms.session,queue.timeout,routing,store.log"
-                                           (freeze/unfreeze order; the names are the lab's)
+                                           (entries `name:pool` or `pool` (named 01, 02, ... by
+                                           position), frozen/unfrozen in name order; the pool
+                                           names are the lab's)
         replication_channel: {listener: A, connector: B, port: 4001}
         ha_state: {A: ACTIVE}              (ha.state files at load: UNKNOWN ACTIVE STANDBY STANDALONE)
         start: [A, B]                      (instances started at load, in this order)

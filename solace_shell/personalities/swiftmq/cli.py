@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 SWIFTMQ_TARGET = SYSTEM   # the lab's target for this CLI, and its one grammar mode
 MODE = SYSTEM
 LOCAL = frozenset({"sr", "ar", "help", "exit"})   # answered by the CLI itself, not sent to a router
-USAGE = {"sr": "sr <router>", "cc": "cc <context>", "lc": "lc [<context>]", "set": "set <prop> [<value>]"}
+USAGE = {"sr": "sr <router>", "cc": "cc <context>", "lc": "lc [<context>]", "set": "set <prop> [<value>]",
+         "new": "new <name> [<prop> <value> ...]", "delete": "delete <entity>"}
 UNAVAILABLE = "Router '{router}' is unavailable for administration."
 AVAILABLE = "Router '{router}' is available for administration."
 CANCELLED = "Reconnect occured: Request cancelled."

@@ -95,11 +95,23 @@ def set_property(ctx: HandlerContext, args: Args) -> None:
                            None if value is None else str(value))
 
 
+@handler("swiftmq.new")
+def new(ctx: HandlerContext, args: Args) -> None:
+    router = _router(ctx)
+    props = ((str(args["swift-property"]), str(args["swift-value"])),) if "swift-property" in args else ()
+    ctx.engine.kernel_call("swiftmq.new_entity", router, _cli(ctx).path, str(args["swift-entity"]), props)
+
+
+@handler("swiftmq.delete")
+def delete(ctx: HandlerContext, args: Args) -> None:
+    ctx.engine.kernel_call("swiftmq.delete_entity", _router(ctx), _cli(ctx).path, str(args["swift-entity"]))
+
+
 @handler("swiftmq.help")
 def help_(ctx: HandlerContext, args: Args) -> CliHelp:
     grammar = ctx.session.lab.grammar
     names = {"<swift-router>": "<router>", "<swift-context>": "<context>", "<swift-property>": "<prop>",
-             "<swift-value>": "<value>"}
+             "<swift-value>": "<value>", "<swift-entity>": "<name>"}
     entries = []
     for c in grammar.commands:
         if MODE in c.modes:

@@ -62,6 +62,10 @@ def system_out(event: Event) -> list[str]:
         packets = f"{p['packets']} replication packet{'' if p['packets'] == 1 else 's'}"
         return [f"{out}Sending store snapshot: {p['messages']} messages, {p['size_kb']} KB in {packets} "
                 f"of at most {p['max_packet_kb']} KB ({p['transfer_ms']} ms)"]
+    if event.code == "spool-swap":
+        messages = f"{p['messages']} message{'' if p['messages'] == 1 else 's'}"
+        return [f"{out}Spool cache full ({p['cache_kb']} KB): {p['swapped_kb']} KB ({messages}) swapped to disk "
+                f"in {p['directory']} ({p['swap_ms']} ms)"]
     if event.code == "held":
         return [f"{out}Thread pools frozen: {held_text(p)} waits"]
     if event.code == "released":

@@ -18,6 +18,12 @@ MESSAGES: dict[str, str] = {
     "swift_unknown_property": "Unknown property: {property}",
     "swift_read_only": "Property '{property}' is read-only",
     "swift_invalid_value": "Invalid value '{value}' for property '{property}'",
+    # `new`/`delete` in an entity list: the router's own texts (its management tree's entity lists)
+    "swift_entity_defined": "Entity '{entity}' is already defined.",
+    "swift_unknown_entity": "Unknown Entity: {entity}",
+    "swift_unknown_entity_property": "Unknown Property: {property}",
+    "swift_mandatory_property": "Mandatory Property '{property}' must be set.",
+    "swift_not_a_list": "Invalid command, please try 'help'",
     "jms_client_not_found": "ERROR: JMS client '{client}' not found.",
     "jms_client_reconnecting": "ERROR: JMS client '{client}' is reconnecting: no instance of HA router "
                                "'{router}' serves.",
