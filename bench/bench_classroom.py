@@ -98,6 +98,22 @@ class Server:
                 continue
         return total / 1024
 
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) used so far by the server and every process under it."""
+        total = 0
+        pids = [self.proc.pid]
+        while pids:
+            pid = pids.pop()
+            try:
+                with open(f"/proc/{pid}/stat") as fh:
+                    stat = fh.read().rsplit(")", 1)[1].split()
+                total += int(stat[11]) + int(stat[12])  # utime, stime (fields 14 and 15)
+                with open(f"/proc/{pid}/task/{pid}/children") as fh:
+                    pids += [int(child) for child in fh.read().split()]
+            except (OSError, IndexError, ValueError):
+                continue
+        return total / os.sysconf("SC_CLK_TCK")
+
     def stop(self) -> None:
         self.proc.terminate()
         try:
@@ -166,7 +182,8 @@ async def typing(server: Server, trainees: int, keys_per_second: float, seconds:
     echoes: list[float] = []
     commands: list[float] = []
     gap = 1 / keys_per_second
-    end = time.perf_counter() + seconds
+    server_cpu, generator_cpu, started = server.cpu_seconds(), time.process_time(), time.perf_counter()
+    end = started + seconds
 
     async def trainee(index: int, typist: Typist) -> None:
         rng = random.Random(index)
@@ -184,9 +201,11 @@ async def typing(server: Server, trainees: int, keys_per_second: float, seconds:
             next_key = time.perf_counter() + 1.0  # reading the output
 
     await asyncio.gather(*(trainee(i, t) for i, t in enumerate(typists)))
+    cpu = {"server_cpu": server.cpu_seconds() - server_cpu, "generator_cpu": time.process_time() - generator_cpu,
+           "wall": time.perf_counter() - started}
     rss = server.rss_mb()
     await asyncio.gather(*(t.close() for t in typists))
-    return {"echo": echoes, "command": commands, "rss_mb": rss}
+    return {"echo": echoes, "command": commands, "rss_mb": rss, **cpu}
 
 
 # ------------------------------------------------------------------ idle, logins, guessing
@@ -204,6 +223,7 @@ async def idle(server: Server, trainees: int) -> dict[str, object]:
 
 async def logins(server: Server, count: int) -> dict[str, object]:
     times: list[float] = []
+    server_cpu, generator_cpu = server.cpu_seconds(), time.process_time()
 
     async def one(index: int) -> AsyncShell:
         start = time.perf_counter()
@@ -212,8 +232,9 @@ async def logins(server: Server, count: int) -> dict[str, object]:
         return shell
 
     shells = await asyncio.gather(*(one(i) for i in range(count)))
+    cpu = {"server_cpu": server.cpu_seconds() - server_cpu, "generator_cpu": time.process_time() - generator_cpu}
     await asyncio.gather(*(shell.close() for shell in shells))
-    return {"login": times}
+    return {"login": times, **cpu}
 
 
 async def guessing(server: Server, guessers: int, seconds: float) -> dict[str, object]:
@@ -301,20 +322,35 @@ async def burst(server: Server, sessions: int) -> dict[str, object]:
 
 
 # ------------------------------------------------------------------ report
+def cpu_line(result: dict[str, object], keys: int) -> str:
+    """Where the cores went while typing: the server's CPU and the load generator's (this
+    process), each per key sent (Enter included) and as a share of one core."""
+    wall, server_cpu, generator_cpu = result["wall"], result["server_cpu"], result["generator_cpu"]
+    assert isinstance(wall, float) and isinstance(server_cpu, float) and isinstance(generator_cpu, float)
+    per_key = max(keys, 1)
+    return (f"CPU over {wall:.1f} s: server {server_cpu:.1f} s ({server_cpu / per_key * 1000:.2f} ms/key, "
+            f"{server_cpu / wall * 100:.0f}% of a core), load generator {generator_cpu:.1f} s "
+            f"({generator_cpu / per_key * 1000:.2f} ms/key, {generator_cpu / wall * 100:.0f}% of a core)")
+
+
 def report(part: str, result: dict[str, object], args: argparse.Namespace) -> list[str]:
     if part == "typing":
         echo, command = result["echo"], result["command"]
         assert isinstance(echo, list) and isinstance(command, list)
         return [f"typing {args.trainees} trainees x {args.keys_per_second:g} keys/s x {args.seconds:g} s:",
                 "  " + summary("echo", echo), "  " + summary("command", command),
-                f"  server RSS {result['rss_mb']:.0f} MB"]
+                f"  server RSS {result['rss_mb']:.0f} MB", "  " + cpu_line(result, len(echo) + len(command))]
     if part == "idle":
         return [f"idle {args.idle} trainees: RSS {result['rss_before_mb']:.0f} -> {result['rss_after_mb']:.0f} MB, "
                 f"{result['per_session_mb']:.2f} MB per session"]
     if part == "logins":
         times = result["login"]
         assert isinstance(times, list)
-        return [f"{args.logins} logins at once: " + summary("login", times)]
+        server_cpu, generator_cpu = result["server_cpu"], result["generator_cpu"]
+        assert isinstance(server_cpu, float) and isinstance(generator_cpu, float)
+        return [f"{args.logins} logins at once: " + summary("login", times),
+                f"  CPU per login: server {server_cpu / len(times) * 1000:.1f} ms, "
+                f"load generator {generator_cpu / len(times) * 1000:.1f} ms"]
     if part == "refusals":
         known, unknown = result["known"], result["unknown"]
         assert isinstance(known, list) and isinstance(unknown, list)
@@ -373,7 +409,7 @@ def main() -> int:
                 finally:
                     server.stop()
             for line in report(part, result, args):
-                print(f"[{tree.name}] {line}")
+                print(f"[{tree.resolve().name}] {line}")
             sys.stdout.flush()
     return 0
 

@@ -129,6 +129,11 @@ class Repl:
         """The prompt of the current target: the routers' or the lab console's (own history)."""
         return self._prompt_sessions[self.target == LAB_TARGET]
 
+    @property
+    def prompt_sessions(self) -> tuple[PromptSession[str], ...]:
+        """Both prompts: the routers' and the lab console's."""
+        return tuple(self._prompt_sessions.values())
+
     # -- targets --------------------------------------------------------------------------------
     def session(self) -> Personality:
         return self.lab.target(self.target)

@@ -32,12 +32,13 @@ class AcceptedPasswords:
         self._seen: OrderedDict[bytes, float] = OrderedDict()
         self._lock = threading.Lock()
 
-    def _digest(self, user: str, password: str, stored: str) -> bytes:
+    def digest(self, user: str, password: str, stored: str) -> bytes:
+        """The keyed digest that stands for this triple (never the password itself)."""
         message = "\0".join((user, password, stored)).encode("utf-8", "surrogatepass")
         return hmac.new(self._key, message, hashlib.sha256).digest()
 
     def __contains__(self, entry: tuple[str, str, str]) -> bool:
-        digest = self._digest(*entry)
+        digest = self.digest(*entry)
         with self._lock:
             until = self._seen.get(digest)
             if until is None:
@@ -48,7 +49,7 @@ class AcceptedPasswords:
             return True
 
     def add(self, user: str, password: str, stored: str) -> None:
-        digest = self._digest(user, password, stored)
+        digest = self.digest(user, password, stored)
         with self._lock:
             self._seen[digest] = time.monotonic() + self.ttl_seconds
             self._seen.move_to_end(digest)

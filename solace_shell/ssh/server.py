@@ -44,12 +44,14 @@ from state_store.passwords import verify_password
 
 from ..banner import product_name
 from .accepted import AcceptedPasswords
+from .eventloop import run as run_on_server_loop
 from .guard import AuthLimits, LoginGuard
 from .hostkey import HostKeyError, host_key_path_for, load_or_create_host_key
 from .logfields import fields, one_line
 from .session import CPR_PROBE_SECONDS, STALL_SECONDS, LabSSHSession, Login, current_session, run_session
 from .shared_bindings import share_default_bindings
 from .store import SerializedStore
+from .transport import gather_writes
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +74,11 @@ COMMAND_THREADS = 16
 # HELD_CONNECTIONS at a time; more are closed at once): a guesser waits instead of reconnecting.
 HOLD_SECONDS = 10.0
 HELD_CONNECTIONS = 256
+# The ciphers offered, cheapest first. The client's order decides among the ones both sides have,
+# so a cipher left out is the only way not to get it: chacha20-poly1305 costs asyncssh about six
+# times what AES-GCM does per packet (a new cipher object for each), and a classroom's typing is
+# one small packet per key each way. Every current client (OpenSSH, PuTTY, paramiko) has AES-CTR.
+CIPHERS = ("aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "aes128-ctr", "aes192-ctr", "aes256-ctr")
 # The same kind of event-loop trouble (e.g. accept failing for want of descriptors) is logged at
 # most once in this many seconds, with a count of the ones not logged.
 LOG_EVERY_SECONDS = 1.0
@@ -174,6 +181,7 @@ class LabServer:
         self.rate_limited = _RateLimitedLog()
         self.auth_pool = ThreadPoolExecutor(AUTH_THREADS, thread_name_prefix="ssh-auth")
         self.accepted = AcceptedPasswords()
+        self._checking: dict[bytes, asyncio.Future[bool]] = {}  # password checks running, by digest
         self._loop: asyncio.AbstractEventLoop | None = None
         self._previous_handler: Any = None
         self.reuse_port = False  # one of several worker processes sharing the ports (`workers`)
@@ -218,7 +226,8 @@ class LabServer:
         try:
             acceptor = await asyncssh.create_server(
                 lambda router=router: RouterConnection(self, router), self.host, port,
-                server_host_keys=[self.host_key], line_editor=False, login_timeout=LOGIN_SECONDS,
+                server_host_keys=[self.host_key], encryption_algs=CIPHERS, line_editor=False,
+                login_timeout=LOGIN_SECONDS,
                 keepalive_interval=KEEPALIVE_SECONDS, keepalive_count_max=KEEPALIVE_MISSES,
                 reuse_port=self.reuse_port or None)
         except OSError as exc:
@@ -304,15 +313,27 @@ class LabServer:
         """The lab's password check: the stored hash is read under the lab lock, then checked
         outside it, in the password threads (one KDF run, a dummy one for an unknown user: the same
         work either way). A password accepted for the user a moment ago (`accepted`) is accepted
-        again without a new hash."""
+        again without a new hash, and a check of the same user, password and stored hash as one
+        still running waits for that one's answer instead of hashing again: a class logging in at
+        once to a few shared lab users pays one hash per user, not one per trainee."""
         stored = await asyncio.to_thread(self.password_hash, user)
         if stored is not None and (user, password, stored) in self.accepted:
             return True
+        key = self.accepted.digest(user, password, stored or "")
+        running = self._checking.get(key)
+        if running is not None:
+            return await asyncio.shield(running)
         loop = asyncio.get_running_loop()
-        ok = await loop.run_in_executor(self.auth_pool, verify_password, password, stored)
+        check = loop.run_in_executor(self.auth_pool, verify_password, password, stored)
+        self._checking[key] = check
+        try:
+            ok = bool(await asyncio.shield(check))
+        finally:
+            if self._checking.get(key) is check:
+                del self._checking[key]
         if ok and stored is not None:
             self.accepted.add(user, password, stored)
-        return bool(ok)
+        return ok
 
     def hold(self, conn: Any) -> None:
         """Keep a locked-out source's connection `hold_seconds` without reading from it (no key
@@ -397,6 +418,7 @@ class RouterConnection(PromptToolkitSSHServer):
     # -- connection ------------------------------------------------------------------------------
     def connection_made(self, conn: Any) -> None:
         self._conn = conn
+        gather_writes(conn)
         peer = conn.get_extra_info("peername")
         if peer:
             self.peer = f"{peer[0]}:{peer[1]}"
@@ -554,7 +576,7 @@ def run_server(lab_path: Path, host: str, base_port: int, out: TextIO, reuse_por
     assert isinstance(store, SerializedStore)
     _raise_descriptor_limit()
     try:
-        return asyncio.run(serve_lab(store, host_key, host, base_port, out, reuse_port=reuse_port))
+        return run_on_server_loop(serve_lab(store, host_key, host, base_port, out, reuse_port=reuse_port))
     finally:
         store.close()
 

@@ -348,6 +348,11 @@ async def run_shell(ssh: LabSSHSession, lab: Lab, login: Login) -> int:
     except EntryRefused as refused:
         _write(ssh, f"{refused}\n")
         return 1
+    for prompt_session in repl.prompt_sessions:
+        # Drawn at the event loop's next pass. prompt_toolkit otherwise puts a redraw off while
+        # other work is ready (up to 10 ms, rescheduling it at each pass): on a server where other
+        # sessions always have work ready, that is every redraw, each waiting and spinning.
+        prompt_session.app.max_render_postpone_time = None
     return await repl.run_async()
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import asyncssh
 import paramiko  # type: ignore[import-untyped]
 
+from solace_shell.ssh.eventloop import ServerEventLoop
 from solace_shell.ssh.hostkey import host_key_path_for, load_or_create_host_key
 from solace_shell.ssh.server import FOLLOW_SECONDS, LabServer, Listener
 from solace_shell.ssh.session import CPR_PROBE_SECONDS
@@ -46,7 +47,7 @@ class ServerThread:
         assert isinstance(self.store, SerializedStore)
         self.server = LabServer(self.store, load_or_create_host_key(host_key_path_for(lab_path)),
                                 cpr_probe_seconds, follow_seconds)
-        self.loop = asyncio.new_event_loop()
+        self.loop = ServerEventLoop()  # the event loop `solace-shell serve` runs on
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
         asyncio.run_coroutine_threadsafe(self.server.start("127.0.0.1", 0), self.loop).result(TIMEOUT)
