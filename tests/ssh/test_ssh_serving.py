@@ -20,8 +20,7 @@ import pytest
 from solace_shell.ssh.eventloop import ServerEventLoop
 from solace_shell.ssh.server import CIPHERS
 from solace_shell.ssh.transport import GatheringTransport
-
-from .ssh_clients import TIMEOUT, AsyncShell, ServerThread, serving, strip_ansi
+from tests.support.ssh_clients import TIMEOUT, AsyncShell, ServerThread, serving, strip_ansi
 
 NY = "NY_Appliance1"
 
