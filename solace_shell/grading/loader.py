@@ -25,7 +25,7 @@ SUFFIX = ".yaml"
 SYSTEMS = ("solace",)      # the CLIs whose sessions a runbook can grade
 DEFAULT_LEVEL = "privileged"
 _ID_RE = re.compile(r"[a-z][a-z0-9-]{0,62}")
-_TOP_KEYS = ("runbook", "title", "system", "vpn", "scenario", "roles", "steps", "forbidden", "outcome")
+_TOP_KEYS = ("runbook", "title", "system", "vpn", "scenario", "roles", "begin", "steps", "forbidden", "outcome")
 _STEP_KEYS = ("id", "title", "rationale", "kind", "router", "every", "at", "commands", "when", "preconditions",
               "until", "measures")
 _FORBIDDEN_KEYS = ("id", "title", "rationale", "router", "at", "commands", "when", "measures")
@@ -184,10 +184,11 @@ class _Checker:
         else:
             self.routers = routers
         roles = self.role_map(top)
+        begin = self.checks(top, "begin", "a runbook")
         steps = self.steps(top)
         forbidden = self.forbidden(top)
         outcome = self.outcome(top)
-        return Runbook(name, title, self.source, system, self.vpn, roles, steps, forbidden, outcome)
+        return Runbook(name, title, self.source, system, self.vpn, roles, begin, steps, forbidden, outcome)
 
     def _scenario_path(self, scenario: str | None) -> str | None:
         if scenario is None or "/" not in scenario:

@@ -59,6 +59,7 @@ class Runbook:
     system: str                                 # the CLI its commands belong to (`solace`)
     vpn: str
     roles: tuple[tuple[str, str], ...]          # role name -> role source (vocabulary.ROLE_SOURCES)
+    begin: tuple[Check, ...]                    # lines count from the first step line where these hold
     steps: tuple[RunbookStep, ...]
     forbidden: tuple[ForbiddenAction, ...]
     outcome: tuple[tuple[str, int], ...]        # measure -> expected value at the end
