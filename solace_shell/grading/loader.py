@@ -79,7 +79,7 @@ def parse_runbook(text: str, source: str) -> Runbook:
         doc = load_located(text)
     except YamlSyntaxError as exc:
         raise RunbookError([f"{source}:{line}: {problem}" for line, problem in exc.problems]) from None
-    checker = _Checker(source)
+    checker = _Checker(source, text.split("\n"))
     runbook = checker.runbook(doc)
     if checker.problems or runbook is None:
         raise RunbookError(sorted(set(checker.problems), key=_line_of))
@@ -117,8 +117,9 @@ def _routers_of(scenario: str | None) -> tuple[str, ...] | str:
 
 
 class _Checker:
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, lines: list[str]) -> None:
         self.source = source
+        self.lines = lines
         self.problems: list[str] = []
         self.vpn = "{vpn}"
         self.roles: dict[str, str] = {}
@@ -265,6 +266,9 @@ class _Checker:
                 continue
             pattern = compile_pattern(parser, str(level), item.strip(), self.vpn, carries)
             if isinstance(pattern, str):
+                written = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+                if " #" in written.split(item.strip(), 1)[-1]:
+                    pattern += " (a '#' after a space starts a YAML comment: quote the command)"
                 self.problem(line, f"unknown command in {what}: {pattern}")
             else:
                 out.append(pattern)
