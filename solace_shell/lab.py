@@ -227,8 +227,7 @@ class Lab:
             found = self.target(target)
         log = self.session_log
         if log.start is None:
-            kept, user = self.store.copy(), self.user.name   # the state this session starts from
-            log.start = lambda: Lab(kept.copy(), user=user)
+            log.keep_start(self)
         outcome = found.execute(line)
         if outcome.node not in _GRADE_NODES:
             log.add(target, line)

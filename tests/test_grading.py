@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from solace_shell.grading import GradeError, RunbookError, bundled_names, grade_transcript, load_runbook
 from solace_shell.grading.vocabulary import CHECKS, MEASURES, ROLE_SOURCES
@@ -267,3 +269,14 @@ def test_the_tutorial_session_passes_until_its_first_reset() -> None:
     assert result.passed
     assert "same command says `this session: pass (score 1.00, runbook controlled-failover)`" in " ".join(
         (ROOT / "docs" / "tutorial.md").read_text(encoding="utf-8").split())
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.one_of(st.binary(max_size=300), st.text(max_size=300).map(lambda t: t.encode("utf-8", "surrogatepass"))))
+def test_any_runbook_file_is_a_runbook_or_its_problems(tmp_path: Path, data: bytes) -> None:
+    path = tmp_path / "any.yaml"
+    path.write_bytes(data)
+    try:
+        load_runbook(str(path))
+    except RunbookError as exc:
+        assert exc.problems and all(p.startswith(f"{path}:") and "\n" not in p for p in exc.problems)

@@ -72,13 +72,14 @@ def _vpn_facts(engine: Engine, router: str, vpn: str, role: str, bridge: str | N
     return VpnFacts(role, bridge, spooled, rejects, prepared, completed)
 
 
-def read_facts(engine: Engine) -> LabFacts:
-    """The facts of every router and user Message VPN of the lab behind `engine` (reads only)."""
+def read_facts(engine: Engine, vpn: str | None = None) -> LabFacts:
+    """The facts of every router of the lab behind `engine`, for the Message VPN `vpn` (None:
+    every user Message VPN). Reads only."""
     out: list[RouterFacts] = []
     for info in engine.routers():
         vpns: list[tuple[str, VpnFacts]] = []
         if info.up:
-            for row in engine.vpn_replication(info.name):
+            for row in engine.vpn_replication(info.name, "*" if vpn is None else vpn):
                 if not row.internal:
                     vpns.append((row.name, _vpn_facts(engine, info.name, row.name, row.role, row.local_bridge)))
         out.append(RouterFacts(info.name, info.site, info.up, tuple(vpns)))

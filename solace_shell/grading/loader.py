@@ -78,7 +78,8 @@ def parse_runbook(text: str, source: str) -> Runbook:
     try:
         doc = load_located(text)
     except YamlSyntaxError as exc:
-        raise RunbookError([f"{source}:{line}: {problem}" for line, problem in exc.problems]) from None
+        raise RunbookError([f"{source}:{line}: {problem.splitlines()[0] if problem else 'not YAML'}"
+                            for line, problem in exc.problems]) from None
     checker = _Checker(source, text.split("\n"))
     runbook = checker.runbook(doc)
     if checker.problems or runbook is None:
@@ -126,7 +127,7 @@ class _Checker:
         self.routers: tuple[str, ...] = ()
 
     def problem(self, line: int, message: str) -> None:
-        self.problems.append(f"{self.source}:{line}: {message}")
+        self.problems.append(f"{self.source}:{line}: {' '.join(message.split())}")
 
     # -- shapes ------------------------------------------------------------------------------
     def mapping(self, value: Any, line: int, what: str, keys: tuple[str, ...]) -> LocatedDict | None:

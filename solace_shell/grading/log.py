@@ -29,6 +29,24 @@ class SessionLog:
     lines: list[tuple[str, str]] = field(default_factory=list)
     dropped: int = 0
 
+    def keep_start(self, lab: Lab) -> None:
+        """Called before the session's first line: keep a copy of the lab's state as it is now
+        (a session on a lab file starts wherever that lab is). A lab whose state cannot be copied
+        is still usable; only `grade` then says it cannot grade."""
+        from ..lab import Lab as LabType
+
+        try:
+            kept = lab.store.copy()
+        except Exception as exc:  # noqa: BLE001 - grading must never cost the user their line
+            reason = f"the state the session started from could not be kept ({type(exc).__name__})"
+
+            def unavailable() -> Lab:
+                raise RuntimeError(reason)
+            self.start = unavailable
+            return
+        user = lab.user.name
+        self.start = lambda: LabType(kept.copy(), user=user)
+
     def add(self, target: str, line: str) -> None:
         if len(self.lines) < MAX_LINES:
             self.lines.append((target, line))

@@ -79,7 +79,11 @@ def grade_session(runbook: Runbook, log: SessionLog, name: str = "this session")
     lab from the session's start, line numbers counting the session's lines from 1."""
     if log.start is None or not log.lines:
         raise GradeError(name, "no line has been typed yet")
-    graded = GradedLab(log.start(), Grader(runbook), name)
+    try:
+        lab = log.start()
+    except RuntimeError as exc:
+        raise GradeError(name, str(exc)) from None
+    graded = GradedLab(lab, Grader(runbook), name)
     try:
         for target, line in log.lines:
             graded.execute(target, line)
