@@ -20,6 +20,7 @@ from solace_shell.grading import GradeError, RunbookError, bundled_names, grade_
 from solace_shell.grading.vocabulary import CHECKS, MEASURES, ROLE_SOURCES
 from solace_shell.lab import Lab
 from solace_shell.transcript.format import scan_transcript
+from state_store.store import LabStore
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "grading"
@@ -280,3 +281,20 @@ def test_any_runbook_file_is_a_runbook_or_its_problems(tmp_path: Path, data: byt
         load_runbook(str(path))
     except RunbookError as exc:
         assert exc.problems and all(p.startswith(f"{path}:") and "\n" not in p for p in exc.problems)
+
+
+def test_the_trainer_lists_every_session_on_the_lab() -> None:
+    store = LabStore.in_memory()
+    trainer, trainee, elsewhere = Lab(store, "admin"), Lab(store, "operator"), Lab.fresh()
+    try:
+        _type(trainee, DATA / "skip-drain-check.cli.txt")
+        _type(elsewhere, DATA / "clean.cli.txt")
+        shown = trainer.execute("lab", "progress").text.splitlines()
+        assert shown[0] == "runbook controlled-failover"
+        assert shown[1].split() == ["user", "lines", "verdict", "score"]
+        assert [line.split()[:2] for line in shown[2:]] == [["admin", "0"], ["operator", "18"]]
+        assert shown[3].split()[2:] == ["fail", "at", "drain", "0.75"]
+        assert len(trainee.session_log.lines) == 18 and trainer.session_log.lines == []
+    finally:
+        for lab in (trainer, trainee, elsewhere):
+            lab.close()

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ..lab import Lab
 
 RESET_HANDLER = "lab.reset"
-LAB_TARGET = "lab"      # the lab console's target (solace_shell.lab.LAB_TARGET; lab.py imports grading)
+LAB_TARGET = "lab"      # the lab console's target (solace_shell.lab.LAB_TARGET)
 
 
 class GradedLab:

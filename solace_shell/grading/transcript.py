@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from ..session_log import SessionLog
 from ..transcript.format import TranscriptError, scan_transcript
 from ..transcript.replay import read_transcript, run_text
 from .grader import Grader
-from .log import SessionLog
 from .observed import GradedLab
 from .results import GradeError, TranscriptGrade
 from .runbook import Runbook
@@ -43,7 +43,7 @@ def grade_transcript(runbook: Runbook, path_or_text: str | Path, name: str | Non
 
 
 def grade_text(runbook: Runbook, text: str, name: str, base_dir: Path | None = None) -> TranscriptGrade:
-    from ..lab import Lab  # (lab.py imports this package)
+    from ..lab import Lab
 
     built: list[GradedLab] = []
 
@@ -77,7 +77,8 @@ def _more(error: str) -> str:
 def grade_session(runbook: Runbook, log: SessionLog, name: str = "this session") -> TranscriptGrade:
     """Grade a live session's lines (`Lab.session_log`) as they ran: replayed on a new in-memory
     lab from the session's start, line numbers counting the session's lines from 1."""
-    if log.start is None or not log.lines:
+    lines = list(log.lines)     # (another thread may be typing into a served session meanwhile)
+    if log.start is None or not lines:
         raise GradeError(name, "no line has been typed yet")
     try:
         lab = log.start()
@@ -85,7 +86,7 @@ def grade_session(runbook: Runbook, log: SessionLog, name: str = "this session")
         raise GradeError(name, str(exc)) from None
     graded = GradedLab(lab, Grader(runbook), name)
     try:
-        for target, line in log.lines:
+        for target, line in lines:
             graded.execute(target, line)
         grade = graded.finish(name)
     finally:
