@@ -298,3 +298,11 @@ def test_the_trainer_lists_every_session_on_the_lab() -> None:
     finally:
         for lab in (trainer, trainee, elsewhere):
             lab.close()
+
+
+def test_a_step_may_leave_its_command_on_other_routers_alone() -> None:
+    """delete-completed is on the formerly active site; deleting on the newly active site too is allowed."""
+    text = (DATA / "forbidden-heuristic.cli.txt").read_text(encoding="utf-8")
+    text += "NJ_Appliance1(admin/message-spool)# delete-transaction xid 0021ABC4-00-09\n"
+    result = grade_transcript(CONTROLLED, text, name="delete-on-both.cli.txt")
+    assert {s.id: s.status for s in result.steps}["delete-completed"] == "not-applicable"

@@ -92,7 +92,8 @@ class Grader:
             if ok and forbidden.id not in self.forbidden_taken and self._forbidden(forbidden, target, typed, facts):
                 self.forbidden_taken[forbidden.id] = (index, f"ran on {target}")
         candidates = [s for s in self.runbook.steps
-                      if not self.states[s.id].final and any(matches(p, typed) for p in s.commands)]
+                      if not self.states[s.id].final and any(matches(p, typed) for p in s.commands)
+                      and not (s.others_ignored and target not in self.routers(s.on))]
         if not candidates:
             return
         if not ok:

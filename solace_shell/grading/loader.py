@@ -26,8 +26,9 @@ SYSTEMS = ("solace",)      # the CLIs whose sessions a runbook can grade
 DEFAULT_LEVEL = "privileged"
 _ID_RE = re.compile(r"[a-z][a-z0-9-]{0,62}")
 _TOP_KEYS = ("runbook", "title", "system", "vpn", "scenario", "roles", "begin", "steps", "forbidden", "outcome")
-_STEP_KEYS = ("id", "title", "rationale", "kind", "router", "every", "at", "commands", "when", "preconditions",
-              "until", "measures")
+_STEP_KEYS = ("id", "title", "rationale", "kind", "router", "every", "other-routers", "at", "commands", "when",
+              "preconditions", "until", "measures")
+OTHER_ROUTERS = ("wrong-router", "ignored")
 _FORBIDDEN_KEYS = ("id", "title", "rationale", "router", "at", "commands", "when", "measures")
 MAX_BYTES = 256 * 1024
 
@@ -307,13 +308,18 @@ class _Checker:
             if not isinstance(every, bool):
                 self.problem(doc.key_lines.get("every", line), f"`every:` of {what} must be true or false")
                 every = False
+            others = doc.get("other-routers", OTHER_ROUTERS[0])
+            if others not in OTHER_ROUTERS:
+                self.problem(doc.key_lines.get("other-routers", line),
+                             f"`other-routers:` of {what} must be one of {', '.join(OTHER_ROUTERS)}")
             until = self.checks(doc, "until", what)
             if until and kind != "check":
                 self.problem(doc.key_lines["until"], f"`until:` is for steps of kind check ({what} is an {kind})")
             out.append(RunbookStep(
                 ident, self.text(doc, "title", what), self.text(doc, "rationale", what), str(kind),
                 self.targets(doc, what), every, self.commands(doc, what), self.checks(doc, "when", what),
-                self.checks(doc, "preconditions", what), until, self.measures(doc, what), line))
+                self.checks(doc, "preconditions", what), until, self.measures(doc, what), line,
+                others == "ignored"))
         return tuple(out)
 
     def forbidden(self, top: LocatedDict) -> tuple[ForbiddenAction, ...]:

@@ -37,6 +37,7 @@ class RunbookStep:
     until: tuple[Check, ...]                    # a check is done once these hold as it runs
     measures: tuple[str, ...]                   # outcome measures that show what skipping it cost
     line: int                                   # where the runbook file declares it
+    others_ignored: bool = False                # its command on another router is not this step
 
 
 @dataclass(frozen=True)
