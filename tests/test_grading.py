@@ -306,3 +306,11 @@ def test_a_step_may_leave_its_command_on_other_routers_alone() -> None:
     text += "NJ_Appliance1(admin/message-spool)# delete-transaction xid 0021ABC4-00-09\n"
     result = grade_transcript(CONTROLLED, text, name="delete-on-both.cli.txt")
     assert {s.id: s.status for s in result.steps}["delete-completed"] == "not-applicable"
+
+
+def test_a_lab_without_the_runbooks_message_vpn_is_one_error(tmp_path: Path) -> None:
+    path = tmp_path / "other-vpn.yaml"
+    path.write_text((ROOT / "solace_shell" / "grading" / "runbooks" / "failback.yaml").read_text(encoding="utf-8")
+                    .replace("vpn: Trading_VPN", "vpn: Other_VPN"), encoding="utf-8")
+    with pytest.raises(GradeError, match=r"clean.cli.txt:0: no router of the transcript's lab has the Message VPN"):
+        grade_transcript(load_runbook(str(path)), DATA / "clean.cli.txt")

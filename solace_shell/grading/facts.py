@@ -78,9 +78,12 @@ def read_facts(engine: Engine, vpn: str | None = None) -> LabFacts:
     out: list[RouterFacts] = []
     for info in engine.routers():
         vpns: list[tuple[str, VpnFacts]] = []
-        if info.up:
-            for row in engine.vpn_replication(info.name, "*" if vpn is None else vpn):
-                if not row.internal:
-                    vpns.append((row.name, _vpn_facts(engine, info.name, row.name, row.role, row.local_bridge)))
+        try:
+            rows = engine.vpn_replication(info.name, "*" if vpn is None else vpn) if info.up else []
+        except EngineError:     # the router has no such Message VPN
+            rows = []
+        for row in rows:
+            if not row.internal:
+                vpns.append((row.name, _vpn_facts(engine, info.name, row.name, row.role, row.local_bridge)))
         out.append(RouterFacts(info.name, info.site, info.up, tuple(vpns)))
     return LabFacts(tuple(out))

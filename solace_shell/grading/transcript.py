@@ -66,6 +66,10 @@ def grade_text(runbook: Runbook, text: str, name: str, base_dir: Path | None = N
     if graded.grader.router_lines == 0:
         raise GradeError(name, f"{name}:0: no line of the transcript runs on a router, and the runbook "
                                 f"{runbook.name!r} grades {runbook.system} router sessions")
+    start = graded.grader.start_facts
+    if start is not None and not any(r.vpn(runbook.vpn) is not None for r in start.routers):
+        raise GradeError(name, f"{name}:0: no router of the transcript's lab has the Message VPN "
+                                f"{runbook.vpn!r} of the runbook {runbook.name!r}")
     return graded.result
 
 
