@@ -106,7 +106,7 @@ def _grammar_parts() -> tuple[Parser, dict[str, str], frozenset[str]]:
 @functools.cache
 def _routers_of(scenario: str | None) -> tuple[str, ...] | str:
     """The router names of a scenario (None: the default lab), or why it cannot be built."""
-    from state_store.store import LabStore
+    from state_store.lab_store import LabStore
 
     try:
         store = LabStore.in_memory(scenario)
