@@ -21,6 +21,7 @@ from .personalities.plugin import shell
 from .registries import RegistryError, registry_problems
 from .results import Outcome
 from .session import Session
+from .session_log import SessionLog, join_class
 
 LAB_TARGET = "lab"
 # Transcript headers and the command line say `version`; the engine stores `software_version`.
@@ -28,6 +29,8 @@ SETTING_ALIASES = {"version": "software_version"}
 _PARSERS: dict[int, Parser] = {}
 _CHECKED = False   # the registries are checked once per process
 _GRAMMAR: Grammar | None = None  # the grammar they were checked with (a fresh lab per transcript asks again)
+# `lab> grade` and `lab> progress` lines: not part of the sessions they grade
+_GRADE_NODES = frozenset({"lab: grade [<runbook>]", "lab: progress [<runbook>]"})
 
 
 def shell_grammar() -> Grammar:
@@ -81,6 +84,9 @@ class Lab:
         self._by_target: dict[str, Personality] = {}
         self._console: Session | None = None
         self._routers = self._load_routers()
+        # the lines of this session, for `lab> grade` and the trainer's `lab> progress`
+        self.session_log = SessionLog()
+        join_class(self)
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
@@ -99,7 +105,10 @@ class Lab:
             with store.transaction() as engine:
                 for name, value in settings.items():
                     engine.set_setting(SETTING_ALIASES.get(name, name), str(value))
-        return cls(store, user=user)
+        lab = cls(store, user=user)
+        again = {**settings, "user": user}
+        lab.session_log.start = lambda: cls.fresh(scenario, again)
+        return lab
 
     def _load_user(self, name: str) -> tuple[UserAccess, bool]:
         """The user's CLI access, and whether it holds the lab-administration right."""
@@ -218,7 +227,13 @@ class Lab:
                 from .messages import shell_error_text
                 return Outcome(shell_error_text("unknown_target", target=target), False, "", "invalid")
             found = self.target(target)
-        return found.execute(line)
+        log = self.session_log
+        if log.start is None:
+            log.keep_start(self)
+        outcome = found.execute(line)
+        if outcome.node not in _GRADE_NODES:
+            log.add(target, line)
+        return outcome
 
     def close(self) -> None:
         """Close the store and let go of the sessions. Why the sessions: each refers back to this

@@ -75,8 +75,8 @@ def _runnable(command: str) -> list[str]:
 
 def _interactive(command: str) -> bool:
     words = command.split()
-    return (words[0] == "solace-shell" and not {"-c", "-s", "replay", "serve", "--version", "--help", "-h"} & set(words)
-            and "<" not in words and "|" not in command)
+    batch = {"-c", "-s", "replay", "grade", "serve", "--version", "--help", "-h"}
+    return words[0] == "solace-shell" and not batch & set(words) and "<" not in words and "|" not in command
 
 
 def fresh_copy(destination: Path) -> Path:

@@ -1,0 +1,89 @@
+"""What grading needs to know of the lab's state at one moment, read in one store call.
+
+A grader checks preconditions on the state *before* a line runs, so the facts are a small frozen
+snapshot taken then (replication role, replication queue depth, XA branches, whether the router is
+up, per router and Message VPN), never the lab itself: grading reads, it never changes a lab.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from state_store.errors import EngineError
+
+if TYPE_CHECKING:
+    from state_store.engine import Engine
+
+REPLICATION_QUEUE = "#MSGVPN_REPLICATION_DATA_QUEUE"
+
+
+@dataclass(frozen=True)
+class VpnFacts:
+    """One Message VPN on one router. Counts are of the router's own transactions, mirrored
+    branches included (a standby holds the mirror of a replicated branch)."""
+
+    role: str | None                 # active | standby; None when the router is down
+    local_bridge: str | None         # up | queue-unbound | down; None unless a standby
+    replication_spooled: int | None  # messages in the replication queue; None when unknown
+    reject_on_discard: bool | None   # the replication queue's reject-msg-to-sender-on-discard
+    prepared_xa: int
+    completed: int                   # heuristically completed transactions left
+
+
+@dataclass(frozen=True)
+class RouterFacts:
+    name: str
+    site: str
+    up: bool
+    vpns: tuple[tuple[str, VpnFacts], ...]
+
+    def vpn(self, name: str) -> VpnFacts | None:
+        for vpn_name, facts in self.vpns:
+            if vpn_name == name:
+                return facts
+        return None
+
+
+@dataclass(frozen=True)
+class LabFacts:
+    routers: tuple[RouterFacts, ...]
+
+    def router(self, name: str) -> RouterFacts | None:
+        for router in self.routers:
+            if router.name == name:
+                return router
+        return None
+
+
+def _vpn_facts(engine: Engine, router: str, vpn: str, role: str, bridge: str | None) -> VpnFacts:
+    try:
+        queue = engine.queue_detail(router, vpn, REPLICATION_QUEUE)
+        spooled: int | None = queue.messages_spooled
+        rejects: bool | None = queue.reject_msg_to_sender_on_discard
+    except EngineError:
+        spooled = rejects = None
+    prepared = completed = 0
+    for txn in engine.transactions(router, vpn=vpn, detail=False):
+        if txn.kind == "xa" and txn.state == "prepared":
+            prepared += 1
+        elif txn.state == "complete":
+            completed += 1
+    return VpnFacts(role, bridge, spooled, rejects, prepared, completed)
+
+
+def read_facts(engine: Engine, vpn: str | None = None) -> LabFacts:
+    """The facts of every router of the lab behind `engine`, for the Message VPN `vpn` (None:
+    every user Message VPN). Reads only."""
+    out: list[RouterFacts] = []
+    for info in engine.routers():
+        vpns: list[tuple[str, VpnFacts]] = []
+        try:
+            rows = engine.vpn_replication(info.name, "*" if vpn is None else vpn) if info.up else []
+        except EngineError:     # the router has no such Message VPN
+            rows = []
+        for row in rows:
+            if not row.internal:
+                vpns.append((row.name, _vpn_facts(engine, info.name, row.name, row.role, row.local_bridge)))
+        out.append(RouterFacts(info.name, info.site, info.up, tuple(vpns)))
+    return LabFacts(tuple(out))
