@@ -37,7 +37,7 @@ class ClientsService(Service):
 
     def _host_vpn(self, host: str, vpn_name: str) -> tuple[Router, Vpn] | None:
         """The VPN ``vpn_name`` on router ``host`` when that router exists and is up."""
-        r = self.st.router_by_name.get(host)
+        r = self.lk.reachable_router(host) if self.st.kernel.groups else self.st.router_by_name.get(host)
         if r is None or not r.up:
             return None
         v = self.st.vpns_by_router.get(r.id, {}).get(vpn_name)

@@ -7,6 +7,7 @@ place keeps those rules identical everywhere.
 
 from __future__ import annotations
 
+from . import redundancy
 from .errors import EngineError
 from .records import Client, HaGroup, Queue, ReplicatedTopic, Router, Site, Vpn
 from .state import BrokerState
@@ -49,12 +50,31 @@ class Lookups:
 
     # ------------------------------------------------------------------ lookups
     def router(self, name: str, *, must_be_up: bool = False) -> Router:
+        """The router record that serves commands and clients addressed to ``name``: its own,
+        or, for a member of a redundancy group, the record holding the site's Guaranteed
+        Messaging virtual router (``state_store.redundancy``); a member whose process is down
+        (or hung past its hello timeout) counts as down."""
         r = self.st.router_by_name.get(name)
         if r is None:
             raise EngineError("router_not_found", router=name)
+        if self.st.kernel.groups:
+            found = redundancy.member_of(self.st.kernel, name)
+            if found is not None:
+                group, node = found
+                if must_be_up and not redundancy.responsive(self.st.kernel, group, node.name):
+                    raise EngineError("router_down", router=name)
+                if node.name != group.params["monitor"]:
+                    r = self.st.router_by_name[redundancy.service_router(group)]
         if must_be_up and not r.up:
             raise EngineError("router_down", router=name)
         return r
+
+    def reachable_router(self, name: str) -> Router | None:
+        """``router(name, must_be_up=True)``, or None (a client's host that does not answer)."""
+        try:
+            return self.router(name, must_be_up=True)
+        except EngineError:
+            return None
 
     def site(self, name: str) -> Site:
         site = self.st.site_by_name.get(name)
