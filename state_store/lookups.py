@@ -69,6 +69,15 @@ class Lookups:
             raise EngineError("router_down", router=name)
         return r
 
+    def shown_name(self, r: Router) -> str:
+        """The name a client or a lab line gives the router serving it: for a redundancy group's
+        message router, the member holding activity."""
+        if self.st.kernel.groups:
+            for group in redundancy.groups(self.st.kernel):
+                if redundancy.service_router(group) == r.name and group.data["active"] is not None:
+                    return str(group.data["active"])
+        return r.name
+
     def reachable_router(self, name: str) -> Router | None:
         """``router(name, must_be_up=True)``, or None (a client's host that does not answer)."""
         try:

@@ -103,7 +103,7 @@ class MessagingService(Service):
         t = self.sv.transactions.open_txn(c)
         if t is not None:
             self.st.add(TxnOp(txn_id=t.id, op="publish", topic=topic, count=count, size=size))
-            return PublishResult(client=c.name, router=r.name, vpn=v.name, topic=topic,
+            return PublishResult(client=c.name, router=self.lk.shown_name(r), vpn=v.name, topic=topic,
                                  requested=count, accepted=count, rejected=0, replicated=0,
                                  not_replicated=0, queues=(), first_rgmid=None, last_rgmid=None,
                                  transacted=True)
@@ -187,7 +187,7 @@ class MessagingService(Service):
                 rep.drain(v)
         fold_if_due(st)  # the ledger's settled past, folded now and then (state_store.settle)
         return PublishResult(
-            client=client_name, router=r.name, vpn=v.name, topic=topic, requested=count,
+            client=client_name, router=self.lk.shown_name(r), vpn=v.name, topic=topic, requested=count,
             accepted=accepted, rejected=rejected, replicated=fit,
             not_replicated=(accepted - fit) if mode is not None else 0,
             # the matching queues with room for it (all of them, as before quotas, when none is full)
@@ -251,7 +251,7 @@ class MessagingService(Service):
                     sp.txn_id = t.id
             else:
                 self.consume_selected(v, r, c.name, copies, None)
-        return ConsumeResult(client=c.name, router=r.name, vpn=v.name, queue=q.name, requested=count,
+        return ConsumeResult(client=c.name, router=self.lk.shown_name(r), vpn=v.name, queue=q.name, requested=count,
                              consumed=taken, rgmids=rgmids, transacted=t is not None, rgmid_ranges=rgmid_ranges)
 
     def _rgmid_ranges(self, copies: list[Spooled], limit: int) -> tuple[tuple[int, int], ...]:

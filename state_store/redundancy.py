@@ -211,9 +211,13 @@ def settle(kernel: Kernel, site: str) -> None:
         data["active"] = active
     if active is not None:
         data["owner"] = active
-    # the mirror: in sync while the ADB link is up; once down it stays out of sync until it is
-    # back (the standby copies the whole spool again at once)
-    data["synced"] = adb
+    # the mirror: in sync while the ADB link is up; a member holding activity while it is down
+    # writes what the mirror misses, so the mirror stays out of sync until the link is back (the
+    # standby then copies the spool again at once); nobody active, nothing goes stale
+    if adb:
+        data["synced"] = True
+    elif active is not None:
+        data["synced"] = False
     for name in (p, b):
         node = kernel.node(site, name)
         state = "" if node.proc == "down" else (
