@@ -41,7 +41,8 @@ NODE_OFFLINE = "One or more nodes is offline"          # C05 (real)
 SPOOLS_OUT_OF_SYNC = "Message spools out of sync"      # C22 (real)
 REDUNDANCY_SHUTDOWN = "Redundancy is shutdown"         # ours: no capture
 ACTIVITY_RELEASED = "Activity released"                # ours: no capture
-MATE_LINK_DOWN = "Mate Link Down"                      # ours (C05 shows "Mate Link Restart")
+MATE_LINK_DOWN = "Mate Link Down"                      # ours, while the mate link is down
+MATE_LINK_RESTART = "Mate Link Restart"                # C05 (real): the link went and came back
 HELLO_LOST = "Hello Timeout"                           # ours: no capture
 MEMBER_STATES = ("active", "standby", "not-ready")
 MONITOR_STATE = "online"
@@ -320,6 +321,9 @@ def op_mate_link(kernel: Kernel, site: str, up: bool) -> RedundancyChange:
         raise EngineError("redundancy_link_state", site=site, state="up" if up else "down")
     group.data["adb_cable"] = up
     settle(kernel, site)
+    fail = group.data["adb_fail"]
+    if up and adb_link_up(kernel, group) and fail is not None and fail[0] == MATE_LINK_DOWN:
+        fail[0] = MATE_LINK_RESTART   # back: the last failure reads as the link's restart (C05)
     return _change(kernel, group, "mate-link", "up" if up else "down")
 
 
