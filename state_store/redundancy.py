@@ -203,13 +203,11 @@ def settle(kernel: Kernel, site: str) -> None:
             if can_hold(kernel, group, candidate) and (candidate == owner or data["synced"]):
                 active = candidate
                 break
-    if (active == b and data["config"][p]["auto-revert"] and can_hold(kernel, group, p) and data["synced"]
-            and adb):
-        active = p
-    if active != data["active"]:
-        if active is not None:
-            data["takeovers"].append([now, data["active"], active])
-        data["active"] = active
+    if active == b and data["config"][p]["auto-revert"] and can_hold(kernel, group, p) and adb:
+        active = p   # (with the ADB link up the primary's mirror is current again at once)
+    if active is not None and active != owner:
+        data["takeovers"].append([now, owner, active])   # a local failover (not a resumption)
+    data["active"] = active
     if active is not None:
         data["owner"] = active
     # the mirror: in sync while the ADB link is up; a member holding activity while it is down
@@ -361,6 +359,7 @@ def revert_activity(kernel: Kernel, router: str) -> None:
     if not (can_hold(kernel, group, primary) and group.data["synced"] and adb_link_up(kernel, group)):
         raise EngineError("redundancy_mate_not_ready", router=router, mate=primary)
     group.data["active"] = primary
+    group.data["owner"] = primary
     group.data["takeovers"].append([kernel.now_ms, name, primary])
     settle(kernel, group.name)
 
@@ -475,7 +474,8 @@ def group_view(kernel: Kernel, router: str) -> RedundancyGroupView:
 
 
 def local_failovers(kernel: Kernel) -> list[tuple[str, int, str | None, str]]:
-    """Every activity move inside a site: (site, time ms, from member or None, to member)."""
+    """Every activity move inside a site from one member to the other: (site, time ms, from
+    member, to member); a member resuming its own activity is none."""
     out = []
     for g in groups(kernel):
         out += [(g.name, int(at), old, str(new)) for at, old, new in g.data["takeovers"]]
