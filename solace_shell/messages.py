@@ -134,6 +134,7 @@ ENGINE_ERRORS: dict[str, str] = {
     "redundancy_mate_not_ready": "ERROR: Cannot revert activity: mate router '{mate}' is not ready.",
     "redundancy_node_state": "ERROR: Node '{node}' is {state}.",
     "redundancy_link_state": "ERROR: The network of redundancy group '{site}' is already {state}.",
+    "redundancy_no_group": "ERROR: Site '{site}' has no redundancy group.",
 }
 
 GENERIC_ENGINE_ERROR = "ERROR: {code_text}"

@@ -47,6 +47,7 @@ Every code the engine raises, with its parameters:
     redundancy_mate_not_ready(router, mate)   revert-activity while the primary cannot take activity
     redundancy_node_state(node, state)     kill/hang a node that is not up, start one that is
     redundancy_link_state(site, state)     cut/heal a group's links that already are so
+    redundancy_no_group(site)              a mate-link verb on a site without a redundancy group
   Bad input
     invalid_value(name, value, allowed)    value_out_of_range(name, value, min, max)
     invalid_topic(topic)                   invalid_xid(xid)
@@ -157,6 +158,7 @@ ERROR_CODES: dict[str, tuple[str, ...]] = {
     "redundancy_mate_not_ready": ("router", "mate"),
     "redundancy_node_state": ("node", "state"),
     "redundancy_link_state": ("site", "state"),
+    "redundancy_no_group": ("site",),
     # named configuration objects (state_store/config_objects.py)
     "object_not_found": ("kind", "name", "vpn"),
     "object_exists": ("kind", "name", "vpn"),

@@ -198,3 +198,15 @@ def test_default_lab_has_no_redundancy_group() -> None:
     out = lab.execute("NY_Appliance1", "show redundancy")
     assert not out.ok
     assert out.text == "ERROR: Router 'NY_Appliance1' is not a member of a redundancy group."
+
+
+def test_redundancy_reads_change_nothing() -> None:
+    lab = Lab.fresh(ROOT / "state_store" / "scenarios" / "two-site-ha.yaml")
+    assert lab.execute("lab", "fail router NY_Appliance1").ok
+    before = lab.store.dump()
+    with lab.store.transaction() as engine:
+        for router in ("NY_Appliance2", "NY_Monitor", "NJ_Appliance1"):
+            engine.redundancy(router)
+            engine.redundancy_group(router)
+        assert engine.local_failovers() == [("NY", 0, "NY_Appliance1", "NY_Appliance2")]
+    assert lab.store.dump() == before

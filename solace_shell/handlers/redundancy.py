@@ -83,13 +83,23 @@ def restore_router(ctx: HandlerContext, args: Args) -> RedundancyChange:
     return result
 
 
+def _site(ctx: HandlerContext, args: Args) -> str:
+    site = str(args["site-name"])
+    group = ctx.engine.kernel().groups.get(site)
+    if group is not None and group.system == SYSTEM:
+        return site
+    if site not in ctx.engine.site_names():
+        raise EngineError("site_not_found", site=site)
+    raise EngineError("redundancy_no_group", site=site)
+
+
 @handler("lab_redundancy.fail_mate_link")
 def fail_mate_link(ctx: HandlerContext, args: Args) -> RedundancyChange:
-    result: RedundancyChange = ctx.engine.kernel_call(f"{SYSTEM}.mate-link", str(args["site-name"]), False)
+    result: RedundancyChange = ctx.engine.kernel_call(f"{SYSTEM}.mate-link", _site(ctx, args), False)
     return result
 
 
 @handler("lab_redundancy.restore_mate_link")
 def restore_mate_link(ctx: HandlerContext, args: Args) -> RedundancyChange:
-    result: RedundancyChange = ctx.engine.kernel_call(f"{SYSTEM}.mate-link", str(args["site-name"]), True)
+    result: RedundancyChange = ctx.engine.kernel_call(f"{SYSTEM}.mate-link", _site(ctx, args), True)
     return result
