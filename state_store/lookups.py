@@ -78,6 +78,17 @@ class Lookups:
                     return str(group.data["active"])
         return r.name
 
+    def redundancy_spool(self, name: str) -> tuple[str, str] | None:
+        """(role, spool status) of a redundancy group's member ``name``, or None."""
+        if not self.st.kernel.groups:
+            return None
+        found = redundancy.member_of(self.st.kernel, name)
+        if found is None or found[1].name == found[0].params["monitor"]:
+            return None
+        view = redundancy.view(self.st.kernel, name)
+        live = view.primary_vr if view.role == "Primary" else view.backup_vr
+        return view.role, str(live.spool_status)
+
     def reachable_router(self, name: str) -> Router | None:
         """``router(name, must_be_up=True)``, or None (a client's host that does not answer)."""
         try:

@@ -595,12 +595,14 @@ class MessagingService(Service):
         ids = {v.id for v in vpns}
         qs = [q for v in vpns for q in self.st.queues_by_vpn.get(v.id, {}).values()]
         ntx = sum(1 for t in self.st.txns.values() if t.vpn_id in ids)
+        ha = self.lk.redundancy_spool(router)
         return MessageSpool(
             router=r.name, vpn=vpn, router_up=r.up,
             max_spool_mb=r.max_spool_mb if vpn is None else vpns[0].max_spool_mb,
             messages_spooled=sum(q.msg_count for q in qs), usage_mb=sum(q.bytes for q in qs) / MB,
             hwm_mb=(r.spool_hwm_bytes if vpn is None else sum(q.hwm_bytes for q in qs)) / MB,
-            queues=sum(1 for q in qs if q.kind == "normal"), transactions=ntx)
+            queues=sum(1 for q in qs if q.kind == "normal"), transactions=ntx,
+            ha_role=None if ha is None else ha[0], ha_spool_status=None if ha is None else ha[1])
 
     # ------------------------------------------------------------------ queue configuration
     def _queue_rw(self, router: str, vpn: str, queue: str) -> tuple[Vpn, Queue]:

@@ -210,3 +210,15 @@ def test_redundancy_reads_change_nothing() -> None:
             engine.redundancy_group(router)
         assert engine.local_failovers() == [("NY", 0, "NY_Appliance1", "NY_Appliance2")]
     assert lab.store.dump() == before
+
+
+def test_the_backups_message_spool_reads_as_c10() -> None:
+    """C10 (SEMP, the HA backup): Enabled (Backup), AD-Standby, datapath down, sync Unknown."""
+    lab = Lab.fresh(ROOT / "state_store" / "scenarios" / "two-site-ha.yaml")
+    lines = lab.execute("NY_Appliance2", "show message-spool").text.split("\n")
+    assert "Config Status:                     Enabled (Backup)" in lines
+    assert "Operational Status:                AD-Standby" in lines
+    assert "Datapath Status:                   Down" in lines
+    assert "Synchronization Status:            Unknown" in lines
+    primary = lab.execute("NY_Appliance1", "show message-spool").text.split("\n")
+    assert "Operational Status:                AD-Active" in primary
