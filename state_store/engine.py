@@ -21,7 +21,8 @@ router raise ``router_down``; completion reads (``*_names``, ``xids``) never rai
 Public API (J = journaled: changes the state)
   Lab / topology
     routers() -> list[RouterInfo]; sites() -> list[SiteInfo]   (scenario order); status() -> LabStatus
-    site_names(); user_names(); replicated_topic_names(router, vpn)   (completion, never raise)
+    site_names(); user_names(); user_vpn_names(); replicated_topic_names(router, vpn)   (never raise)
+    close()   (the engine is done with: its services let go of one another)
     settings() -> dict[str, str]; set_setting(key, value) J
     user(name) -> UserInfo | None; users() -> list[UserInfo]; verify_password(name, pw) -> bool
     ssh_keys(name) -> tuple[str, ...]   (the user's OpenSSH public key lines; none for an unknown user)
@@ -32,6 +33,11 @@ Public API (J = journaled: changes the state)
     ha_instance_names(); ha_router_names(); jms_client_names(); ha_queue_names()   (completion)
     fail_site(site) J; restore_site(site) J; replace_site(site) J
     fail_link(site_a=None, site_b=None) J; restore_link(site_a=None, site_b=None) J
+  Intra-site redundancy (state_store.redundancy: a site's primary, backup and monitor)
+    redundancy(router) -> RedundancyView; redundancy_group(router) -> RedundancyGroupView
+    local_failovers() -> list[(site, ms, from, to)]
+    set_redundancy_option(router, "shutdown"|"auto-revert"|"release-activity", on) J
+    revert_activity(router) J
   Replication
     vpn_names(router) -> list[str]
     vpn_replication(router, pattern="*") -> list[VpnReplicationRow]
@@ -54,6 +60,7 @@ Public API (J = journaled: changes the state)
     set_queue_shutdown(router, vpn, queue, shutdown, direction="both"|"ingress"|"egress") J
     add_queue_subscription / remove_queue_subscription(router, vpn, queue, topic) J
     set_queue_option(router, vpn, queue, option, value=None) J   (QUEUE_OPTIONS)
+    set_vpn_enabled(router, vpn, enabled) J; set_rest_listen_port(router, vpn, port | None) J
     set_vpn_max_spool(router, vpn, mb=None) J   (the VPN's spool quota; None = lab default)
     delete_messages(router, vpn, queue, from_id=None, to_id=None) -> int J
   Clients / traffic
@@ -77,7 +84,7 @@ Public API (J = journaled: changes the state)
     vpn_auth_type(r, v) -> str   (records, not names: the VPN's authentication basic auth-type)
     config_sync(router) -> ConfigSyncInfo; config_sync_bridge(router) -> ConfigSyncBridgeConfig
     assert_config_sync_leader(router, vpn) J; set_replication_interface(router, name | None) J
-    router_identity(router) -> RouterIdentity
+    router_identity(router) -> RouterIdentity; cli_script(router, name) -> list[str]   (`source script`)
   Config / audit
     current_config(router, vpn=None) -> RouterConfig
     audit(vpn=None, limit=1000) -> Audit
@@ -93,6 +100,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import redundancy
+from .broker_state import BrokerState
 from .config_objects import KINDS, AttrValue, ObjectKind
 from .errors import EngineError
 from .journal import journaled
@@ -105,7 +113,6 @@ from .records import Router, Vpn
 from .redundancy import RedundancyGroupView, RedundancyView
 from .replication import REPLICATION_OPTIONS
 from .services import Services
-from .state import BrokerState
 from .views import (
     AclProfileInfo,
     AdvanceResult,
@@ -143,7 +150,7 @@ from .views import (
 
 # The most messages one publish or consume may ask for: the grammar's `count` type
 # (grammar/data/types.yaml). A lab file's journal is replayed through these methods, so a damaged
-# file can ask no more than a user could type (tests/test_engine_facade.py keeps the two equal).
+# file can ask no more than a user could type (tests/model/test_engine_facade.py keeps the two equal).
 MAX_COUNT = 100_000_000
 
 SETTING_RULES: dict[str, Any] = {

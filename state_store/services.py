@@ -9,6 +9,7 @@ Services is built per lab state (cheap: seven small objects).
 from __future__ import annotations
 
 from .audit import AuditService
+from .broker_state import BrokerState
 from .clients import ClientsService
 from .config_objects import ConfigService
 from .failures import FailuresService
@@ -16,7 +17,6 @@ from .lookups import Lookups
 from .messaging import MessagingService
 from .redundancy_sync import RedundancySyncService
 from .replication import ReplicationService
-from .state import BrokerState
 from .transactions import TransactionsService
 
 
