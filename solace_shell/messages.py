@@ -126,6 +126,17 @@ ENGINE_ERRORS: dict[str, str] = {
     "ha_instance_not_found": "ERROR: HA instance '{instance}' not found (write <router>.<instance>, e.g. ha1.A).",
     "ha_router_not_found": "ERROR: HA router '{router}' not found.",
     "ha_failure_not_supported": "ERROR: The HA system '{system}' of this lab does not simulate '{failure}'.",
+    # intra-site redundancy (no capture shows the broker's texts: our wording)
+    "redundancy_not_configured": "ERROR: Router '{router}' is not a member of a redundancy group.",
+    "redundancy_monitor_node": "ERROR: Router '{router}' is a monitoring node; it holds no message-routing activity.",
+    "redundancy_release_not_active": "ERROR: Cannot release activity: router '{router}' is a backup that is "
+                                     "not active.",
+    "redundancy_revert_not_active": "ERROR: Cannot revert activity: router '{router}' is not the backup "
+                                    "holding activity.",
+    "redundancy_mate_not_ready": "ERROR: Cannot revert activity: mate router '{mate}' is not ready.",
+    "redundancy_node_state": "ERROR: Node '{node}' is {state}.",
+    "redundancy_link_state": "ERROR: The network of redundancy group '{site}' is already {state}.",
+    "redundancy_no_group": "ERROR: Site '{site}' has no redundancy group.",
 }
 
 GENERIC_ENGINE_ERROR = "ERROR: {code_text}"

@@ -302,3 +302,26 @@ def plan_drill(seed: int, index: int) -> Drill:
 
 def plan_drills(count: int, seed: int) -> list[Drill]:
     return [plan_drill(seed, i) for i in range(count)]
+
+
+LOCAL_FAILOVER_SCENARIO = "two-site-ha"
+
+
+def with_local_failover(drill: Drill) -> Drill:
+    """``drill`` on the lab whose sites are redundancy groups (scenario ``two-site-ha``), with a
+    local failover at NY right after its first traffic: NY's primary fails and comes back, its
+    backup keeps the Guaranteed Messaging virtual router (auto-revert is off). The rest of the
+    drill runs as planned (the primary's CLI reaches the site's one configuration), so its audit
+    must come out as it would without the failover, plus the audit's local failover line."""
+    if drill.scenario is not None or drill.system:
+        raise ValueError("a local failover is added to the Solace lab's own replication drills only")
+    steps = list(drill.steps)
+    first = next((i for i, (target, command) in enumerate(steps)
+                  if target == LAB and command.startswith("publish ")), len(steps) - 1)
+    steps[first + 1:first + 1] = [
+        (COMMENT, "a local failover at NY: NY_Appliance1 fails, NY_Appliance2 takes over with the mirrored spool"),
+        (LAB, "fail router NY_Appliance1"),
+        (LAB, "restore router NY_Appliance1"),
+    ]
+    return Drill(drill.seed, drill.index, drill.kind, drill.mistake, drill.transaction, tuple(steps),
+                 LOCAL_FAILOVER_SCENARIO, drill.system)

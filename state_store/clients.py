@@ -37,7 +37,7 @@ class ClientsService(Service):
 
     def _host_vpn(self, host: str, vpn_name: str) -> tuple[Router, Vpn] | None:
         """The VPN ``vpn_name`` on router ``host`` when that router exists and is up."""
-        r = self.st.router_by_name.get(host)
+        r = self.lk.reachable_router(host) if self.st.kernel.groups else self.st.router_by_name.get(host)
         if r is None or not r.up:
             return None
         v = self.st.vpns_by_router.get(r.id, {}).get(vpn_name)
@@ -141,7 +141,7 @@ class ClientsService(Service):
                 r, v = hv
                 if v.repl_enabled and v.role == "standby" and c.wants_connection:
                     raise EngineError("publish_rejected_standby", client=name, vpn=c.vpn_name,
-                                      router=r.name)
+                                      router=self.lk.shown_name(r))
             raise EngineError("client_not_connected", client=name)
         return c, found[1], found[0]
 
@@ -165,7 +165,7 @@ class ClientsService(Service):
         transacted = any(t.client_name == c.name and t.kind == "local" and not t.mirror
                          for t in self.st.txns.values())
         return ClientInfo(
-            name=c.name, vpn=c.vpn_name, username=c.username, router=r.name if r else None,
+            name=c.name, vpn=c.vpn_name, username=c.username, router=self.lk.shown_name(r) if r else None,
             status="connected" if r else "disconnected", connected_since_ms=c.connected_since_ms,
             hosts=tuple(self._hosts(c)), transacted=transacted, reconnects=c.reconnects,
             last_disconnect_reason=c.last_disconnect_reason,

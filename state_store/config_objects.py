@@ -690,9 +690,9 @@ class ConfigService(Service):
         return str(self.attrs(row, "cli-script")["text"]).split("\n")
 
     def router_identity(self, router: str) -> RouterIdentity:
-        r = self.lk.router(router, must_be_up=True)
-        digest = hashlib.sha256(r.name.encode()).digest()[:8]
-        return RouterIdentity(router_name=r.name, mirrors_hostname=True,
+        self.lk.router(router, must_be_up=True)  # (a redundancy member's own name, not its site's router's)
+        digest = hashlib.sha256(router.encode()).digest()[:8]
+        return RouterIdentity(router_name=router, mirrors_hostname=True,
                               unique_id=int.from_bytes(digest, "big"))
 
 

@@ -33,6 +33,11 @@ Public API (J = journaled: changes the state)
     ha_instance_names(); ha_router_names(); jms_client_names(); ha_queue_names()   (completion)
     fail_site(site) J; restore_site(site) J; replace_site(site) J
     fail_link(site_a=None, site_b=None) J; restore_link(site_a=None, site_b=None) J
+  Intra-site redundancy (state_store.redundancy: a site's primary, backup and monitor)
+    redundancy(router) -> RedundancyView; redundancy_group(router) -> RedundancyGroupView
+    local_failovers() -> list[(site, ms, from, to)]
+    set_redundancy_option(router, "shutdown"|"auto-revert"|"release-activity", on) J
+    revert_activity(router) J
   Replication
     vpn_names(router) -> list[str]
     vpn_replication(router, pattern="*") -> list[VpnReplicationRow]
@@ -94,6 +99,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import redundancy
 from .broker_state import BrokerState
 from .config_objects import KINDS, AttrValue, ObjectKind
 from .errors import EngineError
@@ -104,6 +110,7 @@ from .lookups import SETTING_DEFAULTS
 from .passwords import HashedSecret, hash_password
 from .passwords import verify_password as _verify
 from .records import Router, Vpn
+from .redundancy import RedundancyGroupView, RedundancyView
 from .replication import REPLICATION_OPTIONS
 from .services import Services
 from .views import (
@@ -199,6 +206,7 @@ class Engine:
         self.sv.replication.refresh()
         reconnected += [c for c in self.sv.clients.reconnect_all() if c not in reconnected]
         reconnected += [c for c in self._advance_kernel(start + ms) if c not in reconnected]
+        self.sv.redundancy.sync()
         return AdvanceResult(from_ms=start, to_ms=start + ms, drained=drained,
                              reconnected=tuple(reconnected))
 
@@ -224,7 +232,38 @@ class Engine:
         fn = kernel_ops.find(op) if isinstance(op, str) else None
         if fn is None:
             raise EngineError("invalid_value", name="operation", value=str(op)[:80], allowed="a registered operation")
-        return fn(self.state.kernel, *args)
+        result = fn(self.state.kernel, *args)
+        self.sv.redundancy.sync()
+        return result
+
+    # ------------------------------------------------------------------ intra-site redundancy
+    def redundancy(self, router: str) -> RedundancyView:
+        """`show redundancy [detail]` on a member or monitor of a redundancy group."""
+        self.sv.lookups.router(router)
+        return redundancy.view(self.state.kernel, router)
+
+    def redundancy_group(self, router: str) -> RedundancyGroupView:
+        """`show redundancy group`: the group's nodes as ``router`` sees them."""
+        self.sv.lookups.router(router)
+        return redundancy.group_view(self.state.kernel, router)
+
+    def local_failovers(self) -> list[tuple[str, int, str | None, str]]:
+        """Activity moves inside the sites (for the audit): (site, ms, from, to)."""
+        return redundancy.local_failovers(self.state.kernel)
+
+    @journaled
+    def set_redundancy_option(self, router: str, option: str, on: bool) -> None:
+        """`[no] shutdown | auto-revert | release-activity` at (configure/redundancy)."""
+        self.sv.lookups.router(router)
+        redundancy.configure(self.state.kernel, router, option, bool(on))
+        self.sv.redundancy.sync()
+
+    @journaled
+    def revert_activity(self, router: str) -> None:
+        """`revert-activity` at (admin/redundancy), on the backup holding activity."""
+        self.sv.lookups.router(router)
+        redundancy.revert_activity(self.state.kernel, router)
+        self.sv.redundancy.sync()
 
     def system_names(self) -> list[str]:
         """The HA systems this lab holds (groups on the kernel), in the registry's order."""

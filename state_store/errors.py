@@ -39,6 +39,15 @@ Every code the engine raises, with its parameters:
     config_sync_unreachable(vpn, router)   assert-leader while a mate is unreachable
     script_not_found(name)                 `source script` of a script the router does not have
     service_not_shutdown(service, vpn)     change a listen port while its listener is enabled
+  Intra-site redundancy (state_store.redundancy)
+    redundancy_not_configured(router)      a redundancy command on a router of no redundancy group
+    redundancy_monitor_node(router)        a message-router redundancy command on the monitor
+    redundancy_release_not_active(router)  release-activity on a backup that does not hold activity
+    redundancy_revert_not_active(router)   revert-activity anywhere but on a backup holding activity
+    redundancy_mate_not_ready(router, mate)   revert-activity while the primary cannot take activity
+    redundancy_node_state(node, state)     kill/hang a node that is not up, start one that is
+    redundancy_link_state(site, state)     cut/heal a group's links that already are so
+    redundancy_no_group(site)              a mate-link verb on a site without a redundancy group
   Bad input
     invalid_value(name, value, allowed)    value_out_of_range(name, value, min, max)
     invalid_topic(topic)                   invalid_xid(xid)
@@ -143,6 +152,15 @@ ERROR_CODES: dict[str, tuple[str, ...]] = {
     "ha_instance_not_found": ("instance",),
     "ha_router_not_found": ("router",),
     "ha_failure_not_supported": ("system", "failure"),
+    # intra-site redundancy groups (state_store/redundancy.py)
+    "redundancy_not_configured": ("router",),
+    "redundancy_monitor_node": ("router",),
+    "redundancy_release_not_active": ("router",),
+    "redundancy_revert_not_active": ("router",),
+    "redundancy_mate_not_ready": ("router", "mate"),
+    "redundancy_node_state": ("node", "state"),
+    "redundancy_link_state": ("site", "state"),
+    "redundancy_no_group": ("site",),
     # named configuration objects (state_store/config_objects.py)
     "object_not_found": ("kind", "name", "vpn"),
     "object_exists": ("kind", "name", "vpn"),

@@ -7,6 +7,7 @@ place keeps those rules identical everywhere.
 
 from __future__ import annotations
 
+from . import redundancy
 from .broker_state import BrokerState
 from .errors import EngineError
 from .records import Client, HaGroup, Queue, ReplicatedTopic, Router, Site, Vpn
@@ -49,12 +50,51 @@ class Lookups:
 
     # ------------------------------------------------------------------ lookups
     def router(self, name: str, *, must_be_up: bool = False) -> Router:
+        """The router record that serves commands and clients addressed to ``name``: its own,
+        or, for a member of a redundancy group, the record holding the site's Guaranteed
+        Messaging virtual router (``state_store.redundancy``); a member whose process is down
+        (or hung past its hello timeout) counts as down."""
         r = self.st.router_by_name.get(name)
         if r is None:
             raise EngineError("router_not_found", router=name)
+        if self.st.kernel.groups:
+            found = redundancy.member_of(self.st.kernel, name)
+            if found is not None:
+                group, node = found
+                if must_be_up and not redundancy.responsive(self.st.kernel, group, node.name):
+                    raise EngineError("router_down", router=name)
+                if node.name != group.params["monitor"]:
+                    r = self.st.router_by_name[redundancy.service_router(group)]
         if must_be_up and not r.up:
             raise EngineError("router_down", router=name)
         return r
+
+    def shown_name(self, r: Router) -> str:
+        """The name a client or a lab line gives the router serving it: for a redundancy group's
+        message router, the member holding activity."""
+        if self.st.kernel.groups:
+            for group in redundancy.groups(self.st.kernel):
+                if redundancy.service_router(group) == r.name and group.data["active"] is not None:
+                    return str(group.data["active"])
+        return r.name
+
+    def redundancy_spool(self, name: str) -> tuple[str, str] | None:
+        """(role, spool status) of a redundancy group's member ``name``, or None."""
+        if not self.st.kernel.groups:
+            return None
+        found = redundancy.member_of(self.st.kernel, name)
+        if found is None or found[1].name == found[0].params["monitor"]:
+            return None
+        view = redundancy.view(self.st.kernel, name)
+        live = view.primary_vr if view.role == "Primary" else view.backup_vr
+        return view.role, str(live.spool_status)
+
+    def reachable_router(self, name: str) -> Router | None:
+        """``router(name, must_be_up=True)``, or None (a client's host that does not answer)."""
+        try:
+            return self.router(name, must_be_up=True)
+        except EngineError:
+            return None
 
     def site(self, name: str) -> Site:
         site = self.st.site_by_name.get(name)

@@ -103,7 +103,7 @@ class MessagingService(Service):
         t = self.sv.transactions.open_txn(c)
         if t is not None:
             self.st.add(TxnOp(txn_id=t.id, op="publish", topic=topic, count=count, size=size))
-            return PublishResult(client=c.name, router=r.name, vpn=v.name, topic=topic,
+            return PublishResult(client=c.name, router=self.lk.shown_name(r), vpn=v.name, topic=topic,
                                  requested=count, accepted=count, rejected=0, replicated=0,
                                  not_replicated=0, queues=(), first_rgmid=None, last_rgmid=None,
                                  transacted=True)
@@ -187,7 +187,7 @@ class MessagingService(Service):
                 rep.drain(v)
         fold_if_due(st)  # the ledger's settled past, folded now and then (state_store.settle)
         return PublishResult(
-            client=client_name, router=r.name, vpn=v.name, topic=topic, requested=count,
+            client=client_name, router=self.lk.shown_name(r), vpn=v.name, topic=topic, requested=count,
             accepted=accepted, rejected=rejected, replicated=fit,
             not_replicated=(accepted - fit) if mode is not None else 0,
             # the matching queues with room for it (all of them, as before quotas, when none is full)
@@ -251,7 +251,7 @@ class MessagingService(Service):
                     sp.txn_id = t.id
             else:
                 self.consume_selected(v, r, c.name, copies, None)
-        return ConsumeResult(client=c.name, router=r.name, vpn=v.name, queue=q.name, requested=count,
+        return ConsumeResult(client=c.name, router=self.lk.shown_name(r), vpn=v.name, queue=q.name, requested=count,
                              consumed=taken, rgmids=rgmids, transacted=t is not None, rgmid_ranges=rgmid_ranges)
 
     def _rgmid_ranges(self, copies: list[Spooled], limit: int) -> tuple[tuple[int, int], ...]:
@@ -595,12 +595,14 @@ class MessagingService(Service):
         ids = {v.id for v in vpns}
         qs = [q for v in vpns for q in self.st.queues_by_vpn.get(v.id, {}).values()]
         ntx = sum(1 for t in self.st.txns.values() if t.vpn_id in ids)
+        ha = self.lk.redundancy_spool(router)
         return MessageSpool(
             router=r.name, vpn=vpn, router_up=r.up,
             max_spool_mb=r.max_spool_mb if vpn is None else vpns[0].max_spool_mb,
             messages_spooled=sum(q.msg_count for q in qs), usage_mb=sum(q.bytes for q in qs) / MB,
             hwm_mb=(r.spool_hwm_bytes if vpn is None else sum(q.hwm_bytes for q in qs)) / MB,
-            queues=sum(1 for q in qs if q.kind == "normal"), transactions=ntx)
+            queues=sum(1 for q in qs if q.kind == "normal"), transactions=ntx,
+            ha_role=None if ha is None else ha[0], ha_spool_status=None if ha is None else ha[1])
 
     # ------------------------------------------------------------------ queue configuration
     def _queue_rw(self, router: str, vpn: str, queue: str) -> tuple[Vpn, Queue]:

@@ -14,6 +14,7 @@ Format (every key optional unless marked *):
             routers*: - {name*, message_id_seed, max_spool_usage (MB), down: bool, ssh_port,
                          replication: {interface, mate, connect_via, port_plain, port_compressed,
                                        port_ssl}}
+            redundancy: {primary*, backup*, monitor*, auto_revert: bool, addresses: {node: address}}
   links: - {sites*: [A, B], up: bool}
   cli_scripts: - {name*, lines*: [..]}   (in every router's script directory: `source script`)
   vpns: - name*: Trading_VPN
@@ -100,6 +101,13 @@ def build_lab(state: BrokerState, doc: MDict) -> None:
                 max_spool_mb=r.get("max_spool_usage", 60000),
                 ssh_port=r.get("ssh_port", 0),
             ))
+    for s in doc["sites"]:  # intra-site redundancy groups, on the HA kernel
+        red = s.get("redundancy")
+        if red is not None:
+            from . import redundancy
+
+            redundancy.build(state.kernel, s["name"], red["primary"], red["backup"], red["monitor"],
+                             red.get("addresses") or {}, red.get("auto_revert", False))
     for link in doc.get("links") or []:
         a, b = link["sites"]
         state.add(m.Link(site_a_id=site_rows[a].id, site_b_id=site_rows[b].id, up=link.get("up", True)))

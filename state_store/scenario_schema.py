@@ -90,6 +90,9 @@ SOLACE_SCHEMA = spec_map(
                 port_plain=(PORT, OPT), port_compressed=(PORT, OPT), port_ssl=(PORT, OPT),
             ), OPT),
         ), 16), REQ),
+        # an intra-site redundancy group (state_store/redundancy.py): routers of this site
+        redundancy=(spec_map(primary=(NAME, REQ), backup=(NAME, REQ), monitor=(NAME, REQ),
+                             auto_revert=(Bool(), OPT), addresses=(DictOf(Str(253)), OPT)), OPT),
     ), 16), REQ),
     links=(ListOf(spec_map(sites=(ListOf(NAME, 2), REQ), up=(Bool(), OPT)), 64), OPT),
     cli_scripts=(ListOf(spec_map(name=(Str(255), REQ), lines=(ListOf(Str(1024), 10_000), REQ)), 64), OPT),
@@ -322,6 +325,36 @@ def _dicts(value: Any) -> list[LocatedDict]:
     return [item for item in (value or []) if isinstance(item, LocatedDict)]
 
 
+def _redundancy_backups(doc: LocatedDict) -> dict[str, str]:
+    """backup router -> its group's primary, for every site's redundancy group."""
+    out: dict[str, str] = {}
+    for site in _dicts(doc.get("sites")):
+        red = site.get("redundancy")
+        if isinstance(red, LocatedDict) and isinstance(red.get("backup"), str):
+            out[red["backup"]] = str(red.get("primary"))
+    return out
+
+
+def _check_redundancy(c: _Checker, site: LocatedDict, routers: dict[str, str]) -> None:
+    """A site's redundancy group names three distinct routers of that site."""
+    red = site.get("redundancy")
+    if not isinstance(red, LocatedDict):
+        return
+    seen: set[str] = set()
+    for key in ("primary", "backup", "monitor"):
+        name = red.get(key)
+        if name is None:
+            continue
+        if routers.get(name) != site.get("name"):
+            c.err(line_of(red, key), f"redundancy {key} {name!r} is not a router of site {site.get('name')!r}")
+        elif name in seen:
+            c.err(line_of(red, key), f"redundancy {key} {name!r} is named twice in the group")
+        seen.add(name)
+    for name in red.get("addresses") or {}:
+        if name not in seen:
+            c.err(line_of(red, "addresses"), f"redundancy address for {name!r}, not a node of the group")
+
+
 def _cross_checks(c: _Checker, doc: LocatedDict) -> None:
     """Everything a name points to must exist; names must be unique; someone can run the lab."""
     routers: dict[str, str] = {}
@@ -358,6 +391,8 @@ def _cross_checks(c: _Checker, doc: LocatedDict) -> None:
             mate = rep.get("mate") if isinstance(rep, LocatedDict) else None
             if mate is not None and mate not in routers:
                 c.err(line_of(rep, "mate"), f"mate {mate!r} is not a router")
+    for site in _dicts(doc.get("sites")):
+        _check_redundancy(c, site, routers)
     for link in _dicts(doc.get("links")):
         ss = link.get("sites") or []
         if len(ss) != 2:
@@ -367,6 +402,7 @@ def _cross_checks(c: _Checker, doc: LocatedDict) -> None:
                 c.err(line_of(ss, i), f"link site {s!r} is not a site")
     vpn_queues: dict[str, set[str]] = {}
     clients: dict[str, str] = {}
+    serves = _redundancy_backups(doc)  # a backup serves its primary's VPNs
     for vpn in _dicts(doc.get("vpns")):
         name = vpn.get("name")
         if name is None:
@@ -406,7 +442,7 @@ def _cross_checks(c: _Checker, doc: LocatedDict) -> None:
             for i, h in enumerate(hosts):
                 if h is not None and h not in routers:
                     c.err(line_of(hosts, i), f"client {cl['name']!r}: host {h!r} is not a router")
-                elif h is not None and h not in on:
+                elif h is not None and h not in on and serves.get(h) not in on:
                     c.err(line_of(hosts, i), f"client {cl['name']!r}: VPN {name!r} is not on {h!r}")
     _check_users(c, doc, set(vpn_queues))
     _check_traffic(c, doc, clients, vpn_queues)

@@ -15,6 +15,7 @@ from .config_objects import ConfigService
 from .failures import FailuresService
 from .lookups import Lookups
 from .messaging import MessagingService
+from .redundancy_sync import RedundancySyncService
 from .replication import ReplicationService
 from .transactions import TransactionsService
 
@@ -30,6 +31,7 @@ class Services:
         self.failures = FailuresService(self)
         self.audit = AuditService(self)
         self.config = ConfigService(self)
+        self.redundancy = RedundancySyncService(self)
 
     def close(self) -> None:
         """Let go of the services. Why: each refers back to this container to reach the others,
@@ -37,4 +39,4 @@ class Services:
         lab closes, a closed lab is freed at once by reference counting; left to the cyclic
         collector, a lab per replayed transcript cost the replay about 4% of its time."""
         del self.lookups, self.replication, self.messaging, self.clients, self.transactions
-        del self.failures, self.audit, self.config
+        del self.failures, self.audit, self.config, self.redundancy

@@ -211,6 +211,10 @@ class MessageSpool:
     hwm_mb: float
     queues: int
     transactions: int
+    # a member of a redundancy group: its role (Primary | Backup) and its spool's status
+    # (AD-Active | AD-Standby | AD-Disabled); None for a router outside a group
+    ha_role: str | None = None
+    ha_spool_status: str | None = None
 
 
 # ---------------------------------------------------------------- transactions

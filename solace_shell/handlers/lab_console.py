@@ -80,6 +80,8 @@ class LabStatusView:
 class AuditView:
     audit: Audit
     limit: int
+    # activity moves inside a site's redundancy group: (site, ms, from member or None, to member)
+    local_failovers: tuple[tuple[str, int, str | None, str], ...] = ()
 
 
 @statically_frozen
@@ -266,7 +268,8 @@ def audit(ctx: HandlerContext, args: Args) -> AuditView:
     if vpn is not None:
         if vpn not in ctx.engine.user_vpn_names():
             raise EngineError("vpn_not_found", vpn=vpn, router="")
-    return AuditView(ctx.engine.audit(vpn=None if vpn is None else str(vpn), limit=1000), AUDIT_LINES)
+    return AuditView(ctx.engine.audit(vpn=None if vpn is None else str(vpn), limit=1000), AUDIT_LINES,
+                     tuple(ctx.engine.local_failovers()))
 
 
 # ---------------------------------------------------------------- reset, settings

@@ -214,6 +214,10 @@ def audit(v: AuditView) -> str:
         out.append(f"... {remaining} more")
     out += [xa_issue_line(i, with_vpn) for i in a.xa_issues]
     out += [split_brain_line(b) for b in a.split_brains]
+    # a local failover moves a site's activity between its redundant routers: the replication
+    # roles stay as they were (a replication failover is a role change of the VPNs)
+    out += [f"local failover {site} at {clock_text(at)}: {old or 'none'} -> {new} (replication roles unchanged)"
+            for site, at, old, new in v.local_failovers]
     return "\n".join(out)
 
 

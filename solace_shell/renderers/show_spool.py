@@ -115,6 +115,10 @@ def queue_messages(result: QueueMessages) -> str:
 def message_spool(result: MessageSpoolShow) -> str:
     s = result.spool
     operational = "AD-Active" if s.router_up else "AD-Disabled"
+    sync = "Synced"
+    if s.ha_spool_status is not None:  # a redundancy group's member: its own spool's status (C10)
+        operational = s.ha_spool_status
+        sync = "Synced" if operational == "AD-Active" else "Unknown"
     if s.vpn is not None:
         lines = [
             field("Message VPN", s.vpn),
@@ -128,14 +132,14 @@ def message_spool(result: MessageSpoolShow) -> str:
         ]
         return text(lines)
     lines = [
-        field("Config Status", "Enabled (Primary)"),
+        field("Config Status", f"Enabled ({s.ha_role or 'Primary'})"),
         field("Maximum Spool Usage", f"{s.max_spool_mb} MB"),
         field("Using Internal Disk", "Yes"),
         "",
         field("Operational Status", operational),
-        field("Datapath Status", "Up" if s.router_up else "Down"),
-        field("Synchronization Status", "Synced"),
-        field("Spool-Sync Status", "Synced"),
+        field("Datapath Status", "Up" if s.router_up and operational == "AD-Active" else "Down"),
+        field("Synchronization Status", sync),
+        field("Spool-Sync Status", sync),
     ]
     if result.detail:
         lines += [field("Defragmentation Status", "Idle"), field("Disk Contents", "Ready")]

@@ -46,7 +46,10 @@ READS: dict[str, list[tuple[Any, ...]]] = {
     "client_profiles": [(NY,)], "acl_profiles": [(NY,)], "telemetry_profiles": [(NY,)],
     "rest_delivery_points": [(NY,)], "config_sync": [(NY,)], "config_sync_bridge": [(NY,)],
     "router_identity": [(NY,)], "cli_script": [(NY, "s.cli")], "current_config": [(NY,), (NJ, VPN)],
-    "audit": [(), (VPN,)], "kernel": [()], "system_names": [()],
+    "audit": [(), (VPN,)], "kernel": [()], "system_names": [()], "local_failovers": [()],
+    # refused in the default lab (no redundancy group): tests/test_redundancy_layouts.py reads them
+    # on the two-site-ha lab
+    "redundancy": [], "redundancy_group": [],
 }
 # public methods that are neither: they hash a secret, then make the journaled call
 # (`_set_replication_option`, `_set_object_attr`); vpn_auth_type takes records; close ends the

@@ -46,7 +46,7 @@ def test_every_next_keyword_after_a_space(lab: Lab) -> None:
     lab.execute("NY_Appliance1", "enable")
     assert [c[1] for c in completions(lab, "NY_Appliance1", "configure ")] == [
         "acl-profile", "client-profile", "client-username", "config-sync", "create", "message-spool", "message-vpn",
-        "no", "replication",
+        "no", "redundancy", "replication",
     ]
 
 
