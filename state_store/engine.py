@@ -378,7 +378,7 @@ class Engine:
     def set_replication_option(self, router: str, vpn: str, option: str, value: Any = None) -> None:
         """A clear bridge password is hashed here, before the journaled call (module docstring)."""
         spec = REPLICATION_OPTIONS.get(option)
-        if spec is not None and spec[1] == "password" and value and not isinstance(value, HashedSecret):
+        if spec is not None and spec.type == "secret" and value and not isinstance(value, HashedSecret):
             self.sv.lookups.vpn_rw(router, vpn)  # refused as the service would, before the costly hash
             value = HashedSecret(hash_password(str(value)))
         self._set_replication_option(router, vpn, option, value)

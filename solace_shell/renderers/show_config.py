@@ -274,7 +274,7 @@ def _replication_section(vpn: VpnConfig) -> list[Section]:
 def _queue_section(vpn: VpnConfig) -> list[Section]:
     out: list[Section] = []
     spool = (f"message-spool message-vpn {q(vpn.name)}",)
-    if vpn.max_spool_mb != VPN_MAX_SPOOL[2]:  # the VPN's spool quota, printed when not the lab default
+    if vpn.max_spool_mb != VPN_MAX_SPOOL.default:  # the VPN's spool quota, printed when not the lab default
         out.append((f"Configure Message Spool: {q(vpn.name)}", [_Entry(spool, f"max-spool-usage {vpn.max_spool_mb}")]))
     for qc in vpn.queues:
         ctx = spool + (f"create queue {q(qc.name)}",)
