@@ -16,6 +16,7 @@ from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Any
 
+from .leaves import VALUE, LeafError, read_leaves
 from .model import (
     ACCESS_LEVELS,
     Access,
@@ -110,6 +111,11 @@ def load_grammar_from(data_dir: Path, handlers: Collection[str] | None = None,
                          f"mode {declared.id}: kind must be one of the declared kinds ({', '.join(sorted(kinds))})")
 
     commands: list[Command] = []
+    leaves_file = data_dir / "leaves.yaml"
+    if leaves_file.exists():
+        for entry in _leaf_commands(leaves_file, types, params, keywords, problems):
+            commands.extend(_command(entry, leaves_file, modes, groups, params, keywords, handlers, problems,
+                                     kinds, ""))
     for path, system in files:
         doc = _read(path, problems)
         if doc is None:
@@ -138,6 +144,45 @@ def load_grammar_from(data_dir: Path, handlers: Collection[str] | None = None,
     if problems.items:
         raise GrammarError(problems.items)
     return Grammar(modes=modes, commands=commands, types=types, params=params, by_mode=by_mode, kinds=kinds)
+
+
+def _leaf_commands(path: Path, types: dict[str, ParamType], params: dict[str, Param], keywords: dict[str, str],
+                   problems: _Problems) -> list[LocatedDict]:
+    """The command entry of every leaf with words (grammar/leaves.py), with the parameter type
+    and parameter made from the leaf where it names no shared one. A keyword of the words without
+    help of its own gets the command's."""
+    try:
+        table = read_leaves(path)
+    except LeafError as exc:
+        for problem in exc.problems:
+            file, _, rest = problem.partition(":")
+            line, _, message = rest.partition(":")
+            problems.add(_rel(path), int(line) if line.isdigit() else 0, message.strip())
+        return []
+    out: list[LocatedDict] = []
+    for leaf in (leaf for objects in table.values() for leaf in objects.values() if leaf.cli):
+        if leaf.type != "bool" and leaf.type != "enum" and not leaf.param:
+            kind = "integer" if leaf.type == "int" else "text"
+            ptype = ParamType(name=leaf.param_name, kind=kind, help=leaf.help, min=leaf.min, max=leaf.max,
+                              max_length=leaf.max_length)
+            if leaf.param_name in params:
+                problems.add(_rel(path), leaf.line, f"leaf {leaf.id}: parameter <{leaf.param_name}> is declared "
+                                                    "in params.yaml too (name it with param:)")
+            types.setdefault(leaf.param_name, ptype)
+            params.setdefault(leaf.param_name, Param(name=leaf.param_name, type=ptype, help=leaf.help,
+                                                     secret=leaf.type == "secret"))
+        entry = LocatedDict(syntax=leaf.syntax(), modes=[leaf.mode], help=leaf.help, handler=leaf.handler_id,
+                            access=leaf.access)
+        entry["no-form"] = True if leaf.type == "bool" else leaf.no_words
+        if leaf.no_help:
+            entry["no-help"] = leaf.no_help
+        words = {word: leaf.help for word in leaf.cli.split() if word != VALUE and word not in keywords}
+        words.update(zip(leaf.values, leaf.value_help or [f"Set {leaf.name} to {v}" for v in leaf.values],
+                         strict=True))
+        entry["words"] = words
+        entry.line, entry.key_lines, entry.raw = leaf.line, {}, {}
+        out.append(entry)
+    return out
 
 
 def _rel(path: Path) -> str:

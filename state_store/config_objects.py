@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Literal, Protocol, TypeVar
+from typing import Literal, Protocol, TypeVar, cast
 
 from . import leaves
 from .errors import EngineError
@@ -41,6 +41,7 @@ from .views import (
     ClientUsernameInfo,
     ConfigSyncBridgeConfig,
     ConfigSyncInfo,
+    LeafValues,
     QueueBindingInfo,
     RestConsumerInfo,
     RestDeliveryPointInfo,
@@ -161,6 +162,16 @@ class ConfigService(Service):
         if row is not None:
             out.update(row.attrs)
         return out
+
+    @classmethod
+    def settings(cls, row: ConfigObject | None, kind: str) -> LeafValues:
+        """The object's generic leaves (those with words) that are not at their defaults."""
+        values = cls.attrs(row, kind)
+        defaults = {name: leaf.default for name, leaf in KINDS[kind].attrs.items()}
+        if row is None or row.managed_by == "builtin":
+            defaults.update(KINDS[kind].builtin_defaults)
+        return tuple((name, cast(str | int | bool, values[name])) for name, leaf in KINDS[kind].attrs.items()
+                     if leaf.cli and values[name] != defaults[name])
 
     def _next_seq(self) -> int:
         return max((o.created_seq for o in self.st.config_objects.values()), default=0) + 1
@@ -419,7 +430,8 @@ class ConfigService(Service):
                 name=name, vpn=v.name,
                 reject_msg_to_sender_on_no_subscription_match=bool(a["reject-msg-to-sender-on-no-subscription-match"]),
                 builtin=name in KINDS["client-profile"].builtin,
-                managed_by="" if row is None or row.managed_by == "builtin" else row.managed_by))
+                managed_by="" if row is None or row.managed_by == "builtin" else row.managed_by,
+                settings=self.settings(row, "client-profile")))
         return out
 
     def client_profiles(self, router: str, vpn_pattern: str = "*", pattern: str = "*") -> list[ClientProfileInfo]:
@@ -479,7 +491,8 @@ class ConfigService(Service):
                     max_post_wait_time=int(str(ca["max-post-wait-time"])), http_method=str(ca["http-method"]),
                     auth_scheme=str(ca["auth-scheme"]), http_basic_username=str(ca["http-basic-username"]),
                     http_basic_password_hash=str(ca["http-basic-password"]),
-                    last_shutdown_ms=_int_or_none(c.attrs.get(SHUTDOWN_AT))))
+                    last_shutdown_ms=_int_or_none(c.attrs.get(SHUTDOWN_AT)),
+                    settings=self.settings(c, "rest-consumer")))
             bindings = []
             for b in self._rows(r, v, "queue-binding", row):
                 q = self.lk.find_queue(v, b.name)

@@ -676,7 +676,8 @@ class Engine:
             client_usernames=tuple(cfg.vpn_usernames(r, v)),
             telemetry_profiles=tuple(cfg.vpn_telemetry_profiles(r, v)),
             rest_delivery_points=tuple(cfg.vpn_rest_delivery_points(r, v)), max_spool_mb=v.max_spool_mb,
-            rest_service=cfg.vpn_rest_service(r, v))
+            rest_service=cfg.vpn_rest_service(r, v),
+            settings=cfg.settings(cfg.row(r, v, "message-vpn", ""), "message-vpn"))
 
     def audit(self, vpn: str | None = None, limit: int = 1000) -> Audit:
         return self.sv.audit.audit(vpn, limit)

@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 from .frozen import statically_frozen
 
 MB = 1048576
+# The values of an object's generic leaves (those a command only sets, grammar/data/leaves.yaml)
+# that differ from their defaults, as (leaf name, value) in declaration order.
+LeafValues = tuple[tuple[str, str | int | bool], ...]
 
 
 # ---------------------------------------------------------------- lab topology
@@ -354,6 +357,7 @@ class ClientProfileInfo:
     reject_msg_to_sender_on_no_subscription_match: bool
     builtin: bool
     managed_by: str  # "" or the telemetry profile that created it
+    settings: LeafValues = ()
 
 
 @statically_frozen
@@ -409,6 +413,7 @@ class RestConsumerInfo:
     # lab clock (ms) of the consumer's last shutdown (its creation counts: it starts shut down);
     # state, not configuration, so a replayed configuration compares equal without it
     last_shutdown_ms: int | None = field(default=None, compare=False)
+    settings: LeafValues = ()
 
 
 @statically_frozen
@@ -490,6 +495,7 @@ class VpnConfig:
     rest_delivery_points: tuple[RestDeliveryPointInfo, ...] = ()
     max_spool_mb: int = 60000  # message-spool max-spool-usage of the VPN
     rest_service: VpnRestService = VpnRestService()
+    settings: LeafValues = ()  # the VPN's own generic leaves (its `message-vpn` object's)
 
 
 @statically_frozen

@@ -81,11 +81,20 @@ _LEVEL_KEY: dict[ObjectKind, str] = {
 }
 
 
+def level_object(ctx: HandlerContext, kind: ObjectKind) -> tuple[str, tuple[str, ...]]:
+    """(vpn, path) of the object whose level the session is at (the VPN's singleton for
+    `message-vpn`)."""
+    if kind not in _LEVEL_KEY:  # a singleton: one unnamed object of the level's VPN
+        return ctx.router_and_vpn()[1], ("",)
+    address = _ADDRESS[kind]
+    path = tuple(ctx.context[key] for key in address.parents) + (ctx.context[_LEVEL_KEY[kind]],)
+    return ctx.router_and_vpn()[1], path
+
+
 def _setter(handler_id: str, kind: ObjectKind, attr: str, value: Callable[[Args], AttrValue]) -> None:
     def set_attr(ctx: HandlerContext, args: Args) -> None:
-        address = _ADDRESS[kind]
-        path = tuple(ctx.context[key] for key in address.parents) + (ctx.context[_LEVEL_KEY[kind]],)
-        ctx.engine.set_object_attr(ctx.router or "", ctx.router_and_vpn()[1], kind, path, attr, value(args))
+        vpn, path = level_object(ctx, kind)
+        ctx.engine.set_object_attr(ctx.router or "", vpn, kind, path, attr, value(args))
 
     handler(handler_id)(set_attr)
 

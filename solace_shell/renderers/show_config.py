@@ -29,12 +29,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from grammar import leaves
 from state_store.config_objects import DEFAULT_VPN_REST_PORT
 from state_store.messaging import VPN_MAX_SPOOL
 from state_store.views import (
     AclProfileInfo,
     ClientProfileInfo,
     ClientUsernameInfo,
+    LeafValues,
     RestDeliveryPointInfo,
     RouterConfig,
     VpnConfig,
@@ -69,6 +71,39 @@ def _shutdown(enabled: bool) -> str:
 def q(value: str) -> str:
     """A name or free-text value, quoted as the broker prints it."""
     return f'"{value}"'
+
+
+SPOOL_MODE = "configure/message-spool"
+
+
+def _leaf_context(mode: str, object_mode: str, ctx: tuple[str, ...]) -> tuple[str, ...]:
+    """The levels a leaf's line is at: its object's, and the levels between it and the leaf's mode."""
+    below = mode.removeprefix(object_mode).strip("/")
+    return ctx + tuple(below.split("/")) if below else ctx
+
+
+def _leaf_entries(kind: str, settings: LeafValues, object_mode: str, ctx: tuple[str, ...], *,
+                  reset: bool = False, mode: str | None = None) -> list[_Entry]:
+    """The lines of an object's generic leaves (those not at their defaults), or with ``reset``
+    the lines that restore them; ``mode`` keeps only the leaves of one level."""
+    out = []
+    for name, value in settings:
+        leaf = leaves.of(kind)[name]
+        if mode is not None and leaf.mode != mode:
+            continue
+        line = leaf.reset_line() if reset else leaf.config_line(value)
+        out.append(_Entry(_leaf_context(leaf.mode, object_mode, ctx), line))
+    return out
+
+
+def _spool_settings(vpn: VpnConfig) -> LeafValues:
+    """The VPN's generic leaves set at its `message-spool` level."""
+    return tuple((n, v) for n, v in vpn.settings if leaves.of("message-vpn")[n].mode == SPOOL_MODE)
+
+
+def _vpn_settings(vpn: VpnConfig) -> LeafValues:
+    """The VPN's generic leaves set at its own level and below."""
+    return tuple((n, v) for n, v in vpn.settings if leaves.of("message-vpn")[n].mode != SPOOL_MODE)
 
 
 def _router_section(config: RouterConfig) -> list[_Entry]:
@@ -117,6 +152,7 @@ def _vpn_section(vpn: VpnConfig) -> list[Section]:
                       else "no listen-port")]
     if rest.plain_text_enabled:
         entries.append(_Entry(incoming, "no plain-text shutdown"))
+    entries += _leaf_entries("message-vpn", _vpn_settings(vpn), "configure/message-vpn", top)
     entries.append(_Entry(top, _shutdown(vpn.enabled)))
     return [(f"Configure Message Vpn: {q(vpn.name)}", entries)]
 
@@ -146,7 +182,8 @@ def _client_profiles(vpn: VpnConfig) -> list[Section]:
         out.append((_title("Client Profile", p.name, p.builtin), [
             _Entry(ctx, _switch(p.reject_msg_to_sender_on_no_subscription_match,
                                 "message-spool reject-msg-to-sender-on-no-subscription-match",
-                                "no message-spool reject-msg-to-sender-on-no-subscription-match"))]))
+                                "no message-spool reject-msg-to-sender-on-no-subscription-match")),
+            *_leaf_entries("client-profile", p.settings, "configure/client-profile", ctx)]))
     return out
 
 
@@ -212,6 +249,9 @@ def _rest_delivery_points(vpn: VpnConfig) -> list[Section]:
     return out
 
 
+_CONSUMER_MODE = "configure/message-vpn/rest/rest-delivery-point/rest-consumer"
+
+
 def _rdp_children(ctx: tuple[str, ...], p: RestDeliveryPointInfo) -> list[_Entry]:
     out = []
     for c in p.consumers:
@@ -229,6 +269,7 @@ def _rdp_children(ctx: tuple[str, ...], p: RestDeliveryPointInfo) -> list[_Entry
                 _Entry(cctx, f"remote http-method {c.http_method}"),
                 _Entry(cctx, f"remote retry delay {c.retry_delay}"),
                 _Entry(cctx, _switch(c.ssl, "remote ssl", "no remote ssl")),
+                *_leaf_entries("rest-consumer", c.settings, _CONSUMER_MODE, cctx),
                 _Entry(cctx, _shutdown(c.enabled))]
     for b in p.queue_bindings:
         bctx = ctx + (f"create queue-binding {q(b.queue)}",)
@@ -274,8 +315,11 @@ def _replication_section(vpn: VpnConfig) -> list[Section]:
 def _queue_section(vpn: VpnConfig) -> list[Section]:
     out: list[Section] = []
     spool = (f"message-spool message-vpn {q(vpn.name)}",)
-    if vpn.max_spool_mb != VPN_MAX_SPOOL.default:  # the VPN's spool quota, printed when not the lab default
-        out.append((f"Configure Message Spool: {q(vpn.name)}", [_Entry(spool, f"max-spool-usage {vpn.max_spool_mb}")]))
+    settings = _leaf_entries("message-vpn", _spool_settings(vpn), SPOOL_MODE, spool)
+    if vpn.max_spool_mb != VPN_MAX_SPOOL.default or settings:  # the VPN's spool, printed when not the lab default
+        quota = [_Entry(spool, f"max-spool-usage {vpn.max_spool_mb}")] if vpn.max_spool_mb != VPN_MAX_SPOOL.default \
+            else []
+        out.append((f"Configure Message Spool: {q(vpn.name)}", quota + settings))
     for qc in vpn.queues:
         ctx = spool + (f"create queue {q(qc.name)}",)
         entries = [_Entry(ctx, f"access-type {qc.access_type}"),
@@ -332,7 +376,8 @@ def _remove_sections(vpn: VpnConfig) -> list[Section]:
     sections.append((f"Remove Message Vpn: {name}", _remove_vpn_settings(vpn, top, rest, rep)))
     for cp in vpn.client_profiles:
         ctx = (f"client-profile {q(cp.name)} message-vpn {name}",)
-        entries = [_Entry(ctx, "no message-spool reject-msg-to-sender-on-no-subscription-match")]
+        entries = [_Entry(ctx, "no message-spool reject-msg-to-sender-on-no-subscription-match"),
+                   *_leaf_entries("client-profile", cp.settings, "configure/client-profile", ctx, reset=True)]
         if not cp.builtin:
             entries.append(_Entry((), f"no client-profile {q(cp.name)} message-vpn {name}"))
         sections.append((f"Remove Client Profile: {q(cp.name)}", entries))
@@ -341,7 +386,8 @@ def _remove_sections(vpn: VpnConfig) -> list[Section]:
     for qc in vpn.queues:
         endpoints += [_Entry(spool + (f"queue {q(qc.name)}",), "shutdown"), _Entry(spool, f"no queue {q(qc.name)}")]
     sections += [('Remove Endpoints: ""', endpoints),
-                 ('Remove Message Spool: ""', [_Entry(spool, "no max-spool-usage")]),
+                 ('Remove Message Spool: ""', [_Entry(spool, "no max-spool-usage"), *_leaf_entries(
+                     "message-vpn", _spool_settings(vpn), SPOOL_MODE, spool, reset=True)]),
                  ("Remove Telemetry Profiles:",
                   [_Entry(top, f"no telemetry-profile {q(p.name)}") for p in vpn.telemetry_profiles])]
     for a in vpn.acl_profiles:
@@ -361,7 +407,8 @@ def _remove_vpn_settings(vpn: VpnConfig, top: tuple[str, ...], rest: tuple[str, 
     incoming = top + ("service rest", "incoming")
     out = [_Entry(top + ("authentication",), "basic auth-type radius"),
            _Entry(top + ("service rest",), "mode messaging"),
-           _Entry(incoming, "plain-text shutdown"), _Entry(incoming, "no listen-port")]
+           _Entry(incoming, "plain-text shutdown"), _Entry(incoming, "no listen-port"),
+           *_leaf_entries("message-vpn", _vpn_settings(vpn), "configure/message-vpn", top, reset=True)]
     for p in vpn.rest_delivery_points:
         rdp = rest + (f"rest-delivery-point {q(p.name)}",)
         out += [_Entry(rdp, "no service"), _Entry(rdp, "no vendor"), _Entry(rdp, "shutdown")]
@@ -373,6 +420,7 @@ def _remove_vpn_settings(vpn: VpnConfig, top: tuple[str, ...], rest: tuple[str, 
             out += [_Entry(rc, line) for line in (
                 "no remote host", "no remote max-post-wait-time", "no remote outgoing-connection-count",
                 "no remote port", "no remote http-method", "no remote retry delay", "no remote ssl")]
+            out += _leaf_entries("rest-consumer", c.settings, _CONSUMER_MODE, rc, reset=True)
             out.append(_Entry(rdp, f"no rest-consumer {q(c.name)}"))
         out += [_Entry(rdp, f"no queue-binding {q(b.queue)}") for b in p.queue_bindings]
         out.append(_Entry(rest, f"no rest-delivery-point {q(p.name)}"))

@@ -1,0 +1,58 @@
+"""Configuration leaves declared once (grammar/data/leaves.yaml): a leaf with words gets its
+command, its parameter's range, the engine's check, a generic handler and its current-config
+line from the one declaration. Through the real Lab; the random round trip of every generic leaf
+is in tests/test_current_config_roundtrip.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grammar.leaves import LeafError, read_leaves
+from solace_shell.lab import Lab
+
+NY = "NY_Appliance1"
+
+
+def run(lab: Lab, *lines: str) -> list[str]:
+    """Each line's output; every line must succeed."""
+    out = []
+    for line in lines:
+        outcome = lab.execute(NY, line)
+        assert outcome.ok, (line, outcome.text)
+        out.append(outcome.text)
+    return out
+
+
+def config(lab: Lab, *words: str) -> list[str]:
+    return lab.execute(NY, " ".join(["show current-config message-vpn default", *words])).text.splitlines()
+
+
+def test_a_generic_bool_leaf_sets_prints_and_resets() -> None:
+    lab = Lab.fresh()
+    run(lab, "enable", "configure", "client-profile default message-vpn default", "allow-bridge-connections", "end")
+    lines = config(lab)
+    at = lines.index('client-profile "default" message-vpn "default"')
+    assert lines[at + 1:at + 4] == ["  no message-spool reject-msg-to-sender-on-no-subscription-match",
+                                    "  allow-bridge-connections", "  exit"]
+    removal = config(lab, "remove")
+    assert "  no allow-bridge-connections" in removal
+    run(lab, "configure", "client-profile default message-vpn default", "no allow-bridge-connections", "end")
+    assert not any("allow-bridge-connections" in line for line in config(lab))
+
+
+def test_a_malformed_declaration_is_reported_with_its_line(tmp_path: Path) -> None:
+    bad = tmp_path / "leaves.yaml"
+    bad.write_text("objects:\n  queue:\n    x: {type: float}\n    y: {type: int, default: 1}\n"
+                   "    z: {type: bool, cli: 'z <value>'}\n")
+    with pytest.raises(LeafError) as caught:
+        read_leaves(bad)
+    assert caught.value.problems == [
+        "leaves.yaml:3: leaf queue/x: type must be one of bool, int, enum, str, secret",
+        "leaves.yaml:4: leaf queue/y: an int needs min and max",
+        "leaves.yaml:5: leaf queue/z: a leaf with cli words needs 'mode'",
+        "leaves.yaml:5: leaf queue/z: a leaf with cli words needs 'access'",
+        "leaves.yaml:5: leaf queue/z: a leaf with cli words needs 'help'",
+        "leaves.yaml:5: leaf queue/z: cli words hold <value> exactly when the leaf is not a bool",
+    ]
