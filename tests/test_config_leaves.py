@@ -42,6 +42,15 @@ def test_a_generic_bool_leaf_sets_prints_and_resets() -> None:
     assert not any("allow-bridge-connections" in line for line in config(lab))
 
 
+def test_allow_shared_subscriptions_as_the_real_dump_resets_it() -> None:
+    lab = Lab.fresh()
+    run(lab, "enable", "configure", "create client-profile cp message-vpn default", "allow-shared-subscriptions",
+        "end")
+    assert '  allow-shared-subscriptions' in config(lab)
+    run(lab, "configure", "client-profile cp message-vpn default", "no allow-shared-subscriptions", "end")
+    assert '  allow-shared-subscriptions' not in config(lab)
+
+
 def test_a_malformed_declaration_is_reported_with_its_line(tmp_path: Path) -> None:
     bad = tmp_path / "leaves.yaml"
     bad.write_text("objects:\n  queue:\n    x: {type: float}\n    y: {type: int, default: 1}\n"
