@@ -41,6 +41,9 @@ LEAF_LEVELS: dict[str, Callable[[str, str], list[str]]] = {
     "configure/message-spool": lambda vpn, name: [f"message-spool message-vpn {vpn}"],
     "configure/message-vpn/rest/rest-delivery-point/rest-consumer": lambda vpn, name: [
         f"message-vpn {vpn}", "rest", f"create rest-delivery-point {name}", f"create rest-consumer {name}"],
+    "configure/message-vpn/rest/rest-delivery-point/rest-consumer/authentication": lambda vpn, name: [
+        f"message-vpn {vpn}", "rest", f"create rest-delivery-point {name}", f"create rest-consumer {name}",
+        "authentication"],
 }
 LEAVES = with_words()
 
