@@ -43,7 +43,8 @@ def minimal_words(element: Element, values: dict[str, str] = SAMPLE_VALUES) -> l
     if isinstance(element, Keyword):
         return [element.word]
     if isinstance(element, ParamRef):
-        value = values.get(element.param.name, "1")
+        ptype = element.param.type  # a value in the type's range (integers from 1 where it allows)
+        value = values.get(element.param.name, str(max(ptype.min, 1) if ptype.min is not None else 1))
         return [f'"{value}"' if " " in value else value]
     if isinstance(element, Seq):
         return [w for item in element.items for w in minimal_words(item, values)]
