@@ -16,8 +16,36 @@ from grammar.leaves import Leaf, of
 
 from .errors import EngineError
 from .passwords import HashedSecret, hash_password, is_hashed
+from .scenario_spec import OPT, Bool, Enum, Int, Spec, Str
 
-__all__ = ["Leaf", "coerce", "leaf", "of"]
+__all__ = ["Leaf", "coerce", "leaf", "of", "scenario_fields", "scenario_values"]
+# a scenario's text value without a declared length
+SCENARIO_TEXT = 1024
+
+
+def scenario_fields(obj: str) -> dict[str, tuple[Spec, bool]]:
+    """The scenario schema's optional entries for the leaves of ``obj`` that name a scenario key."""
+    out: dict[str, tuple[Spec, bool]] = {}
+    for spec in of(obj).values():
+        if not spec.scenario:
+            continue
+        if spec.type == "bool":
+            check: Spec = Bool()
+        elif spec.type == "int":
+            assert spec.min is not None and spec.max is not None
+            check = Int(spec.min, spec.max)
+        elif spec.type == "enum":
+            check = Enum(spec.values)
+        else:
+            check = Str(spec.max_length or SCENARIO_TEXT, secret=spec.type == "secret")
+        out[spec.scenario] = (check, OPT)
+    return out
+
+
+def scenario_values(obj: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """The record fields a scenario entry of ``obj`` sets: every leaf with a scenario key, its
+    value or its default."""
+    return {spec.attr: entry.get(spec.scenario, spec.default) for spec in of(obj).values() if spec.scenario}
 
 
 def leaf(obj: str, name: str) -> Leaf:
