@@ -98,6 +98,7 @@ from .journal import journaled
 from .kernel import Kernel
 from .kernel import ops as kernel_ops
 from .lookups import SETTING_DEFAULTS
+from .messaging import QUEUE_OPTIONS
 from .passwords import HashedSecret, hash_password
 from .passwords import verify_password as _verify
 from .records import Router, Vpn
@@ -666,7 +667,8 @@ class Engine:
                 max_spool_mb=q.max_spool_mb, max_bind_count=q.max_bind_count,
                 subscriptions=tuple(sorted(st.subs_by_queue.get(q.id, {}))),
                 ingress_up=q.ingress_up, egress_up=q.egress_up, reject_on_discard=q.reject_on_discard,
-                reject_when_shutdown=q.reject_when_shutdown))
+                reject_when_shutdown=q.reject_when_shutdown,
+                settings=tuple((name, q.settings[name]) for name in QUEUE_OPTIONS if name in q.settings)))
         r = lk.router_of(v)
         return VpnConfig(
             name=v.name, enabled=v.enabled, replication=replication, queues=tuple(queues),

@@ -689,7 +689,10 @@ class MessagingService(Service):
         v, _ = self._queue_rw(router, vpn, queue)
         value = leaves.coerce(spec, value)
         for q in self._synced_queues(v, queue):
-            setattr(q, spec.attr, value)
+            if spec.attr:
+                setattr(q, spec.attr, value)
+            else:  # a generic leaf: kept while not at its default
+                q.settings = {k: x for k, x in {**q.settings, option: value}.items() if x != QUEUE_OPTIONS[k].default}
 
     def set_vpn_max_spool(self, router: str, vpn: str, mb: int | None = None) -> None:
         """`message-spool message-vpn <vpn>` `max-spool-usage <mb>` (None restores the lab default):

@@ -307,6 +307,7 @@ class QueueConfig:
     egress_up: bool
     reject_on_discard: bool = True  # reject-msg-to-sender-on-discard
     reject_when_shutdown: bool = False  # ... including-when-shutdown
+    settings: LeafValues = ()
 
 
 @statically_frozen

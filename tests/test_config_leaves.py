@@ -51,6 +51,32 @@ def test_allow_shared_subscriptions_as_the_real_dump_resets_it() -> None:
     assert '  allow-shared-subscriptions' not in config(lab)
 
 
+def test_a_queue_leaf_is_kept_in_the_lab_file_and_replays(tmp_path: Path) -> None:
+    db = tmp_path / "lab.db"
+    lab = Lab.open(db)
+    run(lab, "enable", "configure", "message-spool message-vpn default", "create queue q", "max-ttl 60",
+        "redelivery-delay multiplier 3.00", "no redelivery", "end")
+    again = Lab.open(db)
+    lines = config(again)
+    at = lines.index('  create queue "q"')
+    assert lines[at + 7:at + 11] == ['    max-ttl 60', '    no redelivery', '    redelivery-delay multiplier "3.00"',
+                                     '    shutdown']
+    assert config(again, "remove")[-30:].count("    no max-ttl") == 1
+    # the other router of the VPN's group has the queue with the same settings (config-sync)
+    assert '    max-ttl 60' in again.execute("NJ_Appliance1", "show current-config message-vpn default").text
+
+
+def test_a_value_out_of_the_leafs_range_is_one_line_and_changes_nothing() -> None:
+    lab = Lab.fresh()
+    run(lab, "enable", "configure", "client-profile default message-vpn default")
+    before = lab.store.dump()
+    outcome = lab.execute(NY, "tcp keepalive count 9")
+    assert not outcome.ok
+    assert outcome.text.splitlines()[-1] == ("   -> Invalid value '9' for <client-profile-tcp-keepalive-count>: "
+                                             "out of range 2-5")
+    assert lab.store.dump() == before
+
+
 def test_a_malformed_declaration_is_reported_with_its_line(tmp_path: Path) -> None:
     bad = tmp_path / "leaves.yaml"
     bad.write_text("objects:\n  queue:\n    x: {type: float}\n    y: {type: int, default: 1}\n"

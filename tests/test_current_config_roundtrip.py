@@ -39,6 +39,7 @@ LEAF_LEVELS: dict[str, Callable[[str, str], list[str]]] = {
                                                    else f"client-profile default message-vpn {vpn}"],
     "configure/message-vpn": lambda vpn, name: [f"message-vpn {vpn}"],
     "configure/message-spool": lambda vpn, name: [f"message-spool message-vpn {vpn}"],
+    "configure/message-spool/queue": lambda vpn, name: [f"message-spool message-vpn {vpn}", f"create queue q{name}"],
     "configure/message-vpn/rest/rest-delivery-point/rest-consumer": lambda vpn, name: [
         f"message-vpn {vpn}", "rest", f"create rest-delivery-point {name}", f"create rest-consumer {name}"],
     "configure/message-vpn/rest/rest-delivery-point/rest-consumer/authentication": lambda vpn, name: [

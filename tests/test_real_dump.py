@@ -166,6 +166,21 @@ client-profile "default" message-vpn "default"
 message-spool message-vpn "default"
   queue "test-rdp"
     shutdown
+    no max-ttl
+    no dead-message-queue
+    consumer-ack-propagation
+    redelivery
+    no delivery-count
+    delivery-delay 0
+    redelivery-delay shutdown
+    redelivery-delay initial-interval 1000
+    redelivery-delay max-interval 64000
+    redelivery-delay multiplier "2.00"
+    no respect-dmq-eligible
+    no respect-message-priority
+    partition count 0
+    partition rebalance delay 5
+    partition rebalance max-handoff-time 3
     exit
   no queue "test-rdp"
   exit

@@ -74,6 +74,7 @@ def q(value: str) -> str:
 
 
 SPOOL_MODE = "configure/message-spool"
+QUEUE_MODE = "configure/message-spool/queue"
 
 
 def _leaf_context(mode: str, object_mode: str, ctx: tuple[str, ...]) -> tuple[str, ...]:
@@ -332,6 +333,7 @@ def _queue_section(vpn: VpnConfig) -> list[Section]:
             entries.append(_Entry(ctx, "no reject-msg-to-sender-on-discard"))
         elif qc.reject_when_shutdown:
             entries.append(_Entry(ctx, "reject-msg-to-sender-on-discard including-when-shutdown"))
+        entries += _leaf_entries("queue", qc.settings, QUEUE_MODE, ctx)
         if qc.ingress_up and qc.egress_up:
             entries.append(_Entry(ctx, "no shutdown"))
         else:
@@ -384,7 +386,9 @@ def _remove_sections(vpn: VpnConfig) -> list[Section]:
     spool = (f"message-spool message-vpn {name}",)
     endpoints = []
     for qc in vpn.queues:
-        endpoints += [_Entry(spool + (f"queue {q(qc.name)}",), "shutdown"), _Entry(spool, f"no queue {q(qc.name)}")]
+        level = spool + (f"queue {q(qc.name)}",)
+        endpoints += [_Entry(level, "shutdown"), *_leaf_entries("queue", qc.settings, QUEUE_MODE, level, reset=True),
+                      _Entry(spool, f"no queue {q(qc.name)}")]
     sections += [('Remove Endpoints: ""', endpoints),
                  ('Remove Message Spool: ""', [_Entry(spool, "no max-spool-usage"), *_leaf_entries(
                      "message-vpn", _spool_settings(vpn), SPOOL_MODE, spool, reset=True)]),
