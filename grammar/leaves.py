@@ -153,6 +153,48 @@ def _leaf(obj: str, name: str, spec: Any, file: str, line: int, problems: list[s
         param=str(spec.get("param", "")), quoted=bool(spec.get("quoted", True)), line=line)
 
 
+@dataclass(frozen=True)
+class Level:
+    """A configuration level that only holds leaves (a YANG container): its mode id (the level
+    path; the parent level is the path without its last part), the words that enter it at the
+    parent level, and its help."""
+
+    mode: str
+    words: str
+    help: str
+    line: int = 0
+
+    @property
+    def parent(self) -> str:
+        return self.mode.rsplit("/", 1)[0]
+
+
+def read_levels(path: Path = LEAVES_FILE) -> list[Level]:
+    """The `levels:` of leaves.yaml, in declaration order (a parent before its children)."""
+    file = path.name
+    try:
+        doc = load_located(path.read_text(encoding="utf-8"))
+    except (OSError, YamlSyntaxError) as exc:
+        raise LeafError([f"{file}:{getattr(exc, 'line', 0)}: {exc}"]) from None
+    levels = doc.get("levels") if isinstance(doc, dict) else None
+    if levels is None:
+        return []
+    problems: list[str] = []
+    out: list[Level] = []
+    if not isinstance(levels, LocatedDict):
+        raise LeafError([f"{file}:1: 'levels:' must map mode ids to their words and help"])
+    for mode, spec in levels.items():
+        line = levels.key_lines.get(mode, 0)
+        if not isinstance(spec, LocatedDict) or not spec.get("words") or not spec.get("help") or set(spec) - {
+                "words", "help"}:
+            problems.append(f"{file}:{line}: level {mode}: expected words and help")
+            continue
+        out.append(Level(str(mode), str(spec["words"]), str(spec["help"]), line))
+    if problems:
+        raise LeafError(problems)
+    return out
+
+
 def read_leaves(path: Path = LEAVES_FILE) -> dict[str, dict[str, Leaf]]:
     """Every object's leaves, in declaration order (the order current-config prints them)."""
     file = path.name

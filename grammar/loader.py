@@ -16,7 +16,7 @@ from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Any
 
-from .leaves import VALUE, LeafError, read_leaves
+from .leaves import VALUE, LeafError, read_leaves, read_levels
 from .model import (
     ACCESS_LEVELS,
     Access,
@@ -104,6 +104,8 @@ def load_grammar_from(data_dir: Path, handlers: Collection[str] | None = None,
         if more["keywords"] is not None:
             keywords.update(_keywords(more["keywords"], space / "keywords.yaml", problems))
         files += [(path, space.name) for path in sorted((space / "commands").glob("*.yaml"))]
+    leaves_file = data_dir / "leaves.yaml"
+    level_entries = _leaf_levels(leaves_file, modes, groups, problems) if leaves_file.exists() else []
     for declared in modes.values():
         if declared.kind not in kinds:
             assert declared.source is not None
@@ -111,9 +113,8 @@ def load_grammar_from(data_dir: Path, handlers: Collection[str] | None = None,
                          f"mode {declared.id}: kind must be one of the declared kinds ({', '.join(sorted(kinds))})")
 
     commands: list[Command] = []
-    leaves_file = data_dir / "leaves.yaml"
     if leaves_file.exists():
-        for entry in _leaf_commands(leaves_file, types, params, keywords, problems):
+        for entry in [*level_entries, *_leaf_commands(leaves_file, types, params, keywords, problems)]:
             commands.extend(_command(entry, leaves_file, modes, groups, params, keywords, handlers, problems,
                                      kinds, ""))
     for path, system in files:
@@ -144,6 +145,36 @@ def load_grammar_from(data_dir: Path, handlers: Collection[str] | None = None,
     if problems.items:
         raise GrammarError(problems.items)
     return Grammar(modes=modes, commands=commands, types=types, params=params, by_mode=by_mode, kinds=kinds)
+
+
+def _leaf_levels(path: Path, modes: dict[str, Mode], groups: dict[str, list[str]],
+                 problems: _Problems) -> list[LocatedDict]:
+    """The mode of every level leaves.yaml declares (in every group its parent is in, so the
+    commands of every level such as `exit` reach it), and the command entry that enters it."""
+    try:
+        levels = read_levels(path)
+    except LeafError as exc:
+        for problem in exc.problems:
+            _, _, rest = problem.partition(":")
+            line, _, message = rest.partition(":")
+            problems.add(_rel(path), int(line) if line.isdigit() else 0, message.strip())
+        return []
+    out: list[LocatedDict] = []
+    for level in levels:
+        if level.mode in modes or level.parent not in modes:
+            problems.add(_rel(path), level.line, f"level {level.mode}: a new level below a known one")
+            continue
+        modes[level.mode] = Mode(id=level.mode, prompt=level.mode, char="#", kind=modes[level.parent].kind,
+                                 help=level.help, source=Source(_rel(path), level.line))
+        for members in groups.values():
+            if level.parent in members:
+                members.append(level.mode)
+        entry = LocatedDict(syntax=level.words, modes=[level.parent], help=level.help, handler="nav.enter",
+                            access="vpn/read-only", enters=level.mode)
+        entry["words"] = {word: level.help for word in level.words.split()}
+        entry.line, entry.key_lines, entry.raw = level.line, {}, {}
+        out.append(entry)
+    return out
 
 
 def _leaf_commands(path: Path, types: dict[str, ParamType], params: dict[str, Param], keywords: dict[str, str],

@@ -38,6 +38,9 @@ LEAF_LEVELS: dict[str, Callable[[str, str], list[str]]] = {
     "configure/client-profile": lambda vpn, name: [f"create client-profile {name} message-vpn {vpn}" if name == "a"
                                                    else f"client-profile default message-vpn {vpn}"],
     "configure/message-vpn": lambda vpn, name: [f"message-vpn {vpn}"],
+    **{f"configure/message-vpn/{level}": (lambda words: lambda vpn, name: [f"message-vpn {vpn}", *words])(
+        level.split("/")) for level in ("authentication/client-certificate", "authorization", "ssl",
+                                        "dynamic-message-routing", "mqtt/retain", "kafka", "rest")},
     "configure/message-spool": lambda vpn, name: [f"message-spool message-vpn {vpn}"],
     "configure/message-spool/queue": lambda vpn, name: [f"message-spool message-vpn {vpn}", f"create queue q{name}"],
     "configure/message-vpn/rest/rest-delivery-point/rest-consumer": lambda vpn, name: [

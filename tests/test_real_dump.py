@@ -45,6 +45,17 @@ message-vpn "default"
   no event publish-message-vpn
   event publish-topic-format "smf"
   no event publish-subscription
+  authentication
+    client-certificate
+      no revocation-check-mode
+      no username-source
+      exit
+    exit
+  authorization
+    authorization-type "internal"
+    ldap group-membership-attribute-name "memberOf"
+    no ldap trim-client-username-domain
+    exit
   distributed-cache-management
   no export-policy export-subscriptions
   no max-connections
@@ -92,6 +103,10 @@ message-vpn "default"
       no queue-binding "test-rdp"
       exit
     no rest-delivery-point "test"
+    no ssl server-certificate-validation enforce-trusted-common-name
+    ssl server-certificate-validation max-certificate-chain-depth 3
+    ssl server-certificate-validation validate-certificate-date
+    ssl server-certificate-validation validate-server-name
     exit
   replication
     no ack-propagation interval messages
@@ -126,6 +141,20 @@ message-vpn "default"
   service amqp ssl shutdown
   no service web-transport plain-text shutdown
   no service web-transport ssl shutdown
+  ssl
+    no allow-downgrade-to-plain-text
+    exit
+  dynamic-message-routing
+    shutdown
+    exit
+  mqtt
+    retain
+      no max-memory
+      exit
+    exit
+  kafka
+    max-broker-connections 0
+    exit
   exit
 client-profile "default" message-vpn "default"
   no allow-bridge-connections
