@@ -32,22 +32,33 @@ NAMES = ["a", "b"]
 TOPICS = [">", "t/1", "t/*/x"]
 QUEUES = ["q1", "q2"]
 Draw = Callable[[st.SearchStrategy[object]], object]
+Lines = Callable[[str, str], list[str]]
+
+
+def _vpn_level(*levels: str) -> Lines:
+    return lambda vpn, name: [f"message-vpn {vpn}", *levels]
+
+
+def _profile_queue(queue: str) -> Lines:
+    return lambda vpn, name: [f"client-profile default message-vpn {vpn}", f"queue {queue}"]
+
+
 # The lines that reach the level of a generic leaf's command (grammar/data/leaves.yaml), by mode:
 # every leaf with words is configured by the random labs below.
-LEAF_LEVELS: dict[str, Callable[[str, str], list[str]]] = {
+LEAF_LEVELS: dict[str, Lines] = {
     "configure/client-profile": lambda vpn, name: [f"create client-profile {name} message-vpn {vpn}" if name == "a"
                                                    else f"client-profile default message-vpn {vpn}"],
-    "configure/message-vpn": lambda vpn, name: [f"message-vpn {vpn}"],
-    **{f"configure/message-vpn/{level}": (lambda words: lambda vpn, name: [f"message-vpn {vpn}", *words])(
-        level.split("/")) for level in ("authentication/client-certificate", "authorization", "ssl",
-                                        "dynamic-message-routing", "mqtt/retain", "kafka", "rest")},
+    **{f"configure/client-profile/queue-{q}": _profile_queue(q) for q in ("G-1", "D-1", "D-2", "D-3", "C-1")},
+    "configure/message-vpn": _vpn_level(),
+    **{f"configure/message-vpn/{level}": _vpn_level(*level.split("/"))
+       for level in ("authentication/client-certificate", "authorization", "ssl", "dynamic-message-routing",
+                     "mqtt/retain", "kafka", "rest")},
     "configure/message-spool": lambda vpn, name: [f"message-spool message-vpn {vpn}"],
     "configure/message-spool/queue": lambda vpn, name: [f"message-spool message-vpn {vpn}", f"create queue q{name}"],
-    "configure/message-vpn/rest/rest-delivery-point/rest-consumer": lambda vpn, name: [
-        f"message-vpn {vpn}", "rest", f"create rest-delivery-point {name}", f"create rest-consumer {name}"],
-    "configure/message-vpn/rest/rest-delivery-point/rest-consumer/authentication": lambda vpn, name: [
-        f"message-vpn {vpn}", "rest", f"create rest-delivery-point {name}", f"create rest-consumer {name}",
-        "authentication"],
+    "configure/message-vpn/rest/rest-delivery-point/rest-consumer": _vpn_level(
+        "rest", "create rest-delivery-point a", "create rest-consumer a"),
+    "configure/message-vpn/rest/rest-delivery-point/rest-consumer/authentication": _vpn_level(
+        "rest", "create rest-delivery-point a", "create rest-consumer a", "authentication"),
 }
 LEAVES = with_words()
 

@@ -184,6 +184,26 @@ client-profile "default" message-vpn "default"
   no message-spool api-topic-endpoint-management copy-from-on-create
   no message-spool api-topic-endpoint-management copy-from-template-on-create
   no message-spool reject-msg-to-sender-on-no-subscription-match
+  queue "G-1"
+    no max-depth
+    no min-msg-burst
+    exit
+  queue "D-1"
+    no max-depth
+    no min-msg-burst
+    exit
+  queue "D-2"
+    no max-depth
+    no min-msg-burst
+    exit
+  queue "D-3"
+    no max-depth
+    no min-msg-burst
+    exit
+  queue "C-1"
+    no max-depth
+    no min-msg-burst
+    exit
   no tcp keepalive count
   no tcp keepalive idle
   no tcp keepalive interval

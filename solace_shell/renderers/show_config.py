@@ -77,10 +77,18 @@ SPOOL_MODE = "configure/message-spool"
 QUEUE_MODE = "configure/message-spool/queue"
 
 
+_LEVEL_WORDS = {level.mode: level.words for level in leaves.read_levels()}
+
+
 def _leaf_context(mode: str, object_mode: str, ctx: tuple[str, ...]) -> tuple[str, ...]:
-    """The levels a leaf's line is at: its object's, and the levels between it and the leaf's mode."""
+    """The levels a leaf's line is at: its object's, and the levels between it and the leaf's mode
+    (each entered by its declared words, or by its mode id's last part)."""
     below = mode.removeprefix(object_mode).strip("/")
-    return ctx + tuple(below.split("/")) if below else ctx
+    out, path = list(ctx), object_mode
+    for part in below.split("/") if below else []:
+        path += "/" + part
+        out.append(_LEVEL_WORDS.get(path, part))
+    return tuple(out)
 
 
 def _leaf_entries(kind: str, settings: LeafValues, object_mode: str, ctx: tuple[str, ...], *,
