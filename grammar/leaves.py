@@ -14,8 +14,9 @@ This module is plain data and knows no state: the engine imports it to coerce an
 Words (`cli`): the command at the object's level, `<value>` standing for the value. A bool leaf's
 words turn it on (`no <words>` off), or off when `inverted` (`shutdown` clears `enabled`); an enum
 leaf's `<value>` is one keyword of its values; an int or str leaf's is a parameter of a type made
-from the leaf (or the shared parameter `param` names); `no <words before the value>` restores the
-default.
+from the leaf (or the shared parameter `param` names); a threshold's words are followed by its
+levels (`clear-percent <n> set-percent <n>` or `clear-value <n> set-value <n>`); `no <words
+before the value>` restores the default.
 """
 
 from __future__ import annotations
@@ -29,8 +30,15 @@ from .yaml_source import LocatedDict, YamlSyntaxError, load_located
 
 LEAVES_FILE = Path(__file__).with_name("data") / "leaves.yaml"
 VALUE = "<value>"
-LeafType = Literal["bool", "int", "enum", "str", "secret"]
-LEAF_TYPES: tuple[str, ...] = ("bool", "int", "enum", "str", "secret")
+LeafType = Literal["bool", "int", "enum", "str", "secret", "threshold"]
+LEAF_TYPES: tuple[str, ...] = ("bool", "int", "enum", "str", "secret", "threshold")
+# An event threshold: a pair of levels, as percentages of the limit or as values; stored as
+# "percent <clear> <set>" or "value <clear> <set>".
+THRESHOLD_FORMS = ("percent", "value")
+THRESHOLD_PARAMS = {"clear-percent": "threshold-clear-percent", "set-percent": "threshold-set-percent",
+                    "clear-value": "threshold-clear-value", "set-value": "threshold-set-value"}
+THRESHOLD_SYNTAX = ("{clear-percent <threshold-clear-percent> set-percent <threshold-set-percent> | "
+                    "clear-value <threshold-clear-value> set-value <threshold-set-value>}")
 _KEYS = {"type", "default", "min", "max", "values", "max-length", "attr", "builtin-default", "scenario", "cli",
          "mode", "access", "help", "no-help", "inverted", "param", "quoted"}
 _NO_BUILTIN_DEFAULT = object()
@@ -96,6 +104,8 @@ class Leaf:
         """The command's syntax for the grammar: the value as a parameter or a choice of keywords."""
         if self.type == "bool":
             return self.cli
+        if self.type == "threshold":
+            return f"{self.cli} {THRESHOLD_SYNTAX}"
         if self.type == "enum":
             return self.cli.replace(VALUE, "{" + " | ".join(self.values) + "}")
         return self.cli.replace(VALUE, f"<{self.param_name}>")
@@ -106,12 +116,20 @@ class Leaf:
             return self.cli if bool(value) != self.inverted else f"no {self.cli}"
         if value in ("", None):
             return f"no {self.no_words}"
+        if self.type == "threshold":
+            form, clear, set_ = str(value).split()
+            return f"{self.cli} clear-{form} {clear} set-{form} {set_}"
         shown = f'"{value}"' if self.type in ("str", "secret") and self.quoted else str(value)
         return self.cli.replace(VALUE, shown)
 
     def reset_line(self) -> str:
         """The line that restores the default (a remove script's)."""
         return self.config_line(self.default) if self.type == "bool" else f"no {self.no_words}"
+
+    @staticmethod
+    def threshold(form: str, clear: object, set_: object) -> str:
+        """A threshold's stored value."""
+        return f"{form} {clear} {set_}"
 
 
 def _leaf(obj: str, name: str, spec: Any, file: str, line: int, problems: list[str]) -> Leaf | None:
@@ -142,8 +160,8 @@ def _leaf(obj: str, name: str, spec: Any, file: str, line: int, problems: list[s
         for key in ("mode", "access", "help"):
             if not spec.get(key):
                 problems.append(f"{where}: a leaf with cli words needs {key!r}")
-        if (kind == "bool") == (VALUE in cli):
-            problems.append(f"{where}: cli words hold {VALUE} exactly when the leaf is not a bool")
+        if (kind in ("bool", "threshold")) == (VALUE in cli):
+            problems.append(f"{where}: cli words hold {VALUE} exactly when the leaf is not a bool or threshold")
     return Leaf(
         kind=obj, name=name, type=cast(LeafType, kind), default=default, min=lo, max=hi, values=values,
         value_help=value_help, max_length=spec.get("max-length"), attr=str(spec.get("attr", "")),

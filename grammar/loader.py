@@ -16,7 +16,7 @@ from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Any
 
-from .leaves import VALUE, LeafError, read_leaves, read_levels
+from .leaves import THRESHOLD_PARAMS, VALUE, LeafError, read_leaves, read_levels
 from .model import (
     ACCESS_LEVELS,
     Access,
@@ -191,8 +191,13 @@ def _leaf_commands(path: Path, types: dict[str, ParamType], params: dict[str, Pa
             problems.add(_rel(path), int(line) if line.isdigit() else 0, message.strip())
         return []
     out: list[LocatedDict] = []
+    for word, name in THRESHOLD_PARAMS.items():  # the levels of every event threshold
+        ptype = ParamType(name=name, kind="integer", help=f"The {word} level", min=0,
+                          max=100 if word.endswith("percent") else 4294967295)
+        types.setdefault(name, ptype)
+        params.setdefault(name, Param(name=name, type=ptype, help=ptype.help))
     for leaf in (leaf for objects in table.values() for leaf in objects.values() if leaf.cli):
-        if leaf.type != "bool" and leaf.type != "enum" and not leaf.param:
+        if leaf.type not in ("bool", "enum", "threshold") and not leaf.param:
             kind = "integer" if leaf.type == "int" else "text"
             ptype = ParamType(name=leaf.param_name, kind=kind, help=leaf.help, min=leaf.min, max=leaf.max,
                               max_length=leaf.max_length)
@@ -208,6 +213,8 @@ def _leaf_commands(path: Path, types: dict[str, ParamType], params: dict[str, Pa
         if leaf.no_help:
             entry["no-help"] = leaf.no_help
         words = {word: leaf.help for word in leaf.cli.split() if word != VALUE and word not in keywords}
+        if leaf.type == "threshold":
+            words.update({word: f"The {word} level of the threshold" for word in THRESHOLD_PARAMS})
         words.update(zip(leaf.values, leaf.value_help or [f"Set {leaf.name} to {v}" for v in leaf.values],
                          strict=True))
         entry["words"] = words

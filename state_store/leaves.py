@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from grammar.leaves import Leaf, of
+from grammar.leaves import THRESHOLD_FORMS, Leaf, of
 
 from .errors import EngineError
 from .passwords import HashedSecret, hash_password, is_hashed
@@ -76,6 +76,14 @@ def coerce(spec: Leaf, value: Any) -> Any:
         if text not in spec.values:
             raise EngineError("invalid_value", name=spec.name, value=value, allowed="|".join(spec.values))
         return text
+    if spec.type == "threshold":
+        form, clear, set_ = (str(value).split() + ["", "", ""])[:3]
+        if form not in THRESHOLD_FORMS or not clear.isdigit() or not set_.isdigit():
+            raise EngineError("invalid_value", name=spec.name, value=value,
+                              allowed="percent|value <clear> <set>")
+        if int(clear) > int(set_):
+            raise EngineError("value_out_of_range", name=spec.name, value=int(clear), min=0, max=int(set_))
+        return spec.threshold(form, int(clear), int(set_))
     if spec.type == "secret":
         if isinstance(value, HashedSecret):
             if not is_hashed(value):

@@ -77,6 +77,19 @@ def test_a_value_out_of_the_leafs_range_is_one_line_and_changes_nothing() -> Non
     assert lab.store.dump() == before
 
 
+def test_an_event_threshold_by_percent_or_value() -> None:
+    lab = Lab.fresh()
+    run(lab, "enable", "configure", "client-profile default message-vpn default",
+        "event subscriptions thresholds clear-percent 40 set-percent 90", "end", "configure",
+        "message-vpn default", "event egress-message-rate thresholds clear-value 10 set-value 20", "end")
+    lines = config(lab)
+    assert "  event subscriptions thresholds clear-percent 40 set-percent 90" in lines
+    assert "  event egress-message-rate thresholds clear-value 10 set-value 20" in lines
+    run(lab, "configure", "client-profile default message-vpn default")
+    refused = lab.execute(NY, "event transactions thresholds clear-value 5 set-value 3")
+    assert refused.text == "ERROR: Value 5 for event-transactions is out of range (0 to 3)."
+
+
 def test_a_malformed_declaration_is_reported_with_its_line(tmp_path: Path) -> None:
     bad = tmp_path / "leaves.yaml"
     bad.write_text("objects:\n  queue:\n    x: {type: float}\n    y: {type: int, default: 1}\n"
@@ -84,10 +97,10 @@ def test_a_malformed_declaration_is_reported_with_its_line(tmp_path: Path) -> No
     with pytest.raises(LeafError) as caught:
         read_leaves(bad)
     assert caught.value.problems == [
-        "leaves.yaml:3: leaf queue/x: type must be one of bool, int, enum, str, secret",
+        "leaves.yaml:3: leaf queue/x: type must be one of bool, int, enum, str, secret, threshold",
         "leaves.yaml:4: leaf queue/y: an int needs min and max",
         "leaves.yaml:5: leaf queue/z: a leaf with cli words needs 'mode'",
         "leaves.yaml:5: leaf queue/z: a leaf with cli words needs 'access'",
         "leaves.yaml:5: leaf queue/z: a leaf with cli words needs 'help'",
-        "leaves.yaml:5: leaf queue/z: cli words hold <value> exactly when the leaf is not a bool",
+        "leaves.yaml:5: leaf queue/z: cli words hold <value> exactly when the leaf is not a bool or threshold",
     ]

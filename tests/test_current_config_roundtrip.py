@@ -73,6 +73,8 @@ def _leaf_line(draw: Draw, leaf: Leaf) -> str:
         return f"no {leaf.no_words}"
     if leaf.type == "bool":
         return leaf.cli
+    if leaf.type == "threshold":
+        return leaf.cli + _pick(draw, [" clear-percent 50 set-percent 70", " clear-value 10 set-value 20"])
     if leaf.type == "enum":
         value = _pick(draw, list(leaf.values))
     elif leaf.type == "int":

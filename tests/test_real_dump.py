@@ -39,12 +39,20 @@ message-vpn "default"
   bridging ssl server-certificate-validation max-certificate-chain-depth 3
   bridging ssl server-certificate-validation validate-certificate-date
   bridging ssl server-certificate-validation validate-server-name
+  no event connections thresholds
+  no event service smf connections thresholds
+  no event service web-transport connections thresholds
+  no event service rest incoming connections thresholds
+  no event service mqtt connections thresholds
+  no event egress-message-rate thresholds
+  no event ingress-message-rate thresholds
   no event large-message-threshold
   no event log-tag
   no event publish-client
   no event publish-message-vpn
   event publish-topic-format "smf"
   no event publish-subscription
+  no event subscriptions thresholds
   authentication
     client-certificate
       no revocation-check-mode
@@ -157,6 +165,16 @@ message-vpn "default"
     exit
   exit
 client-profile "default" message-vpn "default"
+  no event connections-per-client-username thresholds
+  no event subscriptions thresholds
+  no event client-provisioned-endpoint-spool-usage thresholds
+  no event transacted-sessions thresholds
+  no event transactions thresholds
+  no event endpoints-per-client-username thresholds
+  no event egress-flows thresholds
+  no event ingress-flows thresholds
+  no event service smf connections-per-client-username thresholds
+  no event service web-transport connections-per-client-username thresholds
   no allow-bridge-connections
   no allow-shared-subscriptions
   no eliding delay
@@ -234,6 +252,12 @@ message-spool message-vpn "default"
   no queue "test-rdp"
   exit
 message-spool message-vpn "default"
+  no event transactions thresholds
+  no event spool-usage thresholds
+  no event transacted-sessions thresholds
+  no event endpoints thresholds
+  no event egress-flows thresholds
+  no event ingress-flows thresholds
   no max-spool-usage
   no max-transacted-sessions
   no max-transactions

@@ -29,6 +29,9 @@ def leaf_value(leaf: Leaf, args: Args) -> AttrValue:
         return None
     if leaf.type == "enum":
         return chosen_keyword(args, *leaf.values)
+    if leaf.type == "threshold":
+        form = "percent" if "clear-percent" in args else "value"
+        return leaf.threshold(form, args[f"threshold-clear-{form}"], args[f"threshold-set-{form}"])
     value: AttrValue = args[leaf.param_name]
     return value
 
