@@ -40,7 +40,7 @@ THRESHOLD_PARAMS = {"clear-percent": "threshold-clear-percent", "set-percent": "
 THRESHOLD_SYNTAX = ("{clear-percent <threshold-clear-percent> set-percent <threshold-set-percent> | "
                     "clear-value <threshold-clear-value> set-value <threshold-set-value>}")
 _KEYS = {"type", "default", "min", "max", "values", "max-length", "attr", "builtin-default", "scenario", "cli",
-         "mode", "access", "help", "no-help", "inverted", "param", "quoted"}
+         "mode", "access", "help", "no-help", "inverted", "param", "quoted", "no-cli"}
 _NO_BUILTIN_DEFAULT = object()
 
 
@@ -76,6 +76,7 @@ class Leaf:
     inverted: bool = False           # a bool whose words turn it off
     param: str = ""                  # a shared parameter for the value (params.yaml), instead of a made one
     quoted: bool = True              # a str value prints quoted in current-config
+    no_cli: str = ""                 # the words of the `no` form, when not those before the value
     line: int = 0                    # where it is declared in leaves.yaml
 
     @property
@@ -97,8 +98,8 @@ class Leaf:
 
     @property
     def no_words(self) -> str:
-        """The words of the `no` form: those before the value (all of a bool's)."""
-        return self.cli.split(VALUE)[0].strip()
+        """The words of the `no` form: those before the value (all of a bool's), or `no-cli`."""
+        return self.no_cli or self.cli.split(VALUE)[0].strip()
 
     def syntax(self) -> str:
         """The command's syntax for the grammar: the value as a parameter or a choice of keywords."""
@@ -168,7 +169,8 @@ def _leaf(obj: str, name: str, spec: Any, file: str, line: int, problems: list[s
         builtin_default=spec.get("builtin-default", _NO_BUILTIN_DEFAULT), scenario=str(spec.get("scenario", "")),
         cli=cli, mode=str(spec.get("mode", "")), access=str(spec.get("access", "")), help=str(spec.get("help", "")),
         no_help=str(spec.get("no-help", "")), inverted=bool(spec.get("inverted", False)),
-        param=str(spec.get("param", "")), quoted=bool(spec.get("quoted", True)), line=line)
+        param=str(spec.get("param", "")), quoted=bool(spec.get("quoted", True)), no_cli=str(spec.get("no-cli", "")),
+        line=line)
 
 
 @dataclass(frozen=True)

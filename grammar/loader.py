@@ -200,7 +200,7 @@ def _leaf_commands(path: Path, types: dict[str, ParamType], params: dict[str, Pa
         if leaf.type not in ("bool", "enum", "threshold") and not leaf.param:
             kind = "integer" if leaf.type == "int" else "text"
             ptype = ParamType(name=leaf.param_name, kind=kind, help=leaf.help, min=leaf.min, max=leaf.max,
-                              max_length=leaf.max_length)
+                              max_length=leaf.max_length, empty=leaf.type == "str")
             if leaf.param_name in params:
                 problems.add(_rel(path), leaf.line, f"leaf {leaf.id}: parameter <{leaf.param_name}> is declared "
                                                     "in params.yaml too (name it with param:)")

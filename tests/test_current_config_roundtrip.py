@@ -51,8 +51,8 @@ LEAF_LEVELS: dict[str, Lines] = {
     **{f"configure/client-profile/queue-{q}": _profile_queue(q) for q in ("G-1", "D-1", "D-2", "D-3", "C-1")},
     "configure/message-vpn": _vpn_level(),
     **{f"configure/message-vpn/{level}": _vpn_level(*level.split("/"))
-       for level in ("authentication/client-certificate", "authorization", "ssl", "dynamic-message-routing",
-                     "mqtt/retain", "kafka", "rest")},
+       for level in ("authentication/client-certificate", "authentication/oauth", "authorization", "ssl",
+                     "dynamic-message-routing", "mqtt/retain", "kafka", "rest")},
     "configure/message-spool": lambda vpn, name: [f"message-spool message-vpn {vpn}"],
     "configure/message-spool/queue": lambda vpn, name: [f"message-spool message-vpn {vpn}", f"create queue q{name}"],
     "configure/message-vpn/rest/rest-delivery-point/rest-consumer": _vpn_level(

@@ -58,6 +58,9 @@ message-vpn "default"
       no revocation-check-mode
       no username-source
       exit
+    oauth
+      default-profile ""
+      exit
     exit
   authorization
     authorization-type "internal"
@@ -102,6 +105,7 @@ message-vpn "default"
         no remote max-post-wait-time
         no remote outgoing-connection-count
         no remote port
+        remote proxy ""
         no remote http-method
         no remote retry delay
         no remote ssl
@@ -134,19 +138,29 @@ message-vpn "default"
   no service smf max-connections
   no service smf plain-text shutdown
   no service smf ssl shutdown
+  service web-transport authentication client-certificate request-client-certificate "when-enabled-in-message-vpn"
   service web-transport max-connections 1000
+  service rest incoming authentication client-certificate request-client-certificate "when-enabled-in-message-vpn"
+  service rest incoming authorization-header-handling "drop"
+  no service rest incoming max-connections
   service rest incoming plain-text shutdown
+  service rest incoming ssl shutdown
   service rest outgoing max-connections 6000
+  service mqtt authentication client-certificate request-client-certificate "when-enabled-in-message-vpn"
   service mqtt max-connections 1000
   service mqtt plain-text shutdown
   no service mqtt listen-port
   service mqtt ssl shutdown
+  no service mqtt listen-port ssl
   service mqtt websocket shutdown
+  no service mqtt listen-port web
   service mqtt websocket-secure shutdown
+  no service mqtt listen-port ssl web
   service amqp max-connections 1000
   service amqp plain-text shutdown
   no service amqp listen-port
   service amqp ssl shutdown
+  no service amqp listen-port ssl
   no service web-transport plain-text shutdown
   no service web-transport ssl shutdown
   ssl
