@@ -40,7 +40,7 @@ THRESHOLD_PARAMS = {"clear-percent": "threshold-clear-percent", "set-percent": "
 THRESHOLD_SYNTAX = ("{clear-percent <threshold-clear-percent> set-percent <threshold-set-percent> | "
                     "clear-value <threshold-clear-value> set-value <threshold-set-value>}")
 _KEYS = {"type", "default", "min", "max", "values", "max-length", "attr", "builtin-default", "scenario", "cli",
-         "mode", "access", "help", "no-help", "inverted", "param", "quoted", "no-cli"}
+         "mode", "access", "help", "no-help", "inverted", "param", "quoted", "no-cli", "always"}
 _NO_BUILTIN_DEFAULT = object()
 
 
@@ -77,6 +77,7 @@ class Leaf:
     param: str = ""                  # a shared parameter for the value (params.yaml), instead of a made one
     quoted: bool = True              # a str value prints quoted in current-config
     no_cli: str = ""                 # the words of the `no` form, when not those before the value
+    always: bool = False             # current-config prints it at its default too (and `remove` resets it)
     line: int = 0                    # where it is declared in leaves.yaml
 
     @property
@@ -170,7 +171,7 @@ def _leaf(obj: str, name: str, spec: Any, file: str, line: int, problems: list[s
         cli=cli, mode=str(spec.get("mode", "")), access=str(spec.get("access", "")), help=str(spec.get("help", "")),
         no_help=str(spec.get("no-help", "")), inverted=bool(spec.get("inverted", False)),
         param=str(spec.get("param", "")), quoted=bool(spec.get("quoted", True)), no_cli=str(spec.get("no-cli", "")),
-        line=line)
+        always=bool(spec.get("always", False)), line=line)
 
 
 @dataclass(frozen=True)

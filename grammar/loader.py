@@ -177,6 +177,13 @@ def _leaf_levels(path: Path, modes: dict[str, Mode], groups: dict[str, list[str]
     return out
 
 
+def _agrees(leaf_type: str, lo: int | None, hi: int | None, ptype: ParamType) -> bool:
+    """A shared parameter's type says what the leaf says (an int's range, a text's kind)."""
+    if leaf_type == "int":
+        return ptype.kind == "integer" and (ptype.min, ptype.max) == (lo, hi)
+    return leaf_type in ("str", "secret") and ptype.kind in ("string", "text")
+
+
 def _leaf_commands(path: Path, types: dict[str, ParamType], params: dict[str, Param], keywords: dict[str, str],
                    problems: _Problems) -> list[LocatedDict]:
     """The command entry of every leaf with words (grammar/leaves.py), with the parameter type
@@ -197,6 +204,10 @@ def _leaf_commands(path: Path, types: dict[str, ParamType], params: dict[str, Pa
         types.setdefault(name, ptype)
         params.setdefault(name, Param(name=name, type=ptype, help=ptype.help))
     for leaf in (leaf for objects in table.values() for leaf in objects.values() if leaf.cli):
+        shared = params.get(leaf.param) if leaf.param else None
+        if leaf.param and (shared is None or not _agrees(leaf.type, leaf.min, leaf.max, shared.type)):
+            problems.add(_rel(path), leaf.line, f"leaf {leaf.id}: parameter <{leaf.param}> must be declared in "
+                                                f"params.yaml with a type of the leaf's range")
         if leaf.type not in ("bool", "enum", "threshold") and not leaf.param:
             kind = "integer" if leaf.type == "int" else "text"
             ptype = ParamType(name=leaf.param_name, kind=kind, help=leaf.help, min=leaf.min, max=leaf.max,

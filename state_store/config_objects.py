@@ -165,13 +165,14 @@ class ConfigService(Service):
 
     @classmethod
     def settings(cls, row: ConfigObject | None, kind: str) -> LeafValues:
-        """The object's generic leaves (those with words) that are not at their defaults."""
+        """The object's generic leaves (those with words) that are not at their defaults, or that
+        current-config prints always."""
         values = cls.attrs(row, kind)
         defaults = {name: leaf.default for name, leaf in KINDS[kind].attrs.items()}
         if row is None or row.managed_by == "builtin":
             defaults.update(KINDS[kind].builtin_defaults)
         return tuple((name, cast(str | int | bool, values[name])) for name, leaf in KINDS[kind].attrs.items()
-                     if leaf.cli and values[name] != defaults[name])
+                     if leaf.cli and (leaf.always or values[name] != defaults[name]))
 
     def _next_seq(self) -> int:
         return max((o.created_seq for o in self.st.config_objects.values()), default=0) + 1
@@ -498,11 +499,11 @@ class ConfigService(Service):
                 q = self.lk.find_queue(v, b.name)
                 bindings.append(QueueBindingInfo(
                     queue=b.name, post_request_target=str(self.attrs(b, "queue-binding")["post-request-target"]),
-                    up=up and q is not None and q.egress_up))
+                    up=up and q is not None and q.egress_up, settings=self.settings(b, "queue-binding")))
             out.append(RestDeliveryPointInfo(
                 name=row.name, vpn=v.name, enabled=bool(a["enabled"]), client_profile=str(a["client-profile"]),
                 service=str(a["service"]), vendor=str(a["vendor"]), up=up, consumers=tuple(consumers),
-                queue_bindings=tuple(bindings)))
+                queue_bindings=tuple(bindings), settings=self.settings(row, "rest-delivery-point")))
         return out
 
     def rest_delivery_points(self, router: str, vpn_pattern: str = "*",

@@ -423,6 +423,7 @@ class QueueBindingInfo:
     queue: str
     post_request_target: str
     up: bool
+    settings: LeafValues = ()
 
 
 @statically_frozen
@@ -437,6 +438,7 @@ class RestDeliveryPointInfo:
     queue_bindings: tuple[QueueBindingInfo, ...]  # creation order
     service: str = ""
     vendor: str = ""
+    settings: LeafValues = ()
 
 
 @statically_frozen

@@ -55,6 +55,10 @@ LEAF_LEVELS: dict[str, Lines] = {
                      "dynamic-message-routing", "mqtt/retain", "kafka", "rest")},
     "configure/message-spool": lambda vpn, name: [f"message-spool message-vpn {vpn}"],
     "configure/message-spool/queue": lambda vpn, name: [f"message-spool message-vpn {vpn}", f"create queue q{name}"],
+    "configure/message-vpn/rest/rest-delivery-point": _vpn_level("rest", "create rest-delivery-point a"),
+    "configure/message-vpn/rest/rest-delivery-point/queue-binding": lambda vpn, name: [
+        f"message-spool message-vpn {vpn}", "create queue qa", "end", "configure", f"message-vpn {vpn}", "rest",
+        "create rest-delivery-point a", "create queue-binding qa"],
     "configure/message-vpn/rest/rest-delivery-point/rest-consumer": _vpn_level(
         "rest", "create rest-delivery-point a", "create rest-consumer a"),
     "configure/message-vpn/rest/rest-delivery-point/rest-consumer/authentication": _vpn_level(

@@ -137,25 +137,12 @@ _setter("config_objects.trace_shutdown", "telemetry-profile", "trace-enabled", _
 _setter("config_objects.filter_shutdown", "telemetry-filter", "enabled", _enabled)
 _setter("config_objects.rdp_shutdown", "rest-delivery-point", "enabled", _enabled)
 _setter("config_objects.rdp_client_profile", "rest-delivery-point", "client-profile", _negatable("client-profile"))
-_setter("config_objects.rdp_service", "rest-delivery-point", "service", _negatable("rdp-service"))
-_setter("config_objects.rdp_vendor", "rest-delivery-point", "vendor", _negatable("rdp-vendor"))
-_setter("config_objects.rest_consumer_host", "rest-consumer", "remote-host", _negatable("remote-host"))
-_setter("config_objects.rest_consumer_port", "rest-consumer", "remote-port", _negatable("port"))
-_setter("config_objects.rest_consumer_ssl", "rest-consumer", "ssl", _flag)
-_setter("config_objects.rest_consumer_connections", "rest-consumer", "outgoing-connection-count",
-        _negatable("connection-count"))
-_setter("config_objects.rest_consumer_retry_delay", "rest-consumer", "retry-delay", _negatable("rest-retry-delay"))
-_setter("config_objects.rest_consumer_post_wait", "rest-consumer", "max-post-wait-time",
-        _negatable("post-wait-time"))
-_setter("config_objects.rest_consumer_http_method", "rest-consumer", "http-method",
-        lambda args: None if args.get("no") else chosen_keyword(args, "post", "put"))
 _setter("config_objects.rest_consumer_auth_scheme", "rest-consumer", "auth-scheme",
         lambda args: chosen_keyword(args, *REST_AUTH_SCHEMES))
 _setter("config_objects.rest_consumer_basic_username", "rest-consumer", "http-basic-username",
         _negatable("rest-username"))
 _setter("config_objects.rest_consumer_basic_password", "rest-consumer", "http-basic-password", _password)
 _setter("config_objects.rest_consumer_shutdown", "rest-consumer", "enabled", _enabled)
-_setter("config_objects.binding_target", "queue-binding", "post-request-target", _negatable("post-request-target"))
 
 
 @handler("config_objects.acl_default_action")

@@ -250,15 +250,15 @@ def _rest_delivery_points(vpn: VpnConfig) -> list[Section]:
     for p in vpn.rest_delivery_points:
         ctx = (f"message-vpn {q(vpn.name)}", "rest", f"create rest-delivery-point {q(p.name)}")
         entries = [_Entry(ctx, f"client-profile {q(p.client_profile)}"),
-                   _Entry(ctx, f"service {q(p.service)}" if p.service else "no service"),
-                   _Entry(ctx, f"vendor {q(p.vendor)}" if p.vendor else "no vendor")]
+                   *_leaf_entries("rest-delivery-point", p.settings, _RDP_MODE, ctx)]
         entries += _rdp_children(ctx, p)
         entries.append(_Entry(ctx, _shutdown(p.enabled)))
         out.append((_title("REST Delivery Point", p.name, False), entries))
     return out
 
 
-_CONSUMER_MODE = "configure/message-vpn/rest/rest-delivery-point/rest-consumer"
+_RDP_MODE = "configure/message-vpn/rest/rest-delivery-point"
+_CONSUMER_MODE = _RDP_MODE + "/rest-consumer"
 
 
 def _rdp_children(ctx: tuple[str, ...], p: RestDeliveryPointInfo) -> list[_Entry]:
@@ -271,19 +271,11 @@ def _rdp_children(ctx: tuple[str, ...], p: RestDeliveryPointInfo) -> list[_Entry
                        else "no http-basic username"),
                 _Entry(auth, f"http-basic encrypted-password {q(c.http_basic_password_hash)}"
                        if c.http_basic_password_hash else "no http-basic password"),
-                _Entry(cctx, f"remote host {q(c.remote_host)}" if c.remote_host else "no remote host"),
-                _Entry(cctx, f"remote max-post-wait-time {c.max_post_wait_time}"),
-                _Entry(cctx, f"remote outgoing-connection-count {c.outgoing_connections}"),
-                _Entry(cctx, f"remote port {c.remote_port}"),
-                _Entry(cctx, f"remote http-method {c.http_method}"),
-                _Entry(cctx, f"remote retry delay {c.retry_delay}"),
-                _Entry(cctx, _switch(c.ssl, "remote ssl", "no remote ssl")),
                 *_leaf_entries("rest-consumer", c.settings, _CONSUMER_MODE, cctx),
                 _Entry(cctx, _shutdown(c.enabled))]
     for b in p.queue_bindings:
         bctx = ctx + (f"create queue-binding {q(b.queue)}",)
-        out.append(_Entry(bctx, f"post-request-target {q(b.post_request_target)}" if b.post_request_target
-                          else "no post-request-target"))
+        out += _leaf_entries("queue-binding", b.settings, _RDP_MODE + "/queue-binding", bctx)
     return out
 
 
@@ -423,15 +415,12 @@ def _remove_vpn_settings(vpn: VpnConfig, top: tuple[str, ...], rest: tuple[str, 
            *_leaf_entries("message-vpn", _vpn_settings(vpn), "configure/message-vpn", top, reset=True)]
     for p in vpn.rest_delivery_points:
         rdp = rest + (f"rest-delivery-point {q(p.name)}",)
-        out += [_Entry(rdp, "no service"), _Entry(rdp, "no vendor"), _Entry(rdp, "shutdown")]
+        out += [*_leaf_entries("rest-delivery-point", p.settings, _RDP_MODE, rdp, reset=True), _Entry(rdp, "shutdown")]
         for c in p.consumers:
             rc = rdp + (f"rest-consumer {q(c.name)}",)
             auth = rc + ("authentication",)
             out += [_Entry(rc, "shutdown"), _Entry(auth, 'auth-scheme "none"'), _Entry(auth, "no http-basic username"),
                     _Entry(auth, "no http-basic password")]
-            out += [_Entry(rc, line) for line in (
-                "no remote host", "no remote max-post-wait-time", "no remote outgoing-connection-count",
-                "no remote port", "no remote http-method", "no remote retry delay", "no remote ssl")]
             out += _leaf_entries("rest-consumer", c.settings, _CONSUMER_MODE, rc, reset=True)
             out.append(_Entry(rdp, f"no rest-consumer {q(c.name)}"))
         out += [_Entry(rdp, f"no queue-binding {q(b.queue)}") for b in p.queue_bindings]
