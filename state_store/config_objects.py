@@ -416,7 +416,7 @@ class ConfigService(Service):
                 acl_profile=str(a["acl-profile"]), password_hash=str(a["password"]),
                 builtin=name in KINDS["client-username"].builtin,
                 guaranteed_endpoint_permission_override=bool(a["guaranteed-endpoint-permission-override"]),
-                subscription_manager=bool(a["subscription-manager"])))
+                subscription_manager=bool(a["subscription-manager"]), settings=self.settings(row, "client-username")))
         return out
 
     def client_usernames(self, router: str, vpn_pattern: str = "*", pattern: str = "*") -> list[ClientUsernameInfo]:

@@ -348,6 +348,7 @@ class ClientUsernameInfo:
     builtin: bool       # the VPN's `default` object (exists without `create`)
     guaranteed_endpoint_permission_override: bool = False
     subscription_manager: bool = False
+    settings: LeafValues = ()
 
 
 @statically_frozen

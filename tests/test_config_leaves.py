@@ -34,8 +34,8 @@ def test_a_generic_bool_leaf_sets_prints_and_resets() -> None:
     run(lab, "enable", "configure", "client-profile default message-vpn default", "allow-bridge-connections", "end")
     lines = config(lab)
     at = lines.index('client-profile "default" message-vpn "default"')
-    assert lines[at + 1:at + 4] == ["  no message-spool reject-msg-to-sender-on-no-subscription-match",
-                                    "  allow-bridge-connections", "  exit"]
+    assert lines[at + 1:at + 4] == ["  allow-bridge-connections",
+                                    "  no message-spool reject-msg-to-sender-on-no-subscription-match", "  exit"]
     removal = config(lab, "remove")
     assert "  no allow-bridge-connections" in removal
     run(lab, "configure", "client-profile default message-vpn default", "no allow-bridge-connections", "end")

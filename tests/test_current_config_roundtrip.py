@@ -48,6 +48,8 @@ def _profile_queue(queue: str) -> Lines:
 LEAF_LEVELS: dict[str, Lines] = {
     "configure/client-profile": lambda vpn, name: [f"create client-profile {name} message-vpn {vpn}" if name == "a"
                                                    else f"client-profile default message-vpn {vpn}"],
+    "configure/client-username": lambda vpn, name: [f"create client-username {name} message-vpn {vpn}"
+                                                    if name == "a" else f"client-username default message-vpn {vpn}"],
     **{f"configure/client-profile/queue-{q}": _profile_queue(q) for q in ("G-1", "D-1", "D-2", "D-3", "C-1")},
     "configure/message-vpn": _vpn_level(),
     **{f"configure/message-vpn/{level}": _vpn_level(*level.split("/"))

@@ -108,10 +108,6 @@ def _negatable(param: str) -> Callable[[Args], AttrValue]:
     return lambda args: None if args.get("no") else args[param]
 
 
-def _flag(args: Args) -> AttrValue:
-    return not args.get("no")
-
-
 def _password(args: Args) -> AttrValue:
     if args.get("no"):
         return None
@@ -124,12 +120,7 @@ _setter("config_objects.client_username_password", "client-username", "password"
 _setter("config_objects.client_username_client_profile", "client-username", "client-profile",
         _negatable("client-profile"))
 _setter("config_objects.client_username_acl_profile", "client-username", "acl-profile", _negatable("acl-profile"))
-_setter("config_objects.client_username_permission_override", "client-username",
-        "guaranteed-endpoint-permission-override", _flag)
-_setter("config_objects.client_username_subscription_manager", "client-username", "subscription-manager", _flag)
 _setter("config_objects.client_username_shutdown", "client-username", "enabled", _enabled)
-_setter("config_objects.client_profile_reject_no_match", "client-profile",
-        "reject-msg-to-sender-on-no-subscription-match", _flag)
 _setter("config_objects.telemetry_receiver_acl", "telemetry-profile", "receiver-acl-connect-default-action",
         lambda args: chosen_keyword(args, "allow", "disallow"))
 _setter("config_objects.telemetry_receiver_shutdown", "telemetry-profile", "receiver-enabled", _enabled)

@@ -28,6 +28,7 @@ builtin `default` objects and the VPN itself cannot be deleted and are only rese
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from grammar import leaves
 from state_store.config_objects import DEFAULT_VPN_REST_PORT
@@ -103,6 +104,12 @@ def _leaf_entries(kind: str, settings: LeafValues, object_mode: str, ctx: tuple[
         line = leaf.reset_line() if reset else leaf.config_line(value)
         out.append(_Entry(_leaf_context(leaf.mode, object_mode, ctx), line))
     return out
+
+
+def _always(kind: str) -> LeafValues:
+    """The settings of an object of ``kind`` with every leaf at its default."""
+    return tuple((name, cast(str | int | bool, leaf.default)) for name, leaf in leaves.of(kind).items()
+                 if leaf.cli and leaf.always)
 
 
 def _spool_settings(vpn: VpnConfig) -> LeafValues:
@@ -183,16 +190,13 @@ def _title(what: str, name: str, builtin: bool) -> str:
 
 def _client_profiles(vpn: VpnConfig) -> list[Section]:
     out = []
-    default = ClientProfileInfo("default", vpn.name, False, True, "")
+    default = ClientProfileInfo("default", vpn.name, False, True, "", _always("client-profile"))
     for p in vpn.client_profiles:
         if p.builtin and p == default:
             continue
         ctx = (_level("client-profile", p.name, vpn.name, p.builtin),)
-        out.append((_title("Client Profile", p.name, p.builtin), [
-            _Entry(ctx, _switch(p.reject_msg_to_sender_on_no_subscription_match,
-                                "message-spool reject-msg-to-sender-on-no-subscription-match",
-                                "no message-spool reject-msg-to-sender-on-no-subscription-match")),
-            *_leaf_entries("client-profile", p.settings, "configure/client-profile", ctx)]))
+        out.append((_title("Client Profile", p.name, p.builtin),
+                    _leaf_entries("client-profile", p.settings, "configure/client-profile", ctx)))
     return out
 
 
@@ -229,7 +233,8 @@ def _telemetry_profiles(vpn: VpnConfig) -> list[Section]:
 
 def _client_usernames(vpn: VpnConfig) -> list[Section]:
     out = []
-    default = ClientUsernameInfo("default", vpn.name, True, "default", "default", "", True)
+    default = ClientUsernameInfo("default", vpn.name, True, "default", "default", "", True,
+                                 settings=_always("client-username"))
     for u in vpn.client_usernames:
         if u.builtin and u == default:
             continue
@@ -238,9 +243,7 @@ def _client_usernames(vpn: VpnConfig) -> list[Section]:
             _Entry(ctx, f"client-profile {q(u.client_profile)}"),
             _Entry(ctx, f"acl-profile {q(u.acl_profile)}"),
             _Entry(ctx, f"encrypted-password {q(u.password_hash)}" if u.password_hash else "no password"),
-            _Entry(ctx, _switch(u.guaranteed_endpoint_permission_override, "guaranteed-endpoint-permission-override",
-                                "no guaranteed-endpoint-permission-override")),
-            _Entry(ctx, _switch(u.subscription_manager, "subscription-manager", "no subscription-manager")),
+            *_leaf_entries("client-username", u.settings, "configure/client-username", ctx),
             _Entry(ctx, _shutdown(u.enabled))]))
     return out
 
@@ -378,8 +381,7 @@ def _remove_sections(vpn: VpnConfig) -> list[Section]:
     sections.append((f"Remove Message Vpn: {name}", _remove_vpn_settings(vpn, top, rest, rep)))
     for cp in vpn.client_profiles:
         ctx = (f"client-profile {q(cp.name)} message-vpn {name}",)
-        entries = [_Entry(ctx, "no message-spool reject-msg-to-sender-on-no-subscription-match"),
-                   *_leaf_entries("client-profile", cp.settings, "configure/client-profile", ctx, reset=True)]
+        entries = _leaf_entries("client-profile", cp.settings, "configure/client-profile", ctx, reset=True)
         if not cp.builtin:
             entries.append(_Entry((), f"no client-profile {q(cp.name)} message-vpn {name}"))
         sections.append((f"Remove Client Profile: {q(cp.name)}", entries))
