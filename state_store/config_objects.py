@@ -67,6 +67,7 @@ ObjectKind = Literal[
     "client-username", "client-profile", "acl-profile", "telemetry-profile", "telemetry-filter",
     "telemetry-subscription", "rest-delivery-point", "rest-consumer", "queue-binding",
     "message-vpn", "config-sync", "replication-config-sync-bridge", "replication-mate", "cli-script",
+    "connection-factory",
 ]
 AttrValue = object | None  # a str, int or bool as the CLI gave it; None = restore the default
 TELEMETRY_PREFIX = "#telemetry-"
@@ -116,6 +117,7 @@ KINDS: dict[str, KindSpec] = _kinds(
     rest_consumer=KindSpec("vpn", parent="rest-delivery-point"),
     queue_binding=KindSpec("vpn", parent="rest-delivery-point", max_name=200),
     message_vpn=KindSpec("vpn", singleton=True),
+    connection_factory=KindSpec("vpn", max_name=256),  # a JNDI connection factory (its properties not modelled)
     config_sync=KindSpec("router", singleton=True),
     replication_config_sync_bridge=KindSpec("router", singleton=True),
     replication_mate=KindSpec("router", singleton=True),
@@ -540,6 +542,10 @@ class ConfigService(Service):
         if self.vpn_rest_service(r, v).plain_text_enabled:
             raise EngineError("service_not_shutdown", service="REST incoming plain-text", vpn=vpn)
         self.set_object_attr(router, vpn, "message-vpn", ("",), "rest-incoming-listen-port", port)
+
+    def vpn_connection_factories(self, r: Router, v: Vpn) -> tuple[str, ...]:
+        """The names of the VPN's JNDI connection factories, by creation."""
+        return tuple(row.name for row in self._rows(r, v, "connection-factory"))
 
     def vpn_auth_type(self, r: Router, v: Vpn) -> str:
         """The VPN's `authentication basic auth-type` (internal|ldap|radius|none)."""

@@ -679,7 +679,8 @@ class Engine:
             telemetry_profiles=tuple(cfg.vpn_telemetry_profiles(r, v)),
             rest_delivery_points=tuple(cfg.vpn_rest_delivery_points(r, v)), max_spool_mb=v.max_spool_mb,
             rest_service=cfg.vpn_rest_service(r, v),
-            settings=cfg.settings(cfg.row(r, v, "message-vpn", ""), "message-vpn"))
+            settings=cfg.settings(cfg.row(r, v, "message-vpn", ""), "message-vpn"),
+            connection_factories=cfg.vpn_connection_factories(r, v))
 
     def audit(self, vpn: str | None = None, limit: int = 1000) -> Audit:
         return self.sv.audit.audit(vpn, limit)

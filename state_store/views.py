@@ -500,6 +500,7 @@ class VpnConfig:
     max_spool_mb: int = 60000  # message-spool max-spool-usage of the VPN
     rest_service: VpnRestService = VpnRestService()
     settings: LeafValues = ()  # the VPN's own generic leaves (its `message-vpn` object's)
+    connection_factories: tuple[str, ...] = ()  # JNDI, by creation
 
 
 @statically_frozen

@@ -20,7 +20,7 @@ SAMPLE_VALUES = {
 # Values that name objects the default lab has (or `walk_lab` makes), for lines that enter a level.
 PATH_VALUES = {**SAMPLE_VALUES, "topic": "trading/>", "client-username": "default", "client-profile": "default",
                "acl-profile": "default", "telemetry-profile": "trace", "filter-name": "default",
-               "rdp-name": "rdp1", "rest-consumer-name": "rc1"}
+               "rdp-name": "rdp1", "rest-consumer-name": "rc1", "connection-factory-name": "/jms/cf/default"}
 
 
 def walk_lab(settings: dict[str, Any] | None = None) -> Lab:
@@ -35,6 +35,7 @@ def walk_lab(settings: dict[str, Any] | None = None) -> Lab:
         engine.create_object(router, vpn, "rest-delivery-point", ("rdp1",))
         engine.create_object(router, vpn, "rest-consumer", ("rdp1", "rc1"))
         engine.create_object(router, vpn, "queue-binding", ("rdp1", "orders"))
+        engine.create_object(router, vpn, "connection-factory", ("/jms/cf/default",))
     return lab
 
 

@@ -19,10 +19,12 @@ from pathlib import Path
 from solace_shell.lab import Lab
 
 NY = "NY_Appliance1"
-# the objects of the real 10.26 dump (a queue, a REST delivery point with a consumer and a binding)
+# the objects of the real 10.26 dump (a queue, a REST delivery point with a consumer and a binding,
+# the JNDI connection factory a software broker's `default` VPN comes with)
 SETUP = ("enable", "configure", "message-spool message-vpn default", "create queue test-rdp", "end", "configure",
          "message-vpn default", "rest", "create rest-delivery-point test", "create rest-consumer test-rc", "exit",
-         "create queue-binding test-rdp", "end")
+         "create queue-binding test-rdp", "end", "configure", "jndi message-vpn default",
+         "create connection-factory /jms/cf/default", "end")
 
 
 def failing_lines(lab: Lab, script: str) -> tuple[list[str], int]:

@@ -90,6 +90,22 @@ def test_an_event_threshold_by_percent_or_value() -> None:
     assert refused.text == "ERROR: Value 5 for event-transactions is out of range (0 to 3)."
 
 
+def test_jndi_connection_factories_print_and_tear_down_as_the_real_dump() -> None:
+    lab = Lab.fresh()
+    run(lab, "enable", "configure", "jndi message-vpn default", "create connection-factory /jms/cf/default", "exit",
+        "no shutdown", "end")
+    lines = config(lab)
+    at = lines.index('jndi message-vpn "default"')
+    assert lines[at - 2:at + 6] == ["", '! Configure JNDI: ""', 'jndi message-vpn "default"',
+                                    "! pragma:interpreter:ignore-already-exists",
+                                    '  create connection-factory "/jms/cf/default"',
+                                    "! pragma:interpreter:no-ignore-already-exists", "    exit", "  no shutdown"]
+    removal = config(lab, "remove")
+    at = removal.index('! Remove JNDI: ""')
+    assert removal[at:at + 5] == ['! Remove JNDI: ""', 'jndi message-vpn "default"', "  shutdown",
+                                  '  no connection-factory "/jms/cf/default"', "  exit"]
+
+
 def test_a_malformed_declaration_is_reported_with_its_line(tmp_path: Path) -> None:
     bad = tmp_path / "leaves.yaml"
     bad.write_text("objects:\n  queue:\n    x: {type: float}\n    y: {type: int, default: 1}\n"

@@ -56,6 +56,7 @@ LEAF_LEVELS: dict[str, Lines] = {
        for level in ("authentication/client-certificate", "authentication/oauth", "authorization", "ssl",
                      "dynamic-message-routing", "mqtt/retain", "kafka", "rest")},
     "configure/message-spool": lambda vpn, name: [f"message-spool message-vpn {vpn}"],
+    "configure/jndi": lambda vpn, name: [f"jndi message-vpn {vpn}"],
     "configure/message-spool/queue": lambda vpn, name: [f"message-spool message-vpn {vpn}", f"create queue q{name}"],
     "configure/message-vpn/rest/rest-delivery-point": _vpn_level("rest", "create rest-delivery-point a"),
     "configure/message-vpn/rest/rest-delivery-point/queue-binding": lambda vpn, name: [
@@ -108,7 +109,12 @@ def _step(draw: Draw) -> list[str]:
     action = _pick(draw, ["allow", "disallow"])
     kind = _pick(draw, ["client-profile", "acl-profile", "client-username", "delete", "vpn", "rest-service",
                         "telemetry", "no-telemetry", "rdp", "queue", "no-queue", "replication", "bridge", "system",
-                        "leaf"])
+                        "leaf", "jndi"])
+    if kind == "jndi":
+        factory = f"/jms/cf/{name}"
+        if draw(st.booleans()):
+            return [f"jndi message-vpn {vpn}", f"create connection-factory {factory}", "exit"]
+        return [f"jndi message-vpn {vpn}", f"no connection-factory {factory}"]
     if kind == "leaf" and LEAVES:
         leaves = draw(st.lists(st.sampled_from(LEAVES), min_size=1, max_size=4))
         return [line for leaf in leaves for line in [*LEAF_LEVELS[leaf.mode](vpn, name), _leaf_line(draw, leaf), "end",

@@ -25,6 +25,10 @@ message-vpn "default"
     exit
   shutdown
   exit
+jndi message-vpn "default"
+  shutdown
+  no connection-factory "/jms/cf/default"
+  exit
 client-username "default" message-vpn "default"
   shutdown
   no acl-profile

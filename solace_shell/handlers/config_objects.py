@@ -36,6 +36,7 @@ _ADDRESS: dict[ObjectKind, _Address] = {
     "rest-delivery-point": _Address("rdp-name"),
     "rest-consumer": _Address("rest-consumer-name", ("rest-delivery-point",)),
     "queue-binding": _Address("queue-name", ("rest-delivery-point",)),
+    "connection-factory": _Address("connection-factory-name"),
 }
 
 
@@ -77,7 +78,7 @@ _LEVEL_KEY: dict[ObjectKind, str] = {
     "client-username": "client-username", "client-profile": "client-profile", "acl-profile": "acl-profile",
     "telemetry-profile": "telemetry-profile", "telemetry-filter": "filter",
     "rest-delivery-point": "rest-delivery-point", "rest-consumer": "rest-consumer",
-    "queue-binding": "queue-binding",
+    "queue-binding": "queue-binding", "connection-factory": "connection-factory",
 }
 
 

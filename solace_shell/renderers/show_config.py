@@ -75,6 +75,7 @@ def q(value: str) -> str:
 
 
 SPOOL_MODE = "configure/message-spool"
+JNDI_MODE = "configure/jndi"
 QUEUE_MODE = "configure/message-spool/queue"
 
 
@@ -117,9 +118,23 @@ def _spool_settings(vpn: VpnConfig) -> LeafValues:
     return tuple((n, v) for n, v in vpn.settings if leaves.of("message-vpn")[n].mode == SPOOL_MODE)
 
 
+def _jndi_settings(vpn: VpnConfig) -> LeafValues:
+    """The VPN's generic leaves set at its `jndi` level."""
+    return tuple((n, v) for n, v in vpn.settings if leaves.of("message-vpn")[n].mode == JNDI_MODE)
+
+
 def _vpn_settings(vpn: VpnConfig) -> LeafValues:
     """The VPN's generic leaves set at its own level and below."""
-    return tuple((n, v) for n, v in vpn.settings if leaves.of("message-vpn")[n].mode != SPOOL_MODE)
+    return tuple((n, v) for n, v in vpn.settings if leaves.of("message-vpn")[n].mode not in (SPOOL_MODE, JNDI_MODE))
+
+
+def _jndi_section(vpn: VpnConfig) -> list[Section]:
+    """The VPN's JNDI level: its connection factories, then its state (printed when not the
+    defaults: no factory, shut down; the section title [INFER] from the remove form's)."""
+    ctx = (f"jndi message-vpn {q(vpn.name)}",)
+    entries = [_Entry(ctx, f"create connection-factory {q(name)}") for name in vpn.connection_factories]
+    entries += _leaf_entries("message-vpn", _jndi_settings(vpn), JNDI_MODE, ctx)
+    return [('Configure JNDI: ""', entries)] if entries else []
 
 
 def _router_section(config: RouterConfig) -> list[_Entry]:
@@ -354,7 +369,7 @@ def _sections(config: RouterConfig) -> list[Section]:
         sections.append(("Configure Config-Sync:", _config_sync_section(config)))
     for vpn in config.vpns:
         sections += [*_vpn_section(vpn), *_client_profiles(vpn), *_acl_profiles(vpn), *_telemetry_profiles(vpn),
-                     *_client_usernames(vpn), *_queue_section(vpn), *_rest_delivery_points(vpn),
+                     *_client_usernames(vpn), *_queue_section(vpn), *_rest_delivery_points(vpn), *_jndi_section(vpn),
                      *_replication_section(vpn)]
     return sections
 
@@ -370,6 +385,10 @@ def _remove_sections(vpn: VpnConfig) -> list[Section]:
         disable += [_Entry(rdp, "shutdown"), _Entry(rdp, "no client-profile")]
     disable.append(_Entry(top, "shutdown"))
     sections: list[Section] = [(f"Disable Message Vpn: {name}", disable)]
+    jndi = (f"jndi message-vpn {name}",)
+    if vpn.connection_factories or _jndi_settings(vpn):  # as the dump: shut down, then each factory deleted
+        sections.append(('Remove JNDI: ""', [_Entry(jndi, "shutdown"), *[
+            _Entry(jndi, f"no connection-factory {q(cf)}") for cf in vpn.connection_factories]]))
     for u in vpn.client_usernames:
         ctx = (f"client-username {q(u.name)} message-vpn {name}",)
         entries = [_Entry(ctx, line) for line in (
