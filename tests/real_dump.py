@@ -47,10 +47,11 @@ def failing_lines(lab: Lab, script: str) -> tuple[list[str], int]:
 
 
 def prepared_lab() -> Lab:
+    """The default lab with SETUP run (a line the lab refuses is left out: the dump's lines about
+    that object then fail and are counted)."""
     lab = Lab.fresh()
     for line in SETUP:
-        outcome = lab.execute(NY, line)
-        assert outcome.ok, (line, outcome.text)
+        lab.execute(NY, line)
     return lab
 
 
