@@ -190,13 +190,19 @@ class Level:
         return self.mode.rsplit("/", 1)[0]
 
 
+@functools.cache
+def _document(path: Path) -> Any:
+    """The parsed file (read once per process: the grammar, the engine and the renderers all read it)."""
+    try:
+        return load_located(path.read_text(encoding="utf-8"))
+    except (OSError, YamlSyntaxError) as exc:
+        raise LeafError([f"{path.name}:{getattr(exc, 'line', 0)}: {exc}"]) from None
+
+
 def read_levels(path: Path = LEAVES_FILE) -> list[Level]:
     """The `levels:` of leaves.yaml, in declaration order (a parent before its children)."""
     file = path.name
-    try:
-        doc = load_located(path.read_text(encoding="utf-8"))
-    except (OSError, YamlSyntaxError) as exc:
-        raise LeafError([f"{file}:{getattr(exc, 'line', 0)}: {exc}"]) from None
+    doc = _document(path)
     levels = doc.get("levels") if isinstance(doc, dict) else None
     if levels is None:
         return []
@@ -220,10 +226,7 @@ def read_leaves(path: Path = LEAVES_FILE) -> dict[str, dict[str, Leaf]]:
     """Every object's leaves, in declaration order (the order current-config prints them)."""
     file = path.name
     problems: list[str] = []
-    try:
-        doc = load_located(path.read_text(encoding="utf-8"))
-    except (OSError, YamlSyntaxError) as exc:
-        raise LeafError([f"{file}:{getattr(exc, 'line', 0)}: {exc}"]) from None
+    doc = _document(path)
     objects = doc.get("objects") if isinstance(doc, dict) else None
     if not isinstance(objects, LocatedDict):
         raise LeafError([f"{file}:1: expected an 'objects:' mapping"])
@@ -244,7 +247,7 @@ def read_leaves(path: Path = LEAVES_FILE) -> dict[str, dict[str, Leaf]]:
 
 @functools.cache
 def leaves() -> dict[str, dict[str, Leaf]]:
-    """The declared leaves (read once)."""
+    """The declared leaves (made once)."""
     return read_leaves()
 
 
