@@ -17,6 +17,7 @@ def test_help_after_a_space_lists_every_next_word_with_help(lab: Lab) -> None:
         "  client-username  The client username",
         "  config-sync      Config-sync (configuration synchronization)",
         "  create           Create an object",
+        "  jndi             The Message VPN's JNDI objects",
         "  message-spool    Message spool",
         "  message-vpn      Message VPN",
         "  no               Negate a command or set its default",
@@ -92,13 +93,14 @@ def test_question_mark_prints_help_and_keeps_the_line(lab: Lab, executed: list[t
 
 def test_question_mark_after_a_space_in_the_repl(lab: Lab) -> None:
     code, out = drive(lab, "enable\rconfigure ?\x04")
-    assert out.split("\n")[:11] == [
+    assert out.split("\n")[:12] == [
         "NY_Appliance1# configure ?",
         "  acl-profile      The ACL profile",
         "  client-profile   The client profile",
         "  client-username  The client username",
         "  config-sync      Config-sync (configuration synchronization)",
         "  create           Create an object",
+        "  jndi             The Message VPN's JNDI objects",
         "  message-spool    Message spool",
         "  message-vpn      Message VPN",
         "  no               Negate a command or set its default",
