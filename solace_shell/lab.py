@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from grammar import Grammar, GrammarError, Parser, load_grammar
-from state_store.store import LabStore
+from state_store.lab_store import LabStore
 from state_store.tuning import DEFAULT_TUNING, StoreTuning
 
 from . import handlers, renderers
