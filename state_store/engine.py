@@ -670,7 +670,9 @@ class Engine:
                 subscriptions=tuple(sorted(st.subs_by_queue.get(q.id, {}))),
                 ingress_up=q.ingress_up, egress_up=q.egress_up, reject_on_discard=q.reject_on_discard,
                 reject_when_shutdown=q.reject_when_shutdown,
-                settings=tuple((name, q.settings[name]) for name in QUEUE_OPTIONS if name in q.settings)))
+                settings=tuple((name, getattr(q, leaf.attr) if leaf.attr else q.settings[name])
+                               for name, leaf in QUEUE_OPTIONS.items()
+                               if leaf.cli and (leaf.always or name in q.settings))))
         r = lk.router_of(v)
         return VpnConfig(
             name=v.name, enabled=v.enabled, replication=replication, queues=tuple(queues),

@@ -94,13 +94,14 @@ def _leaf_context(mode: str, object_mode: str, ctx: tuple[str, ...]) -> tuple[st
 
 
 def _leaf_entries(kind: str, settings: LeafValues, object_mode: str, ctx: tuple[str, ...], *,
-                  reset: bool = False, mode: str | None = None) -> list[_Entry]:
-    """The lines of an object's generic leaves (those not at their defaults), or with ``reset``
-    the lines that restore them; ``mode`` keeps only the leaves of one level."""
+                  reset: bool = False, mode: str | None = None, always: bool | None = None) -> list[_Entry]:
+    """The lines of an object's generic leaves (those not at their defaults, and those printed
+    always), or with ``reset`` the lines that restore them; ``mode`` keeps only the leaves of one
+    level, ``always`` only those printed always (True) or the others (False)."""
     out = []
     for name, value in settings:
         leaf = leaves.of(kind)[name]
-        if mode is not None and leaf.mode != mode:
+        if (mode is not None and leaf.mode != mode) or (always is not None and leaf.always != always):
             continue
         line = leaf.reset_line() if reset else leaf.config_line(value)
         out.append(_Entry(_leaf_context(leaf.mode, object_mode, ctx), line))
@@ -341,17 +342,13 @@ def _queue_section(vpn: VpnConfig) -> list[Section]:
         out.append((f"Configure Message Spool: {q(vpn.name)}", quota + settings))
     for qc in vpn.queues:
         ctx = spool + (f"create queue {q(qc.name)}",)
-        entries = [_Entry(ctx, f"access-type {qc.access_type}"),
-                   _Entry(ctx, f"owner {q(qc.owner)}" if qc.owner else "no owner"),
-                   _Entry(ctx, f"permission all {qc.permission}"),
-                   _Entry(ctx, f"max-spool-usage {qc.max_spool_mb}"),
-                   _Entry(ctx, f"max-bind-count {qc.max_bind_count}")]
+        entries = _leaf_entries("queue", qc.settings, QUEUE_MODE, ctx, always=True)
         entries += [_Entry(ctx, f"subscription topic {q(topic)}") for topic in qc.subscriptions]
         if not qc.reject_on_discard:  # printed when not the default (C13: on, not when shut down)
             entries.append(_Entry(ctx, "no reject-msg-to-sender-on-discard"))
         elif qc.reject_when_shutdown:
             entries.append(_Entry(ctx, "reject-msg-to-sender-on-discard including-when-shutdown"))
-        entries += _leaf_entries("queue", qc.settings, QUEUE_MODE, ctx)
+        entries += _leaf_entries("queue", qc.settings, QUEUE_MODE, ctx, always=False)
         if qc.ingress_up and qc.egress_up:
             entries.append(_Entry(ctx, "no shutdown"))
         else:
@@ -408,7 +405,8 @@ def _remove_sections(vpn: VpnConfig) -> list[Section]:
     endpoints = []
     for qc in vpn.queues:
         level = spool + (f"queue {q(qc.name)}",)
-        endpoints += [_Entry(level, "shutdown"), *_leaf_entries("queue", qc.settings, QUEUE_MODE, level, reset=True),
+        endpoints += [_Entry(level, "shutdown"),
+                      *_leaf_entries("queue", qc.settings, QUEUE_MODE, level, reset=True, always=False),
                       _Entry(spool, f"no queue {q(qc.name)}")]
     sections += [('Remove Endpoints: ""', endpoints),
                  ('Remove Message Spool: ""', [_Entry(spool, "no max-spool-usage"), *_leaf_entries(
