@@ -16,6 +16,7 @@ from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Any
 
+from .leaves import THRESHOLD_PARAMS, VALUE, LeafError, read_leaves, read_levels
 from .model import (
     ACCESS_LEVELS,
     Access,
@@ -103,6 +104,8 @@ def load_grammar_from(data_dir: Path, handlers: Collection[str] | None = None,
         if more["keywords"] is not None:
             keywords.update(_keywords(more["keywords"], space / "keywords.yaml", problems))
         files += [(path, space.name) for path in sorted((space / "commands").glob("*.yaml"))]
+    leaves_file = data_dir / "leaves.yaml"
+    level_entries = _leaf_levels(leaves_file, modes, groups, problems) if leaves_file.exists() else []
     for declared in modes.values():
         if declared.kind not in kinds:
             assert declared.source is not None
@@ -110,6 +113,10 @@ def load_grammar_from(data_dir: Path, handlers: Collection[str] | None = None,
                          f"mode {declared.id}: kind must be one of the declared kinds ({', '.join(sorted(kinds))})")
 
     commands: list[Command] = []
+    if leaves_file.exists():
+        for entry in [*level_entries, *_leaf_commands(leaves_file, types, params, keywords, problems)]:
+            commands.extend(_command(entry, leaves_file, modes, groups, params, keywords, handlers, problems,
+                                     kinds, ""))
     for path, system in files:
         doc = _read(path, problems)
         if doc is None:
@@ -138,6 +145,93 @@ def load_grammar_from(data_dir: Path, handlers: Collection[str] | None = None,
     if problems.items:
         raise GrammarError(problems.items)
     return Grammar(modes=modes, commands=commands, types=types, params=params, by_mode=by_mode, kinds=kinds)
+
+
+def _leaf_levels(path: Path, modes: dict[str, Mode], groups: dict[str, list[str]],
+                 problems: _Problems) -> list[LocatedDict]:
+    """The mode of every level leaves.yaml declares (in every group its parent is in, so the
+    commands of every level such as `exit` reach it), and the command entry that enters it."""
+    try:
+        levels = read_levels(path)
+    except LeafError as exc:
+        for problem in exc.problems:
+            _, _, rest = problem.partition(":")
+            line, _, message = rest.partition(":")
+            problems.add(_rel(path), int(line) if line.isdigit() else 0, message.strip())
+        return []
+    out: list[LocatedDict] = []
+    for level in levels:
+        if level.mode in modes or level.parent not in modes:
+            problems.add(_rel(path), level.line, f"level {level.mode}: a new level below a known one")
+            continue
+        modes[level.mode] = Mode(id=level.mode, prompt=level.mode, char="#", kind=modes[level.parent].kind,
+                                 help=level.help, source=Source(_rel(path), level.line))
+        for members in groups.values():
+            if level.parent in members:
+                members.append(level.mode)
+        entry = LocatedDict(syntax=level.words, modes=[level.parent], help=level.help, handler="nav.enter",
+                            access="vpn/read-only", enters=level.mode)
+        entry["words"] = {word: level.help for word in level.words.split()}
+        entry.line, entry.key_lines, entry.raw = level.line, {}, {}
+        out.append(entry)
+    return out
+
+
+def _agrees(leaf_type: str, lo: int | None, hi: int | None, ptype: ParamType) -> bool:
+    """A shared parameter's type says what the leaf says (an int's range, a text's kind)."""
+    if leaf_type == "int":
+        return ptype.kind == "integer" and (ptype.min, ptype.max) == (lo, hi)
+    return leaf_type in ("str", "secret") and ptype.kind in ("string", "text")
+
+
+def _leaf_commands(path: Path, types: dict[str, ParamType], params: dict[str, Param], keywords: dict[str, str],
+                   problems: _Problems) -> list[LocatedDict]:
+    """The command entry of every leaf with words (grammar/leaves.py), with the parameter type
+    and parameter made from the leaf where it names no shared one. A keyword of the words without
+    help of its own gets the command's."""
+    try:
+        table = read_leaves(path)
+    except LeafError as exc:
+        for problem in exc.problems:
+            file, _, rest = problem.partition(":")
+            line, _, message = rest.partition(":")
+            problems.add(_rel(path), int(line) if line.isdigit() else 0, message.strip())
+        return []
+    out: list[LocatedDict] = []
+    for word, name in THRESHOLD_PARAMS.items():  # the levels of every event threshold
+        ptype = ParamType(name=name, kind="integer", help=f"The {word} level", min=0,
+                          max=100 if word.endswith("percent") else 4294967295)
+        types.setdefault(name, ptype)
+        params.setdefault(name, Param(name=name, type=ptype, help=ptype.help))
+    for leaf in (leaf for objects in table.values() for leaf in objects.values() if leaf.cli):
+        shared = params.get(leaf.param) if leaf.param else None
+        if leaf.param and (shared is None or not _agrees(leaf.type, leaf.min, leaf.max, shared.type)):
+            problems.add(_rel(path), leaf.line, f"leaf {leaf.id}: parameter <{leaf.param}> must be declared in "
+                                                f"params.yaml with a type of the leaf's range")
+        if leaf.type not in ("bool", "enum", "threshold") and not leaf.param:
+            kind = "integer" if leaf.type == "int" else "text"
+            ptype = ParamType(name=leaf.param_name, kind=kind, help=leaf.help, min=leaf.min, max=leaf.max,
+                              max_length=leaf.max_length, empty=leaf.type == "str")
+            if leaf.param_name in params:
+                problems.add(_rel(path), leaf.line, f"leaf {leaf.id}: parameter <{leaf.param_name}> is declared "
+                                                    "in params.yaml too (name it with param:)")
+            types.setdefault(leaf.param_name, ptype)
+            params.setdefault(leaf.param_name, Param(name=leaf.param_name, type=ptype, help=leaf.help,
+                                                     secret=leaf.type == "secret"))
+        entry = LocatedDict(syntax=leaf.syntax(), modes=[leaf.mode], help=leaf.help, handler=leaf.handler_id,
+                            access=leaf.access)
+        entry["no-form"] = True if leaf.type == "bool" else leaf.no_words
+        if leaf.no_help:
+            entry["no-help"] = leaf.no_help
+        words = {word: leaf.help for word in leaf.cli.split() if word != VALUE and word not in keywords}
+        if leaf.type == "threshold":
+            words.update({word: f"The {word} level of the threshold" for word in THRESHOLD_PARAMS})
+        words.update(zip(leaf.values, leaf.value_help or [f"Set {leaf.name} to {v}" for v in leaf.values],
+                         strict=True))
+        entry["words"] = words
+        entry.line, entry.key_lines, entry.raw = leaf.line, {}, {}
+        out.append(entry)
+    return out
 
 
 def _rel(path: Path) -> str:

@@ -56,6 +56,7 @@ class ParamType:
     max_length: int | None = None
     forbidden: str = ""
     values: tuple[str, ...] = ()
+    empty: bool = False                # `""` is a value (a text setting's, which the broker prints so)
 
 
 @dataclass(frozen=True)

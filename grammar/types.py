@@ -33,7 +33,7 @@ def check_value(ptype: ParamType, value: str) -> str | None:
     kind = ptype.kind
     if kind in ("string", "pattern", "text"):
         if value == "":
-            return "the value is empty"
+            return None if ptype.empty else "the value is empty"
         if _CONTROL.search(value) is not None:
             return "control characters are not allowed"
         if ptype.max_length is not None and len(value) > ptype.max_length:

@@ -139,6 +139,17 @@ ENGINE_ERRORS: dict[str, str] = {
     "redundancy_no_group": "ERROR: Site '{site}' has no redundancy group.",
 }
 
+# The lab console's short form of a recorded publish refusal (`rejected N: <reason>`); every code
+# recorded with `rejected` has one (checked at start-up).
+REJECT_REASONS: dict[str, str] = {
+    "publish_rejected_repl_queue_full": "replication queue full",
+    "publish_rejected_sync_ineligible": "sync replication ineligible",
+    "publish_rejected_spool_full": "message spool full",  # ours: the router's max-spool-usage
+    "publish_rejected_vpn_spool_full": "message-vpn spool full",  # ours: the VPN's max-spool-usage
+    "publish_rejected_queue_full": "queue full",  # ours: a queue rejecting to the sender on discard
+    "publish_rejected_queue_shutdown": "queue shut down",  # ours: ... including-when-shutdown
+}
+
 GENERIC_ENGINE_ERROR = "ERROR: {code_text}"
 
 

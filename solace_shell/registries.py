@@ -18,7 +18,7 @@ from typing import Any
 
 from state_store.errors import all_error_codes
 
-from .messages import ENGINE_ERRORS
+from .messages import ENGINE_ERRORS, REJECT_REASONS
 from .results import SESSION_RESULTS
 
 
@@ -50,6 +50,9 @@ def message_problems(codes: Mapping[str, tuple[str, ...]] | None = None,
         if unknown:
             problems.append(f"the text of engine error {code!r} names {', '.join(sorted(unknown))}, which the "
                             f"engine does not send (it sends: {', '.join(params) or 'nothing'})")
+    for code, params in sorted(codes.items()):
+        if "rejected" in params and code not in REJECT_REASONS:
+            problems.append(f"recorded refusal {code!r} has no short reason in solace_shell/messages.py REJECT_REASONS")
     for code in sorted(set(texts) - set(codes)):
         problems.append(f"ENGINE_ERRORS has a text for {code!r}, which is not an engine error code "
                         f"(state_store/errors.py ERROR_CODES, or an HA system's MODEL.error_codes)")

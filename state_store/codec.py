@@ -109,8 +109,10 @@ class KindSpec:
             if f.type not in _CHECKS:  # a new field type must get a check before it can be stored
                 raise TypeError(f"{cls.__name__}.{f.name}: no codec check for {f.type!r}")
             self.checks.append(_CHECKS[str(f.type)])
-        # trailing fields with a plain default: a lab written before they were added lacks them
-        self.defaults = [f.default for f in fs]
+        # trailing fields with a plain default or an empty mapping: a lab written before they were
+        # added lacks them
+        self.defaults = [f.default if f.default is not MISSING else {} if f.default_factory is dict else MISSING
+                         for f in fs]
         self.key = "seq" if kind == "repl_entries" else "id"
         self.row_ok = _row_checker([str(f.type) for f in fs])
         self.refs = [(self.names.index(f), target) for (k, f), target in _REFS.items() if k == kind]
@@ -259,7 +261,7 @@ def _decode_kind(st: BrokerState, spec: KindSpec, part: Any) -> None:
     counted = names[-1] == "count"
     for n, row in enumerate(rows):
         if pad and type(row) is list and len(row) == width - len(pad):
-            row = row + pad
+            row = row + [dict(d) if type(d) is dict else d for d in pad]
         if type(row) is not list or len(row) != width:
             raise CodecError(f"{kind} row {n}: expected a list of {width} values")
         if not row_ok(row):

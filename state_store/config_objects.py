@@ -4,10 +4,10 @@ replication config-sync bridge, the replication mate's transport).
 
 Why one service and one record type (``records.ConfigObject``, attributes in a dict): these objects
 have few settings, no hot path and the same life cycle (create, set, reset with `no`, delete); a
-spec per kind (``KINDS``) says which attributes exist, their type, default and limits, so every kind
-is validated the same way and the engine API stays typed (views in ``state_store.views``). A router's
-objects are found through ``BrokerState.objects_by_router``; listings keep creation order
-(``created_seq``).
+spec per kind (``KINDS``) gives its structure, and its settings are the leaves declared for the kind
+in grammar/data/leaves.yaml (type, default, range), so every kind is validated the same way and
+the engine API stays typed (views in ``state_store.views``). A router's objects are found
+through ``BrokerState.objects_by_router``; listings keep creation order (``created_seq``).
 
 Rules the broker has and the engine enforces:
 - VPN objects are config-synced to the VPN's replication mate, like queues. A change made while
@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Literal, Protocol, TypeVar
+from dataclasses import dataclass, replace
+from typing import Literal, Protocol, TypeVar, cast
 
+from . import leaves
 from .errors import EngineError
-from .passwords import HashedSecret, hash_password, is_hashed
+from .leaves import Leaf
 from .records import ConfigObject, Queue, Router, Vpn
 from .service import Service
 from .topics import name_matches
@@ -40,6 +41,7 @@ from .views import (
     ClientUsernameInfo,
     ConfigSyncBridgeConfig,
     ConfigSyncInfo,
+    LeafValues,
     QueueBindingInfo,
     RestConsumerInfo,
     RestDeliveryPointInfo,
@@ -65,147 +67,64 @@ ObjectKind = Literal[
     "client-username", "client-profile", "acl-profile", "telemetry-profile", "telemetry-filter",
     "telemetry-subscription", "rest-delivery-point", "rest-consumer", "queue-binding",
     "message-vpn", "config-sync", "replication-config-sync-bridge", "replication-mate", "cli-script",
+    "connection-factory",
 ]
 AttrValue = object | None  # a str, int or bool as the CLI gave it; None = restore the default
 TELEMETRY_PREFIX = "#telemetry-"
-FACTORY_PORT = -1
+FACTORY_PORT = int(str(leaves.of("message-vpn")["rest-incoming-listen-port"].default))  # the broker's default
 DEFAULT_VPN_REST_PORT = 9000  # the software broker's `default` VPN (C06, the codelab)
 # A REST consumer's record also keeps when it was last shut down (state for its detail show,
 # not a configuration attribute).
 SHUTDOWN_AT = "shutdown-at-ms"
-REST_AUTH_SCHEMES = ("none", "http-basic", "client-certificate", "http-header", "oauth-client", "oauth-jwt",
-                     "transparent", "aws")
+REST_AUTH_SCHEMES = leaves.of("rest-consumer")["auth-scheme"].values
 _BAD_NAME_CHARS = set("'<>*?&;\"")
 
 
 @dataclass(frozen=True)
-class AttrSpec:
-    type: Literal["bool", "int", "str", "enum", "secret"]
-    default: object
-    allowed: tuple[str, ...] = ()
-    limits: tuple[int, int] = (0, 0)
-
-
-@dataclass(frozen=True)
 class KindSpec:
+    """The structure of one kind of object; its settings are its declared leaves
+    (grammar/data/leaves.yaml, ``attrs``)."""
+
     scope: Literal["vpn", "router"]
-    attrs: dict[str, AttrSpec] = field(default_factory=dict)
     parent: str | None = None
     singleton: bool = False              # one unnamed object (name "") per VPN / router
     builtin: tuple[str, ...] = ()        # names that exist without `create`
-    builtin_defaults: dict[str, object] = field(default_factory=dict)
     max_name: int = 32
+    kind: str = ""                       # the object kind (its key in KINDS)
+
+    @property
+    def attrs(self) -> dict[str, Leaf]:
+        return leaves.of(self.kind)
+
+    @property
+    def builtin_defaults(self) -> dict[str, object]:
+        """A builtin object's own defaults where they differ from the kind's."""
+        return {name: a.builtin_default for name, a in self.attrs.items() if a.has_builtin_default}
 
 
-_ACTION = ("allow", "disallow")
-KINDS: dict[str, KindSpec] = {
-    "client-username": KindSpec("vpn", {
-        "enabled": AttrSpec("bool", False),
-        "password": AttrSpec("secret", ""),
-        "client-profile": AttrSpec("str", "default"),
-        "acl-profile": AttrSpec("str", "default"),
-        "guaranteed-endpoint-permission-override": AttrSpec("bool", False),
-        "subscription-manager": AttrSpec("bool", False),
-    }, builtin=("default",), builtin_defaults={"enabled": True}, max_name=189),
-    "client-profile": KindSpec("vpn", {
-        "reject-msg-to-sender-on-no-subscription-match": AttrSpec("bool", False),
-    }, builtin=("default",)),
-    "acl-profile": KindSpec("vpn", {
-        "client-connect-default-action": AttrSpec("enum", "disallow", _ACTION),
-        "publish-topic-default-action": AttrSpec("enum", "disallow", _ACTION),
-        "subscribe-topic-default-action": AttrSpec("enum", "disallow", _ACTION),
-        "subscribe-share-name-default-action": AttrSpec("enum", "allow", _ACTION),  # SEMPv2 default
-    }, builtin=("default",), builtin_defaults={
-        "client-connect-default-action": "allow", "publish-topic-default-action": "allow",
-        "subscribe-topic-default-action": "allow"}),
-    "telemetry-profile": KindSpec("vpn", {
-        "receiver-enabled": AttrSpec("bool", False),
-        "receiver-acl-connect-default-action": AttrSpec("enum", "disallow", _ACTION),
-        "trace-enabled": AttrSpec("bool", False),
-    }),
-    "telemetry-filter": KindSpec("vpn", {"enabled": AttrSpec("bool", False)}, parent="telemetry-profile"),
-    "telemetry-subscription": KindSpec("vpn", {}, parent="telemetry-filter", max_name=250),
-    "rest-delivery-point": KindSpec("vpn", {
-        "enabled": AttrSpec("bool", False),
-        "client-profile": AttrSpec("str", "default"),
-        "service": AttrSpec("str", ""),
-        "vendor": AttrSpec("str", ""),
-    }),
-    # Defaults and ranges of the SEMPv2 restConsumer attributes.
-    "rest-consumer": KindSpec("vpn", {
-        "enabled": AttrSpec("bool", False),
-        "remote-host": AttrSpec("str", ""),
-        "remote-port": AttrSpec("int", 8080, limits=(1, 65535)),
-        "ssl": AttrSpec("bool", False),
-        "outgoing-connection-count": AttrSpec("int", 3, limits=(1, 50)),
-        "retry-delay": AttrSpec("int", 3, limits=(1, 300)),
-        "max-post-wait-time": AttrSpec("int", 30, limits=(1, 300)),
-        "http-method": AttrSpec("enum", "post", ("post", "put")),
-        "auth-scheme": AttrSpec("enum", "none", REST_AUTH_SCHEMES),
-        "http-basic-username": AttrSpec("str", ""),
-        "http-basic-password": AttrSpec("secret", ""),
-    }, parent="rest-delivery-point"),
-    "queue-binding": KindSpec("vpn", {
-        "post-request-target": AttrSpec("str", ""),
-    }, parent="rest-delivery-point", max_name=200),
-    "message-vpn": KindSpec("vpn", {
-        # SEMPv2 authenticationBasicType default: radius [INFER from SEMP2 docs]
-        "authentication-basic-auth-type": AttrSpec("enum", "radius", ("internal", "ldap", "radius", "none")),
-        # `service rest`: the REST mode and the incoming plain-text listener (SEMPv2 serviceRest*;
-        # the port FACTORY_PORT means the broker's default, 9000 for the `default` VPN, none else)
-        "rest-mode": AttrSpec("enum", "messaging", ("messaging", "gateway")),
-        "rest-incoming-plain-text-enabled": AttrSpec("bool", True),
-        "rest-incoming-listen-port": AttrSpec("int", FACTORY_PORT, limits=(0, 65535)),
-    }, singleton=True),
-    "config-sync": KindSpec("router", {
-        "enabled": AttrSpec("bool", True),
-        "ssl": AttrSpec("bool", False),
-    }, singleton=True),
-    "replication-config-sync-bridge": KindSpec("router", {
-        "enabled": AttrSpec("bool", True),
-        "pre-shared-key": AttrSpec("secret", ""),
-        "insecure-upgrade-mode": AttrSpec("bool", True),
-        "ssl": AttrSpec("bool", False),
-        "compressed-data": AttrSpec("bool", False),
-    }, singleton=True),
-    "replication-mate": KindSpec("router", {
-        "transport": AttrSpec("enum", "plain-text", ("plain-text", "compressed", "ssl")),
-    }, singleton=True),
-    # A CLI script in the router's script directory (`source script <name>`), from the scenario.
-    "cli-script": KindSpec("router", {"text": AttrSpec("str", "")}, max_name=255),
-}
+def _kinds(**specs: KindSpec) -> dict[str, KindSpec]:
+    return {kind.replace("_", "-"): replace(spec, kind=kind.replace("_", "-")) for kind, spec in specs.items()}
+
+
+KINDS: dict[str, KindSpec] = _kinds(
+    client_username=KindSpec("vpn", builtin=("default",), max_name=189),
+    client_profile=KindSpec("vpn", builtin=("default",)),
+    acl_profile=KindSpec("vpn", builtin=("default",)),
+    telemetry_profile=KindSpec("vpn"),
+    telemetry_filter=KindSpec("vpn", parent="telemetry-profile"),
+    telemetry_subscription=KindSpec("vpn", parent="telemetry-filter", max_name=250),
+    rest_delivery_point=KindSpec("vpn"),
+    rest_consumer=KindSpec("vpn", parent="rest-delivery-point"),
+    queue_binding=KindSpec("vpn", parent="rest-delivery-point", max_name=200),
+    message_vpn=KindSpec("vpn", singleton=True),
+    connection_factory=KindSpec("vpn", max_name=256),  # a JNDI connection factory (its properties not modelled)
+    config_sync=KindSpec("router", singleton=True),
+    replication_config_sync_bridge=KindSpec("router", singleton=True),
+    replication_mate=KindSpec("router", singleton=True),
+    cli_script=KindSpec("router", max_name=255),
+)
 # Which attribute of a client username names an object of which kind.
 _REFERENCES = {"client-profile": "client-profile", "acl-profile": "acl-profile"}
-
-
-def _coerce(kind: str, attr: str, spec: AttrSpec, value: AttrValue) -> object:
-    if value is None:
-        return spec.default
-    if spec.type == "bool":
-        return bool(value)
-    if spec.type == "int":
-        try:
-            number = int(str(value))
-        except ValueError:
-            raise EngineError("invalid_value", name=attr, value=value, allowed="integer") from None
-        lo, hi = spec.limits
-        if not lo <= number <= hi:
-            raise EngineError("value_out_of_range", name=attr, value=number, min=lo, max=hi)
-        return number
-    if spec.type == "enum":
-        text = str(value).lower()
-        if text not in spec.allowed:
-            raise EngineError("invalid_value", name=attr, value=value, allowed="|".join(spec.allowed))
-        return text
-    if spec.type == "secret":
-        if isinstance(value, HashedSecret):  # the `encrypted-password` form current-config prints
-            if not is_hashed(value):
-                raise EngineError("invalid_value", name=attr, value="(hidden)",
-                                  allowed="a hash printed by show current-config")
-            return str(value)
-        text = str(value)
-        return hash_password(text) if text else ""  # a random salt of its own
-    return str(value)
 
 
 class ConfigService(Service):
@@ -245,6 +164,17 @@ class ConfigService(Service):
         if row is not None:
             out.update(row.attrs)
         return out
+
+    @classmethod
+    def settings(cls, row: ConfigObject | None, kind: str) -> LeafValues:
+        """The object's generic leaves (those with words) that are not at their defaults, or that
+        current-config prints always."""
+        values = cls.attrs(row, kind)
+        defaults = {name: leaf.default for name, leaf in KINDS[kind].attrs.items()}
+        if row is None or row.managed_by == "builtin":
+            defaults.update(KINDS[kind].builtin_defaults)
+        return tuple((name, cast(str | int | bool, values[name])) for name, leaf in KINDS[kind].attrs.items()
+                     if leaf.cli and (leaf.always or values[name] != defaults[name]))
 
     def _next_seq(self) -> int:
         return max((o.created_seq for o in self.st.config_objects.values()), default=0) + 1
@@ -397,7 +327,7 @@ class ConfigService(Service):
             raise self._not_found(kind, path, v)
         if row is not None and row.managed_by not in ("", "builtin"):
             raise EngineError("object_managed", kind=kind, name=path[-1])
-        stored = _coerce(kind, attr, spec.attrs[attr], value)
+        stored = leaves.coerce(spec.attrs[attr], value)
         if kind == "client-username" and attr in _REFERENCES and v is not None \
                 and not self._exists(r, v, _REFERENCES[attr], (str(stored),)):
             raise EngineError("object_not_found", kind=_REFERENCES[attr], name=str(stored), vpn=v.name)
@@ -488,7 +418,7 @@ class ConfigService(Service):
                 acl_profile=str(a["acl-profile"]), password_hash=str(a["password"]),
                 builtin=name in KINDS["client-username"].builtin,
                 guaranteed_endpoint_permission_override=bool(a["guaranteed-endpoint-permission-override"]),
-                subscription_manager=bool(a["subscription-manager"])))
+                subscription_manager=bool(a["subscription-manager"]), settings=self.settings(row, "client-username")))
         return out
 
     def client_usernames(self, router: str, vpn_pattern: str = "*", pattern: str = "*") -> list[ClientUsernameInfo]:
@@ -503,7 +433,8 @@ class ConfigService(Service):
                 name=name, vpn=v.name,
                 reject_msg_to_sender_on_no_subscription_match=bool(a["reject-msg-to-sender-on-no-subscription-match"]),
                 builtin=name in KINDS["client-profile"].builtin,
-                managed_by="" if row is None or row.managed_by == "builtin" else row.managed_by))
+                managed_by="" if row is None or row.managed_by == "builtin" else row.managed_by,
+                settings=self.settings(row, "client-profile")))
         return out
 
     def client_profiles(self, router: str, vpn_pattern: str = "*", pattern: str = "*") -> list[ClientProfileInfo]:
@@ -563,17 +494,18 @@ class ConfigService(Service):
                     max_post_wait_time=int(str(ca["max-post-wait-time"])), http_method=str(ca["http-method"]),
                     auth_scheme=str(ca["auth-scheme"]), http_basic_username=str(ca["http-basic-username"]),
                     http_basic_password_hash=str(ca["http-basic-password"]),
-                    last_shutdown_ms=_int_or_none(c.attrs.get(SHUTDOWN_AT))))
+                    last_shutdown_ms=_int_or_none(c.attrs.get(SHUTDOWN_AT)),
+                    settings=self.settings(c, "rest-consumer")))
             bindings = []
             for b in self._rows(r, v, "queue-binding", row):
                 q = self.lk.find_queue(v, b.name)
                 bindings.append(QueueBindingInfo(
                     queue=b.name, post_request_target=str(self.attrs(b, "queue-binding")["post-request-target"]),
-                    up=up and q is not None and q.egress_up))
+                    up=up and q is not None and q.egress_up, settings=self.settings(b, "queue-binding")))
             out.append(RestDeliveryPointInfo(
                 name=row.name, vpn=v.name, enabled=bool(a["enabled"]), client_profile=str(a["client-profile"]),
                 service=str(a["service"]), vendor=str(a["vendor"]), up=up, consumers=tuple(consumers),
-                queue_bindings=tuple(bindings)))
+                queue_bindings=tuple(bindings), settings=self.settings(row, "rest-delivery-point")))
         return out
 
     def rest_delivery_points(self, router: str, vpn_pattern: str = "*",
@@ -610,6 +542,10 @@ class ConfigService(Service):
         if self.vpn_rest_service(r, v).plain_text_enabled:
             raise EngineError("service_not_shutdown", service="REST incoming plain-text", vpn=vpn)
         self.set_object_attr(router, vpn, "message-vpn", ("",), "rest-incoming-listen-port", port)
+
+    def vpn_connection_factories(self, r: Router, v: Vpn) -> tuple[str, ...]:
+        """The names of the VPN's JNDI connection factories, by creation."""
+        return tuple(row.name for row in self._rows(r, v, "connection-factory"))
 
     def vpn_auth_type(self, r: Router, v: Vpn) -> str:
         """The VPN's `authentication basic auth-type` (internal|ldap|radius|none)."""

@@ -107,6 +107,7 @@ from .journal import journaled
 from .kernel import Kernel
 from .kernel import ops as kernel_ops
 from .lookups import SETTING_DEFAULTS
+from .messaging import QUEUE_OPTIONS
 from .passwords import HashedSecret, hash_password
 from .passwords import verify_password as _verify
 from .records import Router, Vpn
@@ -419,7 +420,7 @@ class Engine:
     def set_replication_option(self, router: str, vpn: str, option: str, value: Any = None) -> None:
         """A clear bridge password is hashed here, before the journaled call (module docstring)."""
         spec = REPLICATION_OPTIONS.get(option)
-        if spec is not None and spec[1] == "password" and value and not isinstance(value, HashedSecret):
+        if spec is not None and spec.type == "secret" and value and not isinstance(value, HashedSecret):
             self.sv.lookups.vpn_rw(router, vpn)  # refused as the service would, before the costly hash
             value = HashedSecret(hash_password(str(value)))
         self._set_replication_option(router, vpn, option, value)
@@ -707,7 +708,10 @@ class Engine:
                 max_spool_mb=q.max_spool_mb, max_bind_count=q.max_bind_count,
                 subscriptions=tuple(sorted(st.subs_by_queue.get(q.id, {}))),
                 ingress_up=q.ingress_up, egress_up=q.egress_up, reject_on_discard=q.reject_on_discard,
-                reject_when_shutdown=q.reject_when_shutdown))
+                reject_when_shutdown=q.reject_when_shutdown,
+                settings=tuple((name, getattr(q, leaf.attr) if leaf.attr else q.settings[name])
+                               for name, leaf in QUEUE_OPTIONS.items()
+                               if leaf.cli and (leaf.always or name in q.settings))))
         r = lk.router_of(v)
         return VpnConfig(
             name=v.name, enabled=v.enabled, replication=replication, queues=tuple(queues),
@@ -717,7 +721,9 @@ class Engine:
             client_usernames=tuple(cfg.vpn_usernames(r, v)),
             telemetry_profiles=tuple(cfg.vpn_telemetry_profiles(r, v)),
             rest_delivery_points=tuple(cfg.vpn_rest_delivery_points(r, v)), max_spool_mb=v.max_spool_mb,
-            rest_service=cfg.vpn_rest_service(r, v))
+            rest_service=cfg.vpn_rest_service(r, v),
+            settings=cfg.settings(cfg.row(r, v, "message-vpn", ""), "message-vpn"),
+            connection_factories=cfg.vpn_connection_factories(r, v))
 
     def audit(self, vpn: str | None = None, limit: int = 1000) -> Audit:
         return self.sv.audit.audit(vpn, limit)

@@ -3,66 +3,10 @@
 The shell owns every user-facing sentence (solace_shell/messages.py); the engine only says *what*
 went wrong, so the same failure can be rendered as CLI text, JSON or a transcript diff.
 
-Every code the engine raises, with its parameters:
-  Lookups
-    router_not_found(router)          site_not_found(site)          vpn_not_found(vpn, router)
-    queue_not_found(queue, vpn)       client_not_found(client)      transaction_not_found(xid)
-    message_not_found(msg_id, queue)  replicated_topic_not_found(topic, vpn)
-    subscription_not_found(topic, queue)   link_not_found(site_a, site_b)
-  State refusals
-    router_down(router)                    a show/config on a failed router
-    vpn_internal(vpn)                      configuring #config-sync
-    client_not_connected(client)           no host of its list serves its VPN
-    publish_rejected_standby(client, vpn, router)   its reachable hosts hold the VPN in standby
-    queue_egress_down(queue, vpn)          consume from a queue whose egress is shut down
-    queue_reserved(queue)                  queue op on #MSGVPN_REPLICATION_DATA_QUEUE
-    queue_managed(queue)                   queue op on a telemetry profile's #telemetry-<name> queue
-    queue_not_shutdown(queue, vpn)         delete a queue that is not shut down
-    queue_exists(queue, vpn)               client_exists(client)      transaction_exists(xid)
-    replicated_topic_exists(topic, vpn)    subscription_exists(topic, queue)
-    replication_queue_exists(vpn, messages)  `no shutdown` (fail-on-existing-queue) with entries left
-    replication_not_shutdown(router, vpns)  mate change while replication is enabled on a VPN
-    transaction_wrong_state(xid, state, required)   state/required upper case, e.g. "IDLE or PREPARED";
-                                           xid is "local:<client>" for local transactions
-    transaction_already_open(client)       no_transaction(client)
-    transaction_commit_rejected(xid, reason)   a commit whose publishes would be rejected
-                                           (reason: publish_rejected_repl_queue_full | ..._sync_ineligible
-                                           | publish_rejected_spool_full | ..._vpn_spool_full
-                                           | ..._queue_full | ..._queue_shutdown)
-    site_already_down(site)  site_already_up(site)  link_already_down()  link_already_up()
-  Named configuration objects (state_store.config_objects; kind is the CLI keyword)
-    object_not_found(kind, name, vpn)      object_exists(kind, name, vpn)
-    object_builtin(kind, name)             delete a VPN's `default` object
-    object_managed(kind, name)             change/delete an object a telemetry profile created
-    object_in_use(kind, name, user)        delete a profile a client username uses
-    invalid_object_name(kind, name, reason)   reason: length | reserved | character
-    config_sync_unreachable(vpn, router)   assert-leader while a mate is unreachable
-    script_not_found(name)                 `source script` of a script the router does not have
-    service_not_shutdown(service, vpn)     change a listen port while its listener is enabled
-  Intra-site redundancy (state_store.redundancy)
-    redundancy_not_configured(router)      a redundancy command on a router of no redundancy group
-    redundancy_monitor_node(router)        a message-router redundancy command on the monitor
-    redundancy_release_not_active(router)  release-activity on a backup that does not hold activity
-    redundancy_revert_not_active(router)   revert-activity anywhere but on a backup holding activity
-    redundancy_mate_not_ready(router, mate)   revert-activity while the primary cannot take activity
-    redundancy_node_state(node, state)     kill/hang a node that is not up, start one that is
-    redundancy_link_state(site, state)     cut/heal a group's links that already are so
-    redundancy_no_group(site)              a mate-link verb on a site without a redundancy group
-  Bad input
-    invalid_value(name, value, allowed)    value_out_of_range(name, value, min, max)
-    invalid_topic(topic)                   invalid_xid(xid)
-    invalid_queue_name(queue, reason)      reason: length | reserved | character
-    unknown_option(option)                 unknown_setting(name)
-
-Not exceptions (reported in PublishResult.reject_reason and counted in the audit):
-    publish_rejected_repl_queue_full, publish_rejected_sync_ineligible,
-    publish_rejected_spool_full (the router's message spool, max-spool-usage of `show message-spool`,
-    would be exceeded: the broker refuses the excess to the sender)
-    publish_rejected_vpn_spool_full (the Message VPN's spool quota, `message-spool message-vpn <vpn>`
-    max-spool-usage, would be exceeded), publish_rejected_queue_full (a matching queue with
-    reject-msg-to-sender-on-discard on has no room: the message goes to no queue),
-    publish_rejected_queue_shutdown (a matching queue is shut for ingress and has
-    reject-msg-to-sender-on-discard including-when-shutdown)
+Every code is declared once, with its parameters, in ``ERROR_CODES`` below (a comment says when
+it is raised where the name does not); its text is looked up in the shell's one table. A publish
+refused as a whole is not an exception: its code is recorded in PublishResult.reject_reason and
+counted in the audit.
 """
 
 from __future__ import annotations
@@ -97,7 +41,7 @@ class LabFileError(Exception):
 
 
 # Every code an EngineError (or a recorded refusal, see PublishResult.reject_reason) carries, with the
-# parameters it is raised with: the data behind the list above; each HA system declares its own
+# parameters it is raised with; each HA system declares its own
 # (its MODEL.error_codes, see all_error_codes). The shell has a text for each one,
 # naming only these parameters (checked at start-up by solace_shell.registries).
 ERROR_CODES: dict[str, tuple[str, ...]] = {
@@ -113,24 +57,25 @@ ERROR_CODES: dict[str, tuple[str, ...]] = {
     "subscription_not_found": ("topic", "queue"),
     "link_not_found": ("site_a", "site_b"),
     # state refusals
-    "router_down": ("router",),
-    "vpn_internal": ("vpn",),
-    "client_not_connected": ("client",),
-    "publish_rejected_standby": ("client", "vpn", "router"),
-    "queue_egress_down": ("queue", "vpn"),
-    "queue_reserved": ("queue",),
-    "queue_not_shutdown": ("queue", "vpn"),
+    "router_down": ("router",),  # a show or change on a failed router
+    "vpn_internal": ("vpn",),  # configuring #config-sync
+    "client_not_connected": ("client",),  # no host of its list serves its VPN
+    "publish_rejected_standby": ("client", "vpn", "router"),  # its reachable hosts hold the VPN in standby
+    "queue_egress_down": ("queue", "vpn"),  # consume from a queue whose egress is shut down
+    "queue_reserved": ("queue",),  # #MSGVPN_REPLICATION_DATA_QUEUE
+    "queue_not_shutdown": ("queue", "vpn"),  # delete a queue that is not shut down
     "queue_exists": ("queue", "vpn"),
     "client_exists": ("client",),
     "transaction_exists": ("xid",),
     "replicated_topic_exists": ("topic", "vpn"),
     "subscription_exists": ("topic", "queue"),
-    "replication_queue_exists": ("vpn", "messages"),
-    "replication_not_shutdown": ("router", "vpns"),
+    "replication_queue_exists": ("vpn", "messages"),  # `no shutdown` (fail-on-existing-queue) with entries left
+    "replication_not_shutdown": ("router", "vpns"),  # a mate change while a VPN replicates
+    # state and required upper case (e.g. "IDLE or PREPARED"); xid "local:<client>" for a local transaction
     "transaction_wrong_state": ("xid", "state", "required"),
     "transaction_already_open": ("client",),
     "no_transaction": ("client",),
-    "transaction_commit_rejected": ("xid", "reason"),
+    "transaction_commit_rejected": ("xid", "reason"),  # reason: a recorded refusal code below
     "site_already_down": ("site",),
     "site_already_up": ("site",),
     "link_already_down": (),
@@ -140,7 +85,7 @@ ERROR_CODES: dict[str, tuple[str, ...]] = {
     "value_out_of_range": ("name", "value", "min", "max"),
     "invalid_topic": ("topic",),
     "invalid_xid": ("xid",),
-    "invalid_queue_name": ("queue", "reason"),
+    "invalid_queue_name": ("queue", "reason"),  # reason: length | reserved | character
     "unknown_option": ("option",),
     "unknown_setting": ("name",),
     # lab console (raised by the shell's handlers)
@@ -164,14 +109,14 @@ ERROR_CODES: dict[str, tuple[str, ...]] = {
     # named configuration objects (state_store/config_objects.py)
     "object_not_found": ("kind", "name", "vpn"),
     "object_exists": ("kind", "name", "vpn"),
-    "object_builtin": ("kind", "name"),
-    "object_managed": ("kind", "name"),
-    "object_in_use": ("kind", "name", "user"),
-    "invalid_object_name": ("kind", "name", "reason"),
-    "script_not_found": ("name",),
-    "service_not_shutdown": ("service", "vpn"),
-    "queue_managed": ("queue",),
-    "config_sync_unreachable": ("vpn", "router"),
+    "object_builtin": ("kind", "name"),  # delete a VPN's `default` object
+    "object_managed": ("kind", "name"),  # change or delete what a telemetry profile created
+    "object_in_use": ("kind", "name", "user"),  # delete a profile a client username uses
+    "invalid_object_name": ("kind", "name", "reason"),  # reason: length | reserved | character
+    "script_not_found": ("name",),  # `source script` of a script the router does not have
+    "service_not_shutdown": ("service", "vpn"),  # a listen port changed while its listener is up
+    "queue_managed": ("queue",),  # a telemetry profile's #telemetry-<name> queue
+    "config_sync_unreachable": ("vpn", "router"),  # assert-leader while a mate is unreachable
     # recorded refusals (not exceptions): a publish rejected as a whole
     "publish_rejected_repl_queue_full": ("client", "vpn", "router", "rejected", "requested"),
     "publish_rejected_spool_full": ("client", "vpn", "router", "rejected", "requested"),

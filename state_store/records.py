@@ -139,6 +139,9 @@ class Queue:
     hwm_bytes: int = 0
     reject_on_discard: bool = True  # reject-msg-to-sender-on-discard (C13: Yes by default)
     reject_when_shutdown: bool = False  # ... including-when-shutdown (C13: No by default)
+    # the generic leaves of grammar/data/leaves.yaml `queue` without a field of their own, when not
+    # at their defaults (replaced whole on a change, never changed in place)
+    settings: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(slots=True, eq=False)

@@ -42,10 +42,10 @@ import re
 from contextlib import nullcontext
 from typing import Any, cast
 
+from . import leaves
 from .broker_state import bulk
 from .errors import EngineError
 from .lookups import MB, REPL_BRIDGE, REPL_QUEUE
-from .options import coerce_option
 from .records import Queue, ReplEntry, ReplicatedTopic, Router, Spooled, Txn, TxnOp, Vpn
 from .runs import merge
 from .service import Service
@@ -62,23 +62,7 @@ from .views import (
 _VIRTUAL_ROUTER_NAME = re.compile(r"^v:(?=.{1,66}$)[0-9A-Za-z](?:[0-9A-Za-z_.-]*[0-9A-Za-z])?$")
 QUEUE_BEHAVIOURS = ("fail-on-existing-queue", "force-use-existing-queue", "force-recreate-queue")
 
-# name -> (Vpn attribute, kind, default for `no ...`, limits)
-REPLICATION_OPTIONS: dict[str, tuple[str, str, Any, tuple[int, int] | None]] = {
-    "transaction-replication-mode": ("trm", "enum:sync,async", "async", None),
-    "reject-msg-when-sync-ineligible": ("reject_sync_ineligible", "bool", False, None),
-    "queue-max-spool-usage": ("rq_max_spool_mb", "int", 60000, (1, 2000000)),
-    "queue-reject-msg-to-sender-on-discard": ("rq_reject_on_discard", "bool", True, None),
-    "ack-propagation-enabled": ("ack_prop_enabled", "bool", True, None),
-    "ack-propagation-interval": ("ack_interval", "int", 20, (1, 65535)),
-    "bridge-auth-scheme": ("bridge_auth_scheme", "enum:basic,client-certificate", "basic", None),
-    "bridge-client-username": ("bridge_username", "str", "", None),
-    "bridge-password": ("bridge_password_hash", "password", "", None),
-    "bridge-compressed-data": ("bridge_compressed", "bool", False, None),
-    "bridge-retry-delay": ("bridge_retry_delay", "int", 3, (0, 255)),
-    "bridge-ssl": ("bridge_ssl", "bool", False, None),
-    "bridge-window-size": ("bridge_window_size", "int", 255, (1, 65535)),
-    "bridge-client-profile": ("bridge_client_profile", "str", "#client-profile", None),
-}
+REPLICATION_OPTIONS = leaves.of("replication")  # the VPN's replication settings (grammar/data/leaves.yaml)
 
 # the local bridge of a standby VPN (rule B of the module docstring)
 BRIDGE_UP, BRIDGE_UNBOUND, BRIDGE_DOWN = "up", "queue-unbound", "down"
@@ -375,11 +359,10 @@ class ReplicationService(Service):
     def set_replication_option(self, router: str, vpn: str, option: str, value: Any = None) -> None:
         """Set one replication setting by CLI-ish name (see REPLICATION_OPTIONS); value None
         restores the default (the `no ...` form)."""
-        if option not in REPLICATION_OPTIONS:
-            raise EngineError("unknown_option", option=option)
-        attr = REPLICATION_OPTIONS[option][0]
+        spec = leaves.leaf("replication", option)
+        attr = spec.attr
         v = self.lk.vpn_rw(router, vpn)
-        value = coerce_option(option, REPLICATION_OPTIONS[option], value)
+        value = leaves.coerce(spec, value)
         setattr(v, attr, value)
         if attr == "rq_max_spool_mb":
             rq = self.lk.repl_queue(v)

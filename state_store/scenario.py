@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING
 from grammar.yaml_source import LocatedDict
 
 from .errors import ScenarioError
+from .leaves import scenario_values
 from .scenario_files import DEFAULT_SCENARIO, ROOT_DIR, resolve_scenario
 from .scenario_schema import SCHEMA, load_scenario
 
@@ -155,7 +156,7 @@ def build_lab(state: BrokerState, doc: MDict) -> None:
                 bridge_ssl=br.get("ssl", False),
                 bridge_window_size=br.get("window_size", 255),
                 bridge_client_profile=br.get("client_profile", "#client-profile"),
-                max_spool_mb=vpn.get("max_spool_usage", 60000),
+                **scenario_values("message-spool", vpn),
             ))
             state.add(m.Queue(vpn_id=vpn_row.id, name=REPL_QUEUE,
                               kind="replication", max_spool_mb=vpn_row.rq_max_spool_mb,
@@ -164,18 +165,13 @@ def build_lab(state: BrokerState, doc: MDict) -> None:
             for t in rep.get("replicated_topics") or []:
                 state.add(m.ReplicatedTopic(vpn_id=vpn_row.id, topic=t["topic"], mode=t.get("mode", "async")))
             for qd in vpn.get("queues") or []:
+                settings = scenario_values("queue", qd)
+                # including-when-shutdown only refines rejecting on discard
+                settings["reject_when_shutdown"] = settings["reject_when_shutdown"] and settings["reject_on_discard"]
                 qr = state.add(m.Queue(
-                    vpn_id=vpn_row.id, name=qd["name"],
-                    access_type=qd.get("access_type", "exclusive"),
-                    durable=qd.get("durable", True), owner=qd.get("owner", ""),
-                    permission=qd.get("permission", "no-access"),
-                    max_spool_mb=qd.get("max_spool_usage", 5000),
-                    max_bind_count=qd.get("max_bind_count", 1000),
+                    vpn_id=vpn_row.id, name=qd["name"], durable=qd.get("durable", True),
                     ingress_up=qd.get("ingress", True), egress_up=qd.get("egress", True),
-                    shutdown=qd.get("shutdown", False),
-                    reject_on_discard=qd.get("reject_msg_to_sender_on_discard", True),
-                    reject_when_shutdown=(qd.get("reject_including_when_shutdown", False)
-                                          and qd.get("reject_msg_to_sender_on_discard", True)),
+                    shutdown=qd.get("shutdown", False), **settings,
                 ))
                 for sub in qd.get("subscriptions") or []:
                     state.add(m.Subscription(queue_id=qr.id, topic=sub))

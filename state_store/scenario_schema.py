@@ -24,6 +24,7 @@ from grammar.yaml_source import Limits, LocatedDict, LocatedList, YamlSyntaxErro
 from . import systems
 from .errors import ScenarioError
 from .kernel.plugin import SystemModel
+from .leaves import scenario_fields
 from .passwords import hash_password, is_hashed
 from .public_keys import PublicKeyError, check_public_key
 from .scenario_spec import OPT, REQ, Bool, DictOf, Enum, Int, ListOf, Map, Spec, Str, line_of, spec_map
@@ -100,7 +101,7 @@ SOLACE_SCHEMA = spec_map(
         name=(VPN_NAME, REQ),
         routers=(ListOf(NAME, 64), OPT),
         replication_group_msg_id_seed=(MSG_ID, OPT),
-        max_spool_usage=(MB, OPT),
+        **scenario_fields("message-spool"),
         replication=(spec_map(
             enabled=(Bool(), OPT),
             roles=(DictOf(ROLE), OPT),
@@ -117,13 +118,8 @@ SOLACE_SCHEMA = spec_map(
             replicated_topics=(ListOf(spec_map(topic=(SUBSCRIPTION, REQ), mode=(MODE, OPT))), OPT),
         ), OPT),
         queues=(ListOf(spec_map(
-            name=(QUEUE_NAME, REQ), subscriptions=(ListOf(SUBSCRIPTION), OPT),
-            access_type=(Enum(("exclusive", "non-exclusive")), OPT),
-            owner=(Str(189), OPT), permission=(Enum(("no-access", "read-only", "consume", "modify-topic",
-                                                     "delete")), OPT),
-            max_spool_usage=(MB, OPT), max_bind_count=(Int(1, 10_000), OPT), ingress=(Bool(), OPT),
-            egress=(Bool(), OPT), shutdown=(Bool(), OPT), durable=(Bool(), OPT),
-            reject_msg_to_sender_on_discard=(Bool(), OPT), reject_including_when_shutdown=(Bool(), OPT),
+            name=(QUEUE_NAME, REQ), subscriptions=(ListOf(SUBSCRIPTION), OPT), **scenario_fields("queue"),
+            ingress=(Bool(), OPT), egress=(Bool(), OPT), shutdown=(Bool(), OPT), durable=(Bool(), OPT),
         )), OPT),
         clients=(ListOf(spec_map(
             name=(Str(160), REQ), username=(Str(189), OPT), hosts=(ListOf(NAME, 64), REQ),

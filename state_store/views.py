@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 from .frozen import statically_frozen
 
 MB = 1048576
+# The values of an object's generic leaves (those a command only sets, grammar/data/leaves.yaml)
+# that differ from their defaults, as (leaf name, value) in declaration order.
+LeafValues = tuple[tuple[str, str | int | bool], ...]
 
 
 # ---------------------------------------------------------------- lab topology
@@ -308,6 +311,7 @@ class QueueConfig:
     egress_up: bool
     reject_on_discard: bool = True  # reject-msg-to-sender-on-discard
     reject_when_shutdown: bool = False  # ... including-when-shutdown
+    settings: LeafValues = ()
 
 
 @statically_frozen
@@ -348,6 +352,7 @@ class ClientUsernameInfo:
     builtin: bool       # the VPN's `default` object (exists without `create`)
     guaranteed_endpoint_permission_override: bool = False
     subscription_manager: bool = False
+    settings: LeafValues = ()
 
 
 @statically_frozen
@@ -358,6 +363,7 @@ class ClientProfileInfo:
     reject_msg_to_sender_on_no_subscription_match: bool
     builtin: bool
     managed_by: str  # "" or the telemetry profile that created it
+    settings: LeafValues = ()
 
 
 @statically_frozen
@@ -413,6 +419,7 @@ class RestConsumerInfo:
     # lab clock (ms) of the consumer's last shutdown (its creation counts: it starts shut down);
     # state, not configuration, so a replayed configuration compares equal without it
     last_shutdown_ms: int | None = field(default=None, compare=False)
+    settings: LeafValues = ()
 
 
 @statically_frozen
@@ -421,6 +428,7 @@ class QueueBindingInfo:
     queue: str
     post_request_target: str
     up: bool
+    settings: LeafValues = ()
 
 
 @statically_frozen
@@ -435,6 +443,7 @@ class RestDeliveryPointInfo:
     queue_bindings: tuple[QueueBindingInfo, ...]  # creation order
     service: str = ""
     vendor: str = ""
+    settings: LeafValues = ()
 
 
 @statically_frozen
@@ -494,6 +503,8 @@ class VpnConfig:
     rest_delivery_points: tuple[RestDeliveryPointInfo, ...] = ()
     max_spool_mb: int = 60000  # message-spool max-spool-usage of the VPN
     rest_service: VpnRestService = VpnRestService()
+    settings: LeafValues = ()  # the VPN's own generic leaves (its `message-vpn` object's)
+    connection_factories: tuple[str, ...] = ()  # JNDI, by creation
 
 
 @statically_frozen

@@ -36,6 +36,7 @@ _ADDRESS: dict[ObjectKind, _Address] = {
     "rest-delivery-point": _Address("rdp-name"),
     "rest-consumer": _Address("rest-consumer-name", ("rest-delivery-point",)),
     "queue-binding": _Address("queue-name", ("rest-delivery-point",)),
+    "connection-factory": _Address("connection-factory-name"),
 }
 
 
@@ -77,15 +78,24 @@ _LEVEL_KEY: dict[ObjectKind, str] = {
     "client-username": "client-username", "client-profile": "client-profile", "acl-profile": "acl-profile",
     "telemetry-profile": "telemetry-profile", "telemetry-filter": "filter",
     "rest-delivery-point": "rest-delivery-point", "rest-consumer": "rest-consumer",
-    "queue-binding": "queue-binding",
+    "queue-binding": "queue-binding", "connection-factory": "connection-factory",
 }
+
+
+def level_object(ctx: HandlerContext, kind: ObjectKind) -> tuple[str, tuple[str, ...]]:
+    """(vpn, path) of the object whose level the session is at (the VPN's singleton for
+    `message-vpn`)."""
+    if kind not in _LEVEL_KEY:  # a singleton: one unnamed object of the level's VPN
+        return ctx.router_and_vpn()[1], ("",)
+    address = _ADDRESS[kind]
+    path = tuple(ctx.context[key] for key in address.parents) + (ctx.context[_LEVEL_KEY[kind]],)
+    return ctx.router_and_vpn()[1], path
 
 
 def _setter(handler_id: str, kind: ObjectKind, attr: str, value: Callable[[Args], AttrValue]) -> None:
     def set_attr(ctx: HandlerContext, args: Args) -> None:
-        address = _ADDRESS[kind]
-        path = tuple(ctx.context[key] for key in address.parents) + (ctx.context[_LEVEL_KEY[kind]],)
-        ctx.engine.set_object_attr(ctx.router or "", ctx.router_and_vpn()[1], kind, path, attr, value(args))
+        vpn, path = level_object(ctx, kind)
+        ctx.engine.set_object_attr(ctx.router or "", vpn, kind, path, attr, value(args))
 
     handler(handler_id)(set_attr)
 
@@ -97,10 +107,6 @@ def _enabled(args: Args) -> AttrValue:
 
 def _negatable(param: str) -> Callable[[Args], AttrValue]:
     return lambda args: None if args.get("no") else args[param]
-
-
-def _flag(args: Args) -> AttrValue:
-    return not args.get("no")
 
 
 def _password(args: Args) -> AttrValue:
@@ -115,12 +121,7 @@ _setter("config_objects.client_username_password", "client-username", "password"
 _setter("config_objects.client_username_client_profile", "client-username", "client-profile",
         _negatable("client-profile"))
 _setter("config_objects.client_username_acl_profile", "client-username", "acl-profile", _negatable("acl-profile"))
-_setter("config_objects.client_username_permission_override", "client-username",
-        "guaranteed-endpoint-permission-override", _flag)
-_setter("config_objects.client_username_subscription_manager", "client-username", "subscription-manager", _flag)
 _setter("config_objects.client_username_shutdown", "client-username", "enabled", _enabled)
-_setter("config_objects.client_profile_reject_no_match", "client-profile",
-        "reject-msg-to-sender-on-no-subscription-match", _flag)
 _setter("config_objects.telemetry_receiver_acl", "telemetry-profile", "receiver-acl-connect-default-action",
         lambda args: chosen_keyword(args, "allow", "disallow"))
 _setter("config_objects.telemetry_receiver_shutdown", "telemetry-profile", "receiver-enabled", _enabled)
@@ -128,25 +129,12 @@ _setter("config_objects.trace_shutdown", "telemetry-profile", "trace-enabled", _
 _setter("config_objects.filter_shutdown", "telemetry-filter", "enabled", _enabled)
 _setter("config_objects.rdp_shutdown", "rest-delivery-point", "enabled", _enabled)
 _setter("config_objects.rdp_client_profile", "rest-delivery-point", "client-profile", _negatable("client-profile"))
-_setter("config_objects.rdp_service", "rest-delivery-point", "service", _negatable("rdp-service"))
-_setter("config_objects.rdp_vendor", "rest-delivery-point", "vendor", _negatable("rdp-vendor"))
-_setter("config_objects.rest_consumer_host", "rest-consumer", "remote-host", _negatable("remote-host"))
-_setter("config_objects.rest_consumer_port", "rest-consumer", "remote-port", _negatable("port"))
-_setter("config_objects.rest_consumer_ssl", "rest-consumer", "ssl", _flag)
-_setter("config_objects.rest_consumer_connections", "rest-consumer", "outgoing-connection-count",
-        _negatable("connection-count"))
-_setter("config_objects.rest_consumer_retry_delay", "rest-consumer", "retry-delay", _negatable("rest-retry-delay"))
-_setter("config_objects.rest_consumer_post_wait", "rest-consumer", "max-post-wait-time",
-        _negatable("post-wait-time"))
-_setter("config_objects.rest_consumer_http_method", "rest-consumer", "http-method",
-        lambda args: None if args.get("no") else chosen_keyword(args, "post", "put"))
 _setter("config_objects.rest_consumer_auth_scheme", "rest-consumer", "auth-scheme",
         lambda args: chosen_keyword(args, *REST_AUTH_SCHEMES))
 _setter("config_objects.rest_consumer_basic_username", "rest-consumer", "http-basic-username",
         _negatable("rest-username"))
 _setter("config_objects.rest_consumer_basic_password", "rest-consumer", "http-basic-password", _password)
 _setter("config_objects.rest_consumer_shutdown", "rest-consumer", "enabled", _enabled)
-_setter("config_objects.binding_target", "queue-binding", "post-request-target", _negatable("post-request-target"))
 
 
 @handler("config_objects.acl_default_action")

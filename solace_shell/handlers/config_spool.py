@@ -11,7 +11,7 @@ from typing import Any
 
 from state_store.errors import EngineError
 
-from . import Args, HandlerContext, chosen_keyword, handler
+from . import Args, HandlerContext, handler
 
 
 def _queue(ctx: HandlerContext) -> str:
@@ -55,16 +55,6 @@ def shutdown(ctx: HandlerContext, args: Args) -> None:
     ctx.engine.set_queue_shutdown(router, vpn, _queue(ctx), not args.get("no"), direction)
 
 
-@handler("config_spool.access_type")
-def access_type(ctx: HandlerContext, args: Args) -> None:
-    _option(ctx, "access-type", chosen_keyword(args, "exclusive", "non-exclusive"))
-
-
-@handler("config_spool.permission")
-def permission(ctx: HandlerContext, args: Args) -> None:
-    _option(ctx, "permission", chosen_keyword(args, "no-access", "read-only", "consume", "modify-topic", "delete"))
-
-
 @handler("config_spool.subscription")
 def subscription(ctx: HandlerContext, args: Args) -> None:
     router, vpn = ctx.router_and_vpn()
@@ -72,21 +62,6 @@ def subscription(ctx: HandlerContext, args: Args) -> None:
         ctx.engine.remove_queue_subscription(router, vpn, _queue(ctx), str(args["topic"]))
     else:
         ctx.engine.add_queue_subscription(router, vpn, _queue(ctx), str(args["topic"]))
-
-
-@handler("config_spool.max_spool")
-def max_spool(ctx: HandlerContext, args: Args) -> None:
-    _option(ctx, "max-spool-usage", None if args.get("no") else args["max-spool-mb"])
-
-
-@handler("config_spool.owner")
-def owner(ctx: HandlerContext, args: Args) -> None:
-    _option(ctx, "owner", None if args.get("no") else str(args["client-username"]))
-
-
-@handler("config_spool.max_bind_count")
-def max_bind_count(ctx: HandlerContext, args: Args) -> None:
-    _option(ctx, "max-bind-count", None if args.get("no") else args["max-bind-count"])
 
 
 @handler("config_spool.reject_on_discard")

@@ -19,6 +19,7 @@ from ..handlers.lab_console import (
     SiteChange,
     TransactionState,
 )
+from ..messages import REJECT_REASONS
 from ..results import ResetLab
 from . import renderer
 
@@ -46,16 +47,6 @@ def advanced(r: Advanced) -> str:
             f"reconnected {names(r.reconnected)}")
 
 
-_REASONS = {
-    "publish_rejected_repl_queue_full": "replication queue full",
-    "publish_rejected_sync_ineligible": "sync replication ineligible",
-    "publish_rejected_spool_full": "message spool full",  # ours: the router's max-spool-usage (issue 15)
-    "publish_rejected_vpn_spool_full": "message-vpn spool full",  # ours: the VPN's max-spool-usage
-    "publish_rejected_queue_full": "queue full",  # ours: a queue rejecting to the sender on discard
-    "publish_rejected_queue_shutdown": "queue shut down",  # ours: ... including-when-shutdown
-}
-
-
 @renderer(Published)
 def published(p: Published) -> str:
     r = p.result
@@ -66,7 +57,7 @@ def published(p: Published) -> str:
     line = (f"published {r.accepted} rejected {r.rejected} replicated {r.replicated} "
             f"not-replicated {r.not_replicated} on {r.router} (rgmid {rg})")
     if r.rejected:
-        line += f"\nrejected {r.rejected}: {_REASONS.get(r.reject_reason or '', r.reject_reason or 'refused')}"
+        line += f"\nrejected {r.rejected}: {REJECT_REASONS.get(r.reject_reason or '', r.reject_reason or 'refused')}"
     return line
 
 

@@ -28,13 +28,16 @@ builtin `default` objects and the VPN itself cannot be deleted and are only rese
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
+from grammar import leaves
 from state_store.config_objects import DEFAULT_VPN_REST_PORT
 from state_store.messaging import VPN_MAX_SPOOL
 from state_store.views import (
     AclProfileInfo,
     ClientProfileInfo,
     ClientUsernameInfo,
+    LeafValues,
     RestDeliveryPointInfo,
     RouterConfig,
     VpnConfig,
@@ -69,6 +72,70 @@ def _shutdown(enabled: bool) -> str:
 def q(value: str) -> str:
     """A name or free-text value, quoted as the broker prints it."""
     return f'"{value}"'
+
+
+SPOOL_MODE = "configure/message-spool"
+JNDI_MODE = "configure/jndi"
+QUEUE_MODE = "configure/message-spool/queue"
+
+
+_LEVEL_WORDS = {level.mode: level.words for level in leaves.read_levels()}
+
+
+def _leaf_context(mode: str, object_mode: str, ctx: tuple[str, ...]) -> tuple[str, ...]:
+    """The levels a leaf's line is at: its object's, and the levels between it and the leaf's mode
+    (each entered by its declared words, or by its mode id's last part)."""
+    below = mode.removeprefix(object_mode).strip("/")
+    out, path = list(ctx), object_mode
+    for part in below.split("/") if below else []:
+        path += "/" + part
+        out.append(_LEVEL_WORDS.get(path, part))
+    return tuple(out)
+
+
+def _leaf_entries(kind: str, settings: LeafValues, object_mode: str, ctx: tuple[str, ...], *,
+                  reset: bool = False, mode: str | None = None, always: bool | None = None) -> list[_Entry]:
+    """The lines of an object's generic leaves (those not at their defaults, and those printed
+    always), or with ``reset`` the lines that restore them; ``mode`` keeps only the leaves of one
+    level, ``always`` only those printed always (True) or the others (False)."""
+    out = []
+    for name, value in settings:
+        leaf = leaves.of(kind)[name]
+        if (mode is not None and leaf.mode != mode) or (always is not None and leaf.always != always):
+            continue
+        line = leaf.reset_line() if reset else leaf.config_line(value)
+        out.append(_Entry(_leaf_context(leaf.mode, object_mode, ctx), line))
+    return out
+
+
+def _always(kind: str) -> LeafValues:
+    """The settings of an object of ``kind`` with every leaf at its default."""
+    return tuple((name, cast(str | int | bool, leaf.default)) for name, leaf in leaves.of(kind).items()
+                 if leaf.cli and leaf.always)
+
+
+def _spool_settings(vpn: VpnConfig) -> LeafValues:
+    """The VPN's generic leaves set at its `message-spool` level."""
+    return tuple((n, v) for n, v in vpn.settings if leaves.of("message-vpn")[n].mode == SPOOL_MODE)
+
+
+def _jndi_settings(vpn: VpnConfig) -> LeafValues:
+    """The VPN's generic leaves set at its `jndi` level."""
+    return tuple((n, v) for n, v in vpn.settings if leaves.of("message-vpn")[n].mode == JNDI_MODE)
+
+
+def _vpn_settings(vpn: VpnConfig) -> LeafValues:
+    """The VPN's generic leaves set at its own level and below."""
+    return tuple((n, v) for n, v in vpn.settings if leaves.of("message-vpn")[n].mode not in (SPOOL_MODE, JNDI_MODE))
+
+
+def _jndi_section(vpn: VpnConfig) -> list[Section]:
+    """The VPN's JNDI level: its connection factories, then its state (printed when not the
+    defaults: no factory, shut down; the section title [INFER] from the remove form's)."""
+    ctx = (f"jndi message-vpn {q(vpn.name)}",)
+    entries = [_Entry(ctx, f"create connection-factory {q(name)}") for name in vpn.connection_factories]
+    entries += _leaf_entries("message-vpn", _jndi_settings(vpn), JNDI_MODE, ctx)
+    return [('Configure JNDI: ""', entries)] if entries else []
 
 
 def _router_section(config: RouterConfig) -> list[_Entry]:
@@ -117,6 +184,7 @@ def _vpn_section(vpn: VpnConfig) -> list[Section]:
                       else "no listen-port")]
     if rest.plain_text_enabled:
         entries.append(_Entry(incoming, "no plain-text shutdown"))
+    entries += _leaf_entries("message-vpn", _vpn_settings(vpn), "configure/message-vpn", top)
     entries.append(_Entry(top, _shutdown(vpn.enabled)))
     return [(f"Configure Message Vpn: {q(vpn.name)}", entries)]
 
@@ -138,15 +206,13 @@ def _title(what: str, name: str, builtin: bool) -> str:
 
 def _client_profiles(vpn: VpnConfig) -> list[Section]:
     out = []
-    default = ClientProfileInfo("default", vpn.name, False, True, "")
+    default = ClientProfileInfo("default", vpn.name, False, True, "", _always("client-profile"))
     for p in vpn.client_profiles:
         if p.builtin and p == default:
             continue
         ctx = (_level("client-profile", p.name, vpn.name, p.builtin),)
-        out.append((_title("Client Profile", p.name, p.builtin), [
-            _Entry(ctx, _switch(p.reject_msg_to_sender_on_no_subscription_match,
-                                "message-spool reject-msg-to-sender-on-no-subscription-match",
-                                "no message-spool reject-msg-to-sender-on-no-subscription-match"))]))
+        out.append((_title("Client Profile", p.name, p.builtin),
+                    _leaf_entries("client-profile", p.settings, "configure/client-profile", ctx)))
     return out
 
 
@@ -183,7 +249,8 @@ def _telemetry_profiles(vpn: VpnConfig) -> list[Section]:
 
 def _client_usernames(vpn: VpnConfig) -> list[Section]:
     out = []
-    default = ClientUsernameInfo("default", vpn.name, True, "default", "default", "", True)
+    default = ClientUsernameInfo("default", vpn.name, True, "default", "default", "", True,
+                                 settings=_always("client-username"))
     for u in vpn.client_usernames:
         if u.builtin and u == default:
             continue
@@ -192,9 +259,7 @@ def _client_usernames(vpn: VpnConfig) -> list[Section]:
             _Entry(ctx, f"client-profile {q(u.client_profile)}"),
             _Entry(ctx, f"acl-profile {q(u.acl_profile)}"),
             _Entry(ctx, f"encrypted-password {q(u.password_hash)}" if u.password_hash else "no password"),
-            _Entry(ctx, _switch(u.guaranteed_endpoint_permission_override, "guaranteed-endpoint-permission-override",
-                                "no guaranteed-endpoint-permission-override")),
-            _Entry(ctx, _switch(u.subscription_manager, "subscription-manager", "no subscription-manager")),
+            *_leaf_entries("client-username", u.settings, "configure/client-username", ctx),
             _Entry(ctx, _shutdown(u.enabled))]))
     return out
 
@@ -204,12 +269,15 @@ def _rest_delivery_points(vpn: VpnConfig) -> list[Section]:
     for p in vpn.rest_delivery_points:
         ctx = (f"message-vpn {q(vpn.name)}", "rest", f"create rest-delivery-point {q(p.name)}")
         entries = [_Entry(ctx, f"client-profile {q(p.client_profile)}"),
-                   _Entry(ctx, f"service {q(p.service)}" if p.service else "no service"),
-                   _Entry(ctx, f"vendor {q(p.vendor)}" if p.vendor else "no vendor")]
+                   *_leaf_entries("rest-delivery-point", p.settings, _RDP_MODE, ctx)]
         entries += _rdp_children(ctx, p)
         entries.append(_Entry(ctx, _shutdown(p.enabled)))
         out.append((_title("REST Delivery Point", p.name, False), entries))
     return out
+
+
+_RDP_MODE = "configure/message-vpn/rest/rest-delivery-point"
+_CONSUMER_MODE = _RDP_MODE + "/rest-consumer"
 
 
 def _rdp_children(ctx: tuple[str, ...], p: RestDeliveryPointInfo) -> list[_Entry]:
@@ -222,18 +290,11 @@ def _rdp_children(ctx: tuple[str, ...], p: RestDeliveryPointInfo) -> list[_Entry
                        else "no http-basic username"),
                 _Entry(auth, f"http-basic encrypted-password {q(c.http_basic_password_hash)}"
                        if c.http_basic_password_hash else "no http-basic password"),
-                _Entry(cctx, f"remote host {q(c.remote_host)}" if c.remote_host else "no remote host"),
-                _Entry(cctx, f"remote max-post-wait-time {c.max_post_wait_time}"),
-                _Entry(cctx, f"remote outgoing-connection-count {c.outgoing_connections}"),
-                _Entry(cctx, f"remote port {c.remote_port}"),
-                _Entry(cctx, f"remote http-method {c.http_method}"),
-                _Entry(cctx, f"remote retry delay {c.retry_delay}"),
-                _Entry(cctx, _switch(c.ssl, "remote ssl", "no remote ssl")),
+                *_leaf_entries("rest-consumer", c.settings, _CONSUMER_MODE, cctx),
                 _Entry(cctx, _shutdown(c.enabled))]
     for b in p.queue_bindings:
         bctx = ctx + (f"create queue-binding {q(b.queue)}",)
-        out.append(_Entry(bctx, f"post-request-target {q(b.post_request_target)}" if b.post_request_target
-                          else "no post-request-target"))
+        out += _leaf_entries("queue-binding", b.settings, _RDP_MODE + "/queue-binding", bctx)
     return out
 
 
@@ -274,20 +335,20 @@ def _replication_section(vpn: VpnConfig) -> list[Section]:
 def _queue_section(vpn: VpnConfig) -> list[Section]:
     out: list[Section] = []
     spool = (f"message-spool message-vpn {q(vpn.name)}",)
-    if vpn.max_spool_mb != VPN_MAX_SPOOL[2]:  # the VPN's spool quota, printed when not the lab default
-        out.append((f"Configure Message Spool: {q(vpn.name)}", [_Entry(spool, f"max-spool-usage {vpn.max_spool_mb}")]))
+    settings = _leaf_entries("message-vpn", _spool_settings(vpn), SPOOL_MODE, spool)
+    if vpn.max_spool_mb != VPN_MAX_SPOOL.default or settings:  # the VPN's spool, printed when not the lab default
+        quota = [_Entry(spool, f"max-spool-usage {vpn.max_spool_mb}")] if vpn.max_spool_mb != VPN_MAX_SPOOL.default \
+            else []
+        out.append((f"Configure Message Spool: {q(vpn.name)}", quota + settings))
     for qc in vpn.queues:
         ctx = spool + (f"create queue {q(qc.name)}",)
-        entries = [_Entry(ctx, f"access-type {qc.access_type}"),
-                   _Entry(ctx, f"owner {q(qc.owner)}" if qc.owner else "no owner"),
-                   _Entry(ctx, f"permission all {qc.permission}"),
-                   _Entry(ctx, f"max-spool-usage {qc.max_spool_mb}"),
-                   _Entry(ctx, f"max-bind-count {qc.max_bind_count}")]
+        entries = _leaf_entries("queue", qc.settings, QUEUE_MODE, ctx, always=True)
         entries += [_Entry(ctx, f"subscription topic {q(topic)}") for topic in qc.subscriptions]
         if not qc.reject_on_discard:  # printed when not the default (C13: on, not when shut down)
             entries.append(_Entry(ctx, "no reject-msg-to-sender-on-discard"))
         elif qc.reject_when_shutdown:
             entries.append(_Entry(ctx, "reject-msg-to-sender-on-discard including-when-shutdown"))
+        entries += _leaf_entries("queue", qc.settings, QUEUE_MODE, ctx, always=False)
         if qc.ingress_up and qc.egress_up:
             entries.append(_Entry(ctx, "no shutdown"))
         else:
@@ -305,7 +366,7 @@ def _sections(config: RouterConfig) -> list[Section]:
         sections.append(("Configure Config-Sync:", _config_sync_section(config)))
     for vpn in config.vpns:
         sections += [*_vpn_section(vpn), *_client_profiles(vpn), *_acl_profiles(vpn), *_telemetry_profiles(vpn),
-                     *_client_usernames(vpn), *_queue_section(vpn), *_rest_delivery_points(vpn),
+                     *_client_usernames(vpn), *_queue_section(vpn), *_rest_delivery_points(vpn), *_jndi_section(vpn),
                      *_replication_section(vpn)]
     return sections
 
@@ -321,6 +382,10 @@ def _remove_sections(vpn: VpnConfig) -> list[Section]:
         disable += [_Entry(rdp, "shutdown"), _Entry(rdp, "no client-profile")]
     disable.append(_Entry(top, "shutdown"))
     sections: list[Section] = [(f"Disable Message Vpn: {name}", disable)]
+    jndi = (f"jndi message-vpn {name}",)
+    if vpn.connection_factories or _jndi_settings(vpn):  # as the dump: shut down, then each factory deleted
+        sections.append(('Remove JNDI: ""', [_Entry(jndi, "shutdown"), *[
+            _Entry(jndi, f"no connection-factory {q(cf)}") for cf in vpn.connection_factories]]))
     for u in vpn.client_usernames:
         ctx = (f"client-username {q(u.name)} message-vpn {name}",)
         entries = [_Entry(ctx, line) for line in (
@@ -332,16 +397,20 @@ def _remove_sections(vpn: VpnConfig) -> list[Section]:
     sections.append((f"Remove Message Vpn: {name}", _remove_vpn_settings(vpn, top, rest, rep)))
     for cp in vpn.client_profiles:
         ctx = (f"client-profile {q(cp.name)} message-vpn {name}",)
-        entries = [_Entry(ctx, "no message-spool reject-msg-to-sender-on-no-subscription-match")]
+        entries = _leaf_entries("client-profile", cp.settings, "configure/client-profile", ctx, reset=True)
         if not cp.builtin:
             entries.append(_Entry((), f"no client-profile {q(cp.name)} message-vpn {name}"))
         sections.append((f"Remove Client Profile: {q(cp.name)}", entries))
     spool = (f"message-spool message-vpn {name}",)
     endpoints = []
     for qc in vpn.queues:
-        endpoints += [_Entry(spool + (f"queue {q(qc.name)}",), "shutdown"), _Entry(spool, f"no queue {q(qc.name)}")]
+        level = spool + (f"queue {q(qc.name)}",)
+        endpoints += [_Entry(level, "shutdown"),
+                      *_leaf_entries("queue", qc.settings, QUEUE_MODE, level, reset=True, always=False),
+                      _Entry(spool, f"no queue {q(qc.name)}")]
     sections += [('Remove Endpoints: ""', endpoints),
-                 ('Remove Message Spool: ""', [_Entry(spool, "no max-spool-usage")]),
+                 ('Remove Message Spool: ""', [_Entry(spool, "no max-spool-usage"), *_leaf_entries(
+                     "message-vpn", _spool_settings(vpn), SPOOL_MODE, spool, reset=True)]),
                  ("Remove Telemetry Profiles:",
                   [_Entry(top, f"no telemetry-profile {q(p.name)}") for p in vpn.telemetry_profiles])]
     for a in vpn.acl_profiles:
@@ -361,18 +430,17 @@ def _remove_vpn_settings(vpn: VpnConfig, top: tuple[str, ...], rest: tuple[str, 
     incoming = top + ("service rest", "incoming")
     out = [_Entry(top + ("authentication",), "basic auth-type radius"),
            _Entry(top + ("service rest",), "mode messaging"),
-           _Entry(incoming, "plain-text shutdown"), _Entry(incoming, "no listen-port")]
+           _Entry(incoming, "plain-text shutdown"), _Entry(incoming, "no listen-port"),
+           *_leaf_entries("message-vpn", _vpn_settings(vpn), "configure/message-vpn", top, reset=True)]
     for p in vpn.rest_delivery_points:
         rdp = rest + (f"rest-delivery-point {q(p.name)}",)
-        out += [_Entry(rdp, "no service"), _Entry(rdp, "no vendor"), _Entry(rdp, "shutdown")]
+        out += [*_leaf_entries("rest-delivery-point", p.settings, _RDP_MODE, rdp, reset=True), _Entry(rdp, "shutdown")]
         for c in p.consumers:
             rc = rdp + (f"rest-consumer {q(c.name)}",)
             auth = rc + ("authentication",)
             out += [_Entry(rc, "shutdown"), _Entry(auth, 'auth-scheme "none"'), _Entry(auth, "no http-basic username"),
                     _Entry(auth, "no http-basic password")]
-            out += [_Entry(rc, line) for line in (
-                "no remote host", "no remote max-post-wait-time", "no remote outgoing-connection-count",
-                "no remote port", "no remote http-method", "no remote retry delay", "no remote ssl")]
+            out += _leaf_entries("rest-consumer", c.settings, _CONSUMER_MODE, rc, reset=True)
             out.append(_Entry(rdp, f"no rest-consumer {q(c.name)}"))
         out += [_Entry(rdp, f"no queue-binding {q(b.queue)}") for b in p.queue_bindings]
         out.append(_Entry(rest, f"no rest-delivery-point {q(p.name)}"))

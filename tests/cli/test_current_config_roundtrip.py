@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from grammar.leaves import VALUE, Leaf, with_words
 from solace_shell.lab import Lab
 from solace_shell.script import run_script
 from state_store.views import RouterConfig
@@ -31,10 +32,68 @@ NAMES = ["a", "b"]
 TOPICS = [">", "t/1", "t/*/x"]
 QUEUES = ["q1", "q2"]
 Draw = Callable[[st.SearchStrategy[object]], object]
+Lines = Callable[[str, str], list[str]]
+
+
+def _vpn_level(*levels: str) -> Lines:
+    return lambda vpn, name: [f"message-vpn {vpn}", *levels]
+
+
+def _profile_queue(queue: str) -> Lines:
+    return lambda vpn, name: [f"client-profile default message-vpn {vpn}", f"queue {queue}"]
+
+
+# The lines that reach the level of a generic leaf's command (grammar/data/leaves.yaml), by mode:
+# every leaf with words is configured by the random labs below.
+LEAF_LEVELS: dict[str, Lines] = {
+    "configure/client-profile": lambda vpn, name: [f"create client-profile {name} message-vpn {vpn}" if name == "a"
+                                                   else f"client-profile default message-vpn {vpn}"],
+    "configure/client-username": lambda vpn, name: [f"create client-username {name} message-vpn {vpn}"
+                                                    if name == "a" else f"client-username default message-vpn {vpn}"],
+    **{f"configure/client-profile/queue-{q}": _profile_queue(q) for q in ("G-1", "D-1", "D-2", "D-3", "C-1")},
+    "configure/message-vpn": _vpn_level(),
+    **{f"configure/message-vpn/{level}": _vpn_level(*level.split("/"))
+       for level in ("authentication/client-certificate", "authentication/oauth", "authorization", "ssl",
+                     "dynamic-message-routing", "mqtt/retain", "kafka", "rest")},
+    "configure/message-spool": lambda vpn, name: [f"message-spool message-vpn {vpn}"],
+    "configure/jndi": lambda vpn, name: [f"jndi message-vpn {vpn}"],
+    "configure/message-spool/queue": lambda vpn, name: [f"message-spool message-vpn {vpn}", f"create queue q{name}"],
+    "configure/message-vpn/rest/rest-delivery-point": _vpn_level("rest", "create rest-delivery-point a"),
+    "configure/message-vpn/rest/rest-delivery-point/queue-binding": lambda vpn, name: [
+        f"message-spool message-vpn {vpn}", "create queue qa", "end", "configure", f"message-vpn {vpn}", "rest",
+        "create rest-delivery-point a", "create queue-binding qa"],
+    "configure/message-vpn/rest/rest-delivery-point/rest-consumer": _vpn_level(
+        "rest", "create rest-delivery-point a", "create rest-consumer a"),
+    "configure/message-vpn/rest/rest-delivery-point/rest-consumer/authentication": _vpn_level(
+        "rest", "create rest-delivery-point a", "create rest-consumer a", "authentication"),
+}
+LEAVES = with_words()
 
 
 def _pick(draw: Draw, options: list[str]) -> str:
     return str(draw(st.sampled_from(options)))
+
+
+def _leaf_line(draw: Draw, leaf: Leaf) -> str:
+    """A line that sets ``leaf`` to a value of its range, or restores its default."""
+    if draw(st.booleans()):
+        return f"no {leaf.no_words}"
+    if leaf.type == "bool":
+        return leaf.cli
+    if leaf.type == "threshold":
+        return leaf.cli + _pick(draw, [" clear-percent 50 set-percent 70", " clear-value 10 set-value 20"])
+    if leaf.type == "enum":
+        value = _pick(draw, list(leaf.values))
+    elif leaf.type == "int":
+        assert leaf.min is not None and leaf.max is not None
+        value = str(draw(st.sampled_from([leaf.min, leaf.max, (leaf.min + leaf.max) // 2])))
+    else:
+        value = _pick(draw, ["v1", "a/b"])
+    return leaf.cli.replace(VALUE, value)
+
+
+def test_every_generic_leaf_is_configured_by_the_random_labs() -> None:
+    assert {leaf.mode for leaf in LEAVES} <= set(LEAF_LEVELS)
 
 
 def _some(draw: Draw, lines: list[str]) -> list[str]:
@@ -49,7 +108,17 @@ def _step(draw: Draw) -> list[str]:
     profile = _pick(draw, ["default", "a", "b", "#telemetry-a"])
     action = _pick(draw, ["allow", "disallow"])
     kind = _pick(draw, ["client-profile", "acl-profile", "client-username", "delete", "vpn", "rest-service",
-                        "telemetry", "no-telemetry", "rdp", "queue", "no-queue", "replication", "bridge", "system"])
+                        "telemetry", "no-telemetry", "rdp", "queue", "no-queue", "replication", "bridge", "system",
+                        "leaf", "jndi"])
+    if kind == "jndi":
+        factory = f"/jms/cf/{name}"
+        if draw(st.booleans()):
+            return [f"jndi message-vpn {vpn}", f"create connection-factory {factory}", "exit"]
+        return [f"jndi message-vpn {vpn}", f"no connection-factory {factory}"]
+    if kind == "leaf" and LEAVES:
+        leaves = draw(st.lists(st.sampled_from(LEAVES), min_size=1, max_size=4))
+        return [line for leaf in leaves for line in [*LEAF_LEVELS[leaf.mode](vpn, name), _leaf_line(draw, leaf), "end",
+                                                     "configure"]]
     if kind == "client-profile":
         head = f"create client-profile {name} message-vpn {vpn}" if draw(st.booleans()) \
             else f"client-profile default message-vpn {vpn}"

@@ -296,14 +296,15 @@ def test_a_scenario_sets_the_vpn_quota_and_the_queue_flags(tmp_path):
 
 
 def test_a_lab_written_before_the_quota_fields_opens_with_their_defaults(lab):
-    """A snapshot without Queue.reject_on_discard/reject_when_shutdown and Vpn.max_spool_mb (a lab
-    file of the previous version) decodes with the defaults; any other field mismatch is refused."""
+    """A snapshot without Queue.reject_on_discard/reject_when_shutdown (and the later Queue.settings)
+    and Vpn.max_spool_mb (a lab file of the previous version) decodes with the defaults; any other
+    field mismatch is refused."""
     from state_store.codec import CodecError, decode_state, dumps, encode_state, loads
 
     with lab.transaction() as e:
         e.set_queue_option(NY, VPN, "orders", "reject-msg-to-sender-on-discard", False)
     doc = loads(dumps(encode_state(lab.state)))  # as a lab file holds it
-    for kind, drop in (("queues", 2), ("vpns", 1)):
+    for kind, drop in (("queues", 3), ("vpns", 1)):
         part = doc["records"][kind]
         part["fields"] = part["fields"][:-drop]
         part["rows"] = [row[:-drop] for row in part["rows"]]

@@ -45,8 +45,8 @@ def test_keywords_of_a_prefix_with_help_as_meta(lab: Lab) -> None:
 def test_every_next_keyword_after_a_space(lab: Lab) -> None:
     lab.execute("NY_Appliance1", "enable")
     assert [c[1] for c in completions(lab, "NY_Appliance1", "configure ")] == [
-        "acl-profile", "client-profile", "client-username", "config-sync", "create", "message-spool", "message-vpn",
-        "no", "redundancy", "replication",
+        "acl-profile", "client-profile", "client-username", "config-sync", "create", "jndi", "message-spool",
+        "message-vpn", "no", "redundancy", "replication",
     ]
 
 

@@ -20,7 +20,7 @@ SAMPLE_VALUES = {
 # Values that name objects the default lab has (or `walk_lab` makes), for lines that enter a level.
 PATH_VALUES = {**SAMPLE_VALUES, "topic": "trading/>", "client-username": "default", "client-profile": "default",
                "acl-profile": "default", "telemetry-profile": "trace", "filter-name": "default",
-               "rdp-name": "rdp1", "rest-consumer-name": "rc1"}
+               "rdp-name": "rdp1", "rest-consumer-name": "rc1", "connection-factory-name": "/jms/cf/default"}
 
 
 def walk_lab(settings: dict[str, Any] | None = None) -> Lab:
@@ -35,6 +35,7 @@ def walk_lab(settings: dict[str, Any] | None = None) -> Lab:
         engine.create_object(router, vpn, "rest-delivery-point", ("rdp1",))
         engine.create_object(router, vpn, "rest-consumer", ("rdp1", "rc1"))
         engine.create_object(router, vpn, "queue-binding", ("rdp1", "orders"))
+        engine.create_object(router, vpn, "connection-factory", ("/jms/cf/default",))
     return lab
 
 
@@ -43,7 +44,8 @@ def minimal_words(element: Element, values: dict[str, str] = SAMPLE_VALUES) -> l
     if isinstance(element, Keyword):
         return [element.word]
     if isinstance(element, ParamRef):
-        value = values.get(element.param.name, "1")
+        ptype = element.param.type  # a value in the type's range (integers from 1 where it allows)
+        value = values.get(element.param.name, str(max(ptype.min, 1) if ptype.min is not None else 1))
         return [f'"{value}"' if " " in value else value]
     if isinstance(element, Seq):
         return [w for item in element.items for w in minimal_words(item, values)]
