@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from solace_shell.transcript.replay import replay_text
 from state_store.lab_store import LabStore
-from state_store.scenario import ScenarioError
+from state_store.solace.scenario import ScenarioError
 from tests.support.hostile_inputs import hostile_scenarios, hostile_transcripts
 
 

@@ -18,7 +18,7 @@ In 1 and 2 the resident set (VmRSS, not the peak) is read every `--every` comman
 record counts; growth per command = (last sample - first sample) / commands between them, the first
 sample (after `--every` commands) counting as warm. The audit ledger keeps runs of messages and
 deliveries only while their fate can still change: settled ones (delivered once, no copy, entry or
-transaction left) are folded into per-VPN totals (state_store/settle.py) and refusals of one kind
+transaction left) are folded into per-VPN totals (state_store/solace/settle.py) and refusals of one kind
 share one record, so the record counts show whether anything still grows with traffic.
 Target (issue 12): no growth per command once warm (flat within noise).
 """

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from state_store.frozen import statically_frozen
+from state_store.solace.frozen import statically_frozen
 
 
 class Outcome(NamedTuple):

@@ -16,7 +16,7 @@ from grammar.parser import lex_error
 from grammar.prompts import prompt_text
 from grammar.tokens import ControlCharacter, check_characters, is_forbidden
 from state_store.errors import EngineError
-from state_store.frozen import statically_frozen
+from state_store.solace.frozen import statically_frozen
 
 from .access import UserAccess, allows_everything
 from .framing import frame

@@ -97,7 +97,7 @@ ERROR_CODES: dict[str, tuple[str, ...]] = {
     "ha_instance_not_found": ("instance",),
     "ha_router_not_found": ("router",),
     "ha_failure_not_supported": ("system", "failure"),
-    # intra-site redundancy groups (state_store/redundancy.py)
+    # intra-site redundancy groups (state_store/solace/redundancy.py)
     "redundancy_not_configured": ("router",),
     "redundancy_monitor_node": ("router",),
     "redundancy_release_not_active": ("router",),
@@ -106,7 +106,7 @@ ERROR_CODES: dict[str, tuple[str, ...]] = {
     "redundancy_node_state": ("node", "state"),
     "redundancy_link_state": ("site", "state"),
     "redundancy_no_group": ("site",),
-    # named configuration objects (state_store/config_objects.py)
+    # named configuration objects (state_store/solace/config_objects.py)
     "object_not_found": ("kind", "name", "vpn"),
     "object_exists": ("kind", "name", "vpn"),
     "object_builtin": ("kind", "name"),  # delete a VPN's `default` object

@@ -3,7 +3,7 @@
 Why: a command that raised goes back to the last image plus the calls since (``LabStore``), and
 tests and transcript replay need thousands of fresh labs: each scenario is built once per process
 (cached by file version) and kept as an image, so a fresh in-memory lab is one unpickle. Pickle is
-for in-process images only, never files: a lab file holds JSON (``state_store.codec``).
+for in-process images only, never files: a lab file holds JSON (``state_store.solace.codec``).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .broker_state import KINDS, BrokerState, bulk
-from .codec import decode_state, loads
 from .errors import EngineError, ScenarioError
 from .scenario_files import DEFAULT_SCENARIO
+from .solace.broker_state import KINDS, BrokerState, bulk
+from .solace.codec import decode_state, loads
 
 if TYPE_CHECKING:
     from grammar.yaml_source import LocatedDict
@@ -84,7 +84,7 @@ def _build(doc: LocatedDict, scenario: Path) -> BrokerState:
     """build_lab, with what only building can find (the initial traffic refused by the engine's
     own rules, e.g. a publish from a client whose routers are all standby) reported as a
     ScenarioError rather than a traceback."""
-    from .scenario import build_lab  # only when a lab is built: see scenario_files
+    from .solace.scenario import build_lab  # only when a lab is built: see scenario_files
 
     st = BrokerState()
     try:
@@ -116,7 +116,7 @@ def template(scenario: Path) -> Image:
     with _templates_lock:
         image = _templates.get(key)
         if image is None:
-            from .scenario_schema import load_scenario
+            from .solace.scenario_schema import load_scenario
 
             image = Image.of(_build(load_scenario(scenario), scenario))
             _templates[key] = image

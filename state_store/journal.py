@@ -16,8 +16,8 @@ import functools
 from collections.abc import Callable
 from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
-from .broker_state import BrokerState, CallRecord
 from .errors import EngineError, PartialRefusal
+from .solace.broker_state import BrokerState, CallRecord
 
 P = ParamSpec("P")
 R = TypeVar("R")

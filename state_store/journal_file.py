@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from .codec import CodecError, dumps, loads
 from .errors import LabFileError
 from .lab_tables import CALLS, PART, PARTS_PREFIX, SCHEMA_VERSION, SNAPSHOT, tables
+from .solace.codec import CodecError, dumps, loads
 from .tuning import DEFAULT_TUNING, StoreTuning
 
 if TYPE_CHECKING:

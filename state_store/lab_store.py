@@ -27,10 +27,10 @@ Why:
   (cached by path + mtime) and kept as such an image; a fresh in-memory lab is one unpickle
   (images and those templates: ``state_store.images``; the SQL of the journal:
   ``state_store.journal_file``; the tuning of waits and snapshots: ``state_store.tuning``).
-  Pickle is for in-process images only: a lab file holds JSON (``state_store.codec``), because a
+  Pickle is for in-process images only: a lab file holds JSON (``state_store.solace.codec``), because a
   file may come from anywhere.
 - A path that cannot be a usable lab is refused with a one-line ``LabFileError`` (``lab_file``);
-  a lab file of an older schema is read into a state and rewritten (``state_store.old_schemas``).
+  a lab file of an older schema is read into a state and rewritten (``state_store.solace.old_schemas``).
 - A scenario the builder cannot complete (its initial traffic refused by the engine) is a
   ``ScenarioError``, like any other problem of the file.
 """
@@ -47,14 +47,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from . import lab_file
-from .broker_state import KINDS, BrokerState, CallRecord
-from .codec import SPECS, CodecError, decode_calls, decode_state, dumps, encode_calls, loads, state_text
-from .engine import Engine
 from .errors import EngineError, LabBusy, LabFileError
 from .images import RECORD_IMAGE_S, Image, record_count, scenario_path, template
 from .journal_file import Journal, WriteConflict, fill_new_lab, is_busy
 from .lab_tables import CALLS, PART, SCHEMA_VERSION, SNAPSHOT, TABLES
 from .passwords import is_hashed
+from .solace.broker_state import KINDS, BrokerState, CallRecord
+from .solace.codec import SPECS, CodecError, decode_calls, decode_state, dumps, encode_calls, loads, state_text
+from .solace.engine import Engine
 from .tuning import DEFAULT_TUNING, StoreTuning
 
 T = TypeVar("T")
@@ -171,7 +171,7 @@ class LabStore:
         with lab_file.damage_is_one_line(p):
             old = lab_file.legacy_version(p)
             if old is not None:
-                from .old_schemas import migrate
+                from .solace.old_schemas import migrate
 
                 migrate(p, old)
         lab_file.check_contents(p, SCHEMA_VERSION, TABLES)

@@ -1,10 +1,10 @@
 """The tables of a lab file (SQLAlchemy Core): a journal of accepted commands and snapshots.
 
-Why a journal: the lab lives in memory (``state_store.broker_state.BrokerState``); what the file has to
+Why a journal: the lab lives in memory (``state_store.solace.broker_state.BrokerState``); what the file has to
 keep is how to get that state back. A command's whole effect is the list of mutating Engine calls
 it made (``state_store.journal``), a few hundred bytes whatever the command did, so a command is
 one appended row, written in one short transaction; a ``snapshot`` row holds the whole state
-(``state_store.codec``) now and then so opening a lab replays only the calls after the latest one.
+(``state_store.solace.codec``) now and then so opening a lab replays only the calls after the latest one.
 Another shell catches up by reading the rows after the last one it applied.
 
 - ``meta``: ``schema_version`` (checked before anything else is read; tests and users edit it with

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from state_store.errors import EngineError
 
 if TYPE_CHECKING:
-    from state_store.engine import Engine
+    from state_store.solace.engine import Engine
 
 REPLICATION_QUEUE = "#MSGVPN_REPLICATION_DATA_QUEUE"
 

@@ -248,5 +248,5 @@ class Grader:
 
 
 def audit_measures(totals: object) -> dict[str, int]:
-    """The outcome measures of an audit's totals (`state_store.views.AuditTotals`)."""
+    """The outcome measures of an audit's totals (`state_store.solace.views.AuditTotals`)."""
     return {m: int(getattr(totals, m.replace("-", "_"))) for m in AUDIT_MEASURES}

@@ -87,7 +87,7 @@ class GradedLab:
         vpn = self.grader.runbook.vpn
 
         def read(engine: object) -> tuple[LabFacts, dict[str, int]]:
-            from state_store.engine import Engine
+            from state_store.solace.engine import Engine
             assert isinstance(engine, Engine)
             return read_facts(engine, vpn), audit_measures(engine.audit(vpn=vpn, limit=0).totals)
 

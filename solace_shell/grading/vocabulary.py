@@ -70,7 +70,7 @@ ROLE_SOURCES: dict[str, RoleSource] = {s.name: s for s in (
                _routers_with("standby")),
 )}
 
-# Audit totals a runbook's expected outcome may name (state_store.views.AuditTotals fields), and
+# Audit totals a runbook's expected outcome may name (state_store.solace.views.AuditTotals fields), and
 # `leftover-transactions`: PREPARED or heuristically completed transactions of the VPN on any router.
 AUDIT_MEASURES = ("lost", "duplicated", "stranded", "spooled", "not-replicated", "in-transaction", "rejected")
 LEFTOVER = "leftover-transactions"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from state_store.engine import Engine
+    from state_store.solace.engine import Engine
 
     from ..session import Session
 

@@ -3,7 +3,7 @@
 Nothing prints on success. Each kind's create/enter/delete handler is registered from one table
 (`_ADDRESS`): which parameter names the object, where its VPN comes from (the line's
 `message-vpn <vpn>` or the level's) and which level keys name its parents. The engine validates
-and config-syncs; see state_store.config_objects.
+and config-syncs; see state_store.solace.config_objects.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from state_store.config_objects import REST_AUTH_SCHEMES, AttrValue, ObjectKind
 from state_store.passwords import HashedSecret
+from state_store.solace.config_objects import REST_AUTH_SCHEMES, AttrValue, ObjectKind
 
 from . import Args, HandlerContext, chosen_keyword, handler
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from state_store.config_objects import AttrValue
 from state_store.passwords import HashedSecret
+from state_store.solace.config_objects import AttrValue
 
 from . import Args, HandlerContext, chosen_keyword, handler
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from grammar.types import duration_ms
 from state_store.errors import EngineError, ScenarioError
-from state_store.frozen import statically_frozen
 from state_store.scenario_files import DEFAULT_SCENARIO, resolve_scenario
-from state_store.views import Audit, ConsumeResult, LabStatus, PublishResult
+from state_store.solace.frozen import statically_frozen
+from state_store.solace.views import Audit, ConsumeResult, LabStatus, PublishResult
 
 from ..results import BACK_TO_ROUTER, Lines, Refused, ResetLab, SwitchTarget
 from . import Args, HandlerContext, handler
@@ -288,7 +288,7 @@ def reset(ctx: HandlerContext, args: Args) -> ResetLab:
     given = args.get("scenario")
     path = scenario_path(str(given)) if given is not None else DEFAULT_SCENARIO
     try:
-        from state_store.scenario_schema import load_scenario  # only here: see state_store/scenario_files.py
+        from state_store.solace.scenario_schema import load_scenario  # only here: see state_store/scenario_files.py
 
         doc = load_scenario(path)
     except ScenarioError as exc:

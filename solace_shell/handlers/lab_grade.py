@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from state_store.errors import EngineError
-from state_store.frozen import statically_frozen
+from state_store.solace.frozen import statically_frozen
 
 from ..grading.results import GradeError, Progress, TranscriptGrade
 from . import Args, HandlerContext, handler

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import cast, get_args
 
 from grammar.leaves import Leaf, with_words
-from state_store.config_objects import AttrValue, ObjectKind
+from state_store.solace.config_objects import AttrValue, ObjectKind
 
 from . import Args, HandlerContext, chosen_keyword, handler
 from .config_objects import level_object

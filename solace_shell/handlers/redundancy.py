@@ -1,13 +1,13 @@
 """Intra-site redundancy: `show redundancy [detail | group]`, (configure/redundancy)
 `[no] release-activity | auto-revert | shutdown`, (admin/redundancy) `revert-activity`, and the
-lab console's failures of one router or of a site's mate link (state_store/redundancy.py)."""
+lab console's failures of one router or of a site's mate link (state_store/solace/redundancy.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from state_store.errors import EngineError
-from state_store.redundancy import SYSTEM, RedundancyChange, RedundancyGroupView, RedundancyView
+from state_store.solace.redundancy import SYSTEM, RedundancyChange, RedundancyGroupView, RedundancyView
 
 from . import Args, HandlerContext, handler
 

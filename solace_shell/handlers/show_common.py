@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from state_store.errors import EngineError
-from state_store.topics import has_wildcard
+from state_store.solace.topics import has_wildcard
 
 from . import HandlerContext
 

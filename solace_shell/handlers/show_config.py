@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from grammar import ACCESS_LEVELS, Access
 from grammar.masking import MASK
 from state_store.lab_tables import SCHEMA_VERSION
-from state_store.views import RestDeliveryPointInfo, RouterConfig, VpnConfig
+from state_store.solace.views import RestDeliveryPointInfo, RouterConfig, VpnConfig
 
 from ..access import allowed
 from . import Args, HandlerContext, handler

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from state_store.frozen import statically_frozen
-from state_store.topics import name_matches
-from state_store.views import (
+from state_store.solace.frozen import statically_frozen
+from state_store.solace.topics import name_matches
+from state_store.solace.views import (
     AclProfileInfo,
     ClientProfileInfo,
     ClientUsernameInfo,

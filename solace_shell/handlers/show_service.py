@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from state_store.frozen import statically_frozen
-from state_store.views import VpnRestService
+from state_store.solace.frozen import statically_frozen
+from state_store.solace.views import VpnRestService
 
 from . import Args, HandlerContext, handler
 from .show_common import router_of

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from state_store.errors import EngineError
-from state_store.frozen import statically_frozen
-from state_store.views import MessageSpool, QueueDetail, QueueMessage, QueueRow
+from state_store.solace.frozen import statically_frozen
+from state_store.solace.views import MessageSpool, QueueDetail, QueueMessage, QueueRow
 
 from . import Args, HandlerContext, handler
 from .show_common import has_wildcard, router_of

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from state_store.frozen import statically_frozen
-from state_store.views import TransactionInfo
+from state_store.solace.frozen import statically_frozen
+from state_store.solace.views import TransactionInfo
 
 from . import Args, HandlerContext, handler
 from .show_common import check_vpn_pattern, router_of

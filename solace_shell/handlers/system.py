@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from state_store.frozen import statically_frozen
+from state_store.solace.frozen import statically_frozen
 
 from ..banner import product_name
 from . import Args, HandlerContext, handler

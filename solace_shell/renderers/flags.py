@@ -7,7 +7,7 @@ show them; one place maps each state to its letter. ``None`` (not applicable) is
 
 from __future__ import annotations
 
-from state_store.views import BridgeInfo, QueueRow, TransactionInfo, VpnReplicationRow
+from state_store.solace.views import BridgeInfo, QueueRow, TransactionInfo, VpnReplicationRow
 
 NA = "-"
 BRIDGE_LETTERS = {"up": "U", "queue-unbound": "Q", "down": "D"}

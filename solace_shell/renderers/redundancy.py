@@ -12,7 +12,7 @@ ours, listed in docs/lab-ha-pair.md.
 
 from __future__ import annotations
 
-from state_store.redundancy import RedundancyChange, RedundancyGroupView, RedundancyView, VirtualRouterView
+from state_store.solace.redundancy import RedundancyChange, RedundancyGroupView, RedundancyView, VirtualRouterView
 
 from ..handlers.redundancy import RedundancyShow
 from . import renderer

@@ -10,7 +10,7 @@ end of 3.5].
 
 from __future__ import annotations
 
-from state_store.views import BridgeInfo, ClientInfo
+from state_store.solace.views import BridgeInfo, ClientInfo
 
 from ..durations import dhms
 from ..handlers.show_client_bridge import (

@@ -2,7 +2,7 @@
 `show current-config message-vpn default remove`; layout of the blocks INFER where the dump
 shows none).
 
-The engine returns the configuration as data (`state_store.views.RouterConfig`); this module
+The engine returns the configuration as data (`state_store.solace.views.RouterConfig`); this module
 decides the script: which command says each setting, in which section and order. Two rules make
 the script re-runnable (tests/cli/test_current_config_roundtrip.py): every line is one the grammar
 accepts at the level the script is at, and objects come before what refers to them (profiles
@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from typing import cast
 
 from grammar import leaves
-from state_store.config_objects import DEFAULT_VPN_REST_PORT
-from state_store.messaging import VPN_MAX_SPOOL
-from state_store.views import (
+from state_store.solace.config_objects import DEFAULT_VPN_REST_PORT
+from state_store.solace.messaging import VPN_MAX_SPOOL
+from state_store.solace.views import (
     AclProfileInfo,
     ClientProfileInfo,
     ClientUsernameInfo,

@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from state_store.views import ReplicationStats, VpnReplicationDetail
+from state_store.solace.views import ReplicationStats, VpnReplicationDetail
 
 from ..handlers.show_replication import (
     SystemReplicationShow,

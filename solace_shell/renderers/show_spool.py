@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from state_store.views import QueueDetail
+from state_store.solace.views import QueueDetail
 
 from ..durations import ago
 from ..handlers.show_spool import (

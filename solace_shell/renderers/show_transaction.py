@@ -11,7 +11,7 @@ transaction adds `Heuristic Outcome:` after `State:` [INFER].
 
 from __future__ import annotations
 
-from state_store.views import TransactionInfo
+from state_store.solace.views import TransactionInfo
 
 from ..durations import ago, dhms
 from ..handlers.show_transaction import TransactionDetails, TransactionTable

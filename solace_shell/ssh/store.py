@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from state_store.engine import Engine
 from state_store.lab_store import LabStore
+from state_store.solace.engine import Engine
 
 
 class SerializedStore(LabStore):

@@ -21,7 +21,7 @@ from pathlib import Path
 from grammar.yaml_source import LocatedDict, YamlSyntaxError, load_located
 from state_store import systems
 from state_store.scenario_files import ROOT_DIR
-from state_store.scenario_schema import LIMITS, MAX_FILE_BYTES, SCHEMA
+from state_store.solace.scenario_schema import LIMITS, MAX_FILE_BYTES, SCHEMA
 
 SHARED_DIR = "scenarios"
 MAX_VALUE_CHARS = 1024

@@ -1,4 +1,4 @@
-"""Named configuration objects through the real Lab: the rules state_store/config_objects.py
+"""Named configuration objects through the real Lab: the rules state_store/solace/config_objects.py
 enforces, each refusal leaving the lab byte-for-byte unchanged."""
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ import yaml
 
 from solace_shell.lab import Lab
 from solace_shell.script import run_commands, run_script
-from state_store import scenario_schema
 from state_store.lab_store import LabStore
+from state_store.solace import scenario_schema
 from tests.support.repl_driver import drive
 from tests.support.ssh_clients import TIMEOUT, Shell, connect, run_exec, serving
 
@@ -178,7 +178,7 @@ def test_ssh_exec_and_shell(served: object, lab_file: Path, user: str) -> None:
 
 def test_a_router_may_not_take_the_consoles_name(tmp_path: Path) -> None:
     from state_store import systems
-    from state_store.scenario import ScenarioError
+    from state_store.solace.scenario import ScenarioError
 
     scenario = tmp_path / "lab-router.yaml"
     scenario.write_text((ROOT / "transcripts" / "scenarios" / "bare.yaml").read_text().replace(NY, "lab"))

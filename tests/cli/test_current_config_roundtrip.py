@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from grammar.leaves import VALUE, Leaf, with_words
 from solace_shell.lab import Lab
 from solace_shell.script import run_script
-from state_store.views import RouterConfig
+from state_store.solace.views import RouterConfig
 
 BARE = Path(__file__).resolve().parents[2] / "transcripts" / "scenarios" / "bare.yaml"
 NY = "NY_Appliance1"

@@ -6,7 +6,7 @@ import pytest
 
 from solace_shell.lab import Lab
 from state_store.lab_store import LabStore
-from state_store.scenario import DEFAULT_SCENARIO, ScenarioError
+from state_store.solace.scenario import DEFAULT_SCENARIO, ScenarioError
 
 
 def test_store_reset_equals_a_fresh_lab():

@@ -16,7 +16,7 @@ from solace_shell.lab import Lab
 from solace_shell.paging import MORE_PROMPT, split_pages
 from solace_shell.renderers.clock import LAB_EPOCH
 from solace_shell.renderers.redundancy import redundancy_show
-from state_store.redundancy import RedundancyView, VirtualRouterView
+from state_store.solace.redundancy import RedundancyView, VirtualRouterView
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "transcripts" / "scenarios"

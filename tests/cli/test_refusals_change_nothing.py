@@ -23,11 +23,11 @@ import pytest
 
 from solace_shell.transcript.replay import replay_file
 from spark_jobs.generate import generate
-from state_store.broker_state import BrokerState, CallRecord
-from state_store.codec import state_text
-from state_store.engine import Engine
 from state_store.errors import EngineError, PartialRefusal
 from state_store.lab_store import LabStore, replay_calls
+from state_store.solace.broker_state import BrokerState, CallRecord
+from state_store.solace.codec import state_text
+from state_store.solace.engine import Engine
 
 ROOT = Path(__file__).resolve().parents[2]
 NY, NJ, VPN, RQ = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN", "#MSGVPN_REPLICATION_DATA_QUEUE"

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from solace_shell.renderers.flags import queue_flags, vpn_replication_flags, vpn_replication_letters
 from solace_shell.renderers.show_replication import LEGEND_B
-from state_store.views import QueueRow, VpnReplicationRow
+from state_store.solace.views import QueueRow, VpnReplicationRow
 
 ACTIVE = VpnReplicationRow(name="V", internal=False, admin_enabled=True, role="active", local_bridge=None,
                            remote_bridge_up=True, queue_bound=True, sync_eligible=None, reject_sync_ineligible=False,

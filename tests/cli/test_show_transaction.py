@@ -38,7 +38,7 @@ def test_summary_layout_matches_the_seed_example() -> None:
     from solace_shell.handlers.show_transaction import TransactionTable
     from solace_shell.renderers import load_all, render
     load_all()
-    from state_store.views import TransactionInfo
+    from state_store.solace.views import TransactionInfo
     info = TransactionInfo(router="r", xid=XID, vpn="blue_02", kind="xa", state="prepared", replicated=True,
                            heuristic=None, last_state_change_ms=1000, messages_spooled=0, messages_published=0,
                            messages_consumed=0, client_num=1, client_name="c", client_username="default",

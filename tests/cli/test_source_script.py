@@ -8,7 +8,7 @@ from pathlib import Path
 
 from solace_shell.lab import Lab
 from solace_shell.script import run_script
-from state_store.scenario import ScenarioError, load_scenario
+from state_store.solace.scenario import ScenarioError, load_scenario
 
 SCENARIO = Path(__file__).resolve().parents[2] / "transcripts" / "scenarios" / "gather-configs.yaml"
 R = "ip-172-31-7-6"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from grammar.yaml_source import load_located
-from state_store.scenario import ScenarioError, load_scenario
+from state_store.solace.scenario import ScenarioError, load_scenario
 
 DEFAULT = Path(__file__).resolve().parents[2] / "state_store" / "scenarios" / "default.yaml"
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from state_store.audit import _first_in_order
-from state_store.records import Message
+from state_store.solace.audit import _first_in_order
+from state_store.solace.records import Message
 
 
 @given(st.lists(st.tuples(st.sampled_from(["A", "B", "#x"]), st.integers(1, 30), st.integers(1, 4)), max_size=40),

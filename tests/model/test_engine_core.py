@@ -10,7 +10,7 @@ from state_store.errors import EngineError
 from state_store.lab_store import LabStore
 from state_store.passwords import verify_password
 from state_store.scenario_files import resolve_scenario
-from state_store.topics import name_matches, topic_matches
+from state_store.solace.topics import name_matches, topic_matches
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
 RQ = "#MSGVPN_REPLICATION_DATA_QUEUE"

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from state_store.engine import Engine
 from state_store.errors import EngineError
 from state_store.lab_store import LabStore
+from state_store.solace.engine import Engine
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
 XID = "0021ABC4-00-01"

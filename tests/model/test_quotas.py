@@ -1,4 +1,4 @@
-"""The quota decision (state_store.quotas) against a message-by-message model of the broker.
+"""The quota decision (state_store.solace.quotas) against a message-by-message model of the broker.
 
 The model takes the messages one at a time, checks the limits in the broker's order (router
 spool, Message VPN spool, a queue shut with including-when-shutdown, queues rejecting on discard,
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from state_store import quotas
-from state_store.quotas import QuotaPlan, Room, plan_publish
+from state_store.solace import quotas
+from state_store.solace.quotas import QuotaPlan, Room, plan_publish
 
 
 def model(count: int, size: int, router_room: int, vpn_room: int, queues: list[Room], repl: Room | None,
@@ -89,7 +89,7 @@ def test_a_million_messages_are_planned_without_a_loop_per_message():
 
 
 def quotas_mb() -> int:
-    from state_store.lookups import MB
+    from state_store.solace.lookups import MB
     return MB
 
 

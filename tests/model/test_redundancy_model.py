@@ -1,4 +1,4 @@
-"""The redundancy group's rules through the lab (state_store/redundancy.py): who holds activity
+"""The redundancy group's rules through the lab (state_store/solace/redundancy.py): who holds activity
 after each failure, the monitor's vote, the mirror's sync, the hello timeout, and the site's
 message router following the activity (docs/lab-ha-pair.md)."""
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from hypothesis import given
 from hypothesis import strategies as st
 
-from state_store.runs import MessageRuns, merge, subtract
+from state_store.solace.runs import MessageRuns, merge, subtract
 
 
 @dataclass(eq=False)

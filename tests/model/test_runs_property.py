@@ -1,7 +1,7 @@
 """Runs of identical messages change no observable result.
 
 The engine stores a publish of N messages as runs (one ledger record, one copy per queue, one
-stream entry: ``state_store.runs``) and splits them when part of a run is consumed, drained,
+stream entry: ``state_store.solace.runs``) and splits them when part of a run is consumed, drained,
 locked, deleted or noted. Two references run the same random walk:
 - every run cut into runs of one message after each step: the same calls on a state holding no
   run longer than one must give exactly the same answers, refusals, audit, listings, counters;
@@ -10,7 +10,7 @@ locked, deleted or noted. Two references run the same random walk:
   drained in between). Only without sync replicated topics: a sync publish drains the stream at
   once, topic by topic, so one publish of N and N publishes of one spool a standby queue in
   different orders (as the broker's batches do).
-A third lab folds its settled messages (``state_store.settle``) at the end of every publish and
+A third lab folds its settled messages (``state_store.solace.settle``) at the end of every publish and
 consumption and after every step, while the references never fold: folding must change no answer,
 no audit (whole, per VPN, limited), no listing."""
 
@@ -26,10 +26,10 @@ from unittest.mock import patch
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from state_store import settle
-from state_store.engine import Engine
 from state_store.errors import EngineError
 from state_store.lab_store import LabStore
+from state_store.solace import settle
+from state_store.solace.engine import Engine
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
 RQ = "#MSGVPN_REPLICATION_DATA_QUEUE"

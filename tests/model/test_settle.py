@@ -1,4 +1,4 @@
-"""Folding settled messages (``state_store.settle``) changes no answer, in the ways a message could
+"""Folding settled messages (``state_store.solace.settle``) changes no answer, in the ways a message could
 come back: a standby taking over with copies, XA branches committed on both sites, split brain,
 transactions rolled back, delete-messages, a replaced site; refusals of one kind are one record;
 folded labs persist (snapshots, journal replay) and older snapshots still read.
@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 
 from solace_shell.transcript.replay import replay_file
-from state_store import settle
-from state_store.codec import CodecError, decode_state, loads, state_text
-from state_store.engine import Engine
 from state_store.errors import EngineError
 from state_store.lab_store import LabStore
+from state_store.solace import settle
+from state_store.solace.codec import CodecError, decode_state, loads, state_text
+from state_store.solace.engine import Engine
 from state_store.tuning import StoreTuning
 from tests.model.test_runs_property import _run, _run_folded, folding
 

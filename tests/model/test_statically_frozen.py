@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from state_store.frozen import statically_frozen
-from state_store.views import ClientInfo, RouterInfo
+from state_store.solace.frozen import statically_frozen
+from state_store.solace.views import ClientInfo, RouterInfo
 
 
 @statically_frozen
@@ -69,7 +69,7 @@ def test_mypy_refuses_assignment(tmp_path: Path) -> None:
 
     probe = tmp_path / "probe.py"
     probe.write_text(textwrap.dedent("""\
-        from state_store.views import RouterInfo
+        from state_store.solace.views import RouterInfo
         info = RouterInfo("NY_Appliance1", "NY", True, 0)
         info.up = False
     """))

@@ -14,7 +14,7 @@ from solace_shell.lab import Lab
 from state_store import systems
 from state_store.errors import ScenarioError
 from state_store.scenario_files import ROOT_DIR
-from state_store.scenario_schema import load_scenario
+from state_store.solace.scenario_schema import load_scenario
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ("grammar", "solace_shell", "state_store", "spark_jobs")

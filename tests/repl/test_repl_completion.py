@@ -9,8 +9,8 @@ from prompt_toolkit.document import Document
 from solace_shell.completer import ShellCompleter, scope_from_line
 from solace_shell.lab import Lab
 from solace_shell.live_names import LiveNames, scenario_files
-from state_store.engine import Engine
 from state_store.errors import EngineError
+from state_store.solace.engine import Engine
 from tests.support.repl_driver import drive
 
 VPN_HELP = "The name of the Message VPN"

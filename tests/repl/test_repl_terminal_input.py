@@ -20,7 +20,7 @@ from solace_shell.lab import Lab
 from solace_shell.line_limit import MAX_LINE_CHARS, TYPED_TOO_LONG, paste_too_long_text
 from solace_shell.repl import Repl, history_path_for
 from state_store.errors import ScenarioError
-from state_store.scenario_schema import load_scenario
+from state_store.solace.scenario_schema import load_scenario
 from tests.support.repl_driver import drive
 
 ROOT = Path(__file__).resolve().parents[2]

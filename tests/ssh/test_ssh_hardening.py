@@ -38,7 +38,7 @@ from solace_shell.ssh.hostkey import HostKeyError, host_key_path_for, load_or_cr
 from solace_shell.ssh.logfields import fields
 from solace_shell.ssh.session import MAX_TERMINAL_COLUMNS, MAX_TERMINAL_ROWS, LabSSHSession
 from state_store.lab_store import LabStore
-from state_store.scenario import DEFAULT_SCENARIO
+from state_store.solace.scenario import DEFAULT_SCENARIO
 from tests.support.ssh_clients import TIMEOUT, ServerThread, Shell, connect, run_exec, serving
 
 NY = "NY_Appliance1"

@@ -10,7 +10,7 @@ import pytest
 
 from solace_shell.ssh.server import ListenError, plan_ports
 from state_store.lab_store import LabStore
-from state_store.scenario import ScenarioError, load_scenario
+from state_store.solace.scenario import ScenarioError, load_scenario
 from tests.support.ssh_clients import run_exec, serving
 
 BARE = Path(__file__).resolve().parents[2] / "transcripts" / "scenarios" / "bare.yaml"

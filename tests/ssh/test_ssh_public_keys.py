@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 
 from solace_shell.ssh.server import LabServer
 from solace_shell.ssh.store import SerializedStore
-from state_store import codec
 from state_store.lab_store import LabStore
 from state_store.public_keys import PublicKeyError, check_public_key
-from state_store.scenario import ScenarioError, load_scenario
+from state_store.solace import codec
+from state_store.solace.scenario import ScenarioError, load_scenario
 from tests.support.ssh_clients import TIMEOUT, serving
 
 BARE = Path(__file__).resolve().parents[2] / "transcripts" / "scenarios" / "bare.yaml"

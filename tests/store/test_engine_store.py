@@ -11,7 +11,7 @@ from solace_shell.renderers.flags import vpn_replication_flags
 from state_store.errors import EngineError, LabFileError
 from state_store.lab_store import LabStore
 from state_store.lab_tables import SCHEMA_VERSION
-from state_store.scenario import ScenarioError, load_scenario
+from state_store.solace.scenario import ScenarioError, load_scenario
 from state_store.tuning import StoreTuning
 
 NY, VPN = "NY_Appliance1", "Trading_VPN"

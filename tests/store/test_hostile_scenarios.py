@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from state_store.lab_store import LabStore
-from state_store.scenario import DEFAULT_SCENARIO, ScenarioError, load_scenario
+from state_store.solace.scenario import DEFAULT_SCENARIO, ScenarioError, load_scenario
 from tests.support.hostile_inputs import hostile_scenarios
 
 

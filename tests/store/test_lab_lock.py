@@ -61,9 +61,9 @@ def test_a_command_outrun_by_other_writers_says_so_and_changes_nothing(
     """A command that ran longer than the wait while other shells kept appending is refused with
     its own line (no shell held the lock: "kept it locked" would mislead) and leaves nothing."""
     from solace_shell.messages import shell_error_text
-    from state_store.engine import Engine
     from state_store.errors import LabBusy
     from state_store.lab_store import LabStore
+    from state_store.solace.engine import Engine
 
     tuning = StoreTuning(max_wait_s=0.0)
     mine, other = LabStore.open(lab_file, tuning=tuning), LabStore.open(lab_file, tuning=tuning)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from solace_shell.lab import Lab
-from state_store.engine import Engine
+from state_store.solace.engine import Engine
 
 T = TypeVar("T")
 

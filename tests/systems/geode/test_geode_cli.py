@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from solace_shell.lab import Lab
-from state_store.scenario import ROOT_DIR, ScenarioError, load_scenario
+from state_store.solace.scenario import ROOT_DIR, ScenarioError, load_scenario
 
 SCENARIO = ROOT_DIR / "geode-ha.yaml"
 REPO = Path(__file__).resolve().parents[3]

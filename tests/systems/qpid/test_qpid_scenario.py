@@ -11,7 +11,7 @@ from solace_shell.lab import Lab
 from state_store.errors import ScenarioError
 from state_store.qpid.params import QpidParams
 from state_store.scenario_files import ROOT_DIR
-from state_store.scenario_schema import load_scenario
+from state_store.solace.scenario_schema import load_scenario
 
 BAD = """sites: []
 qpid:

@@ -20,7 +20,7 @@ from solace_shell.transcript.format import (
     parse_transcript,
 )
 from solace_shell.transcript.replay import replay_text
-from state_store.scenario import ROOT_DIR, ScenarioError, load_scenario
+from state_store.solace.scenario import ROOT_DIR, ScenarioError, load_scenario
 
 SCENARIO = ROOT_DIR / "swiftmq-ha.yaml"
 

@@ -13,7 +13,7 @@ import pytest
 from state_store.errors import EngineError
 from state_store.kernel import Kernel, TimerQueue
 from state_store.lab_store import LabStore
-from state_store.scenario import ROOT_DIR
+from state_store.solace.scenario import ROOT_DIR
 from state_store.swiftmq import operations as ha
 
 SCENARIO = ROOT_DIR / "swiftmq-ha.yaml"

@@ -11,7 +11,7 @@ import pytest
 
 from state_store.kernel import Kernel
 from state_store.lab_store import LabStore
-from state_store.scenario import ROOT_DIR
+from state_store.solace.scenario import ROOT_DIR
 from state_store.swiftmq import operations as ha
 from state_store.swiftmq.params import HaParams
 from state_store.swiftmq.views import JmsConsume, JmsHeld, JmsPublish

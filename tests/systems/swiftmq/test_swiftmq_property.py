@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from solace_shell.lab import Lab, shell_grammar
-from state_store.scenario import ROOT_DIR
+from state_store.solace.scenario import ROOT_DIR
 
 GRAMMAR = shell_grammar()
 KEYWORDS = sorted({w for c in GRAMMAR.commands if "swiftmq" in c.modes or c.syntax.startswith(("ha ", "jms "))

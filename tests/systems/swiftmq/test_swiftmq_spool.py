@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from solace_shell.lab import Lab
-from state_store.scenario import ROOT_DIR
+from state_store.solace.scenario import ROOT_DIR
 from state_store.swiftmq.params import HaParams, freeze_entries, freeze_text
 
 SCENARIO = ROOT_DIR / "swiftmq-ha.yaml"

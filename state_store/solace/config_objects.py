@@ -6,7 +6,7 @@ Why one service and one record type (``records.ConfigObject``, attributes in a d
 have few settings, no hot path and the same life cycle (create, set, reset with `no`, delete); a
 spec per kind (``KINDS``) gives its structure, and its settings are the leaves declared for the kind
 in grammar/data/leaves.yaml (type, default, range), so every kind is validated the same way and
-the engine API stays typed (views in ``state_store.views``). A router's objects are found
+the engine API stays typed (views in ``state_store.solace.views``). A router's objects are found
 through ``BrokerState.objects_by_router``; listings keep creation order (``created_seq``).
 
 Rules the broker has and the engine enforces:
@@ -29,8 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal, Protocol, TypeVar, cast
 
+from ..errors import EngineError
 from . import leaves
-from .errors import EngineError
 from .leaves import Leaf
 from .records import ConfigObject, Queue, Router, Vpn
 from .service import Service

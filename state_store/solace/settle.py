@@ -1,6 +1,6 @@
 """Settled messages: folding the ledger's finished past into per-VPN totals.
 
-Why: the audit (``state_store.audit``) reports what every message ever published became, so the
+Why: the audit (``state_store.solace.audit``) reports what every message ever published became, so the
 ledger kept one ``Message`` run per publish and one ``Delivery`` run per consumption forever, and a
 long lab grew with every command. Most messages end in the one outcome the audit never lists:
 delivered exactly once, with nothing left anywhere that could deliver or name them again. Such a

@@ -1,4 +1,4 @@
-"""The base every service of the engine derives from (composed by ``state_store.services``).
+"""The base every service of the engine derives from (composed by ``state_store.solace.services``).
 
 Why a module of its own: each service module needs this base, and the container needs every service
 class; keeping the base apart lets both import at module level without a cycle.

@@ -3,7 +3,7 @@
 Why runs: ``publish(client, topic, count=1_000_000)`` and the consumption or deletion of a million
 copies must cost what one message costs. A publish files one ledger run per stretch of messages that
 share every field, one run of copies per matching queue and one run on the replication stream
-(``state_store.runs``); a consumption records one delivery run and one ack run per run of copies it
+(``state_store.solace.runs``); a consumption records one delivery run and one ack run per run of copies it
 takes, cutting a run only where an operation stops inside it. Counters on the queues move by the
 totals, so shows read counters and never count records.
 
@@ -12,7 +12,7 @@ Rules:
   non-replicated topics: the ID keys the audit), the next router-local message ID, and a ledger
   record; it is spooled to each local queue whose subscription matches and whose ingress is up;
   with no such queue it is recorded with note "no matching queue";
-- spool quotas (issue 15 item 3), decided by ``state_store.quotas.plan_publish`` (the rules and
+- spool quotas (issue 15 item 3), decided by ``state_store.solace.quotas.plan_publish`` (the rules and
   their sources are in its docstring): the router's message spool, then the Message VPN's
   ``max_spool_mb``, then each queue: a full queue with reject-msg-to-sender-on-discard on refuses
   the message to the sender (stored on no queue), off discards it on that queue only; the
@@ -35,9 +35,9 @@ from collections.abc import Iterable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, cast
 
+from ..errors import EngineError
 from . import leaves
 from .broker_state import bulk
-from .errors import EngineError
 from .lookups import MB, REPL_QUEUE
 from .quotas import REPL_QUEUE_FULL, Room, plan_publish
 from .records import Delivery, Message, Queue, Rejection, ReplEntry, Router, Spooled, Subscription, TxnOp, Vpn
@@ -103,7 +103,7 @@ class MessagingService(Service):
         st, lk, rep = self.st, self.lk, self.sv.replication
         mode = rep.replication_mode(v, topic) if (v.repl_enabled and v.role == "active") else None
         queues = rep.matching_queues(v, topic)
-        # the spool quotas and the replication rules decide how much goes in (state_store.quotas)
+        # the spool quotas and the replication rules decide how much goes in (state_store.solace.quotas)
         fit = 0  # messages that go on the replication stream
         eligible = False
         sync_rejected = False
@@ -173,7 +173,7 @@ class MessagingService(Service):
                     v.st_async_queued += fit
             if mode == "sync" and eligible and fit:
                 rep.drain(v)
-        fold_if_due(st)  # the ledger's settled past, folded now and then (state_store.settle)
+        fold_if_due(st)  # the ledger's settled past, folded now and then (state_store.solace.settle)
         return PublishResult(
             client=client_name, router=self.lk.shown_name(r), vpn=v.name, topic=topic, requested=count,
             accepted=accepted, rejected=rejected, replicated=fit,
@@ -364,7 +364,7 @@ class MessagingService(Service):
         Returns how many copies were removed."""
         with _bulk_for(len(copies)):
             n = self._consume_copies(v, r, client_name, copies, txn_key)
-        fold_if_due(self.st)  # the ledger's settled past, folded now and then (state_store.settle)
+        fold_if_due(self.st)  # the ledger's settled past, folded now and then (state_store.solace.settle)
         return n
 
     def _consume_copies(self, v: Vpn, r: Router, client_name: str, copies: list[Spooled],

@@ -7,7 +7,7 @@ a kernel timer on the lab's one clock. This module is the group's state machine:
 Guaranteed Messaging virtual router's activity, whether the standby's spool mirror (the ADB) is
 in sync, and the redundancy status with its last failure. It knows no Solace record: what the
 activity means for the replication model (the site's message router up or down, the bridge
-following the active member) is `state_store.redundancy_sync`, run after every change.
+following the active member) is `state_store.solace.redundancy_sync`, run after every change.
 
 The rules (the product's documented behaviour, kept simple):
 - a member holds activity only with a quorum: itself and at least one of its mate and the
@@ -29,9 +29,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import EngineError
-from .kernel import Group, Kernel, Link, Node, Timer, node_key, operation, register
-from .kernel.failures import Failure
+from ..errors import EngineError
+from ..kernel import Group, Kernel, Link, Node, Timer, node_key, operation, register
+from ..kernel.failures import Failure
 
 SYSTEM = "solace-redundancy"
 HELLO_INTERVAL_MS = 1000

@@ -42,9 +42,9 @@ import re
 from contextlib import nullcontext
 from typing import Any, cast
 
+from ..errors import EngineError
 from . import leaves
 from .broker_state import bulk
-from .errors import EngineError
 from .lookups import MB, REPL_BRIDGE, REPL_QUEUE
 from .records import Queue, ReplEntry, ReplicatedTopic, Router, Spooled, Txn, TxnOp, Vpn
 from .runs import merge
@@ -527,7 +527,7 @@ class ReplicationService(Service):
         the receiver's matching queues, and take them off the holder's replication queue.
 
         Each standby queue keeps what fits its max-spool-usage and discards the rest, as the same
-        queue does on the active (state_store.messaging); a message every matching standby queue
+        queue does on the active (state_store.solace.messaging); a message every matching standby queue
         discarded gets the ledger note "spool over quota" (lost if the standby takes over)."""
         st, lk = self.st, self.lk
         now = lk.now_ms()

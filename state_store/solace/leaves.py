@@ -14,9 +14,9 @@ from typing import Any
 
 from grammar.leaves import THRESHOLD_FORMS, Leaf, of
 
-from .errors import EngineError
-from .passwords import HashedSecret, hash_password, is_hashed
-from .scenario_spec import OPT, Bool, Enum, Int, Spec, Str
+from ..errors import EngineError
+from ..passwords import HashedSecret, hash_password, is_hashed
+from ..scenario_spec import OPT, Bool, Enum, Int, Spec, Str
 
 __all__ = ["Leaf", "coerce", "leaf", "of", "scenario_fields", "scenario_values"]
 # a scenario's text value without a declared length

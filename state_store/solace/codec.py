@@ -2,7 +2,7 @@
 
 Why JSON and never pickle: a lab file may come from anywhere (a damaged copy, a foreign file, a
 hand edit), and decoding must neither run code nor crash. Every value read back is checked
-against the record field it fills (``dataclasses.fields`` of ``state_store.records``), references
+against the record field it fills (``dataclasses.fields`` of ``state_store.solace.records``), references
 between records are checked, and the first problem is reported as one line (``CodecError``), which
 the store turns into a ``LabFileError`` naming the file.
 
@@ -28,14 +28,14 @@ from dataclasses import MISSING, fields
 from operator import attrgetter
 from typing import Any
 
+from ..kernel import Kernel
+from ..passwords import HashedSecret
 from .broker_state import KINDS, BrokerState, CallRecord, bulk
-from .kernel import Kernel
-from .passwords import HashedSecret
 
 FORMAT = "solace-shell lab state"
 # 1: one record per message, copy, stream entry and delivery; 2: runs (messages, spooled copies, stream
 # entries and deliveries end with a ``count`` field); 3: the ``settled`` kind (messages folded out of
-# the ledger, ``state_store.settle``). Version 1 documents are read with count 1; documents of
+# the ledger, ``state_store.solace.settle``). Version 1 documents are read with count 1; documents of
 # versions 1 and 2 have no settled messages (a kind missing from a document has no records).
 VERSION = 3
 READABLE_VERSIONS = (1, 2, 3)

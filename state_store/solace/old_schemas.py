@@ -2,14 +2,14 @@
 as a schema 6 journal, once, when such a file is opened.
 
 Why here and only here: those files were written by the ORM model this module used to define; the
-in-memory model (``state_store.records``) kept its classes' names and fields, so each old table is
+in-memory model (``state_store.solace.records``) kept its classes' names and fields, so each old table is
 read with one Core SELECT of the columns named after the record's fields. Only opening an old lab
 imports this module.
 
 What the old schemas lack is filled as their upgrades did: schema 3 has no ``cli_user.lab_admin``
 (its global ``admin`` administrator gets the lab-administration right, as the default lab's
 trainer), schemas 3 and 4 have no ``config_object`` table (no objects). Every value then goes
-through the same checks as a snapshot (``state_store.codec``), so a damaged old file is one line.
+through the same checks as a snapshot (``state_store.solace.codec``), so a damaged old file is one line.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
+from ..errors import LabFileError
 from .broker_state import KINDS, BrokerState
 from .codec import FORMAT, VERSION, CodecError, decode_state, state_text
-from .errors import LabFileError
 
 LEGACY_VERSIONS = ("3", "4", "5")
 # record kind -> its table in schemas 3-5
@@ -103,7 +103,7 @@ def migrate(path: Path, version: str) -> None:
     a file that cannot be read as a lab is one LabFileError line."""
     from sqlalchemy import create_engine, event, insert, text
 
-    from .lab_tables import SCHEMA_VERSION, SNAPSHOT, tables
+    from ..lab_tables import SCHEMA_VERSION, SNAPSHOT, tables
 
     metadata, meta, journal = tables()
 

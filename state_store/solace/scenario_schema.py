@@ -21,13 +21,13 @@ from typing import Any
 from grammar.tokens import is_forbidden
 from grammar.yaml_source import Limits, LocatedDict, LocatedList, YamlSyntaxError, load_located
 
-from . import systems
-from .errors import ScenarioError
-from .kernel.plugin import SystemModel
+from .. import systems
+from ..errors import ScenarioError
+from ..kernel.plugin import SystemModel
+from ..passwords import hash_password, is_hashed
+from ..public_keys import PublicKeyError, check_public_key
+from ..scenario_spec import OPT, REQ, Bool, DictOf, Enum, Int, ListOf, Map, Spec, Str, line_of, spec_map
 from .leaves import scenario_fields
-from .passwords import hash_password, is_hashed
-from .public_keys import PublicKeyError, check_public_key
-from .scenario_spec import OPT, REQ, Bool, DictOf, Enum, Int, ListOf, Map, Spec, Str, line_of, spec_map
 
 MAX_FILE_BYTES = 1_000_000
 LIMITS = Limits(max_chars=MAX_FILE_BYTES, max_depth=32, max_nodes=20_000, max_alias_nodes=1_000)
@@ -91,7 +91,7 @@ SOLACE_SCHEMA = spec_map(
                 port_plain=(PORT, OPT), port_compressed=(PORT, OPT), port_ssl=(PORT, OPT),
             ), OPT),
         ), 16), REQ),
-        # an intra-site redundancy group (state_store/redundancy.py): routers of this site
+        # an intra-site redundancy group (state_store/solace/redundancy.py): routers of this site
         redundancy=(spec_map(primary=(NAME, REQ), backup=(NAME, REQ), monitor=(NAME, REQ),
                              auto_revert=(Bool(), OPT), addresses=(DictOf(Str(253)), OPT)), OPT),
     ), 16), REQ),
@@ -145,7 +145,7 @@ SOLACE_SCHEMA = spec_map(
 
 def _system_models() -> dict[str, SystemModel]:
     """Each registered HA system's model (state_store.systems): its section of a scenario."""
-    from . import systems
+    from .. import systems
 
     out: dict[str, SystemModel] = {}
     for name in systems.names():

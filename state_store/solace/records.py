@@ -1,6 +1,6 @@
 """The broker model's records: plain typed objects, one class per kind of thing the lab holds.
 
-Why plain slotted dataclasses: the model lives in memory (``state_store.broker_state.BrokerState``) and
+Why plain slotted dataclasses: the model lives in memory (``state_store.solace.broker_state.BrokerState``) and
 every command reads and changes these objects directly; attribute access must cost nothing, and
 the same field names as the stored tables (``state_store.lab_tables``) keep persistence a mechanical
 mapping. Ids are assigned by ``BrokerState.add``.
@@ -335,7 +335,7 @@ class ConfigObject:
 
     Why one table: these objects are few, have a handful of settings each and no hot path; one
     shape (kind, name, parent, typed attributes kept as JSON) serves them all, while the engine
-    validates every attribute against its kind's spec (``state_store.config_objects.KINDS``) and
+    validates every attribute against its kind's spec (``state_store.solace.config_objects.KINDS``) and
     returns typed views. ``vpn_id`` is NULL for router-level objects; ``managed_by`` names the
     object that created this one (a telemetry profile's queue-side profiles), "" for user objects."""
 
@@ -352,7 +352,7 @@ class ConfigObject:
 
 @dataclass(slots=True, eq=False)
 class SettledMessages:
-    """Messages whose fate is settled for good, folded out of the ledger (``state_store.settle``):
+    """Messages whose fate is settled for good, folded out of the ledger (``state_store.solace.settle``):
     per VPN name, how many (each published and delivered exactly once, no copy of it left
     anywhere and nothing left that names it) and how many of them were never replicated. The
     audit adds them to its totals; they can never be listed as a problem."""

@@ -51,9 +51,9 @@ from typing import TYPE_CHECKING
 
 from grammar.yaml_source import LocatedDict
 
-from .errors import ScenarioError
+from ..errors import ScenarioError
+from ..scenario_files import DEFAULT_SCENARIO, ROOT_DIR, resolve_scenario
 from .leaves import scenario_values
-from .scenario_files import DEFAULT_SCENARIO, ROOT_DIR, resolve_scenario
 from .scenario_schema import SCHEMA, load_scenario
 
 if TYPE_CHECKING:
@@ -71,10 +71,10 @@ def build_lab(state: BrokerState, doc: MDict) -> None:
     initial traffic through the Engine (so initial messages and transactions follow exactly the
     runtime rules). The built state is the lab's first image: ``state.work`` is left empty, there
     is nothing to journal."""
+    from ..passwords import hash_password
     from . import records as m
     from .engine import Engine
     from .lookups import REPL_QUEUE
-    from .passwords import hash_password
 
     # only what the scenario sets is stored; every other setting keeps lookups.SETTING_DEFAULTS
     for k, val in (doc.get("settings") or {}).items():
@@ -198,7 +198,7 @@ def build_lab(state: BrokerState, doc: MDict) -> None:
             eng.publish(msg["client"], msg["topic"], count=msg.get("count", 1), size=msg.get("size"))
         for t in doc.get("transactions") or []:
             _build_txn(eng, t)
-        from . import systems
+        from .. import systems
 
         for name in systems.names():  # the HA systems' sections: their groups on the kernel
             if doc.get(name) is not None:

@@ -10,13 +10,13 @@ Ids grow monotonically per kind (as SQLite rowids do while the highest row stays
 keep insertion order, so iterating an index is iterating by id.
 
 Messages, spooled copies, replication-stream entries ('msg' and 'ack') and deliveries are *runs*
-(``count`` consecutive messages sharing every field; ``state_store.runs``): a run takes ``count``
+(``count`` consecutive messages sharing every field; ``state_store.solace.runs``): a run takes ``count``
 consecutive ids (seqs), so the i-th message of a run has id ``id + i``. The ledger, each queue's
 copies and each stream are ``Runs`` in id order; ``split`` cuts a run where part of it is consumed,
 drained, locked, deleted or noted (``messages_in``, ``isolate``, ``head``), and the lookups by
 message id are interval queries (``MessageRuns.overlapping``, ``message``, ``ledger_spans``).
 Messages settled for good leave the ledger with their deliveries for per-VPN totals (``fold``,
-chosen by ``state_store.settle``); refusals of one kind are one ``Rejection`` with a count.
+chosen by ``state_store.solace.settle``); refusals of one kind are one ``Rejection`` with a count.
 
 Nothing here knows SQL or CLI text: persistence (``state_store.lab_store``) turns the state into rows and
 back, renderers in solace_shell turn views into text.
@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from .kernel import Kernel
+from ..kernel import Kernel
 from .records import (
     Client,
     ConfigObject,
@@ -133,7 +133,7 @@ class BrokerState:
         self.clients: dict[int, Client] = {}
         self.users: dict[int, User] = {}
         # messages, spooled copies and message entries of the streams are runs (``count`` messages
-        # each, ``state_store.runs``): filed by the first id (seq) of the run
+        # each, ``state_store.solace.runs``): filed by the first id (seq) of the run
         self.ledger: Runs[Message] = Runs()
         self.messages: dict[int, Message] = self.ledger.by_start
         self.spooled: dict[int, Spooled] = {}
@@ -450,7 +450,7 @@ class BrokerState:
 
     def fold(self, ranges: Sequence[tuple[int, int]]) -> int:
         """Fold the messages of ``ranges`` (message-id ranges, sorted and disjoint, each message in
-        the ledger and delivered exactly once: ``state_store.settle`` chooses them) out of the ledger
+        the ledger and delivered exactly once: ``state_store.solace.settle`` chooses them) out of the ledger
         into the per-VPN totals (``SettledMessages``), and their deliveries with them (a delivery
         run covering other messages too keeps those, cut into the runs left). Returns how many
         messages were folded."""

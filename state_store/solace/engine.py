@@ -2,11 +2,11 @@
 
 Get one from ``LabStore.transaction()``; use it only inside that ``with`` block (the store keeps the
 state coherent between commands: catch-up with other shells, rollback of a refused command). Every method
-either returns a view (``state_store.views``), a count, or None, or raises
+either returns a view (``state_store.solace.views``), a count, or None, or raises
 ``EngineError(code, **params)`` (codes listed in ``state_store.errors``); a refused command leaves
 nothing behind because the store puts the state back as it was before the command.
 
-Why a facade over services: the behaviour lives in small services (``state_store.services``:
+Why a facade over services: the behaviour lives in small services (``state_store.solace.services``:
 replication, messaging, clients, transactions, failures, audit, configuration objects), each
 type-checked on its own; the Engine is the one typed API the shell sees, and the one place that
 says which calls change the state. Those are decorated ``@journaled`` (``state_store.journal``):
@@ -33,7 +33,7 @@ Public API (J = journaled: changes the state)
     ha_instance_names(); ha_router_names(); jms_client_names(); ha_queue_names()   (completion)
     fail_site(site) J; restore_site(site) J; replace_site(site) J
     fail_link(site_a=None, site_b=None) J; restore_link(site_a=None, site_b=None) J
-  Intra-site redundancy (state_store.redundancy: a site's primary, backup and monitor)
+  Intra-site redundancy (state_store.solace.redundancy: a site's primary, backup and monitor)
     redundancy(router) -> RedundancyView; redundancy_group(router) -> RedundancyGroupView
     local_failovers() -> list[(site, ms, from, to)]
     set_redundancy_option(router, "shutdown"|"auto-revert"|"release-activity", on) J
@@ -75,7 +75,7 @@ Public API (J = journaled: changes the state)
     transactions(router, xid=None, vpn=None, state=None, replicated=None, detail=True)
     heuristic_commit / heuristic_rollback / heuristic_delete(router, vpn, xid_pattern) -> int J
     xids(router, vpn=None) -> list[str]
-  Named configuration objects (state_store.config_objects; kinds in KINDS, path = names from the
+  Named configuration objects (state_store.solace.config_objects; kinds in KINDS, path = names from the
   top-level object down, e.g. ("trace", "default") for a telemetry filter)
     create_object / delete_object(router, vpn, kind, path) J; require_object(router, vpn, kind, path)
     set_object_attr(router, vpn, kind, path, attr, value=None) J   (None = default, the `no` form)
@@ -99,17 +99,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import EngineError
+from ..journal import journaled
+from ..kernel import Kernel
+from ..kernel import ops as kernel_ops
+from ..passwords import HashedSecret, hash_password
+from ..passwords import verify_password as _verify
 from . import redundancy
 from .broker_state import BrokerState
 from .config_objects import KINDS, AttrValue, ObjectKind
-from .errors import EngineError
-from .journal import journaled
-from .kernel import Kernel
-from .kernel import ops as kernel_ops
 from .lookups import SETTING_DEFAULTS
 from .messaging import QUEUE_OPTIONS
-from .passwords import HashedSecret, hash_password
-from .passwords import verify_password as _verify
 from .records import Router, Vpn
 from .redundancy import RedundancyGroupView, RedundancyView
 from .replication import REPLICATION_OPTIONS
@@ -268,7 +268,7 @@ class Engine:
 
     def system_names(self) -> list[str]:
         """The HA systems this lab holds (groups on the kernel), in the registry's order."""
-        from . import systems
+        from .. import systems
 
         held = {g.system for g in self.state.kernel.groups.values()}
         return [name for name in systems.names() if name in held]

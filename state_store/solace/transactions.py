@@ -68,8 +68,8 @@ from collections.abc import Collection
 from contextlib import nullcontext
 from typing import Any, cast
 
+from ..errors import EngineError, PartialRefusal
 from .broker_state import bulk
-from .errors import EngineError, PartialRefusal
 from .records import Client, Queue, Router, Spooled, Txn, TxnOp, Vpn
 from .runs import merge
 from .service import Service

@@ -1,4 +1,4 @@
-"""Plain dataclasses the engine returns, frozen for the type checker (``state_store.frozen``):
+"""Plain dataclasses the engine returns, frozen for the type checker (``state_store.solace.frozen``):
 what the shell renders.
 
 Why: handlers and renderers must never see the engine's records; these views carry the data the CLI

@@ -1,7 +1,7 @@
 """Ordered collections of runs: records that each stand for ``count`` consecutive messages.
 
 Why: a publish of ten million identical messages is one ledger record, one spooled copy per queue
-and one replication-stream entry (``state_store.records``: ``Message``, ``Spooled``, ``ReplEntry``
+and one replication-stream entry (``state_store.solace.records``: ``Message``, ``Spooled``, ``ReplEntry``
 carry a ``count``), so the engine's cost follows how many *different* things happened, not how
 many messages. A run's key (record id, or stream seq) reserves ``count`` consecutive keys, so key
 arithmetic keeps working: the i-th message of a run has key ``start + i``.

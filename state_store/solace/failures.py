@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from .errors import EngineError
+from ..errors import EngineError
 from .records import Link, Message, Vpn
 from .runs import merge
 from .service import Service

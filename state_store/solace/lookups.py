@@ -7,9 +7,9 @@ place keeps those rules identical everywhere.
 
 from __future__ import annotations
 
+from ..errors import EngineError
 from . import redundancy
 from .broker_state import BrokerState
-from .errors import EngineError
 from .records import Client, HaGroup, Queue, ReplicatedTopic, Router, Site, Vpn
 from .topics import has_wildcard, name_matches
 
@@ -52,7 +52,7 @@ class Lookups:
     def router(self, name: str, *, must_be_up: bool = False) -> Router:
         """The router record that serves commands and clients addressed to ``name``: its own,
         or, for a member of a redundancy group, the record holding the site's Guaranteed
-        Messaging virtual router (``state_store.redundancy``); a member whose process is down
+        Messaging virtual router (``state_store.solace.redundancy``); a member whose process is down
         (or hung past its hello timeout) counts as down."""
         r = self.st.router_by_name.get(name)
         if r is None:

@@ -17,7 +17,7 @@ than keeping another index up to date.
 
 from __future__ import annotations
 
-from .errors import EngineError
+from ..errors import EngineError
 from .records import Client, Router, Vpn
 from .service import Service
 from .topics import name_matches

@@ -8,7 +8,7 @@ spooled (and *stranded* when no copy is on a router where the VPN is serving, e.
 the old active site by activating the mate before the replication queue drained), rejected
 publishes. One pass over the messages with the state's per-message indexes (deliveries, copies)
 and one pass over the replication streams: a million messages audit in seconds. Messages whose
-fate is settled for good (delivered once, nothing left: ``state_store.settle``) are folded out of
+fate is settled for good (delivered once, nothing left: ``state_store.solace.settle``) are folded out of
 the ledger into per-VPN totals, which count here and can never be a listed problem.
 
 Rules (issue 13, seeds 000 and 004):

@@ -1,5 +1,5 @@
 """What a redundancy group's activity means for the replication model: the Solace side of
-``state_store.redundancy``.
+``state_store.solace.redundancy``.
 
 Why apart: the group's state machine lives on the HA kernel and knows no Solace record; this
 service maps it onto the site's message router (the primary's router record holds the

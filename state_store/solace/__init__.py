@@ -1,0 +1,2 @@
+"""The Solace PubSub+ model: two replication sites of message routers, their Message VPNs,
+queues, clients, transactions and configuration objects, behind one Engine facade."""
