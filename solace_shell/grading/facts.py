@@ -1,0 +1,82 @@
+"""What grading needs to know of the lab's state at one moment, read in one store call.
+
+A grader checks preconditions on the state *before* a line runs, so the facts are a small frozen
+snapshot taken then (replication role, replication queue depth, XA branches, whether the router is
+up, per router and Message VPN), never the lab itself: grading reads, it never changes a lab.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from state_store.errors import EngineError
+
+if TYPE_CHECKING:
+    from state_store.engine import Engine
+
+REPLICATION_QUEUE = "#MSGVPN_REPLICATION_DATA_QUEUE"
+
+
+@dataclass(frozen=True)
+class VpnFacts:
+    """One Message VPN on one router. Counts are of the router's own transactions, mirrored
+    branches included (a standby holds the mirror of a replicated branch)."""
+
+    role: str | None                 # active | standby; None when the router is down
+    local_bridge: str | None         # up | queue-unbound | down; None unless a standby
+    replication_spooled: int | None  # messages in the replication queue; None when unknown
+    prepared_xa: int
+    completed: int                   # heuristically completed transactions left
+
+
+@dataclass(frozen=True)
+class RouterFacts:
+    name: str
+    site: str
+    up: bool
+    vpns: tuple[tuple[str, VpnFacts], ...]
+
+    def vpn(self, name: str) -> VpnFacts | None:
+        for vpn_name, facts in self.vpns:
+            if vpn_name == name:
+                return facts
+        return None
+
+
+@dataclass(frozen=True)
+class LabFacts:
+    routers: tuple[RouterFacts, ...]
+
+    def router(self, name: str) -> RouterFacts | None:
+        for router in self.routers:
+            if router.name == name:
+                return router
+        return None
+
+
+def _vpn_facts(engine: Engine, router: str, vpn: str, role: str, bridge: str | None) -> VpnFacts:
+    try:
+        spooled: int | None = engine.queue_detail(router, vpn, REPLICATION_QUEUE).messages_spooled
+    except EngineError:
+        spooled = None
+    prepared = completed = 0
+    for txn in engine.transactions(router, vpn=vpn, detail=False):
+        if txn.kind == "xa" and txn.state == "prepared":
+            prepared += 1
+        elif txn.state == "complete":
+            completed += 1
+    return VpnFacts(role, bridge, spooled, prepared, completed)
+
+
+def read_facts(engine: Engine) -> LabFacts:
+    """The facts of every router and user Message VPN of the lab behind `engine` (reads only)."""
+    out: list[RouterFacts] = []
+    for info in engine.routers():
+        vpns: list[tuple[str, VpnFacts]] = []
+        if info.up:
+            for row in engine.vpn_replication(info.name):
+                if not row.internal:
+                    vpns.append((row.name, _vpn_facts(engine, info.name, row.name, row.role, row.local_bridge)))
+        out.append(RouterFacts(info.name, info.site, info.up, tuple(vpns)))
+    return LabFacts(tuple(out))

@@ -1,0 +1,243 @@
+"""Following a runbook as a session's lines run: each step's status, decided on live state.
+
+The grader is told about every line just before it runs (with the facts of that moment when the
+line is one a step or forbidden action names) and whether it succeeded; `finish` adds the facts
+and audit at the end. Steps are ordered: a step performed while an earlier one is still to do
+passes that one by (it becomes `missing`, or `out-of-order` if done later); a step whose `when`
+does not hold when it is passed by does not apply. An action's first attempt counts; a check may
+be made good by a later, correct attempt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .facts import LabFacts
+from .patterns import TypedLine, matches
+from .results import OUTCOME_ID, Status, StepResult, TranscriptGrade
+from .runbook import Check, ForbiddenAction, Runbook, RunbookStep
+from .vocabulary import AUDIT_MEASURES, LEFTOVER, ROLE_SOURCES, check_holds
+
+PENDING = "pending"
+
+
+@dataclass
+class _StepState:
+    status: str = PENDING
+    index: int | None = None        # the session line (0-based) that decided it
+    reason: str = ""
+    final: bool = False             # nothing later changes it
+    passed_by: bool = False         # a later step was done while this one was still to do
+    covered: set[str] = field(default_factory=set)   # routers an `every` step ran on so far
+
+
+@dataclass(frozen=True)
+class SessionLine:
+    """A line of the session as the grader reports it."""
+
+    number: int                     # transcript line, or position in a live session
+    text: str                       # prompt and command
+
+
+class Grader:
+    def __init__(self, runbook: Runbook) -> None:
+        self.runbook = runbook
+        self.lines: list[SessionLine] = []
+        self.notes: list[str] = []
+        self.router_lines = 0
+        self._start(None)
+
+    # -- session events ----------------------------------------------------------------------
+    def restart(self, facts: LabFacts, number: int | None = None) -> None:
+        """The lab starts (again, after `lab> reset`): roles are read from `facts`."""
+        if number is not None:
+            self.notes.append(f"line {number}: the lab was reset; the steps are graded from there")
+        self._start(facts)
+
+    def _start(self, facts: LabFacts | None) -> None:
+        self.start_facts = facts
+        self.states = {step.id: _StepState() for step in self.runbook.steps}
+        self.forbidden_taken: dict[str, tuple[int, str]] = {}
+        self._typo: dict[str, int] = {}     # target -> index of its last unparsable line
+
+    def wants_facts(self, typed: TypedLine) -> bool:
+        """Whether the line names a step or forbidden action (then the facts before it are needed)."""
+        return (any(matches(p, typed) for step in self.runbook.steps for p in step.commands)
+                or any(matches(p, typed) for forbidden in self.runbook.forbidden for p in forbidden.commands))
+
+    def line(self, number: int, target: str, text: str, typed: TypedLine | None, facts: LabFacts | None,
+             ok: bool, error_kind: str | None) -> None:
+        """One router line, after it ran: `typed` None when it did not parse, `facts` from before it."""
+        index = len(self.lines)
+        self.lines.append(SessionLine(number, text))
+        self.router_lines += 1
+        typo = self._typo.pop(target, None)
+        if typo is not None:
+            fixed = f"corrected by line {number}" if ok else "not corrected"
+            self.notes.append(f"line {self.lines[typo].number}: typo ({fixed}), not graded: {self.lines[typo].text}")
+        if typed is None:
+            if error_kind in ("invalid", "ambiguous", "incomplete", "invalid-value"):
+                self._typo[target] = index
+            return
+        if facts is None:
+            return
+        for forbidden in self.runbook.forbidden:
+            if ok and forbidden.id not in self.forbidden_taken and self._forbidden(forbidden, target, typed, facts):
+                self.forbidden_taken[forbidden.id] = (index, f"ran on {target}")
+        candidates = [s for s in self.runbook.steps
+                      if not self.states[s.id].final and any(matches(p, typed) for p in s.commands)]
+        if not candidates:
+            return
+        if not ok:
+            self.notes.append(f"line {number}: refused by the router ({error_kind}), not counted for step "
+                              f"{candidates[0].id}: {text}")
+            return
+        self._attempt(candidates[0], index, target, facts)
+
+    # -- deciding a step ---------------------------------------------------------------------
+    def routers(self, names: tuple[str, ...]) -> tuple[str, ...]:
+        roles = dict(self.runbook.roles)
+        out: list[str] = []
+        for name in names:
+            if name in roles:
+                source = ROLE_SOURCES[roles[name]]
+                if self.start_facts is not None:
+                    out += source.pick(self.start_facts, self.runbook.vpn)
+            else:
+                out.append(name)
+        return tuple(dict.fromkeys(out))
+
+    def holds(self, check: Check, facts: LabFacts) -> bool:
+        routers = self.routers((check.on,))
+        return bool(routers) and all(check_holds(check.name, facts.router(r), self.runbook.vpn) for r in routers)
+
+    def describe(self, check: Check) -> str:
+        routers = ", ".join(self.routers((check.on,))) or "no router"
+        return f"{check.name} on {check.on} ({routers})"
+
+    def _forbidden(self, forbidden: ForbiddenAction, target: str, typed: TypedLine, facts: LabFacts) -> bool:
+        return (any(matches(p, typed) for p in forbidden.commands) and target in self.routers(forbidden.on)
+                and all(self.holds(c, facts) for c in forbidden.when))
+
+    def _set(self, step: RunbookStep, status: str, index: int, reason: str, final: bool) -> None:
+        state = self.states[step.id]
+        state.status, state.index, state.reason, state.final = status, index, reason, final
+        if status == "done":
+            state.final = True
+
+    def _attempt(self, step: RunbookStep, index: int, target: str, facts: LabFacts) -> None:
+        state = self.states[step.id]
+        routers = self.routers(step.on)
+        action = step.kind == "action"
+        if target not in routers:
+            self._set(step, "wrong-router", index,
+                      f"ran on {target}; the step runs on {' and '.join(step.on)} ({', '.join(routers) or 'none'})",
+                      action)
+            return
+        unmet = [c for c in step.preconditions if not self.holds(c, facts)]
+        if unmet:
+            self._set(step, "precondition-not-met", index,
+                      "when it ran, not " + "; not ".join(self.describe(c) for c in unmet), action)
+            return
+        if not all(self.holds(c, facts) for c in step.until):
+            if state.status == PENDING:
+                state.index = index
+            return
+        if step.every:
+            state.covered.add(target)
+            if not set(routers) <= state.covered:
+                state.index = index
+                return
+        self._pass_earlier(step, facts, index)
+        if state.passed_by:
+            self._set(step, "out-of-order", index, "done after a later step", True)
+        else:
+            self._set(step, "done", index, "", True)
+
+    def _pass_earlier(self, step: RunbookStep, facts: LabFacts, index: int) -> None:
+        for earlier in self.runbook.steps:
+            if earlier.id == step.id:
+                return
+            state = self.states[earlier.id]
+            if state.final or state.passed_by:
+                continue
+            state.passed_by = True
+            if state.status == PENDING:
+                self._decide_pending(earlier, facts, index)
+
+    def _decide_pending(self, step: RunbookStep, facts: LabFacts | None, index: int | None) -> None:
+        state = self.states[step.id]
+        if facts is not None and not all(self.holds(c, facts) for c in step.when):
+            state.status, state.reason, state.final = "not-applicable", "its conditions did not hold", True
+            state.index = None
+            return
+        missing = [r for r in self.routers(step.on) if r not in state.covered] if step.every else []
+        if step.every and state.covered:
+            state.status, state.reason = "missing", f"not run on {', '.join(missing)}"
+        elif step.until and state.index is not None:
+            state.status = "missing"
+            state.reason = "run, but never when " + " and ".join(self.describe(c) for c in step.until)
+        else:
+            state.status, state.reason, state.index = "missing", "never done", None
+        if state.reason == "never done" and index is not None:
+            state.reason = f"never done before line {self.lines[index].number}"
+
+    # -- the end -----------------------------------------------------------------------------
+    def finish(self, name: str, facts: LabFacts, audit: dict[str, int]) -> TranscriptGrade:
+        for step in self.runbook.steps:
+            if self.states[step.id].status == PENDING:
+                self._decide_pending(step, facts, None)
+                if self.states[step.id].reason == "never done":
+                    self.states[step.id].reason = "never done"
+        for typo in self._typo.values():
+            line = self.lines[typo]
+            self.notes.append(f"line {line.number}: typo (not corrected), not graded: {line.text}")
+        measured = dict(audit)
+        measured[LEFTOVER] = sum(v.prepared_xa + v.completed for r in facts.routers
+                                 if (v := r.vpn(self.runbook.vpn)) is not None)
+        expected = dict(self.runbook.outcome)
+        outcome = tuple((m, e, measured.get(m, 0)) for m, e in self.runbook.outcome)
+        results = [self._result(step, measured, expected) for step in self.runbook.steps]
+        results += [self._forbidden_result(f, measured, expected) for f in self.runbook.forbidden
+                    if f.id in self.forbidden_taken]
+        failed = [r.id for r in results if not r.passed]
+        if any(e != v for _, e, v in outcome):
+            failed.append(OUTCOME_ID)
+        counted = [r for r in results if r.status != "not-applicable"]
+        score = sum(r.passed for r in counted) / len(counted) if counted else 1.0
+        return TranscriptGrade(name, self.runbook.name, not failed, round(score, 4),
+                               "pass" if not failed else "fail at " + ", ".join(failed), tuple(results),
+                               tuple(failed), outcome, tuple(self.notes))
+
+    def _where(self, index: int | None) -> tuple[int | None, str]:
+        if index is None:
+            return None, ""
+        line = self.lines[index]
+        return line.number, line.text
+
+    def _consequence(self, measures: tuple[str, ...], measured: dict[str, int], expected: dict[str, int]) -> str:
+        if not measures:
+            return "not measured"
+        off = [f"{m} {measured.get(m, 0)} (expected {expected.get(m, 0)})" for m in measures
+               if measured.get(m, 0) != expected.get(m, 0)]
+        return ", ".join(off) if off else "none measured: " + ", ".join(f"{m} {measured.get(m, 0)}" for m in measures)
+
+    def _result(self, step: RunbookStep, measured: dict[str, int], expected: dict[str, int]) -> StepResult:
+        state = self.states[step.id]
+        status: Status = state.status  # type: ignore[assignment]  # PENDING never survives finish
+        number, text = self._where(state.index)
+        passed = status in ("done", "not-applicable")
+        return StepResult(step.id, step.title, status, number, text, state.reason, step.rationale,
+                          "" if passed else self._consequence(step.measures, measured, expected))
+
+    def _forbidden_result(self, forbidden: ForbiddenAction, measured: dict[str, int],
+                          expected: dict[str, int]) -> StepResult:
+        index, reason = self.forbidden_taken[forbidden.id]
+        number, text = self._where(index)
+        return StepResult(forbidden.id, forbidden.title, "forbidden-action", number, text, reason,
+                          forbidden.rationale, self._consequence(forbidden.measures, measured, expected))
+
+
+def audit_measures(totals: object) -> dict[str, int]:
+    """The outcome measures of an audit's totals (`state_store.views.AuditTotals`)."""
+    return {m: int(getattr(totals, m.replace("-", "_"))) for m in AUDIT_MEASURES}

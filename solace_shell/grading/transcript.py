@@ -1,0 +1,71 @@
+"""Grading a transcript: replayed on a fresh in-memory lab, the grader watching each line.
+
+The replay machinery is the one `solace-shell replay` uses (header, scenario, a new lab per
+transcript, closed afterwards), so a transcript grades exactly as it replays; expected output that
+differs from what the lab prints does not matter here (a hand-written drill may abbreviate it). No
+lab file is opened or written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..lab import Lab
+from ..transcript.format import TranscriptError, scan_transcript
+from ..transcript.replay import read_transcript, run_text
+from .grader import Grader
+from .observed import GradedLab
+from .results import GradeError, TranscriptGrade
+from .runbook import Runbook
+
+
+def _looks_like_path(value: str | Path) -> bool:
+    return isinstance(value, Path) or ("\n" not in value and bool(value.strip()))
+
+
+def grade_transcript(runbook: Runbook, path_or_text: str | Path, name: str | None = None) -> TranscriptGrade:
+    """Grade one transcript (a file, or its text when `path_or_text` holds a line break or `name`
+    is given) against `runbook`. Raises GradeError (one line) for one that cannot be graded."""
+    base_dir: Path | None = None
+    if name is None and _looks_like_path(path_or_text):
+        path = Path(path_or_text)
+        name = str(path)
+        try:
+            text = read_transcript(path)
+        except OSError as exc:
+            raise GradeError(name, f"{name}:0: cannot read: {exc.strerror or exc}") from None
+        base_dir = path.parent
+    else:
+        text = str(path_or_text)
+        name = name or "<transcript>"
+    return grade_text(runbook, text, name, base_dir)
+
+
+def grade_text(runbook: Runbook, text: str, name: str, base_dir: Path | None = None) -> TranscriptGrade:
+    built: list[GradedLab] = []
+
+    def factory(scenario: Path | None, settings: dict[str, str]) -> GradedLab:
+        lab = Lab.fresh(scenario=scenario, settings=settings)
+        try:
+            numbers = list(scan_transcript(text, name, hosts=lab.targets()).inputs)
+        except TranscriptError:
+            numbers = None      # replay reports the problems itself
+        graded = GradedLab(lab, Grader(runbook), name, numbers)
+        built.append(graded)
+        return graded
+
+    run = run_text(text, name, lab_factory=factory, base_dir=base_dir, on_step=lambda step: None)
+    if run.result.error is not None:
+        raise GradeError(name, run.result.error.split("\n")[0] + _more(run.result.error))
+    graded = built[-1] if built else None
+    if graded is None or graded.result is None:
+        raise GradeError(name, f"{name}:0: the transcript could not be replayed")
+    if graded.grader.router_lines == 0:
+        raise GradeError(name, f"{name}:0: no line of the transcript runs on a router, and the runbook "
+                                f"{runbook.name!r} grades {runbook.system} router sessions")
+    return graded.result
+
+
+def _more(error: str) -> str:
+    extra = error.count("\n")
+    return f" (and {extra} more problem{'s' if extra > 1 else ''})" if extra else ""
