@@ -52,6 +52,9 @@ MISTAKE_TEXT = {  # what each mistake does, as the drill's header says it
     "activate-returning-site": "the returning site is made active while the other still is",
 }
 RUNBOOKS = {"controlled": "controlled-failover"}  # the runbook a clean drill of a type follows step by step
+# The steps at which grading a drill against its type's runbook must fail it, by mistake (one of them
+# at least); a drill without a mistake must pass.
+RUNBOOK_FAILURES = {"promote-before-demote": ("standby", "activate"), "skip-drain-check": ("drain",)}
 MISTAKE_RATE = 0.4
 TRANSACTION_RATE = 0.4
 CLIENTS = ("trader", "settlement")
