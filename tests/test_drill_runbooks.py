@@ -123,3 +123,25 @@ def test_recorded_skip_drain_check_activates_before_the_queue_is_seen_empty(tmp_
     standby = text.index("NY_Appliance1(configure/message-vpn)# replication state standby")
     activate = text.index("NJ_Appliance1(configure/message-vpn)# replication state active")
     assert "Current Messages Spooled" not in text[standby:activate]
+
+
+def test_the_grader_passes_clean_drills_and_fails_each_mistake_at_its_step(tmp_path):
+    """The done-criterion on a small sample (bench/check_drill_grades.py runs it on 1,000 drills):
+    clean drills pass `controlled-failover`, each mistake of RUNBOOK_FAILURES fails at one of its steps,
+    and the corrected typos are no failure."""
+    from solace_shell.grading import grade_transcript, load_runbook
+    from spark_jobs.drills import RUNBOOK_FAILURES, RUNBOOKS
+
+    runbook = load_runbook(RUNBOOKS["controlled"])
+    sample = [*_controlled(None, "xa")[:2], *_controlled(None, "local")[:1], *_controlled(None)[:2]]
+    for mistake in (*RUNBOOK_FAILURES, "vpn-typo", "forgot-enable"):
+        sample += _controlled(mistake)[:2]
+    for d in sample:
+        path = tmp_path / f"{d.name}.cli.txt"
+        record_drill(d, path)
+        grade = grade_transcript(runbook, path)
+        expected = RUNBOOK_FAILURES.get(d.mistake or "")
+        if expected is None:
+            assert grade.passed and grade.failed_steps == (), (d.name, grade.verdict)
+        else:
+            assert not grade.passed and set(expected) & set(grade.failed_steps), (d.name, grade.verdict)
