@@ -1,4 +1,4 @@
-"""Command-line entry points (click): the shell, scripts, one-shot commands and replay.
+"""Command-line entry points (click): the shell, scripts, one-shot commands, replay and grading.
 
 Heavy imports (prompt_toolkit, the transcript machinery) happen inside the branch that needs them,
 so `solace-shell -c "show hostname"` starts fast.
@@ -227,6 +227,19 @@ def replay(paths: tuple[str, ...], accept: bool, json_out: bool) -> None:
     from .transcript.runner import run_replay_command
 
     sys.exit(run_replay_command([Path(p) for p in paths], accept, json_out, sys.stdout))
+
+
+@main.command()
+@click.option("--runbook", "runbook", required=True, metavar="NAME|FILE",
+              help="A bundled runbook (e.g. controlled-failover) or a runbook file.")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--json", "json_out", is_flag=True, help="Print one JSON object per transcript.")
+def grade(runbook: str, paths: tuple[str, ...], json_out: bool) -> None:
+    """Grade transcripts against a runbook: each step done or how it went wrong, with what it cost;
+    exit 0 only if all pass (1: one failed, 2: a file could not be used)."""
+    from .grading.command import run_grade_command
+
+    sys.exit(run_grade_command(runbook, [Path(p) for p in paths], json_out, sys.stdout, sys.stderr))
 
 
 @main.command()

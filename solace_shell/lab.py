@@ -15,6 +15,7 @@ from state_store.tuning import DEFAULT_TUNING, StoreTuning
 
 from . import handlers, renderers
 from .access import UserAccess
+from .grading.log import SessionLog
 from .live_names import COMPLETION_SOURCES
 from .personalities.base import Personality
 from .personalities.plugin import shell
@@ -28,6 +29,7 @@ SETTING_ALIASES = {"version": "software_version"}
 _PARSERS: dict[int, Parser] = {}
 _CHECKED = False   # the registries are checked once per process
 _GRAMMAR: Grammar | None = None  # the grammar they were checked with (a fresh lab per transcript asks again)
+_GRADE_NODES = frozenset({"lab: grade [<runbook>]"})  # `lab> grade` lines: not part of the session it grades
 
 
 def shell_grammar() -> Grammar:
@@ -81,6 +83,8 @@ class Lab:
         self._by_target: dict[str, Personality] = {}
         self._console: Session | None = None
         self._routers = self._load_routers()
+        # the lines of this session, for `lab> grade` (solace_shell/grading/log.py)
+        self.session_log = SessionLog()
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
@@ -99,7 +103,10 @@ class Lab:
             with store.transaction() as engine:
                 for name, value in settings.items():
                     engine.set_setting(SETTING_ALIASES.get(name, name), str(value))
-        return cls(store, user=user)
+        lab = cls(store, user=user)
+        again = {**settings, "user": user}
+        lab.session_log.start = lambda: cls.fresh(scenario, again)
+        return lab
 
     def _load_user(self, name: str) -> tuple[UserAccess, bool]:
         """The user's CLI access, and whether it holds the lab-administration right."""
@@ -218,7 +225,14 @@ class Lab:
                 from .messages import shell_error_text
                 return Outcome(shell_error_text("unknown_target", target=target), False, "", "invalid")
             found = self.target(target)
-        return found.execute(line)
+        log = self.session_log
+        if log.start is None:
+            kept, user = self.store.copy(), self.user.name   # the state this session starts from
+            log.start = lambda: Lab(kept.copy(), user=user)
+        outcome = found.execute(line)
+        if outcome.node not in _GRADE_NODES:
+            log.add(target, line)
+        return outcome
 
     def close(self) -> None:
         """Close the store and let go of the sessions. Why the sessions: each refers back to this

@@ -137,6 +137,8 @@ ERROR_CODES: dict[str, tuple[str, ...]] = {
     # lab console (raised by the shell's handlers)
     "scenario_not_found": ("scenario",),
     "scenario_invalid": ("scenario", "problems", "first"),
+    "runbook_invalid": ("runbook", "problems", "first"),
+    "grade_failed": ("reason",),
     # the HA kernel's nodes and groups, and its failure vocabulary (the systems declare their own codes)
     "ha_instance_not_found": ("instance",),
     "ha_router_not_found": ("router",),

@@ -8,9 +8,10 @@ when it names a step of the runbook the lab's facts are read then; the line then
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from grammar import ParseError
 
-from ..lab import LAB_TARGET, Lab
 from ..results import Outcome
 from ..session import COMMENT, Session
 from .facts import LabFacts, read_facts
@@ -18,7 +19,11 @@ from .grader import Grader, audit_measures
 from .patterns import TypedLine, effective_vpn
 from .results import TranscriptGrade
 
+if TYPE_CHECKING:
+    from ..lab import Lab
+
 RESET_HANDLER = "lab.reset"
+LAB_TARGET = "lab"      # the lab console's target (solace_shell.lab.LAB_TARGET; lab.py imports grading)
 
 
 class GradedLab:

@@ -8,12 +8,13 @@ lab file is opened or written.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
-from ..lab import Lab
 from ..transcript.format import TranscriptError, scan_transcript
 from ..transcript.replay import read_transcript, run_text
 from .grader import Grader
+from .log import SessionLog
 from .observed import GradedLab
 from .results import GradeError, TranscriptGrade
 from .runbook import Runbook
@@ -42,6 +43,8 @@ def grade_transcript(runbook: Runbook, path_or_text: str | Path, name: str | Non
 
 
 def grade_text(runbook: Runbook, text: str, name: str, base_dir: Path | None = None) -> TranscriptGrade:
+    from ..lab import Lab  # (lab.py imports this package)
+
     built: list[GradedLab] = []
 
     def factory(scenario: Path | None, settings: dict[str, str]) -> GradedLab:
@@ -69,3 +72,23 @@ def grade_text(runbook: Runbook, text: str, name: str, base_dir: Path | None = N
 def _more(error: str) -> str:
     extra = error.count("\n")
     return f" (and {extra} more problem{'s' if extra > 1 else ''})" if extra else ""
+
+
+def grade_session(runbook: Runbook, log: SessionLog, name: str = "this session") -> TranscriptGrade:
+    """Grade a live session's lines (`Lab.session_log`) as they ran: replayed on a new in-memory
+    lab from the session's start, line numbers counting the session's lines from 1."""
+    if log.start is None or not log.lines:
+        raise GradeError(name, "no line has been typed yet")
+    graded = GradedLab(log.start(), Grader(runbook), name)
+    try:
+        for target, line in log.lines:
+            graded.execute(target, line)
+        grade = graded.finish(name)
+    finally:
+        graded.lab.close()
+    if graded.grader.router_lines == 0:
+        raise GradeError(name, "no line has been typed on a router yet")
+    if log.dropped:
+        note = f"only the first {len(log.lines)} lines were kept and graded ({log.dropped} after them were not)"
+        grade = replace(grade, notes=(*grade.notes, note))
+    return grade
