@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from .grade_report import GradeRow, GradeTally, dumps, render_grade_report
+from .grade_report import OUTCOME_ID, GradeRow, GradeTally, dumps, render_grade_report
 from .job import (
     InputError,
     Item,
@@ -89,6 +89,13 @@ def load(runbook: str) -> Runbook:
         return load_runbook(runbook)
     except RunbookError as exc:
         raise InputError(str(exc)) from None
+
+
+def report_rows(runbook: Runbook) -> list[tuple[str, str]]:
+    """The report's rows, (id, title): the runbook's steps in order, its forbidden actions, its outcome."""
+    expected = ", ".join(f"{measure} {value}" for measure, value in runbook.outcome)
+    return [*((s.id, s.title) for s in runbook.steps), *((f.id, f"Forbidden: {f.title}") for f in runbook.forbidden),
+            (OUTCOME_ID, f"Expected outcome at the end: {expected}")]
 
 
 def grades_schema() -> pa.Schema:
@@ -186,7 +193,7 @@ def _grade_in_session(opts: GradeOptions, runbook: Runbook, spark: Any, group: J
     bad = {u: (n, "unreadable: hidden file name (starts with '.' or '_')") for u, n in hidden.items()}
     local = {path: name for path, name in files.items() if "://" not in path and not path.startswith("hdfs:")}
     remote = {uri: name for uri, name in files.items() if uri not in local}
-    tally = GradeTally(runbook.name, runbook.title, [(s.id, s.title) for s in runbook.steps])
+    tally = GradeTally(runbook.name, runbook.title, report_rows(runbook))
     opening: Future[OutputDir] | None = None
     with (RunProgress(enabled=opts.progress) as progress,
           ThreadPoolExecutor(1, thread_name_prefix="grade-setup") as setup):

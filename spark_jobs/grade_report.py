@@ -20,7 +20,12 @@ from typing import Any
 from .summary import _CSS, _e, _table
 
 SCHEMA_VERSION = 1
-PASSING = ("done", "not-applicable")
+PASSING = ("done", "not-applicable", "met")
+# The statuses in the order the report's columns show them (the grader's, then the outcome's); any
+# other a grader may give comes after them.
+STATUS_ORDER = ("done", "not-applicable", "met", "missing", "out-of-order", "wrong-router",
+                "precondition-not-met", "forbidden-action", "not-met")
+OUTCOME_ID = "outcome"  # the id a grade's failed steps give the runbook's expected outcome not met
 TOP_PATTERNS = 20  # distinct sets of failed steps listed in the summary
 
 
@@ -63,7 +68,8 @@ class GradeTally:
 
     runbook: str
     title: str
-    steps: Sequence[tuple[str, str]]     # (id, title) in the runbook's order
+    steps: Sequence[tuple[str, str]]     # (id, title): the steps in the runbook's order, its forbidden
+                                         # actions, then OUTCOME_ID (whose status is met or not-met)
     statuses: dict[str, dict[str, int]] = field(default_factory=dict)   # step -> status -> transcripts
     failed_cost: dict[str, _Cost] = field(default_factory=dict)          # step -> transcripts failing it
     alone_cost: dict[str, _Cost] = field(default_factory=dict)           # step -> failing only it
@@ -79,7 +85,8 @@ class GradeTally:
             return
         self.all_cost.add(row)
         self.scores += row.score or 0.0
-        for step, status in row.steps:
+        outcome = ((OUTCOME_ID, "not-met" if OUTCOME_ID in row.failed_steps else "met"),)
+        for step, status in row.steps + outcome:
             counts = self.statuses.setdefault(step, {})
             counts[status] = counts.get(status, 0) + 1
         for step in row.failed_steps:
@@ -163,7 +170,7 @@ def render_grade_report(summary: dict[str, Any], *, max_rows: int = 200) -> str:
     t = summary["totals"]
     steps = summary["by_step"]
     statuses = sorted({status for s in steps for status in s["statuses"]},
-                      key=lambda st: (st not in PASSING, st))
+                      key=lambda st: (STATUS_ORDER.index(st) if st in STATUS_ORDER else len(STATUS_ORDER), st))
     ranked = sorted(steps, key=lambda s: (-s["failed"], s["step"]))
     parts = [
         "<!DOCTYPE html>",

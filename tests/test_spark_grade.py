@@ -25,6 +25,17 @@ WANTED = [(None, "xa"), (None, None), ("promote-before-demote", None), ("skip-dr
           ("skip-drain-check", "xa"), ("vpn-typo", None)]
 
 
+def test_the_report_names_the_outcome_as_the_grader_does():
+    from solace_shell.grading import load_runbook
+    from solace_shell.grading.results import OUTCOME_ID
+    from spark_jobs.grade import report_rows
+
+    rows = report_rows(load_runbook(RUNBOOK))
+    assert [step for step, _ in rows] == ["verify-bridge", "standby", "drain", "heuristics", "activate",
+                                          "delete-completed", "heuristic-on-newly-active", OUTCOME_ID]
+    assert rows[-1][1] == "Expected outcome at the end: lost 0, duplicated 0, leftover-transactions 0"
+
+
 @pytest.fixture(scope="module")
 def spark():
     from spark_jobs.job import get_spark
@@ -136,6 +147,9 @@ def test_summary_and_report_add_up_the_rows(graded):
         assert step["cost_when_only_failure"]["transcripts"] == len(alone)
     drain = next(s for s in summary["by_step"] if s["step"] == "drain")
     assert drain["failed"] >= 2
+    outcome = next(s for s in summary["by_step"] if s["step"] == "outcome")
+    assert sum(outcome["statuses"].values()) == t["graded"]
+    assert outcome["statuses"].get("not-met", 0) == outcome["failed"]
     report = (out / "report.html").read_text()
     for heading in ("Which steps fail most", "What each failure cost", "Failure patterns", "Quarantine"):
         assert f"<h2>{heading}</h2>" in report
