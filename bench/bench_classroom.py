@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_ssh import over_ssh  # noqa: E402 - after the sys.path line above
-from tests.ssh_clients import PROMPT_OFF, PROMPT_ON, AsyncShell  # noqa: E402
+from tests.support.ssh_clients import PROMPT_OFF, PROMPT_ON, AsyncShell  # noqa: E402
 
 ROUTERS = ("NY_Appliance1", "NJ_Appliance1")
 USERS = (("admin", "admin"), ("operator", "operator"))

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from solace_shell.lab import Lab
-from state_store.store import LabStore
+from state_store.lab_store import LabStore
 
 SHOWS = (
     "show queue #MSGVPN_REPLICATION_DATA_QUEUE message-vpn Trading_VPN",

@@ -3,7 +3,7 @@
     python bench/bench_fuzz.py                     # 100,000 lines (the issue-15 size)
     python bench/bench_fuzz.py --lines 5000        # a try-out
 
-The same generator as tests/test_property_bad_input.py (grammar keywords, sample values, junk:
+The same generator as tests/cli/test_property_bad_input.py (grammar keywords, sample values, junk:
 control characters, escape sequences, Unicode, overlong words, quotes, SQL- and shell-looking
 names, random text), driven by a seeded `random.Random` instead of hypothesis so a run of any size
 is cheap and repeatable. Each line runs on a fresh lab (`walk_lab`, the default lab plus the
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from solace_shell.lab import shell_grammar  # noqa: E402
-from tests.grammar_walk import SAMPLE_VALUES, paths_to_levels, walk_lab  # noqa: E402
+from tests.support.grammar_walk import SAMPLE_VALUES, paths_to_levels, walk_lab  # noqa: E402
 
 USERS = ("admin", "operator", "meshmgr", "monitor", "trading_admin")
 ROUTER = "NY_Appliance1"

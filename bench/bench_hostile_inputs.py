@@ -2,7 +2,7 @@
 
 Run: python bench/bench_hostile_inputs.py [--scenarios N] [--transcripts N] [--seed S]
 
-Every scenario file (tests/hostile_inputs.py: alias bombs, deep nesting, huge and negative
+Every scenario file (tests/support/hostile_inputs.py: alias bombs, deep nesting, huge and negative
 numbers, wrong types, invalid topics, overlong names, random text) is loaded as `lab> reset` and
 `--scenario` load it: `LabStore.in_memory(path)`, which is a lab or one ScenarioError. Every
 transcript (catastrophic and unsupported regexes, deep nesting, unknown hosts, junk) is replayed
@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from solace_shell.transcript.replay import replay_text
+from state_store.lab_store import LabStore
 from state_store.scenario import ScenarioError
-from state_store.store import LabStore
-from tests.hostile_inputs import hostile_scenarios, hostile_transcripts
+from tests.support.hostile_inputs import hostile_scenarios, hostile_transcripts
 
 
 class Tally:

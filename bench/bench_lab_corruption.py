@@ -3,7 +3,7 @@
 Run: python bench/bench_lab_corruption.py [--cases N] [--seed S] [--kills K]
 
 Each case takes one of three real lab files (the default lab as created, after commands, and a
-schema 5 lab that is rewritten on open; tests/lab_corruption.py), overwrites one to eight random
+schema 5 lab that is rewritten on open; tests/support/lab_corruption.py), overwrites one to eight random
 bytes, opens it and, when it opens, runs a read, a change and a console command. Printed: how many
 gave a clean one-line error naming the file, how many opened and answered, and anything else
 (a traceback or an internal error: must be 0), with the first few of those.
@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
-from state_store.store import LabStore
-from tests.lab_corruption import Damage, damages, lab_bytes, open_damaged
+from state_store.lab_store import LabStore
+from tests.support.lab_corruption import Damage, damages, lab_bytes, open_damaged
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -6,7 +6,7 @@ runs a read (`show message-vpn * replication`) and a write (`lab> advance 1s`) i
 how long A's command took, and B's slowest read and write while it ran (a write that cannot get
 the lock within the shell's bounded wait ends with one `The lab is busy` line).
 
-What to expect (state_store/store.py): commands run in memory and append one row each, so B's
+What to expect (state_store/lab_store.py): commands run in memory and append one row each, so B's
 writes make A lose the race to append; A then runs again holding the write lock (at least two runs
 of the publish), and B's writes wait for it; a write of B that follows A's also replays A's publish
 to catch up. B's reads never wait for the lock.

@@ -1,4 +1,4 @@
-"""The interactive shell under random keys in a pseudo-terminal, run after run (tests/repl_fuzz.py).
+"""The interactive shell under random keys in a pseudo-terminal, run after run (tests/support/repl_fuzz.py).
 
     python bench/bench_repl_fuzz.py                  # 30 runs, seeds 0..29, a 1 MB paste in every third
     python bench/bench_repl_fuzz.py --runs 5 --keys 50
@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.repl_fuzz import fuzz_once  # noqa: E402
+from tests.support.repl_fuzz import fuzz_once  # noqa: E402
 
 
 def main() -> int:

@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from state_store.store import LabStore
+from state_store.lab_store import LabStore
 from state_store.tuning import StoreTuning
 
 

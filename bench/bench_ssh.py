@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from solace_shell.lab import Lab  # noqa: E402 - after the sys.path line above
-from state_store.store import LabStore  # noqa: E402
-from tests.ssh_clients import AsyncShell  # noqa: E402
+from state_store.lab_store import LabStore  # noqa: E402
+from tests.support.ssh_clients import AsyncShell  # noqa: E402
 
 ROUTERS = ("NY_Appliance1", "NJ_Appliance1")
 USERS = (("admin", "admin"), ("operator", "operator"))

@@ -4,7 +4,7 @@ Run: python bench/bench_startup.py [--runs N]
 Reports medians and the ratio measured in the same run, so a noisy machine affects both sides.
 The shell runs as `python -m solace_shell.cli` (no launcher script in the way) with byte-code
 caching on, as an installed copy runs; it also lists which SQLAlchemy modules that start imports
-(none: a command that only reads never needs them, see state_store/store.py).
+(none: a command that only reads never needs them, see state_store/lab_store.py).
 """
 
 from __future__ import annotations

@@ -57,7 +57,7 @@ READ = (NY, "show message-vpn * replication")
 
 def command(role: str, i: int) -> tuple[str, str]:
     """The i-th command of a shell of part (a). The two roles touch disjoint state (NY's spool,
-    NJ's VPN settings), as in tests/test_crash_and_concurrency.py."""
+    NJ's VPN settings), as in tests/store/test_crash_and_concurrency.py."""
     if role == "ny":
         return (LAB, f"publish trader trading/orders/{i % 5} count 7") if i % 2 == 0 else \
             (LAB, "consume settlement orders count 5")
@@ -79,7 +79,7 @@ def _open(path: str, with_nj: bool) -> Lab:
     first change imports SQLAlchemy Core (a shell that only reads never does): done here, before
     `ready`, so no measured command pays a one-off import."""
     from solace_shell.lab import Lab
-    from state_store.schema import tables
+    from state_store.lab_tables import tables
 
     lab = Lab.open(path)
     if with_nj:
@@ -196,7 +196,7 @@ class Child:
 
 def part_a(commands: int, tmp: Path) -> dict[str, Any]:
     from solace_shell.lab import Lab
-    from state_store.store import LabStore
+    from state_store.lab_store import LabStore
 
     per_shell = commands // 2
     shared = tmp / "shared.sqlite"

@@ -232,7 +232,7 @@ def replay(paths: tuple[str, ...], accept: bool, json_out: bool) -> None:
 @main.command()
 @click.option("--runbook", "runbook", required=True, metavar="NAME|FILE",
               help="A bundled runbook (e.g. controlled-failover) or a runbook file.")
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, required=True, type=click.Path(), metavar="TRANSCRIPT...")
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON object per transcript.")
 def grade(runbook: str, paths: tuple[str, ...], json_out: bool) -> None:
     """Grade transcripts against a runbook: each step done or how it went wrong, with what it cost;

@@ -10,18 +10,18 @@ from pathlib import Path
 from typing import Any
 
 from grammar import Grammar, GrammarError, Parser, load_grammar
-from state_store.store import LabStore
+from state_store.lab_store import LabStore
 from state_store.tuning import DEFAULT_TUNING, StoreTuning
 
 from . import handlers, renderers
 from .access import UserAccess
-from .grading.log import SessionLog
 from .live_names import COMPLETION_SOURCES
 from .personalities.base import Personality
 from .personalities.plugin import shell
 from .registries import RegistryError, registry_problems
 from .results import Outcome
 from .session import Session
+from .session_log import SessionLog, join_class
 
 LAB_TARGET = "lab"
 # Transcript headers and the command line say `version`; the engine stores `software_version`.
@@ -29,7 +29,8 @@ SETTING_ALIASES = {"version": "software_version"}
 _PARSERS: dict[int, Parser] = {}
 _CHECKED = False   # the registries are checked once per process
 _GRAMMAR: Grammar | None = None  # the grammar they were checked with (a fresh lab per transcript asks again)
-_GRADE_NODES = frozenset({"lab: grade [<runbook>]"})  # `lab> grade` lines: not part of the session it grades
+# `lab> grade` and `lab> progress` lines: not part of the sessions they grade
+_GRADE_NODES = frozenset({"lab: grade [<runbook>]", "lab: progress [<runbook>]"})
 
 
 def shell_grammar() -> Grammar:
@@ -83,8 +84,9 @@ class Lab:
         self._by_target: dict[str, Personality] = {}
         self._console: Session | None = None
         self._routers = self._load_routers()
-        # the lines of this session, for `lab> grade` (solace_shell/grading/log.py)
+        # the lines of this session, for `lab> grade` and the trainer's `lab> progress`
         self.session_log = SessionLog()
+        join_class(self)
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
@@ -227,8 +229,7 @@ class Lab:
             found = self.target(target)
         log = self.session_log
         if log.start is None:
-            kept, user = self.store.copy(), self.user.name   # the state this session starts from
-            log.start = lambda: Lab(kept.copy(), user=user)
+            log.keep_start(self)
         outcome = found.execute(line)
         if outcome.node not in _GRADE_NODES:
             log.add(target, line)

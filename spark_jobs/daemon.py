@@ -6,7 +6,7 @@ before its first transcript: ~0.3 s of CPU per worker (~0.5 s while the default 
 passwords were still hashed at load), paid again by each of them. Forked from a daemon that did
 it once, they inherit all of it (copy-on-write). pyarrow is left to the workers: it starts threads
 when imported, and threads must not exist across fork() (pyspark.daemon imports the worker module
-after the fork for that reason); the warm-up here starts none (tests/test_spark_drills.py checks).
+after the fork for that reason); the warm-up here starts none (tests/spark/test_spark_drills.py checks).
 
 `get_spark` sets `spark.python.daemon.module` to this module; a session started elsewhere
 (spark-submit, a notebook) can pass `--conf spark.python.daemon.module=spark_jobs.daemon`.

@@ -28,9 +28,9 @@ from dataclasses import MISSING, fields
 from operator import attrgetter
 from typing import Any
 
+from .broker_state import KINDS, BrokerState, CallRecord, bulk
 from .kernel import Kernel
 from .passwords import HashedSecret
-from .state import KINDS, BrokerState, CallRecord, bulk
 
 FORMAT = "solace-shell lab state"
 # 1: one record per message, copy, stream entry and delivery; 2: runs (messages, spooled copies, stream

@@ -21,7 +21,8 @@ router raise ``router_down``; completion reads (``*_names``, ``xids``) never rai
 Public API (J = journaled: changes the state)
   Lab / topology
     routers() -> list[RouterInfo]; sites() -> list[SiteInfo]   (scenario order); status() -> LabStatus
-    site_names(); user_names(); replicated_topic_names(router, vpn)   (completion, never raise)
+    site_names(); user_names(); user_vpn_names(); replicated_topic_names(router, vpn)   (never raise)
+    close()   (the engine is done with: its services let go of one another)
     settings() -> dict[str, str]; set_setting(key, value) J
     user(name) -> UserInfo | None; users() -> list[UserInfo]; verify_password(name, pw) -> bool
     ssh_keys(name) -> tuple[str, ...]   (the user's OpenSSH public key lines; none for an unknown user)
@@ -54,6 +55,7 @@ Public API (J = journaled: changes the state)
     set_queue_shutdown(router, vpn, queue, shutdown, direction="both"|"ingress"|"egress") J
     add_queue_subscription / remove_queue_subscription(router, vpn, queue, topic) J
     set_queue_option(router, vpn, queue, option, value=None) J   (QUEUE_OPTIONS)
+    set_vpn_enabled(router, vpn, enabled) J; set_rest_listen_port(router, vpn, port | None) J
     set_vpn_max_spool(router, vpn, mb=None) J   (the VPN's spool quota; None = lab default)
     delete_messages(router, vpn, queue, from_id=None, to_id=None) -> int J
   Clients / traffic
@@ -77,7 +79,7 @@ Public API (J = journaled: changes the state)
     vpn_auth_type(r, v) -> str   (records, not names: the VPN's authentication basic auth-type)
     config_sync(router) -> ConfigSyncInfo; config_sync_bridge(router) -> ConfigSyncBridgeConfig
     assert_config_sync_leader(router, vpn) J; set_replication_interface(router, name | None) J
-    router_identity(router) -> RouterIdentity
+    router_identity(router) -> RouterIdentity; cli_script(router, name) -> list[str]   (`source script`)
   Config / audit
     current_config(router, vpn=None) -> RouterConfig
     audit(vpn=None, limit=1000) -> Audit
@@ -92,6 +94,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .broker_state import BrokerState
 from .config_objects import KINDS, AttrValue, ObjectKind
 from .errors import EngineError
 from .journal import journaled
@@ -103,7 +106,6 @@ from .passwords import verify_password as _verify
 from .records import Router, Vpn
 from .replication import REPLICATION_OPTIONS
 from .services import Services
-from .state import BrokerState
 from .views import (
     AclProfileInfo,
     AdvanceResult,
@@ -141,7 +143,7 @@ from .views import (
 
 # The most messages one publish or consume may ask for: the grammar's `count` type
 # (grammar/data/types.yaml). A lab file's journal is replayed through these methods, so a damaged
-# file can ask no more than a user could type (tests/test_engine_facade.py keeps the two equal).
+# file can ask no more than a user could type (tests/model/test_engine_facade.py keeps the two equal).
 MAX_COUNT = 100_000_000
 
 SETTING_RULES: dict[str, Any] = {

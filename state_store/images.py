@@ -15,10 +15,10 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .broker_state import KINDS, BrokerState, bulk
 from .codec import decode_state, loads
 from .errors import EngineError, ScenarioError
 from .scenario_files import DEFAULT_SCENARIO
-from .state import KINDS, BrokerState, bulk
 
 if TYPE_CHECKING:
     from grammar.yaml_source import LocatedDict

@@ -3,7 +3,7 @@
 Why calls and not changed records: a command's effect on the state is exactly the mutating Engine
 calls it made, replayed in order on the state it started from (every call is deterministic: no wall
 clock, no randomness; secrets arrive already hashed). A call record is tiny even when the call
-publishes a million messages, so persisting a command (``state_store.store``) and catching up with
+publishes a million messages, so persisting a command (``state_store.lab_store``) and catching up with
 another shell's commands cost the same whatever their size, and a rejected command is undone by
 going back to the last image and replaying the calls kept since.
 
@@ -16,8 +16,8 @@ import functools
 from collections.abc import Callable
 from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
+from .broker_state import BrokerState, CallRecord
 from .errors import EngineError, PartialRefusal
-from .state import BrokerState, CallRecord
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -35,7 +35,7 @@ def journaled(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P],
     ``state.work.calls`` (before it runs, so calls it makes itself are not recorded again).
 
     A top-level call that raises EngineError is dropped again: a refusal changes nothing (the
-    contract tests/test_refusals_change_nothing.py checks), so a command whose only call was
+    contract tests/cli/test_refusals_change_nothing.py checks), so a command whose only call was
     refused has nothing to roll back, and no journal needs a refused call to reproduce a state. A
     PartialRefusal (found only after the call changed the state) keeps its record, as any other
     exception does.

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from .codec import CodecError, dumps, loads
 from .errors import LabFileError
-from .schema import CALLS, PART, PARTS_PREFIX, SCHEMA_VERSION, SNAPSHOT, tables
+from .lab_tables import CALLS, PART, PARTS_PREFIX, SCHEMA_VERSION, SNAPSHOT, tables
 from .tuning import DEFAULT_TUNING, StoreTuning
 
 if TYPE_CHECKING:

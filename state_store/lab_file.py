@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from .errors import LabFileError
 
 if TYPE_CHECKING:
-    from .state import BrokerState
+    from .broker_state import BrokerState
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 ACCESS_LEVELS = ("none", "read-only", "mesh-manager", "read-write", "admin")
@@ -186,8 +186,8 @@ def check_path(path: Path) -> None:
 
 def legacy_version(path: Path) -> str | None:
     """The schema version of a lab written by an older version that this one can still read and
-    rewrite (``state_store.models``), else None (anything else is left for check_contents)."""
-    from .models import LEGACY_VERSIONS
+    rewrite (``state_store.old_schemas``), else None (anything else is left for check_contents)."""
+    from .old_schemas import LEGACY_VERSIONS
 
     try:
         with open(path, "rb") as fh:

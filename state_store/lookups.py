@@ -7,9 +7,9 @@ place keeps those rules identical everywhere.
 
 from __future__ import annotations
 
+from .broker_state import BrokerState
 from .errors import EngineError
 from .records import Client, HaGroup, Queue, ReplicatedTopic, Router, Site, Vpn
-from .state import BrokerState
 from .topics import has_wildcard, name_matches
 
 REPL_QUEUE = "#MSGVPN_REPLICATION_DATA_QUEUE"

@@ -35,6 +35,7 @@ from collections.abc import Iterable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, cast
 
+from .broker_state import bulk
 from .errors import EngineError
 from .lookups import MB, REPL_QUEUE
 from .options import OptionSpec, coerce_option
@@ -43,7 +44,6 @@ from .records import Delivery, Message, Queue, Rejection, ReplEntry, Router, Spo
 from .runs import merge, subtract
 from .service import Service
 from .settle import fold_if_due
-from .state import bulk
 from .topics import has_wildcard, name_matches, topic_matches
 from .views import ConsumeResult, MessageSpool, PublishResult, QueueDetail, QueueMessage, QueueRow
 

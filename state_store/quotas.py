@@ -2,7 +2,7 @@
 
 Why its own module: the quota rules are the broker's and stay the same however the messages
 are stored, so the decision takes plain numbers (rooms in bytes, flags) and returns a plan that
-the messaging service then carries out. It is unit-tested on its own (tests/test_quotas.py).
+the messaging service then carries out. It is unit-tested on its own (tests/model/test_quotas.py).
 
 The rules (issue 15 item 3), for ``count`` identical messages of ``size`` bytes published in order:
 

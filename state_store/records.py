@@ -1,8 +1,8 @@
 """The broker model's records: plain typed objects, one class per kind of thing the lab holds.
 
-Why plain slotted dataclasses: the model lives in memory (``state_store.state.BrokerState``) and
+Why plain slotted dataclasses: the model lives in memory (``state_store.broker_state.BrokerState``) and
 every command reads and changes these objects directly; attribute access must cost nothing, and
-the same field names as the stored tables (``state_store.schema``) keep persistence a mechanical
+the same field names as the stored tables (``state_store.lab_tables``) keep persistence a mechanical
 mapping. Ids are assigned by ``BrokerState.add``.
 """
 

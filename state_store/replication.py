@@ -42,13 +42,13 @@ import re
 from contextlib import nullcontext
 from typing import Any, cast
 
+from .broker_state import bulk
 from .errors import EngineError
 from .lookups import MB, REPL_BRIDGE, REPL_QUEUE
 from .options import coerce_option
 from .records import Queue, ReplEntry, ReplicatedTopic, Router, Spooled, Txn, TxnOp, Vpn
 from .runs import merge
 from .service import Service
-from .state import bulk
 from .topics import has_wildcard, name_matches, topic_matches
 from .views import (
     BridgeInfo,

@@ -55,8 +55,8 @@ from .scenario_files import DEFAULT_SCENARIO, ROOT_DIR, resolve_scenario
 from .scenario_schema import SCHEMA, load_scenario
 
 if TYPE_CHECKING:
+    from .broker_state import BrokerState
     from .engine import Engine
-    from .state import BrokerState
 
 __all__ = ["DEFAULT_SCENARIO", "ROOT_DIR", "SCHEMA", "ScenarioError", "build_lab", "load_scenario", "resolve_scenario"]
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .broker_state import BrokerState
 from .lookups import Lookups
-from .state import BrokerState
 
 if TYPE_CHECKING:
     from .services import Services

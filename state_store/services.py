@@ -9,13 +9,13 @@ Services is built per lab state (cheap: seven small objects).
 from __future__ import annotations
 
 from .audit import AuditService
+from .broker_state import BrokerState
 from .clients import ClientsService
 from .config_objects import ConfigService
 from .failures import FailuresService
 from .lookups import Lookups
 from .messaging import MessagingService
 from .replication import ReplicationService
-from .state import BrokerState
 from .transactions import TransactionsService
 
 

@@ -39,8 +39,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .broker_state import BrokerState
 from .runs import merge
-from .state import BrokerState
 
 FOLD_MIN = 512  # ledger + delivery runs the lab may hold beyond twice what the last sweep kept
 FOLD_AT = "ledger-fold-at"  # meta key: the size (ledger + delivery runs) at which the next sweep runs

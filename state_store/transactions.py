@@ -68,11 +68,11 @@ from collections.abc import Collection
 from contextlib import nullcontext
 from typing import Any, cast
 
+from .broker_state import bulk
 from .errors import EngineError, PartialRefusal
 from .records import Client, Queue, Router, Spooled, Txn, TxnOp, Vpn
 from .runs import merge
 from .service import Service
-from .state import bulk
 from .topics import name_matches
 from .views import TransactionInfo, TxnMessage
 

@@ -26,6 +26,7 @@ class VpnFacts:
     role: str | None                 # active | standby; None when the router is down
     local_bridge: str | None         # up | queue-unbound | down; None unless a standby
     replication_spooled: int | None  # messages in the replication queue; None when unknown
+    reject_on_discard: bool | None   # the replication queue's reject-msg-to-sender-on-discard
     prepared_xa: int
     completed: int                   # heuristically completed transactions left
 
@@ -57,26 +58,32 @@ class LabFacts:
 
 def _vpn_facts(engine: Engine, router: str, vpn: str, role: str, bridge: str | None) -> VpnFacts:
     try:
-        spooled: int | None = engine.queue_detail(router, vpn, REPLICATION_QUEUE).messages_spooled
+        queue = engine.queue_detail(router, vpn, REPLICATION_QUEUE)
+        spooled: int | None = queue.messages_spooled
+        rejects: bool | None = queue.reject_msg_to_sender_on_discard
     except EngineError:
-        spooled = None
+        spooled = rejects = None
     prepared = completed = 0
     for txn in engine.transactions(router, vpn=vpn, detail=False):
         if txn.kind == "xa" and txn.state == "prepared":
             prepared += 1
         elif txn.state == "complete":
             completed += 1
-    return VpnFacts(role, bridge, spooled, prepared, completed)
+    return VpnFacts(role, bridge, spooled, rejects, prepared, completed)
 
 
-def read_facts(engine: Engine) -> LabFacts:
-    """The facts of every router and user Message VPN of the lab behind `engine` (reads only)."""
+def read_facts(engine: Engine, vpn: str | None = None) -> LabFacts:
+    """The facts of every router of the lab behind `engine`, for the Message VPN `vpn` (None:
+    every user Message VPN). Reads only."""
     out: list[RouterFacts] = []
     for info in engine.routers():
         vpns: list[tuple[str, VpnFacts]] = []
-        if info.up:
-            for row in engine.vpn_replication(info.name):
-                if not row.internal:
-                    vpns.append((row.name, _vpn_facts(engine, info.name, row.name, row.role, row.local_bridge)))
+        try:
+            rows = engine.vpn_replication(info.name, "*" if vpn is None else vpn) if info.up else []
+        except EngineError:     # the router has no such Message VPN
+            rows = []
+        for row in rows:
+            if not row.internal:
+                vpns.append((row.name, _vpn_facts(engine, info.name, row.name, row.role, row.local_bridge)))
         out.append(RouterFacts(info.name, info.site, info.up, tuple(vpns)))
     return LabFacts(tuple(out))

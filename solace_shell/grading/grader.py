@@ -59,6 +59,7 @@ class Grader:
         self.states = {step.id: _StepState() for step in self.runbook.steps}
         self.forbidden_taken: dict[str, tuple[int, str]] = {}
         self._typo: dict[str, int] = {}     # target -> index of its last unparsable line
+        self.begun = not self.runbook.begin
 
     def wants_facts(self, typed: TypedLine) -> bool:
         """Whether the line names a step or forbidden action (then the facts before it are needed)."""
@@ -81,11 +82,18 @@ class Grader:
             return
         if facts is None:
             return
+        if not self.begun:
+            if not all(self.holds(c, facts) for c in self.runbook.begin):
+                return
+            self.begun = True
+            self.notes.append(f"line {number}: the procedure begins here ("
+                              + ", ".join(self.describe(c) for c in self.runbook.begin) + ")")
         for forbidden in self.runbook.forbidden:
             if ok and forbidden.id not in self.forbidden_taken and self._forbidden(forbidden, target, typed, facts):
                 self.forbidden_taken[forbidden.id] = (index, f"ran on {target}")
         candidates = [s for s in self.runbook.steps
-                      if not self.states[s.id].final and any(matches(p, typed) for p in s.commands)]
+                      if not self.states[s.id].final and any(matches(p, typed) for p in s.commands)
+                      and not (s.others_ignored and target not in self.routers(s.on))]
         if not candidates:
             return
         if not ok:
@@ -185,10 +193,11 @@ class Grader:
     # -- the end -----------------------------------------------------------------------------
     def finish(self, name: str, facts: LabFacts, audit: dict[str, int]) -> TranscriptGrade:
         for step in self.runbook.steps:
-            if self.states[step.id].status == PENDING:
+            state = self.states[step.id]
+            if state.status == PENDING and not self.begun:
+                state.status, state.reason = "missing", "the procedure never began (its begin conditions never held)"
+            elif state.status == PENDING:
                 self._decide_pending(step, facts, None)
-                if self.states[step.id].reason == "never done":
-                    self.states[step.id].reason = "never done"
         for typo in self._typo.values():
             line = self.lines[typo]
             self.notes.append(f"line {line.number}: typo (not corrected), not graded: {line.text}")

@@ -25,9 +25,10 @@ SUFFIX = ".yaml"
 SYSTEMS = ("solace",)      # the CLIs whose sessions a runbook can grade
 DEFAULT_LEVEL = "privileged"
 _ID_RE = re.compile(r"[a-z][a-z0-9-]{0,62}")
-_TOP_KEYS = ("runbook", "title", "system", "vpn", "scenario", "roles", "steps", "forbidden", "outcome")
-_STEP_KEYS = ("id", "title", "rationale", "kind", "router", "every", "at", "commands", "when", "preconditions",
-              "until", "measures")
+_TOP_KEYS = ("runbook", "title", "system", "vpn", "scenario", "roles", "begin", "steps", "forbidden", "outcome")
+_STEP_KEYS = ("id", "title", "rationale", "kind", "router", "every", "other-routers", "at", "commands", "when",
+              "preconditions", "until", "measures")
+OTHER_ROUTERS = ("wrong-router", "ignored")
 _FORBIDDEN_KEYS = ("id", "title", "rationale", "router", "at", "commands", "when", "measures")
 MAX_BYTES = 256 * 1024
 
@@ -78,8 +79,9 @@ def parse_runbook(text: str, source: str) -> Runbook:
     try:
         doc = load_located(text)
     except YamlSyntaxError as exc:
-        raise RunbookError([f"{source}:{line}: {problem}" for line, problem in exc.problems]) from None
-    checker = _Checker(source)
+        raise RunbookError([f"{source}:{line}: {problem.splitlines()[0] if problem else 'not YAML'}"
+                            for line, problem in exc.problems]) from None
+    checker = _Checker(source, text.split("\n"))
     runbook = checker.runbook(doc)
     if checker.problems or runbook is None:
         raise RunbookError(sorted(set(checker.problems), key=_line_of))
@@ -104,7 +106,7 @@ def _grammar_parts() -> tuple[Parser, dict[str, str], frozenset[str]]:
 @functools.cache
 def _routers_of(scenario: str | None) -> tuple[str, ...] | str:
     """The router names of a scenario (None: the default lab), or why it cannot be built."""
-    from state_store.store import LabStore
+    from state_store.lab_store import LabStore
 
     try:
         store = LabStore.in_memory(scenario)
@@ -117,15 +119,16 @@ def _routers_of(scenario: str | None) -> tuple[str, ...] | str:
 
 
 class _Checker:
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, lines: list[str]) -> None:
         self.source = source
+        self.lines = lines
         self.problems: list[str] = []
         self.vpn = "{vpn}"
         self.roles: dict[str, str] = {}
         self.routers: tuple[str, ...] = ()
 
     def problem(self, line: int, message: str) -> None:
-        self.problems.append(f"{self.source}:{line}: {message}")
+        self.problems.append(f"{self.source}:{line}: {' '.join(message.split())}")
 
     # -- shapes ------------------------------------------------------------------------------
     def mapping(self, value: Any, line: int, what: str, keys: tuple[str, ...]) -> LocatedDict | None:
@@ -184,10 +187,11 @@ class _Checker:
         else:
             self.routers = routers
         roles = self.role_map(top)
+        begin = self.checks(top, "begin", "a runbook")
         steps = self.steps(top)
         forbidden = self.forbidden(top)
         outcome = self.outcome(top)
-        return Runbook(name, title, self.source, system, self.vpn, roles, steps, forbidden, outcome)
+        return Runbook(name, title, self.source, system, self.vpn, roles, begin, steps, forbidden, outcome)
 
     def _scenario_path(self, scenario: str | None) -> str | None:
         if scenario is None or "/" not in scenario:
@@ -264,6 +268,9 @@ class _Checker:
                 continue
             pattern = compile_pattern(parser, str(level), item.strip(), self.vpn, carries)
             if isinstance(pattern, str):
+                written = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+                if " #" in written.split(item.strip(), 1)[-1]:
+                    pattern += " (a '#' after a space starts a YAML comment: quote the command)"
                 self.problem(line, f"unknown command in {what}: {pattern}")
             else:
                 out.append(pattern)
@@ -301,13 +308,18 @@ class _Checker:
             if not isinstance(every, bool):
                 self.problem(doc.key_lines.get("every", line), f"`every:` of {what} must be true or false")
                 every = False
+            others = doc.get("other-routers", OTHER_ROUTERS[0])
+            if others not in OTHER_ROUTERS:
+                self.problem(doc.key_lines.get("other-routers", line),
+                             f"`other-routers:` of {what} must be one of {', '.join(OTHER_ROUTERS)}")
             until = self.checks(doc, "until", what)
             if until and kind != "check":
                 self.problem(doc.key_lines["until"], f"`until:` is for steps of kind check ({what} is an {kind})")
             out.append(RunbookStep(
                 ident, self.text(doc, "title", what), self.text(doc, "rationale", what), str(kind),
                 self.targets(doc, what), every, self.commands(doc, what), self.checks(doc, "when", what),
-                self.checks(doc, "preconditions", what), until, self.measures(doc, what), line))
+                self.checks(doc, "preconditions", what), until, self.measures(doc, what), line,
+                others == "ignored"))
         return tuple(out)
 
     def forbidden(self, top: LocatedDict) -> tuple[ForbiddenAction, ...]:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ..lab import Lab
 
 RESET_HANDLER = "lab.reset"
-LAB_TARGET = "lab"      # the lab console's target (solace_shell.lab.LAB_TARGET; lab.py imports grading)
+LAB_TARGET = "lab"      # the lab console's target (solace_shell.lab.LAB_TARGET)
 
 
 class GradedLab:
@@ -37,12 +37,14 @@ class GradedLab:
         self.numbers = numbers      # the transcript line of each executed line, in order
         self._carries = {m.id: param for m in lab.grammar.modes.values() for key, param in m.carries
                          if key == "vpn"}
+        self._reset_nodes = frozenset(c.node for c in lab.grammar.commands if c.handler == RESET_HANDLER)
         self.count = 0
         self.result: TranscriptGrade | None = None
         grader.restart(self.facts())
 
     def facts(self) -> LabFacts:
-        return self.lab.store.run(read_facts)
+        vpn = self.grader.runbook.vpn
+        return self.lab.store.run(lambda engine: read_facts(engine, vpn))
 
     # -- LabLike -------------------------------------------------------------------------------
     def targets(self) -> list[str]:
@@ -58,7 +60,7 @@ class GradedLab:
             number = numbers[self.count - 1] if numbers is not None and self.count <= len(numbers) else self.count
         if target == LAB_TARGET:
             outcome = self.lab.execute(target, line)
-            if outcome.ok and outcome.node and self._handler(outcome.node) == RESET_HANDLER:
+            if outcome.ok and outcome.node in self._reset_nodes:
                 self.grader.restart(self.facts(), number)
             return outcome
         found = self.lab.target(target) if target in self.lab.targets() else None
@@ -71,12 +73,6 @@ class GradedLab:
         if not line.lstrip(" \t").startswith(COMMENT) and line.strip():
             self.grader.line(number, target, text, typed, facts, outcome.ok, outcome.error_kind)
         return outcome
-
-    def _handler(self, node: str) -> str:
-        for command in self.lab.grammar.commands:
-            if command.node == node:
-                return command.handler
-        return ""
 
     def _typed(self, session: Session, line: str) -> TypedLine | None:
         if line.lstrip(" \t").startswith(COMMENT):
@@ -93,7 +89,7 @@ class GradedLab:
         def read(engine: object) -> tuple[LabFacts, dict[str, int]]:
             from state_store.engine import Engine
             assert isinstance(engine, Engine)
-            return read_facts(engine), audit_measures(engine.audit(vpn=vpn, limit=0).totals)
+            return read_facts(engine, vpn), audit_measures(engine.audit(vpn=vpn, limit=0).totals)
 
         facts, audit = self.lab.store.run(read)
         self.result = self.grader.finish(name, facts, audit)

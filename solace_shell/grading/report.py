@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import json
+import textwrap
 
 from .results import TranscriptGrade
 
 STATUS_WIDTH = max(len(s) for s in ("precondition-not-met", "forbidden-action"))
+WIDTH = 100   # explanations wrap at this column (a step's line is never wrapped: it is a command)
+
+
+def _wrapped(indent: str, label: str, text: str) -> list[str]:
+    lines = textwrap.wrap(text, WIDTH, initial_indent=f"{indent}{label}: ",
+                          subsequent_indent=indent + " " * (len(label) + 2), break_on_hyphens=False)
+    return lines or [f"{indent}{label}:"]
 
 
 def grade_lines(grade: TranscriptGrade, heading: str | None = None) -> list[str]:
@@ -22,10 +30,10 @@ def grade_lines(grade: TranscriptGrade, heading: str | None = None) -> list[str]
         if not step.passed:
             indent = " " * (width + 4)
             if step.reason:
-                out.append(f"{indent}seen: {step.reason}")
-            out.append(f"{indent}why: {step.rationale}")
+                out += _wrapped(indent, "seen", step.reason)
+            out += _wrapped(indent, "why", step.rationale)
             if step.consequence:
-                out.append(f"{indent}cost: {step.consequence}")
+                out += _wrapped(indent, "cost", step.consequence)
     if grade.outcome:
         measured = ", ".join(f"{m} {v}" + ("" if v == e else f" (expected {e})") for m, e, v in grade.outcome)
         out.append(f"  outcome: {measured}")

@@ -60,3 +60,13 @@ class GradeError(ValueError):
 
     def as_json(self) -> dict[str, Any]:
         return {"transcript": self.transcript, "passed": False, "failed_steps": [], "error": self.error}
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One session of a class (`lab> progress`)."""
+
+    user: str
+    lines: int                          # lines typed in the session
+    grade: TranscriptGrade | None       # None: not gradable yet (`problem` says why)
+    problem: str = ""

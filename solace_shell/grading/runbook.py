@@ -37,6 +37,7 @@ class RunbookStep:
     until: tuple[Check, ...]                    # a check is done once these hold as it runs
     measures: tuple[str, ...]                   # outcome measures that show what skipping it cost
     line: int                                   # where the runbook file declares it
+    others_ignored: bool = False                # its command on another router is not this step
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class Runbook:
     system: str                                 # the CLI its commands belong to (`solace`)
     vpn: str
     roles: tuple[tuple[str, str], ...]          # role name -> role source (vocabulary.ROLE_SOURCES)
+    begin: tuple[Check, ...]                    # lines count from the first step line where these hold
     steps: tuple[RunbookStep, ...]
     forbidden: tuple[ForbiddenAction, ...]
     outcome: tuple[tuple[str, int], ...]        # measure -> expected value at the end

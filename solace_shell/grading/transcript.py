@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from ..session_log import SessionLog
 from ..transcript.format import TranscriptError, scan_transcript
 from ..transcript.replay import read_transcript, run_text
 from .grader import Grader
-from .log import SessionLog
 from .observed import GradedLab
 from .results import GradeError, TranscriptGrade
 from .runbook import Runbook
@@ -43,7 +43,7 @@ def grade_transcript(runbook: Runbook, path_or_text: str | Path, name: str | Non
 
 
 def grade_text(runbook: Runbook, text: str, name: str, base_dir: Path | None = None) -> TranscriptGrade:
-    from ..lab import Lab  # (lab.py imports this package)
+    from ..lab import Lab
 
     built: list[GradedLab] = []
 
@@ -66,6 +66,10 @@ def grade_text(runbook: Runbook, text: str, name: str, base_dir: Path | None = N
     if graded.grader.router_lines == 0:
         raise GradeError(name, f"{name}:0: no line of the transcript runs on a router, and the runbook "
                                 f"{runbook.name!r} grades {runbook.system} router sessions")
+    start = graded.grader.start_facts
+    if start is not None and not any(r.vpn(runbook.vpn) is not None for r in start.routers):
+        raise GradeError(name, f"{name}:0: no router of the transcript's lab has the Message VPN "
+                                f"{runbook.vpn!r} of the runbook {runbook.name!r}")
     return graded.result
 
 
@@ -77,11 +81,16 @@ def _more(error: str) -> str:
 def grade_session(runbook: Runbook, log: SessionLog, name: str = "this session") -> TranscriptGrade:
     """Grade a live session's lines (`Lab.session_log`) as they ran: replayed on a new in-memory
     lab from the session's start, line numbers counting the session's lines from 1."""
-    if log.start is None or not log.lines:
+    lines = list(log.lines)     # (another thread may be typing into a served session meanwhile)
+    if log.start is None or not lines:
         raise GradeError(name, "no line has been typed yet")
-    graded = GradedLab(log.start(), Grader(runbook), name)
     try:
-        for target, line in log.lines:
+        lab = log.start()
+    except RuntimeError as exc:
+        raise GradeError(name, str(exc)) from None
+    graded = GradedLab(lab, Grader(runbook), name)
+    try:
+        for target, line in lines:
             graded.execute(target, line)
         grade = graded.finish(name)
     finally:

@@ -33,6 +33,10 @@ CHECKS: dict[str, CheckKind] = {c.name: c for c in (
     CheckKind("standby", "the Message VPN is replication-standby on the router", _role("standby")),
     CheckKind("replication-queue-drained", "the router's replication queue for the Message VPN holds no message",
               lambda router, vpn: router.up and vpn is not None and vpn.replication_spooled == 0),
+    CheckKind("replication-queue-rejects-on-discard",
+              "the router's replication queue refuses to the publisher what it cannot store "
+              "(reject-msg-to-sender-on-discard, the default)",
+              lambda router, vpn: router.up and vpn is not None and vpn.reject_on_discard is True),
     CheckKind("bridge-bound", "the router's replication bridge is bound to its mate's replication queue",
               lambda router, vpn: router.up and vpn is not None and vpn.local_bridge == "up"),
     CheckKind("prepared-xa-transactions", "the router holds a PREPARED XA branch of the Message VPN",

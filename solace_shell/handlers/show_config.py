@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from grammar import ACCESS_LEVELS, Access
 from grammar.masking import MASK
-from state_store.schema import SCHEMA_VERSION
+from state_store.lab_tables import SCHEMA_VERSION
 from state_store.views import RestDeliveryPointInfo, RouterConfig, VpnConfig
 
 from ..access import allowed

@@ -4,7 +4,7 @@ shows none).
 
 The engine returns the configuration as data (`state_store.views.RouterConfig`); this module
 decides the script: which command says each setting, in which section and order. Two rules make
-the script re-runnable (tests/test_current_config_roundtrip.py): every line is one the grammar
+the script re-runnable (tests/cli/test_current_config_roundtrip.py): every line is one the grammar
 accepts at the level the script is at, and objects come before what refers to them (profiles
 before client usernames, queues before REST queue bindings, the system replication mate before
 any VPN enables replication). Setting values print unquoted keywords (`state active`) and quoted

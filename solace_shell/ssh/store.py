@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from state_store.engine import Engine
-from state_store.store import LabStore
+from state_store.lab_store import LabStore
 
 
 class SerializedStore(LabStore):

@@ -5,7 +5,7 @@ scenario section. Importing the package registers the policy and operations."""
 from ..kernel.plugin import SystemModel
 from . import drills as _drills
 from . import errors as _errors
-from . import lab as lab
+from . import operations as lab
 from . import policy as policy
 from . import scenario as _scenario
 from .params import SYSTEM, QpidParams

@@ -530,7 +530,7 @@ class QpidPolicy:
         return outcome == LOST and reason in {BROKER_STOPPED, STORE_WIPED, BACKUP_DISCARDED, REPLACED}
 
     def after_change(self, core: Kernel, group: str) -> list[str]:
-        from .lab import settle
+        from .operations import settle
 
         return settle(core, group)
 

@@ -34,7 +34,7 @@ from typing import Any
 from ..kernel import Client, Group, Kernel, Link, Node
 from ..kernel.model import node_key
 from ..scenario_spec import OPT, REQ, Bool, Enum, Int, ListOf, Str, line_of, spec_map
-from . import lab as qpid_lab
+from . import operations as qpid_lab
 from . import policy as p
 from .params import MANAGER_MODES, PARAM_LIMITS, REPLICATE_LEVELS, SYSTEM, QpidParams
 

@@ -3,8 +3,8 @@ lab operations, scenario section. Importing the package registers the policy and
 
 from ..kernel.plugin import SystemModel
 from . import errors as _errors
-from . import lab as lab
 from . import mgmt as mgmt
+from . import operations as lab
 from . import policy as policy
 from . import scenario as _scenario
 from .params import SYSTEM, HaParams, QueueParams

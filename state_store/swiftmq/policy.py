@@ -9,7 +9,7 @@ Documented behaviour (seed 001 and the SwiftMQ failover pages) and the lab's inf
   snapshot step takes in addition the store transfer, from the store's size and the maximum packet
   size (params.py). The thread pools of the "Threadpool Freezes" list are frozen in its order on
   entering ACTIVE-SYNC-PREPARE and unfrozen in the same order when the sync ends (ACTIVE) or is
-  broken off (STANDALONE); JMS work waits meanwhile (lab.py).
+  broken off (STANDALONE); JMS work waits meanwhile (operations.py).
 - A long store transfer holds back the ACTIVE's heartbeats ("Missing of heart beats is possible,
   especially during synchronization when a large store is transferred"): when it outlasts the
   missing threshold, the STANDBY closes the channel and goes STANDALONE with the store it had (the
@@ -193,7 +193,7 @@ class SwiftMqPolicy:
                                   (LOST, REPLACED), (DUPLICATE_DISCARDED, "duplicate-detection")}
 
     def after_change(self, core: Kernel, group: str) -> list[str]:
-        from .lab import reconnect
+        from .operations import reconnect
 
         connected = reconnect(core, group)
         self._release(core, group)
@@ -332,7 +332,7 @@ class SwiftMqPolicy:
                 core.log(node, "pool-unfrozen", pool=pool)
 
     def _release(self, core: Kernel, group: str) -> None:
-        from .lab import release_held
+        from .operations import release_held
 
         release_held(core, group)
 

@@ -33,7 +33,7 @@ from typing import Any
 from ..kernel import Client, Group, Kernel, Link, Node
 from ..kernel.model import node_key
 from ..scenario_spec import OPT, REQ, DictOf, Enum, Int, ListOf, Str, line_of, spec_map
-from . import lab as swift_lab
+from . import operations as swift_lab
 from .params import QUEUE_LEAVES, ROUTER_LEAVES, SYSTEM, HaParams, QueueParams, scenario_values, section_fields
 from .policy import SAVED_STATES
 

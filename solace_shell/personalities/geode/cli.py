@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from state_store.geode import SYSTEM
-from state_store.geode import lab as gf
+from state_store.geode import operations as gf
 
 from ...access import UserAccess
 from ...handlers import HANDLERS, HandlerContext

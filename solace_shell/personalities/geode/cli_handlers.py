@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from state_store.errors import EngineError
 from state_store.geode import SYSTEM, members
-from state_store.geode import lab as gf
+from state_store.geode import operations as gf
 from state_store.geode import queues as q
 from state_store.geode.views import RuntimeAltered, ServerStartStop
 from state_store.kernel import Kernel

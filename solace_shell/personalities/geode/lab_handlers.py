@@ -1,6 +1,6 @@
 """The lab console's Geode verbs (`geode ...`): cache server failures, a lost queue-removal message,
 client pools and events, logs, the audit and the way to gfsh. They act on the kernel through
-`state_store.geode.lab` (changes as journaled calls) and return its views; lab_renderers.py
+`state_store.geode.operations` (changes as journaled calls) and return its views; lab_renderers.py
 prints them in the forms docs/lab-geode.md documents."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from state_store.errors import EngineError
 from state_store.geode import SYSTEM
-from state_store.geode import lab as gf
+from state_store.geode import operations as gf
 from state_store.geode.views import (
     ClientChange,
     ClientLog,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from state_store.errors import EngineError
 from state_store.qpid import SYSTEM
-from state_store.qpid import lab as qp
+from state_store.qpid import operations as qp
 from state_store.qpid.views import ToolResult
 
 from ...access import UserAccess

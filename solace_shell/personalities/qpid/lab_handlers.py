@@ -1,5 +1,5 @@
 """The lab console's Qpid HA verbs: `qpid ...` (brokers, network, resource manager, logs, audit,
-the broker shell) and `amqp ...` (clients). They act on the kernel through `state_store.qpid.lab`
+the broker shell) and `amqp ...` (clients). They act on the kernel through `state_store.qpid.operations`
 and return its views; lab_renderers.py prints them."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from grammar.types import duration_ms
 from state_store.errors import EngineError
 from state_store.kernel import AuditTotals, Finding
 from state_store.qpid import SYSTEM
-from state_store.qpid import lab as qp
+from state_store.qpid import operations as qp
 from state_store.qpid.views import (
     BrokerChange,
     BrokerLog,

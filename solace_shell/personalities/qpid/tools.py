@@ -11,7 +11,7 @@ from typing import Any
 
 from state_store.errors import EngineError
 from state_store.kernel import Kernel, Node
-from state_store.qpid import lab as qp
+from state_store.qpid import operations as qp
 from state_store.qpid import policy as qpol
 from state_store.qpid.params import PORT, REPLICATE_LEVELS
 from state_store.qpid.views import ToolResult

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from grammar import ParseError
 from state_store.swiftmq import SYSTEM
-from state_store.swiftmq import lab as ha
+from state_store.swiftmq import operations as ha
 
 from ...access import UserAccess
 from ...handlers import HANDLERS, HandlerContext

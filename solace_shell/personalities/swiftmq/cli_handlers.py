@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from state_store.errors import EngineError
-from state_store.swiftmq import lab as ha
 from state_store.swiftmq import mgmt
+from state_store.swiftmq import operations as ha
 from state_store.swiftmq.params import SYSTEM as MODE  # the CLI's one mode is named after its system
 
 from ...handlers import Args, HandlerContext, handler

@@ -1,5 +1,5 @@
 """The lab console's SwiftMQ HA verbs: `ha ...` (instances, ha.state, System.out, audit, CLI) and
-`jms ...` (JMS clients). They act on the engine's HA core through `state_store.swiftmq.lab` and
+`jms ...` (JMS clients). They act on the engine's HA core through `state_store.swiftmq.operations` and
 return its views; lab_renderers.py prints them in the forms docs/lab.md documents."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from state_store.kernel import AuditTotals, Finding
 from state_store.swiftmq import SYSTEM
-from state_store.swiftmq import lab as ha
+from state_store.swiftmq import operations as ha
 from state_store.swiftmq.views import (
     HaFile,
     InstanceLog,

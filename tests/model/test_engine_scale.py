@@ -1,0 +1,33 @@
+"""Bulk paths give exact results at size; their speed is measured in bench/bench_engine_scale.py."""
+
+from __future__ import annotations
+
+from solace_shell.renderers.flags import vpn_replication_flags
+from state_store.lab_store import LabStore
+
+NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
+RQ = "#MSGVPN_REPLICATION_DATA_QUEUE"
+
+
+def test_bulk_publish_drain_consume_audit():
+    n = 50_000
+    lab = LabStore.in_memory()
+    with lab.transaction() as e:
+        r = e.publish("trader", "trading/orders/new", count=n)
+        assert (r.accepted, r.first_rgmid, r.last_rgmid) == (n, 1000001, 1000000 + n)
+        rows = {q.name: q for q in e.queues(NY)}
+        flags = vpn_replication_flags(e.vpn_replication(NY, VPN)[0])
+        assert rows[RQ].messages_spooled == n and rows["orders"].messages_spooled == n
+        assert f"{rows[RQ].usage_mb:.2f}" == f"{n * 600 / 1048576:.2f}"
+        assert flags == "U A - U U - N A"
+        e.advance(20_000)  # 20k entries at 1000/s
+        assert e.queue_detail(NY, VPN, RQ).messages_spooled == n - 20_000
+        assert e.queue_detail(NJ, VPN, "orders").messages_spooled == 20_000
+        assert e.consume("settlement", "orders", n).consumed == n
+        assert e.replication_stats(NY, VPN).pruned_locally_consumed_msgs == n - 20_000
+        assert e.queue_detail(NY, VPN, RQ).messages_spooled == 0
+        e.advance(30_000)
+        assert e.queue_detail(NJ, VPN, "orders").messages_spooled == 0
+        assert e.queue_detail(NY, VPN, "orders").hwm_mb == e.queue_detail(NY, VPN, RQ).hwm_mb
+        a = e.audit()
+        assert (a.totals.published, a.totals.delivered_once, a.totals.spooled) == (n, n, 0)

@@ -1,0 +1,119 @@
+"""HA systems are plugins: one registry names them (state_store/systems.py), scenarios, the lab
+console and the shell take every system-specific part from it."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from solace_shell.handlers.lab_console import HA_FAILURE_VERBS, SOLACE_VERBS
+from solace_shell.lab import Lab
+from state_store import systems
+from state_store.errors import ScenarioError
+from state_store.scenario_files import ROOT_DIR
+from state_store.scenario_schema import load_scenario
+
+REPO = Path(__file__).resolve().parents[2]
+PACKAGES = ("grammar", "solace_shell", "state_store", "spark_jobs")
+REGISTRY = Path("state_store/systems.py")
+
+
+def _names_in_code(path: Path, word: re.Pattern[str]) -> bool:
+    """Whether identifiers, imports or string literals (docstrings not counted) name the word."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)
+                  and isinstance(node.body[0].value, ast.Constant) and isinstance(node.body[0].value.value, str)}
+    for node in ast.walk(tree):
+        text = None
+        if isinstance(node, ast.Name):
+            text = node.id
+        elif isinstance(node, ast.Attribute):
+            text = node.attr
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            text = node.name
+        elif isinstance(node, ast.alias):
+            text = node.name + " " + (node.asname or "")
+        elif isinstance(node, ast.ImportFrom):
+            text = node.module or ""
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            text = node.value
+        if text and word.search(text):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("system", systems.names())
+def test_only_the_registry_names_a_system_outside_its_own_modules(system: str) -> None:
+    word = re.compile(rf"(?i)(?<![a-z]){re.escape(system)}(?![a-z])")
+    naming = []
+    for pkg in PACKAGES:
+        for path in sorted((REPO / pkg).rglob("*.py")):
+            rel = path.relative_to(REPO)
+            if any(system in part.lower() for part in rel.parts):
+                continue   # the system's own modules
+            if _names_in_code(path, word):
+                naming.append(rel)
+    assert naming == [REGISTRY]
+
+
+def test_a_section_of_an_unknown_system_is_one_problem_naming_the_registered_ones(tmp_path: Path) -> None:
+    text = (ROOT_DIR / "swiftmq-ha.yaml").read_text(encoding="utf-8") + "\nkafka:\n  pools: []\n"
+    path = tmp_path / "lab.yaml"
+    path.write_text(text, encoding="utf-8")
+    line = text.count("\n", 0, text.index("kafka:")) + 1
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(path)
+    assert err.value.problems == [f"{path}:{line}: top level: unknown key 'kafka': neither a key of the lab nor "
+                                  f"a registered HA system (registered systems: {', '.join(systems.names())})"]
+
+
+@pytest.mark.parametrize(("scenario", "held"), [(None, []), (ROOT_DIR / "swiftmq-ha.yaml", ["swiftmq"]),
+                                               (ROOT_DIR / "qpid-ha.yaml", ["qpid"]),
+                                               (ROOT_DIR / "geode-ha.yaml", ["geode"])])
+def test_the_lab_console_help_lists_the_verbs_of_the_systems_the_lab_holds(scenario: Path | None,
+                                                                          held: list[str]) -> None:
+    lab = Lab.fresh(scenario)
+    try:
+        assert lab.systems() == held
+        shown = {line.split()[0] for line in lab.execute("lab", "help").text.splitlines()}
+        solace = bool(lab.routers())   # the Solace traffic and failure verbs only in a lab with routers
+        own = {c.syntax.split()[0] for c in lab.grammar.by_mode["lab"]
+               if not c.system and (solace or c.handler not in SOLACE_VERBS)
+               and (held or not c.handler.startswith(HA_FAILURE_VERBS))}
+        mine = {c.syntax.split()[0] for c in lab.grammar.by_mode["lab"] if c.system in held} - own
+        others = {c.syntax.split()[0] for c in lab.grammar.by_mode["lab"] if c.system and c.system not in held}
+        assert own <= shown
+        assert mine <= shown
+        assert (others - own - mine) & shown == set()
+        assert [t for t in lab.targets() if t in systems.names()] == held
+    finally:
+        lab.close()
+
+
+def test_the_failure_verbs_are_the_kernels_and_a_system_without_one_refuses_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`ha kill|hang|start|replace|partition|heal` are the lab's, not a system's: each runs the
+    operation `<system>.<failure>`; a system that has none for a failure refuses it in one line."""
+    from state_store.kernel import ops
+
+    lab = Lab.fresh(ROOT_DIR / "swiftmq-ha.yaml")
+    try:
+        assert all(not c.system for c in lab.grammar.by_mode["lab"]
+                   if c.syntax.split()[:2] in (["ha", w] for w in ("start", "kill", "hang", "replace", "partition",
+                                                                      "heal")))
+        assert lab.execute("lab", "ha start ha1.A").text.startswith("instance ha1.A started")
+        monkeypatch.delitem(ops._OPS, "swiftmq.replace")
+        monkeypatch.setattr(ops, "find", lambda name: ops._OPS.get(name))   # no reloading of the system
+        before = lab.store.dump()
+        out = lab.execute("lab", "ha replace ha1.B")
+        assert (out.ok, out.text) == (False, "ERROR: The HA system 'swiftmq' of this lab does not simulate 'replace'.")
+        assert lab.store.dump() == before
+        assert lab.execute("lab", "ha kill ha9.A").text == ("ERROR: HA instance 'ha9.A' not found (write "
+                                                            "<router>.<instance>, e.g. ha1.A).")
+    finally:
+        lab.close()
