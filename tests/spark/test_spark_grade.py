@@ -19,7 +19,7 @@ HAS_JAVA = bool(shutil.which("java")
 pytestmark = pytest.mark.skipif(
     not HAS_JAVA, reason="no Java runtime: Spark needs one (apt-get install -y openjdk-17-jre-headless)")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RUNBOOK = "controlled-failover"
 WANTED = [(None, "xa"), (None, None), ("promote-before-demote", None), ("skip-drain-check", None),
           ("skip-drain-check", "xa"), ("vpn-typo", None)]
