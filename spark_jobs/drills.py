@@ -15,7 +15,8 @@ Failover types (the four procedures trainees practise on the two-site lab):
 - link-loss     the inter-site link fails: the correct call is to wait/restore the link (both sites
                 are up, so promoting the standby splits the brain); watch the replication queue.
 - failback      after an uncontrolled failover the original site returns: it must come back as
-                standby, resynchronise, then a controlled switch moves service home.
+                standby, then the `failback` runbook moves service home: the bridge verified on both
+                sites, NJ to standby, its replication queue seen drained, NY made active.
 Each type has operator mistakes (wrong order, wrong router, typos, forgetting `enable`, promoting
 during a link loss, ...) drawn with `MISTAKE_RATE`; each is named in the drill's name, in its header
 comment (`MISTAKE_TEXT`) and by a comment where it happens, so a grader's verdict can be checked
@@ -51,7 +52,8 @@ MISTAKE_TEXT = {  # what each mistake does, as the drill's header says it
     "promote-during-link-loss": "the standby site is made active while the active site is alive (split brain)",
     "activate-returning-site": "the returning site is made active while the other still is",
 }
-RUNBOOKS = {"controlled": "controlled-failover"}  # the runbook a clean drill of a type follows step by step
+# The runbook a clean drill of a type follows step by step (a failback's, from the moment NY is back)
+RUNBOOKS = {"controlled": "controlled-failover", "failback": "failback"}
 # The steps at which grading a drill against its type's runbook must fail it, by mistake (one of them
 # at least); a drill without a mistake must pass.
 RUNBOOK_FAILURES = {"promote-before-demote": ("standby", "activate"), "skip-drain-check": ("drain",)}
@@ -285,13 +287,8 @@ def plan_drill(seed: int, index: int) -> Drill:
         else:
             b.set_state(ny, "standby")
         b.wait()
-        if mistake != "skip-drain-check":
-            b.check(nj)
-        b.set_state(nj, "standby")
-        b.wait()
-        b.set_state(ny, "active")
+        _switch_home(b, mistake)
         survivor = ny
-        b.check(ny, drain=False)
 
     if transaction == "xa" and kind != "controlled":  # the controlled runbook has completed it
         b.show(survivor, Vocab.show_transactions)
@@ -354,6 +351,27 @@ def _controlled_failover(b: _Builder, mistake: str | None, xa: tuple[str, str] |
         b.run(ny, Vocab.end)
         b.show(ny, Vocab.show_transactions)
         b.show(nj, Vocab.show_transactions)
+
+
+def _switch_home(b: _Builder, mistake: str | None) -> None:
+    """A failback's switch from NJ back to NY, NY being in service again, as the `failback` runbook
+    has it; `skip-drain-check` leaves out the drain check after NJ's standby."""
+    ny, nj = SITES["NY"], SITES["NJ"]
+    b.say("step 1 (verify-bridge): NY's replication bridge is bound to NJ's replication queue, seen on both sites")
+    b.check(nj, drain=False)
+    b.check(ny, drain=False)
+    b.say("step 2 (standby): NJ gives up activity")
+    b.set_state(nj, "standby")
+    if mistake == "skip-drain-check":
+        b.say(f"mistake: {MISTAKE_TEXT[mistake]}")
+    else:
+        b.say("step 3 (drain): NJ's replication queue must show 0 Current Messages Spooled before NY is made active")
+        b.show(nj, Vocab.show_replication_queue)
+        b.lab(Vocab.advance(b.rng.choice(("5s", "10s", "30s"))))
+        b.show(nj, Vocab.show_replication_queue)
+    b.say(f"step 4 (activate): {ny} becomes replication active")
+    b.set_state(ny, "active")
+    b.check(ny, drain=False)
 
 
 def _activate(b: _Builder, router: str) -> None:

@@ -79,6 +79,23 @@ def test_promote_before_demote_activates_the_mate_first_and_keeps_the_other_step
         assert [c for c in cmds[standby:] if c == (NY, DRAIN)] == [(NY, DRAIN)] * 2
 
 
+def test_a_failback_switches_home_by_the_failback_runbook():
+    """After NY returns as standby: the bridge seen on both sites, NJ to standby, NJ's replication queue
+    checked (twice, with a wait) before NY is made active; `skip-drain-check` leaves out that check."""
+    home = (NY, "replication state active")
+    for d in plan_drills(300, 21):
+        if d.kind != "failback" or d.mistake == "activate-returning-site":
+            continue
+        cmds = d.commands()
+        restore = cmds.index((LAB, "restore site NY"))
+        nj_standby, ny_active = _at(cmds[restore:], (NJ, "replication state standby")), _at(cmds[restore:], home)
+        before, between = cmds[restore:][:nj_standby], cmds[restore:][nj_standby:ny_active]
+        assert (NY, BRIDGE) in before and (NJ, BRIDGE) in before
+        drains = [c for c in between if c == (NJ, "show queue #MSGVPN_REPLICATION_DATA_QUEUE message-vpn Trading_VPN")]
+        assert len(drains) == (0 if d.mistake == "skip-drain-check" else 2), d.name
+        assert d.steps[1][1].startswith("runbook: failback; ")
+
+
 @pytest.mark.parametrize("mistake", MISTAKES["controlled"])
 def test_every_deviation_is_labelled_in_the_name_and_the_header(mistake):
     for d in _controlled(mistake, count=300):
@@ -132,16 +149,20 @@ def test_the_grader_passes_clean_drills_and_fails_each_mistake_at_its_step(tmp_p
     from solace_shell.grading import grade_transcript, load_runbook
     from spark_jobs.drills import RUNBOOK_FAILURES, RUNBOOKS
 
-    runbook = load_runbook(RUNBOOKS["controlled"])
     sample = [*_controlled(None, "xa")[:2], *_controlled(None, "local")[:1], *_controlled(None)[:2]]
     for mistake in (*RUNBOOK_FAILURES, "vpn-typo", "forgot-enable"):
         sample += _controlled(mistake)[:2]
+    failbacks = [d for d in plan_drills(200, 21) if d.kind == "failback"]
+    sample += [d for d in failbacks if d.mistake is None][:2]
+    sample += [d for d in failbacks if d.mistake == "skip-drain-check"][:1]
     for d in sample:
         path = tmp_path / f"{d.name}.cli.txt"
         record_drill(d, path)
-        grade = grade_transcript(runbook, path)
+        grade = grade_transcript(load_runbook(RUNBOOKS[d.kind]), path)
         expected = RUNBOOK_FAILURES.get(d.mistake or "")
-        if expected is None:
+        if expected is None and d.kind == "failback":  # what the failover before it cost is in the audit
+            assert set(grade.failed_steps) <= {"outcome"}, (d.name, grade.verdict)
+        elif expected is None:
             assert grade.passed and grade.failed_steps == (), (d.name, grade.verdict)
         else:
             assert not grade.passed and set(expected) & set(grade.failed_steps), (d.name, grade.verdict)
