@@ -7,7 +7,7 @@ when the run completes (`output.OutputDir`), Ctrl-C or SIGTERM cancelling the ru
 
 The runbook is read and validated once, on the driver (an unknown name or an invalid file stops the
 run before Spark starts), and shipped to the executors with the job. Each executor grades its
-transcripts (`solace_shell.grading.grade_transcript`: every transcript on a fresh lab); a transcript
+transcripts as `solace-shell grade` does (`solace_shell.grading`, a fresh lab each); a transcript
 that cannot be graded (unreadable, too large, of another system, not replayable) is a quarantine row
 with its reason and the run goes on.
 
