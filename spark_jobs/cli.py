@@ -2,6 +2,7 @@
 
     solace-conformance run [--master local[*]] INPUT... --out DIR [--min-pass 0.95]
     solace-conformance generate --count N --seed S --out DIR
+    solace-conformance grade --runbook NAME INPUT... --out DIR
 """
 
 from __future__ import annotations
@@ -83,6 +84,52 @@ def failure_line(exc: Exception) -> str:
 # answered (Spark gives up after about a minute and logs "Application has been killed. Reason: All
 # masters are unresponsive! Giving up." at ERROR, which the job's log configuration always shows).
 _SESSION_ENDED = ("Cannot call methods on a stopped SparkContext", "because SparkContext was shut down")
+
+
+@main.command("grade")
+@click.option("--runbook", "runbook", required=True, metavar="NAME|FILE",
+              help="A bundled runbook's name or a runbook file.")
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("--out", "out", required=True, help="Output directory (local path or any Hadoop URI).")
+@click.option("--master", default=None, help="Spark master (default: spark-submit's --master, else local[*]).")
+@click.option("--partitions", type=click.IntRange(1, 100000), default=None,
+              help="Grading partitions (default: two per core; results never depend on it).")
+@click.option("--conf", "confs", multiple=True, metavar="KEY=VALUE", help="Extra Spark configuration.")
+@click.option("--progress/--no-progress", default=True, help="Progress bar on stderr (only drawn on a terminal).")
+def grade_cmd(runbook: str, inputs: tuple[str, ...], out: str, master: str | None, partitions: int | None,
+              confs: tuple[str, ...], progress: bool) -> None:
+    """Grade transcripts (files, directories, globs; any Hadoop path) against a runbook: per-transcript
+    rows in Parquet and a class report in --out."""
+    from .grade import GradeOptions, run_grade  # noqa: PLC0415
+    from .grade_report import render_grade_text  # noqa: PLC0415
+    from .interrupt import Interrupted  # noqa: PLC0415
+    from .job import InputError, MissingDependency  # noqa: PLC0415
+
+    conf = {}
+    for item in confs:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="--conf")
+        conf[key] = value
+    opts = GradeOptions(runbook=runbook, inputs=list(inputs), out=out, master=master, partitions=partitions,
+                        progress=progress, spark_conf=conf)
+    try:
+        result = run_grade(opts)
+    except (InputError, MissingDependency) as exc:
+        click.echo(f"solace-conformance: {exc}", err=True)
+        sys.exit(2)
+    except Interrupted as exc:
+        click.echo(f"solace-conformance: {exc}: the job was cancelled; {out} is as it was", err=True)
+        sys.exit(exc.exit_status)
+    except KeyboardInterrupt:
+        click.echo(f"solace-conformance: interrupted (SIGINT) before the job started; {out} is as it was", err=True)
+        sys.exit(130)
+    except Exception as exc:  # Spark's own failures: one line, no traceback
+        click.echo(f"solace-conformance: the job failed: {failure_line(exc)}", err=True)
+        sys.exit(3)
+    click.echo(render_grade_text(result.summary))
+    click.echo(f"wrote {out}  ({result.run_info['transcripts_per_second']} transcripts/s, "
+               f"{result.run_info['wall_seconds']} s)")
 
 
 @main.command("generate")

@@ -6,16 +6,22 @@ imports the emulator, so plans are cheap, testable and stable: drill *i* of seed
 whatever `--count` is, on any machine (Random seeded with the string "s:i").
 
 Failover types (the four procedures trainees practise on the two-site lab):
-- controlled    planned switch-over with both sites up: check the replication queue has drained,
-                demote the active VPN to standby first, then promote the mate.
+- controlled    planned switch-over with both sites up, every step of the `controlled-failover`
+                runbook in order: verify the replication bridge on both sites, switch the active VPN
+                to standby, check its replication queue has drained, heuristically complete a prepared
+                XA branch on the formerly active site, make the mate active, delete the completed
+                branch. Its mistakes leave out or reorder exactly one step.
 - uncontrolled  the active site fails: promote the standby site, move clients, audit.
 - link-loss     the inter-site link fails: the correct call is to wait/restore the link (both sites
                 are up, so promoting the standby splits the brain); watch the replication queue.
 - failback      after an uncontrolled failover the original site returns: it must come back as
-                standby, resynchronise, then a controlled switch moves service home.
+                standby, then the `failback` runbook moves service home: the bridge verified on both
+                sites, NJ to standby, its replication queue seen drained, NY made active.
 Each type has operator mistakes (wrong order, wrong router, typos, forgetting `enable`, promoting
-during a link loss, ...) drawn with `MISTAKE_RATE`; a share of drills run an XA or local transaction
-across the failover and finish it with the admin heuristics on the surviving site.
+during a link loss, ...) drawn with `MISTAKE_RATE`; each is named in the drill's name, in its header
+comment (`MISTAKE_TEXT`) and by a comment where it happens, so a grader's verdict can be checked
+against it. A share of drills run an XA or local transaction across the failover; the XA branch is
+completed with the admin heuristics on the formerly active site (controlled) or on the surviving site.
 
 Command vocabulary lives in `Vocab` so it can follow the grammar as it settles.
 """
@@ -36,6 +42,21 @@ MISTAKES = {
     "link-loss": ("promote-during-link-loss", "skip-drain-check", "vpn-typo"),
     "failback": ("activate-returning-site", "skip-drain-check", "forgot-enable"),
 }
+MISTAKE_TEXT = {  # what each mistake does, as the drill's header says it
+    "promote-before-demote": "the mate is made active before the active site is switched to standby",
+    "skip-drain-check": "the mate is made active without checking that the replication queue has drained",
+    "vpn-typo": "a typo in the Message VPN name, then corrected",
+    "forgot-enable": "configure typed at the User EXEC prompt, then corrected",
+    "promote-wrong-router": "replication state active is sent to the failed router",
+    "consume-before-promote": "a client consumes at the standby site before it is active",
+    "promote-during-link-loss": "the standby site is made active while the active site is alive (split brain)",
+    "activate-returning-site": "the returning site is made active while the other still is",
+}
+# The runbook a clean drill of a type follows step by step (a failback's, from the moment NY is back)
+RUNBOOKS = {"controlled": "controlled-failover", "failback": "failback"}
+# The steps at which grading a drill against its type's runbook must fail it, by mistake (one of them
+# at least); a drill without a mistake must pass.
+RUNBOOK_FAILURES = {"promote-before-demote": ("standby", "activate"), "skip-drain-check": ("drain",)}
 MISTAKE_RATE = 0.4
 TRANSACTION_RATE = 0.4
 CLIENTS = ("trader", "settlement")
@@ -59,6 +80,7 @@ class Vocab:
     show_replication_queue = f"show queue {REPLICATION_QUEUE} message-vpn {VPN}"
     show_queue = f"show queue {QUEUE} message-vpn {VPN}"
     show_transactions = f"show transaction message-vpn {VPN}"
+    show_prepared = f"show transaction message-vpn {VPN} state PREPARED replicated"
     admin = "admin"
     admin_spool = f"message-spool message-vpn {VPN}"
     heuristic = staticmethod(lambda action, xid: f"{action}-transaction xid {xid}")  # commit|rollback|delete
@@ -185,8 +207,12 @@ def plan_drill(seed: int, index: int) -> Drill:
     b = _Builder(rng)
     ny, nj = SITES["NY"], SITES["NJ"]
     b.say(f"{kind} failover drill (seed {seed}, #{index})" + (f"; operator mistake: {mistake}" if mistake else ""))
+    if kind in RUNBOOKS:
+        b.say(f"runbook: {RUNBOOKS[kind]}; "
+              + (f"deviation: {MISTAKE_TEXT[mistake]}" if mistake else "every step, in order"))
     b.lab(Vocab.status)
-    b.check(ny, drain=rng.random() < 0.5)
+    early_drain_check = rng.random() < 0.5  # drawn for every type: the other types' drills stay as they were
+    b.check(ny, drain=early_drain_check and kind not in RUNBOOKS)  # a runbook's drain check is after the standby
     for _ in range(rng.randint(1, 3)):
         b.traffic()
         if rng.random() < 0.5:
@@ -219,19 +245,7 @@ def plan_drill(seed: int, index: int) -> Drill:
 
     survivor = nj
     if kind == "controlled":
-        if mistake != "skip-drain-check":
-            b.check(ny)
-            b.wait()
-        if mistake == "promote-before-demote":
-            b.say("mistake: promoting NJ while NY is still active")
-            b.set_state(nj, "active")
-            b.check(nj, drain=False)
-            b.set_state(ny, "standby")
-        else:
-            b.set_state(ny, "standby")
-            b.wait()
-            b.set_state(nj, "active")
-        b.check(nj, drain=False)
+        _controlled_failover(b, mistake, (txn_client, xid) if xid else None)
     elif kind == "uncontrolled":
         b.lab(Vocab.fail_site("NY"))
         b.wait()
@@ -273,15 +287,10 @@ def plan_drill(seed: int, index: int) -> Drill:
         else:
             b.set_state(ny, "standby")
         b.wait()
-        if mistake != "skip-drain-check":
-            b.check(nj)
-        b.set_state(nj, "standby")
-        b.wait()
-        b.set_state(ny, "active")
+        _switch_home(b, mistake)
         survivor = ny
-        b.check(ny, drain=False)
 
-    if transaction == "xa":
+    if transaction == "xa" and kind != "controlled":  # the controlled runbook has completed it
         b.show(survivor, Vocab.show_transactions)
         action = rng.choice(("commit", "rollback"))
         b.say(f"heuristic {action} of the prepared transaction on {survivor}")
@@ -298,6 +307,77 @@ def plan_drill(seed: int, index: int) -> Drill:
     b.wait()
     b.lab(Vocab.audit)
     return Drill(seed=seed, index=index, kind=kind, mistake=mistake, transaction=transaction, steps=tuple(b.steps))
+
+
+def _controlled_failover(b: _Builder, mistake: str | None, xa: tuple[str, str] | None) -> None:
+    """The controlled failover from NY to NJ, step by step as the `controlled-failover` runbook has it
+    (`xa`: the client and XID of a branch prepared on NY); `mistake` leaves out or moves one step."""
+    ny, nj = SITES["NY"], SITES["NJ"]
+    b.say("step 1 (verify-bridge): NJ's replication bridge is bound to NY's replication queue, seen on both sites")
+    b.check(ny, drain=False)
+    b.check(nj, drain=False)
+    if mistake == "promote-before-demote":
+        b.say(f"mistake: {MISTAKE_TEXT[mistake]}")
+        _activate(b, nj)
+    b.say("step 2 (standby): NY gives up activity")
+    b.set_state(ny, "standby")
+    if mistake == "skip-drain-check":
+        b.say(f"mistake: {MISTAKE_TEXT[mistake]}")
+    else:
+        b.say("step 3 (drain): NY's replication queue must show 0 Current Messages Spooled before NJ is made active")
+        b.show(ny, Vocab.show_replication_queue)
+        b.lab(Vocab.advance(b.rng.choice(("5s", "10s", "30s"))))  # several times the largest backlog a drill makes
+        b.show(ny, Vocab.show_replication_queue)
+    client, xid = xa if xa is not None else ("", "")
+    action = b.rng.choice(("commit", "rollback")) if xa is not None else ""
+    if xa is not None:
+        b.say(f"step 4 (heuristics): heuristic {action} of the prepared branch {xid} on NY, the formerly active site")
+        b.show(ny, Vocab.show_prepared)
+        b.run(ny, Vocab.admin)
+        b.run(ny, Vocab.admin_spool)
+        b.run(ny, Vocab.heuristic(action, xid))
+        b.run(ny, Vocab.end)
+    if mistake != "promote-before-demote":
+        _activate(b, nj)
+    if xa is not None:
+        b.lab(Vocab.advance("1s"))
+        b.say(f"the transaction manager reconciles the branch on NJ: {action}")
+        b.lab(Vocab.xa(client, action, xid))
+        b.say(f"step 6 (delete-completed): the completed branch {xid} is deleted on NY; both sites checked")
+        b.show(ny, Vocab.show_transactions)
+        b.run(ny, Vocab.admin)
+        b.run(ny, Vocab.admin_spool)
+        b.run(ny, Vocab.heuristic("delete", xid))
+        b.run(ny, Vocab.end)
+        b.show(ny, Vocab.show_transactions)
+        b.show(nj, Vocab.show_transactions)
+
+
+def _switch_home(b: _Builder, mistake: str | None) -> None:
+    """A failback's switch from NJ back to NY, NY being in service again, as the `failback` runbook
+    has it; `skip-drain-check` leaves out the drain check after NJ's standby."""
+    ny, nj = SITES["NY"], SITES["NJ"]
+    b.say("step 1 (verify-bridge): NY's replication bridge is bound to NJ's replication queue, seen on both sites")
+    b.check(nj, drain=False)
+    b.check(ny, drain=False)
+    b.say("step 2 (standby): NJ gives up activity")
+    b.set_state(nj, "standby")
+    if mistake == "skip-drain-check":
+        b.say(f"mistake: {MISTAKE_TEXT[mistake]}")
+    else:
+        b.say("step 3 (drain): NJ's replication queue must show 0 Current Messages Spooled before NY is made active")
+        b.show(nj, Vocab.show_replication_queue)
+        b.lab(Vocab.advance(b.rng.choice(("5s", "10s", "30s"))))
+        b.show(nj, Vocab.show_replication_queue)
+    b.say(f"step 4 (activate): {ny} becomes replication active")
+    b.set_state(ny, "active")
+    b.check(ny, drain=False)
+
+
+def _activate(b: _Builder, router: str) -> None:
+    b.say(f"step 5 (activate): {router} becomes replication active")
+    b.set_state(router, "active")
+    b.check(router, drain=False)
 
 
 def plan_drills(count: int, seed: int) -> list[Drill]:

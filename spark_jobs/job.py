@@ -44,12 +44,12 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote
 
 from solace_shell.transcript.replay import paced_collection, replay_text
@@ -694,23 +694,35 @@ class JobGroup:
 def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
     """Replay `opts.inputs` and write `opts.out`, which changes only when the run completes: an
     interrupted run (SIGINT, SIGTERM: `interrupt.Interrupted`) or a failed one leaves it as it was."""
+    started = time.perf_counter()
+    return run_job(opts.out, opts.master, opts.spark_conf, spark,
+                   lambda spark, group, stop: _run_in_session(opts, spark, group, stop, started))
+
+
+T = TypeVar("T")
+
+
+def run_job(out: str, master: str | None, spark_conf: dict[str, str], spark: Any | None,
+            body: Callable[[Any, JobGroup, StopOnSignals], T]) -> T:
+    """`body(spark, group, stop)` as one run writing `out`: the session given, else the active one,
+    else one of the run's own (stopped at the end); the run's Spark jobs in `group`, cancelled by
+    SIGINT/SIGTERM (`stop`). A local `out` that could not be written is refused before Spark starts."""
     require_spark_extra()
     from .interrupt import StopOnSignals  # noqa: PLC0415
 
-    if _is_local(opts.out):
+    if _is_local(out):
         from .output import unusable_local_out  # noqa: PLC0415
 
-        why = unusable_local_out(_local_path(opts.out))
+        why = unusable_local_out(_local_path(out))
         if why:
-            raise InputError(f"--out {opts.out}: {why}")
-    started = time.perf_counter()
+            raise InputError(f"--out {out}: {why}")
     if spark is None:
         from pyspark.sql import SparkSession  # noqa: PLC0415
 
         spark = SparkSession.getActiveSession()
     own_session = spark is None  # stop only a session this call created
     if spark is None:
-        spark = get_spark(opts.master, conf=opts.spark_conf)
+        spark = get_spark(master, conf=spark_conf)
     sc = spark.sparkContext
     finished = False
     try:
@@ -726,7 +738,7 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
         with StopOnSignals(abandon) as stop:
             group.join()
             try:
-                result = _run_in_session(opts, spark, group, stop, started)
+                result = body(spark, group, stop)
             finally:
                 group.leave()
         finished = True

@@ -44,13 +44,17 @@ def test_plans_cover_types_mistakes_and_transactions():
             assert first in (None, "enable") or (d.mistake == "forgot-enable" and first == "configure")
 
 
-def test_xa_drills_prepare_then_complete_heuristically_on_the_survivor():
-    d = next(d for d in plan_drills(100, 5) if d.transaction == "xa")
+@pytest.mark.parametrize("kind", ["controlled", "uncontrolled"])
+def test_xa_drills_prepare_then_complete_heuristically(kind):
+    """On the formerly active site in a controlled failover (its runbook), on the survivor otherwise."""
+    d = next(d for d in plan_drills(100, 5) if d.transaction == "xa" and d.kind == kind)
     cmds = [c for _, c in d.commands()]
     start = next(c for c in cmds if c.startswith("transaction xa start "))
     client, xid = start.split()[3:5]
     assert f"transaction xa prepare {client} {xid}" in cmds
-    assert any(c in (f"commit-transaction xid {xid}", f"rollback-transaction xid {xid}") for c in cmds)
+    where = {SITES["NY"] if kind == "controlled" else SITES["NJ"]}
+    decisions = (f"commit-transaction xid {xid}", f"rollback-transaction xid {xid}")
+    assert {t for t, c in d.commands() if c in decisions} == where
 
 
 def test_generate_is_deterministic_whatever_the_jobs_and_replays_as_pass(tmp_path):
