@@ -239,8 +239,11 @@ class Engine:
 
     # ------------------------------------------------------------------ intra-site redundancy
     def redundancy(self, router: str) -> RedundancyView:
-        """`show redundancy [detail]` on a member or monitor of a redundancy group."""
+        """`show redundancy [detail]` on a member or monitor of a redundancy group; the summary of a
+        router outside any group (its configuration Disabled)."""
         self.sv.lookups.router(router)
+        if redundancy.member_of(self.state.kernel, router) is None:
+            return redundancy.standalone_view(router)
         return redundancy.view(self.state.kernel, router)
 
     def redundancy_group(self, router: str) -> RedundancyGroupView:

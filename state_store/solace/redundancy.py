@@ -463,6 +463,21 @@ def view(kernel: Kernel, router: str) -> RedundancyView:
         local_active=local_active, mate_active=mate_active)
 
 
+def standalone_view(router: str) -> RedundancyView:
+    """`show redundancy` of a router outside any group: redundancy configuration Disabled, status
+    Down, no role and no mate, the router holding its primary virtual router's activity and its
+    spool alone. The values are SEMP's for such a router (config-status Disabled, role
+    Undefined, C16); no capture shows the CLI page, so the lines are the group member's layout."""
+    live = VirtualRouterView("Local Active", "intf0:1", "Up", "Initialize", 250, "AD-Active", "None")
+    return RedundancyView(
+        router=router, role="Undefined", config_status="Disabled", status_up=False, last_failure=None,
+        auto_revert=False, mate="", mate_address="", adb_link_up=False, adb_last_failure=None, hello_up=False,
+        hello_last_failure=None, interface_address="", contents_key="", ready=False, mate_ready=False,
+        hello_avg_ms=0, hello_max_ms=0, primary_vr=live,
+        backup_vr=VirtualRouterView("Shutdown", "intf0:1", None, None, None, None, None),
+        local_active=True, mate_active=False)
+
+
 def group_view(kernel: Kernel, router: str) -> RedundancyGroupView:
     group, _ = _found(kernel, router)
     rows = []

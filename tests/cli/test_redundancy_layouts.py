@@ -193,11 +193,39 @@ def test_refusals_are_one_line_and_change_nothing(router: str, line: str, error:
     assert lab.execute("NY_Appliance1", "show redundancy").text == before
 
 
+STANDALONE = """\
+Configuration Status     : Disabled
+Redundancy Status        : Down
+Operating Mode           : Message Routing Node
+Switchover Mechanism     : Hostlist
+Auto Revert              : No
+Redundancy Mode          : Active/Standby
+Active-Standby Role      : Undefined
+Mate Router Name         : \n\
+ADB Link To Mate         : Down
+ADB Hello To Mate        : Down
+
+                               Primary Virtual Router  Backup Virtual Router
+                               ----------------------  ----------------------
+Activity Status                Local Active            Shutdown
+Routing Interface              intf0:1                 intf0:1
+Routing Interface Status       Up
+VRRP Status                    Initialize
+VRRP Priority                  250
+Message Spool Status           AD-Active
+Priority Reported By Mate      None"""
+
+
 def test_default_lab_has_no_redundancy_group() -> None:
+    """A router outside a group prints its redundancy Disabled (SEMP's values, C16; the page is
+    the member's layout); the detail and the group, which no capture shows, stay refused."""
     lab = Lab.fresh()
     out = lab.execute("NY_Appliance1", "show redundancy")
-    assert not out.ok
-    assert out.text == "ERROR: Router 'NY_Appliance1' is not a member of a redundancy group."
+    assert out.ok and out.text == STANDALONE
+    for line in ("show redundancy detail", "show redundancy group"):
+        out = lab.execute("NJ_Appliance1", line)
+        assert not out.ok
+        assert out.text == "ERROR: Router 'NJ_Appliance1' is not a member of a redundancy group."
 
 
 def test_redundancy_reads_change_nothing() -> None:
