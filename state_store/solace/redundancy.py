@@ -488,6 +488,23 @@ def group_view(kernel: Kernel, router: str) -> RedundancyGroupView:
     return RedundancyGroupView(tuple(sorted(rows, key=lambda r: r.name)))
 
 
+def member_status(kernel: Kernel, name: str, site_failed: bool) -> tuple[str, str]:
+    """(process, activity) of the group's router or monitor ``name``; ``site_failed``: its whole
+    site is down (`lab> fail site`), which the group's state machine does not see."""
+    found = member_of(kernel, name)
+    if found is None:
+        raise EngineError("redundancy_not_configured", router=name)
+    group, node = found
+    if site_failed or node.proc != "up":
+        return ("down" if site_failed else str(node.proc)), "-"
+    if name == group.params["monitor"]:
+        return "up", "monitor"
+    config = group.data["config"][name]
+    activity = ("active" if group.data["active"] == name else "released" if config["release-activity"]
+                else "shutdown" if config["shutdown"] else "standby")
+    return "up", activity
+
+
 def local_failovers(kernel: Kernel) -> list[tuple[str, int, str | None, str]]:
     """Every activity move inside a site from one member to the other: (site, time ms, from
     member, to member); a member resuming its own activity is none."""
