@@ -282,6 +282,29 @@ def op_restart(kernel: Kernel, key: str) -> RedundancyChange:
     return _change(kernel, group, node.name, "started")
 
 
+@operation(f"{SYSTEM}.replace")
+def op_replace(kernel: Kernel, key: str) -> RedundancyChange:
+    """A stopped member's disk replaced with a blank one: its copy of the spool is gone. The
+    mate's copy, when current, becomes the spool the site has (the replaced member copies it
+    again over the ADB link once it is back and the link up); a replaced monitor stores nothing.
+    Replacing the only current copy (the mirror out of sync) would lose the site's spool: refused,
+    as the model keeps one spool per site."""
+    group, node = _node(kernel, key)
+    if node.proc != "down":
+        raise EngineError("redundancy_node_state", node=node.name, state=node.proc)
+    data = group.data
+    if node.name != group.params["monitor"]:
+        owner = data.get("owner", group.params["primary"])
+        if node.name == owner:
+            if not data["synced"]:
+                raise EngineError("redundancy_replace_only_copy", node=node.name)
+            data["owner"] = mate(group, node.name)
+        data["synced"] = False
+    kernel.fail("replace", node=node)
+    settle(kernel, group.name)
+    return _change(kernel, group, node.name, "replaced")
+
+
 def _site(kernel: Kernel, site: str) -> Group:
     group = kernel.groups.get(site)
     if group is None or group.system != SYSTEM:
