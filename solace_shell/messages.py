@@ -137,6 +137,8 @@ ENGINE_ERRORS: dict[str, str] = {
     "redundancy_node_state": "ERROR: Node '{node}' is {state}.",
     "redundancy_link_state": "ERROR: The network of redundancy group '{site}' is already {state}.",
     "redundancy_no_group": "ERROR: Site '{site}' has no redundancy group.",
+    "redundancy_replace_only_copy": "ERROR: Node '{node}' holds the only current copy of the message spool "
+                                    "(its mate's mirror is out of sync); the lab does not simulate losing it.",
 }
 
 # The lab console's short form of a recorded publish refusal (`rejected N: <reason>`); every code

@@ -1,7 +1,7 @@
 """`solace-conformance`: replay a transcript corpus on Spark, or generate one.
 
     solace-conformance run [--master local[*]] INPUT... --out DIR [--min-pass 0.95]
-    solace-conformance generate --count N --seed S --out DIR
+    solace-conformance generate --count N --seed S --out DIR [--local-failover SHARE]
     solace-conformance grade --runbook NAME INPUT... --out DIR
 """
 
@@ -140,7 +140,12 @@ def grade_cmd(runbook: str, inputs: tuple[str, ...], out: str, master: str | Non
 @click.option("--jobs", type=click.IntRange(1), default=None, help="Recording processes (default: all cores).")
 @click.option("--system", default="", metavar="NAME",
               help="Drills of a registered HA system (its bundled scenario) instead of the Solace lab's.")
-def generate_cmd(count: int, seed: int, out: str, plan_only: bool, jobs: int | None, system: str) -> None:
+@click.option("--local-failover", "local_failover", type=click.FloatRange(0.0, 1.0), default=0.0,
+              show_default=True, metavar="SHARE",
+              help="Share of the drills (0 to 1) run on the two-site-ha lab with a local failover at NY "
+                   "(its primary fails after the first traffic; 1: every drill).")
+def generate_cmd(count: int, seed: int, out: str, plan_only: bool, jobs: int | None, system: str,
+                 local_failover: float) -> None:
     """Write COUNT randomized failover drills as golden transcripts recorded from the engine."""
     from solace_shell.transcript.stopping import sigterm_as_interrupt, stop_signal  # noqa: PLC0415
 
@@ -151,7 +156,11 @@ def generate_cmd(count: int, seed: int, out: str, plan_only: bool, jobs: int | N
             if system and system not in planners():
                 raise click.BadParameter(f"{system!r}: the HA systems with drills are: "
                                          f"{', '.join(planners()) or 'none'}", param_hint="--system")
-            written = generate(count=count, seed=seed, out=out, plan_only=plan_only, jobs=jobs, system=system)
+            if system and local_failover:
+                raise click.BadParameter("a local failover is added to the Solace lab's own drills only",
+                                         param_hint="--local-failover")
+            written = generate(count=count, seed=seed, out=out, plan_only=plan_only, jobs=jobs, system=system,
+                               local_failover=local_failover)
     except KeyboardInterrupt as interruption:  # Ctrl-C or SIGTERM
         stopped_by = stop_signal(interruption)
         click.echo(f"solace-conformance: interrupted ({stopped_by.name}): {transcripts_in(out):,} of {count:,} "

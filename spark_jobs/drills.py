@@ -63,6 +63,8 @@ CLIENTS = ("trader", "settlement")
 TOPICS = ("trading/orders/new", "trading/orders/amend", "trading/orders/cancel")
 QUEUE = "orders"
 REPLICATION_QUEUE = "#MSGVPN_REPLICATION_DATA_QUEUE"
+LOCAL_FAILOVER_SCENARIO = "two-site-ha"  # the lab whose sites are redundancy groups
+LOCAL_FAILOVER = "local-failover"  # the part of a drill's name that says it has one
 
 Step = tuple[str, str]
 
@@ -112,6 +114,8 @@ class Drill:
     @property
     def name(self) -> str:
         parts = [f"drill-{self.seed}-{self.index:06d}", f"{self.system}-{self.kind}" if self.system else self.kind]
+        if self.local_failover:
+            parts.append(LOCAL_FAILOVER)
         if self.transaction:
             parts.append(f"txn-{self.transaction}")
         if self.mistake:
@@ -120,6 +124,11 @@ class Drill:
 
     def commands(self) -> list[Step]:
         return [s for s in self.steps if s[0] != COMMENT]
+
+    @property
+    def local_failover(self) -> bool:
+        """A Solace replication drill run on the redundancy groups' lab with a local failover added."""
+        return not self.system and self.scenario == LOCAL_FAILOVER_SCENARIO
 
 
 @dataclass
@@ -384,7 +393,14 @@ def plan_drills(count: int, seed: int) -> list[Drill]:
     return [plan_drill(seed, i) for i in range(count)]
 
 
-LOCAL_FAILOVER_SCENARIO = "two-site-ha"
+
+
+def draws_local_failover(seed: int, index: int, rate: float) -> bool:
+    """Whether drill ``index`` of ``seed`` gets a local failover when a share ``rate`` (0 to 1) of
+    drills do: a draw of its own (Random seeded with "s:i:local-failover"), so the drill's plan and
+    the other drills' draws are the same whatever ``rate`` and ``--count`` are, and a higher rate
+    adds drills to a lower one's without taking any away."""
+    return rate > 0 and random.Random(f"{seed}:{index}:{LOCAL_FAILOVER}").random() < rate
 
 
 def with_local_failover(drill: Drill) -> Drill:

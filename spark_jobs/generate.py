@@ -16,7 +16,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from .drills import COMMENT, Drill, plan_drill
+from .drills import COMMENT, Drill, draws_local_failover, plan_drill, with_local_failover
 
 INDEX_FILE = "_drills.jsonl"  # leading "_": Hadoop input formats (and so `run`) skip it
 TRANSCRIPT_SUFFIX = ".cli.txt"  # as solace_shell.transcript.format names transcripts (the planner loads no engine)
@@ -64,11 +64,14 @@ def scenario_beside(name: str, out: Path) -> Path:
     return target
 
 
-def plan(seed: int, index: int, system: str = "") -> Drill:
+def plan(seed: int, index: int, system: str = "", local_failover: float = 0.0) -> Drill:
     """Drill ``index`` of ``seed``: the Solace lab's own (``system`` ""), or one planned by a
-    registered HA system's model (``state_store.systems``)."""
+    registered HA system's model (``state_store.systems``). A share ``local_failover`` (0 to 1) of
+    the Solace lab's drills run on the redundancy groups' lab with a local failover at NY
+    (`spark_jobs.drills.with_local_failover`); an HA system's drills take none."""
     if not system:
-        return plan_drill(seed, index)
+        drill = plan_drill(seed, index)
+        return with_local_failover(drill) if draws_local_failover(seed, index, local_failover) else drill
     from state_store import systems  # noqa: PLC0415 - the Solace planner needs no engine
 
     model = systems.load_model(system)
@@ -97,11 +100,11 @@ def transcript_name(drill: Drill) -> str:
 
 
 
-def _record_one(args: tuple[int, int, str, str]) -> tuple[int, str, str | None]:
+def _record_one(args: tuple[int, int, str, str, float]) -> tuple[int, str, str | None]:
     """Record one drill under a hidden name, then give it its own: a corpus never holds a half-written
     transcript, whatever stops the recording (an engine crash, Ctrl-C)."""
-    seed, index, out, system = args
-    drill = plan(seed, index, system)
+    seed, index, out, system, local_failover = args
+    drill = plan(seed, index, system, local_failover)
     path = Path(out) / transcript_name(drill)
     partial = path.with_name(f"_{path.name}{PARTIAL_SUFFIX}")
     try:
@@ -135,19 +138,24 @@ def remove_partial(out: str | Path) -> None:
 
 
 def generate(*, count: int, seed: int, out: str | Path, plan_only: bool = False,
-             jobs: int | None = None, system: str = "") -> list[str]:
-    """Plan and record `count` drills into `out` (of an HA `system` when given); returns the
-    transcript file names written.
+             jobs: int | None = None, system: str = "", local_failover: float = 0.0) -> list[str]:
+    """Plan and record `count` drills into `out` (of an HA `system` when given; a share
+    `local_failover` of the Solace lab's drills with a local failover); returns the transcript file
+    names written.
 
-    Output is the same for the same (count, seed, system) whatever `jobs` is.
+    Output is the same for the same (count, seed, system, local_failover) whatever `jobs` is.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    plans = [plan(seed, i, system) for i in range(count)]
+    if local_failover and system:
+        raise ValueError("a local failover is added to the Solace lab's own drills only, not to --system drills")
+    plans = [plan(seed, i, system, local_failover) for i in range(count)]
     with (out / INDEX_FILE).open("w", encoding="utf-8", newline="\n") as fh:
         for d in plans:
             row = {"name": transcript_name(d), "index": d.index, "kind": d.kind, "mistake": d.mistake,
                    "transaction": d.transaction, "commands": len(d.commands())}
+            if local_failover:  # the index of a corpus without local failovers is as it always was
+                row["local_failover"] = d.local_failover
             if plan_only:
                 row["steps"] = [list(s) for s in d.steps]
             fh.write(json.dumps(row, sort_keys=True) + "\n")
@@ -155,7 +163,7 @@ def generate(*, count: int, seed: int, out: str | Path, plan_only: bool = False,
         return [INDEX_FILE]
     jobs = jobs or os.cpu_count() or 1
     remove_partial(out)  # what a recording killed outright left (two generates into one DIR at once: unsupported)
-    tasks = [(seed, i, str(out), system) for i in range(count)]
+    tasks = [(seed, i, str(out), system, local_failover) for i in range(count)]
     try:
         if jobs == 1 or count < 8:
             results = [_record_one(t) for t in tasks]

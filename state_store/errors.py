@@ -106,6 +106,7 @@ ERROR_CODES: dict[str, tuple[str, ...]] = {
     "redundancy_node_state": ("node", "state"),
     "redundancy_link_state": ("site", "state"),
     "redundancy_no_group": ("site",),
+    "redundancy_replace_only_copy": ("node",),
     # named configuration objects (state_store/solace/config_objects.py)
     "object_not_found": ("kind", "name", "vpn"),
     "object_exists": ("kind", "name", "vpn"),

@@ -31,7 +31,10 @@ def show_redundancy(ctx: HandlerContext, args: Args) -> RedundancyShow:
 
 @handler("show.redundancy_detail")
 def show_redundancy_detail(ctx: HandlerContext, args: Args) -> RedundancyShow:
-    return RedundancyShow(ctx.engine.redundancy(_router(ctx)), True)
+    view = ctx.engine.redundancy(_router(ctx))
+    if view.config_status == "Disabled":  # outside a group: no capture shows the detail page
+        raise EngineError("redundancy_not_configured", router=_router(ctx))
+    return RedundancyShow(view, True)
 
 
 @handler("show.redundancy_group")

@@ -101,8 +101,14 @@ def lab_status(v: LabStatusView) -> str:
         "",
     ]
     up = {r.name: r.up for r in st.routers}
-    out += table(("site", "router", "state"),
-                 [(s.name, r, "up" if up.get(r) else "down") for s in st.sites for r in s.routers])
+    if st.members:  # a redundancy group's member: its own process and activity, not the site's service
+        member = {m.router: m for m in st.members}
+        out += table(("site", "router", "state", "activity"),
+                     [(s.name, r, *((member[r].process, member[r].activity) if r in member
+                                    else ("up" if up.get(r) else "down", "-"))) for s in st.sites for r in s.routers])
+    else:
+        out += table(("site", "router", "state"),
+                     [(s.name, r, "up" if up.get(r) else "down") for s in st.sites for r in s.routers])
     out.append("")
     out += table(("router", "vpn", "replication", "role", "repl-queue", "entries"),
                  [(x.router, x.vpn, "enabled" if x.replication_enabled else "shutdown", x.role,

@@ -33,8 +33,9 @@ from itertools import islice
 from operator import itemgetter
 from typing import cast
 
+from . import redundancy
 from .lookups import REPL_QUEUE
-from .records import Delivery, Message, ReplEntry, Spooled
+from .records import Delivery, Message, ReplEntry, Router, Spooled
 from .runs import MessageRuns
 from .service import Service
 from .views import (
@@ -42,6 +43,7 @@ from .views import (
     AuditEntry,
     AuditTotals,
     LabStatus,
+    MemberStatus,
     RouterInfo,
     SiteInfo,
     SplitBrain,
@@ -370,7 +372,7 @@ class AuditService(Service):
             rq = lk.repl_queue(v)
             stream = st.repl_by_vpn.get(v.id)
             placed.append((place[v.router_id], v.name, VpnStatus(
-                st.routers[v.router_id].name, v.name, v.repl_enabled, v.role,
+                lk.shown_name(st.routers[v.router_id]), v.name, v.repl_enabled, v.role,
                 rq.msg_count if rq else 0, stream.total() if stream is not None else 0)))
         placed.sort(key=lambda x: (x[0], x[1]))
         return LabStatus(
@@ -383,4 +385,16 @@ class AuditService(Service):
             clients=tuple(self.sv.clients.client_info(c)
                           for c in sorted(st.clients.values(), key=lambda c: c.name)),
             split_brains=tuple(self._split_brains()),
+            members=tuple(self._members(routers)),
         )
+
+    def _members(self, routers: list[Router]) -> list[MemberStatus]:
+        """The redundancy groups' routers and monitors, in the order of `routers`: each one's
+        own process and activity (the router records say whether the site's service is up)."""
+        kernel = self.st.kernel
+        if not kernel.groups:
+            return []
+        failed = {s.id for s in self.st.sites.values()
+                  if all(not r.up for r in routers if r.site_id == s.id)}
+        return [MemberStatus(r.name, *redundancy.member_status(kernel, r.name, r.site_id in failed))
+                for r in routers if redundancy.member_of(kernel, r.name) is not None]

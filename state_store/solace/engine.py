@@ -239,8 +239,11 @@ class Engine:
 
     # ------------------------------------------------------------------ intra-site redundancy
     def redundancy(self, router: str) -> RedundancyView:
-        """`show redundancy [detail]` on a member or monitor of a redundancy group."""
+        """`show redundancy [detail]` on a member or monitor of a redundancy group; the summary of a
+        router outside any group (its configuration Disabled)."""
         self.sv.lookups.router(router)
+        if redundancy.member_of(self.state.kernel, router) is None:
+            return redundancy.standalone_view(router)
         return redundancy.view(self.state.kernel, router)
 
     def redundancy_group(self, router: str) -> RedundancyGroupView:
@@ -673,14 +676,17 @@ class Engine:
 
     # ------------------------------------------------------------------ current config / audit
     def current_config(self, router: str, vpn: str | None = None) -> RouterConfig:
-        """The configuration behind `show current-config [message-vpn <v>]`, as data."""
+        """The configuration behind `show current-config [message-vpn <v>]`, as data: the site's
+        one configuration (config-sync between a group's members), under the name of the router
+        it is asked on."""
         lk, cfg = self.sv.lookups, self.sv.config
         r = lk.router(router, must_be_up=True)
         vpns = [lk.vpn(r, vpn)] if vpn is not None else [v for v in lk.vpns(r) if not v.internal]
         sync = cfg.config_sync(router)
         mate = cfg.attrs(cfg.row(r, None, "replication-mate", ""), "replication-mate")
+        member = self.state.kernel.groups and redundancy.member_of(self.state.kernel, router) is not None
         return RouterConfig(
-            router=r.name, vpn=vpn, mate_virtual_router_name=r.mate_name,
+            router=router if member else r.name, vpn=vpn, mate_virtual_router_name=r.mate_name,
             mate_connect_via=r.connect_via, replication_interface=r.repl_interface,
             vpns=tuple(self._vpn_config(v) for v in vpns), mate_transport=str(mate["transport"]),
             config_sync_enabled=sync.admin_enabled, config_sync_ssl=sync.ssl,

@@ -282,6 +282,29 @@ def op_restart(kernel: Kernel, key: str) -> RedundancyChange:
     return _change(kernel, group, node.name, "started")
 
 
+@operation(f"{SYSTEM}.replace")
+def op_replace(kernel: Kernel, key: str) -> RedundancyChange:
+    """A stopped member's disk replaced with a blank one: its copy of the spool is gone. The
+    mate's copy, when current, becomes the spool the site has (the replaced member copies it
+    again over the ADB link once it is back and the link up); a replaced monitor stores nothing.
+    Replacing the only current copy (the mirror out of sync) would lose the site's spool: refused,
+    as the model keeps one spool per site."""
+    group, node = _node(kernel, key)
+    if node.proc != "down":
+        raise EngineError("redundancy_node_state", node=node.name, state=node.proc)
+    data = group.data
+    if node.name != group.params["monitor"]:
+        owner = data.get("owner", group.params["primary"])
+        if node.name == owner:
+            if not data["synced"]:
+                raise EngineError("redundancy_replace_only_copy", node=node.name)
+            data["owner"] = mate(group, node.name)
+        data["synced"] = False
+    kernel.fail("replace", node=node)
+    settle(kernel, group.name)
+    return _change(kernel, group, node.name, "replaced")
+
+
 def _site(kernel: Kernel, site: str) -> Group:
     group = kernel.groups.get(site)
     if group is None or group.system != SYSTEM:
@@ -463,6 +486,21 @@ def view(kernel: Kernel, router: str) -> RedundancyView:
         local_active=local_active, mate_active=mate_active)
 
 
+def standalone_view(router: str) -> RedundancyView:
+    """`show redundancy` of a router outside any group: redundancy configuration Disabled, status
+    Down, no role and no mate, the router holding its primary virtual router's activity and its
+    spool alone. The values are SEMP's for such a router (config-status Disabled, role
+    Undefined, C16); no capture shows the CLI page, so the lines are the group member's layout."""
+    live = VirtualRouterView("Local Active", "intf0:1", "Up", "Initialize", 250, "AD-Active", "None")
+    return RedundancyView(
+        router=router, role="Undefined", config_status="Disabled", status_up=False, last_failure=None,
+        auto_revert=False, mate="", mate_address="", adb_link_up=False, adb_last_failure=None, hello_up=False,
+        hello_last_failure=None, interface_address="", contents_key="", ready=False, mate_ready=False,
+        hello_avg_ms=0, hello_max_ms=0, primary_vr=live,
+        backup_vr=VirtualRouterView("Shutdown", "intf0:1", None, None, None, None, None),
+        local_active=True, mate_active=False)
+
+
 def group_view(kernel: Kernel, router: str) -> RedundancyGroupView:
     group, _ = _found(kernel, router)
     rows = []
@@ -471,6 +509,23 @@ def group_view(kernel: Kernel, router: str) -> RedundancyGroupView:
         rows.append(GroupNodeView(n, "Monitor" if n == group.params["monitor"] else "Message-Router",
                                   str(group.params["addresses"].get(n, "")), online, n == router))
     return RedundancyGroupView(tuple(sorted(rows, key=lambda r: r.name)))
+
+
+def member_status(kernel: Kernel, name: str, site_failed: bool) -> tuple[str, str]:
+    """(process, activity) of the group's router or monitor ``name``; ``site_failed``: its whole
+    site is down (`lab> fail site`), which the group's state machine does not see."""
+    found = member_of(kernel, name)
+    if found is None:
+        raise EngineError("redundancy_not_configured", router=name)
+    group, node = found
+    if site_failed or node.proc != "up":
+        return ("down" if site_failed else str(node.proc)), "-"
+    if name == group.params["monitor"]:
+        return "up", "monitor"
+    config = group.data["config"][name]
+    activity = ("active" if group.data["active"] == name else "released" if config["release-activity"]
+                else "shutdown" if config["shutdown"] else "standby")
+    return "up", activity
 
 
 def local_failovers(kernel: Kernel) -> list[tuple[str, int, str | None, str]]:

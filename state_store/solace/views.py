@@ -584,6 +584,16 @@ class VpnStatus:
 
 @statically_frozen
 @dataclass(frozen=True)
+class MemberStatus:
+    """A router or monitor of a redundancy group as the lab console's status shows it."""
+
+    router: str
+    process: str   # up | down | hung (down too while its site is failed)
+    activity: str  # active | standby | released | shutdown | monitor | - (process not up)
+
+
+@statically_frozen
+@dataclass(frozen=True)
 class LabStatus:
     """The lab at a glance, in the lab console's order (`AuditService.status`)."""
 
@@ -594,6 +604,7 @@ class LabStatus:
     vpns: tuple[VpnStatus, ...]
     clients: tuple[ClientInfo, ...]
     split_brains: tuple[SplitBrain, ...] = ()
+    members: tuple[MemberStatus, ...] = ()  # the redundancy groups' routers and monitors (none: no group)
 
 
 @statically_frozen

@@ -193,11 +193,39 @@ def test_refusals_are_one_line_and_change_nothing(router: str, line: str, error:
     assert lab.execute("NY_Appliance1", "show redundancy").text == before
 
 
+STANDALONE = """\
+Configuration Status     : Disabled
+Redundancy Status        : Down
+Operating Mode           : Message Routing Node
+Switchover Mechanism     : Hostlist
+Auto Revert              : No
+Redundancy Mode          : Active/Standby
+Active-Standby Role      : Undefined
+Mate Router Name         : \n\
+ADB Link To Mate         : Down
+ADB Hello To Mate        : Down
+
+                               Primary Virtual Router  Backup Virtual Router
+                               ----------------------  ----------------------
+Activity Status                Local Active            Shutdown
+Routing Interface              intf0:1                 intf0:1
+Routing Interface Status       Up
+VRRP Status                    Initialize
+VRRP Priority                  250
+Message Spool Status           AD-Active
+Priority Reported By Mate      None"""
+
+
 def test_default_lab_has_no_redundancy_group() -> None:
+    """A router outside a group prints its redundancy Disabled (SEMP's values, C16; the page is
+    the member's layout); the detail and the group, which no capture shows, stay refused."""
     lab = Lab.fresh()
     out = lab.execute("NY_Appliance1", "show redundancy")
-    assert not out.ok
-    assert out.text == "ERROR: Router 'NY_Appliance1' is not a member of a redundancy group."
+    assert out.ok and out.text == STANDALONE
+    for line in ("show redundancy detail", "show redundancy group"):
+        out = lab.execute("NJ_Appliance1", line)
+        assert not out.ok
+        assert out.text == "ERROR: Router 'NJ_Appliance1' is not a member of a redundancy group."
 
 
 def test_redundancy_reads_change_nothing() -> None:
@@ -222,3 +250,48 @@ def test_the_backups_message_spool_reads_as_c10() -> None:
     assert "Synchronization Status:            Unknown" in lines
     primary = lab.execute("NY_Appliance1", "show message-spool").text.split("\n")
     assert "Operational Status:                AD-Active" in primary
+
+
+def _site_table(text: str) -> list[str]:
+    lines = text.split("\n")
+    start = next(i for i, line in enumerate(lines) if line.startswith("site  router"))
+    return lines[start:lines.index("", start)]
+
+
+def test_lab_status_shows_each_members_process_and_activity() -> None:
+    """A group's routers and monitor each with their own process state and activity; the VPNs
+    under the member holding the site's activity; a failed site's members all down."""
+    lab = Lab.fresh(ROOT / "state_store" / "scenarios" / "two-site-ha.yaml")
+    for line in ("fail router NY_Appliance1", "ha hang NJ.NJ_Appliance2"):
+        assert lab.execute("lab", line).ok
+    status = lab.execute("lab", "status").text
+    assert _site_table(status) == [
+        "site  router         state  activity",
+        "NY    NY_Appliance1  down   -",
+        "NY    NY_Appliance2  up     active",
+        "NY    NY_Monitor     up     monitor",
+        "NJ    NJ_Appliance1  up     active",
+        "NJ    NJ_Appliance2  hung   -",
+        "NJ    NJ_Monitor     up     monitor"]
+    assert "NY_Appliance2  Trading_VPN  enabled      active" in status
+    assert lab.execute("lab", "fail site NJ").ok
+    assert _site_table(lab.execute("lab", "status").text)[4:] == [
+        "NJ    NJ_Appliance1  down   -", "NJ    NJ_Appliance2  down   -", "NJ    NJ_Monitor     down   -"]
+
+
+def test_the_default_labs_status_keeps_its_three_columns() -> None:
+    assert _site_table(Lab.fresh().execute("lab", "status").text) == [
+        "site  router         state", "NY    NY_Appliance1  up", "NJ    NJ_Appliance1  up"]
+
+
+def test_current_config_on_a_member_names_that_member() -> None:
+    """The site's one configuration (config-sync), its header naming the router it is asked on;
+    the replication mate stays the mate site's primary virtual router."""
+    lab = Lab.fresh(ROOT / "state_store" / "scenarios" / "two-site-ha.yaml")
+    texts = {}
+    for router in ("NY_Appliance1", "NY_Appliance2"):
+        lab.execute(router, "enable")
+        texts[router] = lab.execute(router, "show current-config").text
+        assert f'!   Router: "{router}"' in texts[router]
+        assert 'virtual-router-name "v:NJ_Appliance1"' in texts[router]
+    assert texts["NY_Appliance1"].replace('"NY_Appliance1"', '"NY_Appliance2"', 1) == texts["NY_Appliance2"]

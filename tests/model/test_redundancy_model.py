@@ -127,13 +127,40 @@ def test_the_lab_verbs_refuse_what_the_state_forbids() -> None:
         "restore mate-link NY": "ERROR: The network of redundancy group 'NY' is already up.",
         "fail mate-link XX": "ERROR: Site 'XX' not found.",
         "fail router NOPE": "ERROR: Router 'NOPE' not found.",
-        "ha replace NY.NY_Appliance1":
-            "ERROR: The HA system 'solace-redundancy' of this lab does not simulate 'replace'.",
+        "ha replace NY.NY_Appliance1": "ERROR: Node 'NY_Appliance1' is up.",
     }
     for line, error in cases.items():
         out = lab.execute("lab", line)
         assert not out.ok and out.text == error, (line, out.text)
     assert _active(lab) == "NY_Appliance1"
+
+
+def test_a_replaced_member_copies_the_spool_again_and_nothing_is_lost() -> None:
+    """`ha replace` on a stopped member: its copy of the spool is gone, its mate's serves (the
+    primary's mirror was in sync), and it copies the spool again once back with the mate link up;
+    a stopped monitor is replaced with nothing to lose."""
+    lab = _lab()
+    _run(lab, "publish trader trading/orders/new count 40", "fail router NY_Appliance1", "advance 1s",
+         "ha replace NY.NY_Appliance1", "fail router NY_Monitor", "ha replace NY.NY_Monitor",
+         "restore router NY_Monitor", "restore router NY_Appliance1")
+    assert _active(lab) == "NY_Appliance2"
+    lab.execute("NY_Appliance2", "enable")
+    assert "Redundancy Status        : Up" in lab.execute("NY_Appliance2", "show redundancy").text
+    _run(lab, "fail router NY_Appliance2", "advance 1s")
+    assert _active(lab) == "NY_Appliance1"
+    assert lab.execute("lab", "consume settlement orders count 40").text.startswith("consumed 40 ")
+    assert "lost 0" in lab.execute("lab", "audit").text
+
+
+def test_replacing_the_only_current_copy_of_the_spool_is_refused() -> None:
+    lab = _lab()
+    _run(lab, "fail mate-link NY", "publish trader trading/orders/new count 5", "fail router NY_Appliance1")
+    before = lab.store.dump()
+    out = lab.execute("lab", "ha replace NY.NY_Appliance1")
+    assert not out.ok and out.text == (
+        "ERROR: Node 'NY_Appliance1' holds the only current copy of the message spool (its mate's mirror is "
+        "out of sync); the lab does not simulate losing it.")
+    assert lab.store.dump() == before
 
 
 def test_the_default_lab_refuses_the_redundancy_verbs() -> None:

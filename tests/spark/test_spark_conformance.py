@@ -352,6 +352,16 @@ def test_an_output_published_through_hadoop_is_byte_identical(spark, corpus, res
     assert list(staging.iterdir()) == [], "the local staging goes once published"
 
 
+def test_the_redundancy_group_drills_pass_in_the_job(spark, tmp_path):
+    """transcripts/ha-pair, on the two-site-ha scenario their header names (resolved beside each
+    file by the executors, as `solace-shell replay` resolves it), pass command for command."""
+    drills = Path(__file__).resolve().parents[2] / "transcripts" / "ha-pair"
+    res = _run(spark, [drills], tmp_path / "ha-pair")
+    totals = res.summary["totals"]
+    assert totals["transcripts"] == totals["passed_transcripts"] == len(list(drills.glob("*.cli.txt"))) >= 6
+    assert totals["fail"] == totals["error"] == totals["quarantined"] == 0 and res.ok
+
+
 def test_glob_names_follow_the_command_line(spark, corpus, tmp_path):
     out = tmp_path / "glob"
     res = _run(spark, [f"{corpus}/g*.cli.txt", f"{corpus}/nested/deeper/lab.cli.txt"], out)
