@@ -8,11 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import EngineError
-from ..kernel import Failure, Kernel, Node, operation
+from ..kernel import Failure, Kernel, Node, lookup, operation
 from ..kernel import ranges as rg
 from ..kernel.model import node_key
 from . import members
 from . import queues as q
+from .errors import TERMS
 from .params import POOL_LIMITS, SYSTEM
 from .views import (
     ClientChange,
@@ -35,20 +36,15 @@ THREAD = 1   # every put of a lab client comes from one application thread
 
 # ---------------------------------------------------------------- lookups
 def clusters(core: Kernel) -> list[str]:
-    return [g.name for g in core.groups.values() if g.system == SYSTEM]
+    return lookup.groups(core, TERMS)
 
 
 def cluster(core: Kernel, name: str) -> str:
-    if name not in clusters(core):
-        raise EngineError("gf_cluster_not_found", cluster=name)
-    return name
+    return lookup.group(core, TERMS, name)
 
 
 def server(core: Kernel, key: str) -> Node:
-    node = core.nodes.get(key)
-    if node is None or core.groups[node.group].system != SYSTEM:
-        raise EngineError("gf_member_not_found", member=key)
-    return node
+    return lookup.node(core, TERMS, key)
 
 
 def client_group(core: Kernel, name: str) -> str:
@@ -59,7 +55,7 @@ def client_group(core: Kernel, name: str) -> str:
 
 
 def client_names(core: Kernel) -> list[str]:
-    return sorted(c.name for c in core.clients.values() if c.group in clusters(core))
+    return lookup.client_names(core, TERMS)
 
 
 def _moves(core: Kernel, group: str) -> tuple[tuple[str, str, str], ...]:
@@ -123,12 +119,11 @@ def stats(core: Kernel, client: str) -> ClientStats:
 
 def client_log(core: Kernel, client: str) -> ClientLog:
     group = client_group(core, client)
-    return ClientLog(client, tuple(e for e in core.events if e.group == group and e.node == client))
+    return ClientLog(client, lookup.events(core, group, client))
 
 
 def server_log(core: Kernel, key: str) -> ServerLog:
-    node = server(core, key)
-    return ServerLog(key, tuple(e for e in core.events if e.group == node.group and e.node == node.name))
+    return ServerLog(key, lookup.node_events(core, server(core, key)))
 
 
 # ---------------------------------------------------------------- servers and the network

@@ -13,10 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import EngineError
-from ..kernel import Client, DeliveryRun, Kernel, Node, operation
+from ..kernel import Client, DeliveryRun, Kernel, Node, lookup, operation
 from ..kernel import ranges as rg
 from ..kernel.ranges import Range
 from . import policy as p
+from .errors import TERMS
 from .params import MANAGER_MODES, PORT, REPLICATE_LEVELS, SYSTEM
 from .views import (
     BrokerChange,
@@ -36,24 +37,19 @@ EXCHANGE_TYPES = ("direct", "fanout", "topic", "headers", "xml")
 
 # ---------------------------------------------------------------- lookups
 def clusters(core: Kernel) -> list[str]:
-    return [g.name for g in core.groups.values() if g.system == SYSTEM]
+    return lookup.groups(core, TERMS)
 
 
 def cluster(core: Kernel, name: str) -> str:
-    if name not in clusters(core):
-        raise EngineError("qpid_cluster_not_found", cluster=name)
-    return name
+    return lookup.group(core, TERMS, name)
 
 
 def broker(core: Kernel, key: str) -> Node:
-    node = core.nodes.get(key)
-    if node is None or core.groups[node.group].system != SYSTEM:
-        raise EngineError("qpid_broker_not_found", broker=key)
-    return node
+    return lookup.node(core, TERMS, key)
 
 
 def broker_names(core: Kernel) -> list[str]:
-    return [n.key for c in clusters(core) for n in core.group_nodes(c)]
+    return lookup.node_keys(core, TERMS)
 
 
 def host(core: Kernel, name: str) -> Node | None:
@@ -110,8 +106,7 @@ def cluster_view(core: Kernel, name: str) -> ClusterView:
 
 
 def broker_log(core: Kernel, key: str) -> BrokerLog:
-    node = broker(core, key)
-    return BrokerLog(key, tuple(e for e in core.events if e.group == node.group and e.node == node.name))
+    return BrokerLog(key, lookup.node_events(core, broker(core, key)))
 
 
 # ---------------------------------------------------------------- failures

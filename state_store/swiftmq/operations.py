@@ -21,10 +21,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import EngineError
-from ..kernel import DeliveryRun, Kernel, Node, ResendRun, operation
+from ..kernel import DeliveryRun, Kernel, Node, ResendRun, lookup, operation
 from ..kernel import ranges as rg
 from ..kernel.ranges import Range
 from . import policy as p
+from .errors import TERMS
 from .params import SYSTEM, QueueParams
 from .views import (
     HaFile,
@@ -44,28 +45,23 @@ from .views import (
 
 # ---------------------------------------------------------------- lookups
 def routers(core: Kernel) -> list[str]:
-    return [g.name for g in core.groups.values() if g.system == SYSTEM]
+    return lookup.groups(core, TERMS)
 
 
 def instance_names(core: Kernel) -> list[str]:
-    return [n.key for r in routers(core) for n in core.group_nodes(r)]
+    return lookup.node_keys(core, TERMS)
 
 
 def client_names(core: Kernel) -> list[str]:
-    return sorted(c.name for c in core.clients.values() if c.group in routers(core))
+    return lookup.client_names(core, TERMS)
 
 
 def instance(core: Kernel, key: str) -> Node:
-    node = core.nodes.get(key)
-    if node is None or core.groups[node.group].system != SYSTEM:
-        raise EngineError("ha_instance_not_found", instance=key)
-    return node
+    return lookup.node(core, TERMS, key)
 
 
 def router(core: Kernel, name: str) -> str:
-    if name not in routers(core):
-        raise EngineError("ha_router_not_found", router=name)
-    return name
+    return lookup.group(core, TERMS, name)
 
 
 def _queue(core: Kernel, group: str, queue: str) -> QueueParams:
@@ -198,8 +194,7 @@ def ha_file(core: Kernel, key: str, delete: bool = False, write: str | None = No
 
 
 def instance_log(core: Kernel, key: str) -> InstanceLog:
-    node = instance(core, key)
-    return InstanceLog(key, tuple(e for e in core.events if e.group == node.group and e.node == node.name))
+    return InstanceLog(key, lookup.node_events(core, instance(core, key)))
 
 
 # ---------------------------------------------------------------- JMS clients
