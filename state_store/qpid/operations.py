@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import EngineError
-from ..kernel import Client, DeliveryRun, Kernel, Node, lookup, operation
+from ..kernel import Client, DeliveryRun, Failure, Kernel, Node, inject, lookup, operation
 from ..kernel import ranges as rg
 from ..kernel.ranges import Range
 from . import policy as p
@@ -110,24 +110,14 @@ def broker_log(core: Kernel, key: str) -> BrokerLog:
 
 
 # ---------------------------------------------------------------- failures
-def _change(core: Kernel, key: str, change: str) -> BrokerChange:
-    node = broker(core, key)
-    if change == "start" and node.proc != "down":
-        raise EngineError("qpid_broker_running", broker=key, process=node.proc)
-    if change in ("kill", "hang") and node.proc == "down":
-        raise EngineError("qpid_broker_down", broker=key)
-    if change == "hang" and node.proc == "hung":
-        raise EngineError("qpid_broker_hung", broker=key)
-    if change == "replace" and node.proc != "down":
-        raise EngineError("qpid_broker_running", broker=key, process=node.proc)
-    core.fail("restart" if change == "start" else change, node=node)  # type: ignore[arg-type]
-    done = {"start": "started", "kill": "killed", "hang": "hung", "replace": "replaced"}[change]
-    return BrokerChange(key, done, node.state)
+def _change(core: Kernel, key: str, failure: Failure) -> BrokerChange:
+    node = inject.node_failure(core, TERMS, key, failure)
+    return BrokerChange(key, inject.DONE[failure], node.state)
 
 
 @operation("qpid.restart")
 def start(core: Kernel, key: str) -> BrokerChange:
-    return _change(core, key, "start")
+    return _change(core, key, "restart")
 
 
 @operation("qpid.kill")
@@ -157,15 +147,7 @@ def heal(core: Kernel, name: str) -> ClusterView:
 
 
 def _links(core: Kernel, name: str, up: bool) -> ClusterView:
-    cluster(core, name)
-    keys = {n.key for n in core.group_nodes(name)}
-    links = [lk for lk in core.links if lk.a in keys and lk.b in keys]
-    if all(lk.up == up for lk in links):
-        raise EngineError("qpid_network_whole" if up else "qpid_network_cut", cluster=name)
-    for lk in links:
-        if lk.up != up:
-            core.fail("heal" if up else "partition", link=lk)
-    return cluster_view(core, name)
+    return cluster_view(core, inject.group_links(core, TERMS, name, up))
 
 
 @operation("qpid.isolate")
