@@ -24,7 +24,7 @@ from state_store.kernel.audit import DUPLICATE_DELIVERED, DUPLICATE_DISCARDED, L
 from ...durations import clock_text
 from ...renderers import renderer
 from ...renderers.lab_console import names, table
-from ..findings import finding_line
+from ..findings import finding_line, totals_line
 from .lab_handlers import GeodeAudit, GeodeClusters
 
 
@@ -181,8 +181,7 @@ _FINDINGS = {
 
 
 def _totals(t: AuditTotals) -> str:
-    return (f"queued {t.published} delivered {t.delivered} duplicated {t.duplicated} lost {t.lost} "
-            f"stored {t.stored} discarded {t.discarded}")
+    return totals_line(t, "queued")
 
 
 def _finding(f: Finding) -> str:

@@ -22,7 +22,7 @@ from state_store.qpid.views import (
 from ...durations import clock_text
 from ...renderers import renderer
 from ...renderers.lab_console import names, table
-from ..findings import finding_line
+from ..findings import audit_text
 from .lab_handlers import QpidAudit, QpidClusters
 
 MANAGER_EVENTS = frozenset({"manager-promote", "manager-stop"})
@@ -111,12 +111,7 @@ _FINDINGS = {
 
 @renderer(QpidAudit)
 def audit(r: QpidAudit) -> str:
-    t = r.totals
-    lines = [(f"published {t.published} delivered {t.delivered} duplicated {t.duplicated} lost {t.lost} "
-              f"stored {t.stored} stranded {t.stranded}")]
-    for f in r.findings:
-        lines.append(finding_line(f, _FINDINGS))
-    return "\n".join(lines)
+    return audit_text(r.totals, r.findings, _FINDINGS, last="stranded")
 
 
 @renderer(ClientConnect)

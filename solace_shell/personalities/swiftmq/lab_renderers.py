@@ -25,7 +25,7 @@ from state_store.swiftmq.views import (
 from ...durations import clock_text
 from ...renderers import renderer
 from ...renderers.lab_console import names, table
-from ..findings import finding_line
+from ..findings import audit_text
 from .lab_handlers import HaAudit, HaRouters
 
 SYSTEM_OUT_INDENT = " " * 8
@@ -153,12 +153,7 @@ _FINDINGS = {
 
 @renderer(HaAudit)
 def ha_audit(r: HaAudit) -> str:
-    t = r.totals
-    lines = [(f"published {t.published} delivered {t.delivered} duplicated {t.duplicated} lost {t.lost} "
-             f"stored {t.stored} discarded {t.discarded}")]
-    for f in r.findings:
-        lines.append(finding_line(f, _FINDINGS))
-    return "\n".join(lines)
+    return audit_text(r.totals, r.findings, _FINDINGS)
 
 
 @renderer(JmsPublish)
