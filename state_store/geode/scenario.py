@@ -33,8 +33,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..kernel import Client, Group, Kernel, Link, Node
-from ..kernel.model import node_key
+from ..kernel import Client, Group, Kernel, Node
 from ..kernel.plugin import Err
 from ..scenario_spec import OPT, REQ, Bool, Int, ListOf, Str, line_of, spec_map
 from ..section_checks import claim, named
@@ -120,9 +119,7 @@ def build(core: Kernel, section: Any) -> None:
         core.add_group(Group(name, SYSTEM, servers, sp.to_dict(), data))
         for s in servers:
             core.add_node(Node(name, s))
-        for i, a in enumerate(servers):
-            for b in servers[i + 1:]:
-                core.links.append(Link(node_key(name, a), node_key(name, b), True))
+        core.link_all(name)
         for s in c.get("start") if c.get("start") is not None else servers:
             core.fail("restart", node=core.node(name, s))
         connects = []

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..kernel import Client, Group, Kernel, Link, Node
+from ..kernel import Client, Group, Kernel, Node
 from ..kernel.model import node_key
 from ..kernel.plugin import Err
 from ..scenario_spec import OPT, REQ, Bool, Enum, Int, ListOf, Str, line_of, spec_map
@@ -125,9 +125,7 @@ def build(core: Kernel, section: Any) -> None:
         core.add_group(Group(name, SYSTEM, brokers, qp.to_dict(), data))
         for b in brokers:
             core.add_node(Node(name, b))
-        for i, a in enumerate(brokers):
-            for b in brokers[i + 1:]:
-                core.links.append(Link(node_key(name, a), node_key(name, b), True))
+        core.link_all(name)
         for cl in c.get("clients") or []:
             core.clients[cl["name"]] = Client(cl["name"], name)
             rec = qpid_lab.new_client_record()

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..kernel import Client, Group, Kernel, Link, Node
+from ..kernel import Client, Group, Kernel, Node
 from ..kernel.model import node_key
 from ..kernel.plugin import Err
 from ..scenario_spec import OPT, REQ, DictOf, Enum, Int, ListOf, Str, line_of, spec_map
@@ -121,7 +121,7 @@ def build(core: Kernel, section: Any) -> None:
             if files.get("ha.state") == "UNKNOWN":
                 files = {}
             core.add_node(Node(name, i, preferred=hp.preferred_active == i, files=files))
-        core.links.append(Link(node_key(name, a), node_key(name, b), True))
+        core.link_all(name)
         for c in r.get("clients") or []:
             core.clients[c["name"]] = Client(c["name"], name)
         for i in r.get("start") or []:
