@@ -1,15 +1,19 @@
-"""How every HA system's `audit` prints a kernel finding: its text with the count and whether the
-product allows it, then the origin keys of its messages as ranges.
+"""How every HA system's `audit` prints the kernel's audit: a line of totals, then each finding: its
+text with the count and whether the product allows it, then the origin keys of its messages as
+ranges.
 
-Why one module: the kernel gives every system the same findings (`state_store.kernel.Finding`);
-only the sentence per (outcome, reason) is the system's, so the line around it is written once.
+Why one module: the kernel gives every system the same totals and findings
+(`state_store.kernel.AuditTotals`, `Finding`); only the words are the system's (what it calls a
+message that entered the ledger, its last column, the sentence per (outcome, reason)), so the
+lines around them are written once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Literal
 
-from state_store.kernel import Finding, Span
+from state_store.kernel import AuditTotals, Finding, Span
 
 MAX_ID_RANGES = 5   # ranges listed before `,...`
 
@@ -28,3 +32,17 @@ def finding_line(f: Finding, texts: Mapping[tuple[str, str], str]) -> str:
     text = texts.get((f.outcome, f.reason), f"{f.outcome} {{n}} {{verdict}}: {f.reason}").format(
         n=f.count, verdict=verdict)
     return f"{text} ({id_ranges(f.spans)})"
+
+
+def totals_line(t: AuditTotals, entered: str = "published",
+                last: Literal["discarded", "stranded"] = "discarded") -> str:
+    """The totals: ``entered`` is the system's word for the messages counted in (`published`,
+    `queued`), ``last`` the column that ends the line."""
+    return (f"{entered} {t.published} delivered {t.delivered} duplicated {t.duplicated} lost {t.lost} "
+            f"stored {t.stored} {last} {t.discarded if last == 'discarded' else t.stranded}")
+
+
+def audit_text(totals: AuditTotals, findings: tuple[Finding, ...], texts: Mapping[tuple[str, str], str],
+               last: Literal["discarded", "stranded"] = "discarded") -> str:
+    """The totals line, then one line per finding (``texts`` as for `finding_line`)."""
+    return "\n".join([totals_line(totals, last=last), *(finding_line(f, texts) for f in findings)])

@@ -29,6 +29,16 @@ class SystemShell:
     modules: tuple[str, ...]                        # handler and renderer modules of the package, to register
 
 
+def personality_from(module: str, name: str) -> Callable[[Lab, UserAccess], Any]:
+    """A ``SystemShell.personality``: the CLI class ``name`` of ``module``, imported only when a lab
+    opens the CLI (the shell package itself is imported while the registries are built)."""
+
+    def open_cli(lab: Lab, user: UserAccess) -> Any:
+        return getattr(importlib.import_module(module), name)(lab, user)
+
+    return open_cli
+
+
 def shell_part(system: str, module: str) -> ModuleType:
     """``<the system's shell package>.<module>`` (the package itself for "")."""
     entry = systems.entry(system)

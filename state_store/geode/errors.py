@@ -2,6 +2,9 @@
 solace_shell/personalities/geode/messages.py). Part of the system's MODEL, so
 ``state_store.errors.all_error_codes`` knows them. `gf_`: the lab verbs; `gfsh_`: gfsh's texts."""
 
+from ..kernel.terms import SystemTerms
+from .params import SYSTEM
+
 CODES: dict[str, tuple[str, ...]] = {
     "gf_cluster_not_found": ("cluster",),
     "gf_member_not_found": ("member",),
@@ -29,3 +32,7 @@ CODES: dict[str, tuple[str, ...]] = {
     "gfsh_unknown_server": ("name", "servers"),
     "gfsh_invalid_categories": ("categories",),
 }
+
+# which of the codes above are the refusals every system shares (kernel.lookup, kernel.inject)
+TERMS = SystemTerms(SYSTEM, "cluster", "member", "gf_cluster_not_found", "gf_member_not_found", "gf_server_running",
+                    "gf_server_down", "gf_server_hung", "gf_link_already_up", "gf_link_already_down")

@@ -8,11 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import EngineError
-from ..kernel import Failure, Kernel, Node, operation
+from ..kernel import Failure, Kernel, Node, inject, lookup, operation
 from ..kernel import ranges as rg
 from ..kernel.model import node_key
 from . import members
 from . import queues as q
+from .errors import TERMS
 from .params import POOL_LIMITS, SYSTEM
 from .views import (
     ClientChange,
@@ -35,20 +36,15 @@ THREAD = 1   # every put of a lab client comes from one application thread
 
 # ---------------------------------------------------------------- lookups
 def clusters(core: Kernel) -> list[str]:
-    return [g.name for g in core.groups.values() if g.system == SYSTEM]
+    return lookup.groups(core, TERMS)
 
 
 def cluster(core: Kernel, name: str) -> str:
-    if name not in clusters(core):
-        raise EngineError("gf_cluster_not_found", cluster=name)
-    return name
+    return lookup.group(core, TERMS, name)
 
 
 def server(core: Kernel, key: str) -> Node:
-    node = core.nodes.get(key)
-    if node is None or core.groups[node.group].system != SYSTEM:
-        raise EngineError("gf_member_not_found", member=key)
-    return node
+    return lookup.node(core, TERMS, key)
 
 
 def client_group(core: Kernel, name: str) -> str:
@@ -59,7 +55,7 @@ def client_group(core: Kernel, name: str) -> str:
 
 
 def client_names(core: Kernel) -> list[str]:
-    return sorted(c.name for c in core.clients.values() if c.group in clusters(core))
+    return lookup.client_names(core, TERMS)
 
 
 def _moves(core: Kernel, group: str) -> tuple[tuple[str, str, str], ...]:
@@ -123,32 +119,22 @@ def stats(core: Kernel, client: str) -> ClientStats:
 
 def client_log(core: Kernel, client: str) -> ClientLog:
     group = client_group(core, client)
-    return ClientLog(client, tuple(e for e in core.events if e.group == group and e.node == client))
+    return ClientLog(client, lookup.events(core, group, client))
 
 
 def server_log(core: Kernel, key: str) -> ServerLog:
-    node = server(core, key)
-    return ServerLog(key, tuple(e for e in core.events if e.group == node.group and e.node == node.name))
+    return ServerLog(key, lookup.node_events(core, server(core, key)))
 
 
 # ---------------------------------------------------------------- servers and the network
-def _change(core: Kernel, key: str, change: str) -> ServerChange:
-    node = server(core, key)
-    if change == "start" and node.proc != "down":
-        raise EngineError("gf_server_running", member=key, process=node.proc)
-    if change in ("kill", "hang") and node.proc == "down":
-        raise EngineError("gf_server_down", member=key)
-    if change == "hang" and node.proc == "hung":
-        raise EngineError("gf_server_hung", member=key)
-    failure: Failure = "restart" if change == "start" else ("kill" if change == "kill" else "hang")
-    core.fail(failure, node=node)
-    done = {"start": "started", "kill": "killed", "hang": "hung"}[change]
-    return ServerChange(key, done, _moves(core, node.group))
+def _change(core: Kernel, key: str, failure: Failure) -> ServerChange:
+    node = inject.node_failure(core, TERMS, key, failure)
+    return ServerChange(key, inject.DONE[failure], _moves(core, node.group))
 
 
 @operation("geode.restart")
 def restart(core: Kernel, key: str) -> ServerChange:
-    return _change(core, key, "start")
+    return _change(core, key, "restart")
 
 
 @operation("geode.kill")
@@ -169,15 +155,7 @@ def _pair(core: Kernel, a: str, b: str) -> tuple[Node, Node]:
 
 
 def _set_links(core: Kernel, name: str, up: bool) -> LinkChange:
-    group = cluster(core, name)
-    keys = {n.key for n in core.group_nodes(group)}
-    links = [lk for lk in core.links if lk.a in keys and lk.b in keys]
-    if all(lk.up == up for lk in links):
-        raise EngineError("gf_link_already_up" if up else "gf_link_already_down", cluster=name)
-    for lk in links:
-        if lk.up != up:
-            core.fail("heal" if up else "partition", link=lk)
-    return LinkChange(group, up)
+    return LinkChange(inject.group_links(core, TERMS, name, up), up)
 
 
 @operation("geode.partition")
@@ -196,11 +174,7 @@ def heal(core: Kernel, name: str) -> LinkChange:
 def replace(core: Kernel, key: str) -> ServerChange:
     """A stopped server's machine is replaced: Geode's subscription queues live in memory, so a
     stopped server holds nothing a new disk could lose; it starts again as a new member."""
-    node = server(core, key)
-    if node.proc != "down":
-        raise EngineError("gf_server_running", member=key, process=node.proc)
-    core.fail("replace", node=node)
-    return ServerChange(key, "replaced", _moves(core, node.group))
+    return _change(core, key, "replace")
 
 
 @operation("geode.drop_qrm")

@@ -8,15 +8,16 @@ timeout to the client's properties; their names are Geode's with `_` for `-`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import dataclass
+
+from ..kernel.json_params import JsonParams
 
 SYSTEM = "geode"
 HOST = "192.0.2.0"            # every member runs on the documentation address of the gfsh samples
 
 
 @dataclass(frozen=True)
-class PoolParams:
+class PoolParams(JsonParams):
     subscription_enabled: bool = False
     subscription_redundancy: int = 0                       # 0: no HA; N: N secondaries; -1: all other servers
     subscription_ack_interval_ms: int = 100
@@ -29,31 +30,14 @@ class PoolParams:
     durable_client_id: str = ""                            # "" for a non-durable client
     durable_client_timeout_s: int = 300
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> PoolParams:
-        return cls(**{k: v for k, v in data.items() if k in _POOL_FIELDS})
-
-    def to_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
 
 @dataclass(frozen=True)
-class ServerParams:
+class ServerParams(JsonParams):
     message_sync_interval_s: int = 1           # <cache message-sync-interval>
     message_time_to_live_s: int = 180          # <cache-server message-time-to-live>
     maximum_message_count: int = 230000        # <cache-server maximum-message-count>
     maximum_time_between_pings_ms: int = 60000  # <cache-server maximum-time-between-pings>
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ServerParams:
-        return cls(**{k: v for k, v in data.items() if k in _SERVER_FIELDS})
-
-    def to_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-
-_POOL_FIELDS = frozenset(f.name for f in fields(PoolParams))
-_SERVER_FIELDS = frozenset(f.name for f in fields(ServerParams))
 
 POOL_LIMITS: dict[str, tuple[int, int]] = {
     "subscription_redundancy": (-1, 64),

@@ -31,12 +31,12 @@ Format (every parameter optional, at Geode's default when absent):
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from ..kernel import Client, Group, Kernel, Link, Node
-from ..kernel.model import node_key
+from ..kernel import Client, Group, Kernel, Node
+from ..kernel.plugin import Err
 from ..scenario_spec import OPT, REQ, Bool, Int, ListOf, Str, line_of, spec_map
+from ..section_checks import claim, named
 from . import members
 from . import queues as q
 from .params import POOL_LIMITS, SERVER_LIMITS, SYSTEM, PoolParams, ServerParams
@@ -62,8 +62,6 @@ SCHEMA = spec_map(clusters=(ListOf(spec_map(
     **_SERVER_FIELDS,
 ), 16), REQ))
 
-Err = Callable[[int, str], None]
-
 
 def check(err: Err, section: Any, other_names: set[str]) -> None:
     """Cross-references: names unique across the lab (clusters, servers' clients), servers to
@@ -71,13 +69,9 @@ def check(err: Err, section: Any, other_names: set[str]) -> None:
     subscription-enabled."""
     seen: set[str] = set()
     durable: set[str] = set()
-    for c in (section or {}).get("clusters") or []:
-        if not isinstance(c, dict) or c.get("name") is None:
-            continue
+    for c in named(section, "clusters"):
         name = c["name"]
-        if name in seen or name in other_names:
-            err(line_of(c, "name"), f"geode cluster {name!r}: name already used")
-        seen.add(name)
+        claim(err, line_of(c, "name"), f"geode cluster {name!r}", name, seen, other_names)
         servers = [s for s in c.get("servers") or [] if s is not None]
         if len(set(servers)) != len(servers):
             err(line_of(c, "servers"), f"geode cluster {name!r}: a server is named twice")
@@ -89,13 +83,9 @@ def check(err: Err, section: Any, other_names: set[str]) -> None:
         for i, s in enumerate(starts):
             if s is not None and s not in servers:
                 err(line_of(starts, i), f"geode cluster {name!r}: cannot start {s!r}, not one of its servers")
-        for cl in c.get("clients") or []:
-            if not isinstance(cl, dict) or cl.get("name") is None:
-                continue
+        for cl in named(c, "clients"):
             cname = cl["name"]
-            if cname in seen or cname in other_names or cname in servers:
-                err(line_of(cl, "name"), f"geode client {cname!r}: name already used")
-            seen.add(cname)
+            claim(err, line_of(cl, "name"), f"geode client {cname!r}", cname, seen, other_names | set(servers))
             subscribed = bool(cl.get("subscription_enabled"))
             did = cl.get("durable_client_id")
             if did is not None:
@@ -129,9 +119,7 @@ def build(core: Kernel, section: Any) -> None:
         core.add_group(Group(name, SYSTEM, servers, sp.to_dict(), data))
         for s in servers:
             core.add_node(Node(name, s))
-        for i, a in enumerate(servers):
-            for b in servers[i + 1:]:
-                core.links.append(Link(node_key(name, a), node_key(name, b), True))
+        core.link_all(name)
         for s in c.get("start") if c.get("start") is not None else servers:
             core.fail("restart", node=core.node(name, s))
         connects = []

@@ -1,7 +1,8 @@
 """The HA-system-neutral kernel: typed in-memory objects (no SQL, no CLI text), one timer queue on
 the lab's simulated clock, a message ledger in runs, one audit vocabulary, one failure
 vocabulary and the registry of journaled operations; each HA system is a `Policy` plus
-operations, registered through `state_store.systems`."""
+operations, registered through `state_store.systems`. The lookups and failure refusals every
+system shares are `lookup` and `inject`, worded by the system's `terms.SystemTerms`."""
 
 from .audit import OUTCOMES, AuditTotals, Finding, Span
 from .failures import FAILURES, Failure

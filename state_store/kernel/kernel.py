@@ -54,6 +54,13 @@ class Kernel:
     def group_nodes(self, group: str) -> list[Node]:
         return [self.node(group, n) for n in self.groups[group].nodes]
 
+    def link_all(self, group: str) -> None:
+        """Join every two nodes of the group by a link that is up, in node order: every system's
+        nodes reach each other on one network until a failure cuts it."""
+        keys = [node_key(group, n) for n in self.groups[group].nodes]
+        for i, a in enumerate(keys):
+            self.links += [Link(a, b, True) for b in keys[i + 1:]]
+
     def link(self, a: str, b: str) -> Link | None:
         return next((lk for lk in self.links if {lk.a, lk.b} == {a, b}), None)
 

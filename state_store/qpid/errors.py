@@ -1,6 +1,9 @@
 """The refusal codes of the Qpid HA system, with the parameters each is raised with (their texts:
 solace_shell/personalities/qpid/messages.py)."""
 
+from ..kernel.terms import SystemTerms
+from .params import SYSTEM
+
 CODES: dict[str, tuple[str, ...]] = {
     "qpid_broker_not_found": ("broker",),
     "qpid_cluster_not_found": ("cluster",),
@@ -19,3 +22,8 @@ CODES: dict[str, tuple[str, ...]] = {
     # what the tools and the client library raise, as `<ExceptionType>: <message>`
     "qpid_tool_error": ("text",),
 }
+
+# which of the codes above are the refusals every system shares (kernel.lookup, kernel.inject)
+TERMS = SystemTerms(SYSTEM, "cluster", "broker", "qpid_cluster_not_found", "qpid_broker_not_found",
+                    "qpid_broker_running", "qpid_broker_down", "qpid_broker_hung", "qpid_network_whole",
+                    "qpid_network_cut")

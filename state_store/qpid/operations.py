@@ -13,10 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import EngineError
-from ..kernel import Client, DeliveryRun, Kernel, Node, operation
+from ..kernel import Client, DeliveryRun, Failure, Kernel, Node, inject, lookup, operation
 from ..kernel import ranges as rg
 from ..kernel.ranges import Range
 from . import policy as p
+from .errors import TERMS
 from .params import MANAGER_MODES, PORT, REPLICATE_LEVELS, SYSTEM
 from .views import (
     BrokerChange,
@@ -36,24 +37,19 @@ EXCHANGE_TYPES = ("direct", "fanout", "topic", "headers", "xml")
 
 # ---------------------------------------------------------------- lookups
 def clusters(core: Kernel) -> list[str]:
-    return [g.name for g in core.groups.values() if g.system == SYSTEM]
+    return lookup.groups(core, TERMS)
 
 
 def cluster(core: Kernel, name: str) -> str:
-    if name not in clusters(core):
-        raise EngineError("qpid_cluster_not_found", cluster=name)
-    return name
+    return lookup.group(core, TERMS, name)
 
 
 def broker(core: Kernel, key: str) -> Node:
-    node = core.nodes.get(key)
-    if node is None or core.groups[node.group].system != SYSTEM:
-        raise EngineError("qpid_broker_not_found", broker=key)
-    return node
+    return lookup.node(core, TERMS, key)
 
 
 def broker_names(core: Kernel) -> list[str]:
-    return [n.key for c in clusters(core) for n in core.group_nodes(c)]
+    return lookup.node_keys(core, TERMS)
 
 
 def host(core: Kernel, name: str) -> Node | None:
@@ -110,29 +106,18 @@ def cluster_view(core: Kernel, name: str) -> ClusterView:
 
 
 def broker_log(core: Kernel, key: str) -> BrokerLog:
-    node = broker(core, key)
-    return BrokerLog(key, tuple(e for e in core.events if e.group == node.group and e.node == node.name))
+    return BrokerLog(key, lookup.node_events(core, broker(core, key)))
 
 
 # ---------------------------------------------------------------- failures
-def _change(core: Kernel, key: str, change: str) -> BrokerChange:
-    node = broker(core, key)
-    if change == "start" and node.proc != "down":
-        raise EngineError("qpid_broker_running", broker=key, process=node.proc)
-    if change in ("kill", "hang") and node.proc == "down":
-        raise EngineError("qpid_broker_down", broker=key)
-    if change == "hang" and node.proc == "hung":
-        raise EngineError("qpid_broker_hung", broker=key)
-    if change == "replace" and node.proc != "down":
-        raise EngineError("qpid_broker_running", broker=key, process=node.proc)
-    core.fail("restart" if change == "start" else change, node=node)  # type: ignore[arg-type]
-    done = {"start": "started", "kill": "killed", "hang": "hung", "replace": "replaced"}[change]
-    return BrokerChange(key, done, node.state)
+def _change(core: Kernel, key: str, failure: Failure) -> BrokerChange:
+    node = inject.node_failure(core, TERMS, key, failure)
+    return BrokerChange(key, inject.DONE[failure], node.state)
 
 
 @operation("qpid.restart")
 def start(core: Kernel, key: str) -> BrokerChange:
-    return _change(core, key, "start")
+    return _change(core, key, "restart")
 
 
 @operation("qpid.kill")
@@ -162,15 +147,7 @@ def heal(core: Kernel, name: str) -> ClusterView:
 
 
 def _links(core: Kernel, name: str, up: bool) -> ClusterView:
-    cluster(core, name)
-    keys = {n.key for n in core.group_nodes(name)}
-    links = [lk for lk in core.links if lk.a in keys and lk.b in keys]
-    if all(lk.up == up for lk in links):
-        raise EngineError("qpid_network_whole" if up else "qpid_network_cut", cluster=name)
-    for lk in links:
-        if lk.up != up:
-            core.fail("heal" if up else "partition", link=lk)
-    return cluster_view(core, name)
+    return cluster_view(core, inject.group_links(core, TERMS, name, up))
 
 
 @operation("qpid.isolate")

@@ -8,8 +8,9 @@ backup takes to catch up all queues): the documentation gives no figure.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import dataclass
+
+from ..kernel.json_params import JsonParams
 
 SYSTEM = "qpid"
 PORT = 5672
@@ -18,7 +19,7 @@ MANAGER_MODES = ("off", "on", "split")
 
 
 @dataclass(frozen=True)
-class QpidParams:
+class QpidParams(JsonParams):
     ha_cluster: bool = False
     ha_queue_replication: bool = False
     ha_public_url: str = ""
@@ -35,14 +36,6 @@ class QpidParams:
     catchup_ms: int = 500                  # lab choice
     manager: str = "off"                   # the resource manager: off | on | split (misconfigured)
     manager_poll_ms: int = 1000            # rgmanager status_poll_interval
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> QpidParams:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
-
-    def to_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 # the least value each integer option takes

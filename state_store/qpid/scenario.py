@@ -28,12 +28,13 @@ Format (every broker option of the HA module with its default; times in millisec
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from ..kernel import Client, Group, Kernel, Link, Node
+from ..kernel import Client, Group, Kernel, Node
 from ..kernel.model import node_key
+from ..kernel.plugin import Err
 from ..scenario_spec import OPT, REQ, Bool, Enum, Int, ListOf, Str, line_of, spec_map
+from ..section_checks import claim, named
 from . import operations as qpid_lab
 from . import policy as p
 from .params import MANAGER_MODES, PARAM_LIMITS, REPLICATE_LEVELS, SYSTEM, QpidParams
@@ -67,32 +68,22 @@ SCHEMA = spec_map(clusters=(ListOf(spec_map(
     clients=(ListOf(spec_map(name=(_NAME, REQ), hosts=(ListOf(_NAME, 16), OPT)), 100), OPT),
 ), 8), REQ))
 
-Err = Callable[[int, str], None]
-
 
 def check(err: Err, section: Any, other_names: set[str]) -> None:
     """Cross-references: broker and client names unique in the lab, lists naming brokers of
     their cluster, option limits."""
     seen: set[str] = set()
-    for c in (section or {}).get("clusters") or []:
-        if not isinstance(c, dict) or c.get("name") is None:
-            continue
+    for c in named(section, "clusters"):
         name = c["name"]
-        if name in seen or name in other_names:
-            err(line_of(c, "name"), f"qpid cluster {name!r}: name already used")
-        seen.add(name)
+        claim(err, line_of(c, "name"), f"qpid cluster {name!r}", name, seen, other_names)
         brokers = [b for b in c.get("brokers") or [] if b is not None]
         if not brokers:
             err(line_of(c, "brokers"), f"qpid cluster {name!r}: at least one broker")
         for i, b in enumerate(brokers):
-            if b in seen or b in other_names:
-                err(line_of(c["brokers"], i), f"qpid cluster {name!r}: broker {b!r}: name already used")
-            seen.add(b)
+            claim(err, line_of(c["brokers"], i), f"qpid cluster {name!r}: broker {b!r}", b, seen, other_names)
         vip = c.get("vip")
         if vip is not None:
-            if vip in seen or vip in other_names:
-                err(line_of(c, "vip"), f"qpid cluster {name!r}: vip {vip!r}: name already used")
-            seen.add(vip)
+            claim(err, line_of(c, "vip"), f"qpid cluster {name!r}: vip {vip!r}", vip, seen, other_names)
         for i, b in enumerate(c.get("start") or []):
             if b is not None and b not in brokers:
                 err(line_of(c["start"], i), f"qpid cluster {name!r}: cannot start {b!r}, not one of its brokers")
@@ -100,17 +91,12 @@ def check(err: Err, section: Any, other_names: set[str]) -> None:
             if isinstance(c.get(key), int) and c[key] < low:
                 err(line_of(c, key), f"qpid cluster {name!r}: {key} must be at least {low}")
         queues: set[str] = set()
-        for q in c.get("queues") or []:
-            if isinstance(q, dict) and q.get("name") is not None:
-                if q["name"] in queues:
-                    err(line_of(q, "name"), f"qpid cluster {name!r}: queue {q['name']!r} defined twice")
-                queues.add(q["name"])
-        for cl in c.get("clients") or []:
-            if not isinstance(cl, dict) or cl.get("name") is None:
-                continue
-            if cl["name"] in seen or cl["name"] in other_names:
-                err(line_of(cl, "name"), f"AMQP client {cl['name']!r}: name already used")
-            seen.add(cl["name"])
+        for q in named(c, "queues"):
+            if q["name"] in queues:
+                err(line_of(q, "name"), f"qpid cluster {name!r}: queue {q['name']!r} defined twice")
+            queues.add(q["name"])
+        for cl in named(c, "clients"):
+            claim(err, line_of(cl, "name"), f"AMQP client {cl['name']!r}", cl["name"], seen, other_names)
             for i, h in enumerate(cl.get("hosts") or []):
                 if h is not None and h not in brokers and h != vip:
                     err(line_of(cl["hosts"], i), f"AMQP client {cl['name']!r}: {h!r} is not a broker of {name!r}")
@@ -139,9 +125,7 @@ def build(core: Kernel, section: Any) -> None:
         core.add_group(Group(name, SYSTEM, brokers, qp.to_dict(), data))
         for b in brokers:
             core.add_node(Node(name, b))
-        for i, a in enumerate(brokers):
-            for b in brokers[i + 1:]:
-                core.links.append(Link(node_key(name, a), node_key(name, b), True))
+        core.link_all(name)
         for cl in c.get("clients") or []:
             core.clients[cl["name"]] = Client(cl["name"], name)
             rec = qpid_lab.new_client_record()

@@ -2,6 +2,9 @@
 solace_shell/personalities/swiftmq/messages.py). Part of the system's MODEL, so
 ``state_store.errors.all_error_codes`` knows them."""
 
+from ..kernel.terms import SystemTerms
+from .params import SYSTEM
+
 CODES: dict[str, tuple[str, ...]] = {
     # the lab verbs (`ha ...`, `jms ...`)
     "ha_file_not_found": ("instance", "file"),
@@ -28,3 +31,8 @@ CODES: dict[str, tuple[str, ...]] = {
     "swift_mandatory_property": ("property",),
     "swift_not_a_list": (),
 }
+
+# which of the codes above are the refusals every system shares (kernel.lookup, kernel.inject)
+TERMS = SystemTerms(SYSTEM, "router", "instance", "ha_router_not_found", "ha_instance_not_found",
+                    "ha_instance_running", "ha_instance_down", "ha_instance_hung", "ha_link_already_up",
+                    "ha_link_already_down")

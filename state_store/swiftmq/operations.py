@@ -21,10 +21,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import EngineError
-from ..kernel import DeliveryRun, Kernel, Node, ResendRun, operation
+from ..kernel import DeliveryRun, Failure, Kernel, Node, ResendRun, inject, lookup, operation
 from ..kernel import ranges as rg
 from ..kernel.ranges import Range
 from . import policy as p
+from .errors import TERMS
 from .params import SYSTEM, QueueParams
 from .views import (
     HaFile,
@@ -44,28 +45,23 @@ from .views import (
 
 # ---------------------------------------------------------------- lookups
 def routers(core: Kernel) -> list[str]:
-    return [g.name for g in core.groups.values() if g.system == SYSTEM]
+    return lookup.groups(core, TERMS)
 
 
 def instance_names(core: Kernel) -> list[str]:
-    return [n.key for r in routers(core) for n in core.group_nodes(r)]
+    return lookup.node_keys(core, TERMS)
 
 
 def client_names(core: Kernel) -> list[str]:
-    return sorted(c.name for c in core.clients.values() if c.group in routers(core))
+    return lookup.client_names(core, TERMS)
 
 
 def instance(core: Kernel, key: str) -> Node:
-    node = core.nodes.get(key)
-    if node is None or core.groups[node.group].system != SYSTEM:
-        raise EngineError("ha_instance_not_found", instance=key)
-    return node
+    return lookup.node(core, TERMS, key)
 
 
 def router(core: Kernel, name: str) -> str:
-    if name not in routers(core):
-        raise EngineError("ha_router_not_found", router=name)
-    return name
+    return lookup.group(core, TERMS, name)
 
 
 def _queue(core: Kernel, group: str, queue: str) -> QueueParams:
@@ -100,29 +96,23 @@ def serving_instance(core: Kernel, name: str) -> str | None:
 
 
 # ---------------------------------------------------------------- processes and files
-def _change(core: Kernel, key: str, change: str) -> ProcessChange:
-    node = instance(core, key)
-    if change == "start" and node.proc != "down":
-        raise EngineError("ha_instance_running", instance=key, process=node.proc)
-    if change in ("kill", "hang") and node.proc == "down":
-        raise EngineError("ha_instance_down", instance=key)
-    if change == "hang" and node.proc == "hung":
-        raise EngineError("ha_instance_hung", instance=key)
+def _change(core: Kernel, key: str, failure: Failure) -> ProcessChange:
+    node = inject.check_node_failure(core, TERMS, key, failure)
     mine = [c for c in core.clients.values() if c.group == node.group]
     before = {c.name: c.node for c in mine}
-    core.fail("restart" if change == "start" else change, node=node)  # type: ignore[arg-type]
+    core.fail(failure, node=node)
     reconnect(core, node.group)
     after = {c.name: c.node for c in mine}
     peer = p.peer_of(core, node)
-    done = {"start": "started", "kill": "killed", "hang": "hung"}[change]
-    return ProcessChange(key, done, node.state, node.files.get(p.HA_STATE_FILE, ""), peer.key, peer.state,
+    return ProcessChange(key, inject.DONE[failure], node.state, node.files.get(p.HA_STATE_FILE, ""), peer.key,
+                         peer.state,
                          tuple(sorted(n for n in after if after[n] is None and before[n] is not None)),
                          tuple(sorted(n for n in after if after[n] is not None and after[n] != before[n])))
 
 
 @operation("swiftmq.restart")
 def start(core: Kernel, key: str) -> ProcessChange:
-    return _change(core, key, "start")
+    return _change(core, key, "restart")
 
 
 @operation("swiftmq.kill")
@@ -147,13 +137,7 @@ def heal(core: Kernel, name: str) -> LinkChange:
 
 def set_link(core: Kernel, name: str, up: bool) -> LinkChange:
     """Partition the network between the two instances (`up=False`) or heal it."""
-    a, b = core.group_nodes(router(core, name))
-    link = core.link(a.key, b.key)
-    if link is None:
-        raise EngineError("ha_router_not_found", router=name)
-    if link.up == up:
-        raise EngineError("ha_link_already_up" if up else "ha_link_already_down", router=name)
-    core.fail("heal" if up else "partition", link=link)
+    inject.group_links(core, TERMS, name, up)
     reconnect(core, name)
     return LinkChange(name, up)
 
@@ -162,9 +146,7 @@ def set_link(core: Kernel, name: str, up: bool) -> LinkChange:
 def replace(core: Kernel, key: str) -> InstanceReplaced:
     """A stopped instance's machine is replaced: its disk is lost (no ha.state, no stored
     messages, no duplicate-detection backlog); `start` then brings it back blank."""
-    node = instance(core, key)
-    if node.proc != "down":
-        raise EngineError("ha_instance_running", instance=key, process=node.proc)
+    node = inject.check_node_failure(core, TERMS, key, "replace")
     dropped = sum(rg.size(rs) for rs in core.ledger.copies.get(node.key, {}).values())
     core.fail("replace", node=node)
     core.groups[node.group].data.get("backlog", {}).pop(node.name, None)
@@ -198,8 +180,7 @@ def ha_file(core: Kernel, key: str, delete: bool = False, write: str | None = No
 
 
 def instance_log(core: Kernel, key: str) -> InstanceLog:
-    node = instance(core, key)
-    return InstanceLog(key, tuple(e for e in core.events if e.group == node.group and e.node == node.name))
+    return InstanceLog(key, lookup.node_events(core, instance(core, key)))
 
 
 # ---------------------------------------------------------------- JMS clients

@@ -17,9 +17,10 @@ are the lab's own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..kernel.json_params import JsonParams
 from ..scenario_spec import OPT, Bool, Int, Spec, Str, spec_map
 
 SYSTEM = "swiftmq"
@@ -28,7 +29,7 @@ DEFAULT_FREEZES = "jms.connection,jms.session,queue.timeout,routing,store.log"
 
 
 @dataclass(frozen=True)
-class HaParams:
+class HaParams(JsonParams):
     negotiation_timeout_ms: int = 120000        # min 1000
     preferred_active: str = ""                  # an instance name, "" for none
     heartbeat_interval_ms: int = 2000
@@ -66,28 +67,12 @@ class HaParams:
         packets = -(-swapped_kb // self.max_packet_size_kb)
         return swapped_kb, messages, packets * self.swap_packet_ms
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> HaParams:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
-
-    def to_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
 
 @dataclass(frozen=True)
-class QueueParams:
+class QueueParams(JsonParams):
     duplicate_detection: bool = True
     duplicate_backlog_size: int = 2000          # JMS message IDs per queue
     log_duplicates: bool = False
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> QueueParams:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
-
-    def to_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 # Each parameter declared once: its kind, least value, scenario spec and path, and where the admin

@@ -30,12 +30,13 @@ Format:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from ..kernel import Client, Group, Kernel, Link, Node
+from ..kernel import Client, Group, Kernel, Node
 from ..kernel.model import node_key
+from ..kernel.plugin import Err
 from ..scenario_spec import OPT, REQ, DictOf, Enum, Int, ListOf, Str, line_of, spec_map
+from ..section_checks import claim, named
 from . import operations as swift_lab
 from .params import QUEUE_LEAVES, ROUTER_LEAVES, SYSTEM, HaParams, QueueParams, scenario_values, section_fields
 from .policy import SAVED_STATES
@@ -53,20 +54,14 @@ SCHEMA = spec_map(routers=(ListOf(spec_map(
     clients=(ListOf(spec_map(name=(_NAME, REQ)), 100), OPT),
 ), 16), REQ))
 
-Err = Callable[[int, str], None]
-
 
 def check(err: Err, section: Any, other_names: set[str]) -> None:
     """Cross-references of the section; `other_names` are the scenario's Solace routers and
     clients (a SwiftMQ router or client may not reuse one)."""
     seen: set[str] = set()
-    for r in (section or {}).get("routers") or []:
-        if not isinstance(r, dict) or r.get("name") is None:
-            continue
+    for r in named(section, "routers"):
         name = r["name"]
-        if name in seen or name in other_names:
-            err(line_of(r, "name"), f"swiftmq router {name!r}: name already used")
-        seen.add(name)
+        claim(err, line_of(r, "name"), f"swiftmq router {name!r}", name, seen, other_names)
         inst = [i for i in r.get("instances") or [] if i is not None]
         if len(inst) != 2 or inst[0] == inst[1]:
             err(line_of(r, "instances"), f"swiftmq router {name!r}: an HA router has exactly two instances")
@@ -90,20 +85,16 @@ def check(err: Err, section: Any, other_names: set[str]) -> None:
             if leaf.low is not None and isinstance(value, int) and value < leaf.low:
                 err(line_of(where, leaf.path[-1]), f"swiftmq router {name!r}: {leaf.key} must be at least {leaf.low}")
         queues: set[str] = set()
-        for q in r.get("queues") or []:
-            if isinstance(q, dict) and q.get("name") is not None:
-                if q["name"] in queues:
-                    err(line_of(q, "name"), f"swiftmq router {name!r}: queue {q['name']!r} defined twice")
-                queues.add(q["name"])
-                for leaf in QUEUE_LEAVES:
-                    value = q.get(leaf.key)
-                    if leaf.low is not None and isinstance(value, int) and value < leaf.low:
-                        err(line_of(q, leaf.key), f"{leaf.key} must be at least {leaf.low}")
-        for c in r.get("clients") or []:
-            if isinstance(c, dict) and c.get("name") is not None:
-                if c["name"] in seen or c["name"] in other_names:
-                    err(line_of(c, "name"), f"JMS client {c['name']!r}: name already used")
-                seen.add(c["name"])
+        for q in named(r, "queues"):
+            if q["name"] in queues:
+                err(line_of(q, "name"), f"swiftmq router {name!r}: queue {q['name']!r} defined twice")
+            queues.add(q["name"])
+            for leaf in QUEUE_LEAVES:
+                value = q.get(leaf.key)
+                if leaf.low is not None and isinstance(value, int) and value < leaf.low:
+                    err(line_of(q, leaf.key), f"{leaf.key} must be at least {leaf.low}")
+        for c in named(r, "clients"):
+            claim(err, line_of(c, "name"), f"JMS client {c['name']!r}", c["name"], seen, other_names)
 
 
 def holds_groups(section: Any) -> bool:
@@ -130,7 +121,7 @@ def build(core: Kernel, section: Any) -> None:
             if files.get("ha.state") == "UNKNOWN":
                 files = {}
             core.add_node(Node(name, i, preferred=hp.preferred_active == i, files=files))
-        core.links.append(Link(node_key(name, a), node_key(name, b), True))
+        core.link_all(name)
         for c in r.get("clients") or []:
             core.clients[c["name"]] = Client(c["name"], name)
         for i in r.get("start") or []:

@@ -4,23 +4,11 @@ grammar is grammar/data/systems/geode."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from ..plugin import SystemShell
-
-if TYPE_CHECKING:
-    from ...access import UserAccess
-    from ...lab import Lab
-
-
-def _cli(lab: Lab, user: UserAccess) -> Any:
-    from .cli import Gfsh
-
-    return Gfsh(lab, user)
-
+from ..plugin import SystemShell, personality_from
 
 # gfsh's own banner (its ASCII art and version lines) is not reproduced: the lab says where the
 # operator is (non-authoritative).
 BANNER = ("solace-shell lab: Apache Geode cluster (gfsh; help for the commands, F2 for the lab console)\n")
 
-SHELL = SystemShell("geode", _cli, BANNER, ("lab_handlers", "cli_handlers", "lab_renderers", "cli_renderers"))
+SHELL = SystemShell("geode", personality_from(f"{__name__}.cli", "Gfsh"), BANNER,
+                    ("lab_handlers", "cli_handlers", "lab_renderers", "cli_renderers"))

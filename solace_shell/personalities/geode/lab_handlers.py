@@ -23,6 +23,8 @@ from state_store.kernel import AuditTotals, Finding
 
 from ...handlers import Args, HandlerContext, handler
 from ...results import SwitchTarget
+from .. import lab_verbs
+from ..lab_verbs import AuditResult
 
 
 @dataclass(frozen=True)
@@ -31,24 +33,20 @@ class GeodeClusters:
 
 
 @dataclass(frozen=True)
-class GeodeAudit:
+class GeodeAudit(AuditResult):
     """The cluster's totals, then each subscriber's: every queued event is one subscriber's."""
 
-    totals: AuditTotals
-    findings: tuple[Finding, ...]
     clients: tuple[tuple[str, AuditTotals, tuple[Finding, ...]], ...] = ()
 
 
 def _call(ctx: HandlerContext, op: str, *args: object) -> object:
-    return ctx.engine.kernel_call(f"{SYSTEM}.{op}", *args)
+    return lab_verbs.call(ctx, SYSTEM, op, *args)
 
 
 @handler("lab_geode.state")
 def state(ctx: HandlerContext, args: Args) -> GeodeClusters:
+    names = lab_verbs.chosen_groups(ctx, args, "gf-cluster", gf.clusters, "no_gf_cluster")
     core = ctx.engine.kernel()
-    names = [str(args["gf-cluster"])] if "gf-cluster" in args else gf.clusters(core)
-    if not names:
-        raise EngineError("no_gf_cluster")
     return GeodeClusters(tuple(gf.cluster_view(core, n) for n in names))
 
 
@@ -128,6 +126,4 @@ def audit(ctx: HandlerContext, args: Args) -> GeodeAudit:
 
 @handler("lab_geode.gfsh")
 def gfsh(ctx: HandlerContext, args: Args) -> SwitchTarget:
-    if not gf.clusters(ctx.engine.kernel()):
-        raise EngineError("no_gf_cluster")
-    return SwitchTarget(SYSTEM)
+    return lab_verbs.switch_to(ctx, SYSTEM, gf.clusters, "no_gf_cluster")

@@ -12,6 +12,7 @@ from state_store.geode.views import (
     ClientChange,
     ClientLog,
     ClientStats,
+    ClusterView,
     LinkChange,
     PutResult,
     QrmDrop,
@@ -24,12 +25,9 @@ from state_store.kernel.audit import DUPLICATE_DELIVERED, DUPLICATE_DISCARDED, L
 from ...durations import clock_text
 from ...renderers import renderer
 from ...renderers.lab_console import names, table
-from ..findings import finding_line
+from ..findings import finding_line, totals_line
+from ..lab_tables import blocks, dash, group_block
 from .lab_handlers import GeodeAudit, GeodeClusters
-
-
-def dash(value: object) -> str:
-    return "-" if value is None or value == "" else str(value)
 
 
 def log_text(e: Event) -> str:
@@ -82,27 +80,28 @@ def log_lines(events: tuple[Event, ...]) -> str:
 
 
 
+def _cluster_block(c: ClusterView) -> list[str]:
+    lines = group_block(f"cluster {c.cluster} locator {c.locator} clock {clock_text(c.now_ms)}",
+                        ("server", "process", "primaries", "secondaries", "queued", "eventsQueued",
+                         "eventsRemovedByQrm", "eventsExpired", "sync-interval"),
+                        [(s.name, s.process, str(s.primaries), str(s.secondaries), str(s.queued),
+                          str(s.events_queued), str(s.events_removed_by_qrm), str(s.events_expired),
+                          f"{s.message_sync_interval_s}s") for s in c.servers])
+    pools = [p for p in c.pools if p.subscribed]
+    if pools:
+        lines.append("")
+        lines += table(("client", "connected", "durable", "redundancy", "primary", "secondaries", "queues",
+                        "unacked", "interest"),
+                       [(p.client, ("yes" if p.ready else "not-ready") if p.connected else "no", dash(p.durable),
+                         str(p.redundancy), dash(p.primary), names(p.secondaries),
+                         ",".join(f"{s}:{n}" for s, n in p.queues) or "-", str(p.unacked), names(p.interest))
+                        for p in pools])
+    return lines
+
+
 @renderer(GeodeClusters)
 def clusters(r: GeodeClusters) -> str:
-    blocks = []
-    for c in r.clusters:
-        lines = [f"cluster {c.cluster} locator {c.locator} clock {clock_text(c.now_ms)}", ""]
-        lines += table(("server", "process", "primaries", "secondaries", "queued", "eventsQueued",
-                        "eventsRemovedByQrm", "eventsExpired", "sync-interval"),
-                       [(s.name, s.process, str(s.primaries), str(s.secondaries), str(s.queued),
-                         str(s.events_queued), str(s.events_removed_by_qrm), str(s.events_expired),
-                         f"{s.message_sync_interval_s}s") for s in c.servers])
-        pools = [p for p in c.pools if p.subscribed]
-        if pools:
-            lines.append("")
-            lines += table(("client", "connected", "durable", "redundancy", "primary", "secondaries", "queues",
-                            "unacked", "interest"),
-                           [(p.client, ("yes" if p.ready else "not-ready") if p.connected else "no", dash(p.durable),
-                             str(p.redundancy), dash(p.primary), names(p.secondaries),
-                             ",".join(f"{s}:{n}" for s, n in p.queues) or "-", str(p.unacked), names(p.interest))
-                            for p in pools])
-        blocks.append("\n".join(lines))
-    return "\n\n".join(blocks)
+    return blocks(_cluster_block(c) for c in r.clusters)
 
 
 @renderer(ServerChange)
@@ -181,8 +180,7 @@ _FINDINGS = {
 
 
 def _totals(t: AuditTotals) -> str:
-    return (f"queued {t.published} delivered {t.delivered} duplicated {t.duplicated} lost {t.lost} "
-            f"stored {t.stored} discarded {t.discarded}")
+    return totals_line(t, "queued")
 
 
 def _finding(f: Finding) -> str:

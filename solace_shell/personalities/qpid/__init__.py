@@ -5,23 +5,11 @@ grammar/data/systems/qpid."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from ..plugin import SystemShell
-
-if TYPE_CHECKING:
-    from ...access import UserAccess
-    from ...lab import Lab
-
-
-def _cli(lab: Lab, user: UserAccess) -> Any:
-    from .cli import QpidShell
-
-    return QpidShell(lab, user)
-
+from ..plugin import SystemShell, personality_from
 
 # The lab says where the operator is (non-authoritative).
 BANNER = ("solace-shell lab: Qpid C++ HA cluster (a shell on a broker host with qpid-ha and qpid-config; "
           "F2 for the lab console)\n")
 
-SHELL = SystemShell("qpid", _cli, BANNER, ("lab_handlers", "lab_renderers"))
+SHELL = SystemShell("qpid", personality_from(f"{__name__}.cli", "QpidShell"), BANNER,
+                    ("lab_handlers", "lab_renderers"))

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from grammar.types import duration_ms
 from state_store.errors import EngineError
-from state_store.kernel import AuditTotals, Finding
 from state_store.qpid import SYSTEM
 from state_store.qpid import operations as qp
 from state_store.qpid.views import (
@@ -24,6 +23,8 @@ from state_store.qpid.views import (
 
 from ...handlers import Args, HandlerContext, handler
 from ...results import SwitchTarget
+from .. import lab_verbs
+from ..lab_verbs import AuditResult
 
 
 @dataclass(frozen=True)
@@ -31,32 +32,28 @@ class QpidClusters:
     clusters: tuple[ClusterView, ...]
 
 
-@dataclass(frozen=True)
-class QpidAudit:
-    totals: AuditTotals
-    findings: tuple[Finding, ...]
+class QpidAudit(AuditResult):
+    """What `qpid audit` prints."""
 
 
 def _call(ctx: HandlerContext, op: str, *args: object) -> object:
-    return ctx.engine.kernel_call(op, *args)
+    return lab_verbs.call(ctx, SYSTEM, op, *args)
 
 
 @handler("lab_qpid.isolate")
 def isolate(ctx: HandlerContext, args: Args) -> BrokerChange:
-    return _call(ctx, "qpid.isolate", str(args["ha-instance"]), True)  # type: ignore[return-value]
+    return _call(ctx, "isolate", str(args["ha-instance"]), True)  # type: ignore[return-value]
 
 
 @handler("lab_qpid.rejoin")
 def rejoin(ctx: HandlerContext, args: Args) -> BrokerChange:
-    return _call(ctx, "qpid.isolate", str(args["ha-instance"]), False)  # type: ignore[return-value]
+    return _call(ctx, "isolate", str(args["ha-instance"]), False)  # type: ignore[return-value]
 
 
 @handler("lab_qpid.state")
 def state(ctx: HandlerContext, args: Args) -> QpidClusters:
+    names = lab_verbs.chosen_groups(ctx, args, "ha-router", qp.clusters, "qpid_no_cluster")
     core = ctx.engine.kernel()
-    names = [str(args["ha-router"])] if "ha-router" in args else qp.clusters(core)
-    if not names:
-        raise EngineError("qpid_no_cluster")
     return QpidClusters(tuple(qp.cluster_view(core, n) for n in names))
 
 
@@ -67,12 +64,9 @@ def log(ctx: HandlerContext, args: Args) -> BrokerLog:
 
 @handler("lab_qpid.audit")
 def audit(ctx: HandlerContext, args: Args) -> QpidAudit:
-    core = ctx.engine.kernel()
-    group = qp.cluster(core, str(args["ha-router"])) if "ha-router" in args else None
-    if group is None and not qp.clusters(core):
+    if "ha-router" not in args and not qp.clusters(ctx.engine.kernel()):
         raise EngineError("qpid_no_cluster")
-    totals, findings = core.audit(group)
-    return QpidAudit(totals, findings)
+    return QpidAudit(*lab_verbs.audit(ctx, args, "ha-router", qp.cluster))
 
 
 @handler("lab_qpid.manager")
@@ -84,31 +78,29 @@ def manager(ctx: HandlerContext, args: Args) -> ManagerChange:
         except ValueError:
             raise EngineError("invalid_value", name="duration", value=args["duration"],
                               allowed="250ms, 5s, 2m, 1h") from None
-    return _call(ctx, "qpid.manager", str(args["ha-router"]), str(args["qpid-manager-mode"]), poll)  # type: ignore[return-value]
+    return _call(ctx, "manager", str(args["ha-router"]), str(args["qpid-manager-mode"]), poll)  # type: ignore[return-value]
 
 
 @handler("lab_qpid.cli")
 def cli(ctx: HandlerContext, args: Args) -> SwitchTarget:
-    if not qp.clusters(ctx.engine.kernel()):
-        raise EngineError("qpid_no_cluster")
-    return SwitchTarget(SYSTEM)
+    return lab_verbs.switch_to(ctx, SYSTEM, qp.clusters, "qpid_no_cluster")
 
 
 @handler("lab_qpid.connect")
 def connect(ctx: HandlerContext, args: Args) -> ClientConnect:
     hosts = [h for h in str(args["amqp-hosts"]).split(",") if h]
-    return _call(ctx, "qpid.connect", str(args["amqp-client"]), hosts)  # type: ignore[return-value]
+    return _call(ctx, "connect", str(args["amqp-client"]), hosts)  # type: ignore[return-value]
 
 
 @handler("lab_qpid.publish")
 def publish(ctx: HandlerContext, args: Args) -> ClientPublish:
-    return _call(ctx, "qpid.publish", str(args["amqp-client"]), str(args["amqp-queue"]),  # type: ignore[return-value]
+    return _call(ctx, "publish", str(args["amqp-client"]), str(args["amqp-queue"]),  # type: ignore[return-value]
                  int(args.get("count", 1)), not args.get("unsettled"))
 
 
 @handler("lab_qpid.consume")
 def consume(ctx: HandlerContext, args: Args) -> ClientConsume:
-    return _call(ctx, "qpid.consume", str(args["amqp-client"]), str(args["amqp-queue"]),  # type: ignore[return-value]
+    return _call(ctx, "consume", str(args["amqp-client"]), str(args["amqp-queue"]),  # type: ignore[return-value]
                  int(args.get("count", 1)), not args.get("no-ack"))
 
 

@@ -21,15 +21,12 @@ from state_store.qpid.views import (
 
 from ...durations import clock_text
 from ...renderers import renderer
-from ...renderers.lab_console import names, table
-from ..findings import finding_line
+from ...renderers.lab_console import names
+from ..findings import audit_text
+from ..lab_tables import blocks, dash, group_block
 from .lab_handlers import QpidAudit, QpidClusters
 
 MANAGER_EVENTS = frozenset({"manager-promote", "manager-stop"})
-
-
-def dash(value: str | None) -> str:
-    return value if value else "-"
 
 
 def log_text(e: Event) -> tuple[str, str] | None:
@@ -82,15 +79,12 @@ def manager_change(r: ManagerChange) -> str:
 
 @renderer(QpidClusters)
 def clusters(r: QpidClusters) -> str:
-    blocks: list[str] = []
-    for c in r.clusters:
-        rows: list[tuple[str, ...]] = [
-            (b.broker, b.process, dash(b.status), dash(b.upstream), "yes" if b.isolated else "no", names(b.clients))
-            for b in c.brokers]
-        lines = [f"cluster {c.cluster} manager {c.manager} clock {clock_text(c.now_ms)}", ""]
-        lines += table(("broker", "process", "status", "replicates-from", "isolated", "clients"), rows)
-        blocks.append("\n".join(lines))
-    return "\n\n".join(blocks)
+    return blocks(
+        group_block(f"cluster {c.cluster} manager {c.manager} clock {clock_text(c.now_ms)}",
+                    ("broker", "process", "status", "replicates-from", "isolated", "clients"),
+                    [(b.broker, b.process, dash(b.status), dash(b.upstream), "yes" if b.isolated else "no",
+                      names(b.clients)) for b in c.brokers])
+        for c in r.clusters)
 
 
 @renderer(BrokerLog)
@@ -111,12 +105,7 @@ _FINDINGS = {
 
 @renderer(QpidAudit)
 def audit(r: QpidAudit) -> str:
-    t = r.totals
-    lines = [(f"published {t.published} delivered {t.delivered} duplicated {t.duplicated} lost {t.lost} "
-              f"stored {t.stored} stranded {t.stranded}")]
-    for f in r.findings:
-        lines.append(finding_line(f, _FINDINGS))
-    return "\n".join(lines)
+    return audit_text(r.totals, r.findings, _FINDINGS, last="stranded")
 
 
 @renderer(ClientConnect)

@@ -4,24 +4,12 @@ cli_renderers.py), its refusal texts (messages.py); its grammar is grammar/data/
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from ..plugin import SystemShell
-
-if TYPE_CHECKING:
-    from ...access import UserAccess
-    from ...lab import Lab
-
-
-def _cli(lab: Lab, user: UserAccess) -> Any:
-    from .cli import SwiftMqCli
-
-    return SwiftMqCli(lab, user)
-
+from ..plugin import SystemShell, personality_from
 
 # The SwiftMQ admin CLI prints no banner of its own that a capture shows, so the lab says where
 # the operator is (non-authoritative).
 BANNER = ("solace-shell lab: SwiftMQ HA routers (SwiftMQ admin CLI; ? for help, Tab to complete, "
           "F2 for the lab console)\n")
 
-SHELL = SystemShell("swiftmq", _cli, BANNER, ("lab_handlers", "cli_handlers", "lab_renderers", "cli_renderers"))
+SHELL = SystemShell("swiftmq", personality_from(f"{__name__}.cli", "SwiftMqCli"), BANNER,
+                    ("lab_handlers", "cli_handlers", "lab_renderers", "cli_renderers"))

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from state_store.kernel import AuditTotals, Finding
 from state_store.swiftmq import SYSTEM
 from state_store.swiftmq import operations as ha
 from state_store.swiftmq.views import (
@@ -22,6 +21,8 @@ from state_store.swiftmq.views import (
 
 from ...handlers import Args, HandlerContext, handler
 from ...results import SwitchTarget
+from .. import lab_verbs
+from ..lab_verbs import AuditResult
 
 
 @dataclass(frozen=True)
@@ -30,20 +31,14 @@ class HaRouters:
     routers: tuple[RouterView, ...]
 
 
-@dataclass(frozen=True)
-class HaAudit:
-    totals: AuditTotals
-    findings: tuple[Finding, ...]
+class HaAudit(AuditResult):
+    """What `ha audit` prints."""
 
 
 @handler("lab_swiftmq.state")
 def state(ctx: HandlerContext, args: Args) -> HaRouters:
+    names = lab_verbs.chosen_groups(ctx, args, "ha-router", ha.routers, "no_ha_router")
     core = ctx.engine.kernel()
-    names = [str(args["ha-router"])] if "ha-router" in args else ha.routers(core)
-    if not names:
-        from state_store.errors import EngineError
-
-        raise EngineError("no_ha_router")
     return HaRouters(ctx.engine.now_ms(), tuple(ha.router_view(core, n) for n in names))
 
 
@@ -52,7 +47,7 @@ def file(ctx: HandlerContext, args: Args) -> HaFile:
     write = str(args["ha-state"]) if "ha-state" in args else None
     delete = bool(args.get("delete"))
     if delete or write is not None:
-        return ctx.engine.kernel_call("swiftmq.file", str(args["ha-instance"]), delete, write)  # type: ignore[no-any-return]
+        return lab_verbs.call(ctx, SYSTEM, "file", str(args["ha-instance"]), delete, write)  # type: ignore[no-any-return]
     return ha.ha_file(ctx.engine.kernel(), str(args["ha-instance"]))
 
 
@@ -63,36 +58,29 @@ def log(ctx: HandlerContext, args: Args) -> InstanceLog:
 
 @handler("lab_swiftmq.audit")
 def audit(ctx: HandlerContext, args: Args) -> HaAudit:
-    core = ctx.engine.kernel()
-    group = ha.router(core, str(args["ha-router"])) if "ha-router" in args else None
-    totals, findings = core.audit(group)
-    return HaAudit(totals, findings)
+    return HaAudit(*lab_verbs.audit(ctx, args, "ha-router", ha.router))
 
 
 @handler("lab_swiftmq.cli")
 def cli(ctx: HandlerContext, args: Args) -> SwitchTarget:
-    from state_store.errors import EngineError
-
-    if not ha.routers(ctx.engine.kernel()):
-        raise EngineError("no_ha_router")
-    return SwitchTarget(SYSTEM)
+    return lab_verbs.switch_to(ctx, SYSTEM, ha.routers, "no_ha_router")
 
 
 @handler("lab_swiftmq.publish")
 def publish(ctx: HandlerContext, args: Args) -> JmsPublish | JmsHeld:
-    return ctx.engine.kernel_call("swiftmq.publish", str(args["jms-client"]), str(args["ha-queue"]),  # type: ignore[no-any-return]
-                                  int(args.get("count", 1)), not args.get("non-persistent"))
+    return lab_verbs.call(ctx, SYSTEM, "publish", str(args["jms-client"]), str(args["ha-queue"]),  # type: ignore[no-any-return]
+                          int(args.get("count", 1)), not args.get("non-persistent"))
 
 
 @handler("lab_swiftmq.resend")
 def resend(ctx: HandlerContext, args: Args) -> JmsResend | JmsHeld:
-    return ctx.engine.kernel_call("swiftmq.resend", str(args["jms-client"]))  # type: ignore[no-any-return]
+    return lab_verbs.call(ctx, SYSTEM, "resend", str(args["jms-client"]))  # type: ignore[no-any-return]
 
 
 @handler("lab_swiftmq.consume")
 def consume(ctx: HandlerContext, args: Args) -> JmsConsume | JmsHeld:
-    return ctx.engine.kernel_call("swiftmq.consume", str(args["jms-client"]), str(args["ha-queue"]),  # type: ignore[no-any-return]
-                                  int(args.get("count", 1)))
+    return lab_verbs.call(ctx, SYSTEM, "consume", str(args["jms-client"]), str(args["ha-queue"]),  # type: ignore[no-any-return]
+                          int(args.get("count", 1)))
 
 
 @handler("lab_swiftmq.stats")

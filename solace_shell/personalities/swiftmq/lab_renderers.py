@@ -13,6 +13,7 @@ from state_store.swiftmq.views import (
     HaFile,
     InstanceLog,
     InstanceReplaced,
+    InstanceView,
     JmsConsume,
     JmsHeld,
     JmsPublish,
@@ -20,19 +21,17 @@ from state_store.swiftmq.views import (
     JmsStats,
     LinkChange,
     ProcessChange,
+    RouterView,
 )
 
 from ...durations import clock_text
 from ...renderers import renderer
-from ...renderers.lab_console import names, table
-from ..findings import finding_line
+from ...renderers.lab_console import names
+from ..findings import audit_text
+from ..lab_tables import blocks, dash, group_block
 from .lab_handlers import HaAudit, HaRouters
 
 SYSTEM_OUT_INDENT = " " * 8
-
-
-def dash(value: str | None) -> str:
-    return value if value else "-"
 
 
 def system_out(event: Event) -> list[str]:
@@ -103,26 +102,29 @@ def link_change(r: LinkChange) -> str:
     return f"link {r.router} {'up' if r.up else 'down'}"
 
 
+INSTANCE_COLUMNS = ("instance", "process", "ha-state", "ha.state", "preferred", "serving", "clients", "waiting")
+
+
+def _instance_row(i: InstanceView) -> tuple[str, ...]:
+    if i.waiting_forever:
+        waiting = "forever"
+    elif i.waiting_until_ms is not None:
+        waiting = "until " + clock_text(i.waiting_until_ms)
+    else:
+        waiting = "-"
+    return (i.instance, i.process, dash(i.state), dash(i.saved), "yes" if i.preferred else "no",
+            "yes" if i.serving else "no", names(i.clients), waiting)
+
+
+def _router_block(router: RouterView, now_ms: int) -> list[str]:
+    held = f" held {router.held}" if router.held else ""
+    return group_block(f"router {router.router} channel {router.channel} clock {clock_text(now_ms)}{held}",
+                       INSTANCE_COLUMNS, [_instance_row(i) for i in router.instances])
+
+
 @renderer(HaRouters)
 def ha_routers(r: HaRouters) -> str:
-    blocks: list[str] = []
-    for router in r.routers:
-        rows: list[tuple[str, ...]] = []
-        for i in router.instances:
-            if i.waiting_forever:
-                waiting = "forever"
-            elif i.waiting_until_ms is not None:
-                waiting = "until " + clock_text(i.waiting_until_ms)
-            else:
-                waiting = "-"
-            rows.append((i.instance, i.process, dash(i.state), dash(i.saved), "yes" if i.preferred else "no",
-                         "yes" if i.serving else "no", names(i.clients), waiting))
-        held = f" held {router.held}" if router.held else ""
-        lines = [f"router {router.router} channel {router.channel} clock {clock_text(r.now_ms)}{held}", ""]
-        lines += table(("instance", "process", "ha-state", "ha.state", "preferred", "serving", "clients",
-                        "waiting"), rows)
-        blocks.append("\n".join(lines))
-    return "\n\n".join(blocks)
+    return blocks(_router_block(router, r.now_ms) for router in r.routers)
 
 
 @renderer(HaFile)
@@ -153,12 +155,7 @@ _FINDINGS = {
 
 @renderer(HaAudit)
 def ha_audit(r: HaAudit) -> str:
-    t = r.totals
-    lines = [(f"published {t.published} delivered {t.delivered} duplicated {t.duplicated} lost {t.lost} "
-             f"stored {t.stored} discarded {t.discarded}")]
-    for f in r.findings:
-        lines.append(finding_line(f, _FINDINGS))
-    return "\n".join(lines)
+    return audit_text(r.totals, r.findings, _FINDINGS)
 
 
 @renderer(JmsPublish)
