@@ -77,6 +77,7 @@ class Grader:
         names)."""
         index = len(self.lines)
         self.lines.append(SessionLine(number, text))
+        router_line = subjects is None
         if subjects is None:
             self.router_lines += 1
             subjects = (target,)
@@ -106,10 +107,14 @@ class Grader:
         if not candidates:
             return
         if not ok:
-            self.notes.append(f"line {number}: refused by the router ({error_kind}), not counted for step "
+            by = "the router" if router_line else "the lab"
+            self.notes.append(f"line {number}: refused by {by} ({error_kind}), not counted for step "
                               f"{candidates[0].id}: {text}")
             return
-        self._attempt(candidates[0], index, target, subjects, facts)
+        # the same command may serve two steps (a look before and after): a check already passed by
+        # a later step gives way to a step still in order
+        step = next((s for s in candidates if not self.states[s.id].passed_by), candidates[0])
+        self._attempt(step, index, target, subjects, facts)
 
     # -- deciding a step ---------------------------------------------------------------------
     def routers(self, names: tuple[str, ...]) -> tuple[str, ...]:
@@ -225,7 +230,9 @@ class Grader:
         measured = dict(audit)
         if self.runbook.outcome_from == "begin":
             before = dict(self.begin_facts.audit) if self.begin_facts is not None else {}
-            measured = {m: v - before.get(m, 0) for m, v in measured.items()}
+            # what the procedure itself cost: a message counted lost at its begin and found later
+            # is no gain of the procedure's
+            measured = {m: max(0, v - before.get(m, 0)) for m, v in measured.items()}
         measured[LEFTOVER] = sum(v.prepared_xa + v.completed for r in facts.routers
                                  if (v := r.vpn(self.runbook.vpn)) is not None)
         expected = dict(self.runbook.outcome)
