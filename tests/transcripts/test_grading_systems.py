@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from solace_shell.grading import GradeError, RunbookError, grade_transcript, load_runbook
+from solace_shell.grading.vocabulary import KERNEL_MEASURES
 from solace_shell.lab import Lab
 from state_store.scenario_files import ROOT_DIR
 
@@ -152,3 +153,9 @@ def test_lab_grade_grades_a_live_swiftmq_session() -> None:
     finally:
         lab.close()
     assert shown.splitlines()[0] == "this session: pass (score 1.00, runbook swiftmq-preferred-active-return)"
+
+
+def test_the_grading_document_names_the_kernel_measures() -> None:
+    text = (ROOT / "docs" / "grading.md").read_text(encoding="utf-8")
+    for name in KERNEL_MEASURES:
+        assert f"`{name}`" in text, name
