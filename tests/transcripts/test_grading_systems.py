@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -107,6 +108,22 @@ def test_a_clean_failback_after_a_lossy_failover_passes_its_outcome() -> None:
     runbook = load_runbook("failback")
     assert runbook.outcome_from == "begin"
     assert ("duplicated", 0, 0) in grade_transcript(runbook, text, name="failback").outcome
+
+
+def test_clean_generated_failbacks_pass_though_their_failover_duplicated(tmp_path: Path) -> None:
+    from spark_jobs.drills import plan_drills
+    from spark_jobs.generate import record_drill
+
+    runbook = load_runbook("failback")
+    whole = replace(runbook, outcome_from="start")
+    clean = [d for d in plan_drills(200, 21) if d.kind == "failback" and d.mistake is None][:4]
+    duplicated_before = 0
+    for drill in clean:
+        path = tmp_path / f"{drill.name}.cli.txt"
+        record_drill(drill, path)
+        assert grade_transcript(runbook, path).passed, drill.name
+        duplicated_before += dict((m, v) for m, _, v in grade_transcript(whole, path).outcome)["duplicated"]
+    assert duplicated_before > 0
 
 
 # -- bad input ------------------------------------------------------------------------------------
