@@ -151,6 +151,7 @@ class _Checker:
         self.roles: dict[str, str] = {}
         self.routers: tuple[str, ...] = ()      # routers, then kernel nodes and groups
         self.system = ROUTER_SYSTEM
+        self.console = False                    # a command written at a console level
 
     def problem(self, line: int, message: str) -> None:
         self.problems.append(f"{self.source}:{line}: {' '.join(message.split())}")
@@ -219,7 +220,7 @@ class _Checker:
         forbidden = self.forbidden(top)
         outcome, outcome_from = self.outcome(top)
         return Runbook(name, title, self.source, system, self.vpn, roles, begin, steps, forbidden, outcome,
-                       outcome_from)
+                       outcome_from, self.console)
 
     def _scenario_path(self, scenario: str | None) -> str | None:
         if scenario is None:
@@ -295,6 +296,7 @@ class _Checker:
         if level not in modes:
             self.problem(doc.key_lines.get("at", doc.line), f"unknown level {level!r} in {what}")
             return ()
+        self.console = self.console or level in console_levels()
         out: list[CommandPattern] = []
         for item, line in self.items(doc, "commands", what):
             if not isinstance(item, str) or not item.strip():

@@ -83,17 +83,27 @@ class GradedLab:
         if not isinstance(found, Personality):
             return self.lab.execute(target, line)
         router_line = isinstance(found, Session) and target != LAB_TARGET
+        if not router_line and not self.grader.runbook.console:
+            # the lab console drives a router drill: its lines are the harness, not the procedure
+            return self._run(target, line, number)[0]
         text = f"{self.lab.prompt(target)} {line}".rstrip()
         typed = self._typed(found, line)
         facts = self.facts() if typed is not None and self.grader.wants_facts(typed) else None
         subjects = None if router_line else self._subjects(found, typed, facts)
-        outcome = self.lab.execute(target, line)
-        if target == LAB_TARGET and outcome.ok and outcome.node in self._reset_nodes:
-            self.grader.restart(self.facts(), number)
+        outcome, reset = self._run(target, line, number)
+        if reset:
             return outcome
         if not line.lstrip(" \t").startswith(COMMENT) and line.strip():
             self.grader.line(number, target, text, typed, facts, outcome.ok, outcome.error_kind, subjects)
         return outcome
+
+    def _run(self, target: str, line: str, number: int) -> tuple[Outcome, bool]:
+        """Run the line; after a `lab> reset` grading starts again (True: it was one)."""
+        outcome = self.lab.execute(target, line)
+        reset = target == LAB_TARGET and outcome.ok and outcome.node in self._reset_nodes
+        if reset:
+            self.grader.restart(self.facts(), number)
+        return outcome, reset
 
     def _typed(self, found: Personality, line: str) -> TypedLine | None:
         if line.lstrip(" \t").startswith(COMMENT):

@@ -65,6 +65,7 @@ class Runbook:
     forbidden: tuple[ForbiddenAction, ...]
     outcome: tuple[tuple[str, int], ...]        # measure -> expected value at the end
     outcome_from: str = "start"                 # start | begin: the audit counts from there
+    console: bool = False                       # a step or forbidden action is written at a console level
 
     def step(self, step_id: str) -> RunbookStep:
         for step in self.steps:

@@ -176,3 +176,18 @@ def test_the_grading_document_names_the_kernel_measures() -> None:
     text = (ROOT / "docs" / "grading.md").read_text(encoding="utf-8")
     for name in KERNEL_MEASURES:
         assert f"`{name}`" in text, name
+
+
+def test_a_router_runbook_leaves_the_lab_console_lines_to_the_harness() -> None:
+    text = (DATA / "clean.cli.txt").read_text(encoding="utf-8") + "lab> advnce 1s\n"
+    result = grade_transcript(load_runbook("controlled-failover"), text, name="harness-typo")
+    assert result.passed and result.notes == ()
+
+
+def test_a_console_runbook_notes_a_corrected_console_typo() -> None:
+    text = (SWIFTMQ / "partition-split-brain.cli.txt").read_text(encoding="utf-8").replace(
+        "lab> ha file ha1.B delete\n", "lab> ha fiel ha1.B delete\nlab> ha file ha1.B delete\n").replace(
+        "../scenarios/swiftmq-ha.yaml", "swiftmq-ha")
+    result = grade_transcript(load_runbook("swiftmq-split-brain-recovery"), text, name="console-typo")
+    assert result.passed
+    assert "line 58: typo (corrected by line 59), not graded: lab> ha fiel ha1.B delete" in result.notes
