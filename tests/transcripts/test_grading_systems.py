@@ -191,3 +191,30 @@ def test_a_console_runbook_notes_a_corrected_console_typo() -> None:
     result = grade_transcript(load_runbook("swiftmq-split-brain-recovery"), text, name="console-typo")
     assert result.passed
     assert "line 58: typo (corrected by line 59), not graded: lab> ha fiel ha1.B delete" in result.notes
+
+
+def test_a_system_cli_line_acts_on_the_router_its_cli_is_connected_to(tmp_path: Path) -> None:
+    """A step written at the SwiftMQ admin CLI's level: `lc` after `sr ha1` runs on the HA router ha1."""
+    path = tmp_path / "look-after-failover.yaml"
+    path.write_text("""\
+runbook: look-after-failover
+title: Look at the HA controller once the other instance serves
+system: swiftmq
+scenario: swiftmq-ha
+begin:
+  - process-down: ha1.A
+steps:
+  - id: look
+    title: List the HA controller's usage on the router
+    kind: check
+    router: ha1
+    at: swiftmq
+    commands:
+      - lc
+    until:
+      - serving: ha1.B
+    rationale: The instance that serves now answers for the router.
+""", encoding="utf-8")
+    result = grade_transcript(load_runbook(path), SWIFTMQ / "a-sw-4-admin-cli-failover.cli.txt")
+    assert result.passed, result.verdict
+    assert (result.steps[0].line, result.steps[0].text) == (43, "swiftmq:ha1> lc sys$hacontroller/usage")
