@@ -61,6 +61,7 @@ class NodeFacts:
     state: str                       # the system's native state ("" while down)
     preferred: bool
     serving: bool                    # accepts client work now
+    saved: tuple[str, ...] = ()      # the states it keeps on disk (SwiftMQ's ha.state), by file name
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,8 @@ def read_groups(engine: Engine) -> tuple[GroupFacts, ...]:
         for name in group.nodes:
             node = core.node(group.name, name)
             nodes.append(NodeFacts(name if name in routers else node.key, group.name, node.proc, node.state,
-                                   node.preferred, node.key in serving))
+                                   node.preferred, node.key in serving,
+                                   tuple(str(node.files[f]) for f in sorted(node.files))))
         out.append(GroupFacts(group.name, group.system, tuple(nodes)))
     return tuple(out)
 

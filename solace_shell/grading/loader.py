@@ -19,7 +19,7 @@ from grammar.yaml_source import LocatedDict, LocatedList, YamlSyntaxError, load_
 
 from .patterns import CommandPattern, compile_pattern
 from .runbook import STEP_KINDS, Check, ForbiddenAction, Runbook, RunbookStep
-from .vocabulary import CHECKS, NEGATION, ROLE_SOURCES, ROUTER_SYSTEM, STATE, is_check, measures_of
+from .vocabulary import CHECKS, EVERY, NEGATION, ROLE_SOURCES, ROUTER_SYSTEM, SAVED, STATE, is_check, measures_of
 
 SUFFIX = ".yaml"
 DEFAULT_LEVEL = "privileged"
@@ -273,7 +273,8 @@ class _Checker:
             ((name, on),) = item.items()
             if not isinstance(name, str) or not is_check(name):
                 self.problem(line, f"unknown state check {name!r} in {what} (known: {', '.join(CHECKS)}, "
-                                   f"{STATE}<state>, each also as {NEGATION}<check>)")
+                                   f"{STATE}<state>, {SAVED}<state>, {EVERY}<node check>, "
+                                   f"each also as {NEGATION}<check>)")
             elif not isinstance(on, str) or not (on in self.roles or on in self.routers):
                 self.problem(line, f"unknown router or role {on!r} for check {name!r} in {what}")
             else:

@@ -4,7 +4,8 @@ Runbooks are data written by trainers, so everything they can ask of the lab is 
 one module; the loader refuses any other name (with the list of known ones), and adding a check
 means adding one entry here. Each check is asked of one subject on the facts taken at one moment
 (`facts.LabFacts`): a router (for the runbook's Message VPN), a node of the HA kernel or a group of
-them; `state-<state>` asks a node's native state, whatever system it belongs to. A role names
+them; `state-<state>` asks a node's native state, whatever system it belongs to, `saved-<state>`
+the state it keeps on disk, and `every-<node check>` asks a node check of each node of a group. A role names
 routers or nodes through the facts taken when the session (or the transcript, or the lab after a
 `lab> reset`) started, or when the procedure began (the `-at-begin` sources).
 """
@@ -78,6 +79,8 @@ CHECKS: dict[str, CheckKind] = {c.name: c for c in (
 )}
 NEGATION = "not-"   # `not-<check>`: the check does not hold
 STATE = "state-"    # `state-<state>`: a node is in that native state (any case: `state-active` is ACTIVE)
+SAVED = "saved-"    # `saved-<state>`: a node keeps that state on disk (SwiftMQ's ha.state)
+EVERY = "every-"    # `every-<node check>` of a group: each of its nodes passes the node check
 _STATE_NAME = re.compile(r"[a-z][a-z0-9-]*")
 
 
@@ -141,9 +144,12 @@ def check_holds(name: str, facts: LabFacts, subject: str, vpn: str) -> bool:
     negated = name.startswith(NEGATION)
     base = name[len(NEGATION):] if negated else name
     kind = CHECKS.get(base)
-    if kind is None:                        # state-<state>
+    if base.startswith(EVERY):
+        group = facts.group(subject)
+        holds = group is not None and all(_node_holds(base[len(EVERY):], n) for n in group.nodes)
+    elif kind is None:                      # state-<state>, saved-<state>
         node = facts.node(subject)
-        holds = node is not None and node.state.lower() == base[len(STATE):]
+        holds = node is not None and _node_holds(base, node)
     elif kind.subject == "router":
         router = facts.router(subject)
         holds = router is not None and kind.test(router, router.vpn(vpn))
@@ -156,6 +162,25 @@ def check_holds(name: str, facts: LabFacts, subject: str, vpn: str) -> bool:
     return holds != negated
 
 
+def _node_holds(name: str, node: NodeFacts) -> bool:
+    """A node check, `state-<state>` or `saved-<state>` of one node."""
+    if name.startswith(STATE):
+        return node.state.lower() == name[len(STATE):]
+    if name.startswith(SAVED):
+        return name[len(SAVED):] in (s.lower() for s in node.saved)
+    return bool(CHECKS[name].test(node, None))
+
+
+def _is_node_check(name: str) -> bool:
+    for family in (STATE, SAVED):
+        if name.startswith(family) and _STATE_NAME.fullmatch(name[len(family):]):
+            return True
+    kind = CHECKS.get(name)
+    return kind is not None and kind.subject == "node"
+
+
 def is_check(name: str) -> bool:
     base = name.removeprefix(NEGATION)
-    return base in CHECKS or (base.startswith(STATE) and bool(_STATE_NAME.fullmatch(base[len(STATE):])))
+    if base.startswith(EVERY):
+        return _is_node_check(base[len(EVERY):])
+    return base in CHECKS or _is_node_check(base)

@@ -218,3 +218,24 @@ steps:
     result = grade_transcript(load_runbook(path), SWIFTMQ / "a-sw-4-admin-cli-failover.cli.txt")
     assert result.passed, result.verdict
     assert (result.steps[0].line, result.steps[0].text) == (43, "swiftmq:ha1> lc sys$hacontroller/usage")
+
+
+def test_starting_an_instance_that_ran_alone_beside_the_survivor_fails_at_delete_state() -> None:
+    """The negotiation-timeout drill starts A with its saved STANDALONE state beside the STANDALONE B:
+    the split brain the runbook's first step prevents, before its documented recovery."""
+    result = grade_transcript(load_runbook("swiftmq-split-brain-recovery"),
+                              SWIFTMQ / "a-sw-3-negotiation-timeout-split-brain.cli.txt")
+    assert result.failed_steps == ("delete-state",)
+    steps = {s.id: (s.status, s.line) for s in result.steps}
+    assert steps == {"delete-state": ("out-of-order", 48), "restart": ("done", 30), "verify": ("done", 56)}
+    assert result.notes[0].startswith("line 30: the procedure begins here")
+
+
+def test_the_node_check_families_and_the_group_quantifier() -> None:
+    from solace_shell.grading.vocabulary import is_check
+
+    for name in ("state-active", "not-state-standby", "saved-standalone", "every-saved-standalone",
+                 "every-process-up", "not-every-serving"):
+        assert is_check(name), name
+    for name in ("state-", "saved-", "every-one-serving", "every-active", "every-every-serving", "stat-active"):
+        assert not is_check(name), name
