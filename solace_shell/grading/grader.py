@@ -178,7 +178,7 @@ class Grader:
                 state.index = index
             return
         if step.every:
-            state.covered.update(s for s in subjects if s in routers)
+            state.covered.update(s if s in routers else self._group_of.get(s, s) for s in subjects)
             if not set(routers) <= state.covered:
                 state.index = index
                 return

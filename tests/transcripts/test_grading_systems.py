@@ -239,3 +239,26 @@ def test_the_node_check_families_and_the_group_quantifier() -> None:
         assert is_check(name), name
     for name in ("state-", "saved-", "every-one-serving", "every-active", "every-every-serving", "stat-active"):
         assert not is_check(name), name
+
+
+def test_an_every_step_on_nodes_names_the_node_not_looked_at(tmp_path: Path) -> None:
+    path = tmp_path / "both-logs.yaml"
+    path.write_text("""\
+runbook: both-logs
+title: Read both instances' logs
+system: swiftmq
+scenario: swiftmq-ha
+steps:
+  - id: logs
+    title: Read the log of each instance
+    kind: check
+    router: [ha1.A, ha1.B]
+    every: true
+    at: lab
+    commands:
+      - ha log <ha-instance>
+    rationale: Each instance logs its own view of the negotiation.
+""", encoding="utf-8")
+    partition = grade_transcript(load_runbook(path), SWIFTMQ / "partition-split-brain.cli.txt")
+    assert (partition.steps[0].status, partition.steps[0].reason) == ("missing", "not run on ha1.A")
+    assert grade_transcript(load_runbook(path), SWIFTMQ / "a-sw-1-startup-crash-return-preferred.cli.txt").passed
