@@ -2,11 +2,17 @@
 
 A grader checks preconditions on the state *before* a line runs, so the facts are a small frozen
 snapshot taken then (replication role, replication queue depth, XA branches, whether the router is
-up, per router and Message VPN), never the lab itself: grading reads, it never changes a lab.
+up, per router and Message VPN; each node and group of the HA kernel: process, native state,
+whether it serves; the audit's totals), never the lab itself: grading reads, it never changes a lab.
+
+A kernel node is named by its router's name when it is a router (a member of an intra-site
+redundancy group), else by its lab-wide key (`<group>.<node>`), so runbooks name it as its
+session's lines do.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -46,14 +52,53 @@ class RouterFacts:
 
 
 @dataclass(frozen=True)
+class NodeFacts:
+    """One node of the HA kernel (an HA instance, a broker, a server, a redundancy member)."""
+
+    ref: str                         # its router name, else its key
+    group: str
+    process: str                     # up | down | hung
+    state: str                       # the system's native state ("" while down)
+    preferred: bool
+    serving: bool                    # accepts client work now
+    saved: tuple[str, ...] = ()      # the states it keeps on disk (SwiftMQ's ha.state), by file name
+
+
+@dataclass(frozen=True)
+class GroupFacts:
+    name: str
+    system: str                      # the kernel system that owns it
+    nodes: tuple[NodeFacts, ...]
+
+
+@dataclass(frozen=True)
 class LabFacts:
     routers: tuple[RouterFacts, ...]
+    groups: tuple[GroupFacts, ...] = ()
+    audit: tuple[tuple[str, int], ...] = ()      # measure -> total now (when asked for)
 
     def router(self, name: str) -> RouterFacts | None:
         for router in self.routers:
             if router.name == name:
                 return router
         return None
+
+    def node(self, ref: str) -> NodeFacts | None:
+        for group in self.groups:
+            for node in group.nodes:
+                if node.ref == ref:
+                    return node
+        return None
+
+    def group(self, name: str) -> GroupFacts | None:
+        for group in self.groups:
+            if group.name == name:
+                return group
+        return None
+
+    @property
+    def nodes(self) -> tuple[NodeFacts, ...]:
+        return tuple(n for g in self.groups for n in g.nodes)
 
 
 def _vpn_facts(engine: Engine, router: str, vpn: str, role: str, bridge: str | None) -> VpnFacts:
@@ -72,9 +117,27 @@ def _vpn_facts(engine: Engine, router: str, vpn: str, role: str, bridge: str | N
     return VpnFacts(role, bridge, spooled, rejects, prepared, completed)
 
 
-def read_facts(engine: Engine, vpn: str | None = None) -> LabFacts:
-    """The facts of every router of the lab behind `engine`, for the Message VPN `vpn` (None:
-    every user Message VPN). Reads only."""
+def read_groups(engine: Engine) -> tuple[GroupFacts, ...]:
+    """Every group of the HA kernel with its nodes, in the scenario's order. Reads only."""
+    core = engine.kernel()
+    routers = {info.name for info in engine.routers()}
+    serving = core.serving()
+    out: list[GroupFacts] = []
+    for group in core.groups.values():
+        nodes = []
+        for name in group.nodes:
+            node = core.node(group.name, name)
+            nodes.append(NodeFacts(name if name in routers else node.key, group.name, node.proc, node.state,
+                                   node.preferred, node.key in serving,
+                                   tuple(str(node.files[f]) for f in sorted(node.files))))
+        out.append(GroupFacts(group.name, group.system, tuple(nodes)))
+    return tuple(out)
+
+
+def read_facts(engine: Engine, vpn: str | None = None,
+               audit: Callable[[Engine], dict[str, int]] | None = None) -> LabFacts:
+    """The facts of every router and kernel node of the lab behind `engine`, for the Message VPN
+    `vpn` (None: every user Message VPN), with the audit's totals when `audit` reads them. Reads only."""
     out: list[RouterFacts] = []
     for info in engine.routers():
         vpns: list[tuple[str, VpnFacts]] = []
@@ -86,4 +149,5 @@ def read_facts(engine: Engine, vpn: str | None = None) -> LabFacts:
             if not row.internal:
                 vpns.append((row.name, _vpn_facts(engine, info.name, row.name, row.role, row.local_bridge)))
         out.append(RouterFacts(info.name, info.site, info.up, tuple(vpns)))
-    return LabFacts(tuple(out))
+    totals = tuple(sorted(audit(engine).items())) if audit is not None else ()
+    return LabFacts(tuple(out), read_groups(engine), totals)

@@ -16,7 +16,7 @@ from .facts import LabFacts
 from .patterns import TypedLine, matches
 from .results import OUTCOME_ID, Status, StepResult, TranscriptGrade
 from .runbook import Check, ForbiddenAction, Runbook, RunbookStep
-from .vocabulary import AUDIT_MEASURES, LEFTOVER, ROLE_SOURCES, check_holds
+from .vocabulary import AT_BEGIN, AUDIT_MEASURES, LEFTOVER, ROLE_SOURCES, check_holds
 
 PENDING = "pending"
 
@@ -56,6 +56,9 @@ class Grader:
 
     def _start(self, facts: LabFacts | None) -> None:
         self.start_facts = facts
+        self.begin_facts: LabFacts | None = facts if not self.runbook.begin else None
+        # a kernel node's group, so that a step on a group is done by a line on one of its nodes
+        self._group_of = {n.ref: n.group for n in facts.nodes} if facts is not None else {}
         self.states = {step.id: _StepState() for step in self.runbook.steps}
         self.forbidden_taken: dict[str, tuple[int, str]] = {}
         self._typo: dict[str, int] = {}     # target -> index of its last unparsable line
@@ -67,11 +70,17 @@ class Grader:
                 or any(matches(p, typed) for forbidden in self.runbook.forbidden for p in forbidden.commands))
 
     def line(self, number: int, target: str, text: str, typed: TypedLine | None, facts: LabFacts | None,
-             ok: bool, error_kind: str | None) -> None:
-        """One router line, after it ran: `typed` None when it did not parse, `facts` from before it."""
+             ok: bool, error_kind: str | None, subjects: tuple[str, ...] | None = None) -> None:
+        """One line, after it ran: `typed` None when it did not parse, `facts` from before it.
+        `subjects` are the routers, kernel nodes or groups it acts on (None: a router line, on
+        its router `target`; a line of the lab console or of an HA system's CLI acts on what it
+        names)."""
         index = len(self.lines)
         self.lines.append(SessionLine(number, text))
-        self.router_lines += 1
+        router_line = subjects is None
+        if subjects is None:
+            self.router_lines += 1
+            subjects = (target,)
         typo = self._typo.pop(target, None)
         if typo is not None:
             fixed = f"corrected by line {number}" if ok else "not corrected"
@@ -86,45 +95,61 @@ class Grader:
             if not all(self.holds(c, facts) for c in self.runbook.begin):
                 return
             self.begun = True
+            self.begin_facts = facts
             self.notes.append(f"line {number}: the procedure begins here ("
                               + ", ".join(self.describe(c) for c in self.runbook.begin) + ")")
         for forbidden in self.runbook.forbidden:
-            if ok and forbidden.id not in self.forbidden_taken and self._forbidden(forbidden, target, typed, facts):
-                self.forbidden_taken[forbidden.id] = (index, f"ran on {target}")
+            if ok and forbidden.id not in self.forbidden_taken and self._forbidden(forbidden, subjects, typed, facts):
+                self.forbidden_taken[forbidden.id] = (index, f"ran on {', '.join(subjects) or target}")
         candidates = [s for s in self.runbook.steps
                       if not self.states[s.id].final and any(matches(p, typed) for p in s.commands)
-                      and not (s.others_ignored and target not in self.routers(s.on))]
+                      and not (s.others_ignored and not self._on(s.on, subjects))]
         if not candidates:
             return
         if not ok:
-            self.notes.append(f"line {number}: refused by the router ({error_kind}), not counted for step "
+            by = "the router" if router_line else "the lab"
+            self.notes.append(f"line {number}: refused by {by} ({error_kind}), not counted for step "
                               f"{candidates[0].id}: {text}")
             return
-        self._attempt(candidates[0], index, target, facts)
+        # the same command may serve two steps (a look before and after): a check already passed by
+        # a later step gives way to a step still in order
+        step = next((s for s in candidates if not self.states[s.id].passed_by), candidates[0])
+        self._attempt(step, index, target, subjects, facts)
 
     # -- deciding a step ---------------------------------------------------------------------
     def routers(self, names: tuple[str, ...]) -> tuple[str, ...]:
+        """The routers, kernel nodes and groups that `names` (roles or their own names) stand for."""
         roles = dict(self.runbook.roles)
         out: list[str] = []
         for name in names:
             if name in roles:
                 source = ROLE_SOURCES[roles[name]]
-                if self.start_facts is not None:
-                    out += source.pick(self.start_facts, self.runbook.vpn)
+                facts = self.begin_facts if source.name.endswith(AT_BEGIN) else self.start_facts
+                if facts is not None:
+                    out += source.pick(facts, self.runbook.vpn)
             else:
                 out.append(name)
         return tuple(dict.fromkeys(out))
 
+    def _on(self, names: tuple[str, ...], subjects: tuple[str, ...]) -> bool:
+        """Whether a line acting on `subjects` runs where `names` say (no names: anywhere); a
+        line on a node is on its group too."""
+        if not names:
+            return True
+        wanted = set(self.routers(names))
+        return any(s in wanted or self._group_of.get(s) in wanted for s in subjects)
+
     def holds(self, check: Check, facts: LabFacts) -> bool:
         routers = self.routers((check.on,))
-        return bool(routers) and all(check_holds(check.name, facts.router(r), self.runbook.vpn) for r in routers)
+        return bool(routers) and all(check_holds(check.name, facts, r, self.runbook.vpn) for r in routers)
 
     def describe(self, check: Check) -> str:
-        routers = ", ".join(self.routers((check.on,))) or "no router"
+        routers = ", ".join(self.routers((check.on,))) or "none"
         return f"{check.name} on {check.on} ({routers})"
 
-    def _forbidden(self, forbidden: ForbiddenAction, target: str, typed: TypedLine, facts: LabFacts) -> bool:
-        return (any(matches(p, typed) for p in forbidden.commands) and target in self.routers(forbidden.on)
+    def _forbidden(self, forbidden: ForbiddenAction, subjects: tuple[str, ...], typed: TypedLine,
+                   facts: LabFacts) -> bool:
+        return (any(matches(p, typed) for p in forbidden.commands) and self._on(forbidden.on, subjects)
                 and all(self.holds(c, facts) for c in forbidden.when))
 
     def _set(self, step: RunbookStep, status: str, index: int, reason: str, final: bool) -> None:
@@ -133,14 +158,15 @@ class Grader:
         if status == "done":
             state.final = True
 
-    def _attempt(self, step: RunbookStep, index: int, target: str, facts: LabFacts) -> None:
+    def _attempt(self, step: RunbookStep, index: int, target: str, subjects: tuple[str, ...],
+                 facts: LabFacts) -> None:
         state = self.states[step.id]
         routers = self.routers(step.on)
         action = step.kind == "action"
-        if target not in routers:
+        if not self._on(step.on, subjects):
             self._set(step, "wrong-router", index,
-                      f"ran on {target}; the step runs on {' and '.join(step.on)} ({', '.join(routers) or 'none'})",
-                      action)
+                      f"ran on {', '.join(subjects) or target}; the step runs on {' and '.join(step.on)} "
+                      f"({', '.join(routers) or 'none'})", action)
             return
         unmet = [c for c in step.preconditions if not self.holds(c, facts)]
         if unmet:
@@ -152,7 +178,7 @@ class Grader:
                 state.index = index
             return
         if step.every:
-            state.covered.add(target)
+            state.covered.update(s if s in routers else self._group_of.get(s, s) for s in subjects)
             if not set(routers) <= state.covered:
                 state.index = index
                 return
@@ -202,6 +228,11 @@ class Grader:
             line = self.lines[typo]
             self.notes.append(f"line {line.number}: typo (not corrected), not graded: {line.text}")
         measured = dict(audit)
+        if self.runbook.outcome_from == "begin":
+            before = dict(self.begin_facts.audit) if self.begin_facts is not None else {}
+            # what the procedure itself cost: a message counted lost at its begin and found later
+            # is no gain of the procedure's
+            measured = {m: max(0, v - before.get(m, 0)) for m, v in measured.items()}
         measured[LEFTOVER] = sum(v.prepared_xa + v.completed for r in facts.routers
                                  if (v := r.vpn(self.runbook.vpn)) is not None)
         expected = dict(self.runbook.outcome)

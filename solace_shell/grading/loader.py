@@ -19,11 +19,12 @@ from grammar.yaml_source import LocatedDict, LocatedList, YamlSyntaxError, load_
 
 from .patterns import CommandPattern, compile_pattern
 from .runbook import STEP_KINDS, Check, ForbiddenAction, Runbook, RunbookStep
-from .vocabulary import CHECKS, MEASURES, NEGATION, ROLE_SOURCES, is_check
+from .vocabulary import CHECKS, EVERY, NEGATION, ROLE_SOURCES, ROUTER_SYSTEM, SAVED, STATE, is_check, measures_of
 
 SUFFIX = ".yaml"
-SYSTEMS = ("solace",)      # the CLIs whose sessions a runbook can grade
 DEFAULT_LEVEL = "privileged"
+CONSOLE_LEVEL = "lab"       # the lab console's level: its lines act on what they name, not on a router
+OUTCOME_FROM = ("start", "begin")
 _ID_RE = re.compile(r"[a-z][a-z0-9-]{0,62}")
 _TOP_KEYS = ("runbook", "title", "system", "vpn", "scenario", "roles", "begin", "steps", "forbidden", "outcome")
 _STEP_KEYS = ("id", "title", "rationale", "kind", "router", "every", "other-routers", "at", "commands", "when",
@@ -93,6 +94,20 @@ def _line_of(problem: str) -> int:
     return int(match.group(1)) if match else 0
 
 
+def systems_graded() -> tuple[str, ...]:
+    """The systems a runbook can grade: the routers' CLI and every registered HA system."""
+    from state_store import systems
+
+    return (ROUTER_SYSTEM, *systems.names())
+
+
+def console_levels() -> frozenset[str]:
+    """The levels whose lines are not a router's: the lab console's and each HA system CLI's."""
+    from state_store import systems
+
+    return frozenset({CONSOLE_LEVEL, *systems.names()})
+
+
 @functools.cache
 def _grammar_parts() -> tuple[Parser, dict[str, str], frozenset[str]]:
     """The shell's parser, the modes that carry a Message VPN (mode -> parameter), and the mode ids."""
@@ -104,16 +119,25 @@ def _grammar_parts() -> tuple[Parser, dict[str, str], frozenset[str]]:
 
 
 @functools.cache
-def _routers_of(scenario: str | None) -> tuple[str, ...] | str:
-    """The router names of a scenario (None: the default lab), or why it cannot be built."""
+def _routers_of(scenario: str | None) -> tuple[tuple[str, ...], tuple[str, ...]] | str:
+    """The router names of a scenario (None: the default lab), and its HA kernel's node and group
+    names beyond them, or why it cannot be built."""
     from state_store.lab_store import LabStore
+
+    from .facts import read_groups
+
+    def names(engine: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        routers = tuple(r.name for r in engine.routers())
+        groups = read_groups(engine)
+        kernel = [n.ref for g in groups for n in g.nodes] + [g.name for g in groups]
+        return routers, tuple(n for n in dict.fromkeys(kernel) if n not in routers)
 
     try:
         store = LabStore.in_memory(scenario)
     except Exception as exc:  # noqa: BLE001 - any scenario problem is the runbook's problem
         return f"{type(exc).__name__}: {exc}".split("\n")[0]
     try:
-        return tuple(store.run(lambda engine: [r.name for r in engine.routers()]))
+        return store.run(names)
     finally:
         store.close()
 
@@ -125,7 +149,9 @@ class _Checker:
         self.problems: list[str] = []
         self.vpn = "{vpn}"
         self.roles: dict[str, str] = {}
-        self.routers: tuple[str, ...] = ()
+        self.routers: tuple[str, ...] = ()      # routers, then kernel nodes and groups
+        self.system = ROUTER_SYSTEM
+        self.console = False                    # a command written at a console level
 
     def problem(self, line: int, message: str) -> None:
         self.problems.append(f"{self.source}:{line}: {' '.join(message.split())}")
@@ -175,27 +201,35 @@ class _Checker:
         if name and not _ID_RE.fullmatch(name):
             self.problem(top.key_lines["runbook"], f"runbook name {name!r} must be lowercase letters, digits and '-'")
         title = self.text(top, "title", "a runbook")
-        system = self.text(top, "system", "a runbook", required=False) or "solace"
-        if system not in SYSTEMS:
+        system = self.text(top, "system", "a runbook", required=False) or ROUTER_SYSTEM
+        if system not in systems_graded():
             self.problem(top.key_lines.get("system", top.line),
-                         f"unknown system {system!r} (runbooks grade: {', '.join(SYSTEMS)})")
-        self.vpn = self.text(top, "vpn", "a runbook") or "{vpn}"
+                         f"unknown system {system!r} (runbooks grade: {', '.join(systems_graded())})")
+        else:
+            self.system = system
+        self.vpn = self.text(top, "vpn", "a runbook", required=self.system == ROUTER_SYSTEM) or "{vpn}"
         scenario = self.text(top, "scenario", "a runbook", required=False) or None
         routers = _routers_of(self._scenario_path(scenario))
         if isinstance(routers, str):
             self.problem(top.key_lines.get("scenario", top.line), f"scenario {scenario!r} cannot be built: {routers}")
         else:
-            self.routers = routers
+            self.routers = routers[0] + routers[1]
         roles = self.role_map(top)
         begin = self.checks(top, "begin", "a runbook")
         steps = self.steps(top)
         forbidden = self.forbidden(top)
-        outcome = self.outcome(top)
-        return Runbook(name, title, self.source, system, self.vpn, roles, begin, steps, forbidden, outcome)
+        outcome, outcome_from = self.outcome(top)
+        return Runbook(name, title, self.source, system, self.vpn, roles, begin, steps, forbidden, outcome,
+                       outcome_from, self.console)
 
     def _scenario_path(self, scenario: str | None) -> str | None:
-        if scenario is None or "/" not in scenario:
-            return scenario
+        if scenario is None:
+            return None
+        if "/" not in scenario:
+            from state_store.scenario_files import resolve_scenario
+
+            found = resolve_scenario(scenario)
+            return scenario if found is None else str(found)
         return str(Path(self.source).parent / scenario)
 
     def role_map(self, top: LocatedDict) -> tuple[tuple[str, str], ...]:
@@ -226,7 +260,7 @@ class _Checker:
                                    f"(roles: {', '.join(self.roles) or 'none'}; routers: {', '.join(self.routers)})")
             else:
                 out.append(item)
-        if not out and "router" not in doc:
+        if not out and "router" not in doc and doc.get("at") not in console_levels():
             self.problem(doc.line, f"{what} needs `router:` (a role or router name)")
         return tuple(out)
 
@@ -239,6 +273,7 @@ class _Checker:
             ((name, on),) = item.items()
             if not isinstance(name, str) or not is_check(name):
                 self.problem(line, f"unknown state check {name!r} in {what} (known: {', '.join(CHECKS)}, "
+                                   f"{STATE}<state>, {SAVED}<state>, {EVERY}<node check>, "
                                    f"each also as {NEGATION}<check>)")
             elif not isinstance(on, str) or not (on in self.roles or on in self.routers):
                 self.problem(line, f"unknown router or role {on!r} for check {name!r} in {what}")
@@ -248,9 +283,10 @@ class _Checker:
 
     def measures(self, doc: LocatedDict, what: str) -> tuple[str, ...]:
         out: list[str] = []
+        known = measures_of(self.system)
         for item, line in self.items(doc, "measures", what):
-            if item not in MEASURES:
-                self.problem(line, f"unknown measure {item!r} in {what} (known: {', '.join(MEASURES)})")
+            if item not in known:
+                self.problem(line, f"unknown measure {item!r} in {what} (known: {', '.join(known)})")
             else:
                 out.append(str(item))
         return tuple(out)
@@ -261,6 +297,7 @@ class _Checker:
         if level not in modes:
             self.problem(doc.key_lines.get("at", doc.line), f"unknown level {level!r} in {what}")
             return ()
+        self.console = self.console or level in console_levels()
         out: list[CommandPattern] = []
         for item, line in self.items(doc, "commands", what):
             if not isinstance(item, str) or not item.strip():
@@ -335,20 +372,27 @@ class _Checker:
                 self.commands(doc, what), self.checks(doc, "when", what), self.measures(doc, what), line))
         return tuple(out)
 
-    def outcome(self, top: LocatedDict) -> tuple[tuple[str, int], ...]:
+    def outcome(self, top: LocatedDict) -> tuple[tuple[tuple[str, int], ...], str]:
         value = top.get("outcome")
         if value is None:
-            return ()
+            return (), OUTCOME_FROM[0]
         if not isinstance(value, LocatedDict):
             self.problem(top.key_lines["outcome"], "`outcome:` must map measures to expected values")
-            return ()
+            return (), OUTCOME_FROM[0]
         out: list[tuple[str, int]] = []
+        known = measures_of(self.system)
+        counted_from = OUTCOME_FROM[0]
         for measure, expected in value.items():
             line = value.key_lines.get(measure, value.line)
-            if measure not in MEASURES:
-                self.problem(line, f"unknown measure {measure!r} in the outcome (known: {', '.join(MEASURES)})")
+            if measure == "from":
+                if expected not in OUTCOME_FROM:
+                    self.problem(line, f"`from:` of the outcome must be one of {', '.join(OUTCOME_FROM)}")
+                else:
+                    counted_from = str(expected)
+            elif measure not in known:
+                self.problem(line, f"unknown measure {measure!r} in the outcome (known: {', '.join(known)})")
             elif isinstance(expected, bool) or not isinstance(expected, int) or expected < 0:
                 self.problem(line, f"expected {measure} must be a whole number >= 0")
             else:
                 out.append((str(measure), expected))
-        return tuple(out)
+        return tuple(out), counted_from

@@ -1,25 +1,33 @@
 """A lab whose lines are watched by a grader: the one way lines reach grading, for transcripts
 (replay) and live sessions alike.
 
-Before a router line runs it is parsed at the session's level, as the session will parse it, and
-when it names a step of the runbook the lab's facts are read then; the line then runs on the real
-`Lab` unchanged. Facts are read only for those lines, so grading costs little beyond the replay.
+Before a line runs it is parsed at its session's level, as the session will parse it (a router's
+level, the lab console's, an HA system CLI's grammar mode), and when it names a step of the
+runbook the lab's facts are read then; the line then runs on the real `Lab` unchanged. Facts are
+read only for those lines, so grading costs little beyond the replay. A line of the lab console or
+of a system's CLI acts on the kernel nodes and groups its arguments name, and on the router its
+CLI talks to.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from grammar import ParseError
 
+from ..personalities.base import Personality
 from ..results import Outcome
 from ..session import COMMENT, Session
 from .facts import LabFacts, read_facts
 from .grader import Grader, audit_measures
 from .patterns import TypedLine, effective_vpn
 from .results import TranscriptGrade
+from .vocabulary import KERNEL_MEASURES, ROUTER_SYSTEM
 
 if TYPE_CHECKING:
+    from state_store.solace.engine import Engine
+
     from ..lab import Lab
 
 RESET_HANDLER = "lab.reset"
@@ -43,8 +51,21 @@ class GradedLab:
         grader.restart(self.facts())
 
     def facts(self) -> LabFacts:
-        vpn = self.grader.runbook.vpn
-        return self.lab.store.run(lambda engine: read_facts(engine, vpn))
+        runbook = self.grader.runbook
+        audit = self.audit_reader() if runbook.outcome_from == "begin" else None
+        return self.lab.store.run(lambda engine: read_facts(engine, runbook.vpn, audit))
+
+    def audit_reader(self) -> Callable[[Engine], dict[str, int]]:
+        """How the runbook's outcome is measured: the Message VPN's audit for router runbooks,
+        the HA kernel's for a system on the kernel."""
+        runbook = self.grader.runbook
+        if runbook.system == ROUTER_SYSTEM:
+            return lambda engine: audit_measures(engine.audit(vpn=runbook.vpn, limit=0).totals)
+
+        def kernel(engine: Engine) -> dict[str, int]:
+            totals = engine.kernel().audit()[0]
+            return {m: int(getattr(totals, m)) for m in KERNEL_MEASURES}
+        return kernel
 
     # -- LabLike -------------------------------------------------------------------------------
     def targets(self) -> list[str]:
@@ -58,38 +79,58 @@ class GradedLab:
         if number is None:
             numbers = self.numbers
             number = numbers[self.count - 1] if numbers is not None and self.count <= len(numbers) else self.count
-        if target == LAB_TARGET:
-            outcome = self.lab.execute(target, line)
-            if outcome.ok and outcome.node in self._reset_nodes:
-                self.grader.restart(self.facts(), number)
-            return outcome
         found = self.lab.target(target) if target in self.lab.targets() else None
-        if not isinstance(found, Session):
+        if not isinstance(found, Personality):
             return self.lab.execute(target, line)
-        text = f"{found.prompt} {line}".rstrip()
+        router_line = isinstance(found, Session) and target != LAB_TARGET
+        if not router_line and not self.grader.runbook.console:
+            # the lab console drives a router drill: its lines are the harness, not the procedure
+            return self._run(target, line, number)[0]
+        text = f"{self.lab.prompt(target)} {line}".rstrip()
         typed = self._typed(found, line)
         facts = self.facts() if typed is not None and self.grader.wants_facts(typed) else None
-        outcome = self.lab.execute(target, line)
+        subjects = None if router_line else self._subjects(found, typed, facts)
+        outcome, reset = self._run(target, line, number)
+        if reset:
+            return outcome
         if not line.lstrip(" \t").startswith(COMMENT) and line.strip():
-            self.grader.line(number, target, text, typed, facts, outcome.ok, outcome.error_kind)
+            self.grader.line(number, target, text, typed, facts, outcome.ok, outcome.error_kind, subjects)
         return outcome
 
-    def _typed(self, session: Session, line: str) -> TypedLine | None:
+    def _run(self, target: str, line: str, number: int) -> tuple[Outcome, bool]:
+        """Run the line; after a `lab> reset` grading starts again (True: it was one)."""
+        outcome = self.lab.execute(target, line)
+        reset = target == LAB_TARGET and outcome.ok and outcome.node in self._reset_nodes
+        if reset:
+            self.grader.restart(self.facts(), number)
+        return outcome, reset
+
+    def _typed(self, found: Personality, line: str) -> TypedLine | None:
         if line.lstrip(" \t").startswith(COMMENT):
             return None
-        parsed = self.lab.parser.parse(session.mode, line)
+        parsed = self.lab.parser.parse(found.mode, line)
         if parsed is None or isinstance(parsed, ParseError):
             return None
-        return TypedLine(parsed.leaf, effective_vpn(parsed.steps, session.context.get("vpn"), self._carries))
+        return TypedLine(parsed.leaf, effective_vpn(parsed.steps, found.context.get("vpn"), self._carries))
+
+    @staticmethod
+    def _subjects(found: Personality, typed: TypedLine | None, facts: LabFacts | None) -> tuple[str, ...]:
+        """The kernel nodes and groups a console or system CLI line names, and its CLI's router."""
+        if facts is None:
+            return ()
+        known = {n.ref for n in facts.nodes} | {g.name for g in facts.groups}
+        values: list[Any] = list(typed.leaf.args.values()) if typed is not None else []
+        if found.router is not None:
+            values.append(found.router)
+        return tuple(dict.fromkeys(str(v) for v in values if isinstance(v, str) and v in known))
 
     def finish(self, name: str) -> TranscriptGrade:
         """The grade, from the facts and audit of the lab as it is now."""
         vpn = self.grader.runbook.vpn
+        reader = self.audit_reader()
 
-        def read(engine: object) -> tuple[LabFacts, dict[str, int]]:
-            from state_store.solace.engine import Engine
-            assert isinstance(engine, Engine)
-            return read_facts(engine, vpn), audit_measures(engine.audit(vpn=vpn, limit=0).totals)
+        def read(engine: Engine) -> tuple[LabFacts, dict[str, int]]:
+            return read_facts(engine, vpn), reader(engine)
 
         facts, audit = self.lab.store.run(read)
         self.result = self.grader.finish(name, facts, audit)

@@ -15,7 +15,7 @@ class Check:
     of one named router."""
 
     name: str
-    on: str
+    on: str                                     # a role, a router, a kernel node or group
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,8 @@ class Runbook:
     steps: tuple[RunbookStep, ...]
     forbidden: tuple[ForbiddenAction, ...]
     outcome: tuple[tuple[str, int], ...]        # measure -> expected value at the end
+    outcome_from: str = "start"                 # start | begin: the audit counts from there
+    console: bool = False                       # a step or forbidden action is written at a console level
 
     def step(self, step_id: str) -> RunbookStep:
         for step in self.steps:

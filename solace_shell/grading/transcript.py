@@ -18,6 +18,7 @@ from .grader import Grader
 from .observed import GradedLab
 from .results import GradeError, TranscriptGrade
 from .runbook import Runbook
+from .vocabulary import ROUTER_SYSTEM
 
 
 def _looks_like_path(value: str | Path) -> bool:
@@ -63,6 +64,12 @@ def grade_text(runbook: Runbook, text: str, name: str, base_dir: Path | None = N
     graded = built[-1] if built else None
     if graded is None or graded.result is None:
         raise GradeError(name, f"{name}:0: the transcript could not be replayed")
+    if runbook.system != ROUTER_SYSTEM:
+        start = graded.grader.start_facts
+        if start is not None and not any(g.system == runbook.system for g in start.groups):
+            raise GradeError(name, f"{name}:0: the transcript's lab holds no {runbook.system} group, and the "
+                                    f"runbook {runbook.name!r} grades {runbook.system} sessions")
+        return graded.result
     if graded.grader.router_lines == 0:
         raise GradeError(name, f"{name}:0: no line of the transcript runs on a router, and the runbook "
                                 f"{runbook.name!r} grades {runbook.system} router sessions")
@@ -95,7 +102,7 @@ def grade_session(runbook: Runbook, log: SessionLog, name: str = "this session")
         grade = graded.finish(name)
     finally:
         graded.lab.close()
-    if graded.grader.router_lines == 0:
+    if runbook.system == ROUTER_SYSTEM and graded.grader.router_lines == 0:
         raise GradeError(name, "no line has been typed on a router yet")
     if log.dropped:
         note = f"only the first {len(log.lines)} lines were kept and graded ({log.dropped} after them were not)"

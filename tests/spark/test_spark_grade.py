@@ -183,3 +183,22 @@ def test_the_cli_grades_and_refuses_a_bad_runbook_before_spark_starts(spark, cor
                                         "--out", str(tmp_path / "c"), "--no-progress"])
     assert missing.exit_code == 2 and "no such input" in missing.output
     assert spark.sparkContext._jsc is not None, "the CLI must not stop a session it did not create"
+
+
+def test_a_system_runbook_grades_lab_console_sessions_as_the_in_process_grader(spark, tmp_path):
+    """A runbook of an HA system on the kernel: the job's rows are the in-process grades (the
+    relative scenario path of a corpus drill resolves from its own directory)."""
+    from solace_shell.grading import grade_transcript, load_runbook
+    from spark_jobs.grade import GradeOptions, run_grade
+
+    runbook = "swiftmq-preferred-active-return"
+    inputs = [ROOT / "transcripts/swiftmq/a-sw-1-startup-crash-return-preferred.cli.txt",
+              ROOT / "tests/data/grading/swiftmq-kill-before-swap.cli.txt"]
+    run_grade(GradeOptions(runbook=runbook, inputs=[str(i) for i in inputs], out=str(tmp_path / "run"),
+                           progress=False), spark=spark)
+    rows = {Path(r["transcript"]).name: r for r in _rows(tmp_path / "run" / "grades.parquet")}
+    for path in inputs:
+        expected = grade_transcript(load_runbook(runbook), path)
+        row = rows[path.name]
+        assert (row["passed"], list(row["failed_steps"])) == (expected.passed, list(expected.failed_steps))
+    assert list(rows["swiftmq-kill-before-swap.cli.txt"]["failed_steps"]) == ["wait-swap", "kill-serving-before-swap"]
