@@ -9,9 +9,10 @@ continues the same line (`replication state standby` from the message-vpn level)
 A `no` line crosses levels the way the broker writes it: `no` first, then the words that enter the
 levels below, then the `no` form's words at the deepest one (`no bridge ssl` at the replication
 level is `no ssl` at its bridge level; `no service rest incoming listen-port` at the message-vpn
-level). After a leading `no`, a level's automaton holds its entering commands that lead down to
-some `no` form ("through" commands: their level's automaton continues the line, still negated) and,
-below the level the line was typed at, its `no` forms without their `no` word.
+level), and so does the rest of a line that crossed to a level (`replication no bridge ssl`).
+After such a `no`, a level's automaton holds its entering commands that lead down to some `no`
+form ("through" commands: their level's automaton continues the line, still negated) and, below
+the level the `no` was read at, its `no` forms without their `no` word.
 """
 
 from __future__ import annotations
@@ -93,7 +94,8 @@ class _Thread:
     bindings: tuple[tuple[str, object], ...]
     steps: tuple[Step, ...]
     words: tuple[Word, ...]
-    negated: bool = False          # after a leading `no` that crosses levels
+    negated: bool = False          # after a `no` that crosses levels
+    below: bool = False            # negated, and a level below the one the `no` was read at
 
 
 class Parser:
@@ -123,7 +125,7 @@ class Parser:
                 graph.eps[0].append(begin)
                 end = self._compile(graph, command.element, begin)
                 graph.accept[end] = command
-            if not crossed and self._through_commands(mode):
+            if self._through_commands(mode):
                 graph.negate = graph.new()
                 graph.edges[0].append((self._no_keyword(), graph.negate))
             self._graphs[(mode, crossed)] = graph
@@ -157,9 +159,9 @@ class Parser:
         return known
 
     def _negated_graph(self, mode: str, below: bool) -> _Graph:
-        """The automaton after a leading `no` at `mode` (module docstring); `below`: the line was
-        typed at a level above, so `mode`'s own `no` forms continue it (at the level it was typed
-        at they are the plain automaton's)."""
+        """The automaton after a `no` that crosses levels, at `mode` (module docstring); `below`:
+        the `no` was read at a level above, so `mode`'s own `no` forms continue it (at the level
+        it was read at they are the plain automaton's)."""
         graph = self._negated_graphs.get((mode, below))
         if graph is None:
             graph = _Graph()
@@ -179,7 +181,7 @@ class Parser:
 
     def _graph_of(self, th: _Thread) -> _Graph:
         if th.negated:
-            return self._negated_graph(th.mode, bool(th.steps))
+            return self._negated_graph(th.mode, th.below)
         return self._graph(th.mode, bool(th.steps))
 
     def _compile(self, graph: _Graph, element: Element, start: int) -> int:
@@ -206,18 +208,18 @@ class Parser:
     # -- simulation ---------------------------------------------------------------------------
     def _closure(self, threads: Iterable[_Thread]) -> list[_Thread]:
         out: list[_Thread] = []
-        seen: set[tuple[str, int, tuple[Any, ...], tuple[Any, ...], bool]] = set()
+        seen: set[tuple[str, int, tuple[Any, ...], tuple[Any, ...], bool, bool]] = set()
         stack = list(threads)
         while stack:
             th = stack.pop()
-            key = (th.mode, th.state, th.bindings, tuple(s.command.node for s in th.steps), th.negated)
+            key = (th.mode, th.state, th.bindings, tuple(s.command.node for s in th.steps), th.negated, th.below)
             if key in seen:
                 continue
             seen.add(key)
             out.append(th)
             graph = self._graph_of(th)
             for nxt in graph.eps[th.state]:
-                stack.append(_Thread(th.mode, nxt, th.bindings, th.steps, th.words, th.negated))
+                stack.append(_Thread(th.mode, nxt, th.bindings, th.steps, th.words, th.negated, th.below))
             if th.state == graph.negate:
                 stack.append(_Thread(th.mode, 0, th.bindings, th.steps, th.words, True))
             command = graph.accept.get(th.state)
@@ -229,8 +231,8 @@ class Parser:
                 # the entering step takes its own words' values; the leading `no` goes on to the last
                 bindings = tuple(b for b in th.bindings if b != _NO_BINDING)
                 step = Step(command, dict(bindings), th.words)
-                stack.append(_Thread(command.enters, 0, (_NO_BINDING,), th.steps + (step,), (), True))
-        out.sort(key=lambda t: (len(t.steps), t.negated, t.mode, t.state))
+                stack.append(_Thread(command.enters, 0, (_NO_BINDING,), th.steps + (step,), (), True, True))
+        out.sort(key=lambda t: (len(t.steps), t.negated, t.below, t.mode, t.state))
         return out
 
     def _start(self, mode: str) -> list[_Thread]:
@@ -266,7 +268,8 @@ class Parser:
             return ParseError("ambiguous", word.start, word.text, tuple(words)), False
         if words:
             return self._closure(
-                _Thread(th.mode, target, th.bindings + ((kw.word, True),), th.steps, th.words + (word,), th.negated)
+                _Thread(th.mode, target, th.bindings + ((kw.word, True),), th.steps, th.words + (word,), th.negated,
+                        th.below)
                 for th, kw, target in keyword_moves
             ), True
         if not param_moves:
@@ -277,7 +280,7 @@ class Parser:
             reason = check_value(param.type, word.text)
             if reason is None:
                 accepted.append(_Thread(th.mode, target, th.bindings + ((param.name, word.text),), th.steps,
-                                        th.words + (word,), th.negated))
+                                        th.words + (word,), th.negated, th.below))
             elif first_reason is None:
                 first_reason = (param.name, reason)
         if accepted:

@@ -54,7 +54,8 @@ LEAF_LEVELS: dict[str, Lines] = {
     "configure/message-vpn": _vpn_level(),
     **{f"configure/message-vpn/{level}": _vpn_level(*level.split("/"))
        for level in ("authentication/client-certificate", "authentication/oauth", "authorization", "ssl",
-                     "dynamic-message-routing", "mqtt/retain", "kafka", "rest")},
+                     "dynamic-message-routing", "mqtt/retain", "kafka", "rest", "replication",
+                     "replication/queue", "replication/bridge", "replication/ack-propagation")},
     "configure/message-spool": lambda vpn, name: [f"message-spool message-vpn {vpn}"],
     "configure/jndi": lambda vpn, name: [f"jndi message-vpn {vpn}"],
     "configure/message-spool/queue": lambda vpn, name: [f"message-spool message-vpn {vpn}", f"create queue q{name}"],

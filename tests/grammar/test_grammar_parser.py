@@ -104,6 +104,9 @@ def test_a_no_line_crosses_levels_as_the_broker_writes_it(parser: Parser) -> Non
     assert nodes(result) == ["replication", "bridge", "no ssl"] and result.leaf.command.negated
     result = parser.parse("configure/message-vpn", "no replication ack-propagation interval messages")
     assert nodes(result) == ["replication", "ack-propagation", "no interval messages"]
+    # the rest of a line that crossed to a level reads a `no` there as at that level
+    result = parser.parse("configure/message-vpn", "replication no ack-propagation shutdown")
+    assert nodes(result) == ["replication", "ack-propagation", "no shutdown"]
     # the line never enters anything: it ends on a `no` form
     assert parser.parse("configure/message-vpn", "no replication").kind == "incomplete"
     # only levels below are crossed, never to make something, and only towards a `no` form
