@@ -137,6 +137,20 @@ _setter("config_objects.rest_consumer_basic_password", "rest-consumer", "http-ba
 _setter("config_objects.rest_consumer_shutdown", "rest-consumer", "enabled", _enabled)
 
 
+@handler("config_objects.rest_consumer_rejected_status_codes")
+def rest_consumer_rejected_status_codes(ctx: HandlerContext, args: Args) -> None:
+    """Adds one code to the consumer's list of rejecting status codes; `no` empties the list."""
+    vpn, path = level_object(ctx, "rest-consumer")
+    codes: set[int] = set()
+    if not args.get("no"):
+        rdp, consumer = path
+        found = [c for p in ctx.engine.rest_delivery_points(ctx.router or "", vpn, rdp) if p.name == rdp
+                 for c in p.consumers if c.name == consumer]
+        codes = {*(found[0].rejected_status_codes if found else ()), int(str(args["http-status-code"]))}
+    ctx.engine.set_object_attr(ctx.router or "", vpn, "rest-consumer", path, "rejected-status-codes",
+                               " ".join(str(code) for code in sorted(codes)))
+
+
 @handler("config_objects.acl_default_action")
 def acl_default_action(ctx: HandlerContext, args: Args) -> None:
     which = chosen_keyword(args, "client-connect", "publish-topic", "subscribe-topic", "subscribe-share-name")

@@ -15,10 +15,10 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from grammar import ACCESS_LEVELS, Access
+from grammar import ACCESS_LEVELS, Access, leaves
 from grammar.masking import MASK
 from state_store.lab_tables import SCHEMA_VERSION
-from state_store.solace.views import RestDeliveryPointInfo, RouterConfig, VpnConfig
+from state_store.solace.views import LeafValues, RestDeliveryPointInfo, RouterConfig, VpnConfig
 
 from ..access import allowed
 from . import Args, HandlerContext, handler
@@ -80,8 +80,15 @@ def visible_secrets(config: RouterConfig, may_see: MaySee) -> RouterConfig:
 
     def rest_point(rdp: RestDeliveryPointInfo, vpn: str) -> RestDeliveryPointInfo:
         return dataclasses.replace(rdp, consumers=tuple(
-            dataclasses.replace(c, http_basic_password_hash=shown(c.http_basic_password_hash, REST_BASIC_PASSWORD, vpn))
+            dataclasses.replace(c, http_basic_password_hash=shown(c.http_basic_password_hash, REST_BASIC_PASSWORD, vpn),
+                                settings=secret_leaves("rest-consumer", c.settings, vpn))
             for c in rdp.consumers))
+
+    def secret_leaves(kind: str, settings: LeafValues, vpn: str) -> LeafValues:
+        """A generic object's settings with each secret leaf's hash shown as its setter allows."""
+        table = leaves.of(kind)
+        return tuple((name, shown(str(value), table[name].handler_id, vpn) if table[name].type == "secret" else value)
+                     for name, value in settings)
 
     bridge = config.config_sync_bridge
     return dataclasses.replace(

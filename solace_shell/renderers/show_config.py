@@ -291,6 +291,7 @@ def _rdp_children(ctx: tuple[str, ...], p: RestDeliveryPointInfo) -> list[_Entry
                 _Entry(auth, f"http-basic encrypted-password {q(c.http_basic_password_hash)}"
                        if c.http_basic_password_hash else "no http-basic password"),
                 *_leaf_entries("rest-consumer", c.settings, _CONSUMER_MODE, cctx),
+                *(_Entry(cctx, f"status-codes rejected {code}") for code in c.rejected_status_codes),
                 _Entry(cctx, _shutdown(c.enabled))]
     for b in p.queue_bindings:
         bctx = ctx + (f"create queue-binding {q(b.queue)}",)
@@ -441,6 +442,8 @@ def _remove_vpn_settings(vpn: VpnConfig, top: tuple[str, ...], rest: tuple[str, 
             out += [_Entry(rc, "shutdown"), _Entry(auth, 'auth-scheme "none"'), _Entry(auth, "no http-basic username"),
                     _Entry(auth, "no http-basic password")]
             out += _leaf_entries("rest-consumer", c.settings, _CONSUMER_MODE, rc, reset=True)
+            if c.rejected_status_codes:
+                out.append(_Entry(rc, "no status-codes rejected"))
             out.append(_Entry(rdp, f"no rest-consumer {q(c.name)}"))
         out += [_Entry(rdp, f"no queue-binding {q(b.queue)}") for b in p.queue_bindings]
         out.append(_Entry(rest, f"no rest-delivery-point {q(p.name)}"))

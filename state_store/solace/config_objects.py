@@ -494,6 +494,7 @@ class ConfigService(Service):
                     max_post_wait_time=int(str(ca["max-post-wait-time"])), http_method=str(ca["http-method"]),
                     auth_scheme=str(ca["auth-scheme"]), http_basic_username=str(ca["http-basic-username"]),
                     http_basic_password_hash=str(ca["http-basic-password"]),
+                    rejected_status_codes=tuple(int(code) for code in str(ca["rejected-status-codes"]).split()),
                     last_shutdown_ms=_int_or_none(c.attrs.get(SHUTDOWN_AT)),
                     settings=self.settings(c, "rest-consumer")))
             bindings = []
