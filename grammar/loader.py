@@ -233,7 +233,7 @@ def _leaf_commands(path: Path, types: dict[str, ParamType], params: dict[str, Pa
         out.append(entry)
         if leaf.encrypted_cli:  # a secret: the command that takes its hash (grammar/leaves.py)
             hashed = LocatedDict(syntax=leaf.encrypted_cli, modes=[leaf.mode], access=leaf.access,
-                                 help=f"{leaf.help}, from the salted hash current-config prints",
+                                 help=f"{leaf.help.split(' (')[0]} from the salted hash current-config prints",
                                  handler=leaf.handler_id)
             hashed["words"] = {word: f"{leaf.help}, from its salted hash" for word in leaf.encrypted_cli.split()
                                if word.startswith("encrypted-") and word not in keywords}

@@ -117,11 +117,6 @@ def _password(args: Args) -> AttrValue:
     return str(args["password"])
 
 
-_setter("config_objects.client_username_password", "client-username", "password", _password)
-_setter("config_objects.client_username_client_profile", "client-username", "client-profile",
-        _negatable("client-profile"))
-_setter("config_objects.client_username_acl_profile", "client-username", "acl-profile", _negatable("acl-profile"))
-_setter("config_objects.client_username_shutdown", "client-username", "enabled", _enabled)
 _setter("config_objects.telemetry_receiver_acl", "telemetry-profile", "receiver-acl-connect-default-action",
         lambda args: chosen_keyword(args, "allow", "disallow"))
 _setter("config_objects.telemetry_receiver_shutdown", "telemetry-profile", "receiver-enabled", _enabled)

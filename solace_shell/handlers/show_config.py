@@ -26,7 +26,7 @@ from .show_common import router_of
 
 MASKED_SECRET = MASK
 # the handlers of the commands that set each secret (their access decides who sees its hash)
-CLIENT_USERNAME_PASSWORD = "config_objects.client_username_password"
+CLIENT_USERNAME_PASSWORD = "leaf.client-username.password"
 BRIDGE_PASSWORD = "config_replication.bridge_client_username"
 PRE_SHARED_KEY = "config_system.cs_bridge_psk"
 REST_BASIC_PASSWORD = "config_objects.rest_consumer_basic_password"
@@ -74,7 +74,8 @@ def visible_secrets(config: RouterConfig, may_see: MaySee) -> RouterConfig:
             replication=dataclasses.replace(
                 rep, bridge_password_hash=shown(rep.bridge_password_hash, BRIDGE_PASSWORD, vpn.name)),
             client_usernames=tuple(
-                dataclasses.replace(u, password_hash=shown(u.password_hash, CLIENT_USERNAME_PASSWORD, vpn.name))
+                dataclasses.replace(u, password_hash=shown(u.password_hash, CLIENT_USERNAME_PASSWORD, vpn.name),
+                                    settings=secret_leaves("client-username", u.settings, vpn.name))
                 for u in vpn.client_usernames),
             rest_delivery_points=tuple(rest_point(rdp, vpn.name) for rdp in vpn.rest_delivery_points))
 

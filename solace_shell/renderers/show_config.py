@@ -108,10 +108,12 @@ def _leaf_entries(kind: str, settings: LeafValues, object_mode: str, ctx: tuple[
     return out
 
 
-def _always(kind: str) -> LeafValues:
-    """The settings of an object of ``kind`` with every leaf at its default."""
-    return tuple((name, cast(str | int | bool, leaf.default)) for name, leaf in leaves.of(kind).items()
-                 if leaf.cli and leaf.always)
+def _always(kind: str, *, builtin: bool = False) -> LeafValues:
+    """The settings of an object of ``kind`` with every leaf at its default (a builtin object's,
+    with ``builtin``)."""
+    return tuple((name, cast(str | int | bool, leaf.builtin_default if builtin and leaf.has_builtin_default
+                              else leaf.default))
+                 for name, leaf in leaves.of(kind).items() if leaf.cli and leaf.always)
 
 
 def _spool_settings(vpn: VpnConfig) -> LeafValues:
@@ -250,17 +252,13 @@ def _telemetry_profiles(vpn: VpnConfig) -> list[Section]:
 def _client_usernames(vpn: VpnConfig) -> list[Section]:
     out = []
     default = ClientUsernameInfo("default", vpn.name, True, "default", "default", "", True,
-                                 settings=_always("client-username"))
+                                 settings=_always("client-username", builtin=True))
     for u in vpn.client_usernames:
         if u.builtin and u == default:
             continue
         ctx = (_level("client-username", u.name, vpn.name, u.builtin),)
-        out.append((_title("Client Username", u.name, u.builtin), [
-            _Entry(ctx, f"client-profile {q(u.client_profile)}"),
-            _Entry(ctx, f"acl-profile {q(u.acl_profile)}"),
-            _Entry(ctx, f"encrypted-password {q(u.password_hash)}" if u.password_hash else "no password"),
-            *_leaf_entries("client-username", u.settings, "configure/client-username", ctx),
-            _Entry(ctx, _shutdown(u.enabled))]))
+        out.append((_title("Client Username", u.name, u.builtin),
+                    _leaf_entries("client-username", u.settings, "configure/client-username", ctx)))
     return out
 
 
