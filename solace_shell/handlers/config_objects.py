@@ -126,9 +126,6 @@ _setter("config_objects.rdp_shutdown", "rest-delivery-point", "enabled", _enable
 _setter("config_objects.rdp_client_profile", "rest-delivery-point", "client-profile", _negatable("client-profile"))
 _setter("config_objects.rest_consumer_auth_scheme", "rest-consumer", "auth-scheme",
         lambda args: chosen_keyword(args, *REST_AUTH_SCHEMES))
-_setter("config_objects.rest_consumer_basic_username", "rest-consumer", "http-basic-username",
-        _negatable("rest-username"))
-_setter("config_objects.rest_consumer_basic_password", "rest-consumer", "http-basic-password", _password)
 _setter("config_objects.rest_consumer_shutdown", "rest-consumer", "enabled", _enabled)
 
 

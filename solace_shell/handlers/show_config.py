@@ -29,7 +29,7 @@ MASKED_SECRET = MASK
 CLIENT_USERNAME_PASSWORD = "leaf.client-username.password"
 BRIDGE_PASSWORD = "config_replication.bridge_client_username"
 PRE_SHARED_KEY = "config_system.cs_bridge_psk"
-REST_BASIC_PASSWORD = "config_objects.rest_consumer_basic_password"
+REST_BASIC_PASSWORD = "leaf.rest-consumer.http-basic-password"
 
 MaySee = Callable[[str, str | None], bool]  # (setter handler, VPN or None) -> may see its hash
 

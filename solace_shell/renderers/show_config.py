@@ -284,10 +284,6 @@ def _rdp_children(ctx: tuple[str, ...], p: RestDeliveryPointInfo) -> list[_Entry
         cctx = ctx + (f"create rest-consumer {q(c.name)}",)
         auth = cctx + ("authentication",)
         out += [_Entry(auth, f"auth-scheme {c.auth_scheme}"),
-                _Entry(auth, f"http-basic username {q(c.http_basic_username)}" if c.http_basic_username
-                       else "no http-basic username"),
-                _Entry(auth, f"http-basic encrypted-password {q(c.http_basic_password_hash)}"
-                       if c.http_basic_password_hash else "no http-basic password"),
                 *_leaf_entries("rest-consumer", c.settings, _CONSUMER_MODE, cctx),
                 *(_Entry(cctx, f"status-codes rejected {code}") for code in c.rejected_status_codes),
                 _Entry(cctx, _shutdown(c.enabled))]
@@ -437,8 +433,7 @@ def _remove_vpn_settings(vpn: VpnConfig, top: tuple[str, ...], rest: tuple[str, 
         for c in p.consumers:
             rc = rdp + (f"rest-consumer {q(c.name)}",)
             auth = rc + ("authentication",)
-            out += [_Entry(rc, "shutdown"), _Entry(auth, 'auth-scheme "none"'), _Entry(auth, "no http-basic username"),
-                    _Entry(auth, "no http-basic password")]
+            out += [_Entry(rc, "shutdown"), _Entry(auth, 'auth-scheme "none"')]
             out += _leaf_entries("rest-consumer", c.settings, _CONSUMER_MODE, rc, reset=True)
             if c.rejected_status_codes:
                 out.append(_Entry(rc, "no status-codes rejected"))
