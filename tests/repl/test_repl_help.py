@@ -93,7 +93,7 @@ def test_question_mark_prints_help_and_keeps_the_line(lab: Lab, executed: list[t
 
 def test_question_mark_after_a_space_in_the_repl(lab: Lab) -> None:
     code, out = drive(lab, "enable\rconfigure ?\x04")
-    assert out.split("\n")[:12] == [
+    assert out.split("\n")[:13] == [
         "NY_Appliance1# configure ?",
         "  acl-profile      The ACL profile",
         "  client-profile   The client profile",
