@@ -119,9 +119,6 @@ def _password(args: Args) -> AttrValue:
 
 _setter("config_objects.telemetry_receiver_acl", "telemetry-profile", "receiver-acl-connect-default-action",
         lambda args: chosen_keyword(args, "allow", "disallow"))
-_setter("config_objects.telemetry_receiver_shutdown", "telemetry-profile", "receiver-enabled", _enabled)
-_setter("config_objects.trace_shutdown", "telemetry-profile", "trace-enabled", _enabled)
-_setter("config_objects.filter_shutdown", "telemetry-filter", "enabled", _enabled)
 _setter("config_objects.rdp_shutdown", "rest-delivery-point", "enabled", _enabled)
 _setter("config_objects.rdp_client_profile", "rest-delivery-point", "client-profile", _negatable("client-profile"))
 _setter("config_objects.rest_consumer_auth_scheme", "rest-consumer", "auth-scheme",

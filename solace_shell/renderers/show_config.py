@@ -233,18 +233,22 @@ def _acl_profiles(vpn: VpnConfig) -> list[Section]:
     return out
 
 
+_TELEMETRY_MODE = "configure/message-vpn/telemetry-profile"
+
+
 def _telemetry_profiles(vpn: VpnConfig) -> list[Section]:
     out: list[Section] = []
     for p in vpn.telemetry_profiles:
         ctx = (f"message-vpn {q(vpn.name)}", f"create telemetry-profile {q(p.name)}")
         entries = [_Entry(ctx, f"receiver acl connect default-action {p.receiver_acl_connect_default_action}"),
-                   _Entry(ctx, _switch(p.receiver_enabled, "no receiver shutdown", "receiver shutdown"))]
+                   *_leaf_entries("telemetry-profile", p.settings, _TELEMETRY_MODE, ctx, mode=_TELEMETRY_MODE)]
         trace = ctx + ("trace",)
         for f in p.filters:
             fctx = trace + (f"create filter {q(f.name)}",)
             entries += [_Entry(fctx, f"create subscription {q(topic)}") for topic in f.subscriptions]
-            entries.append(_Entry(fctx, _shutdown(f.enabled)))
-        entries.append(_Entry(trace, _shutdown(p.trace_enabled)))
+            entries += _leaf_entries("telemetry-filter", f.settings, _TELEMETRY_MODE + "/trace/filter", fctx)
+        entries += _leaf_entries("telemetry-profile", p.settings, _TELEMETRY_MODE, ctx,
+                                 mode=_TELEMETRY_MODE + "/trace")
         out.append((_title("Telemetry Profile", p.name, False), entries))
     return out
 

@@ -465,12 +465,13 @@ class ConfigService(Service):
             filters = []
             for f in self._rows(r, v, "telemetry-filter", row):
                 subs = tuple(s.name for s in self._rows(r, v, "telemetry-subscription", f))
-                filters.append(TelemetryFilterInfo(f.name, bool(self.attrs(f, "telemetry-filter")["enabled"]), subs))
+                filters.append(TelemetryFilterInfo(f.name, bool(self.attrs(f, "telemetry-filter")["enabled"]), subs,
+                                                   self.settings(f, "telemetry-filter")))
             out.append(TelemetryProfileInfo(
                 name=row.name, vpn=v.name, receiver_enabled=bool(a["receiver-enabled"]),
                 receiver_acl_connect_default_action=str(a["receiver-acl-connect-default-action"]),
                 trace_enabled=bool(a["trace-enabled"]), filters=tuple(filters),
-                queue=TELEMETRY_PREFIX + row.name))
+                queue=TELEMETRY_PREFIX + row.name, settings=self.settings(row, "telemetry-profile")))
         return out
 
     def telemetry_profiles(self, router: str, vpn_pattern: str = "*", pattern: str = "*") -> list[TelemetryProfileInfo]:

@@ -385,6 +385,7 @@ class TelemetryFilterInfo:
     name: str
     enabled: bool
     subscriptions: tuple[str, ...]  # creation order
+    settings: LeafValues = ()
 
 
 @statically_frozen
@@ -397,6 +398,7 @@ class TelemetryProfileInfo:
     trace_enabled: bool
     filters: tuple[TelemetryFilterInfo, ...]  # creation order
     queue: str  # the #telemetry-<name> queue it created
+    settings: LeafValues = ()
 
 
 @statically_frozen
