@@ -16,7 +16,10 @@ words turn it on (`no <words>` off), or off when `inverted` (`shutdown` clears `
 leaf's `<value>` is one keyword of its values; an int or str leaf's is a parameter of a type made
 from the leaf (or the shared parameter `param` names); a threshold's words are followed by its
 levels (`clear-percent <n> set-percent <n>` or `clear-value <n> set-value <n>`); `no <words
-before the value>` restores the default.
+before the value>` restores the default. A secret's words take the clear secret (a parameter
+masked in history, hashed before it is stored); a second command, the last word before the value
+prefixed with `encrypted-` (`aws encrypted-secret-access-key <encrypted-password>`), takes the
+salted hash current-config prints, so a saved configuration re-runs without the clear secret.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from .yaml_source import LocatedDict, YamlSyntaxError, load_located
 
 LEAVES_FILE = Path(__file__).with_name("data") / "leaves.yaml"
 VALUE = "<value>"
+ENCRYPTED_VALUE = "<encrypted-password>"  # the shared parameter of a secret's hash (params.yaml)
 LeafType = Literal["bool", "int", "enum", "str", "secret", "threshold"]
 LEAF_TYPES: tuple[str, ...] = ("bool", "int", "enum", "str", "secret", "threshold")
 # An event threshold: a pair of levels, as percentages of the limit or as values; stored as
@@ -102,6 +106,15 @@ class Leaf:
         """The words of the `no` form: those before the value (all of a bool's), or `no-cli`."""
         return self.no_cli or self.cli.split(VALUE)[0].strip()
 
+    @property
+    def encrypted_cli(self) -> str:
+        """A secret's words for its salted hash (module docstring); "" for other leaves."""
+        if self.type != "secret":
+            return ""
+        before, _, after = self.cli.partition(VALUE)
+        words = before.split()
+        return " ".join([*words[:-1], f"encrypted-{words[-1]}", ENCRYPTED_VALUE]) + after.rstrip()
+
     def syntax(self) -> str:
         """The command's syntax for the grammar: the value as a parameter or a choice of keywords."""
         if self.type == "bool":
@@ -122,6 +135,8 @@ class Leaf:
             form, clear, set_ = str(value).split()
             return f"{self.cli} clear-{form} {clear} set-{form} {set_}"
         shown = f'"{value}"' if self.type in ("str", "secret") and self.quoted else str(value)
+        if self.type == "secret":
+            return self.encrypted_cli.replace(ENCRYPTED_VALUE, shown)
         return self.cli.replace(VALUE, shown)
 
     def reset_line(self) -> str:

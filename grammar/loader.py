@@ -231,6 +231,14 @@ def _leaf_commands(path: Path, types: dict[str, ParamType], params: dict[str, Pa
         entry["words"] = words
         entry.line, entry.key_lines, entry.raw = leaf.line, {}, {}
         out.append(entry)
+        if leaf.encrypted_cli:  # a secret: the command that takes its hash (grammar/leaves.py)
+            hashed = LocatedDict(syntax=leaf.encrypted_cli, modes=[leaf.mode], access=leaf.access,
+                                 help=f"{leaf.help.split(' (')[0]} from the salted hash current-config prints",
+                                 handler=leaf.handler_id)
+            hashed["words"] = {word: f"{leaf.help}, from its salted hash" for word in leaf.encrypted_cli.split()
+                               if word.startswith("encrypted-") and word not in keywords}
+            hashed.line, hashed.key_lines, hashed.raw = leaf.line, {}, {}
+            out.append(hashed)
     return out
 
 

@@ -5,6 +5,14 @@ with every live alternative kept at once. That single mechanism gives unique-pre
 the three error kinds with the column of the problem, `?` candidates and Tab completion, and lines
 that cross levels: when a level-entering command completes, the automaton of the level it enters
 continues the same line (`replication state standby` from the message-vpn level).
+
+A `no` line crosses levels the way the broker writes it: `no` first, then the words that enter the
+levels below, then the `no` form's words at the deepest one (`no bridge ssl` at the replication
+level is `no ssl` at its bridge level; `no service rest incoming listen-port` at the message-vpn
+level), and so does the rest of a line that crossed to a level (`replication no bridge ssl`).
+After such a `no`, a level's automaton holds its entering commands that lead down to some `no`
+form ("through" commands: their level's automaton continues the line, still negated) and, below
+the level the `no` was read at, its `no` forms without their `no` word.
 """
 
 from __future__ import annotations
@@ -60,6 +68,7 @@ class Candidate:
 
 
 ParseOutcome = Parsed | ParseError
+_NO_BINDING: tuple[str, object] = ("no", True)
 PARSE_CACHE_SIZE = 4096   # (mode, line) outcomes kept per parser
 PREFIX_CACHE_SIZE = 4096  # (mode, leading keywords) -> threads, kept per parser
 
@@ -69,6 +78,8 @@ class _Graph:
     edges: list[list[tuple[Keyword | ParamRef, int]]] = field(default_factory=list)
     eps: list[list[int]] = field(default_factory=list)
     accept: dict[int, Command] = field(default_factory=dict)
+    through: dict[int, Command] = field(default_factory=dict)  # negated lines: entering commands crossed
+    negate: int = -1               # the state after a leading `no` that crosses levels (-1: none)
 
     def new(self) -> int:
         self.edges.append([])
@@ -83,6 +94,8 @@ class _Thread:
     bindings: tuple[tuple[str, object], ...]
     steps: tuple[Step, ...]
     words: tuple[Word, ...]
+    negated: bool = False          # after a `no` that crosses levels
+    below: bool = False            # negated, and a level below the one the `no` was read at
 
 
 class Parser:
@@ -91,6 +104,8 @@ class Parser:
     def __init__(self, grammar: Grammar) -> None:
         self.grammar = grammar
         self._graphs: dict[tuple[str, bool], _Graph] = {}
+        self._negated_graphs: dict[tuple[str, bool], _Graph] = {}
+        self._reaches_no: dict[str, bool] = {}
         self._parsed: dict[tuple[str, str], ParseOutcome | None] = {}
         self._starts: dict[str, list[_Thread]] = {}
         # the threads after a line's leading words, while every one of them was a keyword
@@ -110,8 +125,64 @@ class Parser:
                 graph.eps[0].append(begin)
                 end = self._compile(graph, command.element, begin)
                 graph.accept[end] = command
+            if self._through_commands(mode):
+                graph.negate = graph.new()
+                graph.edges[0].append((self._no_keyword(), graph.negate))
             self._graphs[(mode, crossed)] = graph
         return graph
+
+    def _no_keyword(self) -> Keyword:
+        """The grammar's own `no` keyword (its help as every `no` form shows it)."""
+        for command in self.grammar.commands:
+            first = command.element.items[0] if command.negated and command.element.items else None
+            if isinstance(first, Keyword) and first.word == "no" and not first.whole:
+                return first
+        return Keyword("no", "Negate a command or set its default")
+
+    def _through_commands(self, mode: str) -> list[Command]:
+        """The commands of `mode` a negated line may cross: those entering a level below it from
+        which some `no` form is reachable (never a `create`: a `no` line makes nothing)."""
+        return [command for command in self.grammar.by_mode.get(mode, [])
+                if command.enters and not command.negated and not command.local and not command.creates
+                and command.enters.startswith(mode + "/") and self._leads_to_no(command.enters)]
+
+    def _leads_to_no(self, mode: str) -> bool:
+        """Whether `mode` or a level below it that a line can enter holds a `no` form."""
+        known = self._reaches_no.get(mode)
+        if known is None:
+            self._reaches_no[mode] = False  # levels only go down, but a bad grammar must not loop
+            known = self._reaches_no[mode] = any(
+                command.negated and not command.local
+                or command.enters is not None and not command.negated and command.enters.startswith(mode + "/")
+                and self._leads_to_no(command.enters)
+                for command in self.grammar.by_mode.get(mode, []))
+        return known
+
+    def _negated_graph(self, mode: str, below: bool) -> _Graph:
+        """The automaton after a `no` that crosses levels, at `mode` (module docstring); `below`:
+        the `no` was read at a level above, so `mode`'s own `no` forms continue it (at the level
+        it was read at they are the plain automaton's)."""
+        graph = self._negated_graphs.get((mode, below))
+        if graph is None:
+            graph = _Graph()
+            graph.new()
+            for command in self._through_commands(mode):
+                begin = graph.new()
+                graph.eps[0].append(begin)
+                graph.through[self._compile(graph, command.element, begin)] = command
+            if below:
+                for command in self.grammar.by_mode.get(mode, []):
+                    if command.negated and not command.local:
+                        begin = graph.new()
+                        graph.eps[0].append(begin)
+                        graph.accept[self._compile(graph, Seq(command.element.items[1:]), begin)] = command
+            self._negated_graphs[(mode, below)] = graph
+        return graph
+
+    def _graph_of(self, th: _Thread) -> _Graph:
+        if th.negated:
+            return self._negated_graph(th.mode, th.below)
+        return self._graph(th.mode, bool(th.steps))
 
     def _compile(self, graph: _Graph, element: Element, start: int) -> int:
         if isinstance(element, (Keyword, ParamRef)):
@@ -137,23 +208,31 @@ class Parser:
     # -- simulation ---------------------------------------------------------------------------
     def _closure(self, threads: Iterable[_Thread]) -> list[_Thread]:
         out: list[_Thread] = []
-        seen: set[tuple[str, int, tuple[Any, ...], tuple[Any, ...]]] = set()
+        seen: set[tuple[str, int, tuple[Any, ...], tuple[Any, ...], bool, bool]] = set()
         stack = list(threads)
         while stack:
             th = stack.pop()
-            key = (th.mode, th.state, th.bindings, tuple(s.command.node for s in th.steps))
+            key = (th.mode, th.state, th.bindings, tuple(s.command.node for s in th.steps), th.negated, th.below)
             if key in seen:
                 continue
             seen.add(key)
             out.append(th)
-            graph = self._graph(th.mode, bool(th.steps))
+            graph = self._graph_of(th)
             for nxt in graph.eps[th.state]:
-                stack.append(_Thread(th.mode, nxt, th.bindings, th.steps, th.words))
+                stack.append(_Thread(th.mode, nxt, th.bindings, th.steps, th.words, th.negated, th.below))
+            if th.state == graph.negate:
+                stack.append(_Thread(th.mode, 0, th.bindings, th.steps, th.words, True))
             command = graph.accept.get(th.state)
             if command is not None and command.enters:
                 step = Step(command, dict(th.bindings), th.words)
                 stack.append(_Thread(command.enters, 0, (), th.steps + (step,), ()))
-        out.sort(key=lambda t: (len(t.steps), t.mode, t.state))
+            command = graph.through.get(th.state)
+            if command is not None and command.enters:
+                # the entering step takes its own words' values; the leading `no` goes on to the last
+                bindings = tuple(b for b in th.bindings if b != _NO_BINDING)
+                step = Step(command, dict(bindings), th.words)
+                stack.append(_Thread(command.enters, 0, (_NO_BINDING,), th.steps + (step,), (), True, True))
+        out.sort(key=lambda t: (len(t.steps), t.negated, t.below, t.mode, t.state))
         return out
 
     def _start(self, mode: str) -> list[_Thread]:
@@ -170,7 +249,7 @@ class Parser:
         param_moves: list[tuple[_Thread, Param, int]] = []
         text = word.text.lower()
         for th in threads:
-            for token, target in self._graph(th.mode, bool(th.steps)).edges[th.state]:
+            for token, target in self._graph_of(th).edges[th.state]:
                 if isinstance(token, Keyword):
                     if token.word.startswith(text) and (not (word.quoted or token.whole) or token.word == text):
                         keyword_moves.append((th, token, target))
@@ -189,7 +268,8 @@ class Parser:
             return ParseError("ambiguous", word.start, word.text, tuple(words)), False
         if words:
             return self._closure(
-                _Thread(th.mode, target, th.bindings + ((kw.word, True),), th.steps, th.words + (word,))
+                _Thread(th.mode, target, th.bindings + ((kw.word, True),), th.steps, th.words + (word,), th.negated,
+                        th.below)
                 for th, kw, target in keyword_moves
             ), True
         if not param_moves:
@@ -200,7 +280,7 @@ class Parser:
             reason = check_value(param.type, word.text)
             if reason is None:
                 accepted.append(_Thread(th.mode, target, th.bindings + ((param.name, word.text),), th.steps,
-                                        th.words + (word,)))
+                                        th.words + (word,), th.negated, th.below))
             elif first_reason is None:
                 first_reason = (param.name, reason)
         if accepted:
@@ -265,14 +345,14 @@ class Parser:
             return threads
         graph_accepts = [
             th for th in threads
-            if (cmd := self._graph(th.mode, bool(th.steps)).accept.get(th.state)) is not None
+            if (cmd := self._graph_of(th).accept.get(th.state)) is not None
             and not (cmd.transit and cmd.enters)
         ]
         if not graph_accepts:
             expected = tuple(c.text for c in self._next(threads) if c.text != "<cr>")
             return ParseError("incomplete", len(line.rstrip()), candidates=expected)
         best = graph_accepts[0]
-        command = self._graph(best.mode, bool(best.steps)).accept[best.state]
+        command = self._graph_of(best).accept[best.state]
         leaf = Step(command, dict(best.bindings), best.words)
         return Parsed(best.steps + (leaf,))
 
@@ -305,7 +385,7 @@ class Parser:
         params: dict[str, Param] = {}
         complete = False
         for th in threads:
-            graph = self._graph(th.mode, bool(th.steps))
+            graph = self._graph_of(th)
             cmd = graph.accept.get(th.state)
             if cmd is not None and not (cmd.transit and cmd.enters):
                 complete = True

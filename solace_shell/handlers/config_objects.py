@@ -117,24 +117,27 @@ def _password(args: Args) -> AttrValue:
     return str(args["password"])
 
 
-_setter("config_objects.client_username_password", "client-username", "password", _password)
-_setter("config_objects.client_username_client_profile", "client-username", "client-profile",
-        _negatable("client-profile"))
-_setter("config_objects.client_username_acl_profile", "client-username", "acl-profile", _negatable("acl-profile"))
-_setter("config_objects.client_username_shutdown", "client-username", "enabled", _enabled)
 _setter("config_objects.telemetry_receiver_acl", "telemetry-profile", "receiver-acl-connect-default-action",
         lambda args: chosen_keyword(args, "allow", "disallow"))
-_setter("config_objects.telemetry_receiver_shutdown", "telemetry-profile", "receiver-enabled", _enabled)
-_setter("config_objects.trace_shutdown", "telemetry-profile", "trace-enabled", _enabled)
-_setter("config_objects.filter_shutdown", "telemetry-filter", "enabled", _enabled)
 _setter("config_objects.rdp_shutdown", "rest-delivery-point", "enabled", _enabled)
 _setter("config_objects.rdp_client_profile", "rest-delivery-point", "client-profile", _negatable("client-profile"))
 _setter("config_objects.rest_consumer_auth_scheme", "rest-consumer", "auth-scheme",
         lambda args: chosen_keyword(args, *REST_AUTH_SCHEMES))
-_setter("config_objects.rest_consumer_basic_username", "rest-consumer", "http-basic-username",
-        _negatable("rest-username"))
-_setter("config_objects.rest_consumer_basic_password", "rest-consumer", "http-basic-password", _password)
 _setter("config_objects.rest_consumer_shutdown", "rest-consumer", "enabled", _enabled)
+
+
+@handler("config_objects.rest_consumer_rejected_status_codes")
+def rest_consumer_rejected_status_codes(ctx: HandlerContext, args: Args) -> None:
+    """Adds one code to the consumer's list of rejecting status codes; `no` empties the list."""
+    vpn, path = level_object(ctx, "rest-consumer")
+    codes: set[int] = set()
+    if not args.get("no"):
+        rdp, consumer = path
+        found = [c for p in ctx.engine.rest_delivery_points(ctx.router or "", vpn, rdp) if p.name == rdp
+                 for c in p.consumers if c.name == consumer]
+        codes = {*(found[0].rejected_status_codes if found else ()), int(str(args["http-status-code"]))}
+    ctx.engine.set_object_attr(ctx.router or "", vpn, "rest-consumer", path, "rejected-status-codes",
+                               " ".join(str(code) for code in sorted(codes)))
 
 
 @handler("config_objects.acl_default_action")

@@ -37,11 +37,6 @@ def shutdown(ctx: HandlerContext, args: Args) -> None:
     ctx.engine.set_replication_enabled(*ctx.router_and_vpn(), True, behaviour)
 
 
-@handler("config_replication.transaction_mode")
-def transaction_mode(ctx: HandlerContext, args: Args) -> None:
-    _option(ctx, "transaction-replication-mode", None if args.get("no") else chosen_keyword(args, "sync", "async"))
-
-
 @handler("config_replication.reject_sync_ineligible")
 def reject_sync_ineligible(ctx: HandlerContext, args: Args) -> None:
     _option(ctx, "reject-msg-when-sync-ineligible", None if args.get("no") else True)
@@ -78,23 +73,6 @@ def queue_max_spool(ctx: HandlerContext, args: Args) -> None:
     _option(ctx, "queue-max-spool-usage", None if args.get("no") else args["max-spool-mb"])
 
 
-@handler("config_replication.queue_reject_on_discard")
-def queue_reject_on_discard(ctx: HandlerContext, args: Args) -> None:
-    # the default is on, so the `no` form is an explicit False, not "restore the default"
-    _option(ctx, "queue-reject-msg-to-sender-on-discard", not args.get("no"))
-
-
-# ---------------------------------------------------------------- ack-propagation level
-@handler("config_replication.ack_interval")
-def ack_interval(ctx: HandlerContext, args: Args) -> None:
-    _option(ctx, "ack-propagation-interval", None if args.get("no") else args["ack-interval"])
-
-
-@handler("config_replication.ack_shutdown")
-def ack_shutdown(ctx: HandlerContext, args: Args) -> None:
-    _option(ctx, "ack-propagation-enabled", bool(args.get("no")))
-
-
 # ---------------------------------------------------------------- bridge level
 @handler("config_replication.bridge_auth_scheme")
 def bridge_auth_scheme(ctx: HandlerContext, args: Args) -> None:
@@ -116,31 +94,6 @@ def bridge_client_username(ctx: HandlerContext, args: Args) -> None:
 def bridge_no_client_username(ctx: HandlerContext, args: Args) -> None:
     _option(ctx, "bridge-client-username", None)
     _option(ctx, "bridge-password", None)
-
-
-@handler("config_replication.bridge_compressed")
-def bridge_compressed(ctx: HandlerContext, args: Args) -> None:
-    _option(ctx, "bridge-compressed-data", not args.get("no"))
-
-
-@handler("config_replication.bridge_window_size")
-def bridge_window_size(ctx: HandlerContext, args: Args) -> None:
-    _option(ctx, "bridge-window-size", None if args.get("no") else args["window-size"])
-
-
-@handler("config_replication.bridge_retry_delay")
-def bridge_retry_delay(ctx: HandlerContext, args: Args) -> None:
-    _option(ctx, "bridge-retry-delay", None if args.get("no") else args["retry-delay"])
-
-
-@handler("config_replication.bridge_ssl")
-def bridge_ssl(ctx: HandlerContext, args: Args) -> None:
-    _option(ctx, "bridge-ssl", not args.get("no"))
-
-
-@handler("config_replication.bridge_client_profile")
-def bridge_client_profile(ctx: HandlerContext, args: Args) -> None:
-    _option(ctx, "bridge-client-profile", str(args["client-profile"]))
 
 
 @handler("config_replication.bridge_no_client_profile")

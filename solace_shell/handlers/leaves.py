@@ -2,7 +2,8 @@
 
 One handler per such leaf, registered as ``leaf.<object>.<name>`` from the declaration: it reads
 the value from the line as the leaf's words put it (a bool from the words or their `no` form, an
-enum's chosen keyword, a parameter's value; the `no` form restores the default) and sets it on
+enum's chosen keyword, a parameter's value, a secret's salted hash from its `encrypted-` form; the
+`no` form restores the default) and sets it on
 the object whose level the session is at. Nothing prints on success; the engine checks the value
 against the same declaration.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 from typing import cast, get_args
 
 from grammar.leaves import Leaf, with_words
+from state_store.passwords import HashedSecret
 from state_store.solace.config_objects import AttrValue, ObjectKind
 
 from . import Args, HandlerContext, chosen_keyword, handler
@@ -29,6 +31,8 @@ def leaf_value(leaf: Leaf, args: Args) -> AttrValue:
         return None
     if leaf.type == "enum":
         return chosen_keyword(args, *leaf.values)
+    if leaf.type == "secret" and "encrypted-password" in args:
+        return HashedSecret(str(args["encrypted-password"]))
     if leaf.type == "threshold":
         form = "percent" if "clear-percent" in args else "value"
         return leaf.threshold(form, args[f"threshold-clear-{form}"], args[f"threshold-set-{form}"])

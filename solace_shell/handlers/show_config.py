@@ -15,10 +15,10 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from grammar import ACCESS_LEVELS, Access
+from grammar import ACCESS_LEVELS, Access, leaves
 from grammar.masking import MASK
 from state_store.lab_tables import SCHEMA_VERSION
-from state_store.solace.views import RestDeliveryPointInfo, RouterConfig, VpnConfig
+from state_store.solace.views import LeafValues, RestDeliveryPointInfo, RouterConfig, VpnConfig
 
 from ..access import allowed
 from . import Args, HandlerContext, handler
@@ -26,10 +26,10 @@ from .show_common import router_of
 
 MASKED_SECRET = MASK
 # the handlers of the commands that set each secret (their access decides who sees its hash)
-CLIENT_USERNAME_PASSWORD = "config_objects.client_username_password"
+CLIENT_USERNAME_PASSWORD = "leaf.client-username.password"
 BRIDGE_PASSWORD = "config_replication.bridge_client_username"
 PRE_SHARED_KEY = "config_system.cs_bridge_psk"
-REST_BASIC_PASSWORD = "config_objects.rest_consumer_basic_password"
+REST_BASIC_PASSWORD = "leaf.rest-consumer.http-basic-password"
 
 MaySee = Callable[[str, str | None], bool]  # (setter handler, VPN or None) -> may see its hash
 
@@ -74,14 +74,22 @@ def visible_secrets(config: RouterConfig, may_see: MaySee) -> RouterConfig:
             replication=dataclasses.replace(
                 rep, bridge_password_hash=shown(rep.bridge_password_hash, BRIDGE_PASSWORD, vpn.name)),
             client_usernames=tuple(
-                dataclasses.replace(u, password_hash=shown(u.password_hash, CLIENT_USERNAME_PASSWORD, vpn.name))
+                dataclasses.replace(u, password_hash=shown(u.password_hash, CLIENT_USERNAME_PASSWORD, vpn.name),
+                                    settings=secret_leaves("client-username", u.settings, vpn.name))
                 for u in vpn.client_usernames),
             rest_delivery_points=tuple(rest_point(rdp, vpn.name) for rdp in vpn.rest_delivery_points))
 
     def rest_point(rdp: RestDeliveryPointInfo, vpn: str) -> RestDeliveryPointInfo:
         return dataclasses.replace(rdp, consumers=tuple(
-            dataclasses.replace(c, http_basic_password_hash=shown(c.http_basic_password_hash, REST_BASIC_PASSWORD, vpn))
+            dataclasses.replace(c, http_basic_password_hash=shown(c.http_basic_password_hash, REST_BASIC_PASSWORD, vpn),
+                                settings=secret_leaves("rest-consumer", c.settings, vpn))
             for c in rdp.consumers))
+
+    def secret_leaves(kind: str, settings: LeafValues, vpn: str) -> LeafValues:
+        """A generic object's settings with each secret leaf's hash shown as its setter allows."""
+        table = leaves.of(kind)
+        return tuple((name, shown(str(value), table[name].handler_id, vpn) if table[name].type == "secret" else value)
+                     for name, value in settings)
 
     bridge = config.config_sync_bridge
     return dataclasses.replace(

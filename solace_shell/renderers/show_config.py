@@ -108,10 +108,12 @@ def _leaf_entries(kind: str, settings: LeafValues, object_mode: str, ctx: tuple[
     return out
 
 
-def _always(kind: str) -> LeafValues:
-    """The settings of an object of ``kind`` with every leaf at its default."""
-    return tuple((name, cast(str | int | bool, leaf.default)) for name, leaf in leaves.of(kind).items()
-                 if leaf.cli and leaf.always)
+def _always(kind: str, *, builtin: bool = False) -> LeafValues:
+    """The settings of an object of ``kind`` with every leaf at its default (a builtin object's,
+    with ``builtin``)."""
+    return tuple((name, cast(str | int | bool, leaf.builtin_default if builtin and leaf.has_builtin_default
+                              else leaf.default))
+                 for name, leaf in leaves.of(kind).items() if leaf.cli and leaf.always)
 
 
 def _spool_settings(vpn: VpnConfig) -> LeafValues:
@@ -231,18 +233,22 @@ def _acl_profiles(vpn: VpnConfig) -> list[Section]:
     return out
 
 
+_TELEMETRY_MODE = "configure/message-vpn/telemetry-profile"
+
+
 def _telemetry_profiles(vpn: VpnConfig) -> list[Section]:
     out: list[Section] = []
     for p in vpn.telemetry_profiles:
         ctx = (f"message-vpn {q(vpn.name)}", f"create telemetry-profile {q(p.name)}")
         entries = [_Entry(ctx, f"receiver acl connect default-action {p.receiver_acl_connect_default_action}"),
-                   _Entry(ctx, _switch(p.receiver_enabled, "no receiver shutdown", "receiver shutdown"))]
+                   *_leaf_entries("telemetry-profile", p.settings, _TELEMETRY_MODE, ctx, mode=_TELEMETRY_MODE)]
         trace = ctx + ("trace",)
         for f in p.filters:
             fctx = trace + (f"create filter {q(f.name)}",)
             entries += [_Entry(fctx, f"create subscription {q(topic)}") for topic in f.subscriptions]
-            entries.append(_Entry(fctx, _shutdown(f.enabled)))
-        entries.append(_Entry(trace, _shutdown(p.trace_enabled)))
+            entries += _leaf_entries("telemetry-filter", f.settings, _TELEMETRY_MODE + "/trace/filter", fctx)
+        entries += _leaf_entries("telemetry-profile", p.settings, _TELEMETRY_MODE, ctx,
+                                 mode=_TELEMETRY_MODE + "/trace")
         out.append((_title("Telemetry Profile", p.name, False), entries))
     return out
 
@@ -250,17 +256,13 @@ def _telemetry_profiles(vpn: VpnConfig) -> list[Section]:
 def _client_usernames(vpn: VpnConfig) -> list[Section]:
     out = []
     default = ClientUsernameInfo("default", vpn.name, True, "default", "default", "", True,
-                                 settings=_always("client-username"))
+                                 settings=_always("client-username", builtin=True))
     for u in vpn.client_usernames:
         if u.builtin and u == default:
             continue
         ctx = (_level("client-username", u.name, vpn.name, u.builtin),)
-        out.append((_title("Client Username", u.name, u.builtin), [
-            _Entry(ctx, f"client-profile {q(u.client_profile)}"),
-            _Entry(ctx, f"acl-profile {q(u.acl_profile)}"),
-            _Entry(ctx, f"encrypted-password {q(u.password_hash)}" if u.password_hash else "no password"),
-            *_leaf_entries("client-username", u.settings, "configure/client-username", ctx),
-            _Entry(ctx, _shutdown(u.enabled))]))
+        out.append((_title("Client Username", u.name, u.builtin),
+                    _leaf_entries("client-username", u.settings, "configure/client-username", ctx)))
     return out
 
 
@@ -286,11 +288,8 @@ def _rdp_children(ctx: tuple[str, ...], p: RestDeliveryPointInfo) -> list[_Entry
         cctx = ctx + (f"create rest-consumer {q(c.name)}",)
         auth = cctx + ("authentication",)
         out += [_Entry(auth, f"auth-scheme {c.auth_scheme}"),
-                _Entry(auth, f"http-basic username {q(c.http_basic_username)}" if c.http_basic_username
-                       else "no http-basic username"),
-                _Entry(auth, f"http-basic encrypted-password {q(c.http_basic_password_hash)}"
-                       if c.http_basic_password_hash else "no http-basic password"),
                 *_leaf_entries("rest-consumer", c.settings, _CONSUMER_MODE, cctx),
+                *(_Entry(cctx, f"status-codes rejected {code}") for code in c.rejected_status_codes),
                 _Entry(cctx, _shutdown(c.enabled))]
     for b in p.queue_bindings:
         bctx = ctx + (f"create queue-binding {q(b.queue)}",)
@@ -438,9 +437,10 @@ def _remove_vpn_settings(vpn: VpnConfig, top: tuple[str, ...], rest: tuple[str, 
         for c in p.consumers:
             rc = rdp + (f"rest-consumer {q(c.name)}",)
             auth = rc + ("authentication",)
-            out += [_Entry(rc, "shutdown"), _Entry(auth, 'auth-scheme "none"'), _Entry(auth, "no http-basic username"),
-                    _Entry(auth, "no http-basic password")]
+            out += [_Entry(rc, "shutdown"), _Entry(auth, 'auth-scheme "none"')]
             out += _leaf_entries("rest-consumer", c.settings, _CONSUMER_MODE, rc, reset=True)
+            if c.rejected_status_codes:
+                out.append(_Entry(rc, "no status-codes rejected"))
             out.append(_Entry(rdp, f"no rest-consumer {q(c.name)}"))
         out += [_Entry(rdp, f"no queue-binding {q(b.queue)}") for b in p.queue_bindings]
         out.append(_Entry(rest, f"no rest-delivery-point {q(p.name)}"))

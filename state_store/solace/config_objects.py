@@ -465,12 +465,13 @@ class ConfigService(Service):
             filters = []
             for f in self._rows(r, v, "telemetry-filter", row):
                 subs = tuple(s.name for s in self._rows(r, v, "telemetry-subscription", f))
-                filters.append(TelemetryFilterInfo(f.name, bool(self.attrs(f, "telemetry-filter")["enabled"]), subs))
+                filters.append(TelemetryFilterInfo(f.name, bool(self.attrs(f, "telemetry-filter")["enabled"]), subs,
+                                                   self.settings(f, "telemetry-filter")))
             out.append(TelemetryProfileInfo(
                 name=row.name, vpn=v.name, receiver_enabled=bool(a["receiver-enabled"]),
                 receiver_acl_connect_default_action=str(a["receiver-acl-connect-default-action"]),
                 trace_enabled=bool(a["trace-enabled"]), filters=tuple(filters),
-                queue=TELEMETRY_PREFIX + row.name))
+                queue=TELEMETRY_PREFIX + row.name, settings=self.settings(row, "telemetry-profile")))
         return out
 
     def telemetry_profiles(self, router: str, vpn_pattern: str = "*", pattern: str = "*") -> list[TelemetryProfileInfo]:
@@ -494,6 +495,7 @@ class ConfigService(Service):
                     max_post_wait_time=int(str(ca["max-post-wait-time"])), http_method=str(ca["http-method"]),
                     auth_scheme=str(ca["auth-scheme"]), http_basic_username=str(ca["http-basic-username"]),
                     http_basic_password_hash=str(ca["http-basic-password"]),
+                    rejected_status_codes=tuple(int(code) for code in str(ca["rejected-status-codes"]).split()),
                     last_shutdown_ms=_int_or_none(c.attrs.get(SHUTDOWN_AT)),
                     settings=self.settings(c, "rest-consumer")))
             bindings = []

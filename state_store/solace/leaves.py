@@ -18,28 +18,32 @@ from ..errors import EngineError
 from ..passwords import HashedSecret, hash_password, is_hashed
 from ..scenario_spec import OPT, Bool, Enum, Int, Spec, Str
 
-__all__ = ["Leaf", "coerce", "leaf", "of", "scenario_fields", "scenario_values"]
+__all__ = ["Leaf", "coerce", "leaf", "of", "scenario_check", "scenario_entry", "scenario_fields", "scenario_values"]
 # a scenario's text value without a declared length
 SCENARIO_TEXT = 1024
 
 
 def scenario_fields(obj: str) -> dict[str, tuple[Spec, bool]]:
     """The scenario schema's optional entries for the leaves of ``obj`` that name a scenario key."""
-    out: dict[str, tuple[Spec, bool]] = {}
-    for spec in of(obj).values():
-        if not spec.scenario:
-            continue
-        if spec.type == "bool":
-            check: Spec = Bool()
-        elif spec.type == "int":
-            assert spec.min is not None and spec.max is not None
-            check = Int(spec.min, spec.max)
-        elif spec.type == "enum":
-            check = Enum(spec.values)
-        else:
-            check = Str(spec.max_length or SCENARIO_TEXT, secret=spec.type == "secret")
-        out[spec.scenario] = (check, OPT)
-    return out
+    return {spec.scenario: (scenario_check(spec), OPT) for spec in of(obj).values() if spec.scenario}
+
+
+def scenario_check(spec: Leaf) -> Spec:
+    """The scenario schema's check of a value for ``spec``: its type and range, as the CLI's."""
+    if spec.type == "bool":
+        return Bool()
+    if spec.type == "int":
+        assert spec.min is not None and spec.max is not None
+        return Int(spec.min, spec.max)
+    if spec.type == "enum":
+        return Enum(spec.values)
+    return Str(spec.max_length or SCENARIO_TEXT, secret=spec.type == "secret")
+
+
+def scenario_entry(obj: str, name: str) -> tuple[Spec, bool]:
+    """An optional scenario entry checked as the leaf ``name`` of ``obj`` (a nested entry of the
+    scenario file, where the flat `scenario:` keys of scenario_fields do not fit)."""
+    return scenario_check(leaf(obj, name)), OPT
 
 
 def scenario_values(obj: str, entry: dict[str, Any]) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from ..kernel.plugin import SystemModel
 from ..passwords import hash_password, is_hashed
 from ..public_keys import PublicKeyError, check_public_key
 from ..scenario_spec import OPT, REQ, Bool, DictOf, Enum, Int, ListOf, Map, Spec, Str, line_of, spec_map
-from .leaves import scenario_fields
+from .leaves import scenario_entry, scenario_fields
 
 MAX_FILE_BYTES = 1_000_000
 LIMITS = Limits(max_chars=MAX_FILE_BYTES, max_depth=32, max_nodes=20_000, max_alias_nodes=1_000)
@@ -61,6 +61,12 @@ SECRET_HASH = Str(256, secret=True)
 # what was pasted may be the private key.
 KEY_LINE = Str(16_384, secret=True)
 MAX_KEYS_PER_USER = 32
+
+
+def _replication(name: str) -> tuple[Spec, bool]:
+    """A VPN's replication setting in a scenario, checked as its leaf."""
+    return scenario_entry("replication", name)
+
 
 SOLACE_SCHEMA = spec_map(
     scenario=(NAME, OPT),
@@ -102,18 +108,23 @@ SOLACE_SCHEMA = spec_map(
         routers=(ListOf(NAME, 64), OPT),
         replication_group_msg_id_seed=(MSG_ID, OPT),
         **scenario_fields("message-spool"),
+        # the settings' types and ranges are their leaves' (grammar/data/leaves.yaml), as the CLI's
         replication=(spec_map(
             enabled=(Bool(), OPT),
             roles=(DictOf(ROLE), OPT),
-            transaction_replication_mode=(MODE, OPT),
-            reject_msg_when_sync_ineligible=(Bool(), OPT),
-            queue=(spec_map(max_spool_usage=(MB, OPT), reject_msg_to_sender_on_discard=(Bool(), OPT)), OPT),
-            ack_propagation=(spec_map(enabled=(Bool(), OPT), interval=(Int(1, 1_000_000), OPT)), OPT),
+            transaction_replication_mode=_replication("transaction-replication-mode"),
+            reject_msg_when_sync_ineligible=_replication("reject-msg-when-sync-ineligible"),
+            queue=(spec_map(max_spool_usage=_replication("queue-max-spool-usage"),
+                            reject_msg_to_sender_on_discard=_replication("queue-reject-msg-to-sender-on-discard")),
+                   OPT),
+            ack_propagation=(spec_map(enabled=_replication("ack-propagation-enabled"),
+                                      interval=_replication("ack-propagation-interval")), OPT),
             bridge=(spec_map(
-                auth_scheme=(Enum(("basic", "client-certificate")), OPT),
-                client_username=(Str(189), OPT), password=(SECRET, OPT), password_hash=(SECRET_HASH, OPT),
-                compressed=(Bool(), OPT), ssl=(Bool(), OPT), retry_delay=(Int(1, 255), OPT),
-                window_size=(Int(1, 255), OPT), client_profile=(Str(32), OPT),
+                auth_scheme=_replication("bridge-auth-scheme"),
+                client_username=_replication("bridge-client-username"), password=(SECRET, OPT),
+                password_hash=(SECRET_HASH, OPT), compressed=_replication("bridge-compressed-data"),
+                ssl=_replication("bridge-ssl"), retry_delay=_replication("bridge-retry-delay"),
+                window_size=_replication("bridge-window-size"), client_profile=_replication("bridge-client-profile"),
             ), OPT),
             replicated_topics=(ListOf(spec_map(topic=(SUBSCRIPTION, REQ), mode=(MODE, OPT))), OPT),
         ), OPT),

@@ -385,6 +385,7 @@ class TelemetryFilterInfo:
     name: str
     enabled: bool
     subscriptions: tuple[str, ...]  # creation order
+    settings: LeafValues = ()
 
 
 @statically_frozen
@@ -397,6 +398,7 @@ class TelemetryProfileInfo:
     trace_enabled: bool
     filters: tuple[TelemetryFilterInfo, ...]  # creation order
     queue: str  # the #telemetry-<name> queue it created
+    settings: LeafValues = ()
 
 
 @statically_frozen
@@ -416,6 +418,7 @@ class RestConsumerInfo:
     auth_scheme: str = "none"
     http_basic_username: str = ""
     http_basic_password_hash: str = ""   # salted hash; "" = no password
+    rejected_status_codes: tuple[int, ...] = ()  # HTTP status codes that reject the message, ascending
     # lab clock (ms) of the consumer's last shutdown (its creation counts: it starts shut down);
     # state, not configuration, so a replayed configuration compares equal without it
     last_shutdown_ms: int | None = field(default=None, compare=False)

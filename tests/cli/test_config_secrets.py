@@ -88,3 +88,25 @@ def test_a_user_sees_the_hashes_of_the_secrets_it_may_set(configured: Lab, user:
             assert "$scrypt$" not in outcome.text or sees
     finally:
         session.user = admin
+
+
+REST_SECRETS = {"aws encrypted-secret-access-key": "aws-k3y", "oauth-client encrypted-client-secret": "cl13nt-s3c",
+                "oauth-jwt encrypted-secret-key": "jwt-k3y"}
+
+
+def test_a_rest_consumers_secrets_print_as_hashes_to_who_may_set_them() -> None:
+    lab = Lab.fresh()
+    for line in ["enable", "configure", f"message-vpn {VPN}", "rest", "create rest-delivery-point r",
+                 "create rest-consumer c", "authentication", "aws secret-access-key aws-k3y",
+                 "oauth-client client-secret cl13nt-s3c", "oauth-jwt secret-key jwt-k3y", "end"]:
+        outcome = lab.execute(NY, line)
+        assert outcome.ok, (line, outcome.text)
+    text = lab.execute(NY, f"show current-config message-vpn {VPN}").text
+    for words, clear in REST_SECRETS.items():
+        found = re.search(rf'{words} "([^"]*)"', text)
+        assert found and verify_password(clear, found.group(1)), words
+        assert clear not in text
+    session = lab.session(NY)
+    session.user = UserAccess("monitor", "read-only")
+    shown = session.execute(f"show current-config message-vpn {VPN}").text
+    assert all(f'{words} "{MASKED_SECRET}"' in shown for words in REST_SECRETS) and "$scrypt$" not in shown

@@ -39,6 +39,11 @@ def _vpn_level(*levels: str) -> Lines:
     return lambda vpn, name: [f"message-vpn {vpn}", *levels]
 
 
+def _telemetry_level(*levels: str) -> Lines:
+    return lambda vpn, name: [f"message-vpn {vpn}", f"create telemetry-profile {name}", f"telemetry-profile {name}",
+                              *levels]
+
+
 def _profile_queue(queue: str) -> Lines:
     return lambda vpn, name: [f"client-profile default message-vpn {vpn}", f"queue {queue}"]
 
@@ -54,7 +59,12 @@ LEAF_LEVELS: dict[str, Lines] = {
     "configure/message-vpn": _vpn_level(),
     **{f"configure/message-vpn/{level}": _vpn_level(*level.split("/"))
        for level in ("authentication/client-certificate", "authentication/oauth", "authorization", "ssl",
-                     "dynamic-message-routing", "mqtt/retain", "kafka", "rest")},
+                     "dynamic-message-routing", "mqtt/retain", "kafka", "rest", "replication",
+                     "replication/queue", "replication/bridge", "replication/ack-propagation")},
+    # (a `create` of an object that exists fails and the line after enters it instead)
+    **{f"configure/message-vpn/telemetry-profile{below}": _telemetry_level(*levels)
+       for below, levels in (("", ()), ("/trace", ("trace",)),
+                             ("/trace/filter", ("trace", "create filter f", "filter f")))},
     "configure/message-spool": lambda vpn, name: [f"message-spool message-vpn {vpn}"],
     "configure/jndi": lambda vpn, name: [f"jndi message-vpn {vpn}"],
     "configure/message-spool/queue": lambda vpn, name: [f"message-spool message-vpn {vpn}", f"create queue q{name}"],

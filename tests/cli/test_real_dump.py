@@ -90,16 +90,19 @@ message-vpn "default"
         authentication
           auth-scheme "none"
           no aws access-key-id
+          no aws secret-access-key
           no aws region
           no aws service
           no http-basic username
           no http-header name
           no http-header value
           no oauth-client client-id
+          no oauth-client client-secret
           no oauth-client scope
           no oauth-client token-endpoint
           no oauth-client proxy
           no oauth-client token-expiry-default
+          no oauth-jwt secret-key
           no oauth-jwt token-endpoint
           no oauth-jwt proxy
           no oauth-jwt token-expiry-default
@@ -114,6 +117,7 @@ message-vpn "default"
         no remote retry delay
         no remote ssl
         ssl cipher-suite "default"
+        no status-codes rejected
         exit
       no rest-consumer "test-rc"
       no queue-binding "test-rdp"
@@ -148,7 +152,9 @@ message-vpn "default"
   service rest incoming authorization-header-handling "drop"
   no service rest incoming max-connections
   service rest incoming plain-text shutdown
+  no service rest incoming listen-port
   service rest incoming ssl shutdown
+  no service rest incoming listen-port ssl
   service rest outgoing max-connections 6000
   service mqtt authentication client-certificate request-client-certificate "when-enabled-in-message-vpn"
   service mqtt max-connections 1000

@@ -13,6 +13,7 @@ import pytest
 
 from solace_shell.lab import Lab
 from solace_shell.script import run_script, script_lines
+from state_store.solace.views import RestConsumerInfo
 
 NY = "NY_Appliance1"
 
@@ -254,3 +255,31 @@ def test_the_codelab_scripts_run_through_dash_s(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout
     assert "ERROR" not in result.stdout and "Invalid command" not in result.stdout
     assert "Outgoing Connections (up):         3" in result.stdout
+
+
+def _consumer_config(lab: Lab) -> RestConsumerInfo:
+    with lab.store.transaction() as engine:
+        return engine.current_config(NY, "default").vpns[0].rest_delivery_points[0].consumers[0]
+
+
+def test_rejecting_status_codes_and_secrets_print_replay_and_reset() -> None:
+    """A list of status codes (codes added one at a time, `no status-codes rejected` empties it) and
+    the three secrets (printed as their salted hashes) re-run on a fresh lab to the same consumer,
+    and the dump's `no` lines reset them."""
+    lab = Lab.fresh()
+    _run(lab, "enable", "configure", "message-vpn default", "rest", "create rest-delivery-point r",
+         "create rest-consumer c", "status-codes rejected 503", "status-codes rejected 404",
+         "status-codes rejected 503", "authentication", "aws secret-access-key k1", "oauth-client client-secret k2",
+         "oauth-jwt secret-key k3", "end")
+    text = lab.execute(NY, "show current-config message-vpn default").text
+    assert "        status-codes rejected 404\n        status-codes rejected 503\n" in text
+    assert text.count("encrypted-") == 3
+    replayed = Lab.fresh()
+    assert run_script(replayed, NY, script_lines(text), io.StringIO()) == 0
+    assert _consumer_config(replayed) == _consumer_config(lab)
+    assert _consumer_config(lab).rejected_status_codes == (404, 503)
+    _run(lab, "configure", "message-vpn default", "rest", "rest-delivery-point r", "rest-consumer c",
+         "no status-codes rejected", "authentication", "no aws secret-access-key", "no oauth-client client-secret",
+         "no oauth-jwt secret-key", "end")
+    after = lab.execute(NY, "show current-config message-vpn default").text
+    assert "status-codes" not in after and "encrypted-" not in after

@@ -95,6 +95,38 @@ def test_a_line_can_cross_levels(parser: Parser) -> None:
     assert result.leaf.command.enters == "configure/message-vpn/replication/queue"
 
 
+def test_a_no_line_crosses_levels_as_the_broker_writes_it(parser: Parser) -> None:
+    """`no` first, then the words entering the levels below, then the `no` form's own words."""
+    result = parser.parse("configure/message-vpn", "no service rest incoming listen-port")
+    assert nodes(result) == ["service rest", "incoming", "no listen-port"]
+    assert "no" not in result.steps[0].args and result.leaf.args["no"] is True
+    result = parser.parse("configure/message-vpn", "no repl br ssl")
+    assert nodes(result) == ["replication", "bridge", "no ssl"] and result.leaf.command.negated
+    result = parser.parse("configure/message-vpn", "no replication ack-propagation interval messages")
+    assert nodes(result) == ["replication", "ack-propagation", "no interval messages"]
+    # the rest of a line that crossed to a level reads a `no` there as at that level
+    result = parser.parse("configure/message-vpn", "replication no ack-propagation shutdown")
+    assert nodes(result) == ["replication", "ack-propagation", "no shutdown"]
+    # the line never enters anything: it ends on a `no` form
+    assert parser.parse("configure/message-vpn", "no replication").kind == "incomplete"
+    # only levels below are crossed, never to make something, and only towards a `no` form
+    assert parser.parse("configure/message-vpn/replication", "no rest").kind == "invalid"
+    assert parser.parse("configure/message-vpn", "no create replication replicated-topic t").kind == "invalid"
+    assert parser.parse("configure/message-vpn/replication", "no replicated-topic t x").kind == "invalid"
+    # the level's own `no` forms are unchanged
+    assert nodes(parser.parse("configure/message-vpn/replication", "no shutdown")) == [
+        "no shutdown [force-use-existing-queue | force-recreate-queue]"]
+
+
+def test_a_no_line_offers_and_locates_like_any_line(parser: Parser) -> None:
+    offered = [c.text for c in parser.candidates("configure/message-vpn", "no replication ")]
+    assert {"bridge", "ack-propagation", "queue", "shutdown"} <= set(offered)
+    assert "state" not in offered and "<cr>" not in offered
+    assert [c.text for c in parser.candidates("configure/message-vpn", "no replication bridge s")] == ["ssl"]
+    error = parser.parse("configure/message-vpn", "no replication bridge sssl")
+    assert error == ParseError("invalid", 22, "sssl")
+
+
 def test_navigation_words_are_not_reachable_after_crossing(parser: Parser) -> None:
     assert parser.parse("configure/message-vpn", "replication exit").kind == "invalid"
 

@@ -70,3 +70,27 @@ def test_the_default_lab_has_its_trainer() -> None:
     users = load_scenario(DEFAULT_SCENARIO)["users"]
     assert [u["name"] for u in users if u.get("lab_admin")] == ["admin"]
     assert all("password" not in u and u["password_hash"].startswith("$scrypt$") for u in users)
+
+
+SMALL_SPOOL = Path(__file__).parents[2] / "transcripts" / "scenarios" / "small-spool.yaml"
+
+
+@pytest.mark.parametrize(("setting", "value", "refusal"), [
+    ("window_size: 255", "window_size: 65535", None),
+    ("window_size: 255", "window_size: 65536", "window_size: 65536 is out of range 1..65,535"),
+    ("interval: 20", "interval: 65536", "interval: 65536 is out of range 1..65,535"),
+    ("retry_delay: 3", "retry_delay: 0", "retry_delay: 0 is out of range 1..255"),
+    ("max_spool_usage: 60000\n        reject", "max_spool_usage: 2000001\n        reject",
+     "max_spool_usage: 2000001 is out of range 1..2,000,000"),
+])
+def test_a_scenario_checks_replication_settings_as_the_cli_does(tmp_path: Path, setting: str, value: str,
+                                                                 refusal: str | None) -> None:
+    """The scenario's replication ranges are the leaves' (the CLI's `bridge message-spool
+    window-size <1-65535>`, `interval messages <1-65535>`, ...)."""
+    text = SMALL_SPOOL.read_text(encoding="utf-8")
+    assert setting in text
+    problems = _problems(tmp_path / "s.yaml", text.replace(setting, value))
+    if refusal is None:
+        assert problems == []
+    else:
+        assert any(refusal in p for p in problems), problems

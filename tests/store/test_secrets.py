@@ -18,6 +18,7 @@ from tests.support.repl_driver import ListRecorder, drive
 BRIDGE = "configure/message-vpn/replication/bridge"
 TO_BRIDGE = "enable\rconfigure\rmessage-vpn Trading_VPN\rreplication\rbridge\r"
 SET = "authentication basic client-username replication password s3cret-pw"
+REST_AUTH = "configure/message-vpn/rest/rest-delivery-point/rest-consumer/authentication"
 
 
 @pytest.mark.parametrize(("mode", "line", "masked"), [
@@ -32,6 +33,9 @@ SET = "authentication basic client-username replication password s3cret-pw"
      "message-vpn Trading_VPN replication bridge authentication basic client-username replication password ********"),
     (BRIDGE, "authentication basic no client-username", "authentication basic no client-username"),
     ("exec", "show hostname", "show hostname"),
+    (REST_AUTH, "aws secret-access-key s3cret", "aws secret-access-key ********"),
+    (REST_AUTH, 'oauth-client client-secret "two words"', "oauth-client client-secret ********"),
+    (REST_AUTH, "oauth-jwt encrypted-secret-key h4sh", "oauth-jwt encrypted-secret-key ********"),
 ])
 def test_secret_words_are_masked(lab: Lab, mode: str, line: str, masked: str) -> None:
     assert mask_secrets(lab.parser, mode, line) == masked
@@ -39,7 +43,8 @@ def test_secret_words_are_masked(lab: Lab, mode: str, line: str, masked: str) ->
 
 def test_the_grammar_marks_the_password_secret(lab: Lab) -> None:
     secret = {p.name for p in lab.grammar.params.values() if p.secret}
-    assert secret == {"password", "encrypted-password", "psk", "psk-hash"}
+    assert secret == {"password", "encrypted-password", "psk", "psk-hash", "rest-consumer-aws-secret-access-key",
+                      "rest-consumer-oauth-client-secret", "rest-consumer-oauth-jwt-secret-key"}
 
 
 def test_history_recording_and_logs_never_hold_the_password(tmp_path: Path, caplog) -> None:
