@@ -8,8 +8,12 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import TypeVar
 
 import click
+
+T = TypeVar("T")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -34,39 +38,55 @@ def main() -> None:
 def run_cmd(inputs: tuple[str, ...], out: str, master: str, min_pass: float, gate_of: str, partitions: int | None,
             confs: tuple[str, ...], progress: bool) -> None:
     """Replay transcripts (files, directories, globs; any Hadoop path) and write results to --out."""
-    from .interrupt import Interrupted  # noqa: PLC0415
-    from .job import InputError, MissingDependency, RunOptions, run  # noqa: PLC0415
+    from .job import RunOptions, run  # noqa: PLC0415
     from .summary import render_text  # noqa: PLC0415
 
-    conf = {}
-    for item in confs:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="--conf")
-        conf[key] = value
+    conf = spark_conf(confs)
     opts = RunOptions(inputs=list(inputs), out=out, master=master, min_pass=min_pass,
                       gate_of=gate_of, partitions=partitions, progress=progress,
                       spark_conf=conf)
-    try:
-        result = run(opts)
-    except (InputError, MissingDependency) as exc:
-        click.echo(f"solace-conformance: {exc}", err=True)
-        sys.exit(2)
-    except Interrupted as exc:
-        click.echo(f"solace-conformance: {exc}: the job was cancelled; {out} is as it was", err=True)
-        sys.exit(exc.exit_status)
-    except KeyboardInterrupt:  # before the run could take the signal over (the session's start-up)
-        click.echo(f"solace-conformance: interrupted (SIGINT) before the job started; {out} is as it was", err=True)
-        sys.exit(130)
-    except Exception as exc:  # Spark's own failures (a lost executor, a full disk): one line, no traceback
-        click.echo(f"solace-conformance: the job failed: {failure_line(exc)}", err=True)
-        sys.exit(3)
+    result = run_or_exit(lambda: run(opts), out)
     click.echo(render_text(result.summary))
     click.echo(f"wrote {out}  ({result.run_info['commands_per_second']} commands/s, "
                f"{result.run_info['wall_seconds']} s)")
     if not result.ok:
         sys.exit(1)
 
+
+
+def spark_conf(confs: tuple[str, ...]) -> dict[str, str]:
+    """`--conf KEY=VALUE` options as Spark settings; anything else is click's usage error."""
+    conf = {}
+    for item in confs:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="--conf")
+        conf[key] = value
+    return conf
+
+
+def run_or_exit(job: Callable[[], T], out: str) -> T:
+    """Run a Spark job; a failure is one line on stderr and the exit status that says which kind:
+    2 unusable input, the signal's status when interrupted (the output left as it was), 130 for
+    SIGINT before the job could take signals over (the session's start-up), 3 Spark's own failure
+    (a lost executor, a full disk). Never a traceback."""
+    from .interrupt import Interrupted  # noqa: PLC0415
+    from .job import InputError, MissingDependency  # noqa: PLC0415
+
+    try:
+        return job()
+    except (InputError, MissingDependency) as exc:
+        click.echo(f"solace-conformance: {exc}", err=True)
+        sys.exit(2)
+    except Interrupted as exc:
+        click.echo(f"solace-conformance: {exc}: the job was cancelled; {out} is as it was", err=True)
+        sys.exit(exc.exit_status)
+    except KeyboardInterrupt:
+        click.echo(f"solace-conformance: interrupted (SIGINT) before the job started; {out} is as it was", err=True)
+        sys.exit(130)
+    except Exception as exc:
+        click.echo(f"solace-conformance: the job failed: {failure_line(exc)}", err=True)
+        sys.exit(3)
 
 def failure_line(exc: Exception) -> str:
     """One line for a failed run. A Java exception comes through Py4J as "An error occurred while
@@ -102,31 +122,11 @@ def grade_cmd(runbook: str, inputs: tuple[str, ...], out: str, master: str | Non
     rows in Parquet and a class report in --out."""
     from .grade import GradeOptions, run_grade  # noqa: PLC0415
     from .grade_report import render_grade_text  # noqa: PLC0415
-    from .interrupt import Interrupted  # noqa: PLC0415
-    from .job import InputError, MissingDependency  # noqa: PLC0415
 
-    conf = {}
-    for item in confs:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="--conf")
-        conf[key] = value
+    conf = spark_conf(confs)
     opts = GradeOptions(runbook=runbook, inputs=list(inputs), out=out, master=master, partitions=partitions,
                         progress=progress, spark_conf=conf)
-    try:
-        result = run_grade(opts)
-    except (InputError, MissingDependency) as exc:
-        click.echo(f"solace-conformance: {exc}", err=True)
-        sys.exit(2)
-    except Interrupted as exc:
-        click.echo(f"solace-conformance: {exc}: the job was cancelled; {out} is as it was", err=True)
-        sys.exit(exc.exit_status)
-    except KeyboardInterrupt:
-        click.echo(f"solace-conformance: interrupted (SIGINT) before the job started; {out} is as it was", err=True)
-        sys.exit(130)
-    except Exception as exc:  # Spark's own failures: one line, no traceback
-        click.echo(f"solace-conformance: the job failed: {failure_line(exc)}", err=True)
-        sys.exit(3)
+    result = run_or_exit(lambda: run_grade(opts), out)
     click.echo(render_grade_text(result.summary))
     click.echo(f"wrote {out}  ({result.run_info['transcripts_per_second']} transcripts/s, "
                f"{result.run_info['wall_seconds']} s)")

@@ -21,7 +21,6 @@ runbook, and `run.json` (timings).
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -37,17 +36,14 @@ from .job import (
     _collect,
     _is_local,
     _local_path,
-    _remote_items,
-    _size,
     _too_many_commands,
     _unusable,
+    balanced_inputs,
     display_safe,
     list_inputs,
-    partition_count,
     publish,
     run_job,
     sources,
-    split_names,
 )
 
 if TYPE_CHECKING:
@@ -190,37 +186,13 @@ def _grade_in_session(opts: GradeOptions, runbook: Runbook, spark: Any, group: J
     if not files and not hidden:
         raise InputError("the inputs hold no transcript files")
     stop.check()
-    bad = {u: (n, "unreadable: hidden file name (starts with '.' or '_')") for u, n in hidden.items()}
-    local = {path: name for path, name in files.items() if "://" not in path and not path.startswith("hdfs:")}
-    remote = {uri: name for uri, name in files.items() if uri not in local}
     tally = GradeTally(runbook.name, runbook.title, report_rows(runbook))
     opening: Future[OutputDir] | None = None
     with (RunProgress(enabled=opts.progress) as progress,
           ThreadPoolExecutor(1, thread_name_prefix="grade-setup") as setup):
         try:
             progress.set_label(f"grading {len(files)} transcripts")
-            items: list[Item] = [(display_safe(name), ("local", os.fsencode(path))) for path, name in local.items()]
-            weights = {name: _size(source[1]) for name, source in items}
-            remote_rdd = None
-            if remote:
-                remote_rdd, remote_weights = _remote_items(spark, remote, bad)
-                for name, size in remote_weights.items():
-                    weights[name] = weights.get(name, 0) + size
-            items += [(display_safe(n), ("bad", why)) for n, why in bad.values()]
-            for name, _ in items:
-                weights.setdefault(name, 0)
-            n_parts = opts.partitions or partition_count(len(weights), sc.defaultParallelism,
-                                                         opts.max_files_per_partition)
-            chunk_of = split_names(weights, n_parts)
-            if remote_rdd is None:
-                chunks: list[list[Item]] = [[] for _ in range(n_parts)]
-                for it in items:
-                    chunks[chunk_of[it[0]]].append(it)
-                inputs = sc.parallelize(chunks, n_parts).flatMap(lambda chunk: chunk)
-            else:
-                owner = sc.broadcast(chunk_of)
-                inputs = (sc.parallelize(items).union(remote_rdd).keyBy(lambda it: it[0])
-                          .partitionBy(n_parts, lambda name: owner.value[name]).values())
+            inputs, n_parts = balanced_inputs(spark, files, hidden, opts.partitions, opts.max_files_per_partition)
             parts = inputs.mapPartitionsWithIndex(grade_chunk(runbook))
             stop.check()
             opening = setup.submit(_open_output, spark, opts.out)

@@ -774,6 +774,40 @@ def _stop_session(spark: Any, abandoned: bool) -> None:
             raise  # else the run's own error (being raised) is the one to report, not the JVM's end
 
 
+
+def balanced_inputs(spark: Any, files: dict[str, str], hidden: dict[str, str], partitions: int | None,
+                    max_files_per_partition: int) -> tuple[Any, int]:
+    """The listed transcripts as one RDD of `Item`s in partitions of about equal size (bytes), and
+    the number of partitions (`partitions`, or one for every `max_files_per_partition` files and at
+    least the cluster's parallelism). Local files are read by the executors from their paths;
+    remote ones are listed through Spark (a job); a hidden file name becomes an item that reports
+    itself unreadable. With local files only there is one slice per partition, in name order, and
+    no shuffle. Shared by every job that replays a corpus (the conformance run, grading)."""
+    sc = spark.sparkContext
+    bad = {u: (n, "unreadable: hidden file name (starts with '.' or '_')") for u, n in hidden.items()}
+    local = {path: name for path, name in files.items() if "://" not in path and not path.startswith("hdfs:")}
+    remote = {uri: name for uri, name in files.items() if uri not in local}
+    items: list[Item] = [(display_safe(name), ("local", os.fsencode(path))) for path, name in local.items()]
+    weights = {name: _size(source[1]) for name, source in items}
+    remote_rdd = None
+    if remote:
+        remote_rdd, remote_weights = _remote_items(spark, remote, bad)
+        for name, size in remote_weights.items():
+            weights[name] = weights.get(name, 0) + size
+    items += [(display_safe(n), ("bad", why)) for n, why in bad.values()]
+    for name, _ in items:
+        weights.setdefault(name, 0)
+    n_parts = partitions or partition_count(len(weights), sc.defaultParallelism, max_files_per_partition)
+    chunk_of = split_names(weights, n_parts)
+    if remote_rdd is None:
+        chunks: list[list[Item]] = [[] for _ in range(n_parts)]
+        for it in items:
+            chunks[chunk_of[it[0]]].append(it)
+        return sc.parallelize(chunks, n_parts).flatMap(lambda chunk: chunk), n_parts
+    owner = sc.broadcast(chunk_of)
+    return (sc.parallelize(items).union(remote_rdd).keyBy(lambda it: it[0])
+            .partitionBy(n_parts, lambda name: owner.value[name]).values()), n_parts
+
 def _run_in_session(opts: RunOptions, spark: Any, group: JobGroup, stop: StopOnSignals,
                     started: float) -> RunResult:
     """The run itself, its jobs in `group`; `stop` is the run's `StopOnSignals`."""
@@ -788,37 +822,13 @@ def _run_in_session(opts: RunOptions, spark: Any, group: JobGroup, stop: StopOnS
     if not files and not hidden:
         raise InputError("the inputs hold no transcript files")
     stop.check()
-    bad = {u: (n, "unreadable: hidden file name (starts with '.' or '_')") for u, n in hidden.items()}
-    local = {path: name for path, name in files.items() if "://" not in path and not path.startswith("hdfs:")}
-    remote = {uri: name for uri, name in files.items() if uri not in local}
 
     opening: Future[OutputDir] | None = None
     with (RunProgress(enabled=opts.progress) as progress,
           ThreadPoolExecutor(1, thread_name_prefix="conformance-setup") as setup):
         try:
             progress.set_label(f"replaying {len(files)} transcripts")
-            items: list[Item] = [(display_safe(name), ("local", os.fsencode(path))) for path, name in local.items()]
-            weights = {name: _size(source[1]) for name, source in items}
-            remote_rdd = None
-            if remote:
-                remote_rdd, remote_weights = _remote_items(spark, remote, bad)
-                for name, size in remote_weights.items():
-                    weights[name] = weights.get(name, 0) + size
-            items += [(display_safe(n), ("bad", why)) for n, why in bad.values()]
-            for name, _ in items:
-                weights.setdefault(name, 0)
-            n_parts = opts.partitions or partition_count(len(weights), sc.defaultParallelism,
-                                                         opts.max_files_per_partition)
-            chunk_of = split_names(weights, n_parts)
-            if remote_rdd is None:  # one slice per chunk, in order: no shuffle
-                chunks: list[list[Item]] = [[] for _ in range(n_parts)]
-                for it in items:
-                    chunks[chunk_of[it[0]]].append(it)
-                inputs = sc.parallelize(chunks, n_parts).flatMap(lambda chunk: chunk)
-            else:
-                owner = sc.broadcast(chunk_of)
-                inputs = (sc.parallelize(items).union(remote_rdd).keyBy(lambda it: it[0])
-                          .partitionBy(n_parts, lambda name: owner.value[name]).values())
+            inputs, n_parts = balanced_inputs(spark, files, hidden, opts.partitions, opts.max_files_per_partition)
             parts = inputs.mapPartitionsWithIndex(replay_chunk)
             partials = []
             timing_ms = 0.0
