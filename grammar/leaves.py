@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, cast
 
+from .parse_cache import cached
 from .yaml_source import LocatedDict, YamlSyntaxError, load_located
 
 LEAVES_FILE = Path(__file__).with_name("data") / "leaves.yaml"
@@ -262,8 +263,14 @@ def read_leaves(path: Path = LEAVES_FILE) -> dict[str, dict[str, Leaf]]:
 
 @functools.cache
 def leaves() -> dict[str, dict[str, Leaf]]:
-    """The declared leaves (made once)."""
-    return read_leaves()
+    """The declared leaves (made once, and kept between processes by parse_cache)."""
+    return cached("leaves", [LEAVES_FILE], read_leaves)
+
+
+@functools.cache
+def levels() -> list[Level]:
+    """The declared levels (made once, and kept between processes by parse_cache)."""
+    return cached("levels", [LEAVES_FILE], read_levels)
 
 
 def of(obj: str) -> dict[str, Leaf]:

@@ -31,6 +31,7 @@ from .model import (
     Seq,
     Source,
 )
+from .parse_cache import cached
 from .syntax import SyntaxProblem, parse_syntax, render_syntax
 from .types import KINDS
 from .yaml_source import LocatedDict, YamlSyntaxError, load_located
@@ -74,6 +75,28 @@ def _merge(into: dict[str, Any], more: dict[str, Any], what: str, path: Path, pr
 
 def load_grammar_from(data_dir: Path, handlers: Collection[str] | None = None,
                       completion_sources: Collection[str] | None = None) -> Grammar:
+    """The grammar in `data_dir`, checked strictly; with `handlers` and `completion_sources`,
+    also that every handler id and every `complete:` source exists. The project's own data
+    directory is parsed once and kept (see parse_cache); the checks that depend on the shell run
+    on every load, and any problem is reported by a full parse, exactly as without the cache."""
+    if data_dir != DATA_DIR:
+        return _parse(data_dir, handlers, completion_sources)
+    inputs = sorted(DATA_DIR.rglob("*.yaml"))
+    try:
+        grammar = cached("grammar", inputs, lambda: _parse(DATA_DIR, None, None))
+    except GrammarError:
+        return _parse(data_dir, handlers, completion_sources)
+    if handlers is not None and any(cmd.handler not in handlers for cmd in grammar.commands):
+        return _parse(data_dir, handlers, completion_sources)
+    if completion_sources is not None and any(
+            param.complete is not None and param.complete not in completion_sources
+            for param in grammar.params.values()):
+        return _parse(data_dir, handlers, completion_sources)
+    return grammar
+
+
+def _parse(data_dir: Path, handlers: Collection[str] | None,
+           completion_sources: Collection[str] | None) -> Grammar:
     problems = _Problems()
     docs = {name: _read(data_dir / f"{name}.yaml", problems) for name in _PARTS}
     command_files = sorted((data_dir / "commands").glob("*.yaml"))

@@ -79,7 +79,7 @@ JNDI_MODE = "configure/jndi"
 QUEUE_MODE = "configure/message-spool/queue"
 
 
-_LEVEL_WORDS = {level.mode: level.words for level in leaves.read_levels()}
+_LEVEL_WORDS = {level.mode: level.words for level in leaves.levels()}
 
 
 def _leaf_context(mode: str, object_mode: str, ctx: tuple[str, ...]) -> tuple[str, ...]:
