@@ -24,6 +24,7 @@ salted hash current-config prints, so a saved configuration re-runs without the 
 
 from __future__ import annotations
 
+import enum
 import functools
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,7 +47,15 @@ THRESHOLD_SYNTAX = ("{clear-percent <threshold-clear-percent> set-percent <thres
                     "clear-value <threshold-clear-value> set-value <threshold-set-value>}")
 _KEYS = {"type", "default", "min", "max", "values", "max-length", "attr", "builtin-default", "scenario", "cli",
          "mode", "access", "help", "no-help", "inverted", "param", "quoted", "no-cli", "always"}
-_NO_BUILTIN_DEFAULT = object()
+
+
+class _Unset(enum.Enum):
+    """A marker that stays itself through pickling (parse_cache keeps leaves), unlike `object()`."""
+
+    TOKEN = "unset"
+
+
+_NO_BUILTIN_DEFAULT = _Unset.TOKEN
 
 
 class LeafError(Exception):
