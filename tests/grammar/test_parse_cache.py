@@ -164,3 +164,16 @@ print(len(parses))
     result = _run(package, code)
     assert result.stdout.split() == ["2"], result.stderr
     assert not (package / "__pycache__").exists() or not list((package / "__pycache__").glob("grammar.*"))
+
+
+def test_what_comes_back_from_the_cache_equals_a_fresh_parse(package: Path) -> None:
+    code = """
+import grammar.leaves as leaves_module
+import grammar.loader as loader
+same = (loader.load_grammar_from(loader.DATA_DIR) == loader._parse(loader.DATA_DIR, None, None),
+        leaves_module.leaves() == leaves_module.read_leaves(), leaves_module.levels() == leaves_module.read_levels())
+print(same)
+"""
+    _counts(package)
+    result = _run(package, code)
+    assert result.stdout.strip() == "(True, True, True)", result.stderr
