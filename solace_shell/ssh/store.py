@@ -3,8 +3,9 @@
 Why: every SSH session has its own `Lab` (its user, its routers' level stacks) over this one store,
 and commands run in worker threads so the event loop keeps serving the other sessions. The lock
 serializes every use of the store from any thread: commands (`Session.execute` opens one
-transaction each), `lab> reset`, and the reads of Tab completion and the toolbar clock. Each session
-sees the others' changes at its next command, and SQLite never sees two writers of this process.
+transaction each), `lab> reset`, the copy a session keeps of its start, and the reads of Tab
+completion and the toolbar clock. Each session sees the others' changes at its next command, and
+SQLite never sees two users of this process's connection at once.
 Nothing is written to a client while the lock is held: sessions take it only inside the store.
 """
 
@@ -35,3 +36,13 @@ class SerializedStore(LabStore):
     def reset(self, scenario: str | Path | None = None) -> None:
         with self.lock:
             super().reset(scenario)
+
+    def copy(self) -> LabStore:
+        """A session keeps a copy of the state it starts from (for `lab> grade`): catching up
+        reads the lab file over the same connection as the others' commands, so it waits its turn."""
+        with self.lock:
+            return super().copy()
+
+    def dump(self) -> str:
+        with self.lock:
+            return super().dump()
