@@ -42,7 +42,3 @@ class SerializedStore(LabStore):
         reads the lab file over the same connection as the others' commands, so it waits its turn."""
         with self.lock:
             return super().copy()
-
-    def dump(self) -> str:
-        with self.lock:
-            return super().dump()
