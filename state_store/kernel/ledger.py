@@ -15,13 +15,14 @@ messages. No method expands ids: the cost of each is the number of runs, not of 
 
 from __future__ import annotations
 
-import bisect
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import ranges as rg
 from .ranges import Range
+from .runs import Runs
 
 
 @dataclass(slots=True)
@@ -78,8 +79,7 @@ class ResendRun:
 
 @dataclass
 class Ledger:
-    runs: list[MessageRun] = field(default_factory=list)          # by first id
-    starts: list[int] = field(default_factory=list)
+    runs: Runs[MessageRun] = field(default_factory=Runs)          # by first id
     # node key -> queue -> ids held, as ranges in arrival order
     copies: dict[str, dict[str, list[Range]]] = field(default_factory=dict)
     deliveries: list[DeliveryRun] = field(default_factory=list)
@@ -90,41 +90,37 @@ class Ledger:
     def add(self, group: str, queue: str, client: str, origin: str, first_seq: int, count: int,
             persistent: bool, now_ms: int) -> MessageRun:
         run = MessageRun(self.next_id, count, group, queue, client, origin, first_seq, persistent, now_ms)
-        self.runs.append(run)
-        self.starts.append(run.first)
+        self.runs.add(run.first, run)
         self.next_id += count
         return run
 
     def run_of(self, msg_id: int) -> MessageRun:
-        i = bisect.bisect_right(self.starts, msg_id) - 1
-        if i < 0 or msg_id >= self.runs[i].end:
+        run = self.runs.find(msg_id)
+        if run is None:
             raise KeyError(msg_id)
-        return self.runs[i]
+        return run
 
     def key(self, msg_id: int) -> str:
         return self.run_of(msg_id).key(msg_id)
 
     def split(self, msg_id: int) -> None:
         """Cut the run holding ``msg_id`` so that a run starts there (nothing when one does)."""
-        i = bisect.bisect_right(self.starts, msg_id) - 1
-        if i < 0:
-            return
-        run = self.runs[i]
-        if run.first == msg_id or msg_id >= run.end:
+        run = self.runs.find(msg_id)
+        if run is None or run.first == msg_id:
             return
         head = msg_id - run.first
         tail = MessageRun(msg_id, run.count - head, run.group, run.queue, run.client, run.origin,
                           run.first_seq + head, run.persistent, run.published_ms, run.dropped)
         run.count = head
-        self.runs.insert(i + 1, tail)
-        self.starts.insert(i + 1, msg_id)
+        self.runs.add(msg_id, tail)
 
     def spans(self, ids: Iterable[Range]) -> Iterator[tuple[int, int, MessageRun]]:
         """(a, b, run) for each run holding ids of the ranges, clipped, in the ranges' order."""
+        starts, by_start = self.runs.starts, self.runs.by_start
         for lo, hi in ids:
-            i = max(bisect.bisect_right(self.starts, lo) - 1, 0)
-            while i < len(self.runs) and self.runs[i].first < hi:
-                run = self.runs[i]
+            i = max(bisect_right(starts, lo) - 1, 0)
+            while i < len(starts) and starts[i] < hi:
+                run = by_start[starts[i]]
                 a, b = max(lo, run.first), min(hi, run.end)
                 if a < b:
                     yield a, b, run
@@ -245,10 +241,9 @@ class Ledger:
         for row in data.get("runs", []):
             run = MessageRun(int(row[0]), int(row[1]), str(row[2]), str(row[3]), str(row[4]), str(row[5]),
                              int(row[6]), bool(row[7]), int(row[8]), str(row[9]))
-            if run.count < 1 or (led.runs and run.first < led.runs[-1].end):
+            if run.count < 1 or (led.runs and run.first < led.runs.by_start[led.runs.starts[-1]].end):
                 raise ValueError("ledger runs out of order")
-            led.runs.append(run)
-            led.starts.append(run.first)
+            led.runs.add(run.first, run)
         copies = data.get("copies", {})
         led.copies = {str(n): {str(q): [(int(r[0]), int(r[1])) for r in rs] for q, rs in qs.items()}
                       for n, qs in copies.items()}
@@ -269,8 +264,7 @@ class Ledger:
             origin, seq = (head + "-", int(tail)) if tail.isdigit() else (key, 0)
             run = MessageRun(int(row[0]), 1, str(row[1]), str(row[2]), str(row[4]), origin, seq, bool(row[5]),
                              int(row[6]), str(row[7]))
-            led.runs.append(run)
-            led.starts.append(run.first)
+            led.runs.add(run.first, run)
         for n, qs in data.get("copies", {}).items():
             for q, ids in qs.items():
                 held = led.held(str(n), str(q))

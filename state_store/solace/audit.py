@@ -33,10 +33,10 @@ from itertools import islice
 from operator import itemgetter
 from typing import cast
 
+from ..kernel.runs import MessageRuns
 from . import redundancy
 from .lookups import REPL_QUEUE
 from .records import Delivery, Message, ReplEntry, Router, Spooled
-from .runs import MessageRuns
 from .service import Service
 from .views import (
     Audit,

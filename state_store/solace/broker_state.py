@@ -10,7 +10,7 @@ Ids grow monotonically per kind (as SQLite rowids do while the highest row stays
 keep insertion order, so iterating an index is iterating by id.
 
 Messages, spooled copies, replication-stream entries ('msg' and 'ack') and deliveries are *runs*
-(``count`` consecutive messages sharing every field; ``state_store.solace.runs``): a run takes ``count``
+(``count`` consecutive messages sharing every field; ``state_store.kernel.runs``): a run takes ``count``
 consecutive ids (seqs), so the i-th message of a run has id ``id + i``. The ledger, each queue's
 copies and each stream are ``Runs`` in id order; ``split`` cuts a run where part of it is consumed,
 drained, locked, deleted or noted (``messages_in``, ``isolate``, ``head``), and the lookups by
@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from ..kernel import Kernel
+from ..kernel.ranges import subtract_sorted
+from ..kernel.runs import MessageRuns, Runs
 from .records import (
     Client,
     ConfigObject,
@@ -53,7 +55,6 @@ from .records import (
     User,
     Vpn,
 )
-from .runs import MessageRuns, Runs, subtract
 
 Record = (Site | Link | Router | HaGroup | Vpn | ReplicatedTopic | Queue | Subscription | Client | User
           | Message | Spooled | ReplEntry | Delivery | Rejection | Txn | TxnOp | ConfigObject | SettledMessages)
@@ -133,7 +134,7 @@ class BrokerState:
         self.clients: dict[int, Client] = {}
         self.users: dict[int, User] = {}
         # messages, spooled copies and message entries of the streams are runs (``count`` messages
-        # each, ``state_store.solace.runs``): filed by the first id (seq) of the run
+        # each, ``state_store.kernel.runs``): filed by the first id (seq) of the run
         self.ledger: Runs[Message] = Runs()
         self.messages: dict[int, Message] = self.ledger.by_start
         self.spooled: dict[int, Spooled] = {}
@@ -483,7 +484,7 @@ class BrokerState:
                 kept[did] = d
                 continue
             cut = True
-            for a, b in subtract([(lo, hi)], holes):  # the messages it also covers stay, ids kept
+            for a, b in subtract_sorted([(lo, hi)], holes):  # the messages it also covers stay, ids kept
                 kept[d.id + a - lo] = Delivery(a, d.client_name, d.router_name, d.queue_name, d.at_ms,
                                                d.id + a - lo, d.txn_key, b - a)
         if cut:

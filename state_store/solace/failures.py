@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import fields
 
 from ..errors import EngineError
+from ..kernel.ranges import normalize
 from .records import Link, Message, Vpn
-from .runs import merge
 from .service import Service
 
 SITE_REPLACED = "site replaced"
@@ -92,11 +92,11 @@ class FailuresService(Service):
             # the ledger first: a message spooled here, and (again) one still waiting on a
             # replication queue here, which is then never replicated
             spooled = [sp for q in queues if (runs := st.spooled_by_queue.get(q.id)) is not None for sp in runs]
-            for a, b in merge((sp.message_id, sp.message_id + sp.count) for sp in spooled):
+            for a, b in normalize((sp.message_id, sp.message_id + sp.count) for sp in spooled):
                 for m in st.messages_in(a, b):
                     _note_replaced(m)
             entries = [e for v in vpns if (stream := st.repl_by_vpn.get(v.id)) is not None for e in stream]
-            for a, b in merge((e.message_id, e.message_id + e.count) for e in entries
+            for a, b in normalize((e.message_id, e.message_id + e.count) for e in entries
                               if e.kind == "msg" and e.message_id is not None):
                 for m in st.messages_in(a, b):
                     m.replicated = 0

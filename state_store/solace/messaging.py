@@ -3,7 +3,7 @@
 Why runs: ``publish(client, topic, count=1_000_000)`` and the consumption or deletion of a million
 copies must cost what one message costs. A publish files one ledger run per stretch of messages that
 share every field, one run of copies per matching queue and one run on the replication stream
-(``state_store.solace.runs``); a consumption records one delivery run and one ack run per run of copies it
+(``state_store.kernel.runs``); a consumption records one delivery run and one ack run per run of copies it
 takes, cutting a run only where an operation stops inside it. Counters on the queues move by the
 totals, so shows read counters and never count records.
 
@@ -36,12 +36,12 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any, cast
 
 from ..errors import EngineError
+from ..kernel.ranges import normalize, subtract_sorted
 from . import leaves
 from .broker_state import bulk
 from .lookups import MB, REPL_QUEUE
 from .quotas import REPL_QUEUE_FULL, Room, plan_publish
 from .records import Delivery, Message, Queue, Rejection, ReplEntry, Router, Spooled, Subscription, TxnOp, Vpn
-from .runs import merge, subtract
 from .service import Service
 from .settle import fold_if_due
 from .topics import has_wildcard, name_matches, topic_matches
@@ -373,17 +373,17 @@ class MessagingService(Service):
         now = lk.now_ms()
         queues = st.queues
         # a commit's deliveries are recorded once per message and transaction (a retried commit)
-        acked_before = merge(st.delivered_by_txn.get(txn_key, ())) if txn_key else []
+        acked_before = normalize(st.delivered_by_txn.get(txn_key, ())) if txn_key else []
         rname = r.name
         deliveries: list[Delivery] = []
         for sp in copies:
             qname = queues[sp.queue_id].name
             span = [(sp.message_id, sp.message_id + sp.count)]
-            for a, b in subtract(span, acked_before) if acked_before else span:
+            for a, b in subtract_sorted(span, acked_before) if acked_before else span:
                 deliveries.append(Delivery(a, client_name, rname, qname, now, 0, txn_key, b - a))
         st.add_run(deliveries)
         if self._in_split_brain(v):
-            for a, b in merge((sp.message_id, sp.message_id + sp.count) for sp in copies):
+            for a, b in normalize((sp.message_id, sp.message_id + sp.count) for sp in copies):
                 for m in st.messages_in(a, b):
                     if m.note is None:
                         m.note = "split brain"
@@ -398,7 +398,7 @@ class MessagingService(Service):
                 qname = queues[sp.queue_id].name
                 first, last = sp.message_id, sp.message_id + sp.count
                 replicated = [(a, b) for a, b, m in st.ledger_spans(first, last) if m.replicated == 1]
-                for a, b in subtract(replicated, pruned) if pruned else replicated:
+                for a, b in subtract_sorted(replicated, pruned) if pruned else replicated:
                     acks.append(ReplEntry(vid, "ack", 0, a, sp.msg_id + a - first, None, 0, qname, None, now, b - a))
             st.add_run(acks)
             total = pending + sum(e.count for e in acks)
@@ -428,7 +428,7 @@ class MessagingService(Service):
         stream = st.repl_by_vpn.get(v.id)
         if not stream:
             return []
-        consumed = merge((sp.message_id, sp.message_id + sp.count) for sp in copies)
+        consumed = normalize((sp.message_id, sp.message_id + sp.count) for sp in copies)
         # the consumed messages with a 'msg' entry in v's stream, with the size of the first such entry
         covered: list[tuple[int, int]] = []
         sized: list[tuple[int, int, int]] = []
@@ -437,9 +437,9 @@ class MessagingService(Service):
                 if e.message_id is None:
                     continue
                 piece = [(max(a, e.message_id), min(b, e.message_id + e.count))]
-                for x, y in subtract(piece, covered) if covered else piece:
+                for x, y in subtract_sorted(piece, covered) if covered else piece:
                     sized.append((x, y, e.size))
-                covered = merge([*covered, *piece])
+                covered = normalize([*covered, *piece])
         if not sized:
             return []
         # ... minus those with a copy in v that is not consumed now
@@ -452,13 +452,13 @@ class MessagingService(Service):
                 for s2 in runs.overlapping(a, b):
                     if id(s2) not in selected:
                         blocked.append((max(a, s2.message_id), min(b, s2.message_id + s2.count)))
-        blocked = merge(blocked)
-        pruned = subtract(covered, blocked) if blocked else covered
+        blocked = normalize(blocked)
+        pruned = subtract_sorted(covered, blocked) if blocked else covered
         if not pruned:
             return []
         n = nbytes = 0
         for x, y, size in sized:
-            for a, b in subtract([(x, y)], blocked) if blocked else [(x, y)]:
+            for a, b in subtract_sorted([(x, y)], blocked) if blocked else [(x, y)]:
                 n += b - a
                 nbytes += (b - a) * size
         gone: list[ReplEntry] = []
@@ -635,11 +635,11 @@ class MessagingService(Service):
         for sq in self._synced_queues(v, name):
             runs = st.spooled_by_queue.get(sq.id)
             copies = list(runs) if runs is not None else []
-            for a, b in merge((sp.message_id, sp.message_id + sp.count) for sp in copies):
+            for a, b in normalize((sp.message_id, sp.message_id + sp.count) for sp in copies):
                 for m in st.messages_in(a, b):
                     m.note = "queue deleted"
             # a transaction that locked a copy no longer names its queue (the copy is gone)
-            locked = merge((sp.msg_id, sp.msg_id + sp.count) for sp in copies if sp.txn_id is not None)
+            locked = normalize((sp.msg_id, sp.msg_id + sp.count) for sp in copies if sp.txn_id is not None)
             if locked:
                 for op in st.txn_ops.values():
                     if op.op == "consume" and op.msg_id is not None and any(

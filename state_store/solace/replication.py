@@ -43,11 +43,11 @@ from contextlib import nullcontext
 from typing import Any, cast
 
 from ..errors import EngineError
+from ..kernel.ranges import normalize
 from . import leaves
 from .broker_state import bulk
 from .lookups import MB, REPL_BRIDGE, REPL_QUEUE
 from .records import Queue, ReplEntry, ReplicatedTopic, Router, Spooled, Txn, TxnOp, Vpn
-from .runs import merge
 from .service import Service
 from .topics import has_wildcard, name_matches, topic_matches
 from .views import (
@@ -597,7 +597,7 @@ class ReplicationService(Service):
             if runs is None:
                 continue
             tally = [0, 0]
-            for a, b in merge(named[qid]):
+            for a, b in normalize(named[qid]):
                 for sp in runs.overlapping(a, b):
                     piece = st.isolate(sp, a, b)
                     if piece is not None:

@@ -39,8 +39,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..kernel.ranges import normalize
 from .broker_state import BrokerState
-from .runs import merge
 
 FOLD_MIN = 512  # ledger + delivery runs the lab may hold beyond twice what the last sweep kept
 FOLD_AT = "ledger-fold-at"  # meta key: the size (ledger + delivery runs) at which the next sweep runs
@@ -160,7 +160,7 @@ def settled_ranges(st: BrokerState) -> list[tuple[int, int]]:
                 else:
                     out.append((a, b))
             a = b
-    return merge(out)
+    return normalize(out)
 
 
 def _clean_log(raw: str) -> bool:

@@ -69,9 +69,9 @@ from contextlib import nullcontext
 from typing import Any, cast
 
 from ..errors import EngineError, PartialRefusal
+from ..kernel.ranges import normalize
 from .broker_state import bulk
 from .records import Client, Queue, Router, Spooled, Txn, TxnOp, Vpn
-from .runs import merge
 from .service import Service
 from .topics import name_matches
 from .views import TransactionInfo, TxnMessage
@@ -225,7 +225,7 @@ class TransactionsService(Service):
             runs = self.st.spooled_by_queue.get(qid)
             if runs is None:
                 continue
-            for a, b in merge(ranges):
+            for a, b in normalize(ranges):
                 for sp in runs.overlapping(a, b):
                     if sp.txn_id is None or sp.txn_id == t.id:
                         piece = cast("Spooled | None", self.st.isolate(sp, a, b))

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from hypothesis import given
 from hypothesis import strategies as st
 
-from state_store.solace.runs import MessageRuns, merge, subtract
+from state_store.kernel.ranges import normalize as merge
+from state_store.kernel.ranges import subtract_sorted as subtract
+from state_store.kernel.runs import MessageRuns
 
 
 @dataclass(eq=False)

@@ -1,7 +1,7 @@
 """Runs of identical messages change no observable result.
 
 The engine stores a publish of N messages as runs (one ledger record, one copy per queue, one
-stream entry: ``state_store.solace.runs``) and splits them when part of a run is consumed, drained,
+stream entry: ``state_store.kernel.runs``) and splits them when part of a run is consumed, drained,
 locked, deleted or noted. Two references run the same random walk:
 - every run cut into runs of one message after each step: the same calls on a state holding no
   run longer than one must give exactly the same answers, refusals, audit, listings, counters;

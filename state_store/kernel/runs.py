@@ -1,10 +1,11 @@
 """Ordered collections of runs: records that each stand for ``count`` consecutive messages.
 
-Why: a publish of ten million identical messages is one ledger record, one spooled copy per queue
-and one replication-stream entry (``state_store.solace.records``: ``Message``, ``Spooled``, ``ReplEntry``
-carry a ``count``), so the engine's cost follows how many *different* things happened, not how
-many messages. A run's key (record id, or stream seq) reserves ``count`` consecutive keys, so key
-arithmetic keeps working: the i-th message of a run has key ``start + i``.
+Why: a publish of ten million identical messages is one record, in every system's model: one
+message run of the kernel's ledger (``kernel.ledger``), or one ledger record, one spooled copy per
+queue and one replication-stream entry of a system that keeps its own records of that shape; so
+the cost follows how many *different* things happened, not how many messages. A run's key
+(record id, or stream seq) reserves ``count`` consecutive keys, so key arithmetic keeps working:
+the i-th message of a run has key ``start + i``.
 
 ``Runs`` keeps the runs of one queue, one replication stream or the ledger in key order (a dict by
 start key plus the sorted starts: appending is the usual case, a split inserts in the middle),
@@ -291,37 +292,3 @@ class MessageRuns(Runs[M]):
             if first is not None and first < hi and first + r.count > lo and (part is None or self.part(r) == part):
                 out.append(r)
         return out
-
-
-def merge(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Half-open ranges sorted and merged where they touch or overlap."""
-    out: list[tuple[int, int]] = []
-    for a, b in sorted(ranges):
-        if b <= a:
-            continue
-        if out and a <= out[-1][1]:
-            if b > out[-1][1]:
-                out[-1] = (out[-1][0], b)
-        else:
-            out.append((a, b))
-    return out
-
-
-def subtract(ranges: list[tuple[int, int]], holes: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Merged ``ranges`` minus merged ``holes`` (both sorted, disjoint)."""
-    out: list[tuple[int, int]] = []
-    j = 0
-    for a, b in ranges:
-        while j < len(holes) and holes[j][1] <= a:
-            j += 1
-        k = j
-        pos = a
-        while k < len(holes) and holes[k][0] < b:
-            ha, hb = holes[k]
-            if ha > pos:
-                out.append((pos, ha))
-            pos = max(pos, hb)
-            k += 1
-        if pos < b:
-            out.append((pos, b))
-    return out
