@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from solace_shell.grading import GradeError, RunbookError, grade_transcript, load_runbook
-from solace_shell.grading.vocabulary import KERNEL_MEASURES
+from solace_shell.grading.vocabulary import AUDIT_MEASURES
 from solace_shell.lab import Lab
 from state_store.scenario_files import ROOT_DIR
 
@@ -145,8 +145,8 @@ def test_a_system_runbook_refuses_router_measures_and_a_bad_from(tmp_path: Path)
     assert problems[0].startswith("unknown state check 'state-' in step 'verify'")
     assert problems[1:] == [
         "`from:` of the outcome must be one of start, begin",
-        "unknown measure 'leftover-transactions' in the outcome (known: lost, duplicated, stranded, stored, "
-        "discarded, published, delivered)"]
+        "unknown measure 'leftover-transactions' in the outcome (known: published, delivered, duplicated, lost, "
+        "stored, discarded, stranded, not-replicated)"]
 
 
 # -- the command line and the live lab ------------------------------------------------------------
@@ -172,9 +172,9 @@ def test_lab_grade_grades_a_live_swiftmq_session() -> None:
     assert shown.splitlines()[0] == "this session: pass (score 1.00, runbook swiftmq-preferred-active-return)"
 
 
-def test_the_grading_document_names_the_kernel_measures() -> None:
+def test_the_grading_document_names_the_audit_measures() -> None:
     text = (ROOT / "docs" / "grading.md").read_text(encoding="utf-8")
-    for name in KERNEL_MEASURES:
+    for name in AUDIT_MEASURES:
         assert f"`{name}`" in text, name
 
 
