@@ -6,7 +6,7 @@ import pytest
 
 from solace_shell.renderers.flags import vpn_replication_flags
 from state_store.errors import EngineError
-from state_store.kernel.audit import DUPLICATE_DELIVERED, LOST, NOT_REPLICATED, STRANDED
+from state_store.kernel.audit import DUPLICATE_DELIVERED, LOST, NOT_REPLICATED, OUTCOMES, STRANDED, AuditTotals
 from state_store.lab_store import LabStore
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
@@ -72,6 +72,20 @@ def test_classic_mistake_activate_before_drain(lab):
     assert (t.published, t.delivered, t.stored, t.stranded, t.lost) == (5, 0, 5, 5, 5)
     assert {p.outcome for p in a.problems} == {STRANDED}
     assert a.problems[0].where == ((NY, RQ), (NY, "orders"))
+
+
+def test_the_audit_speaks_the_kernels_vocabulary(lab):
+    """The Message VPN's audit is in the terms of every system's: the kernel's outcome codes and
+    totals (the lab console prints its own words for them)."""
+    with lab.transaction() as e:
+        e.publish("trader", T, count=5)
+        e.set_replication_role(NY, VPN, "standby")
+        e.set_replication_role(NJ, VPN, "active")
+        a = e.audit()
+    assert isinstance(a.totals, AuditTotals)
+    assert (a.totals.stored, a.totals.stranded, a.totals.discarded, a.totals.not_replicated) == (5, 5, 0, 0)
+    assert {(p.outcome, p.reason) for p in a.problems} == {(STRANDED, "")}
+    assert all(p.outcome in OUTCOMES for p in a.problems)
 
 
 def test_uncontrolled_short_term_outage(lab):
