@@ -16,7 +16,7 @@ from .facts import LabFacts
 from .patterns import TypedLine, matches
 from .results import OUTCOME_ID, Status, StepResult, TranscriptGrade
 from .runbook import Check, ForbiddenAction, Runbook, RunbookStep
-from .vocabulary import AT_BEGIN, AUDIT_MEASURES, LEFTOVER, ROLE_SOURCES, check_holds
+from .vocabulary import AT_BEGIN, LEFTOVER, ROLE_SOURCES, check_holds
 
 PENDING = "pending"
 
@@ -276,8 +276,3 @@ class Grader:
         number, text = self._where(index)
         return StepResult(forbidden.id, forbidden.title, "forbidden-action", number, text, reason,
                           forbidden.rationale, self._consequence(forbidden.measures, measured, expected))
-
-
-def audit_measures(totals: object) -> dict[str, int]:
-    """The outcome measures of an audit's totals (`state_store.solace.views.AuditTotals`)."""
-    return {m: int(getattr(totals, m.replace("-", "_"))) for m in AUDIT_MEASURES}

@@ -20,10 +20,10 @@ from ..personalities.base import Personality
 from ..results import Outcome
 from ..session import COMMENT, Session
 from .facts import LabFacts, read_facts
-from .grader import Grader, audit_measures
+from .grader import Grader
 from .patterns import TypedLine, effective_vpn
 from .results import TranscriptGrade
-from .vocabulary import KERNEL_MEASURES, ROUTER_SYSTEM
+from .vocabulary import ROUTER_SYSTEM, audit_measures
 
 if TYPE_CHECKING:
     from state_store.solace.engine import Engine
@@ -60,12 +60,8 @@ class GradedLab:
         the HA kernel's for a system on the kernel."""
         runbook = self.grader.runbook
         if runbook.system == ROUTER_SYSTEM:
-            return lambda engine: audit_measures(engine.audit(vpn=runbook.vpn, limit=0).totals)
-
-        def kernel(engine: Engine) -> dict[str, int]:
-            totals = engine.kernel().audit()[0]
-            return {m: int(getattr(totals, m)) for m in KERNEL_MEASURES}
-        return kernel
+            return lambda engine: audit_measures(engine.audit(vpn=runbook.vpn, limit=0).totals, runbook.system)
+        return lambda engine: audit_measures(engine.kernel().audit()[0], runbook.system)
 
     # -- LabLike -------------------------------------------------------------------------------
     def targets(self) -> list[str]:

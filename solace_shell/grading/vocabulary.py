@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Literal
+
+from state_store.kernel.audit import AuditTotals
+from state_store.solace.views import SolaceAuditTotals
 
 from .facts import GroupFacts, LabFacts, NodeFacts, RouterFacts, VpnFacts
 
@@ -122,20 +125,32 @@ ROLE_SOURCES: dict[str, RoleSource] = {s.name: s for s in (
 )}
 AT_BEGIN = "-at-begin"      # a role source read when the procedure begins, not when the session starts
 
-# Audit totals a runbook's expected outcome may name (state_store.solace.views.AuditTotals fields), and
-# `leftover-transactions`: PREPARED or heuristically completed transactions of the VPN on any router.
-AUDIT_MEASURES = ("lost", "duplicated", "stranded", "spooled", "not-replicated", "in-transaction", "rejected")
+# Outcome measures, one vocabulary for every system: the audit totals every system reports
+# (state_store.kernel.audit.AuditTotals fields, `_` written `-`).
+AUDIT_MEASURES = tuple(f.name.replace("_", "-") for f in fields(AuditTotals))
+# What only a router runbook measures: the counts only the Message VPN's audit has (the fields
+# SolaceAuditTotals adds) and `leftover-transactions`: PREPARED or heuristically completed
+# transactions of the VPN on any router.
 LEFTOVER = "leftover-transactions"
-MEASURES = (*AUDIT_MEASURES, LEFTOVER)
-# The HA kernel's audit totals (state_store.kernel.audit.AuditTotals fields): what a runbook of a
-# system on the kernel measures.
-KERNEL_MEASURES = ("lost", "duplicated", "stranded", "stored", "discarded", "published", "delivered")
+ROUTER_MEASURES = (*(f.name.replace("_", "-") for f in fields(SolaceAuditTotals)
+                     if f.name.replace("_", "-") not in AUDIT_MEASURES), LEFTOVER)
+# The Solace lab's words for measures (its audit prints `spooled` for what is stored on a queue)
+ROUTER_ALIASES = {"spooled": "stored"}
 ROUTER_SYSTEM = "solace"    # the system whose runbooks grade router sessions and the Message VPN's audit
+MEASURES = (*AUDIT_MEASURES, *ROUTER_MEASURES, *ROUTER_ALIASES)  # every measure a runbook may name
 
 
 def measures_of(system: str) -> tuple[str, ...]:
     """The measures a runbook of `system` may name."""
-    return MEASURES if system == ROUTER_SYSTEM else KERNEL_MEASURES
+    return MEASURES if system == ROUTER_SYSTEM else AUDIT_MEASURES
+
+
+def audit_measures(totals: AuditTotals, system: str) -> dict[str, int]:
+    """The measures of `system` an audit's totals give (all but `leftover-transactions`, which the
+    facts give), each under the name a runbook uses."""
+    aliases = ROUTER_ALIASES if system == ROUTER_SYSTEM else {}
+    return {m: int(getattr(totals, aliases.get(m, m).replace("-", "_"))) for m in measures_of(system)
+            if m != LEFTOVER}
 
 
 def check_holds(name: str, facts: LabFacts, subject: str, vpn: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from itertools import groupby
 from typing import Any
 
+from state_store.kernel.audit import DUPLICATE_DELIVERED, LOST, NOT_REPLICATED, STRANDED
 from state_store.solace.views import AuditEntry, SplitBrain, XaIssue, XaResolution
 
 from ..durations import clock_text, step_text
@@ -154,23 +155,28 @@ def xa_issue_line(i: XaIssue, with_vpn: bool) -> str:
 
 
 # ---------------------------------------------------------------- audit
+# The lab's words for the kernel's outcome and reason codes (state_store.kernel.audit)
+OUTCOME_WORDS = {DUPLICATE_DELIVERED: "duplicated", LOST: "lost", STRANDED: "stranded"}
+REASON_WORDS = {NOT_REPLICATED: "not replicated"}
+
+
 def _problem_key(e: AuditEntry) -> tuple[Any, ...]:
-    return (e.vpn, e.outcome, e.deliveries, e.clients, e.routers, e.where, e.notes)
+    return (e.vpn, e.outcome, e.deliveries, e.clients, e.routers, e.where, e.notes, e.reason)
 
 
 def _problem_line(entries: list[AuditEntry], with_vpn: bool) -> str:
     first, last = entries[0], entries[-1].rgmid + entries[-1].count - 1
     ids = str(first.rgmid) if first.rgmid == last else f"{first.rgmid}-{last}"
     head = f"{first.vpn} " if with_vpn else ""
-    head += f"rgmid {ids} {first.outcome}"
+    head += f"rgmid {ids} {OUTCOME_WORDS[first.outcome]}"
     notes = [n for n in first.notes if n]
-    if first.outcome == "duplicated":
+    if first.outcome == DUPLICATE_DELIVERED:
         sb = " (split brain)" if "split brain" in notes else ""
         return f"{head} {first.deliveries}x to {names(first.clients)} via {names(first.routers)}{sb}"
-    notes = [n for n in notes if n != "split brain"]
-    if first.outcome == "lost":
+    reasons = [REASON_WORDS.get(first.reason, first.reason)] if first.reason else []
+    notes = [*reasons, *(n for n in notes if n != "split brain")]
+    if first.outcome == LOST:
         return f"{head}: {', '.join(notes) or 'no copy left'}"
-    notes = [n for n in notes if n != "only on a router where the VPN is not serving"]
     holders = sorted({router for router, _ in first.where})
     notes.append(f"may reappear out of order or as duplicates if {names(holders)} becomes active again")
     return f"{head} on {names([f'{router}/{queue}' for router, queue in first.where])} ({', '.join(notes)})"
@@ -194,7 +200,7 @@ def audit(v: AuditView) -> str:
     a, t = v.audit, v.audit.totals
     out = [
         f"published {t.published} delivered {t.delivered} duplicated {t.duplicated} lost {t.lost} "
-        f"spooled {t.spooled}",
+        f"spooled {t.stored}",
         f"rejected {t.rejected} not-replicated {t.not_replicated} stranded {t.stranded} "
         f"in-transaction {t.in_transaction}",
     ]

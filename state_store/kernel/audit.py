@@ -62,13 +62,18 @@ class Finding:
 
 @dataclass(frozen=True)
 class AuditTotals:
+    """The message counts every system's audit reports, in the outcomes' terms (a system's own
+    counts extend this class, as the Message VPN's ``state_store.solace.views.SolaceAuditTotals``).
+    A system that cannot have an outcome leaves its count 0."""
+
     published: int
-    delivered: int
-    duplicated: int
-    lost: int
+    delivered: int             # delivered at least once
+    duplicated: int            # of delivered: more than once (duplicate-delivered)
+    lost: int                  # never delivered, no copy left
     stored: int                # not delivered, a copy held somewhere
-    discarded: int
+    discarded: int             # copies dropped by duplicate detection (duplicate-discarded)
     stranded: int = 0          # of stored: held only by nodes that do not serve
+    not_replicated: int = 0    # accepted while no replica took it
 
 
 def _spans(ledger: Ledger, ids: list[tuple[int, int]]) -> tuple[Span, ...]:

@@ -2,16 +2,19 @@
 
 Why: the point of practising a failover runbook is to see its consequences; the audit turns the
 ledgers (messages, their deliveries, spooled copies, replication-stream entries, rejections) into
-outcomes per replication-group message ID: delivered once, duplicated (which clients, which
-routers), lost (never delivered and no copy left anywhere; with the reason when known), still
-spooled (and *stranded* when no copy is on a router where the VPN is serving, e.g. left behind on
-the old active site by activating the mate before the replication queue drained), rejected
-publishes. One pass over the messages with the state's per-message indexes (deliveries, copies)
-and one pass over the replication streams: a million messages audit in seconds. Messages whose
-fate is settled for good (delivered once, nothing left: ``state_store.solace.settle``) are folded out of
-the ledger into per-VPN totals, which count here and can never be a listed problem.
+outcomes per replication-group message ID, in the vocabulary every system's audit speaks
+(``state_store.kernel.audit``: its outcome and reason codes, its ``AuditTotals``): delivered,
+duplicate-delivered (which clients, which routers), lost (see the rules below; with the ledger's
+notes and the reason code not-replicated), stored on a queue (and *stranded* when no copy is on a
+router where the VPN is serving, e.g. left behind on the old active site by activating the mate
+before the replication queue drained), not replicated, and rejected publishes; the lab console
+prints them in the Solace lab's words. One pass over the messages with the state's per-message
+indexes (deliveries, copies) and one pass over the replication streams: a million messages audit
+in seconds. Messages whose fate is settled for good (delivered once, nothing left:
+``state_store.solace.settle``) are folded out of the ledger into per-VPN totals, which count here
+and can never be a listed problem.
 
-Rules (issue 13, seeds 000 and 004):
+Rules (seeds 000 and 004):
 - *lost* is "not available to the serving site": never delivered and no copy on a queue (or on
   the replication queue) of a router where the VPN serves. It includes the *stranded* messages,
   whose only copies are where the VPN does not serve (the old active site after activating the
@@ -33,6 +36,7 @@ from itertools import islice
 from operator import itemgetter
 from typing import cast
 
+from ..kernel.audit import DUPLICATE_DELIVERED, LOST, NOT_REPLICATED, STRANDED
 from ..kernel.runs import MessageRuns
 from . import redundancy
 from .lookups import REPL_QUEUE
@@ -41,11 +45,11 @@ from .service import Service
 from .views import (
     Audit,
     AuditEntry,
-    AuditTotals,
     LabStatus,
     MemberStatus,
     RouterInfo,
     SiteInfo,
+    SolaceAuditTotals,
     SplitBrain,
     SpoolWhere,
     VpnStatus,
@@ -110,29 +114,26 @@ def _spread(runs: Iterable[_Run], lo: int, hi: int) -> Iterator[tuple[int, _Run]
             yield mid, r
 
 
-# an AuditEntry's fields but the VPN, rgmid and topic: outcome, deliveries, clients, routers, where, notes
-_EntryFields = tuple[str, int, tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...], tuple[str, ...]]
+# an AuditEntry's fields but the VPN, rgmid and topic: outcome, deliveries, clients, routers, where, notes,
+# reason
+_EntryFields = tuple[str, int, tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...], tuple[str, ...],
+                     str]
 
 
 def _entry_fields(m: Message, dl: list[Delivery], places: set[tuple[str, str]]) -> _EntryFields:
     """What the audit lists for a message of ledger run ``m`` delivered by ``dl`` (in id order)
-    with a copy or stream entry at each of ``places``."""
+    with a copy or stream entry at each of ``places``: the kernel's outcome and reason codes, and
+    the ledger's notes as they are (first seen first, no repeats)."""
     nd = len(dl)
     if nd > 1:
-        outcome = "duplicated"
+        outcome = DUPLICATE_DELIVERED
     elif not places:
-        outcome = "lost"
+        outcome = LOST
     else:
-        outcome = "stranded"
-    reasons = []
-    if m.replicated == 0:
-        reasons.append("not replicated")
-    if m.note:
-        reasons.extend(n for n in m.note.split("; ") if n not in reasons)
-    if outcome == "stranded":
-        reasons.append("only on a router where the VPN is not serving")
+        outcome = STRANDED
+    notes = tuple(dict.fromkeys(m.note.split("; "))) if m.note else ()
     return (outcome, nd, tuple(sorted({d.client_name for d in dl})), tuple(sorted({d.router_name for d in dl})),
-            tuple(sorted(places)), tuple(reasons))
+            tuple(sorted(places)), notes, NOT_REPLICATED if m.replicated == 0 else "")
 
 
 class AuditService(Service):
@@ -171,7 +172,7 @@ class AuditService(Service):
         events.sort(key=itemgetter(0))  # (stable: events at one id keep their order)
         never = 1 << 62
 
-        published = delivered = once = duplicated = lost = spooled = stranded = not_repl = in_tx = 0
+        published = delivered = once = duplicated = lost = stored = stranded = not_repl = in_tx = 0
         flagged: list[tuple[Message, int, int]] = []  # (run, first id, how many) to list
         held = served_n = locked_n = delivered_n = 0
         ei = 0
@@ -206,7 +207,7 @@ class AuditService(Service):
                         lost += n
                         flagged.append((m, a, n))
                     if held:
-                        spooled += n
+                        stored += n
                         if not served_n:
                             stranded += n
                         if locked_n:
@@ -219,9 +220,9 @@ class AuditService(Service):
                 once += s.messages
                 not_repl += s.not_replicated
         rejected = sum(x.count for x in st.rejections.values() if not vpn or x.vpn_name == vpn)
-        totals = AuditTotals(
-            published=published, delivered=delivered, delivered_once=once, duplicated=duplicated, lost=lost,
-            spooled=spooled, stranded=stranded, rejected=rejected, not_replicated=not_repl,
+        totals = SolaceAuditTotals(
+            published=published, delivered=delivered, duplicated=duplicated, lost=lost, stored=stored,
+            discarded=0, stranded=stranded, not_replicated=not_repl, delivered_once=once, rejected=rejected,
             in_transaction=in_tx)
 
         problems = self._entries(flagged, limit, vpn_router, queue_vpn)
@@ -258,9 +259,10 @@ class AuditService(Service):
                 for d in self.st.deliveries.values():
                     delivery_runs.add(d.id, d)
             dl, places = self._held(mid, mid + 1, delivery_runs, vpn_router, queue_vpn)[mid]
-            outcome, nd, clients, routers, where, notes = _entry_fields(m, dl, places)
+            outcome, nd, clients, routers, where, notes, reason = _entry_fields(m, dl, places)
             e = AuditEntry(vpn=m.vpn_name, rgmid=m.rgmid + mid - m.id, topic=m.topic, outcome=outcome,
-                           deliveries=nd, clients=clients, routers=routers, where=where, notes=notes, count=n)
+                           deliveries=nd, clients=clients, routers=routers, where=where, notes=notes, count=n,
+                           reason=reason)
             before = out[-1] if out else None
             if before is not None and before.rgmid + before.count == e.rgmid and \
                     replace(before, rgmid=e.rgmid, count=n) == e:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..kernel.audit import AuditTotals
 from .frozen import statically_frozen
 
 MB = 1048576
@@ -613,10 +614,14 @@ class LabStatus:
 @statically_frozen
 @dataclass(frozen=True)
 class AuditEntry:
+    """Messages of one outcome of the kernel's vocabulary (``state_store.kernel.audit``):
+    DUPLICATE_DELIVERED, LOST or STRANDED (lost to the serving site while its copies are only
+    where the VPN does not serve). The lab console prints its own words for them."""
+
     vpn: str
     rgmid: int
     topic: str
-    outcome: str  # duplicated|lost|stranded
+    outcome: str  # DUPLICATE_DELIVERED | LOST | STRANDED
     deliveries: int
     clients: tuple[str, ...]
     routers: tuple[str, ...]
@@ -625,21 +630,26 @@ class AuditEntry:
     # messages rgmid .. rgmid + count - 1, all with this outcome and these details, as long as they
     # last: the same messages give the same entries whatever runs the ledger holds them in
     count: int = 1
+    reason: str = ""  # a reason code of the kernel's vocabulary (NOT_REPLICATED), "" for none
 
 
-@statically_frozen
 @dataclass(frozen=True)
-class AuditTotals:
-    published: int
-    delivered: int  # delivered at least once
-    delivered_once: int
-    duplicated: int  # delivered more than once
-    lost: int  # never delivered, no copy where the VPN serves (no copy at all, or stranded)
-    spooled: int  # never delivered, still spooled somewhere
-    stranded: int  # spooled and lost: copies only on routers where the VPN is not serving
-    rejected: int  # refused publishes (not in 'published')
-    not_replicated: int  # accepted but never replicated (queue full, reject-on-discard off)
-    in_transaction: int  # consumed inside a still-open transaction
+class SolaceAuditTotals(AuditTotals):
+    """The kernel's totals (``state_store.kernel.audit.AuditTotals``) as the Message VPN's audit
+    counts them, and the counts only a router has.
+
+    ``stored``: never delivered, still spooled somewhere (the lab console's word: "spooled");
+    ``lost`` is "not available to the serving site": never delivered and no copy where the VPN
+    serves, so it includes ``stranded`` (stored, copies only on routers where the VPN is not
+    serving); ``not_replicated``: accepted but never replicated (queue full, reject-on-discard
+    off); ``discarded`` is 0 (the Message VPN drops no duplicate).
+
+    A plain frozen dataclass, not ``statically_frozen``: it extends the kernel's, and an audit
+    makes one."""
+
+    delivered_once: int = 0
+    rejected: int = 0  # refused publishes (not in 'published')
+    in_transaction: int = 0  # consumed inside a still-open transaction
 
 
 @statically_frozen
@@ -704,8 +714,8 @@ class SplitBrain:
 @dataclass(frozen=True)
 class Audit:
     vpn: str | None
-    totals: AuditTotals
-    problems: tuple[AuditEntry, ...]  # duplicated / lost / stranded, at most `limit`
+    totals: SolaceAuditTotals
+    problems: tuple[AuditEntry, ...]  # duplicate-delivered / lost / stranded, at most `limit`
     spooled_where: tuple[SpoolWhere, ...] = field(default_factory=tuple)
     xa_issues: tuple[XaIssue, ...] = ()
     split_brains: tuple[SplitBrain, ...] = ()

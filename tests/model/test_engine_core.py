@@ -301,7 +301,7 @@ def test_delete_messages(lab):
         e.consume("settlement", "orders", 5)
         a = e.audit()
         # only on NJ (standby): lost to the serving site
-        assert (a.totals.published, a.totals.lost, a.totals.spooled) == (5, 5, 5)
+        assert (a.totals.published, a.totals.lost, a.totals.stored) == (5, 5, 5)
         e.delete_messages(NY, VPN, RQ)
 
 

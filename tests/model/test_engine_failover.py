@@ -6,6 +6,7 @@ import pytest
 
 from solace_shell.renderers.flags import vpn_replication_flags
 from state_store.errors import EngineError
+from state_store.kernel.audit import DUPLICATE_DELIVERED, LOST, NOT_REPLICATED, OUTCOMES, STRANDED, AuditTotals
 from state_store.lab_store import LabStore
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
@@ -53,7 +54,7 @@ def test_controlled_failover_nothing_lost_nothing_duplicated(lab):
         assert e.consume("settlement", "orders", 100).consumed == 6
         a = e.audit()
     t = a.totals
-    assert (t.published, t.delivered_once, t.duplicated, t.lost, t.spooled, t.rejected) == (10, 10, 0, 0, 0, 0)
+    assert (t.published, t.delivered_once, t.duplicated, t.lost, t.stored, t.rejected) == (10, 10, 0, 0, 0, 0)
     assert a.problems == ()
 
 
@@ -68,9 +69,23 @@ def test_classic_mistake_activate_before_drain(lab):
         assert e.consume("settlement", "orders", 10).consumed == 0
         a = e.audit()
     t = a.totals
-    assert (t.published, t.delivered, t.spooled, t.stranded, t.lost) == (5, 0, 5, 5, 5)
-    assert {p.outcome for p in a.problems} == {"stranded"}
+    assert (t.published, t.delivered, t.stored, t.stranded, t.lost) == (5, 0, 5, 5, 5)
+    assert {p.outcome for p in a.problems} == {STRANDED}
     assert a.problems[0].where == ((NY, RQ), (NY, "orders"))
+
+
+def test_the_audit_speaks_the_kernels_vocabulary(lab):
+    """The Message VPN's audit is in the terms of every system's: the kernel's outcome codes and
+    totals (the lab console prints its own words for them)."""
+    with lab.transaction() as e:
+        e.publish("trader", T, count=5)
+        e.set_replication_role(NY, VPN, "standby")
+        e.set_replication_role(NJ, VPN, "active")
+        a = e.audit()
+    assert isinstance(a.totals, AuditTotals)
+    assert (a.totals.stored, a.totals.stranded, a.totals.discarded, a.totals.not_replicated) == (5, 5, 0, 0)
+    assert {(p.outcome, p.reason) for p in a.problems} == {(STRANDED, "")}
+    assert all(p.outcome in OUTCOMES for p in a.problems)
 
 
 def test_uncontrolled_short_term_outage(lab):
@@ -124,7 +139,7 @@ def test_uncontrolled_long_term_outage_rejects_then_unreplicated_service(lab):
         assert depth(e, NJ) == 0 and depth(e, NY, "orders") == 1747
         a = e.audit()
     t = a.totals
-    assert (t.published, t.rejected, t.not_replicated, t.spooled) == (1847, 254, 100, 1847)
+    assert (t.published, t.rejected, t.not_replicated, t.stored) == (1847, 254, 100, 1847)
 
 
 def test_complete_failure_replace_site_then_failback(lab):
@@ -154,9 +169,9 @@ def test_complete_failure_replace_site_then_failback(lab):
         a = e.audit()
     t = a.totals
     assert (t.published, t.delivered_once, t.duplicated, t.lost) == (9, 7, 0, 2)
-    lost = [p for p in a.problems if p.outcome == "lost"]
+    lost = [p for p in a.problems if p.outcome == LOST]
     assert [p.rgmid + k for p in lost for k in range(p.count)] == [1000004, 1000005]
-    assert lost[0].notes == ("not replicated", "site replaced")
+    assert (lost[0].reason, lost[0].notes) == (NOT_REPLICATED, ("site replaced",))
 
 
 def test_ack_propagation_off_gives_duplicates(lab):
@@ -173,7 +188,7 @@ def test_ack_propagation_off_gives_duplicates(lab):
         assert e.consume("settlement", "orders", 3).consumed == 3
         a = e.audit()
     assert (a.totals.duplicated, a.totals.delivered) == (3, 3)
-    assert a.problems[0].outcome == "duplicated"
+    assert a.problems[0].outcome == DUPLICATE_DELIVERED
     assert a.problems[0].clients == ("settlement",) and a.problems[0].routers == (NJ, NY)
 
 
@@ -279,5 +294,4 @@ def test_what_a_full_standby_queue_discarded_is_lost_at_failover_and_the_ledger_
         assert e.consume("settlement", "orders", 5000).consumed == 1747  # all duplicates
         a = e.audit(limit=2000)
     assert (a.totals.duplicated, a.totals.lost, a.totals.stranded) == (1747, 10, 10)
-    assert {p.notes for p in a.problems if p.outcome == "stranded"} == {
-        ("spool over quota", "only on a router where the VPN is not serving")}
+    assert {(p.reason, p.notes) for p in a.problems if p.outcome == STRANDED} == {("", ("spool over quota",))}

@@ -165,7 +165,7 @@ def test_messages_held_only_where_the_vpn_does_not_serve_count_as_lost(e: Engine
     e.set_replication_role(NJ, VPN, "active")  # before the drain: the classic mistake
     e.advance(1000)
     t = e.audit().totals
-    assert (t.published, t.lost, t.spooled, t.stranded) == (5, 5, 5, 5)
+    assert (t.published, t.lost, t.stored, t.stranded) == (5, 5, 5, 5)
     # failing back makes them available again (late)
     e.set_replication_role(NJ, VPN, "standby")
     e.set_replication_role(NY, VPN, "active")

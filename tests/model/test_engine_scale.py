@@ -30,4 +30,4 @@ def test_bulk_publish_drain_consume_audit():
         assert e.queue_detail(NJ, VPN, "orders").messages_spooled == 0
         assert e.queue_detail(NY, VPN, "orders").hwm_mb == e.queue_detail(NY, VPN, RQ).hwm_mb
         a = e.audit()
-        assert (a.totals.published, a.totals.delivered_once, a.totals.spooled) == (n, n, 0)
+        assert (a.totals.published, a.totals.delivered_once, a.totals.stored) == (n, n, 0)

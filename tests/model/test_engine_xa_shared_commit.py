@@ -34,7 +34,7 @@ def test_heuristic_commit_then_mate_commit_is_one_set_of_messages():
         e.advance(1000)
         assert e.queue_detail(NY, VPN, "orders").messages_spooled == 0  # acks removed NY's copies
         t = e.audit().totals
-    assert (t.published, t.delivered_once, t.duplicated, t.spooled, t.stranded) == (2, 2, 0, 0, 0)
+    assert (t.published, t.delivered_once, t.duplicated, t.stored, t.stranded) == (2, 2, 0, 0, 0)
     lab.close()
 
 

@@ -123,6 +123,12 @@ def test_bundled_runbooks_grade_their_corpus_drills() -> None:
                                                      drills / "failback-after-short-outage.cli.txt").outcome
 
 
+def test_a_router_runbook_measures_the_shared_totals_and_spooled_as_stored() -> None:
+    runbook = replace(CONTROLLED, outcome=(("spooled", 0), ("stored", 0), ("stranded", 0), ("published", 0)))
+    result = grade_transcript(runbook, DATA / "promote-before-demote.cli.txt")
+    assert result.outcome == (("spooled", 0, 2), ("stored", 0, 2), ("stranded", 0, 2), ("published", 0, 6))
+
+
 # -- what cannot be graded -----------------------------------------------------------------------
 def test_a_transcript_of_another_system_is_one_error() -> None:
     swiftmq = sorted((ROOT / "transcripts" / "swiftmq").glob("*.cli.txt"))[0]

@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
 
 from solace_shell.grading import GradeError, RunbookError, grade_transcript, load_runbook
-from solace_shell.grading.vocabulary import KERNEL_MEASURES
+from solace_shell.grading.vocabulary import AUDIT_MEASURES, ROUTER_SYSTEM, audit_measures, measures_of
 from solace_shell.lab import Lab
+from state_store.kernel.audit import AuditTotals
 from state_store.scenario_files import ROOT_DIR
+from state_store.solace.views import SolaceAuditTotals
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "grading"
@@ -145,8 +147,30 @@ def test_a_system_runbook_refuses_router_measures_and_a_bad_from(tmp_path: Path)
     assert problems[0].startswith("unknown state check 'state-' in step 'verify'")
     assert problems[1:] == [
         "`from:` of the outcome must be one of start, begin",
-        "unknown measure 'leftover-transactions' in the outcome (known: lost, duplicated, stranded, stored, "
-        "discarded, published, delivered)"]
+        "unknown measure 'leftover-transactions' in the outcome (known: published, delivered, duplicated, lost, "
+        "stored, discarded, stranded, not-replicated)"]
+
+
+def test_a_system_runbook_names_the_shared_measures_but_not_the_router_words(tmp_path: Path) -> None:
+    path = tmp_path / "words.yaml"
+    text = (ROOT / "solace_shell" / "grading" / "runbooks" / "swiftmq-split-brain-recovery.yaml").read_text(
+        encoding="utf-8")
+    path.write_text(text.replace("  duplicated: 0", "  duplicated: 0\n  not-replicated: 0\n  spooled: 0"),
+                    encoding="utf-8")
+    with pytest.raises(RunbookError) as err:
+        load_runbook(path)
+    (problem,) = err.value.problems
+    assert problem.startswith(f"{path}:") and "unknown measure 'spooled' in the outcome" in problem
+
+
+def test_one_measures_vocabulary_from_the_audit_totals() -> None:
+    assert AUDIT_MEASURES == tuple(f.name.replace("_", "-") for f in fields(AuditTotals))
+    assert set(measures_of("swiftmq")) == set(AUDIT_MEASURES) < set(measures_of(ROUTER_SYSTEM))
+    totals = SolaceAuditTotals(published=6, delivered=4, duplicated=0, lost=2, stored=2, discarded=0, stranded=2,
+                               rejected=1)
+    measured = audit_measures(totals, ROUTER_SYSTEM)
+    assert (measured["lost"], measured["stored"], measured["spooled"], measured["rejected"]) == (2, 2, 2, 1)
+    assert tuple(audit_measures(AuditTotals(3, 3, 0, 0, 0, 0), "swiftmq")) == AUDIT_MEASURES
 
 
 # -- the command line and the live lab ------------------------------------------------------------
@@ -172,9 +196,9 @@ def test_lab_grade_grades_a_live_swiftmq_session() -> None:
     assert shown.splitlines()[0] == "this session: pass (score 1.00, runbook swiftmq-preferred-active-return)"
 
 
-def test_the_grading_document_names_the_kernel_measures() -> None:
+def test_the_grading_document_names_the_audit_measures() -> None:
     text = (ROOT / "docs" / "grading.md").read_text(encoding="utf-8")
-    for name in KERNEL_MEASURES:
+    for name in AUDIT_MEASURES:
         assert f"`{name}`" in text, name
 
 
