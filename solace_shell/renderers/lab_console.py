@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import groupby
 from typing import Any
 
-from state_store.solace.views import AuditEntry, SplitBrain, XaIssue, XaResolution
+from state_store.solace.views import AuditEntry, LinkChange, SiteChange, SplitBrain, XaIssue, XaResolution
 
 from ..durations import clock_text, step_text
 from ..handlers.lab_console import (
@@ -13,10 +13,8 @@ from ..handlers.lab_console import (
     AuditView,
     Consumed,
     LabStatusView,
-    LinkChange,
     Published,
     SettingChanged,
-    SiteChange,
     TransactionState,
 )
 from ..messages import REJECT_REASONS
