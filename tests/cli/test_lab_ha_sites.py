@@ -241,3 +241,22 @@ def test_two_site_ha_completion_lists_nodes_routers_groups_and_the_link(pair_lab
     nodes = completions(pair_lab, "ha kill ")
     assert f"NY.{NY} " in nodes and f"{NY} " in nodes and "NJ_Monitor " in nodes
     assert completions(pair_lab, "ha partition ") == ["NY ", "NJ ", "NY-NJ "]
+
+
+def test_a_router_sharing_its_site_outside_a_redundancy_group_is_refused(tmp_path: Path) -> None:
+    """The replication model fails whole sites: one of several routers of a site cannot fail alone."""
+    default = resolve_scenario("default")
+    assert default is not None
+    text = default.read_text(encoding="utf-8").replace(
+        "          connect_via: 192.168.160.12\n",
+        "          connect_via: 192.168.160.12\n      - name: NY_Spare\n        message_id_seed: 17\n", 1)
+    scenario = tmp_path / "two-in-ny.yaml"
+    scenario.write_text(text, encoding="utf-8")
+    lab = Lab.fresh(scenario=scenario)
+    try:
+        for verb in ("kill", "hang", "start", "replace"):
+            assert refused(lab, f"ha {verb} NY_Spare") == (
+                "ERROR: Router 'NY_Spare' is not alone in site 'NY'; the replication lab fails whole sites "
+                "(fail site NY).")
+    finally:
+        lab.close()
