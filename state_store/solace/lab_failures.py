@@ -2,11 +2,11 @@
 
 Why here: the lab console's shared verbs (`ha start|kill|hang|replace <node>`, `ha
 partition|heal <network>`) name a failure and a target; what the target is decides what fails. An
-HA node or group on the kernel runs its system's operation `<system>.<failure>`, as it always
-did; a router of the replication lab and the inter-site link run the same journaled Engine calls
-as the lab's own verbs for them (`fail router`, `fail|restore|replace site`, `fail|restore
-link`), so the consequences, the journal, the audit and the printed line are the same whichever
-verb a trainee types. The shell names no system: it hands the failure and the target to
+HA node or group on the kernel runs its system's operation `<system>.<failure>`; a router of the
+replication lab and the inter-site link run the same journaled Engine calls as the lab's own
+verbs for them (`fail router`, `fail|restore|replace site`, `fail|restore link`), so the
+consequences, the journal, the audit and the printed line are the same whichever verb a trainee
+types. The shell names no system: it hands the failure and the target to
 ``Engine.fail``, which calls ``fail`` here.
 
 What a router's failure means (docs/lab.md, "Failures"):
@@ -118,7 +118,10 @@ def _connected(engine: Engine) -> dict[str, str | None]:
 def site_change(engine: Engine, site: str, change: str) -> SiteChange:
     """Fail (``down``), restore (``up``) or replace (``replaced``) a site through its journaled
     Engine call; the view lists its routers and the clients the change disconnected."""
-    call = {"down": engine.fail_site, "up": engine.restore_site, "replaced": engine.replace_site}[change]
+    calls = {"down": engine.fail_site, "up": engine.restore_site, "replaced": engine.replace_site}
+    call = calls.get(change)
+    if call is None:
+        raise EngineError("invalid_value", name="change", value=str(change)[:80], allowed="|".join(calls))
     before = _connected(engine)
     call(site)
     after = _connected(engine)
