@@ -43,6 +43,9 @@ ENGINE_SOURCES: dict[str, EngineSource] = {
     # the HA-core systems' names are the lab's, not a router's
     "ha-instance": lambda engine, router, vpn: engine.ha_instance_names(),
     "ha-router": lambda engine, router, vpn: engine.ha_router_names(),
+    # the targets of the shared failure verbs: the kernel's nodes (groups) and the lab's routers (links)
+    "ha-node": lambda engine, router, vpn: engine.ha_node_names(),
+    "ha-network": lambda engine, router, vpn: engine.ha_network_names(),
     "jms-client": lambda engine, router, vpn: engine.jms_client_names(),
     "ha-queue": lambda engine, router, vpn: engine.ha_queue_names(),
     # named configuration objects: the VPN's when the level carries one, else every VPN's

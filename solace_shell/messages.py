@@ -126,6 +126,15 @@ ENGINE_ERRORS: dict[str, str] = {
     "ha_instance_not_found": "ERROR: HA instance '{instance}' not found (write <router>.<instance>, e.g. ha1.A).",
     "ha_router_not_found": "ERROR: HA router '{router}' not found.",
     "ha_failure_not_supported": "ERROR: The HA system '{system}' of this lab does not simulate '{failure}'.",
+    "ha_target_not_found": "ERROR: Router or HA instance '{target}' not found (write a router's name or "
+                           "<group>.<node>).",
+    "ha_network_not_found": "ERROR: Inter-site link or HA router '{target}' not found (write a link as "
+                            "<site>-<site>).",
+    "router_shares_site": "ERROR: Router '{router}' is not alone in site '{site}'; the replication lab fails "
+                          "whole sites (fail site {site}).",
+    "router_hang_not_modelled": "ERROR: A hung router is not modelled for replication; 'ha kill {router}' "
+                                "fails it.",
+    "router_running": "ERROR: Router '{router}' is running; kill it first (only a stopped router is replaced).",
     # intra-site redundancy (no capture shows the broker's texts: our wording)
     "redundancy_not_configured": "ERROR: Router '{router}' is not a member of a redundancy group.",
     "redundancy_monitor_node": "ERROR: Router '{router}' is a monitoring node; it holds no message-routing activity.",

@@ -97,6 +97,12 @@ ERROR_CODES: dict[str, tuple[str, ...]] = {
     "ha_instance_not_found": ("instance",),
     "ha_router_not_found": ("router",),
     "ha_failure_not_supported": ("system", "failure"),
+    # the shared failure verbs on a lab's routers and inter-site links (state_store/solace/lab_failures.py)
+    "ha_target_not_found": ("target",),
+    "ha_network_not_found": ("target",),
+    "router_shares_site": ("router", "site"),
+    "router_hang_not_modelled": ("router",),
+    "router_running": ("router",),
     # intra-site redundancy groups (state_store/solace/redundancy.py)
     "redundancy_not_configured": ("router",),
     "redundancy_monitor_node": ("router",),

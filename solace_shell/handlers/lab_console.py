@@ -15,7 +15,7 @@ from grammar.types import duration_ms
 from state_store.errors import EngineError, ScenarioError
 from state_store.scenario_files import DEFAULT_SCENARIO, resolve_scenario
 from state_store.solace.frozen import statically_frozen
-from state_store.solace.views import Audit, ConsumeResult, LabStatus, PublishResult
+from state_store.solace.views import Audit, ConsumeResult, LabStatus, LinkChange, PublishResult, SiteChange
 
 from ..results import BACK_TO_ROUTER, Lines, Refused, ResetLab, SwitchTarget
 from . import Args, HandlerContext, handler
@@ -51,21 +51,6 @@ class TransactionState:
     client: str
     state: str                 # ACTIVE IDLE SUSPENDED PREPARED COMMITTED ROLLED-BACK
     router: str | None
-
-
-@statically_frozen
-@dataclass(frozen=True)
-class SiteChange:
-    site: str
-    change: str                # down | up | replaced
-    routers: tuple[str, ...]
-    disconnected: tuple[str, ...]
-
-
-@statically_frozen
-@dataclass(frozen=True)
-class LinkChange:
-    up: bool
 
 
 @statically_frozen
@@ -163,44 +148,31 @@ def transaction_xa(ctx: HandlerContext, args: Args) -> TransactionState:
 
 
 # ---------------------------------------------------------------- failures
-def _connected(ctx: HandlerContext) -> dict[str, str | None]:
-    return {c.name: c.router for c in ctx.engine.clients()}
-
-
-def _site_change(ctx: HandlerContext, site: str, change: str, op: str) -> SiteChange:
-    before = _connected(ctx)
-    getattr(ctx.engine, op)(site)
-    after = _connected(ctx)
-    routers = next(s.routers for s in ctx.engine.sites() if s.name == site)
-    lost = tuple(sorted(n for n, r in before.items() if r is not None and after.get(n) is None))
-    return SiteChange(site, change, tuple(routers), lost)
-
-
+# The engine's site and link changes, as the shared `ha` verbs make them too (Engine.fail), so a
+# failure prints, journals and audits the same whichever verb injected it.
 @handler("lab.fail_site")
 def fail_site(ctx: HandlerContext, args: Args) -> SiteChange:
-    return _site_change(ctx, str(args["site-name"]), "down", "fail_site")
+    return ctx.engine.site_change(str(args["site-name"]), "down")
 
 
 @handler("lab.restore_site")
 def restore_site(ctx: HandlerContext, args: Args) -> SiteChange:
-    return _site_change(ctx, str(args["site-name"]), "up", "restore_site")
+    return ctx.engine.site_change(str(args["site-name"]), "up")
 
 
 @handler("lab.replace_site")
 def replace_site(ctx: HandlerContext, args: Args) -> SiteChange:
-    return _site_change(ctx, str(args["site-name"]), "replaced", "replace_site")
+    return ctx.engine.site_change(str(args["site-name"]), "replaced")
 
 
 @handler("lab.fail_link")
 def fail_link(ctx: HandlerContext, args: Args) -> LinkChange:
-    ctx.engine.fail_link()
-    return LinkChange(up=False)
+    return ctx.engine.link_change(False)
 
 
 @handler("lab.restore_link")
 def restore_link(ctx: HandlerContext, args: Args) -> LinkChange:
-    ctx.engine.restore_link()
-    return LinkChange(up=True)
+    return ctx.engine.link_change(True)
 
 
 # ---------------------------------------------------------------- moving, looking
@@ -213,7 +185,7 @@ HELP_WIDTH = 80        # `help` fits an 80-column terminal (the CLI's own width)
 HELP_COLUMN = 34       # where the help text starts; a longer syntax gets lines of its own
 # The Solace routers' console verbs: listed by `help` only when the lab holds routers (an HA
 # system's own verbs carry their system in the grammar).
-HA_FAILURE_VERBS = "lab_ha."   # the kernel's failure verbs (`ha kill` ...), for the HA systems' nodes
+HA_FAILURE_VERBS = "lab_ha."   # the shared failure verbs (`ha kill` ...): HA systems' nodes and routers
 SOLACE_VERBS = {"lab.publish", "lab.consume", "lab.transaction_local", "lab.transaction_xa", "lab.fail_site",
                 "lab.restore_site", "lab.replace_site", "lab.fail_link", "lab.restore_link", "lab.audit"}
 
@@ -234,13 +206,13 @@ def _help_entry(syntax: str, text: str) -> list[str]:
 def console_help(ctx: HandlerContext, args: Args) -> Lines:
     """The console commands of the lab and of the HA systems this lab holds (each system's grammar
     namespace), each with its help, from the grammar (docs/lab.md has the forms); the Solace
-    traffic and failure verbs only in a lab with Solace routers, the HA systems' shared failure
-    verbs only in a lab with an HA system."""
+    traffic and failure verbs only in a lab with Solace routers, the shared failure verbs in a lab
+    with either."""
     lab = ctx.session.lab
     held, solace = set(lab.systems()), bool(lab.routers())
     shown = [c for c in lab.grammar.by_mode.get("lab", [])
              if (not c.system or c.system in held) and (solace or c.handler not in SOLACE_VERBS)
-             and (held or not c.handler.startswith(HA_FAILURE_VERBS))]
+             and (held or solace or not c.handler.startswith(HA_FAILURE_VERBS))]
     return Lines(tuple(line for c in shown for line in _help_entry(c.syntax, c.help)))
 
 

@@ -6,7 +6,7 @@ from itertools import groupby
 from typing import Any
 
 from state_store.kernel.audit import DUPLICATE_DELIVERED, LOST, NOT_REPLICATED, STRANDED
-from state_store.solace.views import AuditEntry, SplitBrain, XaIssue, XaResolution
+from state_store.solace.views import AuditEntry, LinkChange, SiteChange, SplitBrain, XaIssue, XaResolution
 
 from ..durations import clock_text, step_text
 from ..handlers.lab_console import (
@@ -14,10 +14,8 @@ from ..handlers.lab_console import (
     AuditView,
     Consumed,
     LabStatusView,
-    LinkChange,
     Published,
     SettingChanged,
-    SiteChange,
     TransactionState,
 )
 from ..messages import REJECT_REASONS

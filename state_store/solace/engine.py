@@ -33,6 +33,11 @@ Public API (J = journaled: changes the state)
     ha_instance_names(); ha_router_names(); jms_client_names(); ha_queue_names()   (completion)
     fail_site(site) J; restore_site(site) J; replace_site(site) J
     fail_link(site_a=None, site_b=None) J; restore_link(site_a=None, site_b=None) J
+    site_change(site, "down"|"up"|"replaced") -> SiteChange; link_change(up, site_a=None, site_b=None)
+      -> LinkChange   (the site and link calls above, with the view the lab's verbs print)
+    fail(failure, target) -> view   (the shared failure vocabulary on a kernel node or group, a
+      router or the inter-site link `A-B`: state_store.solace.lab_failures)
+    ha_node_names(); ha_network_names()   (completion: the targets of `fail`)
   Intra-site redundancy (state_store.solace.redundancy: a site's primary, backup and monitor)
     redundancy(router) -> RedundancyView; redundancy_group(router) -> RedundancyGroupView
     local_failovers() -> list[(site, ms, from, to)]
@@ -105,7 +110,7 @@ from ..kernel import Kernel
 from ..kernel import ops as kernel_ops
 from ..passwords import HashedSecret, hash_password
 from ..passwords import verify_password as _verify
-from . import redundancy
+from . import lab_failures, redundancy
 from .broker_state import BrokerState
 from .config_objects import KINDS, AttrValue, ObjectKind
 from .lookups import SETTING_DEFAULTS
@@ -126,6 +131,7 @@ from .views import (
     ConfigSyncInfo,
     ConsumeResult,
     LabStatus,
+    LinkChange,
     MessageSpool,
     PublishResult,
     QueueConfig,
@@ -138,6 +144,7 @@ from .views import (
     RouterConfig,
     RouterIdentity,
     RouterInfo,
+    SiteChange,
     SiteInfo,
     SystemReplication,
     TelemetryProfileInfo,
@@ -388,6 +395,30 @@ class Engine:
     @journaled
     def restore_link(self, site_a: str | None = None, site_b: str | None = None) -> None:
         self.sv.failures.restore_link(site_a, site_b)
+
+    def site_change(self, site: str, change: str) -> SiteChange:
+        """`fail|restore|replace site` (``change`` down, up, replaced) through the journaled call
+        above; the view names the site's routers and the clients the change disconnected."""
+        return lab_failures.site_change(self, site, change)
+
+    def link_change(self, up: bool, site_a: str | None = None, site_b: str | None = None) -> LinkChange:
+        """`fail|restore link` (every link, or the one between two sites) through the journaled call."""
+        return lab_failures.link_change(self, up, site_a, site_b)
+
+    def fail(self, failure: str, target: str) -> object:
+        """The lab's shared failure verbs (`ha kill NY_Appliance1`, `ha partition NY-NJ`, `ha kill
+        ha1.A`): resolves ``target`` and makes the journaled call the target's own verb makes
+        (``lab_failures``); returns the view that verb prints. Not journaled itself: the journal
+        holds exactly the calls it made."""
+        return lab_failures.fail(self, failure, target)
+
+    def ha_node_names(self) -> list[str]:
+        """Completion of `ha start|kill|hang|replace`: the kernel's nodes, then the routers."""
+        return [*self.state.kernel.nodes, *(r.name for r in self.routers())]
+
+    def ha_network_names(self) -> list[str]:
+        """Completion of `ha partition|heal`: the kernel's groups, then the inter-site links."""
+        return [*self.state.kernel.groups, *lab_failures.link_names(self)]
 
     # ------------------------------------------------------------------ replication
     def vpn_names(self, router: str) -> list[str]:

@@ -42,6 +42,26 @@ class SiteInfo:
 
 @statically_frozen
 @dataclass(frozen=True)
+class SiteChange:
+    """A site failed, restored or replaced (`fail|restore|replace site`, or the shared failure
+    verbs on its one router): its routers and the clients the change disconnected."""
+
+    site: str
+    change: str                # down | up | replaced
+    routers: tuple[str, ...]
+    disconnected: tuple[str, ...]
+
+
+@statically_frozen
+@dataclass(frozen=True)
+class LinkChange:
+    """The inter-site link failed or restored (`fail|restore link`, `ha partition|heal <site>-<site>`)."""
+
+    up: bool
+
+
+@statically_frozen
+@dataclass(frozen=True)
 class UserInfo:
     name: str
     scope: str  # global | vpn

@@ -17,15 +17,18 @@ def _help(scenario: str) -> list[str]:
 
 
 def test_the_default_lab_lists_no_swiftmq_verbs() -> None:
+    """The shared failure verbs (`ha kill` ...) act on its routers; SwiftMQ's own do not."""
     lines = _help("default")
-    assert not any(line.startswith(("ha ", "jms ")) for line in lines)
+    assert not any(line.startswith(("ha state", "ha file", "ha log", "ha audit", "jms ")) for line in lines)
+    assert any(line.startswith("ha kill <ha-node>") for line in lines)
+    assert any(line.startswith("ha partition <ha-network>") for line in lines)
     assert any(line.startswith("publish <client-name> <topic>") for line in lines)
     assert any(line.startswith("exit  ") for line in lines)
 
 
 def test_the_swiftmq_lab_lists_no_solace_traffic_verbs() -> None:
     lines = _help("swiftmq-ha")
-    assert any(line.startswith("ha start <ha-instance>") for line in lines)
+    assert any(line.startswith("ha start <ha-node>") for line in lines)
     assert not any(line.startswith(("publish ", "consume ", "transaction ", "fail site", "audit ")) for line in lines)
 
 

@@ -123,9 +123,9 @@ def test_an_unknown_completion_source_is_reported_with_its_line(tmp_path: Path) 
         load_grammar_from(data, handlers=set(handlers.load_all()), completion_sources=COMPLETION_SOURCES)
     [problem] = [p for p in info.value.problems if "colour" in p]
     assert re.search(r"params\.yaml:\d+: parameter <colour-name>: unknown completion source 'colour' "
-                     r"\(known: acl-profile, client, client-profile, client-username, ha-instance, ha-queue, "
-                     r"ha-router, jms-client, queue, rdp, router, scenario, site, telemetry-profile, topic, user, "
-                     r"vpn, xid\)$", problem), problem
+                     r"\(known: acl-profile, client, client-profile, client-username, ha-instance, ha-network, "
+                     r"ha-node, ha-queue, ha-router, jms-client, queue, rdp, router, scenario, site, "
+                     r"telemetry-profile, topic, user, vpn, xid\)$", problem), problem
 
 
 def test_start_up_reports_grammar_and_registry_problems_together(monkeypatch: pytest.MonkeyPatch) -> None:

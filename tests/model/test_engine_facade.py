@@ -34,7 +34,8 @@ READS: dict[str, list[tuple[Any, ...]]] = {
     "now_ms": [()], "routers": [()], "sites": [()], "status": [()], "site_names": [()], "user_vpn_names": [()],
     "user_names": [()], "replicated_topic_names": [(NY, VPN)], "settings": [()], "user": [("admin",)],
     "users": [()], "verify_password": [("admin", "admin")], "ssh_keys": [("admin",)], "ha_instance_names": [()],
-    "ha_router_names": [()], "jms_client_names": [()], "ha_queue_names": [()],
+    "ha_router_names": [()], "ha_node_names": [()], "ha_network_names": [()], "jms_client_names": [()],
+    "ha_queue_names": [()],
     "vpn_names": [(NY,)], "vpn_replication": [(NY,), (NJ,)], "vpn_replication_detail": [(NY, VPN), (NJ, VPN)],
     "replication_stats": [(NY,), (NJ, VPN)], "system_replication": [(NY,)], "bridges": [(NJ,), (NY,)],
     "replicated_topics": [(NY, VPN)], "queues": [(NY,), (NJ,)],
@@ -52,9 +53,11 @@ READS: dict[str, list[tuple[Any, ...]]] = {
     "redundancy": [], "redundancy_group": [],
 }
 # public methods that are neither: they hash a secret, then make the journaled call
-# (`_set_replication_option`, `_set_object_attr`); vpn_auth_type takes records; close ends the
-# engine's life (its lab closed or its state replaced)
-SPECIAL = {"set_replication_option", "set_object_attr", "vpn_auth_type", "close"}
+# (`_set_replication_option`, `_set_object_attr`), or resolve a failure's target and make the
+# journaled call its own verb makes (`fail`, `site_change`, `link_change`: the journal holds that call);
+# vpn_auth_type takes records; close ends the engine's life (its lab closed or its state replaced)
+SPECIAL = {"set_replication_option", "set_object_attr", "vpn_auth_type", "close", "fail", "site_change",
+           "link_change"}
 
 
 def dump(st: BrokerState) -> str:
