@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from .solace.broker_state import BrokerState
     from .solace.engine import Engine
 
-    # A store of the lab's root model (``ROOT``), typed with its state and engine: for the shell
-    # code that drives that engine (the lab, its sessions and personalities).
+    # A store of the lab's root model, typed with its state and engine (those of ``ROOT.model``'s
+    # ``LAB``): for the shell code that drives that engine (the lab, its sessions and personalities).
     RootStore: TypeAlias = LabStore[BrokerState, Engine]
 
 
@@ -57,7 +57,7 @@ _BY_NAME = {s.name: s for s in SYSTEMS}
 
 @dataclass(frozen=True)
 class RootEntry:
-    name: str            # for people and error texts: not a plugin name
+    name: str            # its name (no plugin's: no scenario section, CLI target or drills' --system)
     title: str
     model: str           # module exposing ``LAB`` (a state_store.lab_model.LabModel)
     shell: str           # package of its shell

@@ -4,7 +4,8 @@ the journal and the lab file checks use of it (``state_store.lab_model``).
 Why here: the registry (``state_store.systems``) names this module as the lab's root, so the shared
 machinery takes the state, engine, codec and scenario builder from this one record and never
 imports the Solace package itself. The scenario reader and builder and the reader of older lab
-files are imported when first called, as the shared modules did before they went through here.
+files are imported when first called: a shell that opens an existing lab of this schema never
+loads them.
 """
 
 from __future__ import annotations
