@@ -7,7 +7,7 @@ goes through `Lab.execute(target, line)`, so they cannot drift apart.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grammar import Grammar, GrammarError, Parser, load_grammar
 from state_store.lab_store import LabStore
@@ -22,6 +22,9 @@ from .registries import RegistryError, registry_problems
 from .results import Outcome
 from .session import Session
 from .session_log import SessionLog, join_class
+
+if TYPE_CHECKING:
+    from state_store.systems import RootStore
 
 LAB_TARGET = "lab"
 # Transcript headers and the command line say `version`; the engine stores `software_version`.
@@ -73,7 +76,7 @@ class EntryRefused(Exception):
 
 
 class Lab:
-    def __init__(self, store: LabStore, user: str = "admin") -> None:
+    def __init__(self, store: RootStore, user: str = "admin") -> None:
         self.grammar = shell_grammar()
         renderers.load_all()
         self.parser = _parser(self.grammar)
@@ -100,7 +103,7 @@ class Lab:
         """An in-memory lab (copied from a cached template), for replay and tests."""
         settings = dict(settings or {})
         user = str(settings.pop("user", "admin"))
-        store = LabStore.in_memory(scenario)
+        store: RootStore = LabStore.in_memory(scenario)
         if settings:
             with store.transaction() as engine:
                 for name, value in settings.items():

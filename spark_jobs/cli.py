@@ -139,7 +139,7 @@ def grade_cmd(runbook: str, inputs: tuple[str, ...], out: str, master: str | Non
 @click.option("--plan-only", is_flag=True, help="Write the drill plans (JSON) without running the emulator.")
 @click.option("--jobs", type=click.IntRange(1), default=None, help="Recording processes (default: all cores).")
 @click.option("--system", default="", metavar="NAME",
-              help="Drills of a registered HA system (its bundled scenario) instead of the Solace lab's.")
+              help="Drills of a registered HA system (its bundled scenario) instead of the lab's own.")
 @click.option("--local-failover", "local_failover", type=click.FloatRange(0.0, 1.0), default=0.0,
               show_default=True, metavar="SHARE",
               help="Share of the drills (0 to 1) run on the two-site-ha lab with a local failover at NY "
@@ -157,7 +157,7 @@ def generate_cmd(count: int, seed: int, out: str, plan_only: bool, jobs: int | N
                 raise click.BadParameter(f"{system!r}: the HA systems with drills are: "
                                          f"{', '.join(planners()) or 'none'}", param_hint="--system")
             if system and local_failover:
-                raise click.BadParameter("a local failover is added to the Solace lab's own drills only",
+                raise click.BadParameter("a local failover is added to the lab's own drills only",
                                          param_hint="--local-failover")
             written = generate(count=count, seed=seed, out=out, plan_only=plan_only, jobs=jobs, system=system,
                                local_failover=local_failover)

@@ -109,7 +109,7 @@ class Drill:
     transaction: str | None          # "xa", "local" or None
     steps: tuple[Step, ...]
     scenario: str | None = None      # a bundled scenario (None: the default two-site lab)
-    system: str = ""                 # the HA system that planned it ("": the Solace lab's own drills)
+    system: str = ""                 # the HA system that planned it ("": the lab's own drills)
 
     @property
     def name(self) -> str:
@@ -127,7 +127,7 @@ class Drill:
 
     @property
     def local_failover(self) -> bool:
-        """A Solace replication drill run on the redundancy groups' lab with a local failover added."""
+        """One of the lab's own replication drills, run on the redundancy groups' lab with a local failover added."""
         return not self.system and self.scenario == LOCAL_FAILOVER_SCENARIO
 
 
@@ -410,7 +410,7 @@ def with_local_failover(drill: Drill) -> Drill:
     drill runs as planned (the primary's CLI reaches the site's one configuration), so its audit
     must come out as it would without the failover, plus the audit's local failover line."""
     if drill.scenario is not None or drill.system:
-        raise ValueError("a local failover is added to the Solace lab's own replication drills only")
+        raise ValueError("a local failover is added to the lab's own replication drills only")
     steps = list(drill.steps)
     first = next((i for i, (target, command) in enumerate(steps)
                   if target == LAB and command.startswith("publish ")), len(steps) - 1)

@@ -65,14 +65,14 @@ def scenario_beside(name: str, out: Path) -> Path:
 
 
 def plan(seed: int, index: int, system: str = "", local_failover: float = 0.0) -> Drill:
-    """Drill ``index`` of ``seed``: the Solace lab's own (``system`` ""), or one planned by a
+    """Drill ``index`` of ``seed``: the lab's own (``system`` ""), or one planned by a
     registered HA system's model (``state_store.systems``). A share ``local_failover`` (0 to 1) of
-    the Solace lab's drills run on the redundancy groups' lab with a local failover at NY
+    the lab's own drills run on the redundancy groups' lab with a local failover at NY
     (`spark_jobs.drills.with_local_failover`); an HA system's drills take none."""
     if not system:
         drill = plan_drill(seed, index)
         return with_local_failover(drill) if draws_local_failover(seed, index, local_failover) else drill
-    from state_store import systems  # noqa: PLC0415 - the Solace planner needs no engine
+    from state_store import systems  # noqa: PLC0415 - the lab's own planner needs no engine
 
     model = systems.load_model(system)
     planner = None if model is None else model.MODEL.plan_drill
@@ -140,7 +140,7 @@ def remove_partial(out: str | Path) -> None:
 def generate(*, count: int, seed: int, out: str | Path, plan_only: bool = False,
              jobs: int | None = None, system: str = "", local_failover: float = 0.0) -> list[str]:
     """Plan and record `count` drills into `out` (of an HA `system` when given; a share
-    `local_failover` of the Solace lab's drills with a local failover); returns the transcript file
+    `local_failover` of the lab's own drills with a local failover); returns the transcript file
     names written.
 
     Output is the same for the same (count, seed, system, local_failover) whatever `jobs` is.
@@ -148,7 +148,7 @@ def generate(*, count: int, seed: int, out: str | Path, plan_only: bool = False,
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     if local_failover and system:
-        raise ValueError("a local failover is added to the Solace lab's own drills only, not to --system drills")
+        raise ValueError("a local failover is added to the lab's own drills only, not to --system drills")
     plans = [plan(seed, i, system, local_failover) for i in range(count)]
     with (out / INDEX_FILE).open("w", encoding="utf-8", newline="\n") as fh:
         for d in plans:

@@ -3,7 +3,7 @@
 Why: a command that raised goes back to the last image plus the calls since (``LabStore``), and
 tests and transcript replay need thousands of fresh labs: each scenario is built once per process
 (cached by file version) and kept as an image, so a fresh in-memory lab is one unpickle. Pickle is
-for in-process images only, never files: a lab file holds JSON (``state_store.solace.codec``).
+for in-process images only, never files: a lab file holds JSON (the root model's codec, ``LabModel``).
 """
 
 from __future__ import annotations
@@ -15,13 +15,14 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import systems
 from .errors import EngineError, ScenarioError
 from .scenario_files import DEFAULT_SCENARIO
-from .solace.broker_state import KINDS, BrokerState, bulk
-from .solace.codec import decode_state, loads
 
 if TYPE_CHECKING:
     from grammar.yaml_source import LocatedDict
+
+    from .lab_model import LabState
 
 BULK_RECORDS = 10_000  # images of more records pause the collector (state.bulk); smaller ones gain nothing
 RECORD_IMAGE_S = 3e-6  # first guess of the time to image one record (then measured)
@@ -29,6 +30,7 @@ _PICKLE = pickle.HIGHEST_PROTOCOL
 _templates: dict[tuple[int, int, int, int], Image] = {}
 _default_image: Image | None = None  # DEFAULT_SCENARIO's, once built (see template)
 _templates_lock = threading.Lock()
+_LAB = systems.lab_model()  # the lab's root model: its states, codec and scenario builder
 
 
 def _register_reducers() -> None:
@@ -38,7 +40,7 @@ def _register_reducers() -> None:
     from dataclasses import fields
     from operator import attrgetter
 
-    for cls in KINDS:
+    for cls in _LAB.kinds:
         get = attrgetter(*[f.name for f in fields(cls)])
 
         def reduce(rec: Any, cls: type = cls, get: Any = get) -> tuple[type, tuple[Any, ...]]:
@@ -61,34 +63,32 @@ class Image:
         self.seconds = seconds
 
     @classmethod
-    def of(cls, st: BrokerState) -> Image:
+    def of(cls, st: LabState) -> Image:
         records = record_count(st)
         started = time.perf_counter()
-        with bulk() if records > BULK_RECORDS else nullcontext():
+        with _LAB.bulk() if records > BULK_RECORDS else nullcontext():
             data = pickle.dumps(st, _PICKLE)
         return cls(data, records, time.perf_counter() - started)
 
-    def load(self) -> BrokerState:
-        with bulk() if self.records > BULK_RECORDS else nullcontext():
+    def load(self) -> LabState:
+        with _LAB.bulk() if self.records > BULK_RECORDS else nullcontext():
             if isinstance(self.data, bytes):
-                state: BrokerState = pickle.loads(self.data)
+                state: LabState = pickle.loads(self.data)
                 return state
-            return decode_state(loads(self.data))
+            return _LAB.decode_state(_LAB.loads(self.data))
 
 
-def record_count(st: BrokerState) -> int:
-    return sum(len(st.records(kind)) for kind in KINDS.values())
+def record_count(st: LabState) -> int:
+    return sum(len(st.records(kind)) for kind in _LAB.kinds.values())
 
 
-def _build(doc: LocatedDict, scenario: Path) -> BrokerState:
+def _build(doc: LocatedDict, scenario: Path) -> LabState:
     """build_lab, with what only building can find (the initial traffic refused by the engine's
     own rules, e.g. a publish from a client whose routers are all standby) reported as a
     ScenarioError rather than a traceback."""
-    from .solace.scenario import build_lab  # only when a lab is built: see scenario_files
-
-    st = BrokerState()
+    st = _LAB.new_state()
     try:
-        build_lab(st, doc)
+        _LAB.build_lab(st, doc)  # its code is imported only when a lab is built: see scenario_files
     except EngineError as exc:
         detail = ", ".join(f"{k}={v}" for k, v in exc.params.items())
         raise ScenarioError(str(scenario), [f"{scenario}:0: the lab cannot be built: its initial traffic "
@@ -116,9 +116,7 @@ def template(scenario: Path) -> Image:
     with _templates_lock:
         image = _templates.get(key)
         if image is None:
-            from .solace.scenario_schema import load_scenario
-
-            image = Image.of(_build(load_scenario(scenario), scenario))
+            image = Image.of(_build(_LAB.load_scenario(scenario), scenario))
             _templates[key] = image
         if default:
             _default_image = image

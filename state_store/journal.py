@@ -14,17 +14,53 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Concatenate, ParamSpec, Protocol, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from .errors import EngineError, PartialRefusal
-from .solace.broker_state import BrokerState, CallRecord
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
 
+@dataclass
+class CallRecord:
+    """One top-level mutating engine call made by the current command."""
+
+    name: str
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+
+
+@dataclass
+class WorkLog:
+    """What the current command did to the state, kept for persistence and rollback; never stored.
+
+    ``calls`` are the top-level mutating engine calls in order (replaying them on the state the
+    command started from gives the state it left); the HA kernel's changes are such calls too."""
+
+    calls: list[CallRecord] = field(default_factory=list)
+    depth: int = 0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.calls)
+
+    def clear(self) -> None:
+        self.calls.clear()
+        self.depth = 0
+
+
+class HasWork(Protocol):
+    @property
+    def work(self) -> WorkLog: ...
+
+
 class HasState(Protocol):
-    state: BrokerState
+    """What ``journaled`` needs of an engine: the state whose work log records its calls."""
+
+    @property
+    def state(self) -> HasWork: ...
 
 
 S = TypeVar("S", bound=HasState)

@@ -13,15 +13,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from . import systems
 from .errors import LabFileError
 from .lab_tables import CALLS, PART, PARTS_PREFIX, SCHEMA_VERSION, SNAPSHOT, tables
-from .solace.codec import CodecError, dumps, loads
 from .tuning import DEFAULT_TUNING, StoreTuning
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from sqlalchemy.engine import Connection
+
+_LAB = systems.lab_model()  # the lab's root model: its codec reads and writes the journal's JSON
 
 
 class WriteConflict(Exception):
@@ -125,10 +127,10 @@ class Journal:
     def _assemble(self, seq: int, body: str) -> str:
         """The text of a snapshot written in parts (``{"parts": [seq, ...]}``)."""
         try:
-            parts = loads(body)["parts"]
+            parts = _LAB.loads(body)["parts"]
             if type(parts) is not list or not all(type(p) is int for p in parts) or len(parts) > 10_000:
                 raise TypeError
-        except (CodecError, TypeError, KeyError) as exc:
+        except (_LAB.codec_error, TypeError, KeyError) as exc:
             raise LabFileError(str(self.path), f"lab file is damaged (journal row {seq}: a bad list of parts)") from exc
         found = dict(self.raw.execute(
             f"SELECT seq, body FROM journal WHERE kind = ? AND seq IN ({','.join('?' * len(parts))})", (PART, *parts)))
@@ -180,7 +182,7 @@ class Journal:
         if len(text) > size:
             for at in range(0, len(text), size):
                 parts.append(self.append_part(text[at:at + size]))
-            text = dumps({"parts": parts})
+            text = _LAB.dumps({"parts": parts})
         return self.append(expected_last, SNAPSHOT, text), set(parts)
 
     def append_part(self, chunk: str) -> int:

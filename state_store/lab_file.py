@@ -13,8 +13,9 @@ what makes a path unusable do not.
   and never a creation under way.
 - Checking: a directory, a missing or unwritable directory, an unreadable or read-only file, a
   file that is not SQLite, a foreign or damaged database, another schema version (one this program
-  cannot rewrite: ``legacy_version`` names those it can), a lab without routers or with an access
-  level this program does not know (``check_state``, once the lab is read): each is its own sentence.
+  cannot rewrite: ``legacy_version`` names those it can), a lab its root model cannot use (no routers,
+  an access level this program does not know: ``check_state``, once the lab is read): each is its own
+  sentence.
 """
 
 from __future__ import annotations
@@ -29,14 +30,17 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import systems
 from .errors import LabFileError
 
 if TYPE_CHECKING:
-    from .solace.broker_state import BrokerState
+    from .lab_model import LabState
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
-ACCESS_LEVELS = ("none", "read-only", "mesh-manager", "read-write", "admin")
 SIDECARS = ("-wal", "-shm", "-journal")
+
+
+_LAB = systems.lab_model()  # the lab's root model: which old lab files it rewrites, which labs it can use
 
 
 def _why(exc: OSError) -> str:
@@ -186,9 +190,8 @@ def check_path(path: Path) -> None:
 
 def legacy_version(path: Path) -> str | None:
     """The schema version of a lab written by an older version that this one can still read and
-    rewrite (``state_store.solace.old_schemas``), else None (anything else is left for check_contents)."""
-    from .solace.old_schemas import LEGACY_VERSIONS
-
+    rewrite (the lab's root model's ``legacy_versions``), else None (anything else is left for
+    check_contents)."""
     try:
         with open(path, "rb") as fh:
             if not fh.read(100).startswith(SQLITE_MAGIC):
@@ -200,7 +203,7 @@ def legacy_version(path: Path) -> str | None:
             con.close()
     except (sqlite3.DatabaseError, OSError, UnicodeDecodeError):  # check_contents names the damage
         return None
-    return str(row[0]) if row is not None and row[0] in LEGACY_VERSIONS else None
+    return str(row[0]) if row is not None and row[0] in _LAB.legacy_versions() else None
 
 
 @contextlib.contextmanager
@@ -286,12 +289,9 @@ def _check_database(con: sqlite3.Connection, path: str, schema_version: str, nee
         raise LabFileError(path, "lab file is corrupt (integrity check failed)")
 
 
-def check_state(path: Path, st: BrokerState) -> None:
-    """What makes a readable lab unusable: no routers at all, a CLI user this program cannot place."""
-    if not st.routers and not st.kernel.groups:
-        raise LabFileError(str(path), "the lab has no routers")
-    for user in sorted(st.users.values(), key=lambda u: u.name):
-        if user.level not in ACCESS_LEVELS:
-            raise LabFileError(str(path), f"CLI user {user.name!r} has an unknown access level {user.level!r}")
-        if user.scope not in ("global", "vpn"):
-            raise LabFileError(str(path), f"CLI user {user.name!r} has an unknown scope {user.scope!r}")
+def check_state(path: Path, st: LabState) -> None:
+    """A readable lab its root model cannot use (no routers at all, a CLI user this program cannot
+    place: ``LabModel.unusable``) is refused in one line."""
+    problem = _LAB.unusable(st)
+    if problem is not None:
+        raise LabFileError(str(path), problem)

@@ -1,8 +1,9 @@
 """LabStore: one lab, in memory, kept in a lab file shared by several shells or in memory only.
 
 Why:
-- The lab is a ``BrokerState`` in memory; a command's whole effect is the list of mutating Engine
-  calls it made (``state_store.journal``). A file lab keeps a journal of those (``state_store.lab_tables``):
+- The lab is a state of the lab's root model in memory (``state_store.lab_model``, named by the
+  registry ``state_store.systems``); a command's whole effect is the list of mutating engine calls
+  it made (``state_store.journal``). A file lab keeps a journal of those (``state_store.lab_tables``):
   before a command the shell catches up with what other shells appended (``PRAGMA data_version``
   tells when nothing changed, so a quiet lab costs one pragma), and after a command that changed
   something it appends one row in one short ``BEGIN IMMEDIATE`` transaction that first checks no one
@@ -27,10 +28,10 @@ Why:
   (cached by path + mtime) and kept as such an image; a fresh in-memory lab is one unpickle
   (images and those templates: ``state_store.images``; the SQL of the journal:
   ``state_store.journal_file``; the tuning of waits and snapshots: ``state_store.tuning``).
-  Pickle is for in-process images only: a lab file holds JSON (``state_store.solace.codec``), because a
+  Pickle is for in-process images only: a lab file holds JSON (the root model's codec), because a
   file may come from anywhere.
 - A path that cannot be a usable lab is refused with a one-line ``LabFileError`` (``lab_file``);
-  a lab file of an older schema is read into a state and rewritten (``state_store.solace.old_schemas``).
+  a lab file of an older schema is read into a state and rewritten (the root model's ``migrate``).
 - A scenario the builder cannot complete (its initial traffic refused by the engine) is a
   ``ScenarioError``, like any other problem of the file.
 """
@@ -44,21 +45,27 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
-from . import lab_file
+from . import lab_file, systems
 from .errors import EngineError, LabBusy, LabFileError
 from .images import RECORD_IMAGE_S, Image, record_count, scenario_path, template
+from .journal import CallRecord
 from .journal_file import Journal, WriteConflict, fill_new_lab, is_busy
+from .lab_model import LabEngine, LabState
 from .lab_tables import CALLS, PART, SCHEMA_VERSION, SNAPSHOT, TABLES
 from .passwords import is_hashed
-from .solace.broker_state import KINDS, BrokerState, CallRecord
-from .solace.codec import SPECS, CodecError, decode_calls, decode_state, dumps, encode_calls, loads, state_text
-from .solace.engine import Engine
 from .tuning import DEFAULT_TUNING, StoreTuning
 
 T = TypeVar("T")
+S = TypeVar("S", bound=LabState)
+E = TypeVar("E", bound=LabEngine)
 log = logging.getLogger(__name__)
+# The lab's root model: its states, engine and codec. The registry decides it at run time, so the
+# type checker cannot tie it to a store's ``S`` and ``E``: the casts below are where a state or an
+# engine it made becomes the store's.
+_LAB = systems.lab_model()
+CodecError = _LAB.codec_error
 
 
 class LabClosed(RuntimeError):
@@ -68,20 +75,21 @@ class LabClosed(RuntimeError):
         super().__init__("the lab is closed")
 
 
-def _kernel_text(st: BrokerState) -> str:
+def _kernel_text(st: LabState) -> str:
     """The HA kernel as text, for ``dump`` ("" for a lab without one)."""
     return json.dumps(st.kernel.snapshot(), sort_keys=True) if st.kernel.groups else ""
 
 
-def replay_calls(st: BrokerState, calls: list[CallRecord]) -> None:
+def replay_calls(st: LabState, calls: list[CallRecord]) -> None:
     """Apply recorded calls to ``st`` (the state they were made on): how a rollback, a catch-up
     and an opened journal reproduce commands. A call that raised EngineError when it was made (a
     handler may catch one and go on) raises it again here, with the same (deterministic) effect;
-    a name that is not a journaled Engine method (a damaged or foreign file) is a CodecError."""
-    engine = Engine(st)
+    a name that is not a journaled engine method (a damaged or foreign file) is the codec's error."""
+    engine = _LAB.engine(st)
+    kind = type(engine)
     try:
         for call in calls:
-            fn = getattr(Engine, call.name, None)
+            fn = getattr(kind, call.name, None)
             if fn is None or not getattr(fn, "__journaled__", False):
                 raise CodecError(f"{call.name!r} is not a recorded Engine call")
             st.work.clear()
@@ -105,8 +113,12 @@ class _Kept:
     rows_since_snapshot: int
 
 
-class LabStore:
-    def __init__(self, state: BrokerState, path: str | None = None, image: Image | None = None,
+class LabStore(Generic[S, E]):
+    """One lab. ``S`` and ``E`` are the state and engine classes of the lab's root model (the
+    registry's ``lab_model()``): a store only ever holds those, which the registry decides at run
+    time; a caller that drives that model's engine names them (``LabStore[State, Engine]``)."""
+
+    def __init__(self, state: S, path: str | None = None, image: Image | None = None,
                  journal: Journal | None = None, seq: int = 0, tuning: StoreTuning = DEFAULT_TUNING) -> None:
         self.state = state
         self.tuning = tuning
@@ -122,41 +134,42 @@ class LabStore:
         self._seq = seq  # the last journal row applied
         self._rows_since_snapshot = 0
         self._exclusive = False  # run(): this attempt holds the write lock from its start
-        self._engine: Engine | None = None  # the Engine of self.state (it holds nothing else)
+        self._engine: E | None = None  # the engine of self.state (it holds nothing else)
         self._superseded: tuple[int, set[int]] | None = None  # a snapshot's seq and parts: drop what is before
         self._kept: _Kept | None = None  # the command just appended, until its transaction has committed
         self._closed = False
 
     # ------------------------------------------------------------------ constructors
     @classmethod
-    def in_memory(cls, scenario: str | Path | None = None, tuning: StoreTuning = DEFAULT_TUNING) -> LabStore:
+    def in_memory(cls, scenario: str | Path | None = None,
+                  tuning: StoreTuning = DEFAULT_TUNING) -> LabStore[S, E]:
         """A fresh in-memory lab (no file, no SQLite): a copy of the scenario's cached image."""
         image = template(scenario_path(scenario))
-        return cls(image.load(), None, image, tuning=tuning)
+        return cls(cast(S, image.load()), None, image, tuning=tuning)
 
-    def copy(self) -> LabStore:
+    def copy(self) -> LabStore[S, E]:
         """An in-memory copy of this lab's current state."""
         if self._journal is not None:
             self._catch_up()
         image = self._image if not self._since else Image.of(self.state)
-        return LabStore(image.load(), None, image, tuning=self.tuning)
+        return LabStore(cast(S, image.load()), None, image, tuning=self.tuning)
 
     @classmethod
     def open(cls, path: str | Path, scenario: str | Path | None = None,
-             tuning: StoreTuning = DEFAULT_TUNING) -> LabStore:
+             tuning: StoreTuning = DEFAULT_TUNING) -> LabStore[S, E]:
         """Open a lab file, creating it from ``scenario`` (default lab) when missing."""
         p = Path(path)
         lab_file.remove_stale_creations(p)
         if not p.exists() and not p.is_symlink():
             image = template(scenario_path(scenario))
-            body = state_text(image.load())
+            body = _LAB.state_text(image.load())
             if not lab_file.create(p, lambda con: fill_new_lab(con, body)):
                 cls._check_file(p)  # another shell created it a moment ago
         else:
             cls._check_file(p)
         with lab_file.damage_is_one_line(p):
             journal = Journal(p, tuning)
-            store = cls(BrokerState(), str(p), Image(b"", 0), journal, tuning=tuning)
+            store = cls(cast(S, _LAB.new_state()), str(p), Image(b"", 0), journal, tuning=tuning)
             try:
                 store._catch_up(opening=True)
                 lab_file.check_state(p, store.state)
@@ -171,13 +184,11 @@ class LabStore:
         with lab_file.damage_is_one_line(p):
             old = lab_file.legacy_version(p)
             if old is not None:
-                from .solace.old_schemas import migrate
-
-                migrate(p, old)
+                _LAB.migrate(p, old)
         lab_file.check_contents(p, SCHEMA_VERSION, TABLES)
 
     # ------------------------------------------------------------------ use
-    def run(self, work: Callable[[Engine], T], *, max_wait_s: float | None = None) -> T:
+    def run(self, work: Callable[[E], T], *, max_wait_s: float | None = None) -> T:
         """``work(engine)`` in one transaction, run again from the start while the write lock
         cannot be had or another shell wrote first, for at most ``max_wait_s`` in all; then
         ``LabBusy``. ``work`` must not have effects outside the engine before it returns (the shell
@@ -224,7 +235,7 @@ class LabStore:
                 self._exclusive = False
 
     @contextmanager
-    def transaction(self) -> Iterator[Engine]:
+    def transaction(self) -> Iterator[E]:
         """One command: the Engine over the caught-up state; on normal exit what it changed is
         kept (and appended to the lab file), on ANY exception the state is as before (re-raised)."""
         held = self._journal.writing() if self._journal is not None and self._exclusive else nullcontext()
@@ -246,8 +257,8 @@ class LabStore:
             raise
         self._committed()
 
-    def _begin(self) -> tuple[Engine, float]:
-        """A command starts: caught up, an empty work log; the Engine and the start time."""
+    def _begin(self) -> tuple[E, float]:
+        """A command starts: caught up, an empty work log; the engine and the start time."""
         if self._closed:
             raise LabClosed()
         if self._journal is not None:
@@ -260,10 +271,10 @@ class LabStore:
         if engine is None or engine.state is not st:
             if engine is not None:
                 engine.close()
-            engine = self._engine = Engine(st)
+            engine = self._engine = cast(E, _LAB.engine(st))
         return engine, time.perf_counter()
 
-    def _abort(self, st: BrokerState) -> None:
+    def _abort(self, st: LabState) -> None:
         """The command raised: the state as it was before it (nothing to undo when no mutating
         call ran)."""
         if st.work.changed:
@@ -279,7 +290,7 @@ class LabStore:
             self._remember(kept.calls, kept.spent_s)
             self._housekeeping()
 
-    def _end(self, st: BrokerState, started: float) -> None:
+    def _end(self, st: LabState, started: float) -> None:
         """The command returned: what it changed becomes ``_kept`` (and a journal row of a file lab)."""
         work = st.work
         if not work.changed:
@@ -301,9 +312,9 @@ class LabStore:
         it (one snapshot row replaces its journal). Raises ScenarioError (nothing changed) for an
         invalid scenario."""
         image = template(scenario_path(scenario))
-        st = image.load()
+        st = cast(S, image.load())
         if self._journal is not None:
-            self._seq, keep = self._journal.replace_all(state_text(st))
+            self._seq, keep = self._journal.replace_all(_LAB.state_text(st))
             self._rows_since_snapshot = 0
             self._superseded = (self._seq, keep)
         self._set_state(st, image)
@@ -322,8 +333,8 @@ class LabStore:
                f"== meta {sorted(st.meta.items())!r}",
                f"== next_ids {sorted(st.next_ids.items())!r}",
                f"== ha_core {_kernel_text(st) or '-'}"]
-        for kind in KINDS.values():
-            spec = SPECS[kind]
+        for kind in _LAB.kinds.values():
+            spec = _LAB.specs[kind]
             rows = [repr(tuple(_masked(v) for v in spec.get(r))) for r in st.records(kind).values()]
             out.append(f"== {kind} ({', '.join(spec.names)}) {len(rows)} rows")
             out.extend(sorted(rows))
@@ -339,7 +350,7 @@ class LabStore:
             self._journal = None
 
     # ------------------------------------------------------------------ in memory
-    def _set_state(self, st: BrokerState, image: Image | None = None) -> None:
+    def _set_state(self, st: S, image: Image | None = None) -> None:
         self.state = st
         self._image = image if image is not None else Image.of(st)
         self._since = []
@@ -376,7 +387,7 @@ class LabStore:
         """Back to the state before the current command: the last image plus the calls since.
         When replaying those cost more than an image of the result, that image is taken, so the
         next rollback does not replay them again."""
-        st = self._image.load()
+        st = cast(S, self._image.load())
         if self._since:
             replay_calls(st, self._since)
         st.work.clear()
@@ -389,7 +400,7 @@ class LabStore:
     def _persist(self, calls: list[CallRecord]) -> None:
         """Append the command: the journaled calls it made."""
         assert self._journal is not None
-        self._seq = self._journal.append(self._seq, CALLS, dumps(encode_calls(calls)))
+        self._seq = self._journal.append(self._seq, CALLS, _LAB.dumps(_LAB.encode_calls(calls)))
         self._rows_since_snapshot += 1
 
     def _housekeeping(self) -> None:
@@ -412,7 +423,7 @@ class LabStore:
         """Write the state as a snapshot (encoded before the lock is taken); skipped (tried again
         after the next command) when another shell wrote first or holds the lock."""
         assert self._journal is not None
-        body = state_text(self.state)
+        body = _LAB.state_text(self.state)
         try:
             self._seq, keep = self._journal.append_snapshot(self._seq, body)
         except WriteConflict:
@@ -448,11 +459,11 @@ class LabStore:
         for seq, kind, body in rows:
             try:
                 if kind == SNAPSHOT:
-                    state = decode_state(loads(body))
+                    state = cast(S, _LAB.decode_state(_LAB.loads(body)))
                     self._set_state(state, Image(body, record_count(state)))
                     self._rows_since_snapshot = 0
                 elif kind == CALLS:
-                    calls = decode_calls(loads(body))
+                    calls = _LAB.decode_calls(_LAB.loads(body))
                     started = time.perf_counter()
                     replay_calls(self.state, calls)
                     self._remember(calls, time.perf_counter() - started)

@@ -10,13 +10,33 @@ system is a new entry and its two packages (docs/adding-a-system.md).
 A model package exposes ``MODEL`` (``state_store.system_api.SystemModel``); a shell package
 exposes ``SHELL`` (``solace_shell.personalities.base.SystemShell``). Both are imported only when
 a lab, a scenario or a journal needs them.
+
+The registry also names the lab's root model (``ROOT``): the model whose state holds the kernel
+and whose engine is the lab's engine, its ``@journaled`` methods the calls a journal records and
+replays. It is not one of the plugins (``names()`` lists those only: scenario sections, lab
+console targets, drills of a system); the lab store, its images, the journal and the lab file
+checks take it from ``lab_model()`` (a ``state_store.lab_model.LabModel``).
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 from dataclasses import dataclass
 from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from .lab_model import LabEngine, LabModel, LabState
+    from .lab_store import LabStore
+    from .solace.broker_state import BrokerState
+    from .solace.engine import Engine
+
+    # A store of the lab's root model, typed with its state and engine (those of ``ROOT.model``'s
+    # ``LAB``): for the shell code that drives that engine (the lab, its sessions and personalities).
+    RootStore: TypeAlias = LabStore[BrokerState, Engine]
 
 
 @dataclass(frozen=True)
@@ -33,6 +53,17 @@ SYSTEMS: tuple[SystemEntry, ...] = (
     SystemEntry("geode", "Geode client-queue HA", "state_store.geode", "solace_shell.personalities.geode"),
 )
 _BY_NAME = {s.name: s for s in SYSTEMS}
+
+
+@dataclass(frozen=True)
+class RootEntry:
+    name: str            # its name (no plugin's: no scenario section, CLI target or drills' --system)
+    title: str
+    model: str           # module exposing ``LAB`` (a state_store.lab_model.LabModel)
+    shell: str           # package of its shell
+
+
+ROOT = RootEntry("solace", "Solace PubSub+ replication", "state_store.solace.lab", "solace_shell")
 
 
 def names() -> tuple[str, ...]:
@@ -52,3 +83,10 @@ def load_model(name: str) -> ModuleType | None:
 def load_shell(name: str) -> ModuleType | None:
     found = _BY_NAME.get(name)
     return None if found is None else importlib.import_module(found.shell)
+
+
+@functools.cache
+def lab_model() -> LabModel[LabState, LabEngine]:
+    """The lab's root model (imported on the first call, then the same record)."""
+    model: LabModel[LabState, LabEngine] = importlib.import_module(ROOT.model).LAB
+    return model

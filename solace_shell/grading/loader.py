@@ -122,6 +122,7 @@ def _grammar_parts() -> tuple[Parser, dict[str, str], frozenset[str]]:
 def _routers_of(scenario: str | None) -> tuple[tuple[str, ...], tuple[str, ...]] | str:
     """The router names of a scenario (None: the default lab), and its HA kernel's node and group
     names beyond them, or why it cannot be built."""
+    from state_store.lab_model import LabEngine, LabState
     from state_store.lab_store import LabStore
 
     from .facts import read_groups
@@ -133,7 +134,7 @@ def _routers_of(scenario: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]
         return routers, tuple(n for n in dict.fromkeys(kernel) if n not in routers)
 
     try:
-        store = LabStore.in_memory(scenario)
+        store: LabStore[LabState, LabEngine] = LabStore.in_memory(scenario)
     except Exception as exc:  # noqa: BLE001 - any scenario problem is the runbook's problem
         return f"{type(exc).__name__}: {exc}".split("\n")[0]
     try:

@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from state_store.lab_store import LabStore
+from state_store.solace.broker_state import BrokerState
 from state_store.solace.engine import Engine
 
 
-class SerializedStore(LabStore):
+class SerializedStore(LabStore[BrokerState, Engine]):
     """A `LabStore` (opened with `SerializedStore.open`) whose transactions and resets never overlap."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -37,7 +38,7 @@ class SerializedStore(LabStore):
         with self.lock:
             super().reset(scenario)
 
-    def copy(self) -> LabStore:
+    def copy(self) -> LabStore[BrokerState, Engine]:
         """A session keeps a copy of the state it starts from (for `lab> grade`): catching up
         reads the lab file over the same connection as the others' commands, so it waits its turn."""
         with self.lock:

@@ -145,9 +145,10 @@ class RecordRefused(Exception):
 def check_fresh(lab: LabLike, scenario: Path | str | None = None) -> None:
     """Replay starts every transcript on a fresh lab, so a recording must start on one too: the
     lab's state must equal a fresh lab built from `scenario` (default: the default lab)."""
+    from state_store.lab_model import LabEngine, LabState
     from state_store.lab_store import LabStore
 
-    fresh = LabStore.in_memory(scenario)
+    fresh: LabStore[LabState, LabEngine] = LabStore.in_memory(scenario)
     try:
         same = fresh.dump() == lab.store.dump()
     finally:

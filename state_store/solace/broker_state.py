@@ -28,9 +28,9 @@ import gc
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Any, cast
 
+from ..journal import WorkLog
 from ..kernel import Kernel
 from ..kernel.ranges import subtract_sorted
 from ..kernel.runs import MessageRuns, Runs
@@ -81,35 +81,6 @@ class StreamRuns(MessageRuns[ReplEntry]):
 
     def part(self, rec: ReplEntry) -> str:
         return rec.kind
-
-
-@dataclass
-class CallRecord:
-    """One top-level mutating Engine call made by the current command (see ``state_store.journal``)."""
-
-    name: str
-    args: tuple[Any, ...]
-    kwargs: dict[str, Any]
-
-
-@dataclass
-class WorkLog:
-    """What the current command did to the state, kept for persistence and rollback; never stored.
-
-    ``calls`` are the top-level mutating Engine calls in order (replaying them on the state the
-    command started from gives the state it left); the HA kernel's changes are such calls too
-    (``Engine.kernel_call``)."""
-
-    calls: list[CallRecord] = field(default_factory=list)
-    depth: int = 0
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.calls)
-
-    def clear(self) -> None:
-        self.calls.clear()
-        self.depth = 0
 
 
 class BrokerState:

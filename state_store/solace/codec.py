@@ -28,9 +28,10 @@ from dataclasses import MISSING, fields
 from operator import attrgetter
 from typing import Any
 
+from ..journal import CallRecord
 from ..kernel import Kernel
 from ..passwords import HashedSecret
-from .broker_state import KINDS, BrokerState, CallRecord, bulk
+from .broker_state import KINDS, BrokerState, bulk
 
 FORMAT = "solace-shell lab state"
 # 1: one record per message, copy, stream entry and delivery; 2: runs (messages, spooled copies, stream

@@ -19,10 +19,11 @@ import pytest
 
 from solace_shell.lab import shell_grammar
 from state_store.errors import EngineError
+from state_store.journal import CallRecord
 from state_store.lab_store import LabStore, replay_calls
 from state_store.passwords import HashedSecret
 from state_store.solace import engine as engine_module
-from state_store.solace.broker_state import BrokerState, CallRecord
+from state_store.solace.broker_state import BrokerState
 from state_store.solace.engine import MAX_COUNT, Engine
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"

@@ -1,5 +1,7 @@
 """HA systems are plugins: one registry names them (state_store/systems.py), scenarios, the lab
-console and the shell take every system-specific part from it."""
+console and the shell take every system-specific part from it. The registry also names the lab's
+root model, which the lab's shared machinery (store, images, journal, lab file checks) takes from
+it too."""
 
 from __future__ import annotations
 
@@ -59,6 +61,76 @@ def test_only_the_registry_names_a_system_outside_its_own_modules(system: str) -
             if _names_in_code(path, word):
                 naming.append(rel)
     assert naming == [REGISTRY]
+
+
+def _root_model_imports(path: Path, package: str, root: Path) -> list[str]:
+    """The modules of ``package`` (and below) that a file imports, relative imports resolved."""
+    rel = path.relative_to(root)
+    here = list(rel.parts[:-1])   # the package the file is in (an __init__.py: its own)
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join([*here[:len(here) - node.level + 1], *(node.module or "").split(".")]).strip(".") \
+                if node.level else node.module or ""
+            inside = base == package or base.startswith(package + ".")
+            modules = [base] if inside else [f"{base}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        found += [m for m in modules if m == package or m.startswith(package + ".")]
+    return found
+
+
+def files_importing_the_root_model(root: Path) -> list[str]:
+    """Files outside the root model's package, its shell and the registry that import the root
+    model's package: the other systems' shells (``solace_shell/personalities``), the grammar, the
+    Spark jobs and the lab's shared machinery in ``state_store`` must reach it through the registry."""
+    package = systems.ROOT.model.rsplit(".", 1)[0]
+    own = Path(*package.split("."))
+    checked = [root / "grammar", root / "state_store", root / "spark_jobs",
+               root / systems.ROOT.shell / "personalities"]
+    naming = []
+    for top in checked:
+        for path in sorted(top.rglob("*.py")):
+            rel = path.relative_to(root)
+            if rel == REGISTRY or rel.is_relative_to(own):
+                continue
+            naming += [f"{rel}: {m}" for m in _root_model_imports(path, package, root)]
+    return naming
+
+
+def test_only_the_registry_imports_the_labs_root_model() -> None:
+    assert files_importing_the_root_model(REPO) == []
+
+
+def test_only_the_registry_names_the_labs_root_model_outside_its_own_modules() -> None:
+    """The root model's name, not counting the product's own names (the package ``solace_shell``,
+    the program ``solace-shell``), which only share its first word."""
+    name = re.escape(systems.ROOT.name)
+    word = re.compile(rf"(?i)(?<![a-z]){name}(?![a-z])(?![_-](shell|conformance))")
+    own = Path(*systems.ROOT.model.split(".")[:-1])
+    naming = []
+    for top in ("grammar", "state_store", "spark_jobs", f"{systems.ROOT.shell}/personalities"):
+        for path in sorted((REPO / top).rglob("*.py")):
+            rel = path.relative_to(REPO)
+            if not rel.is_relative_to(own) and _names_in_code(path, word):
+                naming.append(rel)
+    assert naming == [REGISTRY]
+
+
+def test_the_labs_root_model_is_no_plugin() -> None:
+    """The registry names the root model apart: scenario sections, lab console targets and the
+    drills of a system (``systems.names()``) are the plugins' only."""
+    root = systems.ROOT.name
+    assert root not in systems.names()
+    assert (systems.entry(root), systems.load_model(root), systems.load_shell(root)) == (None, None, None)
+    lab = Lab.fresh(ROOT_DIR / "swiftmq-ha.yaml")
+    try:
+        assert root not in lab.targets()
+        assert lab.systems() == ["swiftmq"]
+    finally:
+        lab.close()
 
 
 def test_a_section_of_an_unknown_system_is_one_problem_naming_the_registered_ones(tmp_path: Path) -> None:

@@ -83,5 +83,5 @@ def test_local_failovers_are_refused_for_another_ha_systems_drills(tmp_path: Pat
                            "--local-failover", "1", "--out", str(tmp_path / "q")],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 2 and done.stderr.strip().endswith(
-        "Invalid value for --local-failover: a local failover is added to the Solace lab's own drills only")
+        "Invalid value for --local-failover: a local failover is added to the lab's own drills only")
     assert not (tmp_path / "q").exists()
