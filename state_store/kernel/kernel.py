@@ -116,13 +116,17 @@ class Kernel:
     def schedule(self, delay_ms: int, node: Node, kind: str, **payload: JsonValue) -> int:
         return self.timers.schedule(self.now_ms + delay_ms, node.group, node.name, kind, dict(payload))
 
-    def advance_to(self, to_ms: int) -> list[str]:
-        """Run every timer due by `to_ms` in (due, sequence) order, then set the clock; returns the
-        clients that (re)connected."""
+    def advance_to(self, to_ms: int, from_ms: int | None = None) -> list[str]:
+        """Run every timer due by `to_ms` in (due, sequence) order, each with the clock at its due
+        time (not before ``from_ms``, where the advance started: the lab may have moved the clock
+        to `to_ms` already for its own work), then set the clock to `to_ms`; returns the clients
+        that (re)connected."""
+        clock = self.now_ms if from_ms is None else from_ms
         for timer in self.timers.pop_due(to_ms):
-            self.now_ms = max(self.now_ms, timer.due_ms)
+            clock = max(clock, timer.due_ms)
+            self.now_ms = clock
             self.policy(timer.group).on_timer(self, timer)
-        self.now_ms = max(self.now_ms, to_ms)
+        self.now_ms = max(clock, to_ms)
         return self.after_change()
 
     def serving(self) -> frozenset[str]:

@@ -87,11 +87,10 @@ class BrokerState:
     """Every record of one lab, with the lab clock, settings and bookkeeping values."""
 
     def __init__(self) -> None:
-        self.now_ms = 0
+        self.kernel = Kernel()  # the HA systems' groups, nodes, ledger, and the lab's clock (state_store.kernel)
         self.settings: dict[str, str] = {}  # only values set in the lab; defaults are the engine's
         self.meta: dict[str, str] = {}  # bookkeeping keys (pending acks, catch-up marks, XA logs)
         self.next_ids: dict[str, int] = {}
-        self.kernel = Kernel()  # the HA systems' groups, nodes, ledger (state_store.kernel)
         self.work = WorkLog()
         # all records by id, per kind
         self.sites: dict[int, Site] = {}
@@ -137,6 +136,17 @@ class BrokerState:
         self.rejection_by_key: dict[tuple[str, str, str, str, str], Rejection] = {}
 
     # ------------------------------------------------------------------ ids
+
+    @property
+    def now_ms(self) -> int:
+        """The lab's one simulated clock: the kernel's, so the replication model and every HA
+        system on the kernel read and move the same time."""
+        return self.kernel.now_ms
+
+    @now_ms.setter
+    def now_ms(self, value: int) -> None:
+        self.kernel.now_ms = value
+
     def next_id(self, kind: str) -> int:
         """The id the next record of ``kind`` (a KINDS attribute name) will get."""
         return self.next_ids.get(kind, 1)

@@ -229,6 +229,7 @@ def _decode_state(doc: Any) -> BrokerState:
     core = doc.get("ha_core")
     if core is not None:
         st.kernel = decode_kernel(core)
+        st.now_ms = now  # the document's clock is the lab's (one clock: the kernel's)
     return st
 
 

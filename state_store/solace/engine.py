@@ -213,18 +213,19 @@ class Engine:
                 v.drain_carry = 0
         self.sv.replication.refresh()
         reconnected += [c for c in self.sv.clients.reconnect_all() if c not in reconnected]
-        reconnected += [c for c in self._advance_kernel(start + ms) if c not in reconnected]
+        reconnected += [c for c in self._advance_kernel(start, start + ms) if c not in reconnected]
         self.sv.redundancy.sync()
         return AdvanceResult(from_ms=start, to_ms=start + ms, drained=drained,
                              reconnected=tuple(reconnected))
 
-    def _advance_kernel(self, to_ms: int) -> list[str]:
-        """Run the HA timers up to the lab clock; returns the clients that (re)connected. Part of
-        ``advance``, so replaying that call replays the timers."""
+    def _advance_kernel(self, from_ms: int, to_ms: int) -> list[str]:
+        """Run the HA timers due in the advance from ``from_ms`` to ``to_ms``, each at its due
+        time; returns the clients that (re)connected. Part of ``advance``, so replaying that call
+        replays the timers."""
         core = self.state.kernel
         if not core.groups:
             return []
-        return core.advance_to(to_ms)
+        return core.advance_to(to_ms, from_ms)
 
     # ------------------------------------------------------------------ HA kernel
     def kernel(self) -> Kernel:
