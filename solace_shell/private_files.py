@@ -18,6 +18,15 @@ import tempfile
 from pathlib import Path
 from typing import TextIO
 
+STAGED_SUFFIX = ".new"
+
+
+def staged_glob(name_glob: str) -> str:
+    """The glob of the staging files `create_private_text` makes for the names `name_glob` matches.
+    A writer stopped between making one and renaming it onto its name (a signal, SIGKILL) leaves it
+    behind, hidden: the writer's own clean-up looks for it with this glob."""
+    return f".{name_glob}.*{STAGED_SUFFIX}"
+
 
 class UnusableTarget(Exception):
     """The shell will not write this file; str() says why in one line."""
@@ -39,7 +48,7 @@ def create_private_text(path: Path, purpose: str) -> TextIO:
         raise UnusableTarget(f"the {purpose} {path} is not a regular file")
     directory = path.parent if str(path.parent) else Path(".")
     try:
-        fd, staged = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".new", dir=directory)
+        fd, staged = tempfile.mkstemp(prefix=f".{path.name}.", suffix=STAGED_SUFFIX, dir=directory)
     except OSError as exc:
         raise UnusableTarget(f"cannot write the {purpose} {path}: {exc.strerror or exc}") from None
     try:

@@ -12,8 +12,13 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import signal
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from multiprocessing.process import BaseProcess
+from multiprocessing.synchronize import Event
 from pathlib import Path
 
 from .drills import COMMENT, Drill, draws_local_failover, plan_drill, with_local_failover
@@ -98,12 +103,35 @@ def transcript_name(drill: Drill) -> str:
     return f"{drill.name}{TRANSCRIPT_SUFFIX}"
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+STOP_GRACE_SECONDS = 10.0  # a stopped generate waits this long for the drills being recorded to end
+SKIPPED = "not recorded: generate was stopped"
+
+_stopping: Event | None = None  # in a recording worker: set by the parent when generate is stopped
+
+
+def _start_worker(stopping: Event) -> None:
+    """A recording worker takes no stop signal of its own: the parent alone decides (`_record_in_pool`).
+    Ctrl-C reaches the whole process group, and a worker interrupted in the middle of a drill would
+    leave files behind that the parent may already have counted; so SIGINT is ignored here, the
+    parent sets `stopping`, and each worker ends the drill it is recording and skips the rest. SIGTERM
+    ends a worker at once (Python's default, not the handler inherited from the command), so the pool
+    or a user can still end one from outside; what it leaves is removed as a half-recorded drill.
+    The worker started with both signals held (`_stop_signals_held`): none is lost or acted on early."""
+    global _stopping  # noqa: PLW0603 - the worker's one piece of state, set once as it starts
+    _stopping = stopping
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
 
 
 def _record_one(args: tuple[int, int, str, str, float]) -> tuple[int, str, str | None]:
     """Record one drill under a hidden name, then give it its own: a corpus never holds a half-written
-    transcript, whatever stops the recording (an engine crash, Ctrl-C)."""
+    transcript, whatever stops the recording (an engine crash, Ctrl-C). In a worker of a stopped
+    `generate`, the drill is skipped."""
     seed, index, out, system, local_failover = args
+    if _stopping is not None and _stopping.is_set():
+        return index, "", SKIPPED
     drill = plan(seed, index, system, local_failover)
     path = Path(out) / transcript_name(drill)
     partial = path.with_name(f"_{path.name}{PARTIAL_SUFFIX}")
@@ -116,13 +144,58 @@ def _record_one(args: tuple[int, int, str, str, float]) -> tuple[int, str, str |
     return index, path.name, None
 
 
-def _wait_for_workers(timeout_s: float = 30.0) -> None:
-    """The recording processes still alive when `generate` is stopped end first (each ends the drill it
-    is recording, or is stopped by the same signal): what the caller then counts and removes in `out`
-    is final, and no worker writes there after the command has said how many drills it holds."""
-    deadline = time.monotonic() + timeout_s
-    for child in multiprocessing.active_children():
-        child.join(max(0.0, deadline - time.monotonic()))
+@contextmanager
+def _stop_signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back from the calling thread within the block (delivered as it ends).
+    Processes started within it start with them held (fork and spawn keep the signal mask)."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _record_in_pool(tasks: list[tuple[int, int, str, str, float]], jobs: int,
+                    chunksize: int) -> list[tuple[int, str, str | None]]:
+    """`_record_one` for every task in `jobs` worker processes. Stopped (Ctrl-C, SIGTERM, any error),
+    it tells the workers to stop between drills and returns (raises) only once every worker has
+    exited: whatever the caller then counts or removes in the corpus is final."""
+    context = multiprocessing.get_context()
+    stopping = context.Event()
+    known = set(multiprocessing.active_children())
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_start_worker, initargs=(stopping,))
+    try:
+        with _stop_signals_held():  # the workers start on the first tasks, and take no signal until ready
+            recorded = pool.map(_record_one, tasks, chunksize=chunksize)
+        results = list(recorded)
+    except BaseException:
+        _stop_workers(pool, stopping, known, STOP_GRACE_SECONDS)
+        raise
+    pool.shutdown(wait=True)
+    return results
+
+
+def _stop_workers(pool: ProcessPoolExecutor, stopping: Event, known: set[BaseProcess], grace_s: float) -> None:
+    """Tell the pool's workers (the processes not in `known`) to stop between drills and wait for them
+    to exit. One still recording after `grace_s` seconds (a drill that does not end), or when a
+    second Ctrl-C or SIGTERM comes, is killed: it writes nothing more, and the drill it leaves is
+    removed as half-recorded. Returns (or lets the second signal through) only once all have exited."""
+    workers: list[BaseProcess] = []
+    try:
+        stopping.set()
+        workers = [p for p in multiprocessing.active_children() if p not in known]
+        pool.shutdown(wait=False, cancel_futures=True)
+        deadline = time.monotonic() + grace_s
+        for worker in workers:
+            worker.join(max(0.0, deadline - time.monotonic()))
+    finally:
+        with _stop_signals_held():  # killing and reaping is quick: no further signal cuts it short
+            workers = workers or [p for p in multiprocessing.active_children() if p not in known]
+            for worker in workers:
+                if worker.is_alive():
+                    worker.kill()
+            for worker in workers:
+                worker.join()
 
 
 def transcripts_in(out: str | Path) -> int:
@@ -132,8 +205,14 @@ def transcripts_in(out: str | Path) -> int:
 
 def remove_partial(out: str | Path) -> None:
     """The drills a stopped `generate` left half-recorded: removed as it stops (Ctrl-C, SIGTERM), or by
-    the next `generate` into `out` when it was killed outright."""
-    for partial in Path(out).glob(f"_*{PARTIAL_SUFFIX}"):
+    the next `generate` into `out` when it was killed outright. A drill stopped as its recording began
+    may be the recorder's hidden staging file of the partial name (`staged_glob`); a scenario being
+    copied is one `_<name>.<pid>.partial` in `scenarios/`."""
+    from solace_shell.private_files import staged_glob  # noqa: PLC0415 - the planner needs no shell
+
+    pattern = f"_*{PARTIAL_SUFFIX}"
+    left = [*Path(out).glob(pattern), *Path(out).glob(staged_glob(pattern)), *(Path(out) / SCENARIO_DIR).glob(pattern)]
+    for partial in left:
         partial.unlink(missing_ok=True)
 
 
@@ -168,11 +247,9 @@ def generate(*, count: int, seed: int, out: str | Path, plan_only: bool = False,
         if jobs == 1 or count < 8:
             results = [_record_one(t) for t in tasks]
         else:
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
-                results = list(pool.map(_record_one, tasks, chunksize=max(1, min(64, count // (jobs * 4) or 1))))
+            results = _record_in_pool(tasks, jobs, chunksize=max(1, min(64, count // (jobs * 4) or 1)))
     except BaseException:  # Ctrl-C (KeyboardInterrupt) above all: the complete drills stay, no partial one
-        _wait_for_workers()
-        remove_partial(out)
+        remove_partial(out)  # no worker is left to write (_record_in_pool)
         raise
     failures = [(name, err) for _, name, err in results if err]
     if failures:

@@ -18,7 +18,7 @@ from spark_jobs import summary as summ
 from spark_jobs.drills import COMMENT, FAILOVER_TYPES, LAB, SITES, plan_drill, plan_drills
 from spark_jobs.generate import INDEX_FILE, PARTIAL_SUFFIX, TRANSCRIPT_SUFFIX, generate, transcript_name
 from spark_jobs.job import LOG_CONFIG, _display, _norm_uri, _quoted, partition_count, split_names
-from tests.support.signalled import stop_when_ready
+from tests.support.signalled import ROOT, stop_when_ready
 
 
 def test_plans_are_pure_and_independent_of_count():
@@ -91,6 +91,31 @@ def test_generate_stopped_by_a_signal_keeps_only_complete_drills(tmp_path, signu
         assert result.error is None and result.passed, name
 
 
+@pytest.mark.parametrize(("point", "signame", "jobs"), [("staged", "INT", 2), ("renaming", "INT", 2),
+                                                      ("staged", "TERM", 2), ("staged", "INT", 1)])
+def test_generate_stopped_at_a_chosen_point_of_a_drill_says_how_many_drills_it_left(tmp_path, point, signame,
+                                                                                      jobs):
+    """The signal sent at a chosen point of a drill's recording (tests.support.signal_at): as its
+    staging file is made, or as it is about to be renamed into place. The recording workers take no
+    signal of their own: each ends the drill it is recording, whole, before the command counts; the
+    command itself (`--jobs 1`) drops the drill it was recording, leaving no part of it. Either way
+    the count printed is what the directory holds, and nothing else is there."""
+    out, flag = tmp_path / "corpus", tmp_path / "signalled"
+    proc = subprocess.run([sys.executable, "-m", "tests.support.signal_at", point, "3", signame, str(flag),
+                           "generate", "--count", "64", "--seed", "3", "--out", str(out), "--jobs", str(jobs)],
+                          capture_output=True, text=True, timeout=120, start_new_session=True, cwd=ROOT)
+    signum = signal.Signals[f"SIG{signame}"]
+    left = sorted(p.name for p in out.iterdir() if p.name != INDEX_FILE)
+    assert proc.returncode == 128 + signum, proc.stderr
+    assert (proc.stdout, proc.stderr) == ("", f"solace-conformance: interrupted ({signum.name}): {len(left):,} of 64 "
+                                              f"drills are in {out} (its index lists all 64)\n")
+    assert all(name.endswith(TRANSCRIPT_SUFFIX) and not name.startswith((".", "_")) for name in left), left
+    assert (flag.read_text() in left) == (jobs > 1), (flag.read_text(), left)
+    for name in left:
+        result = replay_file(out / name)
+        assert result.error is None and result.passed, name
+
+
 def test_generate_removes_the_half_recorded_drills_a_killed_generate_left(tmp_path):
     """SIGKILL (here to the whole process group, recording workers included) leaves no time to remove a
     drill being recorded; the next `generate` into the same DIR removes what is left of it."""
@@ -102,9 +127,10 @@ def test_generate_removes_the_half_recorded_drills_a_killed_generate_left(tmp_pa
         signal.SIGKILL)
     assert status == -signal.SIGKILL
     (out / f"_drill-left-by-an-older-run{TRANSCRIPT_SUFFIX}{PARTIAL_SUFFIX}").write_text("half a drill")
+    (out / f"._drill-left-by-an-older-run{TRANSCRIPT_SUFFIX}{PARTIAL_SUFFIX}.k2j3x9q1.new").write_text("")  # staging
     complete = sorted(p.name for p in out.glob(f"*{TRANSCRIPT_SUFFIX}"))
     generate(count=3, seed=3, out=out, jobs=1)
-    assert list(out.glob(f"_*{PARTIAL_SUFFIX}")) == []
+    assert list(out.glob(f"_*{PARTIAL_SUFFIX}")) == list(out.glob(f"._*{PARTIAL_SUFFIX}.*")) == []
     assert sorted(p.name for p in out.glob(f"*{TRANSCRIPT_SUFFIX}")) == complete  # drills 0-2 were among them
 
 
