@@ -21,7 +21,7 @@ from ..parsed_command import ParsedCommand, from_grammar, vpn_carriers
 from ..personalities.plugin import command_parser
 from .patterns import CommandPattern, LineReader, compile_pattern
 from .runbook import STEP_KINDS, Check, ForbiddenAction, Runbook, RunbookStep
-from .vocabulary import CHECKS, EVERY, NEGATION, ROLE_SOURCES, ROUTER_SYSTEM, SAVED, STATE, is_check, measures_of
+from .vocabulary import CHECKS, EVERY, NEGATION, ROLE_SOURCES, ROUTER_SYSTEM, SAVED, SOME, STATE, is_check, measures_of
 
 SUFFIX = ".yaml"
 DEFAULT_LEVEL = "privileged"
@@ -296,7 +296,7 @@ class _Checker:
             ((name, on),) = item.items()
             if not isinstance(name, str) or not is_check(name):
                 self.problem(line, f"unknown state check {name!r} in {what} (known: {', '.join(CHECKS)}, "
-                                   f"{STATE}<state>, {SAVED}<state>, {EVERY}<node check>, "
+                                   f"{STATE}<state>, {SAVED}<state>, {EVERY}<node check>, {SOME}<node check>, "
                                    f"each also as {NEGATION}<check>)")
             elif not isinstance(on, str) or not (on in self.roles or on in self.routers):
                 self.problem(line, f"unknown router or role {on!r} for check {name!r} in {what}")
