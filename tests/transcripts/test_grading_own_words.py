@@ -12,6 +12,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from solace_shell.grading import RunbookError, grade_transcript, load_runbook
 from solace_shell.grading.vocabulary import is_check
@@ -91,6 +93,22 @@ def test_the_check_families_and_redundancy() -> None:
         assert not is_check(name), name
 
 
+WORDS = st.sampled_from(["qpid-ha", "qpid-config", "status", "promote", "--all", "--al", "-b", "b2",
+                         "--cluster-manager", "add", "queue", "--durable", "--timeout", "x", "'", '"', "#", "--",
+                         "=", "list", "members",
+                         "describe", "client", "--clientID=", "stop", "server", "--name", "s2", "\x1b", "ssh"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(WORDS, st.text(max_size=8)), max_size=8))
+def test_any_line_reads_as_a_command_a_reason_or_nothing(words: list[str]) -> None:
+    from solace_shell.lab import shell_grammar
+
+    line = " ".join(words)
+    for read in (gfsh_command(shell_grammar(), line), broker_shell_command(None, line)):
+        assert read is None or isinstance(read, ParsedCommand) or (isinstance(read, str) and "\n" not in read)
+
+
 # -- Geode --------------------------------------------------------------------------------------
 def test_the_server_restart_drill_passes() -> None:
     result = grade_transcript(load_runbook(GEODE_RUNBOOK), GEODE_CLEAN)
@@ -165,6 +183,23 @@ def test_the_acceptance_drill_promotes_without_looking_after_the_loss() -> None:
     result = grade_transcript(load_runbook(QPID_RUNBOOK),
                               ROOT / "transcripts" / "qpid" / "a-qp-1-promote-failover-duplicates.cli.txt")
     assert result.failed_steps == ("assess",)
+
+
+def test_lab_grade_grades_a_live_broker_shell_session() -> None:
+    lab = Lab.fresh(ROOT_DIR / "qpid-ha.yaml")
+    try:
+        for target, line in (("lab", "qpid cli"), ("qpid", "qpid-ha --cluster-manager promote -b b1"),
+                             ("lab", "advance 3s"), ("qpid", "qpid-ha status --all"), ("lab", "ha kill c1.b1"),
+                             ("qpid", "qpid-ha status --all -b b2"),
+                             ("qpid", "qpid-ha --cluster-manager promote -b b2"), ("lab", "advance 3s"),
+                             ("qpid", "qpid-ha status -b b2")):
+            assert lab.execute(target, line).ok, line
+        shown = lab.execute("lab", f"grade {QPID_RUNBOOK}").text.splitlines()
+    finally:
+        lab.close()
+    assert shown[0] == f"this session: pass (score 1.00, runbook {QPID_RUNBOOK})"
+    assert shown[3].split() == ["promote", "done", "line", "7:", "qpid:root@b1>", "qpid-ha", "--cluster-manager",
+                                "promote", "-b", "b2"]
 
 
 # -- bad runbooks and the command line ---------------------------------------------------------------
