@@ -69,6 +69,9 @@ class GroupFacts:
     name: str
     system: str                      # the kernel system that owns it
     nodes: tuple[NodeFacts, ...]
+    # per unit of client work the group keeps redundant, the running nodes holding it (None: its
+    # system does not count copies)
+    copies: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,8 @@ def _vpn_facts(engine: Engine, router: str, vpn: str, role: str, bridge: str | N
 
 def read_groups(engine: Engine) -> tuple[GroupFacts, ...]:
     """Every group of the HA kernel with its nodes, in the scenario's order. Reads only."""
+    from state_store import systems
+
     core = engine.kernel()
     routers = {info.name for info in engine.routers()}
     serving = core.serving()
@@ -130,7 +135,10 @@ def read_groups(engine: Engine) -> tuple[GroupFacts, ...]:
             nodes.append(NodeFacts(name if name in routers else node.key, group.name, node.proc, node.state,
                                    node.preferred, node.key in serving,
                                    tuple(str(node.files[f]) for f in sorted(node.files))))
-        out.append(GroupFacts(group.name, group.system, tuple(nodes)))
+        model = systems.load_model(group.system)    # None: a group of no registered system
+        counter = model.MODEL.copies if model is not None else None
+        out.append(GroupFacts(group.name, group.system, tuple(nodes),
+                              counter(core, group.name) if counter is not None else None))
     return tuple(out)
 
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..parsed_command import ParsedCommand
 from .facts import LabFacts
-from .patterns import TypedLine, matches
+from .patterns import matches
 from .results import OUTCOME_ID, Status, StepResult, TranscriptGrade
 from .runbook import Check, ForbiddenAction, Runbook, RunbookStep
 from .vocabulary import AT_BEGIN, LEFTOVER, ROLE_SOURCES, check_holds
@@ -64,12 +65,12 @@ class Grader:
         self._typo: dict[str, int] = {}     # target -> index of its last unparsable line
         self.begun = not self.runbook.begin
 
-    def wants_facts(self, typed: TypedLine) -> bool:
+    def wants_facts(self, typed: ParsedCommand) -> bool:
         """Whether the line names a step or forbidden action (then the facts before it are needed)."""
         return (any(matches(p, typed) for step in self.runbook.steps for p in step.commands)
                 or any(matches(p, typed) for forbidden in self.runbook.forbidden for p in forbidden.commands))
 
-    def line(self, number: int, target: str, text: str, typed: TypedLine | None, facts: LabFacts | None,
+    def line(self, number: int, target: str, text: str, typed: ParsedCommand | None, facts: LabFacts | None,
              ok: bool, error_kind: str | None, subjects: tuple[str, ...] | None = None) -> None:
         """One line, after it ran: `typed` None when it did not parse, `facts` from before it.
         `subjects` are the routers, kernel nodes or groups it acts on (None: a router line, on
@@ -147,7 +148,7 @@ class Grader:
         routers = ", ".join(self.routers((check.on,))) or "none"
         return f"{check.name} on {check.on} ({routers})"
 
-    def _forbidden(self, forbidden: ForbiddenAction, subjects: tuple[str, ...], typed: TypedLine,
+    def _forbidden(self, forbidden: ForbiddenAction, subjects: tuple[str, ...], typed: ParsedCommand,
                    facts: LabFacts) -> bool:
         return (any(matches(p, typed) for p in forbidden.commands) and self._on(forbidden.on, subjects)
                 and all(self.holds(c, facts) for c in forbidden.when))

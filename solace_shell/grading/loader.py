@@ -14,12 +14,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from grammar import Parser
+from grammar import ParseError, Parser
 from grammar.yaml_source import LocatedDict, LocatedList, YamlSyntaxError, load_located
 
-from .patterns import CommandPattern, compile_pattern
+from ..parsed_command import ParsedCommand, from_grammar, vpn_carriers
+from ..personalities.plugin import command_parser
+from .patterns import CommandPattern, LineReader, compile_pattern
 from .runbook import STEP_KINDS, Check, ForbiddenAction, Runbook, RunbookStep
-from .vocabulary import CHECKS, EVERY, NEGATION, ROLE_SOURCES, ROUTER_SYSTEM, SAVED, STATE, is_check, measures_of
+from .vocabulary import CHECKS, EVERY, NEGATION, ROLE_SOURCES, ROUTER_SYSTEM, SAVED, SOME, STATE, is_check, measures_of
 
 SUFFIX = ".yaml"
 DEFAULT_LEVEL = "privileged"
@@ -114,8 +116,29 @@ def _grammar_parts() -> tuple[Parser, dict[str, str], frozenset[str]]:
     from solace_shell.lab import shell_grammar
 
     grammar = shell_grammar()
-    carries = {m.id: param for m in grammar.modes.values() for key, param in m.carries if key == "vpn"}
-    return Parser(grammar), carries, frozenset(grammar.modes)
+    return Parser(grammar), vpn_carriers(grammar), frozenset(grammar.modes)
+
+
+def line_reader(level: str) -> LineReader:
+    """How a session's CLI at `level` reads a line: its own reading when it reads its own words
+    (a system's CLI, through the registry), else the shell's grammar."""
+    from solace_shell.lab import shell_grammar
+
+    own = command_parser(level)
+    if own is not None:
+        grammar = shell_grammar()
+        return lambda line: own(grammar, line)
+    parser, carries, _ = _grammar_parts()
+
+    def read(line: str) -> ParsedCommand | str | None:
+        parsed = parser.parse(level, line)
+        if parsed is None:
+            return None
+        if isinstance(parsed, ParseError):
+            return parsed.kind + (f" at {parsed.word!r}" if parsed.word else "")
+        return from_grammar(parsed.steps, None, carries)
+
+    return read
 
 
 @functools.cache
@@ -274,7 +297,7 @@ class _Checker:
             ((name, on),) = item.items()
             if not isinstance(name, str) or not is_check(name):
                 self.problem(line, f"unknown state check {name!r} in {what} (known: {', '.join(CHECKS)}, "
-                                   f"{STATE}<state>, {SAVED}<state>, {EVERY}<node check>, "
+                                   f"{STATE}<state>, {SAVED}<state>, {EVERY}<node check>, {SOME}<node check>, "
                                    f"each also as {NEGATION}<check>)")
             elif not isinstance(on, str) or not (on in self.roles or on in self.routers):
                 self.problem(line, f"unknown router or role {on!r} for check {name!r} in {what}")
@@ -293,18 +316,19 @@ class _Checker:
         return tuple(out)
 
     def commands(self, doc: LocatedDict, what: str) -> tuple[CommandPattern, ...]:
-        parser, carries, modes = _grammar_parts()
+        modes = _grammar_parts()[2]
         level = doc.get("at", DEFAULT_LEVEL)
         if level not in modes:
             self.problem(doc.key_lines.get("at", doc.line), f"unknown level {level!r} in {what}")
             return ()
         self.console = self.console or level in console_levels()
         out: list[CommandPattern] = []
+        read = line_reader(str(level))
         for item, line in self.items(doc, "commands", what):
             if not isinstance(item, str) or not item.strip():
                 self.problem(line, f"each command of {what} is a command line")
                 continue
-            pattern = compile_pattern(parser, str(level), item.strip(), self.vpn, carries)
+            pattern = compile_pattern(read, str(level), item.strip(), self.vpn)
             if isinstance(pattern, str):
                 written = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
                 if " #" in written.split(item.strip(), 1)[-1]:

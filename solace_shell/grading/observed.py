@@ -1,12 +1,13 @@
 """A lab whose lines are watched by a grader: the one way lines reach grading, for transcripts
 (replay) and live sessions alike.
 
-Before a line runs it is parsed at its session's level, as the session will parse it (a router's
-level, the lab console's, an HA system CLI's grammar mode), and when it names a step of the
-runbook the lab's facts are read then; the line then runs on the real `Lab` unchanged. Facts are
-read only for those lines, so grading costs little beyond the replay. A line of the lab console or
-of a system's CLI acts on the kernel nodes and groups its arguments name, and on the router its
-CLI talks to.
+Before a line runs it is read as its session's CLI reads it (`Personality.parsed_command`: the
+grammar at a router's level, the lab console's, or a system CLI's own reading of its words), and
+when it names a step of the runbook the lab's facts are read then; the line then runs on the real
+`Lab` unchanged. Facts are read only for those lines, so grading costs little beyond the replay.
+A line of the lab console or of a system's CLI acts on the kernel nodes and groups its arguments
+name or its CLI resolved it to (a broker addressed, a server named), and on the router its CLI
+talks to.
 """
 
 from __future__ import annotations
@@ -14,14 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from grammar import ParseError
-
+from ..parsed_command import ParsedCommand
 from ..personalities.base import Personality
 from ..results import Outcome
 from ..session import COMMENT, Session
 from .facts import LabFacts, read_facts
 from .grader import Grader
-from .patterns import TypedLine, effective_vpn
 from .results import TranscriptGrade
 from .vocabulary import ROUTER_SYSTEM, audit_measures
 
@@ -43,8 +42,6 @@ class GradedLab:
         self.grader = grader
         self.name = name
         self.numbers = numbers      # the transcript line of each executed line, in order
-        self._carries = {m.id: param for m in lab.grammar.modes.values() for key, param in m.carries
-                         if key == "vpn"}
         self._reset_nodes = frozenset(c.node for c in lab.grammar.commands if c.handler == RESET_HANDLER)
         self.count = 0
         self.result: TranscriptGrade | None = None
@@ -101,21 +98,21 @@ class GradedLab:
             self.grader.restart(self.facts(), number)
         return outcome, reset
 
-    def _typed(self, found: Personality, line: str) -> TypedLine | None:
+    @staticmethod
+    def _typed(found: Personality, line: str) -> ParsedCommand | None:
+        """The line as its CLI reads it (the personality's own reading: the grammar's, or its own)."""
         if line.lstrip(" \t").startswith(COMMENT):
             return None
-        parsed = self.lab.parser.parse(found.mode, line)
-        if parsed is None or isinstance(parsed, ParseError):
-            return None
-        return TypedLine(parsed.leaf, effective_vpn(parsed.steps, found.context.get("vpn"), self._carries))
+        return found.parsed_command(line)
 
     @staticmethod
-    def _subjects(found: Personality, typed: TypedLine | None, facts: LabFacts | None) -> tuple[str, ...]:
-        """The kernel nodes and groups a console or system CLI line names, and its CLI's router."""
+    def _subjects(found: Personality, typed: ParsedCommand | None, facts: LabFacts | None) -> tuple[str, ...]:
+        """The kernel nodes and groups a console or system CLI line names or its CLI resolved it
+        to act on, and its CLI's router."""
         if facts is None:
             return ()
         known = {n.ref for n in facts.nodes} | {g.name for g in facts.groups}
-        values: list[Any] = list(typed.leaf.args.values()) if typed is not None else []
+        values: list[Any] = [*typed.args.values(), *typed.subjects] if typed is not None else []
         if found.router is not None:
             values.append(found.router)
         return tuple(dict.fromkeys(str(v) for v in values if isinstance(v, str) and v in known))

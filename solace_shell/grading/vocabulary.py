@@ -5,7 +5,9 @@ one module; the loader refuses any other name (with the list of known ones), and
 means adding one entry here. Each check is asked of one subject on the facts taken at one moment
 (`facts.LabFacts`): a router (for the runbook's Message VPN), a node of the HA kernel or a group of
 them; `state-<state>` asks a node's native state, whatever system it belongs to, `saved-<state>`
-the state it keeps on disk, and `every-<node check>` asks a node check of each node of a group. A role names
+the state it keeps on disk, `every-<node check>` asks a node check of each node of a group and
+`some-<node check>` of at least one; `redundant` asks whether a copy of the group's client work
+could take over (from the copies its system counts, `SystemModel.copies`). A role names
 routers or nodes through the facts taken when the session (or the transcript, or the lab after a
 `lab> reset`) started, or when the procedure began (the `-at-begin` sources).
 """
@@ -79,11 +81,15 @@ CHECKS: dict[str, CheckKind] = {c.name: c for c in (
               _group(lambda g: _serving(g) > 1), "group"),
     CheckKind("all-up", "every node of the group runs", _group(lambda g: all(n.process == "up" for n in g.nodes)),
               "group"),
+    CheckKind("redundant", "every unit of client work the group keeps redundant (a subscription queue with "
+              "redundancy, replicated queues) is held by two running nodes or more: a copy can take over",
+              _group(lambda g: g.copies is not None and all(c >= 2 for c in g.copies)), "group"),
 )}
 NEGATION = "not-"   # `not-<check>`: the check does not hold
 STATE = "state-"    # `state-<state>`: a node is in that native state (any case: `state-active` is ACTIVE)
 SAVED = "saved-"    # `saved-<state>`: a node keeps that state on disk (SwiftMQ's ha.state)
 EVERY = "every-"    # `every-<node check>` of a group: each of its nodes passes the node check
+SOME = "some-"      # `some-<node check>` of a group: at least one of its nodes passes the node check
 _STATE_NAME = re.compile(r"[a-z][a-z0-9-]*")
 
 
@@ -162,6 +168,9 @@ def check_holds(name: str, facts: LabFacts, subject: str, vpn: str) -> bool:
     if base.startswith(EVERY):
         group = facts.group(subject)
         holds = group is not None and all(_node_holds(base[len(EVERY):], n) for n in group.nodes)
+    elif base.startswith(SOME):
+        group = facts.group(subject)
+        holds = group is not None and any(_node_holds(base[len(SOME):], n) for n in group.nodes)
     elif kind is None:                      # state-<state>, saved-<state>
         node = facts.node(subject)
         holds = node is not None and _node_holds(base, node)
@@ -196,6 +205,7 @@ def _is_node_check(name: str) -> bool:
 
 def is_check(name: str) -> bool:
     base = name.removeprefix(NEGATION)
-    if base.startswith(EVERY):
-        return _is_node_check(base[len(EVERY):])
+    for family in (EVERY, SOME):
+        if base.startswith(family):
+            return _is_node_check(base[len(family):])
     return base in CHECKS or _is_node_check(base)

@@ -13,7 +13,9 @@ context) changes only after the command is committed. A personality gives only w
   more than once: it must keep its effects in the engine and in its return value);
 - ``finish(plan, value)``: apply what the committed command returned (navigation, framing);
 - ``error_text(plan, text)``: how an error line is printed (some CLIs print notices first, and
-  keep what the last attempt observed although the command was refused).
+  keep what the last attempt observed although the command was refused);
+- ``parsed_command(line)``: the line as the CLI reads it, for grading (the grammar's reading by
+  default; a CLI that parses its own words gives its own).
 """
 
 from __future__ import annotations
@@ -23,12 +25,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from grammar import Access
+from grammar import Access, ParseError
 from grammar.masking import mask_secrets
 from state_store.errors import EngineError, LabBusy, LabFileError
 
 from ..access import UserAccess, allowed, allows_everything, effective_level
 from ..messages import engine_error_text, shell_error_text
+from ..parsed_command import ParsedCommand, from_grammar, vpn_carriers
 from ..results import Outcome
 
 if TYPE_CHECKING:
@@ -77,6 +80,7 @@ class Personality:
         self.ended = False
         self._allowed: dict[tuple[str, str, str | None], bool] = {}
         self._allowed_for = user
+        self._carriers: dict[str, str] | None = None
 
     # -- what a personality gives -------------------------------------------------------------
     @property
@@ -104,6 +108,17 @@ class Personality:
 
     def error_text(self, plan: Plan, text: str) -> str:
         return text
+
+    def parsed_command(self, line: str) -> ParsedCommand | None:
+        """The line as this CLI reads it, in the neutral shape grading matches (None: blank, a
+        comment, or not a command of the CLI). Reads only. By default the shared grammar parses
+        it at the CLI's level; a CLI that reads its own words gives its own reading."""
+        parsed = self.lab.parser.parse(self.mode, line)
+        if parsed is None or isinstance(parsed, ParseError):
+            return None
+        if self._carriers is None:
+            self._carriers = vpn_carriers(self.lab.grammar)
+        return from_grammar(parsed.steps, self.context.get("vpn"), self._carriers)
 
     # -- the loop ---------------------------------------------------------------------------------
     def execute(self, line: str) -> Outcome:

@@ -27,6 +27,9 @@ class SystemShell:
     personality: Callable[[Lab, UserAccess], Any]   # the CLI (a personalities.base.Personality)
     banner: str                                     # the start banner of a lab that holds only this system
     modules: tuple[str, ...]                        # handler and renderer modules of the package, to register
+    # how a CLI that reads its own words (not the grammar's) reads a line: (grammar, line) ->
+    # ParsedCommand, its refusal text, or None for a blank line; None: the grammar reads its lines
+    parse_command: Callable[[Any, str], Any] | None = None
 
 
 def personality_from(module: str, name: str) -> Callable[[Lab, UserAccess], Any]:
@@ -37,6 +40,21 @@ def personality_from(module: str, name: str) -> Callable[[Lab, UserAccess], Any]
         return getattr(importlib.import_module(module), name)(lab, user)
 
     return open_cli
+
+
+def function_from(module: str, name: str) -> Callable[..., Any]:
+    """The function ``name`` of ``module``, imported on its first call."""
+
+    def call(*args: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args)
+
+    return call
+
+
+def command_parser(level: str) -> Callable[[Any, str], Any] | None:
+    """How lines written at ``level`` are read when its CLI reads its own words (a registered
+    system's CLI with a ``parse_command``); None when the grammar reads them."""
+    return shell(level).parse_command if systems.entry(level) is not None else None
 
 
 def shell_part(system: str, module: str) -> ModuleType:

@@ -7,10 +7,11 @@ from . import drills as _drills
 from . import errors as _errors
 from . import operations as lab
 from . import policy as policy
+from . import queues as _queues
 from . import scenario as _scenario
 from .params import SYSTEM, PoolParams, ServerParams
 
 MODEL = SystemModel(SYSTEM, _scenario.SCHEMA, _scenario.check, _scenario.holds_groups, _scenario.build,
-                    _errors.CODES, _drills.plan_drill)
+                    _errors.CODES, _drills.plan_drill, _queues.copies)
 
 __all__ = ["MODEL", "SYSTEM", "PoolParams", "ServerParams", "lab", "policy"]

@@ -391,6 +391,20 @@ def _fail_over(core: Kernel, group: str, client: str, server: str) -> None:
         dispatch(core, group, client)
 
 
+def copies(core: Kernel, group: str) -> tuple[int, ...]:
+    """For each subscription queue kept with redundancy (its pool's subscription-redundancy is not
+    0; its client connected, or durable and away with its queue kept), how many running servers
+    hold it: 2 or more while a secondary can take over from its primary."""
+    out = []
+    for p in pools(core, group).values():
+        pp = pool_params(p)
+        if not pp.subscription_enabled or pp.subscription_redundancy == 0 or p.get("queue_gone"):
+            continue
+        if p.get("connected") or p.get("away_since") is not None:
+            out.append(sum(1 for s in holders(p) if is_up(core, group, s)))
+    return tuple(out)
+
+
 def drop_queue(core: Kernel, group: str, client: str, reason: str) -> None:
     p = pool(core, group, client)
     for s in holders(p):

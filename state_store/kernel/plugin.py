@@ -30,3 +30,7 @@ class SystemModel:
     # randomised drills: (seed, index) -> (kind, mistake, steps as (target, command), bundled scenario);
     # a step whose target is "#" is a comment line (spark_jobs.generate records them)
     plan_drill: Callable[[int, int], tuple[str, str | None, tuple[tuple[str, str], ...], str]] | None = None
+    # (core, group) -> for each unit of client work the group keeps redundant (a subscription
+    # queue with redundancy, a cluster's replicated queues), how many running nodes hold it now;
+    # None: the system does not count its copies (grading's `redundant` check never holds then)
+    copies: Callable[[Kernel, str], tuple[int, ...]] | None = None

@@ -11,6 +11,6 @@ from . import scenario as _scenario
 from .params import SYSTEM, QpidParams
 
 MODEL = SystemModel(SYSTEM, _scenario.SCHEMA, _scenario.check, _scenario.holds_groups, _scenario.build,
-                    _errors.CODES, _drills.plan_drill)
+                    _errors.CODES, _drills.plan_drill, policy.copies)
 
 __all__ = ["MODEL", "SYSTEM", "QpidParams", "lab", "policy"]

@@ -162,6 +162,15 @@ def primaries(core: Kernel, group: str) -> list[Node]:
     return [n for n in core.group_nodes(group) if is_primary(n)]
 
 
+def copies(core: Kernel, group: str) -> tuple[int, ...]:
+    """The cluster's replicated queues as one unit of client work: while a primary runs, it and
+    its ready backups hold them (1 + ready backups); no primary, no unit served."""
+    nodes = core.group_nodes(group)
+    if not any(n.proc == "up" and is_primary(n) for n in nodes):
+        return ()
+    return (1 + sum(1 for n in nodes if n.proc == "up" and n.state == READY),)
+
+
 def upstream(core: Kernel, node: Node) -> Node | None:
     name = data(core, node.group)["upstream"].get(node.name)
     return None if name is None else core.node(node.group, name)

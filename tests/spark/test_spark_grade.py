@@ -202,3 +202,26 @@ def test_a_system_runbook_grades_lab_console_sessions_as_the_in_process_grader(s
         row = rows[path.name]
         assert (row["passed"], list(row["failed_steps"])) == (expected.passed, list(expected.failed_steps))
     assert list(rows["swiftmq-kill-before-swap.cli.txt"]["failed_steps"]) == ["wait-swap", "kill-serving-before-swap"]
+
+
+def test_the_runbooks_of_clis_with_their_own_words_grade_as_the_in_process_grader(spark, tmp_path):
+    """gfsh's and a Qpid broker host's lines reach the job's grader through their CLIs' own
+    reading: its rows are the in-process grades of each clean drill and classic mistake."""
+    from solace_shell.grading import grade_transcript, load_runbook
+    from spark_jobs.grade import GradeOptions, run_grade
+
+    data = ROOT / "tests/data/grading"
+    cases = {"geode-durable-queue-server-restart": [ROOT / "transcripts/geode/durable-queue-server-restart.cli.txt",
+                                                    data / "geode-stop-while-durable-offline.cli.txt"],
+             "qpid-primary-failover": [ROOT / "transcripts/qpid/primary-failover-fenced.cli.txt",
+                                       data / "qpid-promote-beside-live-primary.cli.txt"]}
+    for runbook, inputs in cases.items():
+        out = tmp_path / runbook
+        run_grade(GradeOptions(runbook=runbook, inputs=[str(i) for i in inputs], out=str(out), progress=False),
+                  spark=spark)
+        rows = {Path(r["transcript"]).name: r for r in _rows(out / "grades.parquet")}
+        for path in inputs:
+            expected = grade_transcript(load_runbook(runbook), path)
+            row = rows[path.name]
+            assert (row["passed"], list(row["failed_steps"])) == (expected.passed, list(expected.failed_steps))
+        assert [rows[p.name]["passed"] for p in inputs] == [True, False]

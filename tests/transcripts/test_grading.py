@@ -267,7 +267,7 @@ def _console_examples(markdown: str) -> list[tuple[str, str]]:
 
 def test_the_grading_document_shows_real_output() -> None:
     examples = _console_examples((ROOT / "docs" / "grading.md").read_text(encoding="utf-8"))
-    assert len(examples) == 3
+    assert len(examples) == 4
     for command, shown in examples:
         done = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, text=True, timeout=300,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})

@@ -15,14 +15,18 @@ from typing import TYPE_CHECKING, Any
 
 from state_store.geode import SYSTEM
 from state_store.geode import operations as gf
+from state_store.kernel.model import node_key
 
 from ...access import UserAccess
 from ...handlers import HANDLERS, HandlerContext
+from ...parsed_command import ParsedCommand
 from ...renderers import render
 from ...results import Outcome
 from ..base import Personality, Plan
 
 if TYPE_CHECKING:
+    from grammar import Grammar
+
     from ...lab import Lab
 
 MODE = SYSTEM            # the grammar mode of gfsh, named after its system
@@ -59,10 +63,58 @@ INVALID_OPTION = "Parameter {option} is not applicable for {command}"
 RELEVANT = "Please provide a relevant parameter(s)"
 CONTROL = "Invalid input: control characters are not accepted"   # the lab's (never echoed to a terminal)
 MAX_ECHO = 80   # characters of a refused word gfsh's text repeats
+SERVER_OPTIONS = ("name", "member", "members")   # the options that name the servers a command acts on
 
 
 class GfshInputError(Exception):
-    """A line gfsh refuses before running anything (one line of text)."""
+    """A line gfsh refuses before running anything (one line of text; `node` the grammar node of
+    its command, "" when no command was found)."""
+
+    def __init__(self, text: str, node: str = "") -> None:
+        super().__init__(text)
+        self.node = node
+
+
+Commands = list[tuple[tuple[str, ...], Any]]    # (command words, grammar command), longest first
+
+
+def gfsh_commands(grammar: Grammar) -> Commands:
+    """gfsh's commands of the grammar by their words, longest first (the longest match wins)."""
+    return sorted(((tuple(c.syntax.split()), c) for c in grammar.by_mode.get(MODE, [])), key=lambda wc: -len(wc[0]))
+
+
+def read_line(commands: Commands, line: str) -> tuple[Any, dict[str, str]] | None:
+    """The grammar command a gfsh line names and its options ({name in lower case: value}); None
+    for a blank or comment line. Raises GfshInputError with gfsh's text for a line it refuses."""
+    text = line.strip()
+    if not text or text.startswith("#"):
+        return None
+    if any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in text):
+        raise GfshInputError(CONTROL)
+    words = text.split()
+    if '"' in text or "'" in text:
+        try:
+            words = shlex.split(text)
+        except ValueError:
+            pass
+    for fixed, command in commands:
+        if tuple(words[:len(fixed)]) == fixed:
+            try:
+                return command, parse_options(words[len(fixed):], command.syntax, OPTIONS[command.handler])
+            except GfshInputError as bad:
+                raise GfshInputError(str(bad), command.node) from None
+    shown = " ".join(w for w in words[:2] if not w.startswith("--"))
+    raise GfshInputError(NOT_FOUND.format(word=_clip(shown)))
+
+
+def parse_command(grammar: Grammar, line: str) -> ParsedCommand | str | None:
+    """A gfsh line as a `ParsedCommand` (its handler and options), gfsh's refusal text, or None
+    for a blank line: the same reading `Gfsh` gives the line before running it."""
+    try:
+        read = read_line(gfsh_commands(grammar), line)
+    except GfshInputError as bad:
+        return str(bad)
+    return None if read is None else ParsedCommand(read[0].handler, read[1])
 
 
 def parse_options(words: list[str], command: str, options: Options) -> dict[str, str]:
@@ -106,9 +158,7 @@ class Gfsh(Personality):
     def __init__(self, lab: Lab, user: UserAccess) -> None:
         super().__init__(lab, SYSTEM, user)
         self.paging = False
-        # the command words of each gfsh command, longest first (the grammar is fixed for a lab)
-        self._commands = sorted(((tuple(c.syntax.split()), c) for c in lab.grammar.by_mode.get(MODE, [])),
-                                key=lambda wc: -len(wc[0]))
+        self._commands = gfsh_commands(lab.grammar)     # the grammar is fixed for a lab
 
     @property
     def mode(self) -> str:
@@ -118,34 +168,14 @@ class Gfsh(Personality):
     def prompt(self) -> str:
         return PROMPT
 
-    def _command(self, words: list[str]) -> tuple[Any, list[str]] | None:
-        """The grammar command whose words begin the line (the longest), and the rest."""
-        for fixed, c in self._commands:
-            if tuple(words[:len(fixed)]) == fixed:
-                return c, words[len(fixed):]
-        return None
-
     def prepare(self, line: str) -> Outcome | Plan:
-        text = line.strip()
-        if not text or text.startswith("#"):
-            return Outcome("", True)
-        if any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in text):
-            return Outcome(CONTROL, False, "", "invalid")
-        words = text.split()
-        if '"' in text or "'" in text:
-            try:
-                words = shlex.split(text)
-            except ValueError:
-                pass
-        found = self._command(words)
-        if found is None:
-            shown = " ".join(w for w in words[:2] if not w.startswith("--"))
-            return Outcome(NOT_FOUND.format(word=_clip(shown)), False, "", "invalid")
-        command, rest = found
         try:
-            opts = parse_options(rest, command.syntax, OPTIONS[command.handler])
+            read = read_line(self._commands, line)
         except GfshInputError as bad:
-            return Outcome(str(bad), False, command.node, "invalid")
+            return Outcome(str(bad), False, bad.node, "invalid")
+        if read is None:
+            return Outcome("", True)
+        command, opts = read
         plan = Plan(line, lambda engine: None, command.node)
 
         def work(engine: Any) -> Any:
@@ -157,6 +187,19 @@ class Gfsh(Personality):
 
         plan.work = work
         return plan
+
+    def parsed_command(self, line: str) -> ParsedCommand | None:
+        """The line as gfsh reads it, acting on the servers its options name and on the cluster."""
+        try:
+            read = read_line(self._commands, line)
+        except GfshInputError:
+            return None
+        if read is None:
+            return None
+        command, opts = read
+        cluster = self.lab.store.run(lambda engine: gf.clusters(engine.kernel())[0])
+        named = [n for key in SERVER_OPTIONS for n in opts.get(key, "").split(",") if n]
+        return ParsedCommand(command.handler, opts, subjects=(*(node_key(cluster, n) for n in named), cluster))
 
     def finish(self, plan: Plan, value: Any) -> Outcome:
         from .cli_handlers import Bye

@@ -5,11 +5,11 @@ grammar/data/systems/qpid."""
 
 from __future__ import annotations
 
-from ..plugin import SystemShell, personality_from
+from ..plugin import SystemShell, function_from, personality_from
 
 # The lab says where the operator is (non-authoritative).
 BANNER = ("solace-shell lab: Qpid C++ HA cluster (a shell on a broker host with qpid-ha and qpid-config; "
           "F2 for the lab console)\n")
 
 SHELL = SystemShell("qpid", personality_from(f"{__name__}.cli", "QpidShell"), BANNER,
-                    ("lab_handlers", "lab_renderers"))
+                    ("lab_handlers", "lab_renderers"), function_from(f"{__name__}.tools", "parse_command"))

@@ -9,7 +9,7 @@ Words are split as a POSIX shell does (quotes); anything else is `command not fo
 
 from __future__ import annotations
 
-import shlex
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from state_store.errors import EngineError
@@ -18,6 +18,7 @@ from state_store.qpid import operations as qp
 from state_store.qpid.views import ToolResult
 
 from ...access import UserAccess
+from ...parsed_command import ParsedCommand
 from ...results import Outcome
 from ..base import Personality, Plan
 from . import tools
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from ...lab import Lab
 
 LOG_FILE = "/var/log/qpidd.log"
+LOCAL_NAMES = ("0.0.0.0", "localhost", "127.0.0.1", "")    # the host the shell is on
 
 
 class QpidShell(Personality):
@@ -53,13 +55,10 @@ class QpidShell(Personality):
         self.here, self.ended, self.last_status = self.home, False, 0
 
     def prepare(self, line: str) -> Outcome | Plan:
-        try:
-            words = shlex.split(line)
-        except ValueError as bad:
+        words = tools.shell_words(line)     # a word starting with # starts a comment, as in bash
+        if isinstance(words, str):
             self.last_status = 2
-            return Outcome(f"-bash: syntax error: {bad}", False, "", "invalid")
-        cut = next((i for i, w in enumerate(words) if w.startswith("#")), len(words))
-        words = words[:cut]          # a word starting with # starts a comment, as in bash
+            return Outcome(words, False, "", "invalid")
         if not words:
             return Outcome("", True)
         first = words[0]
@@ -89,6 +88,22 @@ class QpidShell(Personality):
 
         plan.work = work
         return plan
+
+    def parsed_command(self, line: str) -> ParsedCommand | None:
+        """The line as the shell and its tools read it, acting on the broker it addresses (`-b`,
+        `ssh`'s destination; the host the shell is on by default)."""
+        parsed = tools.parse_command(None, line)
+        if not isinstance(parsed, ParsedCommand):
+            return None
+        args = parsed.args
+        address = str(args.get("broker-addr") or args.get("broker") or args.get("destination") or self.here)
+
+        def target(engine: Any) -> tuple[str, ...]:
+            name = qp.parse_address(address.rpartition("@")[2])[0]
+            node = qp.resolve(engine.kernel(), self.here if name in LOCAL_NAMES else name)
+            return () if node is None else (node.key,)
+
+        return replace(parsed, subjects=self.lab.store.run(target))
 
     def _ssh(self, engine: Any, args: list[str]) -> ToolResult | str:
         if len(args) != 1:

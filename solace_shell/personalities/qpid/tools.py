@@ -7,6 +7,7 @@ Each function runs inside a store command: reads on the kernel, changes through
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from state_store.errors import EngineError
@@ -16,6 +17,7 @@ from state_store.qpid import policy as qpol
 from state_store.qpid.params import PORT, REPLICATE_LEVELS
 from state_store.qpid.views import ToolResult
 
+from ...parsed_command import ParsedCommand
 from .options import ToolExit, ToolParser, config_parser, ha_parser, used_once
 
 HA_COMMANDS = {"ping": ("Check if the broker is alive and responding", ()),
@@ -78,8 +80,13 @@ def _ha_usage() -> list[str]:
     return lines + ["", "For help with a command type: qpid-ha <command> --help", ""]
 
 
-def qpid_ha(engine: Any, here: str, argv: list[str]) -> ToolResult:
-    core: Kernel = engine.kernel()
+HaCall = tuple[str, Any, list[str], bool]     # (command, options, positional words, --cluster-manager)
+
+
+def read_ha(argv: list[str]) -> HaCall | ToolResult:
+    """qpid-ha's reading of its words: the command, its options and positional words, and whether
+    `--cluster-manager` was given; or what the tool prints and its status when it ends there
+    (help, usage, an option error)."""
     args = list(argv)
     manager = "--cluster-manager" in args
     if manager:
@@ -103,6 +110,15 @@ def qpid_ha(engine: Any, here: str, argv: list[str]) -> ToolResult:
         arg_names = HA_COMMANDS.get(command, ("", ()))[1]
         if len(positional) != len(arg_names) + 1:
             return ToolResult((*parser.help_text().split("\n"), "Exception: Wrong number of arguments"), 1)
+    return command, opts, positional, manager
+
+
+def qpid_ha(engine: Any, here: str, argv: list[str]) -> ToolResult:
+    core: Kernel = engine.kernel()
+    read = read_ha(argv)
+    if isinstance(read, ToolResult):
+        return read
+    command, opts, positional, _ = read
     address = str(opts.broker or "0.0.0.0")
     node = _target(core, address, here, admin=True)
     if isinstance(node, str):
@@ -183,13 +199,23 @@ def _query(core: Kernel, node: Node, opts: Any, here: str) -> ToolResult:
 
 
 # ---------------------------------------------------------------- qpid-config
-def qpid_config(engine: Any, here: str, argv: list[str]) -> ToolResult:
-    core: Kernel = engine.kernel()
+def read_config(argv: list[str]) -> tuple[Any, list[str]] | ToolResult:
+    """qpid-config's reading of its words: its options and positional words, or what the tool
+    prints and its status when it ends there (help, an option error)."""
     try:
         with used_once(config_parser(CONFIG_USAGE)) as parser:
             opts, args = parser.parse_args(argv)
     except ToolExit as ended:
         return ToolResult(tuple(ended.text.rstrip("\n").split("\n")), ended.status)
+    return opts, args
+
+
+def qpid_config(engine: Any, here: str, argv: list[str]) -> ToolResult:
+    core: Kernel = engine.kernel()
+    read = read_config(argv)
+    if isinstance(read, ToolResult):
+        return read
+    opts, args = read
     level = opts.replicate
     if level is not None and level not in REPLICATE_LEVELS:
         return ToolResult((f"Exception: Invalid replication level '{level}', should be one of: "
@@ -243,3 +269,74 @@ def _queue_bindings(core: Kernel, node: Node, pattern: str) -> ToolResult:
             for exchange, key in qpol.bindings_on(core, node, q):
                 lines.append(f"    bind [{key}] => {exchange or chr(39) * 2}")
     return ToolResult(tuple(lines), 0)
+
+
+# ---------------------------------------------------------------- the shell's lines, for grading
+# qpid-config's subcommands (the words that name them) and the names of their positional words
+CONFIG_COMMANDS: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("add", "queue"): ("name",), ("del", "queue"): ("name",), ("add", "exchange"): ("type", "name"),
+    ("del", "exchange"): ("name",), ("queues",): ("filter-string",), ("exchanges",): ("filter-string",),
+    ("bind",): ("exchange-name", "queue-name", "binding-key"),
+    ("unbind",): ("exchange-name", "queue-name", "binding-key"),
+}
+SHELL_ARGS = {"ssh": ("destination",)}      # other words: arg1, arg2, ...
+
+
+def shell_words(line: str) -> list[str] | str:
+    """The words of a shell line as a POSIX shell splits them, a comment cut off; or bash's
+    syntax error."""
+    try:
+        words = shlex.split(line)
+    except ValueError as bad:
+        return f"-bash: syntax error: {bad}"
+    cut = next((i for i, w in enumerate(words) if w.startswith("#")), len(words))
+    return words[:cut]
+
+
+def _named(values: Any, defaults: dict[str, Any]) -> dict[str, object]:
+    """optparse's values that differ from the defaults, by option name (`is_primary` ->
+    `is-primary`): what the line gave."""
+    return {k.replace("_", "-"): v for k, v in vars(values).items() if v is not None and v != defaults.get(k)}
+
+
+def _positional(names: tuple[str, ...], words: list[str]) -> dict[str, object]:
+    return {(names[i] if i < len(names) else f"arg{i + 1}"): w for i, w in enumerate(words)}
+
+
+def parse_command(grammar: Any, line: str) -> ParsedCommand | str | None:
+    """A broker host's shell line as a `ParsedCommand`: `qpid-ha <command>` with its options
+    (and `cluster-manager`), `qpid-config <subcommand>` with its options and named positional
+    words, any other command by its first word; the tool's or the shell's error text for a line
+    it refuses; None for a blank line. (`grammar` is not used: the tools parse their own words.)"""
+    words = shell_words(line)
+    if isinstance(words, str):
+        return words
+    if not words:
+        return None
+    first, rest = words[0], words[1:]
+    if first == "qpid-ha":
+        read = read_ha(rest)
+        if isinstance(read, ToolResult):
+            return ParsedCommand("qpid-ha help") if read.status == 0 else read.lines[-1].strip()
+        command, opts, positional, manager = read
+        with used_once(_parser(command)) as parser:
+            args = _named(opts, parser.defaults)
+        arg_names = tuple(n.strip("<>") for n in HA_COMMANDS.get(command, ("", ()))[1])
+        words = list(positional)
+        words.remove(command)
+        args |= _positional(arg_names, words)
+        if manager:
+            args["cluster-manager"] = True
+        return ParsedCommand(f"qpid-ha {command}", args)
+    if first == "qpid-config":
+        read_c = read_config(rest)
+        if isinstance(read_c, ToolResult):
+            return ParsedCommand("qpid-config help") if read_c.status == 0 else read_c.lines[-1].strip()
+        opts, positional = read_c
+        with used_once(config_parser(CONFIG_USAGE)) as parser:
+            args = _named(opts, parser.defaults)
+        sub = next((k for k in sorted(CONFIG_COMMANDS, key=len, reverse=True)
+                    if tuple(positional[:len(k)]) == k), tuple(positional[:1]))
+        args |= _positional(CONFIG_COMMANDS.get(sub, ()), positional[len(sub):])
+        return ParsedCommand(" ".join(("qpid-config", *sub)), args)
+    return ParsedCommand(first, _positional(SHELL_ARGS.get(first, ()), rest))
