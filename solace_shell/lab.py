@@ -13,12 +13,12 @@ from grammar import Grammar, GrammarError, Parser, load_grammar
 from state_store.lab_store import LabStore
 from state_store.tuning import DEFAULT_TUNING, StoreTuning
 
-from . import handlers, renderers
+from . import renderers
 from .access import UserAccess
 from .live_names import COMPLETION_SOURCES
 from .personalities.base import Personality
 from .personalities.plugin import shell
-from .registries import RegistryError, registry_problems
+from .registries import RegistryError, own_handler_problems, registry_problems
 from .results import Outcome
 from .session import Session
 from .session_log import SessionLog, join_class
@@ -45,7 +45,8 @@ def shell_grammar() -> Grammar:
     problems: list[str] = []
     grammar: Grammar | None = None
     try:
-        grammar = load_grammar(handlers=handlers.load_all().keys(), completion_sources=COMPLETION_SOURCES)
+        grammar = load_grammar(completion_sources=COMPLETION_SOURCES)
+        problems += own_handler_problems(grammar)
     except GrammarError as exc:
         problems += exc.problems
     if not _CHECKED:
@@ -78,7 +79,7 @@ class EntryRefused(Exception):
 class Lab:
     def __init__(self, store: RootStore, user: str = "admin") -> None:
         self.grammar = shell_grammar()
-        renderers.load_all()
+        renderers.load_own()
         self.parser = _parser(self.grammar)
         self.store = store
         self.user, self.lab_admin = self._load_user(user)

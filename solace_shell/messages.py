@@ -164,6 +164,10 @@ REJECT_REASONS: dict[str, str] = {
 GENERIC_ENGINE_ERROR = "ERROR: {code_text}"
 
 
+# each registered HA system's own refusal texts (also in ENGINE_ERRORS), by system
+SYSTEM_TEXTS: dict[str, dict[str, str]] = {}
+
+
 def _system_messages() -> None:
     """Each registered HA system's own texts: its shell package's ``messages`` module."""
     from state_store import systems
@@ -171,7 +175,8 @@ def _system_messages() -> None:
     from .personalities.plugin import shell_part
 
     for name in systems.names():
-        ENGINE_ERRORS.update(shell_part(name, "messages").MESSAGES)
+        SYSTEM_TEXTS[name] = dict(shell_part(name, "messages").MESSAGES)
+        ENGINE_ERRORS.update(SYSTEM_TEXTS[name])
 
 
 _system_messages()

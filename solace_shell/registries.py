@@ -14,12 +14,15 @@ import string
 import types
 import typing
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from state_store.errors import all_error_codes
+from state_store.errors import ERROR_CODES, all_error_codes
 
-from .messages import ENGINE_ERRORS, REJECT_REASONS
+from .messages import ENGINE_ERRORS, REJECT_REASONS, SYSTEM_TEXTS
 from .results import SESSION_RESULTS
+
+if TYPE_CHECKING:
+    from grammar.model import Grammar
 
 
 class RegistryError(Exception):
@@ -89,8 +92,36 @@ def renderer_problems(handlers: Mapping[str, Callable[..., Any]], renderers: Map
     return problems
 
 
+def own_handler_problems(grammar: Grammar) -> list[str]:
+    """Every command of the lab's own grammar has its handler (an HA system's commands are
+    checked as they first run: ``handlers.handler_for``)."""
+    from . import handlers
+
+    known = handlers.load_own()
+    return [f"{cmd.source}: handler {cmd.handler!r} does not exist"
+            for cmd in grammar.commands if not cmd.system and cmd.handler not in known]
+
+
 def registry_problems() -> list[str]:
-    """The checks that do not need the grammar (the grammar loader does the other two)."""
+    """The checks that do not need the grammar (the grammar loader does the other two), on the
+    lab's own registries: each HA system's are checked when it is registered (``system_problems``)."""
     from . import handlers, renderers
 
-    return message_problems() + renderer_problems(handlers.load_all(), renderers.load_all())
+    own_texts = {code: text for code, text in ENGINE_ERRORS.items()
+                 if not any(code in texts for texts in SYSTEM_TEXTS.values())}
+    return (message_problems(ERROR_CODES, own_texts)
+            + renderer_problems(handlers.load_own(), renderers.load_own()))
+
+
+def system_problems(system: str, handlers: Mapping[str, Callable[..., Any]]) -> list[str]:
+    """An HA system's part of the checks, once its handlers and renderers are registered: each of
+    ``handlers`` (the ones it added) returns something rendered, and each of its refusal codes
+    has a text naming only its parameters (and each of its texts a code)."""
+    from state_store import systems
+
+    from . import renderers
+
+    model = systems.load_model(system)
+    codes = {} if model is None else dict(model.MODEL.error_codes)
+    return (message_problems(codes, SYSTEM_TEXTS.get(system, {}))
+            + renderer_problems(handlers, renderers.RENDERERS))

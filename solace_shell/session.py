@@ -20,7 +20,7 @@ from state_store.solace.frozen import statically_frozen
 
 from .access import UserAccess, allows_everything
 from .framing import frame
-from .handlers import HANDLERS, HandlerContext
+from .handlers import HandlerContext, handler_for
 from .messages import engine_error_text, parse_error_text, shell_error_text
 from .personalities.base import Personality, Plan
 from .renderers import RENDERERS, render
@@ -151,7 +151,7 @@ class Session(Personality):
             self.check_access(command.syntax, command.access, str(named) if named else context.get("vpn"))
         ctx = HandlerContext(engine, self.router, self.user.name, self, context)
         try:
-            result = HANDLERS[command.handler](ctx, args)
+            result = handler_for(command)(ctx, args)
         except EngineError as exc:
             # The engine checks existence before it writes anything, so going on is safe.
             if not (self.ignore_already_exists and command.creates and exc.code in ALREADY_EXISTS):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from grammar.model import Command
     from state_store.solace.engine import Engine
 
     from ..session import Session
@@ -66,12 +67,37 @@ def chosen_keyword(args: Args, *words: str) -> str:
 
 
 @functools.cache
-def load_all() -> dict[str, Handler]:
-    """Import every handler module; returns the registry. Once per process: the registry is
-    process-wide, and scanning the package again for every Lab cost replay time."""
+def load_own() -> dict[str, Handler]:
+    """Import this package's handler modules (the lab's own commands); returns the registry. An
+    HA system's handlers are registered when one of its commands first runs (``handler_for``).
+    Once per process: the registry is process-wide, and scanning the package again for every Lab
+    cost replay time."""
     for info in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{info.name}")
+    return HANDLERS
+
+
+def load_all() -> dict[str, Handler]:
+    """Every handler: the lab's own and every registered HA system's; returns the registry."""
+    load_own()
     from ..personalities.plugin import register_all
 
-    register_all()   # the HA systems' own handlers (state_store.systems)
+    register_all()
     return HANDLERS
+
+
+def handler_for(command: Command) -> Handler:
+    """The function of a grammar command's handler, registering the HA system that declares the
+    command first (``personalities.plugin.register``); a handler that does not exist is the
+    installation's problem, raised as ``RegistryError`` with the command's file and line."""
+    fn = HANDLERS.get(command.handler)
+    if fn is None and command.system:
+        from ..personalities.plugin import register
+
+        register(command.system)
+        fn = HANDLERS.get(command.handler)
+    if fn is None:
+        from ..registries import RegistryError
+
+        raise RegistryError([f"{command.source}: handler {command.handler!r} does not exist"])
+    return fn

@@ -70,8 +70,32 @@ def shell(system: str) -> SystemShell:
     return found
 
 
+_REGISTERED: set[str] = set()
+
+
+def register(system: str) -> None:
+    """Import the system's handler and renderer modules (they register themselves), once, and
+    check what they added: every handler's result has a renderer and every refusal code of the
+    system has its text (``registries.system_problems``); a problem raises ``RegistryError``.
+
+    Why on first use and not at start-up: a lab opens with the grammar of every system, but most
+    labs hold one system; importing every system's handlers (and through them its model) at each
+    start cost a one-shot command about a tenth of its time."""
+    if system in _REGISTERED:
+        return
+    from ..handlers import HANDLERS
+    from ..registries import RegistryError, system_problems
+
+    before = set(HANDLERS)
+    for module in shell(system).modules:
+        shell_part(system, module)
+    _REGISTERED.add(system)
+    problems = system_problems(system, {k: v for k, v in HANDLERS.items() if k not in before})
+    if problems:
+        raise RegistryError(problems)
+
+
 def register_all() -> None:
-    """Import every registered system's handler and renderer modules (they register themselves)."""
+    """Register every system (``register``): what the whole installation's checks need."""
     for name in systems.names():
-        for module in shell(name).modules:
-            shell_part(name, module)
+        register(name)

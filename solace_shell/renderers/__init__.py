@@ -26,19 +26,37 @@ def renderer(result_type: type) -> Callable[[Renderer], Renderer]:
 
 
 @functools.cache
-def load_all() -> dict[type, Renderer]:
-    """Import every renderer module; returns the registry. Once per process: the registry is
-    process-wide, and scanning the package again for every Lab cost replay time."""
+def load_own() -> dict[type, Renderer]:
+    """Import this package's renderer modules (the lab's own results); returns the registry. An
+    HA system's renderers are registered with its handlers, before any of its results exists
+    (``personalities.plugin.register``). Once per process: the registry is process-wide, and
+    scanning the package again for every Lab cost replay time."""
     for info in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{info.name}")
-    from ..personalities.plugin import register_all
-
-    register_all()   # the HA systems' own renderers (state_store.systems)
     return RENDERERS
 
 
-def render(result: Any) -> str:
+def load_all() -> dict[type, Renderer]:
+    """Every renderer: the lab's own and every registered HA system's; returns the registry."""
+    load_own()
+    from ..personalities.plugin import register_all
+
+    register_all()
+    return RENDERERS
+
+
+def renderer_for(result: Any) -> Renderer:
+    """The renderer of ``result``'s type. A type with none yet may be an HA system's view that a
+    shared verb returned (``ha kill ha1.A``) before any of that system's own commands ran: every
+    system is registered then (once), and the lookup is tried again."""
     fn = RENDERERS.get(type(result))
     if fn is None:
+        load_all()
+        fn = RENDERERS.get(type(result))
+    if fn is None:
         raise LookupError(f"no renderer for {type(result).__name__}")
-    return fn(result)
+    return fn
+
+
+def render(result: Any) -> str:
+    return renderer_for(result)(result)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,7 +35,42 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_the_shipped_registries_fit_together() -> None:
     assert registry_problems() == []
-    shell_grammar()   # the grammar against the handler and completion-source registries
+    grammar = shell_grammar()   # the grammar against the handler and completion-source registries
+    every = handlers.load_all()  # every HA system registered, each checked as it is (no RegistryError)
+    assert [cmd.node for cmd in grammar.commands if cmd.handler not in every] == []
+
+
+def test_a_system_is_checked_when_it_is_registered() -> None:
+    from solace_shell.registries import system_problems
+
+    def unrendered(ctx: HandlerContext, args: Args) -> Unrendered:
+        return Unrendered(1)
+
+    problems = system_problems("swiftmq", {"x.unrendered": unrendered})
+    assert problems == ["handler x.unrendered returns Unrendered, which has no renderer in solace_shell/renderers"]
+
+
+def test_a_lab_that_holds_no_ha_system_never_imports_one(tmp_path: Path) -> None:
+    """A shell on a default lab file registers no HA system's handlers or renderers (and so imports
+    no system's model): they are registered when one of their commands first runs. (Building a
+    new lab from a scenario reads every system's section schema: that is not this.)"""
+    from solace_shell.lab import Lab
+
+    Lab.open(tmp_path / "lab.db").close()
+    code = (
+        "import sys\n"
+        "from solace_shell.lab import Lab\n"
+        f"lab = Lab.open({str(tmp_path / 'lab.db')!r})\n"
+        "assert lab.execute('NY_Appliance1', 'show hostname').ok\n"
+        "assert lab.execute('lab', 'advance 1s').ok\n"
+        "from state_store import systems\n"
+        "loaded = [m for m in sys.modules for s in systems.names()\n"
+        "          if m == f'state_store.{s}' or m.startswith((f'state_store.{s}.', "
+        "f'solace_shell.personalities.{s}.lab_', f'solace_shell.personalities.{s}.cli'))]\n"
+        "print(sorted(loaded))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "[]\n", "")
 
 
 # -- every error code has its text ----------------------------------------------------------------------

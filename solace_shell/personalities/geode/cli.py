@@ -18,7 +18,7 @@ from state_store.geode import operations as gf
 from state_store.kernel.model import node_key
 
 from ...access import UserAccess
-from ...handlers import HANDLERS, HandlerContext
+from ...handlers import HandlerContext, handler_for
 from ...parsed_command import ParsedCommand
 from ...renderers import render
 from ...results import Outcome
@@ -183,7 +183,7 @@ class Gfsh(Personality):
             core = engine.kernel()
             ctx = HandlerContext(engine=engine, router=None, user=self.user.name, session=self,  # type: ignore[arg-type]
                                  context={"cluster": gf.clusters(core)[0]})
-            return HANDLERS[command.handler](ctx, opts)
+            return handler_for(command)(ctx, opts)
 
         plan.work = work
         return plan

@@ -21,7 +21,7 @@ from state_store.swiftmq import SYSTEM
 from state_store.swiftmq import operations as ha
 
 from ...access import UserAccess
-from ...handlers import HANDLERS, HandlerContext
+from ...handlers import HandlerContext, handler_for
 from ...renderers import render
 from ...results import Outcome
 from ..base import Personality, Plan
@@ -102,7 +102,7 @@ class SwiftMqCli(Personality):
             self.check_access(command.syntax, command.access, None)
             ctx = HandlerContext(engine=engine, router=None, user=self.user.name, session=self,  # type: ignore[arg-type]
                                  context={"router": router or ""})
-            result = HANDLERS[command.handler](ctx, dict(parsed.leaf.args))
+            result = handler_for(command)(ctx, dict(parsed.leaf.args))
             return now, result, router
 
         plan.work = attempt
