@@ -1,7 +1,9 @@
 """Handler registry: grammar handler ids -> functions that return structured results.
 
 A handler never prints: it reads or changes the engine and returns a dataclass (or None); a
-renderer turns that into CLI text. Importing this package registers every handler module.
+renderer turns that into CLI text. ``load_all`` registers every handler: this package's shared
+ones (the lab console's verbs, the HA failure verbs), the Solace router CLI's
+(solace_shell/personalities/solace/handlers) and each HA system's.
 """
 
 from __future__ import annotations
@@ -71,7 +73,9 @@ def load_all() -> dict[str, Handler]:
     process-wide, and scanning the package again for every Lab cost replay time."""
     for info in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{info.name}")
+    from ..personalities import solace
     from ..personalities.plugin import register_all
 
+    solace.register("handlers")   # the Solace router CLI's own handlers
     register_all()   # the HA systems' own handlers (state_store.systems)
     return HANDLERS

@@ -31,8 +31,10 @@ def load_all() -> dict[type, Renderer]:
     process-wide, and scanning the package again for every Lab cost replay time."""
     for info in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{info.name}")
+    from ..personalities import solace
     from ..personalities.plugin import register_all
 
+    solace.register("renderers")   # the Solace router CLI's own renderers
     register_all()   # the HA systems' own renderers (state_store.systems)
     return RENDERERS
 
