@@ -7,7 +7,7 @@ where the model keeps it (`attr`, or the object's attribute map), the scenario k
 command does nothing but set it, that command's words at the object's level. From it come the
 command and its parameter type (`grammar.loader`), the engine's one coercion rule
 (`state_store.solace.leaves`), the scenario schema's entry, the generic handler that sets it
-(`solace_shell.handlers.leaves`) and its current-config line (`Leaf.config_line`).
+(`solace_shell.personalities.solace.handlers.leaves`) and its current-config line (`Leaf.config_line`).
 
 This module is plain data and knows no state: the engine imports it to coerce and store.
 

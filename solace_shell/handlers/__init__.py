@@ -1,7 +1,9 @@
 """Handler registry: grammar handler ids -> functions that return structured results.
 
 A handler never prints: it reads or changes the engine and returns a dataclass (or None); a
-renderer turns that into CLI text. Importing this package registers every handler module.
+renderer turns that into CLI text. ``load_all`` registers every handler: this package's shared
+ones (the lab console's verbs, the HA failure verbs), the Solace router CLI's
+(solace_shell/personalities/solace/handlers) and each HA system's.
 """
 
 from __future__ import annotations
@@ -68,12 +70,15 @@ def chosen_keyword(args: Args, *words: str) -> str:
 
 @functools.cache
 def load_own() -> dict[str, Handler]:
-    """Import this package's handler modules (the lab's own commands); returns the registry. An
-    HA system's handlers are registered when one of its commands first runs (``handler_for``).
-    Once per process: the registry is process-wide, and scanning the package again for every Lab
-    cost replay time."""
+    """Import this package's handler modules and the router CLI's (the lab's own commands);
+    returns the registry. An HA system's handlers are registered when one of its commands first
+    runs (``handler_for``). Once per process: the registry is process-wide, and scanning the
+    package again for every Lab cost replay time."""
     for info in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{info.name}")
+    from ..personalities.plugin import register_root
+
+    register_root("handlers")   # the root model's CLI (the router CLI): its own handlers
     return HANDLERS
 
 

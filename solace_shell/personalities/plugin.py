@@ -95,6 +95,12 @@ def register(system: str) -> None:
         raise RegistryError(problems)
 
 
+def register_root(part: str) -> None:
+    """Import the ``handlers`` or ``renderers`` modules of the root model's CLI (its personality
+    package, ``personalities.<ROOT.name>``): the lab's own commands, registered at every start."""
+    importlib.import_module(f"{__package__}.{systems.ROOT.name}").register(part)
+
+
 def register_all() -> None:
     """Register every system (``register``): what the whole installation's checks need."""
     for name in systems.names():

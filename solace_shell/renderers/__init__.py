@@ -27,12 +27,15 @@ def renderer(result_type: type) -> Callable[[Renderer], Renderer]:
 
 @functools.cache
 def load_own() -> dict[type, Renderer]:
-    """Import this package's renderer modules (the lab's own results); returns the registry. An
-    HA system's renderers are registered with its handlers, before any of its results exists
-    (``personalities.plugin.register``). Once per process: the registry is process-wide, and
-    scanning the package again for every Lab cost replay time."""
+    """Import this package's renderer modules and the router CLI's (the lab's own results);
+    returns the registry. An HA system's renderers are registered with its handlers, before any
+    of its results exists (``personalities.plugin.register``). Once per process: the registry is
+    process-wide, and scanning the package again for every Lab cost replay time."""
     for info in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{info.name}")
+    from ..personalities.plugin import register_root
+
+    register_root("renderers")   # the root model's CLI (the router CLI): its own renderers
     return RENDERERS
 
 

@@ -4,9 +4,9 @@ what the shell renders.
 Why: handlers and renderers must never see the engine's records; these views carry the data the CLI
 layouts print (reference solace-cli.md sections 3-5), already computed, but never its text: states
 are bools or the model's own words ("active", "queue-unbound", "exclusive"), durations and ages are
-ints in ms, sizes are bytes and MB, and N/A is ``None``. The renderers in ``solace_shell.renderers``
-make the flag letters, "Up"/"Yes"/"N/A" words and columns, so the engine serves other front ends
-(JSON through ``dataclasses.asdict``) unchanged.
+ints in ms, sizes are bytes and MB, and N/A is ``None``. The router CLI's renderers
+(``solace_shell.personalities.solace.renderers``) make the flag letters, "Up"/"Yes"/"N/A" words
+and columns, so the engine serves other front ends (JSON through ``dataclasses.asdict``) unchanged.
 """
 
 from __future__ import annotations

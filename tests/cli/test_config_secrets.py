@@ -8,8 +8,8 @@ import re
 import pytest
 
 from solace_shell.access import UserAccess
-from solace_shell.handlers.show_config import MASKED_SECRET
 from solace_shell.lab import Lab
+from solace_shell.personalities.solace.handlers.show_config import MASKED_SECRET
 from state_store.passwords import verify_password
 
 NY = "NY_Appliance1"

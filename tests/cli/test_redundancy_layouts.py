@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from solace_shell.handlers.redundancy import RedundancyShow
 from solace_shell.lab import Lab
 from solace_shell.paging import MORE_PROMPT, split_pages
-from solace_shell.renderers.clock import LAB_EPOCH
-from solace_shell.renderers.redundancy import redundancy_show
+from solace_shell.personalities.solace.handlers.redundancy import RedundancyShow
+from solace_shell.personalities.solace.renderers.clock import LAB_EPOCH
+from solace_shell.personalities.solace.renderers.redundancy import redundancy_show
 from state_store.solace.redundancy import RedundancyView, VirtualRouterView
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,8 +8,12 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from solace_shell.renderers.flags import queue_flags, vpn_replication_flags, vpn_replication_letters
-from solace_shell.renderers.show_replication import LEGEND_B
+from solace_shell.personalities.solace.renderers.flags import (
+    queue_flags,
+    vpn_replication_flags,
+    vpn_replication_letters,
+)
+from solace_shell.personalities.solace.renderers.show_replication import LEGEND_B
 from state_store.solace.views import QueueRow, VpnReplicationRow
 
 ACTIVE = VpnReplicationRow(name="V", internal=False, admin_enabled=True, role="active", local_bridge=None,

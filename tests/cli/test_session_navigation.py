@@ -147,7 +147,7 @@ def test_each_router_keeps_its_own_level_stack(lab) -> None:
 
 def test_a_failing_renderer_is_an_error_not_a_traceback_and_undoes_the_command(lab, ny, monkeypatch) -> None:
     from solace_shell import renderers
-    from solace_shell.handlers.system import Hostname
+    from solace_shell.personalities.solace.handlers.system import Hostname
 
     def broken(result):
         raise ValueError("boom")

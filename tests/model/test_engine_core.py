@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from solace_shell.renderers.flags import queue_flags, vpn_replication_flags
+from solace_shell.personalities.solace.renderers.flags import queue_flags, vpn_replication_flags
 from state_store.errors import EngineError
 from state_store.lab_store import LabStore
 from state_store.passwords import verify_password

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from solace_shell.renderers.flags import vpn_replication_flags
+from solace_shell.personalities.solace.renderers.flags import vpn_replication_flags
 from state_store.errors import EngineError
 from state_store.kernel.audit import DUPLICATE_DELIVERED, LOST, NOT_REPLICATED, OUTCOMES, STRANDED, AuditTotals
 from state_store.lab_store import LabStore

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from solace_shell.renderers.flags import vpn_replication_flags
+from solace_shell.personalities.solace.renderers.flags import vpn_replication_flags
 from state_store.lab_store import LabStore
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from solace_shell.renderers.flags import vpn_replication_flags
+from solace_shell.personalities.solace.renderers.flags import vpn_replication_flags
 from state_store.errors import EngineError, LabFileError
 from state_store.lab_store import LabStore
 from state_store.lab_tables import SCHEMA_VERSION

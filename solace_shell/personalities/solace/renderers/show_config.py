@@ -43,8 +43,8 @@ from state_store.solace.views import (
     VpnConfig,
 )
 
+from ....renderers import renderer
 from ..handlers.show_config import ConfigHeader, CurrentConfigShow
-from . import renderer
 from .clock import iso_time
 from .tables import text
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from state_store.errors import EngineError
 from state_store.solace.redundancy import SYSTEM, RedundancyChange, RedundancyGroupView, RedundancyView
 
-from . import Args, HandlerContext, handler
+from ....handlers import Args, HandlerContext, handler
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from grammar.masking import MASK
 from state_store.lab_tables import SCHEMA_VERSION
 from state_store.solace.views import LeafValues, RestDeliveryPointInfo, RouterConfig, VpnConfig
 
-from ..access import allowed
-from . import Args, HandlerContext, handler
+from ....access import allowed
+from ....handlers import Args, HandlerContext, handler
 from .show_common import router_of
 
 MASKED_SECRET = MASK

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from state_store.solace.frozen import statically_frozen
 from state_store.solace.views import VpnRestService
 
-from . import Args, HandlerContext, handler
+from ....handlers import Args, HandlerContext, handler
 from .show_common import router_of
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from state_store.passwords import HashedSecret
 from state_store.solace.config_objects import REST_AUTH_SCHEMES, AttrValue, ObjectKind
 
-from . import Args, HandlerContext, chosen_keyword, handler
+from ....handlers import Args, HandlerContext, chosen_keyword, handler
 
 
 @dataclass(frozen=True)

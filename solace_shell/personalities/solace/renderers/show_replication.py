@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from state_store.solace.views import ReplicationStats, VpnReplicationDetail
 
+from ....renderers import renderer
 from ..handlers.show_replication import (
     SystemReplicationShow,
     VpnReplicationDetails,
@@ -21,7 +22,6 @@ from ..handlers.show_replication import (
     VpnReplicationTable,
     VpnSummary,
 )
-from . import renderer
 from .flags import vpn_replication_flags
 from .tables import (
     VALUE_COLUMN,

@@ -8,7 +8,7 @@ from state_store.errors import EngineError
 from state_store.solace.frozen import statically_frozen
 from state_store.solace.views import MessageSpool, QueueDetail, QueueMessage, QueueRow
 
-from . import Args, HandlerContext, handler
+from ....handlers import Args, HandlerContext, handler
 from .show_common import has_wildcard, router_of
 
 MESSAGES_LIMIT = 100   # messages listed per queue by `show queue <q> messages`

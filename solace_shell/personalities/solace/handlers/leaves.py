@@ -16,7 +16,7 @@ from grammar.leaves import Leaf, with_words
 from state_store.passwords import HashedSecret
 from state_store.solace.config_objects import AttrValue, ObjectKind
 
-from . import Args, HandlerContext, chosen_keyword, handler
+from ....handlers import Args, HandlerContext, chosen_keyword, handler
 from .config_objects import level_object
 
 _OBJECT_KINDS: tuple[str, ...] = get_args(ObjectKind)

@@ -12,7 +12,7 @@ from typing import Any
 from state_store.errors import EngineError
 from state_store.passwords import HashedSecret
 
-from . import Args, HandlerContext, chosen_keyword, handler
+from ....handlers import Args, HandlerContext, chosen_keyword, handler
 
 
 def _option(ctx: HandlerContext, option: str, value: Any) -> None:

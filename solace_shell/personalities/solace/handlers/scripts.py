@@ -6,8 +6,8 @@ session runs them after this command, framed as C17 shows (see Session._source).
 
 from __future__ import annotations
 
-from ..results import RunScript
-from . import Args, HandlerContext, handler
+from ....handlers import Args, HandlerContext, handler
+from ....results import RunScript
 from .show_common import router_of
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from state_store.errors import EngineError
 from state_store.solace.topics import has_wildcard
 
-from . import HandlerContext
+from ....handlers import HandlerContext
 
 __all__ = ["has_wildcard", "router_of", "check_vpn_pattern"]
 

@@ -7,7 +7,7 @@ delete: heuristically completed only), an unknown queue or message, an unknown c
 
 from __future__ import annotations
 
-from . import Args, HandlerContext, handler
+from ....handlers import Args, HandlerContext, handler
 
 
 @handler("admin.commit_transaction")

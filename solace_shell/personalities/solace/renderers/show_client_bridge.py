@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from state_store.solace.views import BridgeInfo, ClientInfo
 
-from ..durations import dhms
+from ....durations import dhms
+from ....renderers import renderer
 from ..handlers.show_client_bridge import (
     BridgeDetails,
     BridgeTable,
     ClientDetails,
     ClientTable,
 )
-from . import renderer
 from .flags import bridge_flags
 from .tables import dashes, enabled_disabled, field, join_blocks, text, yes_no
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from state_store.solace.views import QueueDetail
 
-from ..durations import ago
+from ....durations import ago
+from ....renderers import renderer
 from ..handlers.show_spool import (
     MESSAGES_LIMIT,
     MessageSpoolShow,
@@ -23,7 +24,6 @@ from ..handlers.show_spool import (
     QueueMessages,
     QueueTable,
 )
-from . import renderer
 from .flags import queue_flags
 from .tables import colon_field, dashes, field, join_blocks, mb2, mb4, text, yes_no
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from state_store.solace.frozen import statically_frozen
 from state_store.solace.views import BridgeInfo, ClientInfo
 
-from . import Args, HandlerContext, handler
+from ....handlers import Args, HandlerContext, handler
 from .show_common import check_vpn_pattern, router_of
 
 

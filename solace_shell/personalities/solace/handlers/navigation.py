@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from state_store.errors import EngineError
 
-from ..results import EndToPrivileged, ExitLevel, HomeToExec, SetPaging
-from . import Args, HandlerContext, handler
+from ....handlers import Args, HandlerContext, handler
+from ....results import EndToPrivileged, ExitLevel, HomeToExec, SetPaging
 from .show_common import router_of
 
 

@@ -11,8 +11,8 @@ table): non-authoritative.
 
 from __future__ import annotations
 
+from ....renderers import renderer
 from ..handlers.show_service import ServiceShow, SmfPorts, VpnDetail, VpnDetailShow, VpnPorts, VpnServiceShow
-from . import renderer
 from .tables import enabled_disabled, join_blocks
 
 DETAIL_WIDTH = 37

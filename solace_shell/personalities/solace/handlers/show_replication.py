@@ -14,7 +14,7 @@ from state_store.solace.views import (
     VpnReplicationRow,
 )
 
-from . import Args, HandlerContext, handler
+from ....handlers import Args, HandlerContext, handler
 from .show_common import router_of
 from .show_service import VpnDetailShow, vpn_detail
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from state_store.errors import EngineError
 
-from . import Args, HandlerContext, handler
+from ....handlers import Args, HandlerContext, handler
 
 
 def _queue(ctx: HandlerContext) -> str:

@@ -9,6 +9,7 @@ non-authoritative (docs/commands.md).
 
 from __future__ import annotations
 
+from ....renderers import renderer
 from ..handlers.show_objects import (
     AclProfilesShow,
     ClientProfilesShow,
@@ -22,7 +23,6 @@ from ..handlers.show_objects import (
     RouterNameShow,
     TelemetryProfilesShow,
 )
-from . import renderer
 from .clock import broker_time
 from .tables import colon_field, dashes, enabled_disabled, field, join_blocks, yes_no
 

@@ -21,7 +21,7 @@ from state_store.solace.views import (
     TelemetryProfileInfo,
 )
 
-from . import Args, HandlerContext, handler
+from ....handlers import Args, HandlerContext, handler
 from .show_common import check_vpn_pattern, router_of
 
 

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from state_store.solace.frozen import statically_frozen
 
-from ..banner import product_name
-from . import Args, HandlerContext, handler
+from ....banner import product_name
+from ....handlers import Args, HandlerContext, handler
 
 
 @statically_frozen

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from state_store.solace.redundancy import RedundancyChange, RedundancyGroupView, RedundancyView, VirtualRouterView
 
+from ....renderers import renderer
 from ..handlers.redundancy import RedundancyShow
-from . import renderer
 from .clock import lab_datetime
 
 _VR_HEADER = (f"{'':31}{'Primary Virtual Router':<24}Backup Virtual Router",

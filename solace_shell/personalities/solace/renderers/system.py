@@ -6,9 +6,9 @@ ones known to start it.
 
 from __future__ import annotations
 
-from ..durations import dhms
+from ....durations import dhms
+from ....renderers import renderer
 from ..handlers.system import Hostname, Version
-from . import renderer
 
 
 @renderer(Hostname)

@@ -12,7 +12,7 @@ from typing import Literal
 from state_store.passwords import HashedSecret
 from state_store.solace.config_objects import AttrValue
 
-from . import Args, HandlerContext, chosen_keyword, handler
+from ....handlers import Args, HandlerContext, chosen_keyword, handler
 
 
 @handler("config_system.mate_virtual_router_name")

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from state_store.solace.views import TransactionInfo
 
-from ..durations import ago, dhms
+from ....durations import ago, dhms
+from ....renderers import renderer
 from ..handlers.show_transaction import TransactionDetails, TransactionTable
-from . import renderer
 from .flags import transaction_flags
 from .tables import dashes, join_blocks, text, yes_no
 
