@@ -7,6 +7,7 @@ without importing each other's modules.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,7 +60,15 @@ class DictOf:
     value: Spec
 
 
-Spec = Str | Int | Bool | Enum | ListOf | Map | DictOf
+@dataclass(frozen=True)
+class Deferred:
+    """A spec read only when a value is checked against it: an HA system's section, whose schema
+    lives in that system's model (imported then, so a lab without the section never imports it)."""
+
+    load: Callable[[], Spec]
+
+
+Spec = Str | Int | Bool | Enum | ListOf | Map | DictOf | Deferred
 REQ, OPT = True, False
 
 

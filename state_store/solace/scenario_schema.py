@@ -15,6 +15,7 @@ to 30,000,000 bytes, `advance_ms` up to one year.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ from ..errors import ScenarioError
 from ..kernel.plugin import SystemModel
 from ..passwords import hash_password, is_hashed
 from ..public_keys import PublicKeyError, check_public_key
-from ..scenario_spec import OPT, REQ, Bool, DictOf, Enum, Int, ListOf, Map, Spec, Str, line_of, spec_map
+from ..scenario_spec import OPT, REQ, Bool, Deferred, DictOf, Enum, Int, ListOf, Map, Spec, Str, line_of, spec_map
 from .leaves import scenario_entry, scenario_fields
 
 MAX_FILE_BYTES = 1_000_000
@@ -154,21 +155,23 @@ SOLACE_SCHEMA = spec_map(
 )
 
 
-def _system_models() -> dict[str, SystemModel]:
-    """Each registered HA system's model (state_store.systems): its section of a scenario."""
-    from .. import systems
-
-    out: dict[str, SystemModel] = {}
-    for name in systems.names():
-        module = systems.load_model(name)
-        assert module is not None
-        out[name] = module.MODEL
-    return out
+@functools.cache
+def system_model(name: str) -> SystemModel:
+    """A registered HA system's model (state_store.systems): its section of a scenario. Imported
+    only for a scenario that has the section, so building the default lab imports no system."""
+    module = systems.load_model(name)
+    assert module is not None
+    found: SystemModel = module.MODEL
+    return found
 
 
-SYSTEM_MODELS = _system_models()
+def _section_schema(name: str) -> Spec:
+    return system_model(name).schema
+
+
 # the whole file: the Solace lab's keys, then one optional section per registered HA system
-SCHEMA = Map({**SOLACE_SCHEMA.fields, **{name: (m.schema, OPT) for name, m in SYSTEM_MODELS.items()}})
+SCHEMA = Map({**SOLACE_SCHEMA.fields,
+              **{name: (Deferred(functools.partial(_section_schema, name)), OPT) for name in systems.names()}})
 
 
 # ------------------------------------------------------------------ checking values
@@ -240,6 +243,8 @@ class _Checker:
         return True
 
     def check(self, value: Any, raw: str | None, spec: Spec, where: str, line: int) -> Any:
+        while isinstance(spec, Deferred):
+            spec = spec.load()
         if isinstance(spec, Str):
             return self.string(value, raw, spec, where, line)
         if isinstance(spec, Int):
@@ -301,7 +306,7 @@ class _Checker:
                 item_spec = spec.value
             elif key not in spec.fields and not where:
                 self.err(key_line, f"top level: unknown key {_short(key)}: neither a key of the lab nor a "
-                                   f"registered HA system (registered systems: {', '.join(SYSTEM_MODELS)})")
+                                   f"registered HA system (registered systems: {', '.join(systems.names())})")
                 continue
             elif key not in spec.fields:
                 self.err(key_line, f"{where or 'top level'}: unknown key {_short(key)}"
@@ -389,8 +394,8 @@ def _cross_checks(c: _Checker, doc: LocatedDict) -> None:
                     c.err(line_of(r, "ssh_port"), f"router {r['name']!r}: ssh_port {port} is taken by "
                                                   f"router {ssh_ports[port]!r}")
                 ssh_ports.setdefault(port, r["name"])
-    sections = {name: doc[name] for name in SYSTEM_MODELS if isinstance(doc.get(name), LocatedDict)}
-    if not routers and not c.problems and not any(SYSTEM_MODELS[n].holds_groups(s) for n, s in sections.items()):
+    sections = {name: doc[name] for name in systems.names() if isinstance(doc.get(name), LocatedDict)}
+    if not routers and not c.problems and not any(system_model(n).holds_groups(s) for n, s in sections.items()):
         c.err(line_of(doc, "sites"), "the lab needs at least one router")
     for site in _dicts(doc.get("sites")):
         for r in _dicts(site.get("routers")):
@@ -455,7 +460,7 @@ def _cross_checks(c: _Checker, doc: LocatedDict) -> None:
     _check_traffic(c, doc, clients, vpn_queues)
     taken = set(routers) | set(clients)
     for name, section in sections.items():
-        SYSTEM_MODELS[name].check(c.err, section, taken)
+        system_model(name).check(c.err, section, taken)
 
 
 def _secret_pair(c: _Checker, entry: LocatedDict, what: str) -> None:

@@ -51,12 +51,9 @@ def test_a_system_is_checked_when_it_is_registered() -> None:
 
 
 def test_a_lab_that_holds_no_ha_system_never_imports_one(tmp_path: Path) -> None:
-    """A shell on a default lab file registers no HA system's handlers or renderers (and so imports
-    no system's model): they are registered when one of their commands first runs. (Building a
-    new lab from a scenario reads every system's section schema: that is not this.)"""
-    from solace_shell.lab import Lab
-
-    Lab.open(tmp_path / "lab.db").close()
+    """Building the default lab and running commands on it registers no HA system's handlers or
+    renderers and reads no system's scenario section (so imports no system's model): they are
+    loaded when one of their commands first runs, or a scenario has their section."""
     code = (
         "import sys\n"
         "from solace_shell.lab import Lab\n"
