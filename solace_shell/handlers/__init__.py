@@ -9,8 +9,6 @@ ones (the lab console's verbs, the HA failure verbs), the Solace router CLI's
 from __future__ import annotations
 
 import functools
-import importlib
-import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -74,10 +72,9 @@ def load_own() -> dict[str, Handler]:
     returns the registry. An HA system's handlers are registered when one of its commands first
     runs (``handler_for``). Once per process: the registry is process-wide, and scanning the
     package again for every Lab cost replay time."""
-    for info in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{info.name}")
-    from ..personalities.plugin import register_root
+    from ..personalities.plugin import import_modules, register_root
 
+    import_modules(__name__)
     register_root("handlers")   # the root model's CLI (the router CLI): its own handlers
     return HANDLERS
 

@@ -9,6 +9,7 @@ the system's handlers are imported only when a lab asks for them.
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
@@ -95,10 +96,18 @@ def register(system: str) -> None:
         raise RegistryError(problems)
 
 
+def import_modules(package: str) -> None:
+    """Import every module of ``package`` (handler and renderer modules register themselves when
+    imported)."""
+    found = importlib.import_module(package)
+    for info in pkgutil.iter_modules(found.__path__):
+        importlib.import_module(f"{package}.{info.name}")
+
+
 def register_root(part: str) -> None:
     """Import the ``handlers`` or ``renderers`` modules of the root model's CLI (its personality
     package, ``personalities.<ROOT.name>``): the lab's own commands, registered at every start."""
-    importlib.import_module(f"{__package__}.{systems.ROOT.name}").register(part)
+    import_modules(f"{__package__}.{systems.ROOT.name}.{part}")
 
 
 def register_all() -> None:

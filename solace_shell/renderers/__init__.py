@@ -7,8 +7,6 @@ and as JSON through `dataclasses.asdict`, so a JSON twin of every show command c
 from __future__ import annotations
 
 import functools
-import importlib
-import pkgutil
 from collections.abc import Callable
 from typing import Any
 
@@ -31,10 +29,9 @@ def load_own() -> dict[type, Renderer]:
     returns the registry. An HA system's renderers are registered with its handlers, before any
     of its results exists (``personalities.plugin.register``). Once per process: the registry is
     process-wide, and scanning the package again for every Lab cost replay time."""
-    for info in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{info.name}")
-    from ..personalities.plugin import register_root
+    from ..personalities.plugin import import_modules, register_root
 
+    import_modules(__name__)
     register_root("renderers")   # the root model's CLI (the router CLI): its own renderers
     return RENDERERS
 

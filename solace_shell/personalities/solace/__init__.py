@@ -6,18 +6,5 @@ Why apart from the shared registries (solace_shell/handlers, solace_shell/render
 lab console's verbs and the HA failure verbs serve every CLI of the lab; these modules serve the
 router CLI only, as each HA system's package serves its own CLI. Solace is the lab's root model,
 not a registered HA system, so the registries load these modules at every start
-(``personalities.plugin.register_root`` calls ``register``).
+(``personalities.plugin.register_root``).
 """
-
-from __future__ import annotations
-
-import importlib
-import pkgutil
-
-
-def register(part: str) -> None:
-    """Import every module of this personality's ``handlers`` or ``renderers`` package (each
-    module registers itself with the shared registry when imported)."""
-    package = importlib.import_module(f"{__name__}.{part}")
-    for info in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"{package.__name__}.{info.name}")
