@@ -39,7 +39,7 @@ class SerializedStore(LabStore[BrokerState, Engine]):
             super().reset(scenario)
 
     def copy(self) -> LabStore[BrokerState, Engine]:
-        """A session keeps a copy of the state it starts from (for `lab> grade`): catching up
-        reads the lab file over the same connection as the others' commands, so it waits its turn."""
+        """A copy of the state now: catching up reads the lab file over the same connection as
+        the others' commands, so it waits its turn."""
         with self.lock:
             return super().copy()
