@@ -170,7 +170,9 @@ class LabStore(Generic[S, E]):
         calls = point.calls_since_image()
         if calls:
             replay_calls(st, calls)
-        return cls(st, None, None if calls else point.image, tuning=tuning)
+        store = cls(st, None, point.image, tuning=tuning)
+        store._since = calls  # its state is that image plus these calls, as in the store the point is of
+        return store
 
     @classmethod
     def open(cls, path: str | Path, scenario: str | Path | None = None,

@@ -3,9 +3,9 @@
 Why: every SSH session has its own `Lab` (its user, its routers' level stacks) over this one store,
 and commands run in worker threads so the event loop keeps serving the other sessions. The lock
 serializes every use of the store from any thread: commands (`Session.execute` opens one
-transaction each), `lab> reset`, the copy a session keeps of its start, and the reads of Tab
-completion and the toolbar clock. Each session sees the others' changes at its next command, and
-SQLite never sees two users of this process's connection at once.
+transaction each), `lab> reset`, the position a session keeps of its start (for `lab> grade`),
+and the reads of Tab completion and the toolbar clock. Each session sees the others' changes at
+its next command, and SQLite never sees two users of this process's connection at once.
 Nothing is written to a client while the lock is held: sessions take it only inside the store.
 """
 

@@ -6,6 +6,7 @@ copy of the state taken at that moment would."""
 from __future__ import annotations
 
 import gc
+import threading
 import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ from solace_shell.grading.results import TranscriptGrade
 from solace_shell.grading.transcript import grade_session
 from solace_shell.lab import Lab
 from solace_shell.session_log import SessionLog
+from solace_shell.ssh.store import SerializedStore
 from solace_shell.transcript.format import scan_transcript
 from state_store.images import Image
 from state_store.lab_store import LabStore
@@ -183,3 +185,55 @@ def test_a_start_that_cannot_be_rebuilt_is_one_line_from_grade(monkeypatch: pyte
         assert lab.execute("lab", "grade").text.startswith("this session: pass")
     finally:
         lab.close()
+
+
+def test_a_lab_built_at_a_position_rolls_a_failed_command_back_to_it(big_store: RootStore) -> None:
+    point = big_store.start_point()
+    big_store.run(lambda engine: engine.create_queue("NY_Appliance1", "Trading_VPN", "later"))
+    built: RootStore = LabStore.at(point)
+    try:
+        at_point = built.dump()
+        assert "'later'" not in at_point and f"bulk{QUEUES - 1:05d}" in at_point
+
+        def fails(engine: Engine) -> None:
+            engine.create_queue("NY_Appliance1", "Trading_VPN", "doomed")
+            raise RuntimeError("a failure after a change")
+        with pytest.raises(RuntimeError):
+            built.run(fails)
+        assert built.dump() == at_point
+    finally:
+        built.close()
+
+
+def test_sessions_that_start_while_another_writes_on_a_served_store_start_on_whole_commands(
+        tmp_path: Path) -> None:
+    store = SerializedStore.open(tmp_path / "class.lab")
+    writer, trainer = Lab(store, "admin"), Lab(store, "admin")
+    trainees = [Lab(store, "operator") for _ in range(8)]
+
+    def publish() -> None:
+        for _ in range(30):
+            assert writer.execute("lab", "publish trader trading/orders/new count 10").ok
+
+    threads = [threading.Thread(target=publish),
+               *(threading.Thread(target=lab.execute, args=("NY_Appliance1", "show hostname")) for lab in trainees)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    try:
+        assert not any(thread.is_alive() for thread in threads)
+        for lab in trainees:
+            start = lab.session_log.start
+            assert start is not None
+            rebuilt = start()
+            try:
+                published = int(rebuilt.execute("lab", "audit").text.split()[1])
+            finally:
+                rebuilt.close()
+            assert published % 10 == 0 and 0 <= published <= 300
+        rows = trainer.execute("lab", "progress").text.splitlines()[2:]
+        assert [row.split()[:2] for row in rows][-8:] == [["operator", "1"]] * 8
+        assert all(row.split()[2] == "fail" for row in rows[-8:])
+    finally:
+        writer.close()
