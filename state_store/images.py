@@ -86,11 +86,12 @@ class StatePoint:
     of the calls it has applied since that image (``calls`` is the store's own list, shared, not
     copied: while that image is current the store only appends to it, and a new image starts a new
     list, so the first ``count`` never change). Every session that starts between two images
-    shares the one image; ``LabStore.at`` builds the state again (image loaded, calls replayed)
-    when it is asked for.
+    shares the one image (kept alive, with that list, as long as a point holds it);
+    ``LabStore.at`` builds the state again (image loaded, calls replayed) when it is asked for.
 
-    Why: a whole copy of a big lab for every session that might be graded costs megabytes per
-    session; this costs three references, and the work of rebuilding falls on `grade`."""
+    Why: a copy of the whole state for every session that might be graded grows with the lab and
+    with the sessions; a point is three references, and the work of rebuilding falls on the rare
+    moment a state is asked for (`lab> grade`)."""
 
     image: Image
     calls: list[CallRecord]
