@@ -164,6 +164,16 @@ def test_every_command_of_the_cli_has_a_sample_and_some_change_the_lab(system: S
     assert {c.access.level for c in commands(system)} <= {"none", "read-only", "read-write"}
 
 
+def test_every_command_the_qpid_tools_read_is_in_the_grammar() -> None:
+    """The shell checks the command the tool's reading names: a name the grammar lacks would run
+    unchecked, so every command the tools know is grammar."""
+    from solace_shell.personalities.qpid.tools import CONFIG_COMMANDS, HA_COMMANDS
+
+    known = {c.syntax for c in commands(QPID)}
+    assert {f"qpid-ha {name}" for name in (*HA_COMMANDS, "promote")} <= known
+    assert {" ".join(("qpid-config", *words)) for words in CONFIG_COMMANDS} <= known
+
+
 @pytest.mark.parametrize("system", SYSTEMS, ids=lambda s: s.name)
 def test_each_ha_scenario_has_a_read_only_and_a_read_write_user(system: System) -> None:
     users = {u["name"]: u for u in yaml.safe_load(system.scenario.read_text(encoding="utf-8"))["users"]}
