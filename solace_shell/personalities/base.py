@@ -157,9 +157,14 @@ class Personality:
         """Raise ``Denied`` (one line) when the user may not run a command of ``access`` on ``vpn``."""
         if allows_everything(self.user) or self._may(access, vpn):
             return
-        raise Denied(shell_error_text(
+        raise Denied(self.denied_text(syntax, access, vpn))
+
+    def denied_text(self, syntax: str, access: Access, vpn: str | None) -> str:
+        """The line that refuses a command for access, in this CLI's words (the router CLI's by
+        default; a CLI whose product words its refusal otherwise gives its own)."""
+        return shell_error_text(
             "access_denied", command=syntax, required=str(access), user=self.user.name,
-            actual=f"{access.scope}/{effective_level(self.user, access, vpn)}"))
+            actual=f"{access.scope}/{effective_level(self.user, access, vpn)}")
 
     def _may(self, access: Access, vpn: str | None) -> bool:
         """`allowed` for this user, remembered per (access, vpn): a session asks the same few pairs

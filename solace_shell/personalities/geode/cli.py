@@ -25,7 +25,7 @@ from ...results import Outcome
 from ..base import Personality, Plan
 
 if TYPE_CHECKING:
-    from grammar import Grammar
+    from grammar import Access, Grammar
 
     from ...lab import Lab
 
@@ -62,6 +62,13 @@ MISSING = "You should specify option (--{option}) for this command"
 INVALID_OPTION = "Parameter {option} is not applicable for {command}"
 RELEVANT = "Please provide a relevant parameter(s)"
 CONTROL = "Invalid input: control characters are not accepted"   # the lab's (never echoed to a terminal)
+# gfsh with security on (GfshExecutionStrategy: "Unauthorized. Reason : " + the NotAuthorizedException's
+# message, "<principal> not authorized for <ResourcePermission>"); the permission a grammar access level
+# stands for, as Geode's commands declare theirs (@ResourceOperation: reads CLUSTER:READ, the rest
+# CLUSTER:MANAGE)
+UNAUTHORIZED = "Unauthorized. Reason : {user} not authorized for {permission}"
+PERMISSIONS = {"read-only": "CLUSTER:READ"}
+MANAGE = "CLUSTER:MANAGE"
 MAX_ECHO = 80   # characters of a refused word gfsh's text repeats
 SERVER_OPTIONS = ("name", "member", "members")   # the options that name the servers a command acts on
 
@@ -187,6 +194,10 @@ class Gfsh(Personality):
 
         plan.work = work
         return plan
+
+    def denied_text(self, syntax: str, access: Access, vpn: str | None) -> str:
+        """gfsh's refusal of a command the user's permissions do not cover."""
+        return UNAUTHORIZED.format(user=self.user.name, permission=PERMISSIONS.get(access.level, MANAGE))
 
     def parsed_command(self, line: str) -> ParsedCommand | None:
         """The line as gfsh reads it, acting on the servers its options name and on the cluster."""

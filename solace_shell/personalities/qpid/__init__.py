@@ -1,7 +1,7 @@
 """The Qpid HA lab's shell part: a shell on each broker host with the tools `qpid-ha` and
-`qpid-config` and the broker's log (cli.py, tools.py), the lab console's `qpid ...` and `amqp ...`
-verbs (lab_handlers.py, lab_renderers.py), its refusal texts (messages.py); its grammar is
-grammar/data/systems/qpid."""
+`qpid-config` and the broker's log (cli.py, tools.py, shell_handlers.py, shell_renderers.py), the
+lab console's `qpid ...` and `amqp ...` verbs (lab_handlers.py, lab_renderers.py), its refusal
+texts (messages.py); its grammar is grammar/data/systems/qpid."""
 
 from __future__ import annotations
 
@@ -11,5 +11,6 @@ from ..plugin import SystemShell, function_from, personality_from
 BANNER = ("solace-shell lab: Qpid C++ HA cluster (a shell on a broker host with qpid-ha and qpid-config; "
           "F2 for the lab console)\n")
 
-SHELL = SystemShell("qpid", personality_from(f"{__name__}.cli", "QpidShell"), BANNER,
-                    ("lab_handlers", "lab_renderers"), function_from(f"{__name__}.tools", "parse_command"))
+MODULES = ("lab_handlers", "lab_renderers", "shell_handlers", "shell_renderers")
+SHELL = SystemShell("qpid", personality_from(f"{__name__}.cli", "QpidShell"), BANNER, MODULES,
+                    function_from(f"{__name__}.tools", "parse_command"))

@@ -5,6 +5,12 @@ their own option parsing (tools.py), outputs and exit statuses. The prompt names
 (`root@b1> `; transcripts write `qpid:root@b1>`); `ssh <host>` moves to another broker host,
 `echo $?` prints the last command's exit status, `cat /var/log/qpidd.log` shows the broker's log.
 Words are split as a POSIX shell does (quotes); anything else is `command not found` (127).
+
+What the shell runs is grammar (grammar/data/systems/qpid/commands/shell.yaml): a program's
+commands by the words that name them, each with the access it needs. The tool's own reading of a
+line (``tools.parse_command``) names the command; its access is checked there, before the
+program runs, and refused as the broker refuses a QMF method its ACL denies (the tool prints the
+exception and exits 1), so a refused command changes nothing.
 """
 
 from __future__ import annotations
@@ -18,17 +24,37 @@ from state_store.qpid import operations as qp
 from state_store.qpid.views import ToolResult
 
 from ...access import UserAccess
+from ...handlers import HandlerContext, handler_for
 from ...parsed_command import ParsedCommand
+from ...renderers import render
 from ...results import Outcome
 from ..base import Personality, Plan
 from . import tools
-from .lab_renderers import log_lines
+from .shell_handlers import HostChange
 
 if TYPE_CHECKING:
+    from grammar import Access, Command
+
     from ...lab import Lab
 
-LOG_FILE = "/var/log/qpidd.log"
 LOCAL_NAMES = ("0.0.0.0", "localhost", "127.0.0.1", "")    # the host the shell is on
+BUILTINS = ("echo", "exit", "logout")    # the shell's own words: no program, no broker
+# A QMF method the broker's ACL denies (ManagementAgent: STATUS_FORBIDDEN, "Forbidden"), raised by
+# qpidtoollibs' BrokerAgent._method as "Exception from Agent: %r" of the exception's values and
+# printed by qpid-ha as "<type>: <message>", by qpid-config after "Failed: " (Python 2's repr).
+AGENT_FORBIDDEN = "Exception: Exception from Agent: {u'error_code': 6, u'error_text': 'Forbidden'}"
+REFUSALS = {"qpid-ha": AGENT_FORBIDDEN, "qpid-config": f"Failed: {AGENT_FORBIDDEN}"}
+FILE_DENIED = "{program}: {path}: Permission denied"   # coreutils, for a file the user may not read
+
+
+def shell_commands(commands: list[Command]) -> tuple[dict[str, Command], dict[str, Command]]:
+    """The shell's commands by the words that name them, and each program's first command by the
+    program's name (a program's commands share its handler)."""
+    by_words = {command.syntax: command for command in commands}
+    programs: dict[str, Command] = {}
+    for command in commands:
+        programs.setdefault(command.syntax.split()[0], command)
+    return by_words, programs
 
 
 class QpidShell(Personality):
@@ -42,6 +68,8 @@ class QpidShell(Personality):
         self.home = hosts[0] if hosts else "localhost"
         self.here = self.home
         self.last_status = 0
+        self._by_words, self._programs = shell_commands(lab.grammar.by_mode.get(SYSTEM, []))
+        self._words: list[str] = []     # the line being run, for a refusal that names its file
 
     @property
     def mode(self) -> str:
@@ -69,25 +97,36 @@ class QpidShell(Personality):
         if first in ("exit", "logout"):
             self.ended = True
             return Outcome("logout", True, "", None, True)
+        program = self._programs.get(first)
+        if program is None:
+            self.last_status = 127
+            return Outcome(f"-bash: {first}: command not found", False)
+        command = self._command(line)
+        self._words = words
         plan = Plan(line, lambda engine: None)
 
         def work(engine: Any) -> Any:
-            if first == "qpid-ha":
-                return tools.qpid_ha(engine, self.here, words[1:])
-            if first == "qpid-config":
-                return tools.qpid_config(engine, self.here, words[1:])
-            if first == "ssh":
-                return self._ssh(engine, words[1:])
-            if first in ("cat", "tail") and words[-1] == LOG_FILE:
-                node = qp.host(engine.kernel(), self.here)
-                if node is None:
-                    return ToolResult((f"{first}: {LOG_FILE}: No such file or directory",), 1)
-                events = qp.broker_log(engine.kernel(), node.key).events
-                return ToolResult(tuple(log_lines(events, False)), 0)
-            return ToolResult((f"-bash: {first}: command not found",), 127)
+            if command is not None:
+                self.check_access(command.syntax, command.access, None)
+            ctx = HandlerContext(engine=engine, router=None, user=self.user.name, session=self,  # type: ignore[arg-type]
+                                 context={"host": self.here})
+            return handler_for(program)(ctx, {"program": first, "argv": words[1:]})
 
         plan.work = work
         return plan
+
+    def _command(self, line: str) -> Command | None:
+        """The grammar command the line names as its program reads it; None when the program's
+        reading ends before naming one (help, usage, an option error: the program prints it)."""
+        parsed = tools.parse_command(None, line)
+        return self._by_words.get(parsed.command) if isinstance(parsed, ParsedCommand) else None
+
+    def denied_text(self, syntax: str, access: Access, vpn: str | None) -> str:
+        program = syntax.split()[0]
+        refusal = REFUSALS.get(program)
+        if refusal is not None:
+            return refusal
+        return FILE_DENIED.format(program=program, path=self._words[-1])
 
     def parsed_command(self, line: str) -> ParsedCommand | None:
         """The line as the shell and its tools read it, acting on the broker it addresses (`-b`,
@@ -105,22 +144,13 @@ class QpidShell(Personality):
 
         return replace(parsed, subjects=self.lab.store.run(target))
 
-    def _ssh(self, engine: Any, args: list[str]) -> ToolResult | str:
-        if len(args) != 1:
-            return ToolResult(("usage: ssh destination",), 255)
-        name = args[0].rpartition("@")[2]
-        if qp.host(engine.kernel(), name) is None:
-            return ToolResult((f"ssh: Could not resolve hostname {name}: Name or service not known",), 255)
-        return name
-
     def finish(self, plan: Plan, value: Any) -> Outcome:
-        if isinstance(value, str):
-            self.here, self.last_status = value, 0
+        if isinstance(value, HostChange):
+            self.here, self.last_status = value.host, 0
             return Outcome("", True)
         assert isinstance(value, ToolResult)
         self.last_status = value.status
-        text = "\n".join(line.rstrip() for line in value.lines)
-        return Outcome(text, value.status == 0)
+        return Outcome(render(value), value.status == 0)
 
     def error_text(self, plan: Plan, text: str) -> str:
         self.last_status = 1

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from grammar import ParseError
+from grammar import Access, ParseError
+from state_store.errors import EngineError
 from state_store.swiftmq import SYSTEM
 from state_store.swiftmq import operations as ha
 
@@ -38,6 +39,9 @@ USAGE = {"sr": "sr <router>", "cc": "cc <context>", "lc": "lc [<context>]", "set
 UNAVAILABLE = "Router '{router}' is unavailable for administration."
 AVAILABLE = "Router '{router}' is available for administration."
 CANCELLED = "Reconnect occured: Request cancelled."
+# The router's refusal of a command its management role does not grant the user (swiftmq-client
+# com.swiftmq.mgmt.CommandRegistry.executeCommand), printed by the CLI as the bare message line.
+NOT_GRANTED = "Command execution is not granted!"
 
 
 class SwiftMqCli(Personality):
@@ -99,7 +103,9 @@ class SwiftMqCli(Personality):
                 return now, Outcome("\n".join([*notices, text]), False, "", parsed.kind), router
             command = parsed.leaf.command
             plan.node = command.node
-            self.check_access(command.syntax, command.access, None)
+            if router is None and first not in LOCAL:   # the CLI's own refusal: no router to ask
+                raise EngineError("swift_no_router")
+            self.check_access(command.syntax, command.access, None)   # the router's, before it runs
             ctx = HandlerContext(engine=engine, router=None, user=self.user.name, session=self,  # type: ignore[arg-type]
                                  context={"router": router or ""})
             result = handler_for(command)(ctx, dict(parsed.leaf.args))
@@ -107,6 +113,9 @@ class SwiftMqCli(Personality):
 
         plan.work = attempt
         return plan
+
+    def denied_text(self, syntax: str, access: Access, vpn: str | None) -> str:
+        return NOT_GRANTED
 
     def error_text(self, plan: Plan, text: str) -> str:
         """A refused request still saw the listener's notices: they print first and their effect
