@@ -37,7 +37,9 @@ def qcount(e, router, queue, vpn=VPN):
 PUBLISHED_LOGINS = {
     "default": {"admin": "admin", "operator": "operator", "monitor": "monitor", "meshmgr": "meshmgr",
                 "trading_admin": "trading"},
-    "swiftmq-ha": {"admin": "admin"},
+    "swiftmq-ha": {"admin": "admin", "operator": "operator", "monitor": "monitor"},
+    "geode-ha": {"admin": "admin", "operator": "operator", "monitor": "monitor"},
+    "qpid-ha": {"admin": "admin", "operator": "operator", "monitor": "monitor"},
 }
 
 
