@@ -38,7 +38,6 @@ import json
 import math
 import os
 import re
-import stat
 import subprocess
 import sys
 import threading
@@ -53,6 +52,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote
 
 from solace_shell.transcript.replay import paced_collection, replay_text
+from state_store.user_files import TRANSCRIPT_MAX_BYTES, FileRefused, read_bytes
 
 from . import summary as summ
 from .grammar_nodes import GrammarUnavailable, grammar_node_ids, levels_knowing
@@ -71,7 +71,7 @@ COMMAND_COLUMNS = ["transcript", "line", "router", "prompt", "command", "node", 
 TIMING_COLUMNS = ["transcript", "line", "duration_ms"]
 TRANSCRIPT_COLUMNS = ["transcript", "status", "commands", "pass", "fail", "error", "reason"]
 # Per-transcript limits (docs/conformance.md): what one input may cost an executor.
-MAX_TRANSCRIPT_BYTES = 10_000_000
+MAX_TRANSCRIPT_BYTES = TRANSCRIPT_MAX_BYTES
 MAX_COMMANDS = 20_000
 MAX_STORED_OUTPUT = 65_536  # characters of `expected`/`actual` kept per command
 
@@ -482,44 +482,19 @@ def stored_output(text: str | None) -> str | None:
 
 
 def read_local(path: bytes) -> Source:
-    """A local transcript's bytes (at most one byte over the limit), or why it cannot be read.
-
-    Why a file descriptor and not `open()`: a partition reads thousands of small files between
-    replays, and `open()` took eight system calls for each (its buffered reader asks for the
-    file's size again, whether it is a terminal, where it stands, and reads until an empty read,
-    into a buffer sized for the limit); here a file is a stat, an open, one read and a close. The
-    stat comes first so that nothing but a regular file is opened (opening a FIFO would wait for a
-    writer)."""
+    """A local transcript's bytes, or why it cannot be read: through `state_store.user_files`, so
+    nothing but a regular file is opened (a FIFO would wait for a writer, a device never ends) and
+    at most the limit plus one byte is read (a file that grows past it while read is refused)."""
     try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):
+        return read_bytes(path, MAX_TRANSCRIPT_BYTES)
+    except FileRefused as refused:
+        if refused.kind == "too-large":
+            if refused.size is None:
+                return f"too large: more than {MAX_TRANSCRIPT_BYTES:,} bytes (the limit per transcript)"
+            return f"too large: {refused.size:,} bytes (the limit per transcript is {MAX_TRANSCRIPT_BYTES:,})"
+        if refused.kind == "not-regular":
             return "unreadable: not a regular file"
-        if st.st_size > MAX_TRANSCRIPT_BYTES:
-            return f"too large: {st.st_size:,} bytes (the limit per transcript is {MAX_TRANSCRIPT_BYTES:,})"
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            data = os.read(fd, st.st_size + 1)  # one byte more than the stat said: more means it grew
-            if len(data) == st.st_size:
-                return data
-            return _read_on(fd, data)
-        finally:
-            os.close(fd)
-    except OSError as exc:
-        return f"unreadable: {exc.strerror or exc}"
-
-
-def _read_on(fd: int, first: bytes) -> bytes:
-    """The rest of a file that changed size since its stat (or gave a short read): read until its
-    end or one byte over the limit, whichever comes first."""
-    chunks = [first]
-    total = len(first)
-    while total <= MAX_TRANSCRIPT_BYTES:
-        more = os.read(fd, MAX_TRANSCRIPT_BYTES + 1 - total)
-        if not more:
-            break
-        chunks.append(more)
-        total += len(more)
-    return b"".join(chunks)
+        return f"unreadable: {refused.problem}"
 
 
 Item = tuple[str, tuple[Any, ...]]
