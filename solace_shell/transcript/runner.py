@@ -17,6 +17,7 @@ from solace_shell.transcript.accept import accept as accept_file
 from solace_shell.transcript.diff import command_diff
 from solace_shell.transcript.format import TRANSCRIPT_SUFFIX
 from solace_shell.transcript.lab_api import LabFactory
+from solace_shell.transcript.shown import capped
 from solace_shell.transcript.replay import ReplayRun, StepRun, StepSink, paced_collection, run_file
 from solace_shell.transcript.stopping import sigterm_as_interrupt, stop_signal
 
@@ -42,7 +43,7 @@ def discover(paths: Iterable[Path | str]) -> tuple[list[Path], list[str]]:
 
 def _print_failure(step: StepRun, out: TextIO) -> None:
     r = step.result
-    out.write(f"{r.verdict.upper()} {r.transcript}:{r.line}: {r.prompt} {r.command}  [{r.signature}]\n")
+    out.write(f"{r.verdict.upper()} {r.transcript}:{r.line}: {r.prompt} {capped(r.command)}  [{r.signature}]\n")
     prompt = step.actual_prompt if not step.prompt_ok and step.actual_prompt else None
     diff = command_diff(r, prompt, strict_blank=step.strict_blank)
     if diff:
