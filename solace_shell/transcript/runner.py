@@ -17,8 +17,8 @@ from solace_shell.transcript.accept import accept as accept_file
 from solace_shell.transcript.diff import command_diff
 from solace_shell.transcript.format import TRANSCRIPT_SUFFIX
 from solace_shell.transcript.lab_api import LabFactory
-from solace_shell.transcript.shown import capped
 from solace_shell.transcript.replay import ReplayRun, StepRun, StepSink, paced_collection, run_file
+from solace_shell.transcript.shown import capped
 from solace_shell.transcript.stopping import sigterm_as_interrupt, stop_signal
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2

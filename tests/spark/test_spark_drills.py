@@ -168,7 +168,8 @@ def test_a_local_transcript_is_read_whole_and_anything_else_gives_its_reason(tmp
     assert job.read_local(os.fsencode(tmp_path / "nope.cli.txt")) == "unreadable: No such file or directory"
 
 
-@pytest.mark.parametrize(("growth", "read"), [(30, 60), (100, "too large: 130 bytes (the limit per transcript is 100)")])
+@pytest.mark.parametrize(("growth", "read"), [(30, 60),
+                                              (100, "too large: 130 bytes (the limit per transcript is 100)")])
 def test_a_transcript_that_grows_after_its_stat_is_read_on_to_one_byte_over_the_limit(tmp_path, monkeypatch,
                                                                                     growth, read):
     """What the stat said is not the end: a file written to while the job reads it is read on, and
