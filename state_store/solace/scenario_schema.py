@@ -542,7 +542,7 @@ def _read(p: Path) -> str:
     try:
         data = read_bytes(p, MAX_FILE_BYTES)
     except FileRefused as refused:
-        raise ScenarioError(str(p), [str(refused)]) from None
+        raise ScenarioError(str(p), [f"{refused.shown}:0: {refused.problem}"]) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:

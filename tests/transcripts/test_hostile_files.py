@@ -114,7 +114,7 @@ def test_the_same_lines_in_a_users_own_shell_are_bounded_too(tree: Path) -> None
     (["grade", "--runbook", "drills/big.yaml", "t.cli.txt"],
      f"drills/big.yaml:0: cannot read the runbook: too large: {RUNBOOK_MAX_BYTES + 15:,} bytes"),
     (["--db", "new.lab", "--scenario", "drills/fifo.yaml", "-c", "show hostname"],
-     "scenario drills/fifo.yaml has 1 problem(s):\ndrills/fifo.yaml: not a regular file (a FIFO)"),
+     "scenario drills/fifo.yaml has 1 problem(s):\ndrills/fifo.yaml:0: not a regular file (a FIFO)"),
     (["-s", "drills/fifo.yaml"], "solace-shell: cannot read script drills/fifo.yaml: not a regular file (a FIFO)"),
 ])
 def test_files_on_the_command_line_are_refused_by_name(tree: Path, args: list[str], expected: str) -> None:
