@@ -19,6 +19,7 @@ The limits are per kind of file, below; each says why it is that size.
 from __future__ import annotations
 
 import contextvars
+import functools
 import os
 import stat
 from collections.abc import Iterator, Sequence
@@ -65,11 +66,19 @@ class FileRefused(OSError):
 
 @dataclass(frozen=True)
 class Confinement:
-    """Where a transcript's paths start (`base`) and the directories they may lead to (`roots`, real
-    paths)."""
+    """Where a transcript's paths start (`base`) and the directories they may lead to (`roots`), as
+    real paths; resolved when a line first names a file (most transcripts name none)."""
 
-    base: Path
-    roots: tuple[Path, ...]
+    directory: Path
+    extra_roots: tuple[Path, ...] = ()
+
+    @functools.cached_property
+    def base(self) -> Path:
+        return Path(os.path.realpath(self.directory))
+
+    @functools.cached_property
+    def roots(self) -> tuple[Path, ...]:
+        return (self.base, *(Path(os.path.realpath(r)) for r in self.extra_roots))
 
 
 _CONFINEMENT: contextvars.ContextVar[Confinement | None] = contextvars.ContextVar("transcript_files", default=None)
@@ -79,11 +88,10 @@ _CONFINEMENT: contextvars.ContextVar[Confinement | None] = contextvars.ContextVa
 def reading_for_transcript(base: Path, extra_roots: Sequence[Path] = ()) -> Iterator[Confinement]:
     """While the block runs, the paths a transcript's lines name resolve from `base` (the
     transcript's directory) and may lead only into its tree or `extra_roots`."""
-    real_base = Path(os.path.realpath(base))
-    roots = (real_base, *(Path(os.path.realpath(r)) for r in extra_roots))
-    token = _CONFINEMENT.set(Confinement(real_base, roots))
+    confined = Confinement(base, tuple(extra_roots))
+    token = _CONFINEMENT.set(confined)
     try:
-        yield _CONFINEMENT.get() or Confinement(real_base, roots)
+        yield confined
     finally:
         _CONFINEMENT.reset(token)
 

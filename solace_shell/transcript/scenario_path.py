@@ -9,6 +9,11 @@ scenarios, `../scenarios/bare.yaml`), or among the bundled scenarios. A file fou
 like a scenario (a YAML mapping of scenario keys with sites or a SwiftMQ part) before it is loaded;
 otherwise one line says so and nothing of its content is shown. Only a file that is a scenario
 gets its own problems listed.
+
+`lab> reset PATH` follows the same rules while a transcript replays (`console_scenario`, from
+the transcript's directory that `state_store.user_files` holds for the replay); at a user's own
+lab console it takes a path as typed, but a file that is not bundled must still look like a
+scenario before its problems are shown. Every read goes through `state_store.user_files`.
 """
 
 from __future__ import annotations
