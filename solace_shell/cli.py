@@ -60,7 +60,8 @@ def _open_lab(db: str | None, user: str, ask_password: bool, scenario: str | Non
 
         found = resolve_scenario(scenario)
         if found is None:
-            _fail(f"scenario '{scenario}' not found (give a YAML file or a bundled scenario name)")
+            _fail(f"scenario '{scenario}' not found (give a YAML file or a bundled scenario name: "
+                  f"{', '.join(_bundled_scenarios())})")
         scenario = str(found)
     try:
         lab = Lab.open(path, user=user, scenario=scenario)
@@ -165,14 +166,19 @@ def main(ctx: click.Context, db: str | None, user: str | None, router: str | Non
     _check_commands(commands)
     script_text: str | None = None
     if script:
+        from state_store.user_files import SCRIPT_MAX_BYTES, FileRefused, read_bytes
         try:
-            data = Path(script).read_bytes()
-        except OSError as exc:
-            _fail(f"cannot read script {script}: {exc.strerror or exc}")
+            data = read_bytes(script, SCRIPT_MAX_BYTES)
+        except FileRefused as refused:
+            _fail(f"cannot read script {refused}")
         script_text = _script_text(data, script)
     elif not commands and not sys.stdin.isatty():
         # `solace-shell < file`, a pipe: a script, as `-s` runs it (no terminal, no control codes)
-        script_text = _script_text(sys.stdin.buffer.read(), "<stdin>")
+        from state_store.user_files import SCRIPT_MAX_BYTES
+        data = sys.stdin.buffer.read(SCRIPT_MAX_BYTES + 1)
+        if len(data) > SCRIPT_MAX_BYTES:
+            _fail(f"<stdin>: too large: more than {SCRIPT_MAX_BYTES:,} bytes (the limit of a script)")
+        script_text = _script_text(data, "<stdin>")
     if record and (script_text is not None or commands):
         _fail("--record records an interactive session; it cannot be used with -s, -c or piped input")
     lab, path = _open_lab(db, user or "admin", ask_password=user is not None, scenario=scenario)

@@ -119,7 +119,9 @@ ENGINE_ERRORS: dict[str, str] = {
     "invalid_xid": "ERROR: Invalid XID '{xid}' (format-gtrid-bqual in hex, e.g. 0021ABC4-00-01).",
     "scenario_not_found": "ERROR: Scenario '{scenario}' not found (give a YAML file or a bundled scenario name).",
     "scenario_invalid": "ERROR: Scenario '{scenario}' is invalid ({problems} problem(s)); first: {first}",
+    "scenario_refused": "ERROR: Scenario refused: {reason}",
     "runbook_invalid": "ERROR: Runbook '{runbook}' cannot be used ({problems} problem(s)); first: {first}",
+    "runbook_refused": "ERROR: Runbook refused: {reason}",
     "grade_failed": "ERROR: This session cannot be graded: {reason}",
     "unknown_setting": "ERROR: Unknown lab setting '{name}'.",
     # the HA kernel's nodes and groups (lab console `ha ...`)

@@ -56,6 +56,7 @@ def scenario_beside(name: str, out: Path) -> Path:
     """The bundled scenario ``name`` copied to ``out/scenarios/`` (once; atomically, as drills are
     recorded in parallel), so the corpus replays wherever it is moved (the header names it)."""
     from state_store.scenario_files import resolve_scenario  # noqa: PLC0415
+    from state_store.user_files import SCENARIO_MAX_BYTES, read_bytes  # noqa: PLC0415
 
     target = out / SCENARIO_DIR / f"{name}.yaml"
     if not target.is_file():
@@ -64,7 +65,7 @@ def scenario_beside(name: str, out: Path) -> Path:
             raise FileNotFoundError(f"bundled scenario {name!r}")
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_name(f"_{target.name}.{os.getpid()}{PARTIAL_SUFFIX}")
-        partial.write_bytes(source.read_bytes())
+        partial.write_bytes(read_bytes(source, SCENARIO_MAX_BYTES))
         os.replace(partial, target)
     return target
 

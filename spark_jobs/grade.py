@@ -39,6 +39,7 @@ from .job import (
     _too_many_commands,
     _unusable,
     balanced_inputs,
+    check_local_inputs,
     display_safe,
     list_inputs,
     publish,
@@ -170,6 +171,7 @@ def run_grade(opts: GradeOptions, spark: Any | None = None) -> GradeResult:
     run completes (as `job.run`)."""
     started = time.perf_counter()
     runbook = load(opts.runbook)
+    check_local_inputs(opts.inputs)
     return run_job(opts.out, opts.master, opts.spark_conf, spark,
                    lambda spark, group, stop: _grade_in_session(opts, runbook, spark, group, stop, started))
 

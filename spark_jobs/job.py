@@ -38,7 +38,6 @@ import json
 import math
 import os
 import re
-import stat
 import subprocess
 import sys
 import threading
@@ -53,6 +52,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote
 
 from solace_shell.transcript.replay import paced_collection, replay_text
+from solace_shell.transcript.shown import MAX_SHOWN_CHARS
+from state_store.user_files import TRANSCRIPT_MAX_BYTES, FileRefused, read_bytes
 
 from . import summary as summ
 from .grammar_nodes import GrammarUnavailable, grammar_node_ids, levels_knowing
@@ -71,9 +72,9 @@ COMMAND_COLUMNS = ["transcript", "line", "router", "prompt", "command", "node", 
 TIMING_COLUMNS = ["transcript", "line", "duration_ms"]
 TRANSCRIPT_COLUMNS = ["transcript", "status", "commands", "pass", "fail", "error", "reason"]
 # Per-transcript limits (docs/conformance.md): what one input may cost an executor.
-MAX_TRANSCRIPT_BYTES = 10_000_000
+MAX_TRANSCRIPT_BYTES = TRANSCRIPT_MAX_BYTES
 MAX_COMMANDS = 20_000
-MAX_STORED_OUTPUT = 65_536  # characters of `expected`/`actual` kept per command
+MAX_STORED_OUTPUT = MAX_SHOWN_CHARS  # characters of `command`, `expected`, `actual` kept per command
 
 
 @dataclass
@@ -169,16 +170,12 @@ def _start_gateway(options: dict[str, str]) -> None:
     SparkContext._ensure_initialized(gateway=gateway)
 
 
-def get_spark(master: str | None, app_name: str = "solace-conformance", conf: dict[str, str] | None = None) -> Any:
-    ensure_worker_python()
-    from pyspark.sql import SparkSession  # noqa: PLC0415
-
-    builder = SparkSession.builder.appName(app_name)
-    if master is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
-        master = "local[*]"  # not under spark-submit (which sets the gateway port and its own --master)
-    if master:
-        builder = builder.master(master)
+def session_options(master: str | None, app_name: str, conf: dict[str, str] | None) -> dict[str, str]:
+    """The Spark settings of a run's own session: the job's defaults, then `--conf` over them."""
     defaults = {
+        # No web UI unless asked for (`--conf spark.ui.enabled=true`): it would listen on port 4040 of
+        # every interface for the whole run, showing the run's file names to whoever connects.
+        "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.shuffle.partitions": "8",
@@ -188,7 +185,19 @@ def get_spark(master: str | None, app_name: str = "solace-conformance", conf: di
         # Its log: errors only from the start (log4j2.properties says why).
         "spark.driver.extraJavaOptions": f"-XX:TieredStopAtLevel=1 -Dlog4j2.configurationFile={_quoted(LOG_CONFIG)}",
     }
-    options = {"spark.app.name": app_name, **({"spark.master": master} if master else {}), **defaults, **(conf or {})}
+    return {"spark.app.name": app_name, **({"spark.master": master} if master else {}), **defaults, **(conf or {})}
+
+
+def get_spark(master: str | None, app_name: str = "solace-conformance", conf: dict[str, str] | None = None) -> Any:
+    ensure_worker_python()
+    from pyspark.sql import SparkSession  # noqa: PLC0415
+
+    builder = SparkSession.builder.appName(app_name)
+    if master is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
+        master = "local[*]"  # not under spark-submit (which sets the gateway port and its own --master)
+    if master:
+        builder = builder.master(master)
+    options = session_options(master, app_name, conf)
     for key, value in options.items():
         builder = builder.config(key, value)
     _start_gateway(options)
@@ -474,7 +483,8 @@ def _too_many_commands(text: str) -> str | None:
 
 
 def stored_output(text: str | None) -> str | None:
-    """A command's output as the tables keep it: at most MAX_STORED_OUTPUT characters, UTF-8-safe."""
+    """A command's output (or its line) as the tables keep it: at most MAX_STORED_OUTPUT characters,
+    UTF-8-safe."""
     if text is None or len(text) <= MAX_STORED_OUTPUT:
         return text if text is None or text.isascii() else display_safe(text)
     rest = len(text) - MAX_STORED_OUTPUT
@@ -482,44 +492,19 @@ def stored_output(text: str | None) -> str | None:
 
 
 def read_local(path: bytes) -> Source:
-    """A local transcript's bytes (at most one byte over the limit), or why it cannot be read.
-
-    Why a file descriptor and not `open()`: a partition reads thousands of small files between
-    replays, and `open()` took eight system calls for each (its buffered reader asks for the
-    file's size again, whether it is a terminal, where it stands, and reads until an empty read,
-    into a buffer sized for the limit); here a file is a stat, an open, one read and a close. The
-    stat comes first so that nothing but a regular file is opened (opening a FIFO would wait for a
-    writer)."""
+    """A local transcript's bytes, or why it cannot be read: through `state_store.user_files`, so
+    nothing but a regular file is opened (a FIFO would wait for a writer, a device never ends) and
+    at most the limit plus one byte is read (a file that grows past it while read is refused)."""
     try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):
+        return read_bytes(path, MAX_TRANSCRIPT_BYTES)
+    except FileRefused as refused:
+        if refused.kind == "too-large":
+            if refused.size is None:
+                return f"too large: more than {MAX_TRANSCRIPT_BYTES:,} bytes (the limit per transcript)"
+            return f"too large: {refused.size:,} bytes (the limit per transcript is {MAX_TRANSCRIPT_BYTES:,})"
+        if refused.kind == "not-regular":
             return "unreadable: not a regular file"
-        if st.st_size > MAX_TRANSCRIPT_BYTES:
-            return f"too large: {st.st_size:,} bytes (the limit per transcript is {MAX_TRANSCRIPT_BYTES:,})"
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            data = os.read(fd, st.st_size + 1)  # one byte more than the stat said: more means it grew
-            if len(data) == st.st_size:
-                return data
-            return _read_on(fd, data)
-        finally:
-            os.close(fd)
-    except OSError as exc:
-        return f"unreadable: {exc.strerror or exc}"
-
-
-def _read_on(fd: int, first: bytes) -> bytes:
-    """The rest of a file that changed size since its stat (or gave a short read): read until its
-    end or one byte over the limit, whichever comes first."""
-    chunks = [first]
-    total = len(first)
-    while total <= MAX_TRANSCRIPT_BYTES:
-        more = os.read(fd, MAX_TRANSCRIPT_BYTES + 1 - total)
-        if not more:
-            break
-        chunks.append(more)
-        total += len(more)
-    return b"".join(chunks)
+        return f"unreadable: {refused.problem}"
 
 
 Item = tuple[str, tuple[Any, ...]]
@@ -695,8 +680,18 @@ def run(opts: RunOptions, spark: Any | None = None) -> RunResult:
     """Replay `opts.inputs` and write `opts.out`, which changes only when the run completes: an
     interrupted run (SIGINT, SIGTERM: `interrupt.Interrupted`) or a failed one leaves it as it was."""
     started = time.perf_counter()
+    check_local_inputs(opts.inputs)
     return run_job(opts.out, opts.master, opts.spark_conf, spark,
                    lambda spark, group, stop: _run_in_session(opts, spark, group, stop, started))
+
+
+def check_local_inputs(inputs: Sequence[str]) -> None:
+    """Local inputs named without a glob must exist: checked before Spark starts (its JVM takes
+    tens of seconds to start), InputError naming each one that does not. Globs and remote paths
+    are listed by Hadoop, in the session."""
+    missing = [given for given in inputs if (local := _local_uri(given)) is not None and not os.path.lexists(local)]
+    if missing:
+        raise InputError("no such input: " + ", ".join(missing))
 
 
 T = TypeVar("T")

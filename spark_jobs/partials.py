@@ -99,8 +99,8 @@ class PartialBuilder:
                 counts = by_node[node] = [0, 0, 0]
             counts[VERDICT_INDEX[verdict]] += 1
             if c.signature or not node:
-                self._divergent(transcript, c.line, c.command, node, stored(c.actual) if not node else None,
-                                c.signature)
+                self._divergent(transcript, c.line, stored(c.command) or "", node,
+                                stored(c.actual) if not node else None, c.signature)
 
     def _divergent(self, transcript: str, line: int, command: str, node: str, actual: str | None,
                    signature: str) -> None:

@@ -95,7 +95,9 @@ class PartitionStreams:
         columns = [
             pa.array(self._pending_t, pa.int32()),
             pa.array(line, pa.int32()),
-            *(pa.array(values, pa.string()) for values in (router, prompt, command, node)),
+            *(pa.array(values, pa.string()) for values in (router, prompt)),
+            self._text(command),  # a command line is capped as an output is
+            pa.array(node, pa.string()),
             pa.array(self._pending_verdicts, pa.string()),
             self._text(expected),
             self._text([None if s else a for a, s in zip(actual, same, strict=True)]),

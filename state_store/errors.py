@@ -91,7 +91,9 @@ ERROR_CODES: dict[str, tuple[str, ...]] = {
     # lab console (raised by the shell's handlers)
     "scenario_not_found": ("scenario",),
     "scenario_invalid": ("scenario", "problems", "first"),
+    "scenario_refused": ("reason",),  # a file that may not or cannot be read (state_store.user_files)
     "runbook_invalid": ("runbook", "problems", "first"),
+    "runbook_refused": ("reason",),
     "grade_failed": ("reason",),
     # the HA kernel's nodes and groups, and its failure vocabulary (the systems declare their own codes)
     "ha_instance_not_found": ("instance",),

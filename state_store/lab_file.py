@@ -21,6 +21,7 @@ what makes a path unusable do not.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import sqlite3
@@ -223,6 +224,12 @@ def damage_is_one_line(path: Path) -> Iterator[None]:
         raise LabFileError(str(path), problem) from None
 
 
+# A write that found no room: not damage (the file is as it was, the command rolled back), and the
+# one thing that helps is room on its disk.
+DISK_FULL = "the disk holding it is full (free some space, then run the command again)"
+_SQLITE_FULL = getattr(sqlite3, "SQLITE_FULL", 13)
+
+
 def damage_problem(exc: BaseException) -> str | None:
     """What an exception from reading or writing a lab file says about the file, in one line; None
     when it says nothing about it (a locked database, which is waited for, or any other error).
@@ -230,11 +237,15 @@ def damage_problem(exc: BaseException) -> str | None:
     cause = getattr(exc, "orig", None) if type(exc).__module__.startswith("sqlalchemy") else exc
     if isinstance(cause, UnicodeDecodeError):
         return "lab file is corrupt (text in it is not UTF-8)"
+    if isinstance(cause, OSError) and cause.errno == errno.ENOSPC:
+        return DISK_FULL
     if not isinstance(cause, sqlite3.DatabaseError):
         return None
     reason = _one_line(str(cause))
     if "locked" in reason.lower() or "busy" in reason.lower():
         return None
+    if getattr(cause, "sqlite_errorcode", None) == _SQLITE_FULL or "disk is full" in reason:
+        return DISK_FULL
     if "readonly" in reason or "read-only" in reason:
         return f"lab file cannot be written ({reason})"
     return f"lab file is corrupt or truncated ({reason})"

@@ -15,10 +15,17 @@ DEFAULT_SCENARIO = ROOT_DIR / "default.yaml"
 
 def resolve_scenario(name: str) -> Path | None:
     """A scenario as typed: a file path, or the name of a bundled scenario (`default`,
-    `bare`, `swiftmq-ha`); None when neither exists."""
+    `bare`, `swiftmq-ha`); None when neither exists. A path that exists but is no regular file
+    (a FIFO, a device) is returned as it is, for the reader (`user_files`) to refuse by name."""
     if len(name.encode("utf-8", "surrogatepass")) > 4096:
         return None
-    for candidate in (Path(name), ROOT_DIR / name, ROOT_DIR / f"{name}.yaml"):
+    given = Path(name)
+    try:
+        if given.exists() and not given.is_dir() and not given.is_file():
+            return given
+    except (OSError, ValueError):
+        pass
+    for candidate in (given, ROOT_DIR / name, ROOT_DIR / f"{name}.yaml"):
         try:  # a name the file system cannot even look up (too long, a NUL byte) is not found
             if candidate.is_file():
                 return candidate

@@ -16,6 +16,7 @@ from typing import Any
 
 from grammar import ParseError, Parser
 from grammar.yaml_source import LocatedDict, LocatedList, YamlSyntaxError, load_located
+from state_store.user_files import RUNBOOK_MAX_BYTES, FileRefused, confined_path, confinement, read_bytes
 
 from ..parsed_command import ParsedCommand, from_grammar, vpn_carriers
 from ..personalities.plugin import command_parser
@@ -33,7 +34,7 @@ _STEP_KEYS = ("id", "title", "rationale", "kind", "router", "every", "other-rout
               "preconditions", "until", "measures")
 OTHER_ROUTERS = ("wrong-router", "ignored")
 _FORBIDDEN_KEYS = ("id", "title", "rationale", "router", "at", "commands", "when", "measures")
-MAX_BYTES = 256 * 1024
+MAX_BYTES = RUNBOOK_MAX_BYTES
 
 
 class RunbookError(ValueError):
@@ -53,37 +54,49 @@ def bundled_names() -> list[str]:
 
 
 def runbook_path(name_or_path: str | Path) -> Path:
-    """A bundled runbook's file by its name, else the path as given."""
+    """A bundled runbook's file by its name, else the path as given; while a transcript replays,
+    a path inside the transcript's directory tree only (FileRefused otherwise)."""
     text = str(name_or_path)
     if _ID_RE.fullmatch(text) and (bundled_dir() / f"{text}{SUFFIX}").is_file():
         return bundled_dir() / f"{text}{SUFFIX}"
+    confined = confinement()
+    if confined is not None:
+        return confined_path(text, confined)
     return Path(text)
 
 
-def load_runbook(name_or_path: str | Path) -> Runbook:
+def load_runbook(name_or_path: str | Path, *, untrusted: bool = False) -> Runbook:
     """The runbook bundled under that name, or read from that file. Raises RunbookError listing
-    every problem (an unreadable or missing file is one problem)."""
-    path = runbook_path(name_or_path)
+    every problem (an unreadable or missing file is one problem).
+
+    `untrusted` (a file named at the lab console, which SSH users and replayed transcripts reach):
+    a file must look like a runbook (a YAML mapping of runbook keys with `runbook:`) before its
+    problems are listed, so that no problem quotes a file that is not one."""
     try:
-        data = path.read_bytes()[: MAX_BYTES + 1]
-    except OSError as exc:
+        path = runbook_path(name_or_path)
+        data = read_bytes(path, MAX_BYTES)
+    except FileRefused as refused:
         hint = "" if any(c in str(name_or_path) for c in "/.") else f" (bundled: {', '.join(bundled_names())})"
-        raise RunbookError([f"{path}:0: cannot read the runbook: {exc.strerror or exc}{hint}"]) from None
-    if len(data) > MAX_BYTES:
-        raise RunbookError([f"{path}:0: longer than {MAX_BYTES:,} bytes"])
+        raise RunbookError([f"{refused.shown}:0: cannot read the runbook: {refused.problem}{hint}"]) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise RunbookError([f"{path}:0: not UTF-8 text"]) from None
-    return parse_runbook(text, str(path))
+    return parse_runbook(text, str(path), untrusted=untrusted)
 
 
-def parse_runbook(text: str, source: str) -> Runbook:
+def parse_runbook(text: str, source: str, *, untrusted: bool = False) -> Runbook:
     try:
         doc = load_located(text)
     except YamlSyntaxError as exc:
+        if untrusted:
+            raise RunbookError([f"{source}:0: not a runbook file (not YAML: a syntax error at line "
+                                f"{exc.problems[0][0] if exc.problems else 0})"]) from None
         raise RunbookError([f"{source}:{line}: {problem.splitlines()[0] if problem else 'not YAML'}"
                             for line, problem in exc.problems]) from None
+    if untrusted and not (isinstance(doc, LocatedDict) and "runbook" in doc
+                          and all(isinstance(k, str) and k in _TOP_KEYS for k in doc)):
+        raise RunbookError([f"{source}:0: not a runbook file (its top-level keys are not a runbook's)"])
     checker = _Checker(source, text.split("\n"))
     runbook = checker.runbook(doc)
     if checker.problems or runbook is None:

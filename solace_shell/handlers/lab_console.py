@@ -13,7 +13,7 @@ from pathlib import Path
 
 from grammar.types import duration_ms
 from state_store.errors import EngineError, ScenarioError
-from state_store.scenario_files import DEFAULT_SCENARIO, resolve_scenario
+from state_store.scenario_files import DEFAULT_SCENARIO
 from state_store.solace.frozen import statically_frozen
 from state_store.solace.views import Audit, ConsumeResult, LabStatus, LinkChange, PublishResult, SiteChange
 
@@ -246,8 +246,15 @@ def audit(ctx: HandlerContext, args: Args) -> AuditView:
 
 # ---------------------------------------------------------------- reset, settings
 def scenario_path(name: str) -> Path:
-    """A scenario as typed: a file path, or the name of a bundled scenario (`default`, `bare`, `swiftmq-ha`)."""
-    found = resolve_scenario(name)
+    """A scenario as typed: a bundled scenario's name (`default`, `bare`, `swiftmq-ha`) or a file
+    that looks like a scenario; while a transcript replays, only one inside its directory tree
+    (solace_shell/transcript/scenario_path.py)."""
+    from ..transcript.scenario_path import ScenarioRefused, console_scenario
+
+    try:
+        found = console_scenario(name)
+    except ScenarioRefused as refused:
+        raise EngineError("scenario_refused", reason=str(refused)) from None
     if found is None:
         raise EngineError("scenario_not_found", scenario=name if len(name) <= 64 else name[:64] + "...")
     return found

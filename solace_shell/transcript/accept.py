@@ -20,8 +20,9 @@ from pathlib import Path
 from solace_shell.transcript.align import align
 from solace_shell.transcript.format import COMMENT_PREFIX, clean, literal_line, match_prompt
 from solace_shell.transcript.lab_api import LabFactory
-from solace_shell.transcript.replay import StepRun, read_transcript, run_text
+from solace_shell.transcript.replay import StepRun, run_text
 from solace_shell.transcript.results import TranscriptResult
+from state_store.user_files import TRANSCRIPT_MAX_BYTES, FileRefused, read_bytes
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -111,8 +112,11 @@ def accept(path: Path | str, *, lab_factory: LabFactory | None = None) -> Accept
     elsewhere survive (a file that does not parse is never rewritten).
     """
     path = Path(path)
-    data = path.read_bytes()
-    text = read_transcript(path)
+    try:
+        data = read_bytes(path, TRANSCRIPT_MAX_BYTES)
+    except FileRefused as refused:  # the replay after it reports the file; nothing is rewritten
+        return AcceptReport(str(path), TranscriptResult(str(path), error=str(refused)))
+    text = data.decode("utf-8", errors="surrogateescape").removeprefix("\ufeff")  # as `read_transcript`
     new_text, report = accept_text(text, str(path), lab_factory=lab_factory, base_dir=path.parent)
     if report.changed and new_text != text:
         out = new_text.encode("utf-8", errors="surrogateescape")

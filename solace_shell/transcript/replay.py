@@ -45,6 +45,7 @@ from solace_shell.transcript.signature import (
     exception_signature,
     output_signature,
 )
+from state_store.user_files import TRANSCRIPT_MAX_BYTES, FileRefused, read_bytes, reading_for_transcript
 
 _BOM = "\ufeff"
 
@@ -81,9 +82,10 @@ class ReplayRun:
 
 
 def read_transcript(path: Path) -> str:
-    """Read a transcript file; bytes that are not UTF-8 survive as surrogates so the parser can
-    report each offending line instead of failing on the first byte."""
-    text = path.read_bytes().decode("utf-8", errors="surrogateescape")
+    """Read a transcript file (a regular file within `TRANSCRIPT_MAX_BYTES`, else FileRefused);
+    bytes that are not UTF-8 survive as surrogates so the parser can report each offending line
+    instead of failing on the first byte."""
+    text = read_bytes(path, TRANSCRIPT_MAX_BYTES).decode("utf-8", errors="surrogateescape")
     return text[1:] if text.startswith(_BOM) else text
 
 
@@ -114,15 +116,16 @@ def _run_text(text: str, name: str, lab_factory: LabFactory | None, base_dir: Pa
         return ReplayRun(TranscriptResult(name, error=str(TranscriptError(name, problems))))
 
     scenario: Path | None = None
+    base = base_dir if base_dir is not None else Path(name).parent
     if header.scenario is not None:
         from .scenario_path import ScenarioRefused, transcript_scenario
         try:
-            scenario = transcript_scenario(header.scenario, base_dir if base_dir is not None else Path(name).parent)
+            scenario = transcript_scenario(header.scenario, base)
         except ScenarioRefused as refused:
             problem = Problem(header.lines.get("scenario", 0), str(refused))
             return ReplayRun(TranscriptResult(name, error=str(TranscriptError(name, [problem]))))
 
-    with paced_collection():
+    with paced_collection(), reading_for_transcript(base):  # its `lab>` lines read files in its tree only
         return _replay(text, name, header, scenario, factory, on_step, on_result)
 
 
@@ -382,8 +385,8 @@ def run_file(path: Path | str, *, lab_factory: LabFactory | None = None,
     path = Path(path)
     try:
         text = read_transcript(path)
-    except OSError as exc:
-        return ReplayRun(TranscriptResult(str(path), error=f"{path}:0: cannot read: {exc.strerror or exc}"))
+    except FileRefused as refused:
+        return ReplayRun(TranscriptResult(str(path), error=f"{refused.shown}: cannot read: {refused.problem}"))
     return run_text(text, str(path), lab_factory=lab_factory, base_dir=path.parent, on_step=on_step)
 
 
@@ -401,6 +404,6 @@ def replay_file(path: Path | str, *, lab_factory: LabFactory | None = None) -> T
     path = Path(path)
     try:
         text = read_transcript(path)
-    except OSError as exc:
-        return TranscriptResult(str(path), error=f"{path}:0: cannot read: {exc.strerror or exc}")
+    except FileRefused as refused:
+        return TranscriptResult(str(path), error=f"{refused.shown}: cannot read: {refused.problem}")
     return replay_text(text, str(path), lab_factory=lab_factory, base_dir=path.parent)

@@ -7,6 +7,7 @@ goes to the `out_stream` it is given.
 from __future__ import annotations
 
 import json
+import os
 import signal
 from collections.abc import Iterable
 from pathlib import Path
@@ -17,6 +18,7 @@ from solace_shell.transcript.diff import command_diff
 from solace_shell.transcript.format import TRANSCRIPT_SUFFIX
 from solace_shell.transcript.lab_api import LabFactory
 from solace_shell.transcript.replay import ReplayRun, StepRun, StepSink, paced_collection, run_file
+from solace_shell.transcript.shown import capped
 from solace_shell.transcript.stopping import sigterm_as_interrupt, stop_signal
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -32,6 +34,8 @@ def discover(paths: Iterable[Path | str]) -> tuple[list[Path], list[str]]:
             files.extend(sorted(f for f in p.rglob(f"*{TRANSCRIPT_SUFFIX}") if f.is_file()))
         elif p.is_file():
             files.append(p)
+        elif os.path.lexists(p):
+            problems.append(f"{p}: not a regular file or a directory")
         else:
             problems.append(f"{p}: no such file or directory")
     return files, problems
@@ -39,7 +43,7 @@ def discover(paths: Iterable[Path | str]) -> tuple[list[Path], list[str]]:
 
 def _print_failure(step: StepRun, out: TextIO) -> None:
     r = step.result
-    out.write(f"{r.verdict.upper()} {r.transcript}:{r.line}: {r.prompt} {r.command}  [{r.signature}]\n")
+    out.write(f"{r.verdict.upper()} {r.transcript}:{r.line}: {r.prompt} {capped(r.command)}  [{r.signature}]\n")
     prompt = step.actual_prompt if not step.prompt_ok and step.actual_prompt else None
     diff = command_diff(r, prompt, strict_blank=step.strict_blank)
     if diff:
@@ -82,11 +86,11 @@ def run_replay_command(paths: Iterable[Path | str], accept: bool = False, json_o
 
     out = out_stream if out_stream is not None else sys.stdout
     files, problems = discover(paths)
-    for problem in problems:
-        out.write(f"ERROR {problem}\n")
+    for problem in problems:  # on stderr: standard output holds results only (one per line with --json)
+        sys.stderr.write(f"solace-shell: {problem}\n")
     if not files:
         if not problems:
-            out.write("ERROR no transcripts found\n")
+            sys.stderr.write("solace-shell: no transcripts found\n")
         return EXIT_USAGE
 
     counts = {"pass": 0, "fail": 0, "error": 0}

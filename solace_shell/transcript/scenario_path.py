@@ -9,6 +9,11 @@ scenarios, `../scenarios/bare.yaml`), or among the bundled scenarios. A file fou
 like a scenario (a YAML mapping of scenario keys with sites or a SwiftMQ part) before it is loaded;
 otherwise one line says so and nothing of its content is shown. Only a file that is a scenario
 gets its own problems listed.
+
+`lab> reset PATH` follows the same rules while a transcript replays (`console_scenario`, from
+the transcript's directory that `state_store.user_files` holds for the replay); at a user's own
+lab console it takes a path as typed, but a file that is not bundled must still look like a
+scenario before its problems are shown. Every read goes through `state_store.user_files`.
 """
 
 from __future__ import annotations
@@ -20,8 +25,9 @@ from pathlib import Path
 
 from grammar.yaml_source import LocatedDict, YamlSyntaxError, load_located
 from state_store import systems
-from state_store.scenario_files import ROOT_DIR
+from state_store.scenario_files import ROOT_DIR, resolve_scenario
 from state_store.solace.scenario_schema import LIMITS, MAX_FILE_BYTES, SCHEMA
+from state_store.user_files import FileRefused, confinement, read_bytes
 
 SHARED_DIR = "scenarios"
 MAX_VALUE_CHARS = 1024
@@ -66,6 +72,32 @@ def transcript_scenario(value: str, base_dir: Path) -> Path:
     return real
 
 
+def console_scenario(value: str) -> Path | None:
+    """The scenario file `lab> reset VALUE` names: while a transcript replays, by the header's rules
+    above (`transcript_scenario`, from the transcript's directory); otherwise a bundled name or a
+    path as the user typed it (None when neither exists). A file that is not bundled must look like
+    a scenario before it is loaded, so no problem report ever quotes a file that is not one (the
+    lab console is reachable over SSH and from handed-in transcripts). ScenarioRefused otherwise."""
+    confined = confinement()
+    if confined is not None:
+        return transcript_scenario(value, confined.base)
+    if len(value) > MAX_VALUE_CHARS or any(not ch.isprintable() for ch in value):
+        raise ScenarioRefused("not a usable scenario name (too long, or control characters)")
+    found = resolve_scenario(value)
+    if found is None or _inside(Path(os.path.realpath(found)), Path(os.path.realpath(ROOT_DIR))):
+        return found
+    try:
+        st = os.stat(found)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        raise ScenarioRefused(f"{value}: not a regular file")
+    why = _not_a_scenario(Path(os.path.realpath(found)), st)
+    if why is not None:
+        raise ScenarioRefused(f"{value}: not a scenario file ({why})")
+    return found
+
+
 def _roots(base_dir: Path) -> list[Path]:
     """The transcript's directory, the shared `scenarios/` directory nearest above it, and the
     bundled scenarios (a shared scenario may be a symlink to one)."""
@@ -100,10 +132,9 @@ def _why_not(real: Path, size: int) -> str | None:
     if size > MAX_FILE_BYTES:
         return f"over {MAX_FILE_BYTES:,} bytes"
     try:
-        with open(real, "rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        return f"cannot read it: {exc.strerror or 'error'}"
+        data = read_bytes(real, MAX_FILE_BYTES)
+    except FileRefused as refused:
+        return refused.problem
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:

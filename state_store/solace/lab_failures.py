@@ -35,6 +35,7 @@ from . import redundancy
 from .views import LinkChange, SiteChange
 
 if TYPE_CHECKING:
+    from ..kernel.kernel import Kernel
     from .engine import Engine
 
 # a node failure of a site's one router as the site's change (SiteChange.change)
@@ -71,6 +72,9 @@ def _fail_node(engine: Engine, failure: str, target: str) -> object:
     if router is None:
         if engine.routers():
             raise EngineError("ha_target_not_found", target=target)
+        system = _system_of_name(kernel, target)
+        if system is not None:  # the system refuses the unknown node in its own words
+            return _kernel(engine, system, failure, target)
         raise EngineError("ha_instance_not_found", instance=target)
     site = next(s for s in engine.sites() if s.name == router.site)
     if len(site.routers) > 1:
@@ -80,6 +84,16 @@ def _fail_node(engine: Engine, failure: str, target: str) -> object:
     if failure == "replace" and router.up:
         raise EngineError("router_running", router=target)
     return site_change(engine, site.name, SITE_CHANGE[failure])
+
+
+def _system_of_name(kernel: Kernel, target: str) -> str | None:
+    """The HA system an unknown node name belongs to: its group's, else the one system the lab
+    holds (None when it holds none or several)."""
+    group = kernel.groups.get(target.split(".", 1)[0])
+    if group is not None:
+        return str(group.system)
+    held = {g.system for g in kernel.groups.values()}
+    return str(held.pop()) if len(held) == 1 else None
 
 
 def _fail_network(engine: Engine, failure: str, target: str) -> object:

@@ -28,9 +28,10 @@ from ..kernel.plugin import SystemModel
 from ..passwords import hash_password, is_hashed
 from ..public_keys import PublicKeyError, check_public_key
 from ..scenario_spec import OPT, REQ, Bool, Deferred, DictOf, Enum, Int, ListOf, Map, Spec, Str, line_of, spec_map
+from ..user_files import SCENARIO_MAX_BYTES, FileRefused, read_bytes
 from .leaves import scenario_entry, scenario_fields
 
-MAX_FILE_BYTES = 1_000_000
+MAX_FILE_BYTES = SCENARIO_MAX_BYTES
 LIMITS = Limits(max_chars=MAX_FILE_BYTES, max_depth=32, max_nodes=20_000, max_alias_nodes=1_000)
 MAX_MESSAGES_PER_ENTRY = 100_000
 MAX_MESSAGES_TOTAL = 200_000
@@ -536,13 +537,12 @@ def _check_traffic(c: _Checker, doc: LocatedDict, clients: dict[str, str],
 
 # ------------------------------------------------------------------ loading
 def _read(p: Path) -> str:
+    """The scenario's text, read through `user_files` (a regular file, within the limit); a file
+    that cannot be used is one problem that names it and says why, quoting none of it."""
     try:
-        with open(p, "rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
-    except OSError as e:
-        raise ScenarioError(str(p), [f"{p}:0: cannot read: {e.strerror or e}"]) from None
-    if len(data) > MAX_FILE_BYTES:
-        raise ScenarioError(str(p), [f"{p}:0: larger than {MAX_FILE_BYTES:,} bytes"])
+        data = read_bytes(p, MAX_FILE_BYTES)
+    except FileRefused as refused:
+        raise ScenarioError(str(p), [f"{refused.shown}:0: {refused.problem}"]) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:

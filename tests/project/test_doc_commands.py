@@ -170,3 +170,15 @@ def test_documents_show_commands() -> None:
     assert any(command.startswith("solace-shell --db training.lab serve") for command in readme)
     assert skip_reason("ssh -p 2222 operator@trainer-host") is not None
     assert _runnable("pip install -e . && solace-shell") == ["solace-shell"]
+
+
+def test_commands_naming_this_repositorys_files_say_where_they_run() -> None:
+    """A documented command that names a file of this repository (a transcript, test data) runs only
+    from a clone's root: README.md says so, and so does every document that shows one."""
+    assert "run from a clone's root" in (ROOT / "README.md").read_text(encoding="utf-8")
+    for document in DOCUMENTS:
+        text = document.read_text(encoding="utf-8")
+        naming = [command for command in shell_commands(text)
+                  if any(word.split("/")[0] in ("transcripts", "tests") and "/" in word for word in command.split())]
+        if naming and document.name != "README.md":
+            assert "root of a clone" in " ".join(text.split()), (document.name, naming[0])

@@ -429,6 +429,38 @@ def test_every_hostile_input_yields_a_row(spark, tmp_path):
     assert rest is not None and int(rest.group(1).replace(",", "")) > 100_000 - MAX_STORED_OUTPUT
 
 
+def test_a_transcripts_files_and_long_commands_stay_out_of_the_outputs(spark, tmp_path):
+    """`lab> reset`/`lab> grade` of files outside the transcript's tree are one-line refusals that
+    quote nothing; a command line longer than the cap is capped in the table and the report."""
+    from spark_jobs.job import MAX_STORED_OUTPUT
+
+    secret = "s3cr3t-entry-of-a-private-file"
+    (tmp_path / "private").mkdir()
+    (tmp_path / "private" / "notes.yaml").write_text(f"{secret}: x\nsites: []\n")
+    corpus = tmp_path / "class"
+    corpus.mkdir()
+    (corpus / "link.yaml").symlink_to(tmp_path / "private" / "notes.yaml")
+    (corpus / "files.cli.txt").write_text("lab> reset ../private/notes.yaml\nlab> reset link.yaml\n"
+                                          "lab> grade /etc/shadow\nlab> grade link.yaml\n")
+    (corpus / "long.cli.txt").write_text("NY_Appliance1> frobnicate " + "x" * (3 * MAX_STORED_OUTPUT) + "\n")
+    out = tmp_path / "out"
+    _run(spark, [corpus], out)
+    rows = {(r["transcript"].rsplit("/", 1)[-1], r["line"]): r for r in _rows(spark, out / "commands.parquet")}
+    for line in (1, 2, 3, 4):
+        actual = rows[("files.cli.txt", line)]["actual"]
+        assert actual.startswith("ERROR: ") and "\n" not in actual
+        assert "outside the transcript" in actual or "an absolute path" in actual
+    assert not any(secret in str(r) or "root:" in str(r) for r in rows.values())  # decoded, not compressed bytes
+    long = rows[("long.cli.txt", 1)]["command"]
+    assert len(long) < MAX_STORED_OUTPUT + 100 and long.endswith("more characters not stored]")
+    report = (out / "report.html").read_bytes()
+    assert len(report) < 4 * MAX_STORED_OUTPUT + 100_000
+    for directory, _, names in os.walk(out):
+        for name in names:
+            data = Path(directory, name).read_bytes()
+            assert secret.encode() not in data and b"root:" not in data
+
+
 def test_missing_input_is_an_error(spark, tmp_path):
     from spark_jobs.job import InputError
 
