@@ -422,7 +422,8 @@ class LabServer:
 
 
 class _CountedSession(LabSSHSession):
-    """A session channel that gives its places back (its connection's, its user's) when it closes."""
+    """A session channel that gives its places back (its connection's, its user's, its place among
+    the server's sessions) when it closes."""
 
     on_close: Callable[[], None] | None = None
 
@@ -571,7 +572,7 @@ class RouterConnection(PromptToolkitSSHServer):
     def session_requested(self) -> LabSSHSession:
         self._take_session_place()
         session = _CountedSession(self._interact, self.server.cpr_probe_seconds, self.server.stall_seconds)
-        session.on_close = self._give_session_place_back
+        session.on_close = lambda: self._give_session_place_back(session)
         session.who = fields(user=self.user, router=self.router, peer=self.peer)
         self.server.sessions.add(session)
         return session
@@ -592,9 +593,11 @@ class RouterConnection(PromptToolkitSSHServer):
             log.warning("session refused %s: %s", fields(user=self.user, router=self.router, peer=self.peer), why)
         raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, why)
 
-    def _give_session_place_back(self) -> None:
+    def _give_session_place_back(self, session: LabSSHSession) -> None:
+        """The channel closed (also one closed before its shell started, which never ran)."""
         self._sessions -= 1
         self.server.user_sessions.give_back(self.user)
+        self.server.sessions.discard(session)
 
     async def _interact(self, ssh: PromptToolkitSSHSession) -> None:
         """One session; its failures are the session's to log and end (`LabSSHSession._interact`)."""

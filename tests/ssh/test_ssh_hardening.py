@@ -11,7 +11,6 @@ stops the server without a traceback.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import signal
@@ -34,8 +33,8 @@ import solace_shell.repl
 import state_store.passwords
 from solace_shell.ssh import server as ssh_server
 from solace_shell.ssh.guard import LoginGuard
-from solace_shell.ssh.limits import SshLimits
 from solace_shell.ssh.hostkey import HostKeyError, host_key_path_for, load_or_create_host_key
+from solace_shell.ssh.limits import SshLimits
 from solace_shell.ssh.logfields import fields
 from solace_shell.ssh.session import MAX_TERMINAL_COLUMNS, MAX_TERMINAL_ROWS, LabSSHSession
 from state_store.lab_store import LabStore

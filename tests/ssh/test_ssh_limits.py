@@ -21,10 +21,11 @@ import asyncssh
 import paramiko  # type: ignore[import-untyped]
 import pytest
 
-from solace_shell.ssh.limits import PenaltyBox, Penalty, Slots, SshLimits, Startups
+from solace_shell.ssh.fairlock import FairRLock
+from solace_shell.ssh.limits import Penalty, PenaltyBox, Slots, SshLimits, Startups
 from state_store.lab_store import LabStore
 from state_store.solace.scenario import DEFAULT_SCENARIO
-from tests.support.ssh_clients import TIMEOUT, ServerThread, serving
+from tests.support.ssh_clients import TIMEOUT, serving
 
 NY = "NY_Appliance1"
 LOGGER = "solace_shell.ssh"
@@ -130,6 +131,38 @@ def test_slots_are_counted_per_key() -> None:
     assert slots.take("u", 2) and slots.take("u", 2) and not slots.take("u", 2) and slots.take("v", 2)
     slots.give_back("u")
     assert slots.held("u") == 1 and slots.take("u", 2)
+
+
+def test_the_store_lock_is_handed_over_in_arrival_order_and_is_reentrant() -> None:
+    lock = FairRLock()
+    order: list[int] = []
+    lock.acquire()
+    assert lock.acquire(blocking=False)  # reentrant
+    lock.release()
+
+    def waiter(number: int) -> None:
+        with lock:
+            order.append(number)
+
+    threads = []
+    for number in range(5):
+        threads.append(threading.Thread(target=waiter, args=(number,)))
+        threads[-1].start()
+        deadline = time.monotonic() + TIMEOUT
+        while len(lock._waiters) <= number and time.monotonic() < deadline:  # queued behind the others
+            time.sleep(0.001)
+    gave_up: list[bool] = []
+    impatient = threading.Thread(target=lambda: gave_up.append(lock.acquire(timeout=0.05)))
+    impatient.start()
+    impatient.join(TIMEOUT)
+    assert gave_up == [False] and len(lock._waiters) == 5  # it left the queue
+    lock.release()
+    for thread in threads:
+        thread.join(TIMEOUT)
+    assert order == [0, 1, 2, 3, 4]
+    with pytest.raises(RuntimeError):
+        lock.release()
+    assert lock.acquire(blocking=False)
 
 
 def test_the_settings_give_the_limits(tmp_path: Path) -> None:
@@ -266,7 +299,7 @@ def test_three_hundred_session_channels_on_one_connection_are_capped(
             during = _login_and_command(port)
             assert _bounded(during, quiet), (during, quiet)
             assert len(server.server.sessions) <= 11
-            opened.pop().close()  # a place again
+            opened.pop().close()  # a place again (closed before its shell even started)
             deadline = time.monotonic() + TIMEOUT
             while len(server.server.sessions) > 9 and time.monotonic() < deadline:
                 time.sleep(0.05)
@@ -278,7 +311,7 @@ def test_three_hundred_session_channels_on_one_connection_are_capped(
 
 def test_long_execs_neither_queue_a_login_nor_the_trainers_commands(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    """24 execs of 10,000 commands each on one read-only connection: 4 run (the user's
+    """24 execs of 6,000 commands each on one read-only connection: 4 run (the user's
     `max_user_execs`), the others are refused at once in one line each (one log line); meanwhile
     the trainer logs in from another address and runs a command."""
     caplog.set_level(logging.INFO, logger=LOGGER)
@@ -286,7 +319,7 @@ def test_long_execs_neither_queue_a_login_nor_the_trainers_commands(
         port = server.port(NY)
         quiet = _typical(port)
         attacker = _client(port, "monitor", ATTACKER, password="monitor")
-        long_exec = "\n".join(["show hostname"] * 10_000)
+        long_exec = "\n".join(["show message-vpn * replication"] * 6000)  # under 256 KiB, one packet
         try:
             transport = attacker.get_transport()
             channels, refused_opens = [], 0
