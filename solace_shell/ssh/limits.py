@@ -8,9 +8,8 @@ Why per source: one address that opens connections and never logs in would other
 place of the global cap (OpenSSH's MaxStartups), and one that keeps doing so is penalised as
 OpenSSH's PerSourcePenalties does: each connection that ends without a login adds seconds to its
 source's penalty, up to a maximum; once it passes a minimum the source is refused until the
-penalty runs out. Connections that never try to log in or outlast the login grace time, and
-connections refused at the per-source cap, penalise the source's connections (refused before the
-key exchange); connections whose passwords were refused penalise only its password logins, so a
+penalty runs out. Connections that never try to log in or outlast the login grace time penalise
+the source's connections (refused before the key exchange); connections whose passwords were refused penalise only its password logins, so a
 guesser's neighbours behind the same address still log in with their keys.
 
 Why per connection and per user: every session channel costs a shell's memory and every exec
@@ -48,11 +47,12 @@ class SshLimits:
     lockout_seconds: int = 300       # ...for this long (its password logins refused unchecked)
     # connections not yet logged in
     max_startups: int = 128          # in all; more are closed at once (OpenSSH's MaxStartups)
-    max_startups_per_source: int = 32  # from one address (OpenSSH's PerSourceMaxStartups)
+    max_startups_per_source: int = 64  # from one address (OpenSSH's PerSourceMaxStartups); a class
+    #                                    behind one NAT address logging in at once fits
     login_grace_seconds: int = 30    # to log in, then the connection is closed (OpenSSH's LoginGraceTime)
     # per-source penalties (OpenSSH's PerSourcePenalties)
     penalty_authfail_seconds: int = 5  # a connection that ends without a login after refused passwords
-    penalty_noauth_seconds: int = 1    # one that ends without trying to log in, or is refused at the per-source cap
+    penalty_noauth_seconds: int = 1    # one that ends without trying to log in
     penalty_grace_seconds: int = 10    # one that outlasts the login grace time
     penalty_min_seconds: int = 15      # a penalty is enforced once it has added up to this...
     penalty_max_seconds: int = 600     # ...and never adds up to more than this (0: no penalties)
@@ -103,7 +103,7 @@ class Startups:
 class Penalty(Enum):
     """Why a connection ended badly, and what of its source the penalty holds back."""
 
-    NOAUTH = "noauth"        # ended without trying to log in, or refused at the per-source cap
+    NOAUTH = "noauth"        # ended without trying to log in
     GRACE = "grace"          # outlasted the login grace time
     AUTHFAIL = "authfail"    # ended without a login after refused passwords: password logins only
 
