@@ -9,8 +9,10 @@ place of the global cap (OpenSSH's MaxStartups), and one that keeps doing so is 
 OpenSSH's PerSourcePenalties does: each connection that ends without a login adds seconds to its
 source's penalty, up to a maximum; once it passes a minimum the source is refused until the
 penalty runs out. Connections that never try to log in or outlast the login grace time penalise
-the source's connections (refused before the key exchange); connections whose passwords were refused penalise only its password logins, so a
-guesser's neighbours behind the same address still log in with their keys.
+the source's connections (refused before the key exchange); connections whose passwords were
+refused penalise only its password logins, so a guesser's neighbours behind the same address
+still log in with their keys. Meeting the per-source cap is not penalised: a class behind one
+address logging in at once is no flood.
 
 Why per connection and per user: every session channel costs a shell's memory and every exec
 request holds a command thread for as long as it runs; a client that opened them without bound
