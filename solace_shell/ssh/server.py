@@ -594,10 +594,16 @@ class RouterConnection(PromptToolkitSSHServer):
         raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, why)
 
     def _give_session_place_back(self, session: LabSSHSession) -> None:
-        """The channel closed (also one closed before its shell started, which never ran)."""
+        """The channel closed: its places are free. It leaves the server's sessions once its task
+        has ended (a stop waits for a command still running), or at once when it never started
+        one, or its shell never started (closed while the terminal was asked its cursor)."""
         self._sessions -= 1
         self.server.user_sessions.give_back(self.user)
-        self.server.sessions.discard(session)
+        task = session.interact_task
+        if task is None or task.done():
+            self.server.sessions.discard(session)
+        else:
+            task.add_done_callback(lambda _: self.server.sessions.discard(session))
 
     async def _interact(self, ssh: PromptToolkitSSHSession) -> None:
         """One session; its failures are the session's to log and end (`LabSSHSession._interact`)."""
