@@ -8,11 +8,11 @@ Why per source: one address that opens connections and never logs in would other
 place of the global cap (OpenSSH's MaxStartups), and one that keeps doing so is penalised as
 OpenSSH's PerSourcePenalties does: each connection that ends without a login adds seconds to its
 source's penalty, up to a maximum; once it passes a minimum the source is refused until the
-penalty runs out. Connections that never try to log in or outlast the login grace time penalise
-the source's connections (refused before the key exchange); connections whose passwords were
-refused penalise only its password logins, so a guesser's neighbours behind the same address
-still log in with their keys. Meeting the per-source cap is not penalised: a class behind one
-address logging in at once is no flood.
+penalty runs out. Connections that never try to log in or outlast the login grace time, and each
+connection refused at the per-source cap, penalise the source's connections (refused before the
+key exchange); connections whose passwords were refused penalise only its password logins, so a
+guesser's neighbours behind the same address still log in with their keys. The per-source cap is
+set high enough for a class behind one address logging in at once.
 
 Why per connection and per user: every session channel costs a shell's memory and every exec
 request holds a command thread for as long as it runs; a client that opened them without bound
@@ -54,7 +54,7 @@ class SshLimits:
     login_grace_seconds: int = 30    # to log in, then the connection is closed (OpenSSH's LoginGraceTime)
     # per-source penalties (OpenSSH's PerSourcePenalties)
     penalty_authfail_seconds: int = 5  # a connection that ends without a login after refused passwords
-    penalty_noauth_seconds: int = 1    # one that ends without trying to log in
+    penalty_noauth_seconds: int = 1    # one that ends without trying to log in, or meets the per-source cap
     penalty_grace_seconds: int = 10    # one that outlasts the login grace time
     penalty_min_seconds: int = 15      # a penalty is enforced once it has added up to this...
     penalty_max_seconds: int = 600     # ...and never adds up to more than this (0: no penalties)
@@ -105,7 +105,7 @@ class Startups:
 class Penalty(Enum):
     """Why a connection ended badly, and what of its source the penalty holds back."""
 
-    NOAUTH = "noauth"        # ended without trying to log in
+    NOAUTH = "noauth"        # ended without trying to log in, or refused at the per-source cap
     GRACE = "grace"          # outlasted the login grace time
     AUTHFAIL = "authfail"    # ended without a login after refused passwords: password logins only
 

@@ -471,9 +471,9 @@ class RouterConnection(PromptToolkitSSHServer):
             return
         refusal = server.startups.admit(self.source, server.limits)
         if refusal is not None:
-            # Not penalised: a class behind one address logging in at once is no flood. A flood's
-            # connections that did get in are, as they end without a login.
             server.rate_limited.error("max_startups", f"refused connection {who}: {refusal}")
+            if server.startups.from_source(self.source) >= server.limits.max_startups_per_source:
+                self._penalise(Penalty.NOAUTH)  # this source's own flood: each one more it tries
             conn.abort()
             return
         self._starting = True
