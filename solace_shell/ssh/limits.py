@@ -1,7 +1,7 @@
 """What one source address, one connection and one user may take of an SSH server process, so
 that no client can deny the others: connections not yet logged in (in all and per source),
 penalties for sources that keep failing or flooding, session channels per connection and per
-user, and exec requests running per user. The settings are the lab's (`SshLimits`); password
+user, and exec requests running per user and source. The settings are the lab's (`SshLimits`); password
 guessing itself is `guard`'s.
 
 Why per source: one address that opens connections and never logs in would otherwise take every
@@ -61,7 +61,8 @@ class SshLimits:
     # channels and commands
     max_sessions: int = 10           # session channels open on one connection (OpenSSH's MaxSessions)
     max_user_sessions: int = 200     # session channels open as one user, over all connections
-    max_user_execs: int = 4          # exec requests running as one user, over all connections
+    max_user_execs: int = 4          # exec requests running as one user from one address (a class's
+    #                                  shared user is shared from many addresses)
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, str]) -> SshLimits:

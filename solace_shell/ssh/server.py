@@ -13,7 +13,7 @@
   for a while. What one source, connection or user may take is capped (`limits`): connections not
   yet logged in, in all and per source (more are closed at once), with penalties for sources that
   keep failing or flooding (a penalised source's connections are held unread, with no key
-  exchange, then closed); session channels per connection and per user; execs per user.
+  exchange, then closed); session channels per connection and per user; execs per user and source.
 - Where the work runs: the event loop only accepts, relays and draws; password hashes run in a
   pool of their own threads (never under the lab lock), the lab reads a login needs (the user's
   hash and keys, the product line) in a third, commands and the sessions' reads in another, so a
@@ -187,7 +187,7 @@ class LabServer:
         self.startups = Startups()
         self.penalties = PenaltyBox()
         self.user_sessions = Slots()  # session channels open, per user
-        self.user_execs = Slots()  # exec requests running, per user
+        self.user_execs = Slots()  # exec requests running, per (source, user)
         self.rate_limited = _RateLimitedLog()
         self.auth_pool = ThreadPoolExecutor(AUTH_THREADS, thread_name_prefix="ssh-auth")
         self.login_pool = ThreadPoolExecutor(LOGIN_THREADS, thread_name_prefix="ssh-login")
@@ -612,23 +612,23 @@ class RouterConnection(PromptToolkitSSHServer):
         server, user = self.server, self.user
         running_exec = ssh.command is not None
         try:
-            if running_exec and not server.user_execs.take(user, server.limits.max_user_execs):
+            if running_exec and not server.user_execs.take((self.source, user), server.limits.max_user_execs):
                 self._refuse_exec(ssh)
                 return
             try:
                 await run_session(ssh, server.store, Login(user, self.router, self.peer))
             finally:
                 if running_exec:
-                    server.user_execs.give_back(user)
+                    server.user_execs.give_back((self.source, user))
         finally:
             server.sessions.discard(ssh)
 
     def _refuse_exec(self, ssh: LabSSHSession) -> None:
-        """One exec more than the user's `max_user_execs`: refused, in one line to the client's
-        standard error and one in the log, exit status 1; nothing runs."""
+        """One exec more than `max_user_execs` of this user from this address: refused, in one line
+        to the client's standard error and one in the log, exit status 1; nothing runs."""
         cap = self.server.limits.max_user_execs
-        ssh.channel.write_stderr(f"ERROR: {cap} commands of user {self.user} are running already; "
-                                 "try again when one has finished.\n")
+        ssh.channel.write_stderr(f"ERROR: {cap} commands of user {self.user} from this address are running "
+                                 "already; try again when one has finished.\n")
         who = fields(user=self.user, router=self.router, peer=self.peer)
         self.server.rate_limited.error("max_user_execs", f"exec refused {who}: {cap} running already")
         ssh.finish(1)

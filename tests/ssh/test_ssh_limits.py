@@ -322,9 +322,9 @@ def test_three_hundred_session_channels_on_one_connection_are_capped(
 
 def test_long_execs_neither_queue_a_login_nor_the_trainers_commands(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    """24 execs of 6,000 commands each on one read-only connection: 4 run (the user's
-    `max_user_execs`), the others are refused at once in one line each (one log line); meanwhile
-    the trainer logs in from another address and runs a command."""
+    """24 execs of 6,000 commands each on one read-only connection: 4 run (`max_user_execs` of the
+    user from one address), the others are refused at once in one line each (one log line);
+    meanwhile the trainer logs in from another address and runs a command."""
     caplog.set_level(logging.INFO, logger=LOGGER)
     with serving(_lab(tmp_path)) as server:
         port = server.port(NY)
@@ -345,7 +345,7 @@ def test_long_execs_neither_queue_a_login_nor_the_trainers_commands(
             deadline = time.monotonic() + TIMEOUT
             while len(_lines(caplog, "exec refused")) < 1 and time.monotonic() < deadline:
                 time.sleep(0.05)
-            assert server.server.user_execs.held("monitor") == 4
+            assert server.server.user_execs.held((ATTACKER, "monitor")) == 4
             during = statistics.median(_login_and_command(port) for _ in range(3))
             assert _bounded(during, quiet), (during, quiet)
             ran, refused = 0, []
@@ -356,7 +356,12 @@ def test_long_execs_neither_queue_a_login_nor_the_trainers_commands(
                 else:
                     refused.append(chan.makefile_stderr().read().decode())
             assert ran == 4 and len(refused) + refused_opens == 20
-            assert set(refused) == {"ERROR: 4 commands of user monitor are running already; "
-                                    "try again when one has finished.\n"}
+            assert set(refused) == {"ERROR: 4 commands of user monitor from this address are running "
+                                    "already; try again when one has finished.\n"}
+            shared = _client(port, "monitor", VICTIM, password="monitor")  # the same user elsewhere
+            try:
+                assert _exec(shared, "show hostname")[0] == 0
+            finally:
+                shared.close()
         finally:
             attacker.close()
