@@ -10,8 +10,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import shutil
 import socket
 import statistics
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -29,6 +32,7 @@ from tests.support.ssh_clients import TIMEOUT, serving
 
 NY = "NY_Appliance1"
 LOGGER = "solace_shell.ssh"
+SSH = shutil.which("ssh")
 ATTACKER = "127.0.0.2"
 VICTIM = "127.0.0.3"
 MONITOR = "  - {name: monitor, scope: global, level: read-only,\n"  # the default lab's read-only user
@@ -279,6 +283,14 @@ def test_guessing_at_admin_locks_out_neither_admin_nor_the_guessers_neighbours_k
                 assert _exec(client, "show hostname")[0] == 0
             finally:
                 client.close()
+            if SSH is not None:  # and with OpenSSH, bound to the guesser's address
+                done = subprocess.run(
+                    [SSH, "-F", "/dev/null", "-b", ATTACKER, "-p", str(port), "-i", str(key_file),
+                     "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
+                     "-o", "UserKnownHostsFile=/dev/null", "monitor@127.0.0.1", "show hostname"],
+                    capture_output=True, text=True, timeout=TIMEOUT, check=False,
+                    env=dict(os.environ, SSH_AUTH_SOCK=""))
+                assert (done.returncode, done.stdout) == (0, "\nHostname: NY_Appliance1\n"), done.stderr
         finally:
             stop.set()
             attack.join(TIMEOUT)
