@@ -283,13 +283,16 @@ async def refusals(server: Server, rounds: int) -> dict[str, object]:
 
 
 def unguarded_scenario(tree: Path, directory: Path) -> Path | None:
-    """The default scenario with the guard's delays and lock-outs off (trees that have the guard)."""
+    """The default scenario with the guard's delays and lock-outs off (trees that have the guard),
+    and its per-source penalties (trees that have them)."""
     if not (tree / "solace_shell" / "ssh" / "guard.py").exists():
         return None
     text = (tree / "state_store" / "scenarios" / "default.yaml").read_text()
     path = directory / "unguarded.yaml"
-    path.write_text(text.replace("settings:\n", "settings:\n  ssh_auth_delay_ms: 0\n  ssh_auth_delay_max_ms: 0\n"
-                                 "  ssh_lockout_failures: 1000000\n", 1))
+    off = "  ssh_auth_delay_ms: 0\n  ssh_auth_delay_max_ms: 0\n  ssh_lockout_failures: 1000000\n"
+    if (tree / "solace_shell" / "ssh" / "limits.py").exists():
+        off += "  ssh_penalty_max_seconds: 0\n"
+    path.write_text(text.replace("settings:\n", "settings:\n" + off, 1))
     return path
 
 

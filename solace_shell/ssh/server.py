@@ -9,12 +9,15 @@
   `ssh_keys` may log in with one of those keys instead (the lab's own convenience for training
   rooms; no capture shows the broker's).
 - Guessing is held back (`guard`): refused passwords per connection are capped, refusals are
-  delayed more and more, and a source or a user name that fails too often is locked out for a
-  while (a locked-out source's connections are held unread, with no key exchange, then closed).
-  Connections not yet logged in are capped (`max_startups`); more are closed at once.
+  delayed more and more, and a user name that fails too often from one source is locked out there
+  for a while. What one source, connection or user may take is capped (`limits`): connections not
+  yet logged in, in all and per source (more are closed at once), with penalties for sources that
+  keep failing or flooding (a penalised source's connections are held unread, with no key
+  exchange, then closed); session channels per connection and per user; execs per user and source.
 - Where the work runs: the event loop only accepts, relays and draws; password hashes run in a
-  pool of their own threads (never under the lab lock), commands and the lab's reads in another,
-  so a flood of logins never delays a command and a long command never delays a login. A password
+  pool of their own threads (never under the lab lock), the lab reads a login needs (the user's
+  hash and keys, the product line) in a third, commands and the sessions' reads in another, so a
+  flood of logins never delays a command and commands never queue a login behind them. A password
   accepted for a user a moment ago is accepted again without a new hash (`accepted`).
 - Connections are logged (user, router, peer, how the user logged in; the time by the logging
   format), every value quoted when it is not plain (`logfields`), never passwords, keys or
@@ -35,7 +38,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 import asyncssh
 from prompt_toolkit.contrib.ssh import PromptToolkitSSHServer, PromptToolkitSSHSession
@@ -45,8 +48,9 @@ from state_store.passwords import verify_password
 from ..banner import product_name
 from .accepted import AcceptedPasswords
 from .eventloop import run as run_on_server_loop
-from .guard import AuthLimits, LoginGuard
+from .guard import LoginGuard
 from .hostkey import HostKeyError, host_key_path_for, load_or_create_host_key
+from .limits import Penalty, PenaltyBox, Slots, SshLimits, Startups
 from .logfields import fields, one_line
 from .session import CPR_PROBE_SECONDS, STALL_SECONDS, LabSSHSession, Login, current_session, run_session
 from .shared_bindings import share_default_bindings
@@ -54,6 +58,7 @@ from .store import SerializedStore
 from .transport import gather_writes
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 MAX_PORT = 65535
 # A dead client is dropped after about a minute and a half of silence on its TCP connection.
@@ -63,14 +68,16 @@ KEEPALIVE_MISSES = 3
 STOP_SECONDS = 30
 # How often the server looks whether the lab's routers changed (`lab> reset` to another scenario).
 FOLLOW_SECONDS = 1.0
-# A connection must log in within this time (OpenSSH's LoginGraceTime).
-LOGIN_SECONDS = 30
 # Threads that check passwords (a hash takes a core for tens of milliseconds; the hash releases
 # the interpreter lock) and threads that run commands and the lab's reads (one at a time under the
 # lab lock; the others wait there, not in front of a login).
 AUTH_THREADS = 2
 COMMAND_THREADS = 16
-# A locked-out source's connection is held this long, unread, before it is closed (at most
+# Threads that read what a login needs from the lab (the user's stored hash and keys, the product
+# line): apart from the command threads, so that commands holding every one of those never queue
+# a login behind them (a login still takes the lab lock for its read, between two commands).
+LOGIN_THREADS = 4
+# A penalised source's connection is held this long, unread, before it is closed (at most
 # HELD_CONNECTIONS at a time; more are closed at once): a guesser waits instead of reconnecting.
 HOLD_SECONDS = 10.0
 HELD_CONNECTIONS = 256
@@ -175,11 +182,15 @@ class LabServer:
         self.connections: set[RouterConnection] = set()
         self.sessions: set[LabSSHSession] = set()
         self.stall_seconds = STALL_SECONDS
-        self.limits = AuthLimits()
+        self.limits = SshLimits()
         self.guard = LoginGuard(self.limits)
-        self.unauthenticated = 0
+        self.startups = Startups()
+        self.penalties = PenaltyBox()
+        self.user_sessions = Slots()  # session channels open, per user
+        self.user_execs = Slots()  # exec requests running, per (source, user)
         self.rate_limited = _RateLimitedLog()
         self.auth_pool = ThreadPoolExecutor(AUTH_THREADS, thread_name_prefix="ssh-auth")
+        self.login_pool = ThreadPoolExecutor(LOGIN_THREADS, thread_name_prefix="ssh-login")
         self.accepted = AcceptedPasswords()
         self._checking: dict[bytes, asyncio.Future[bool]] = {}  # password checks running, by digest
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -187,6 +198,15 @@ class LabServer:
         self.reuse_port = False  # one of several worker processes sharing the ports (`workers`)
         self.hold_seconds = HOLD_SECONDS
         self.held = 0
+
+    @property
+    def unauthenticated(self) -> int:
+        """Connections not yet logged in now."""
+        return self.startups.total
+
+    async def read_for_login(self, read: Callable[[], T]) -> T:
+        """Run one lab read a login needs in the login threads (see `LOGIN_THREADS`)."""
+        return await asyncio.get_running_loop().run_in_executor(self.login_pool, read)
 
     @property
     def listeners(self) -> list[Listener]:
@@ -198,7 +218,7 @@ class LabServer:
         reads the lab's SSH limits (scenario `settings: ssh_...`) on the way."""
         with self.store.transaction() as engine:
             routers = [(r.name, r.ssh_port) for r in engine.routers()] + [(s, 0) for s in engine.system_names()]
-            limits = AuthLimits.from_settings(engine.settings())
+            limits = SshLimits.from_settings(engine.settings())
         if limits != self.limits:
             self.limits = self.guard.limits = limits
         return routers
@@ -227,7 +247,7 @@ class LabServer:
             acceptor = await asyncssh.create_server(
                 lambda router=router: RouterConnection(self, router), self.host, port,
                 server_host_keys=[self.host_key], encryption_algs=CIPHERS, line_editor=False,
-                login_timeout=LOGIN_SECONDS,
+                login_timeout=0,  # the connection's own timer (`login_grace_seconds`), which penalises
                 keepalive_interval=KEEPALIVE_SECONDS, keepalive_count_max=KEEPALIVE_MISSES,
                 reuse_port=self.reuse_port or None)
         except OSError as exc:
@@ -316,7 +336,7 @@ class LabServer:
         again without a new hash, and a check of the same user, password and stored hash as one
         still running waits for that one's answer instead of hashing again: a class logging in at
         once to a few shared lab users pays one hash per user, not one per trainee."""
-        stored = await asyncio.to_thread(self.password_hash, user)
+        stored = await self.read_for_login(lambda: self.password_hash(user))
         if stored is not None and (user, password, stored) in self.accepted:
             return True
         key = self.accepted.digest(user, password, stored or "")
@@ -336,7 +356,7 @@ class LabServer:
         return ok
 
     def hold(self, conn: Any) -> None:
-        """Keep a locked-out source's connection `hold_seconds` without reading from it (no key
+        """Keep a penalised source's connection `hold_seconds` without reading from it (no key
         exchange, nothing to compute), then close it; past `HELD_CONNECTIONS`, close it at once."""
         transport = getattr(conn, "_transport", None)  # asyncssh keeps no public handle on it
         if self.held >= HELD_CONNECTIONS or transport is None or self._loop is None:
@@ -395,9 +415,25 @@ class LabServer:
             await asyncio.wait(tasks, timeout=STOP_SECONDS)
         self._served.clear()
         self.auth_pool.shutdown(wait=False, cancel_futures=True)
+        self.login_pool.shutdown(wait=False, cancel_futures=True)
         if self._loop is not None:
             self._loop.set_exception_handler(self._previous_handler)
             self._loop = None
+
+
+class _CountedSession(LabSSHSession):
+    """A session channel that gives its places back (its connection's, its user's, its place among
+    the server's sessions) when it closes."""
+
+    on_close: Callable[[], None] | None = None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        try:
+            super().connection_lost(exc)
+        finally:
+            on_close, self.on_close = self.on_close, None
+            if on_close is not None:
+                on_close()
 
 
 class RouterConnection(PromptToolkitSSHServer):
@@ -409,11 +445,15 @@ class RouterConnection(PromptToolkitSSHServer):
         self.router = router
         self.user: str | None = None
         self.peer = "?"
-        self.source = "?"  # the peer's address, without the port: what the guard counts
+        self.source = "?"  # the peer's address, without the port: what the limits count
         self._method = "password"  # how the user being authenticated proved who they are
         self._conn: Any = None
-        self._starting = False  # counted in the server's unauthenticated connections
+        self._starting = False  # counted in the server's connections not yet logged in
+        self._grace: asyncio.TimerHandle | None = None
+        self._grace_over = False
         self._refused_passwords = 0
+        self._sessions = 0  # session channels open on this connection
+        self._said_max_sessions = False
 
     # -- connection ------------------------------------------------------------------------------
     def connection_made(self, conn: Any) -> None:
@@ -424,27 +464,45 @@ class RouterConnection(PromptToolkitSSHServer):
             self.peer = f"{peer[0]}:{peer[1]}"
             self.source = str(peer[0])
         server = self.server
-        if server.guard.source_locked(self.source):
-            server.rate_limited.error("locked-out", f"refused connection {fields(router=self.router, peer=self.peer)}"
-                                                    ": source locked out")
+        who = fields(router=self.router, peer=self.peer)
+        if server.penalties.connections_refused(self.source):
+            server.rate_limited.error("penalised", f"refused connection {who}: source penalised")
             server.hold(conn)
             return
-        if server.unauthenticated >= server.limits.max_startups:
-            who = fields(router=self.router, peer=self.peer)
-            server.rate_limited.error("max_startups", f"refused connection {who}: "
-                                                      f"{server.limits.max_startups} connections not yet logged in")
+        refusal = server.startups.admit(self.source, server.limits)
+        if refusal is not None:
+            server.rate_limited.error("max_startups", f"refused connection {who}: {refusal}")
+            if server.startups.from_source(self.source) >= server.limits.max_startups_per_source:
+                self._penalise(Penalty.NOAUTH)  # this source's own flood: each one more it tries
             conn.abort()
             return
-        server.unauthenticated += 1
         self._starting = True
         server.connections.add(self)
+        self._grace = asyncio.get_running_loop().call_later(server.limits.login_grace_seconds, self._out_of_time)
+
+    def _out_of_time(self) -> None:
+        """The login grace time is over and the client has not logged in: close the connection."""
+        self._grace = None
+        self._grace_over = True
+        log.info("login time over, disconnected %s", fields(router=self.router, peer=self.peer))
+        self._conn.abort()
 
     def _started(self) -> None:
+        if self._grace is not None:
+            self._grace.cancel()
+            self._grace = None
         if self._starting:
             self._starting = False
-            self.server.unauthenticated -= 1
+            self.server.startups.release(self.source)
+
+    def _penalise(self, why: Penalty) -> None:
+        if self.server.penalties.penalise(self.source, why, self.server.limits):
+            log.warning("source penalised %s: %s", fields(source=self.source), why.value)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self._starting:  # it never logged in
+            self._penalise(Penalty.GRACE if self._grace_over
+                           else Penalty.AUTHFAIL if self._refused_passwords else Penalty.NOAUTH)
         self._started()
         self.server.connections.discard(self)
         if self.user is not None:
@@ -457,7 +515,7 @@ class RouterConnection(PromptToolkitSSHServer):
     # -- authentication --------------------------------------------------------------------------
     async def begin_auth(self, username: str) -> bool:  # type: ignore[override]  # asyncssh awaits it
         """Show the product line before `Password:`, as the broker does; every user must authenticate."""
-        settings = await asyncio.to_thread(self._settings)
+        settings = await self.server.read_for_login(self._settings)
         self._conn.send_auth_banner(product_name(settings) + "\n")
         return True
 
@@ -470,9 +528,10 @@ class RouterConnection(PromptToolkitSSHServer):
 
     async def validate_password(self, username: str, password: str) -> bool:
         """Checked in the server's own password threads, outside the lab lock; a refusal is delayed
-        as the guard says, and the connection is closed after `max_auth_tries` of them."""
+        as the guard says, and the connection is closed after `max_auth_tries` of them. A locked-out
+        (source, user) pair, or a source penalised for refused passwords, is refused unchecked."""
         server, guard = self.server, self.server.guard
-        locked = guard.locked(self.source, username)
+        locked = guard.locked(self.source, username) or server.penalties.passwords_refused(self.source)
         if locked:  # not even checked: the guesser learns nothing, and burns no hash
             ok, delay = False, server.limits.auth_delay_max_ms / 1000
         else:
@@ -499,7 +558,7 @@ class RouterConnection(PromptToolkitSSHServer):
         """Asked once per key the client offers (an OpenSSH client offers all of its keys, then asks
         for the password): a key that is not the user's is not a refused login, so it is not logged.
         asyncssh checks the client's signature with the key afterwards."""
-        ok = await asyncio.to_thread(self.server.accepts_key, username, key)
+        ok = await self.server.read_for_login(lambda: self.server.accepts_key(username, key))
         if ok:
             self._method = "publickey"
         return ok
@@ -511,19 +570,68 @@ class RouterConnection(PromptToolkitSSHServer):
 
     # -- sessions --------------------------------------------------------------------------------
     def session_requested(self) -> LabSSHSession:
-        session = LabSSHSession(self._interact, self.server.cpr_probe_seconds, self.server.stall_seconds)
+        self._take_session_place()
+        session = _CountedSession(self._interact, self.server.cpr_probe_seconds, self.server.stall_seconds)
+        session.on_close = lambda: self._give_session_place_back(session)
         session.who = fields(user=self.user, router=self.router, peer=self.peer)
         self.server.sessions.add(session)
         return session
+
+    def _take_session_place(self) -> None:
+        """A place for one more session channel, on this connection (`max_sessions`) and for its
+        user (`max_user_sessions`); else the channel is refused (one log line per connection)."""
+        server, limits = self.server, self.server.limits
+        if self._sessions >= limits.max_sessions:
+            why = f"{limits.max_sessions} sessions open on this connection already"
+        elif not server.user_sessions.take(self.user, limits.max_user_sessions):
+            why = f"{limits.max_user_sessions} sessions open as this user already"
+        else:
+            self._sessions += 1
+            return
+        if not self._said_max_sessions:
+            self._said_max_sessions = True
+            log.warning("session refused %s: %s", fields(user=self.user, router=self.router, peer=self.peer), why)
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, why)
+
+    def _give_session_place_back(self, session: LabSSHSession) -> None:
+        """The channel closed: its places are free. It leaves the server's sessions once its task
+        has ended (a stop waits for a command still running), or at once when it never started
+        one, or its shell never started (closed while the terminal was asked its cursor)."""
+        self._sessions -= 1
+        self.server.user_sessions.give_back(self.user)
+        task = session.interact_task
+        if task is None or task.done():
+            self.server.sessions.discard(session)
+        else:
+            task.add_done_callback(lambda _: self.server.sessions.discard(session))
 
     async def _interact(self, ssh: PromptToolkitSSHSession) -> None:
         """One session; its failures are the session's to log and end (`LabSSHSession._interact`)."""
         assert isinstance(ssh, LabSSHSession)  # made by session_requested
         assert self.user is not None  # asyncssh opens sessions only after authentication
+        server, user = self.server, self.user
+        running_exec = ssh.command is not None
         try:
-            await run_session(ssh, self.server.store, Login(self.user, self.router, self.peer))
+            if running_exec and not server.user_execs.take((self.source, user), server.limits.max_user_execs):
+                self._refuse_exec(ssh)
+                return
+            try:
+                await run_session(ssh, server.store, Login(user, self.router, self.peer))
+            finally:
+                if running_exec:
+                    server.user_execs.give_back((self.source, user))
         finally:
-            self.server.sessions.discard(ssh)
+            server.sessions.discard(ssh)
+
+    def _refuse_exec(self, ssh: LabSSHSession) -> None:
+        """One exec more than `max_user_execs` of this user from this address: refused, in one line
+        to the client's standard error and one in the log, exit status 1; nothing runs."""
+        cap = self.server.limits.max_user_execs
+        ssh.channel.write_stderr(f"ERROR: {cap} commands of user {self.user} from this address are running "
+                                 "already; try again when one has finished.\n")
+        who = fields(user=self.user, router=self.router, peer=self.peer)
+        self.server.rate_limited.error("max_user_execs", f"exec refused {who}: {cap} running already")
+        ssh.finish(1)
 
 
 async def serve_lab(store: SerializedStore, host_key: asyncssh.SSHKey, host: str, base_port: int,

@@ -5,13 +5,14 @@ and commands run in worker threads so the event loop keeps serving the other ses
 serializes every use of the store from any thread: commands (`Session.execute` opens one
 transaction each), `lab> reset`, the position a session keeps of its start (for `lab> grade`),
 and the reads of Tab completion and the toolbar clock. Each session sees the others' changes at
-its next command, and SQLite never sees two users of this process's connection at once.
+its next command, and SQLite never sees two users of this process's connection at once. Waiters
+get the lock in the order they came (`FairRLock`), so a stream of commands cannot keep it from a
+login or a command.
 Nothing is written to a client while the lock is held: sessions take it only inside the store.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,13 +22,15 @@ from state_store.lab_store import LabStore
 from state_store.solace.broker_state import BrokerState
 from state_store.solace.engine import Engine
 
+from .fairlock import FairRLock
+
 
 class SerializedStore(LabStore[BrokerState, Engine]):
     """A `LabStore` (opened with `SerializedStore.open`) whose transactions and resets never overlap."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.lock = threading.RLock()
+        self.lock = FairRLock()
 
     @contextmanager
     def transaction(self) -> Iterator[Engine]:

@@ -9,7 +9,8 @@ Format (every key optional unless marked *):
   scenario: <name>
   settings: {software_version, layout: A|B, replication_drain_rate (entries/s),
              default_message_size (bytes), ssh_max_auth_tries, ssh_auth_delay_ms,
-             ssh_auth_delay_max_ms, ssh_lockout_failures, ssh_lockout_seconds, ssh_max_startups}
+             ssh_auth_delay_max_ms, ssh_lockout_failures, ssh_lockout_seconds, ssh_max_startups, and the
+             other ssh_ limits of docs/ssh.md}
   sites*: - name*: NY
             routers*: - {name*, message_id_seed, max_spool_usage (MB), down: bool, ssh_port,
                          replication: {interface, mate, connect_via, port_plain, port_compressed,

@@ -11,7 +11,6 @@ stops the server without a traceback.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import signal
@@ -33,8 +32,9 @@ from prompt_toolkit.history import InMemoryHistory
 import solace_shell.repl
 import state_store.passwords
 from solace_shell.ssh import server as ssh_server
-from solace_shell.ssh.guard import AuthLimits, LoginGuard
+from solace_shell.ssh.guard import LoginGuard
 from solace_shell.ssh.hostkey import HostKeyError, host_key_path_for, load_or_create_host_key
+from solace_shell.ssh.limits import SshLimits
 from solace_shell.ssh.logfields import fields
 from solace_shell.ssh.session import MAX_TERMINAL_COLUMNS, MAX_TERMINAL_ROWS, LabSSHSession
 from state_store.lab_store import LabStore
@@ -59,7 +59,7 @@ def _lab(tmp_path: Path, **settings: int) -> Path:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[ServerThread]:
-    with serving(_lab(tmp_path, auth_delay_ms=0, auth_delay_max_ms=0)) as running:
+    with serving(_lab(tmp_path, auth_delay_ms=0, auth_delay_max_ms=0, penalty_max_seconds=0)) as running:
         yield running
 
 
@@ -205,7 +205,7 @@ def test_terminal_sizes_are_clamped_on_pty_request_and_window_change(server: Ser
 
 
 # ------------------------------------------------------------------ password guessing
-def _try_passwords(port: int, user: str, passwords: list[str]) -> tuple[int, str]:
+def _try_passwords(port: int, user: str, passwords: list[str], source: str = "127.0.0.1") -> tuple[int, str]:
     """Offer the passwords one after another on ONE connection (asyncssh: paramiko cannot retry a
     refused password on the same connection against this server): how many were asked for, and how
     it ended: "accepted" (the last one asked), "refused" (all of them), or "closed" by the server."""
@@ -223,7 +223,8 @@ def _try_passwords(port: int, user: str, passwords: list[str]) -> tuple[int, str
 
     async def attempt() -> str:
         try:
-            conn = await asyncssh.connect("127.0.0.1", port, username=user, known_hosts=None, client_keys=None,
+            conn = await asyncssh.connect("127.0.0.1", port, local_addr=(source, 0), username=user,
+                                          known_hosts=None, client_keys=None,
                                           agent_path=None, client_factory=lambda: guesser, kbdint_auth=False,
                                           preferred_auth="password", login_timeout=TIMEOUT)
         except asyncssh.PermissionDenied:
@@ -247,35 +248,30 @@ def test_refused_passwords_per_connection_are_capped(server: ServerThread,
     assert _session_lines(caplog, "too many refused passwords")
 
 
-def test_a_guessed_user_and_its_source_are_locked_out_for_a_while(tmp_path: Path,
-                                                                  caplog: pytest.LogCaptureFixture) -> None:
+def test_a_guessed_user_is_locked_out_from_the_guessing_source_only(tmp_path: Path,
+                                                                    caplog: pytest.LogCaptureFixture) -> None:
+    """The (source, user) pair is locked: its right password is refused unchecked for a while; the
+    same user from another address, and another user from the same address, log in."""
     caplog.set_level(logging.INFO, logger=LOGGER)
-    lab_path = _lab(tmp_path, auth_delay_ms=0, auth_delay_max_ms=0, lockout_failures=4, lockout_seconds=2)
+    lab_path = _lab(tmp_path, auth_delay_ms=0, auth_delay_max_ms=0, lockout_failures=4, lockout_seconds=2,
+                    penalty_max_seconds=0)
     with serving(lab_path) as server:
-        server.server.hold_seconds = 1.0
-        assert _try_passwords(server.port(NY), "admin", ["a", "b", "c", "d"]) == (4, "refused")
-        # locked out, the source: its connections are held without a key exchange, then closed
-        with socket.create_connection(("127.0.0.1", server.port(NY)), TIMEOUT) as sock:
-            sock.sendall(b"SSH-2.0-guesser\r\n")
-            sock.settimeout(TIMEOUT)
-            received = b""
-            with contextlib.suppress(ConnectionResetError):  # closed with data of ours unread
-                while chunk := sock.recv(4096):
-                    received += chunk
-            assert b"curve25519" not in received  # the server's version line at most: no KEXINIT
-        assert _try_passwords(server.port(NY), "admin", ["admin"]) == (0, "closed")
-        assert _session_lines(caplog, "source locked out")
+        assert _try_passwords(server.port(NY), "admin", ["a", "b", "c", "d"], source="127.0.0.2") == (4, "refused")
+        assert _try_passwords(server.port(NY), "admin", ["admin"], source="127.0.0.2") == (1, "refused")
+        assert _session_lines(caplog, "login refused user=admin")[-1].getMessage().endswith("locked-out")
+        assert _try_passwords(server.port(NY), "admin", ["admin"], source="127.0.0.3") == (1, "accepted")
+        assert _try_passwords(server.port(NY), "operator", ["operator"], source="127.0.0.2") == (1, "accepted")
         time.sleep(2.5)
-        assert _try_passwords(server.port(NY), "admin", ["admin"]) == (1, "accepted")
+        assert _try_passwords(server.port(NY), "admin", ["admin"], source="127.0.0.2") == (1, "accepted")
 
 
-def test_a_locked_out_user_is_refused_unchecked_from_any_source(
+def test_a_locked_out_pair_is_refused_unchecked(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger=LOGGER)
     lab_path = _lab(tmp_path, auth_delay_ms=0, auth_delay_max_ms=0, lockout_failures=3, lockout_seconds=60)
     with serving(lab_path) as server:
-        for _ in range(3):  # the user's failures, "from" other addresses
-            server.server.guard.refused("192.0.2.7", "admin")
+        for _ in range(3):
+            server.server.guard.refused("127.0.0.1", "admin")
         checked: list[str] = []
         monkeypatch.setattr(ssh_server, "verify_password", lambda password, stored: checked.append(password))
         assert _try_passwords(server.port(NY), "admin", ["admin"]) == (1, "refused")
@@ -285,22 +281,24 @@ def test_a_locked_out_user_is_refused_unchecked_from_any_source(
         assert _try_passwords(server.port(NY), "operator", ["operator"]) == (1, "accepted")
 
 
-def test_the_guard_delays_more_and_more_then_locks_out() -> None:
+def test_the_guard_delays_more_and_more_then_locks_the_pair_out() -> None:
     now = [0.0]
-    guard = LoginGuard(AuthLimits(auth_delay_ms=100, auth_delay_max_ms=1000, lockout_failures=8,
-                                  lockout_seconds=60), clock=lambda: now[0])
-    delays = [guard.refused("10.0.0.1", f"user{i}") for i in range(7)]  # one source, many names
+    guard = LoginGuard(SshLimits(auth_delay_ms=100, auth_delay_max_ms=1000, lockout_failures=8,
+                                 lockout_seconds=60), clock=lambda: now[0])
+    delays = [guard.refused("10.0.0.1", f"user{i}") for i in range(7)]  # one source, many names: slowed
     assert delays == [0.0, 0.1, 0.2, 0.4, 0.8, 1.0, 1.0]
-    assert not guard.locked("10.0.0.1", "x")
-    guard.refused("10.0.0.1", "user7")
-    assert guard.locked("10.0.0.1", "anyone") and not guard.locked("10.0.0.2", "anyone")
+    assert not any(guard.locked("10.0.0.1", f"user{i}") for i in range(7))  # but no pair is locked
+    for _ in range(8):
+        guard.refused("10.0.0.1", "admin")
+    assert guard.locked("10.0.0.1", "admin")
+    assert not guard.locked("10.0.0.2", "admin") and not guard.locked("10.0.0.1", "operator")
+    guard.accepted("10.0.0.1", "operator")  # the guesser's own good login as another user...
+    assert guard.locked("10.0.0.1", "admin")  # ...clears nothing of admin's
     now[0] = 61.0
-    assert not guard.locked("10.0.0.1", "anyone")
-    for _ in range(8):  # many sources, one name: the name is locked, whether it exists or not
-        guard.refused(f"10.0.1.{_}", "no-such-user")
-    assert guard.locked("10.0.9.9", "no-such-user")
-    guard.accepted("10.0.9.9", "no-such-user")
-    assert not guard.locked("10.0.9.9", "no-such-user")
+    assert not guard.locked("10.0.0.1", "admin")
+    for i in range(8):  # many sources, one name: slowed down, nobody locked out
+        delay = guard.refused(f"10.0.1.{i}", "no-such-user")
+    assert delay == 1.0 and not guard.locked("10.0.9.9", "no-such-user")
 
 
 def test_the_password_hash_runs_outside_the_lab_lock_and_off_the_event_loop(
