@@ -170,8 +170,9 @@ class Lab:
     def observe(self, callback: Callable[[LineEvent], None]) -> None:
         """Call `callback(event)` after every line `execute` runs, before its outcome is returned
         (so an observer that stores the line has stored it before anyone sees the output). The line
-        is masked (grammar.masking) in the mode it was typed in; the clock is read after it. An observer's exception is not
-        caught: an observer that must not cost the user their line guards itself."""
+        is masked (grammar.masking) in the mode it was typed in; the clock is read after it. An
+        observer's exception is not caught: an observer that must not cost the user their line
+        guards itself."""
         self._observers.append(callback)
 
     def _notify(self, target: str, masked: str, outcome: Outcome) -> None:

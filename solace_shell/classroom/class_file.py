@@ -310,7 +310,8 @@ class _Checker:
             for member, line in members:
                 folded = member.name.casefold()
                 if folded in seen:
-                    what = "named like a trainer" if seen[folded] == "trainer" and role == "trainee" else "defined twice"
+                    trainer_name = seen[folded] == "trainer" and role == "trainee"
+                    what = "named like a trainer" if trainer_name else "defined twice"
                     self.err(line, f"{role} {member.name!r}: {what}")
                 seen.setdefault(folded, role)
         solo = {t.name.casefold(): t.name for t, _ in trainees if t.team is None}

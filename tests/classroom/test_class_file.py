@@ -90,7 +90,8 @@ def test_a_scenario_per_team(tmp_path: Path) -> None:
     text = GOOD.replace("scenario: default", "scenario: {default: default, blue: bare, green: default}")
     with pytest.raises(ClassFileError, match=r":1: scenario: 'green' is no team or trainee"):
         load_class_file(_write(tmp_path, text))
-    cls = load_class_file(_write(tmp_path, GOOD.replace("scenario: default", "scenario: {default: default, blue: bare}")))
+    per_team = GOOD.replace("scenario: default", "scenario: {default: default, blue: bare}")
+    cls = load_class_file(_write(tmp_path, per_team))
     assert cls.scenario_of("blue").name == "bare.yaml" and cls.scenario_of("alice").name == "default.yaml"
 
 
