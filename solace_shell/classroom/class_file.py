@@ -22,7 +22,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -409,11 +409,11 @@ class _Checker:
         value = obj[key]
         line = _line(obj, key)
         if isinstance(value, datetime):
-            return value if value.tzinfo else value.replace(tzinfo=UTC)
+            return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
         if isinstance(value, str):
             try:
                 found = datetime.fromisoformat(value)
-                return found if found.tzinfo else found.replace(tzinfo=UTC)
+                return found if found.tzinfo else found.replace(tzinfo=timezone.utc)
             except ValueError:
                 pass
         self.err(line, f"window.{key}: expected a time such as 2026-12-02T09:00:00Z, got {_kind(value)}")
