@@ -7,13 +7,13 @@ returned (through `Lab.observe`, so every door: shell, exec, `source script`, F2
 and `hint` are the class's own console verbs, answered by the room (`room.ClassRoom`).
 
 Nothing a trainee types can name another lab: the lab holds only its own routers and systems, the
-console verbs that take a file (`reset SCENARIO`) are refused with an argument, and the class's
+console verbs that take a file (`reset SCENARIO`) are refused with an argument (a `reset` the class
+allows starts the lab again from the class's own scenario), and the class's
 verbs take no name at all.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grammar.masking import MASK
@@ -61,6 +61,8 @@ class ClassLab(Lab):
     def execute(self, target: str, line: str) -> Outcome:
         if target == LAB_TARGET:
             refused = self._console_gate(line)
+            if refused is None and _is_reset(self, line):
+                line = f"reset {self.room.scenario_ref(self.lab_name)}"  # the class's, and replays so
         else:
             closed = self.room.closed_for(self.member)
             refused = None if closed is None else Outcome(closed, False, "", "access")
@@ -103,10 +105,6 @@ class ClassLab(Lab):
                 return Outcome(closed, False, parsed.leaf.command.node, "access")
         return None
 
-    def reset(self, scenario: str | Path | None = None) -> None:
-        """`lab> reset` (when the class allows it) starts again from the class's scenario."""
-        super().reset(self.room.class_file.scenario_of(self.lab_name))
-
     def _with_messages(self, outcome: Outcome) -> Outcome:
         messages = self.room.deliver_messages(self.member)
         if not messages:
@@ -125,6 +123,11 @@ class ClassLab(Lab):
                                   clock_ms=event.clock_ms, target=event.target, prompt=self._prompt_before,
                                   line=event.line, ok=event.outcome.ok, error_kind=event.outcome.error_kind,
                                   output=output)
+
+
+def _is_reset(lab: Lab, line: str) -> bool:
+    parsed = lab.parser.parse("lab", line)
+    return isinstance(parsed, Parsed) and parsed.leaf.command.syntax.split()[0] == "reset"
 
 
 def _secrets_of(line: str, masked: str) -> list[str]:

@@ -93,6 +93,14 @@ class ClassRoom:
                 store = self._stores[lab] = opened
             return store
 
+    def scenario_ref(self, lab: str) -> str:
+        """The lab's scenario as `lab> reset` takes it: a bundled one's name, else its path (so
+        a `reset` in the record replays to the same scenario)."""
+        from state_store.scenario_files import ROOT_DIR
+
+        path = self.class_file.scenario_of(lab)
+        return path.stem if path.parent == ROOT_DIR.resolve() else str(path)
+
     def opened(self, lab: str) -> bool:
         return lab in self._stores or self.lab_path(lab).exists()
 
