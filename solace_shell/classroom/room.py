@@ -193,8 +193,8 @@ class ClassRoom:
         if cached is not None and cached[:2] == last:
             return cached[2]
         hinted = frozenset(n.text for n in notes)
-        if not lines:
-            result = LabGrade(lab, 0, self._nothing_done(lab), hinted)
+        if all(line.target == LAB_TARGET for line in lines):  # no step can have been done yet
+            result = LabGrade(lab, len(lines), self._nothing_done(lab), hinted)
             self._grades[lab] = (*last, result)
             return result
         try:
@@ -209,7 +209,7 @@ class ClassRoom:
         from ..grading.results import StepResult, TranscriptGrade
 
         book = self.runbook
-        steps = tuple(StepResult(s.id, s.title, "missing", None, "", "no line has run yet", s.rationale, "")
+        steps = tuple(StepResult(s.id, s.title, "missing", None, "", "no line has run on a router or system yet", s.rationale, "")
                       for s in book.steps)
         return TranscriptGrade(lab, book.name, False, 0.0, f"fail at {', '.join(s.id for s in steps)}", steps,
                                tuple(s.id for s in steps), (), ())

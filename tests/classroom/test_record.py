@@ -54,7 +54,7 @@ def test_output_is_capped(tmp_path: Path) -> None:
     assert len(row.output) == 65_536 and row.output_cut == 100_000 - 65_536
 
 
-def test_kill_9_loses_nothing_acknowledged(class_path: Path, tmp_path: Path) -> None:
+def test_sigkill_loses_nothing_acknowledged(class_path: Path, tmp_path: Path) -> None:
     directory = tmp_path / "killed.class"
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     proc = subprocess.Popen([sys.executable, "-c", WRITER, str(class_path), str(directory)],

@@ -1,0 +1,121 @@
+"""`class serve` over SSH (paramiko): each trainee in their own lab by every door, the trainer's
+class console, refusals in one line."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import paramiko  # type: ignore[import-untyped]
+import pytest
+
+from solace_shell.classroom.class_file import ClassFile, load_class_file
+from tests.support.ssh_clients import Shell, connect, run_exec
+
+from .class_server import F2, ClassServerThread, class_serving
+from .conftest import CLASS_YAML
+
+REPLICATION = "show message-vpn Trading_VPN replication"
+STANDBY = "enable\nconfigure\nmessage-vpn Trading_VPN\nreplication state standby"
+
+
+@pytest.fixture()
+def served(class_file: ClassFile, tmp_path: Path) -> Iterator[ClassServerThread]:
+    with class_serving(class_file, tmp_path / "course.class") as server:
+        yield server
+
+
+def _vpn_state(text: str) -> str:
+    row = next(line for line in text.splitlines() if line.startswith("Trading_VPN"))
+    return row.split()[2]  # C: A(ctive) or S(tandby)
+
+
+def test_a_trainees_failover_changes_only_their_own_lab(served: ClassServerThread) -> None:
+    port = served.port()
+    assert run_exec(port, "alice", "alice-pw", STANDBY)[0] == 0
+    assert _vpn_state(run_exec(port, "alice", "alice-pw", REPLICATION)[1]) == "S"
+    assert _vpn_state(run_exec(port, "bob", "bob-pw", REPLICATION)[1]) == "A"
+    assert _vpn_state(run_exec(port, "carol", "carol-pw", REPLICATION)[1]) == "A"
+    rows = served.room.record.lines("alice")
+    assert [r.line for r in rows][-1] == REPLICATION and {r.door for r in rows} == {"exec"}
+    assert [r.member for r in served.room.record.lines("bob")] == ["bob"]
+
+
+def test_a_team_shares_its_lab(served: ClassServerThread) -> None:
+    port = served.port()
+    run_exec(port, "carol", "carol-pw", STANDBY)
+    assert _vpn_state(run_exec(port, "dave", "dave-pw", REPLICATION)[1]) == "S"
+    assert {r.member for r in served.room.record.lines("blue")} == {"carol", "dave"}
+
+
+def test_the_console_over_f2_is_the_trainees_own_and_limited(served: ClassServerThread) -> None:
+    shell = Shell(connect(served.port(), "alice", "alice-pw"))
+    try:
+        assert "Operating Mode" in shell.login_text()
+        shell.until("NY_Appliance1>")
+        shell.send(F2)
+        shell.until("lab>")
+        assert "published 5" in shell.command("publish trader trading/orders/new count 5")
+        assert "not open to trainees" in shell.command("reset")
+        assert "not open to trainees" in shell.command("progress")
+        assert "steps done" in shell.command("check")
+        assert "published 5" in shell.command("audit")
+    finally:
+        shell.close()
+    bob = [r.line for r in served.room.record.lines("bob")]
+    assert "publish trader trading/orders/new count 5" not in bob
+    alice = served.room.record.lines("alice")
+    assert [r.line for r in alice] == ["publish trader trading/orders/new count 5", "audit"]
+    assert all(r.door == "shell" and r.target == "lab" for r in alice)
+
+
+def test_unknown_trainee_and_wrong_password_are_refused_alike(served: ClassServerThread) -> None:
+    for user, password in (("alice", "wrong"), ("nobody", "alice-pw"), ("../alice", "alice-pw"),
+                           ("alice" * 100, "x")):
+        with pytest.raises(paramiko.AuthenticationException):
+            connect(served.port(), user, password)
+    assert served.room.record.lines("alice") == []
+
+
+def test_trainer_console_roster_message_run_and_unknown_trainee(served: ClassServerThread) -> None:
+    port = served.port()
+    run_exec(port, "alice", "alice-pw", STANDBY)
+    status, text = run_exec(port, "trainer", "trainer-pw", "roster")
+    assert status == 0 and "alice" in text and "standby:ok" in text
+    status, text = run_exec(port, "trainer", "trainer-pw", "reset nobody")
+    assert status == 1 and text.strip() == "% no trainee 'nobody' in this class"
+    status, text = run_exec(port, "trainer", "trainer-pw", "run bob fail site NY")
+    assert status == 0
+    assert run_exec(port, "trainer", "trainer-pw", "message alice the NY site is down")[0] == 0
+    text = run_exec(port, "alice", "alice-pw", "show hostname")[1]
+    assert "*** Message from trainer: the NY site is down" in text
+    assert "fail site NY" in [r.line for r in served.room.record.lines("bob")]
+    assert run_exec(port, "trainer", "trainer-pw", "reset alice")[0] == 0
+    assert _vpn_state(run_exec(port, "alice", "alice-pw", REPLICATION)[1]) == "A"
+
+
+def test_trainer_console_shell_and_watch(served: ClassServerThread) -> None:
+    shell = Shell(connect(served.port(), "trainer", "trainer-pw"))
+    try:
+        shell.until("class>")
+        assert "alice" in shell.command("roster")
+        assert "no trainee 'zed'" in shell.command("show zed")
+        shell.send("watch alice\r")
+        shell.until("Enter stops")
+        run_exec(served.port(), "alice", "alice-pw", "show hostname")
+        assert "show hostname" in shell.until("show hostname")
+        shell.send("\r")
+        shell.until("class>")
+        assert "alice" in shell.command("grades")
+    finally:
+        shell.close()
+
+
+def test_a_trainee_outside_the_window_gets_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "late.yaml"
+    path.write_text(CLASS_YAML + "window: {start: 2020-01-01T09:00:00Z, end: 2020-01-01T17:00:00Z}\n")
+    with class_serving(load_class_file(path), tmp_path / "late.class") as served:
+        status, text = run_exec(served.port(), "alice", "alice-pw", "show hostname")
+        assert status == 1 and text == "% the class ended at 2020-01-01T17:00:00+00:00\n"
+        assert served.room.record.lines("alice") == []
+        assert run_exec(served.port(), "trainer", "trainer-pw", "roster")[0] == 0
