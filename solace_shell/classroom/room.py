@@ -209,8 +209,8 @@ class ClassRoom:
         from ..grading.results import StepResult, TranscriptGrade
 
         book = self.runbook
-        steps = tuple(StepResult(s.id, s.title, "missing", None, "", "no line has run on a router or system yet", s.rationale, "")
-                      for s in book.steps)
+        seen = "no line has run on a router or system yet"
+        steps = tuple(StepResult(s.id, s.title, "missing", None, "", seen, s.rationale, "") for s in book.steps)
         return TranscriptGrade(lab, book.name, False, 0.0, f"fail at {', '.join(s.id for s in steps)}", steps,
                                tuple(s.id for s in steps), (), ())
 
