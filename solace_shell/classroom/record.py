@@ -43,6 +43,7 @@ from sqlalchemy import (
 )
 
 MAX_OUTPUT_CHARS = 65_536
+MAX_LINE_CHARS = 8_192     # a longer line is kept cut (it ran as typed; the record says how long it was)
 RECORD_NAME = "class-record.sqlite"
 
 metadata = MetaData()
@@ -141,6 +142,8 @@ class ClassRecord:
     def add_line(self, *, lab: str, member: str, door: str, clock_ms: int | None, target: str, prompt: str,
                  line: str, ok: bool, error_kind: str | None, output: str) -> None:
         cut = max(0, len(output) - MAX_OUTPUT_CHARS)
+        if len(line) > MAX_LINE_CHARS:
+            line = f"{line[:MAX_LINE_CHARS]}... ({len(line)} characters)"
         row = {"lab": lab, "member": member, "door": door, "wall": now_text(), "clock_ms": clock_ms,
                "target": target, "prompt": prompt, "line": line, "ok": ok, "error_kind": error_kind,
                "output": output[:MAX_OUTPUT_CHARS], "output_cut": cut}
