@@ -14,6 +14,7 @@ verbs take no name at all.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from grammar.masking import MASK
@@ -53,12 +54,14 @@ class ClassLab(Lab):
         self.lab_name = member.lab
         self._prompt_before = ""
         self._secrets: list[str] = []
+        self.last_active = time.monotonic()  # when the last line was typed (the idle timeout)
         self.observe(self._record)
 
     def console_refusal(self) -> str | None:
         return None  # the console is the trainee's own; `execute` lets only the class's verbs through
 
     def execute(self, target: str, line: str) -> Outcome:
+        self.last_active = time.monotonic()
         if target == LAB_TARGET:
             refused = self._console_gate(line)
             if refused is None and _is_reset(self, line):

@@ -21,6 +21,7 @@ import functools
 import io
 import logging
 import sys
+import time
 from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
@@ -37,12 +38,14 @@ from ..ssh.server import LabServer, Listener, ListenersChanged, serve_lab
 from ..ssh.session import LabSSHSession, Login, run_exec, run_shell
 from ..ssh.store import SerializedStore
 from .class_file import ClassFile
+from .class_lab import ClassLab
 from .console import TrainerConsole
 from .room import ClassRoom
 
 log = logging.getLogger(__name__)
 
 WATCH_POLL_SECONDS = 0.5
+IDLE_CHECK_SECONDS = 15.0
 
 
 class ClassServer(LabServer):
@@ -53,6 +56,9 @@ class ClassServer(LabServer):
         self._hashes: dict[str, str] = {}
         self._extra_targets = self._other_scenarios_targets()
         self.online: Counter[str] = Counter()  # class name -> open sessions in this process
+        self.trainee_sessions: dict[LabSSHSession, ClassLab] = {}
+        self.idle_check_seconds = IDLE_CHECK_SECONDS
+        self._idle_task: asyncio.Task[None] | None = None
 
     def _other_scenarios_targets(self) -> list[str]:
         """Routers and HA CLIs of the other teams' scenarios, after the first scenario's."""
@@ -77,7 +83,30 @@ class ClassServer(LabServer):
 
     async def start(self, host: str, base_port: int) -> list[Listener]:
         await self.hash_passwords()
-        return await super().start(host, base_port)
+        listeners = await super().start(host, base_port)
+        if self.room.class_file.window.idle_minutes is not None:
+            self._idle_task = asyncio.create_task(self._log_out_idle())
+        return listeners
+
+    async def stop(self) -> None:
+        if self._idle_task is not None:
+            self._idle_task.cancel()
+            self._idle_task = None
+        await super().stop()
+
+    async def _log_out_idle(self) -> None:
+        """Close the trainee sessions that ran no line for the class's idle timeout."""
+        minutes = self.room.class_file.window.idle_minutes
+        assert minutes is not None
+        while True:
+            await asyncio.sleep(self.idle_check_seconds)
+            now = time.monotonic()
+            for ssh, lab in list(self.trainee_sessions.items()):
+                if now - lab.last_active >= minutes * 60:
+                    log.info("idle, logged out %s", ssh.who)
+                    _say(ssh, f"\n% no command for {minutes} minute(s): logged out")
+                    if ssh.channel is not None:
+                        ssh.channel.get_extra_info("connection").close()
 
     async def hash_passwords(self) -> None:
         """Each member's password hashed once, at start (in the password threads): a login then
@@ -128,7 +157,11 @@ class ClassServer(LabServer):
                                 kind="login", text=f"{door} {login.router} {login.peer}")
         if ssh.command is not None:
             return await run_exec(ssh, lab, login)
-        return await run_shell(ssh, lab, login)
+        self.trainee_sessions[ssh] = lab
+        try:
+            return await run_shell(ssh, lab, login)
+        finally:
+            self.trainee_sessions.pop(ssh, None)
 
     async def _trainer(self, ssh: LabSSHSession, login: Login) -> int:
         console = TrainerConsole(self.room, login.user, lambda name: self.online[name])

@@ -20,12 +20,13 @@ F2 = "\x1bOQ"
 
 
 class ClassServerThread:
-    def __init__(self, class_file: ClassFile, directory: Path) -> None:
+    def __init__(self, class_file: ClassFile, directory: Path, idle_check_seconds: float = 15.0) -> None:
         self.room = ClassRoom(class_file, directory)
         self.template = SerializedStore.in_memory(next(iter(class_file.scenarios.values())))
         assert isinstance(self.template, SerializedStore)
         key = load_or_create_host_key(host_key_path_for(directory / "class"))
         self.server = ClassServer(self.room, self.template, key)
+        self.server.idle_check_seconds = idle_check_seconds
         self.loop = ServerEventLoop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
@@ -44,8 +45,9 @@ class ClassServerThread:
 
 
 @contextmanager
-def class_serving(class_file: ClassFile, directory: Path) -> Iterator[ClassServerThread]:
-    server = ClassServerThread(class_file, directory)
+def class_serving(class_file: ClassFile, directory: Path, idle_check_seconds: float = 15.0
+                  ) -> Iterator[ClassServerThread]:
+    server = ClassServerThread(class_file, directory, idle_check_seconds)
     try:
         yield server
     finally:

@@ -119,3 +119,51 @@ def test_a_trainee_outside_the_window_gets_one_line(tmp_path: Path) -> None:
         assert status == 1 and text == "% the class ended at 2020-01-01T17:00:00+00:00\n"
         assert served.room.record.lines("alice") == []
         assert run_exec(served.port(), "trainer", "trainer-pw", "roster")[0] == 0
+
+
+def test_an_idle_trainee_is_logged_out(tmp_path: Path) -> None:
+    path = tmp_path / "idle.yaml"
+    path.write_text(CLASS_YAML + "window: {idle_minutes: 1}\n")
+    with class_serving(load_class_file(path), tmp_path / "idle.class", idle_check_seconds=0.2) as served:
+        shell = Shell(connect(served.port(), "alice", "alice-pw"))
+        try:
+            shell.login_text()
+            assert "Hostname" in shell.command("show hostname")
+            for lab in served.server.trainee_sessions.values():
+                lab.last_active -= 61  # a minute without a command
+            assert "no command for 1 minute(s): logged out" in shell.until("logged out")
+            with pytest.raises(EOFError):
+                shell.until("never")
+        finally:
+            shell.close()
+
+
+def test_the_drill_time_limit_and_extend(tmp_path: Path) -> None:
+    from datetime import datetime, timedelta, timezone
+
+    from solace_shell.classroom.console import TrainerConsole
+    from solace_shell.classroom.room import ClassRoom
+
+    path = tmp_path / "timed.yaml"
+    path.write_text(CLASS_YAML + "window: {drill_minutes: 10}\n")
+    class_file = load_class_file(path)
+    room = ClassRoom(class_file, tmp_path / "timed.class")
+    try:
+        member = class_file.trainee("alice")
+        assert member is not None
+        lab = room.trainee_lab(member, "shell")
+        assert lab.execute("NY_Appliance1", "show hostname").ok
+        later = datetime.now(timezone.utc) + timedelta(minutes=11)
+        left = room.seconds_left("alice", later)
+        assert left is not None and left < 0
+        assert TrainerConsole(room, "trainer").run("extend alice 5")[1]
+        left = room.seconds_left("alice", later)
+        assert left is not None and 180 < left <= 240
+        assert room.seconds_left("bob", later) == 600  # bob has not started
+        room.seconds_left = lambda lab, now=None: -1.0  # type: ignore[method-assign]
+        for target, line in (("NY_Appliance1", "show hostname"), ("lab", "advance 1s")):
+            outcome = lab.execute(target, line)
+            assert not outcome.ok and "time is up" in outcome.text
+        assert lab.execute("lab", "connect NJ_Appliance1").ok
+    finally:
+        room.close()
