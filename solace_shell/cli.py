@@ -280,14 +280,25 @@ _CLASS_DB = click.option("--db", "db", type=click.Path(file_okay=False),
                          help="The class directory (labs and record; default: beside the class file).")
 
 
+@class_group.command(name="example")
+def class_example() -> None:
+    """Print an example class file to start from (a class of four, commented)."""
+    from importlib import resources
+
+    click.echo(resources.files("solace_shell.classroom").joinpath("example.yaml").read_text(encoding="utf-8"),
+               nl=False)
+
+
 @class_group.command(name="serve")
 @click.argument("class_file", metavar="CLASS.yaml")
 @_CLASS_DB
 @click.option("--listen", default=DEFAULT_LISTEN, show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True,
               help="SSH port of the first router; the others follow (0: any free ports).")
-@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True, help="Server processes.")
-def class_serve(class_file: str, db: str | None, listen: str, port: int, workers: int) -> None:
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Server processes sharing the ports (one per core).")
+@click.option("--worker", is_flag=True, hidden=True)  # one of the processes `--workers` starts
+def class_serve(class_file: str, db: str | None, listen: str, port: int, workers: int, worker: bool) -> None:
     """Serve the class over SSH: trainees land in their own lab, trainers in the class console."""
     import logging
 
@@ -295,7 +306,7 @@ def class_serve(class_file: str, db: str | None, listen: str, port: int, workers
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
     logging.getLogger("asyncssh").setLevel(logging.WARNING)
-    sys.exit(serve(class_file, db, listen, port, workers, sys.stdout))
+    sys.exit(serve(class_file, db, listen, port, workers, sys.stdout, worker))
 
 
 @class_group.command(name="grades")

@@ -37,7 +37,9 @@ def directory_of(class_file: ClassFile, db: str | None) -> Path:
     return Path(db) if db else class_file.directory
 
 
-def serve(path: str, db: str | None, host: str, port: int, workers: int, out: TextIO) -> int:
+def serve(path: str, db: str | None, host: str, port: int, workers: int, out: TextIO, worker: bool = False) -> int:
+    """Serve the class; with `workers` > 1, that many processes on the same ports (`ssh.workers`),
+    each a `worker` serving the class from the same directory (labs and record are shared files)."""
     found = load(path)
     if isinstance(found, int):
         return found
@@ -48,9 +50,13 @@ def serve(path: str, db: str | None, host: str, port: int, workers: int, out: Te
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         return _fail(f"cannot create the class directory {directory}: {exc.strerror or exc}")
-    if workers > 1:
-        return _fail("class serve runs one process for now (--workers 1)")
-    return run_class_server(found, directory, host, port, out)
+    if workers > 1 and not worker:
+        from ..ssh.workers import run_workers
+        from .server import class_targets
+
+        args = ["class", "serve", str(found.path), "--db", str(directory.resolve())]
+        return run_workers(directory / "class", host, port, workers, len(class_targets(found)), out, serve_args=args)
+    return run_class_server(found, directory, host, port, out, reuse_port=worker)
 
 
 def _room(path: str, db: str | None) -> ClassRoom | int:

@@ -41,6 +41,7 @@ from sqlalchemy import (
     select,
     text,
 )
+from sqlalchemy.schema import CreateIndex, CreateTable
 
 MAX_OUTPUT_CHARS = 65_536
 MAX_LINE_CHARS = 8_192     # a longer line is kept cut (it ran as typed; the record says how long it was)
@@ -125,8 +126,11 @@ class ClassRecord:
                                                                                "check_same_thread": False})
         event.listen(self.engine, "connect", _pragmas)
         self._lock = threading.Lock()  # one writer per process at a time (SQLite serializes processes)
-        with self.engine.begin() as conn:
-            metadata.create_all(conn)
+        with self.engine.begin() as conn:  # IF NOT EXISTS: workers starting together race to create
+            for table in metadata.sorted_tables:
+                conn.execute(CreateTable(table, if_not_exists=True))
+                for index in table.indexes:
+                    conn.execute(CreateIndex(index, if_not_exists=True))
             for statement in _APPEND_ONLY:
                 conn.execute(text(statement))
 

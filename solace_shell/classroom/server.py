@@ -28,12 +28,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import asyncssh
+from sqlalchemy.exc import SQLAlchemyError
 
 from state_store.passwords import hash_password
 
 from ..ssh.eventloop import run as run_on_server_loop
 from ..ssh.hostkey import HostKeyError, host_key_path_for, load_or_create_host_key
-from ..ssh.logfields import fields
+from ..ssh.logfields import fields, one_line
 from ..ssh.server import LabServer, Listener, ListenersChanged, serve_lab
 from ..ssh.session import LabSSHSession, Login, run_exec, run_shell
 from ..ssh.store import SerializedStore
@@ -48,38 +49,36 @@ WATCH_POLL_SECONDS = 0.5
 IDLE_CHECK_SECONDS = 15.0
 
 
+def class_targets(class_file: ClassFile) -> list[str]:
+    """Every router and HA CLI any of the class's scenarios has, the first scenario's first."""
+    from state_store.lab_store import LabStore
+
+    names: list[str] = []
+    for scenario in dict.fromkeys(class_file.scenarios.values()):
+        store: LabStore[Any, Any] = LabStore.in_memory(scenario)
+        try:
+            names += store.run(lambda engine: [r.name for r in engine.routers()] + list(engine.system_names()))
+        finally:
+            store.close()
+    return list(dict.fromkeys(names))
+
+
 class ClassServer(LabServer):
     def __init__(self, room: ClassRoom, store: SerializedStore, host_key: asyncssh.SSHKey,
                  on_change: ListenersChanged | None = None) -> None:
         super().__init__(store, host_key, on_change=on_change)
         self.room = room
         self._hashes: dict[str, str] = {}
-        self._extra_targets = self._other_scenarios_targets()
+        self._targets = class_targets(room.class_file)
         self.online: Counter[str] = Counter()  # class name -> open sessions in this process
         self.trainee_sessions: dict[LabSSHSession, ClassLab] = {}
         self.idle_check_seconds = IDLE_CHECK_SECONDS
         self._idle_task: asyncio.Task[None] | None = None
 
-    def _other_scenarios_targets(self) -> list[str]:
-        """Routers and HA CLIs of the other teams' scenarios, after the first scenario's."""
-        from state_store.lab_store import LabStore
-
-        names: list[str] = []
-        first = next(iter(self.room.class_file.scenarios.values()))
-        for scenario in dict.fromkeys(self.room.class_file.scenarios.values()):
-            if scenario == first:
-                continue
-            store: LabStore[Any, Any] = LabStore.in_memory(scenario)
-            try:
-                names += store.run(lambda engine: [r.name for r in engine.routers()] + list(engine.system_names()))
-            finally:
-                store.close()
-        return list(dict.fromkeys(names))
-
     def routers(self) -> list[tuple[str, int]]:
         found = super().routers()
         have = {name for name, _ in found}
-        return found + [(name, 0) for name in self._extra_targets if name not in have]
+        return found + [(name, 0) for name in self._targets if name not in have]
 
     async def start(self, host: str, base_port: int) -> list[Listener]:
         await self.hash_passwords()
@@ -239,7 +238,11 @@ def run_class_server(class_file: ClassFile, directory: Path, host: str, base_por
     except HostKeyError as exc:
         sys.stderr.write(f"solace-shell: cannot use SSH host key {exc.path}: {exc.problem}\n")
         return 2
-    room = ClassRoom(class_file, directory)
+    try:
+        room = ClassRoom(class_file, directory)
+    except (OSError, SQLAlchemyError) as exc:
+        sys.stderr.write(f"solace-shell: cannot open the class directory {directory}: {one_line(exc)}\n")
+        return 2
     template = SerializedStore.in_memory(next(iter(class_file.scenarios.values())))
     assert isinstance(template, SerializedStore)
 

@@ -120,3 +120,30 @@ def test_openssh_trainees_then_grades(tmp_path: Path) -> None:
     assert "NY_Appliance1(configure/message-vpn)# replication state standby" in exported.stdout
     assert cli("class", "export", str(path), "../bob", "--db", str(db)).stderr == (
         "solace-shell: no trainee '../bob' in this class\n")
+
+
+def test_workers_share_the_labs_and_the_record(tmp_path: Path) -> None:
+    from tests.support.ssh_clients import run_exec
+
+    path = tmp_path / "course.yaml"
+    path.write_text(CLASS_YAML)
+    proc = subprocess.Popen([sys.executable, "-m", "solace_shell.cli", "class", "serve", str(path), "--port", "0",
+                             "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    try:
+        assert proc.stdout is not None
+        port = int(proc.stdout.readline().split()[3])
+        for _ in range(3):  # connections spread over both workers
+            assert run_exec(port, "carol", "carol-pw", "enable\nconfigure\nmessage-vpn Trading_VPN\n"
+                                                       "replication state standby")[0] == 0
+            text = run_exec(port, "dave", "dave-pw", "show message-vpn Trading_VPN replication")[1]
+            assert "Trading_VPN                      U S" in text  # carol's team
+            text = run_exec(port, "alice", "alice-pw", "show message-vpn Trading_VPN replication")[1]
+            assert "Trading_VPN                      U A" in text  # not alice's
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=TIMEOUT)
+    assert proc.returncode == 0 and "Traceback" not in err
+    from solace_shell.classroom.record import RECORD_NAME, ClassRecord
+
+    record = ClassRecord(tmp_path / "course.class" / RECORD_NAME)
+    assert len(record.lines("blue")) == 15 and len(record.lines("alice")) == 3
