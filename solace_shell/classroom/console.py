@@ -9,9 +9,12 @@ is not in the class is one line that changes nothing. Text in, text out: the SSH
 
 from __future__ import annotations
 
+import functools
 import shlex
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
+
+from grammar.parser import Parsed, Parser
 
 from ..lab import LAB_TARGET
 from .record import RecordedLine, parse_wall
@@ -120,7 +123,8 @@ class TrainerConsole:
         member = self.room.class_file.trainee(args[0])
         assert member is not None
         line = " ".join(args[1:])
-        if line.split()[0] in ("reset",):
+        parsed = _console_parser().parse(LAB_TARGET, line)
+        if isinstance(parsed, Parsed) and parsed.leaf.command.syntax.split()[0] == "reset":
             return "% use 'reset TRAINEE' to start a lab again", False
         lab = self.room.trainer_lab(member.lab, self.trainer)
         outcome = lab.execute(LAB_TARGET, line)
@@ -190,6 +194,13 @@ _COMMANDS: dict[str, tuple[Callable[[TrainerConsole, list[str]], tuple[str, bool
 }
 _FREE = frozenset({"run", "message"})      # their last argument is the rest of the line
 _TRAINEE_FIRST = frozenset({"show", "reset", "watch", "extend", "run", "message"})
+
+
+@functools.lru_cache(maxsize=1)
+def _console_parser() -> Parser:
+    from ..lab import shell_grammar
+
+    return Parser(shell_grammar())
 
 
 def _shown(text: str) -> str:

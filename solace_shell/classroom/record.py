@@ -174,6 +174,13 @@ class ClassRecord:
         with self.engine.connect() as conn:
             return [Note(**row._mapping) for row in conn.execute(query.order_by(notes_table.c.seq))]
 
+    def first_wall_after(self, lab: str, since: str) -> str | None:
+        """The wall time of the lab's first line after `since` (None: no such line)."""
+        query = select(func.min(lines_table.c.wall)).where(lines_table.c.lab == lab, lines_table.c.wall > since)
+        with self.engine.connect() as conn:
+            found = conn.execute(query).scalar()
+        return None if found is None else str(found)
+
     def last_activity(self) -> dict[str, str]:
         """Each lab's last line's wall time."""
         query = select(lines_table.c.lab, func.max(lines_table.c.wall)).group_by(lines_table.c.lab)

@@ -128,8 +128,8 @@ class ClassRoom:
         """When the lab's current drill started: its first line after the last trainer reset."""
         resets = self.record.notes(lab, ("reset",))
         since = resets[-1].wall if resets else ""
-        first = next((line for line in self.record.lines(lab) if line.wall > since), None)
-        return parse_wall(first.wall) if first is not None else None
+        first = self.record.first_wall_after(lab, since)
+        return parse_wall(first) if first is not None else None
 
     def seconds_left(self, lab: str, now: datetime | None = None) -> float | None:
         """Time left in the lab's drill (None: no limit); extensions count."""

@@ -83,6 +83,9 @@ def test_trainer_actions_on_someone_not_in_the_class_change_nothing(room: ClassR
     assert console.run("extend alice many")[0].startswith("% MINUTES must be")
     assert console.run("frobnicate")[0].startswith("% unknown command")
     assert console.run("reset")[0] == "% usage: reset TRAINEE"
+    for line in ("run alice reset /etc/passwd", "run alice rese bare"):
+        assert console.run(line) == ("% use 'reset TRAINEE' to start a lab again", False)
+    assert not room.lab_path("alice").exists()
 
 
 def test_very_long_lines_are_refused_or_cut_never_a_failure(room: ClassRoom, class_file: ClassFile) -> None:
