@@ -47,7 +47,12 @@ class TrainerConsole:
         return "class> "
 
     def run(self, line: str) -> tuple[str, bool]:
-        """(the output, whether the command succeeded)."""
+        """(the output, whether the command succeeded). Control characters a trainee typed (an
+        escape sequence aimed at the trainer's terminal) are shown as `?`."""
+        text, ok = self._run(line)
+        return _printable(text), ok
+
+    def _run(self, line: str) -> tuple[str, bool]:
         if not self.room.class_file.is_trainer(self.trainer):
             return "% only a trainer of this class may use the class console", False
         try:
@@ -163,7 +168,7 @@ class TrainerConsole:
         if member is None or not self.room.class_file.is_trainer(self.trainer):
             return [], after
         lines = self.room.record.lines(member.lab, after)
-        return [_line_text(line) for line in lines], (lines[-1].seq if lines else after)
+        return [_printable(_line_text(line)) for line in lines], (lines[-1].seq if lines else after)
 
     def last_seq(self, trainee: str) -> int:
         member = self.room.class_file.trainee(trainee)
@@ -201,6 +206,10 @@ def _console_parser() -> Parser:
     from ..lab import shell_grammar
 
     return Parser(shell_grammar())
+
+
+def _printable(text: str) -> str:
+    return "".join(ch if ch == "\n" or ch.isprintable() else "?" for ch in text)
 
 
 def _shown(text: str) -> str:

@@ -205,6 +205,7 @@ def transcript_of(lines: list[RecordedLine], scenario: Path, title: str, notes: 
     """One lab's record as a transcript (docs/transcripts.md): the scenario header, then each line
     after its prompt with its output, a `#|` comment before it giving the wall time, the lab's
     clock, who typed it and through which door. Notes (trainer actions, hints) are comments."""
+    from grammar.tokens import printable
     from state_store.scenario_files import ROOT_DIR
 
     from ..transcript.format import format_input_line
@@ -220,7 +221,7 @@ def transcript_of(lines: list[RecordedLine], scenario: Path, title: str, notes: 
             continue
         clock = "-" if item.clock_ms is None else f"{item.clock_ms / 1000:.3f}s"
         out.append(f"#| {item.wall} clock {clock} {item.member} {item.door}")
-        out.append(format_input_line(item.prompt, item.line))
+        out.append(format_input_line(item.prompt, printable(item.line)))  # no control code in a file to cat
         out.extend(masked_output_line(text) for text in item.output.splitlines())
         if item.output_cut:
             out.append(f"#| ({item.output_cut} characters of output not kept)")

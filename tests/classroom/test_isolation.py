@@ -108,3 +108,16 @@ def test_names_that_could_leave_the_class_directory_are_refused(tmp_path: Path, 
     team.write_text(CLASS_YAML.replace("team: blue}", f"team: {name!r}}}", 1))
     with pytest.raises(ClassFileError, match=r"trainees\[2\]\.team"):
         load_class_file(team)
+
+
+def test_a_trainees_escape_sequences_never_reach_the_trainers_terminal(room: ClassRoom,
+                                                                       class_file: ClassFile) -> None:
+    alice = _lab(room, class_file, "alice", "exec")
+    alice.execute("NY_Appliance1", "show \x1b]0;pwned\x07\x1b[2J")
+    assert "\x1b" in room.record.lines("alice")[0].line  # kept as typed; shown and exported with `?`
+    assert "\x1b" not in room.transcript("alice")
+    console = TrainerConsole(room, "trainer")
+    for line in ("show alice", "watch alice", "roster"):
+        text, ok = console.run(line)
+        assert ok and "\x1b" not in text and "\x07" not in text
+    assert all("\x1b" not in text for text in console.watch_lines("alice", 0)[0])
