@@ -167,3 +167,50 @@ def test_the_drill_time_limit_and_extend(tmp_path: Path) -> None:
         assert lab.execute("lab", "connect NJ_Appliance1").ok
     finally:
         room.close()
+
+
+def test_a_trainee_logs_in_with_their_key(tmp_path: Path) -> None:
+    import asyncssh
+
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    key_file = tmp_path / "id_ed25519"
+    key.write_private_key(str(key_file))
+    public = key.export_public_key().decode().strip()
+    path = tmp_path / "keys.yaml"
+    path.write_text(CLASS_YAML.replace("{name: bob, password: bob-pw}",
+                                       f"{{name: bob, password: bob-pw, ssh_keys: ['{public}']}}"))
+    with class_serving(load_class_file(path), tmp_path / "keys.class") as served:
+        client = paramiko.SSHClient()
+        client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+        client.connect("127.0.0.1", port=served.port(), username="bob", key_filename=str(key_file),
+                       look_for_keys=False, allow_agent=False, timeout=30)
+        try:
+            _, stdout, _ = client.exec_command("show hostname")
+            assert "NY_Appliance1" in stdout.read().decode()
+        finally:
+            client.close()
+        with pytest.raises(paramiko.AuthenticationException):  # bob's key is not alice's
+            client = paramiko.SSHClient()
+            client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+            client.connect("127.0.0.1", port=served.port(), username="alice", key_filename=str(key_file),
+                           look_for_keys=False, allow_agent=False, timeout=30)
+        assert [r.member for r in served.room.record.lines("bob")] == ["bob"]
+
+
+def test_a_locked_out_trainee_is_refused_even_with_the_right_password(tmp_path: Path) -> None:
+    from state_store.scenario_files import DEFAULT_SCENARIO
+
+    text = DEFAULT_SCENARIO.read_text()
+    strict = "\nsettings:\n  ssh_lockout_failures: 2\n  ssh_auth_delay_ms: 0\n  ssh_auth_delay_max_ms: 0\n"
+    (tmp_path / "strict.yaml").write_text(text.replace("\nsettings:\n", strict, 1))
+    path = tmp_path / "strict-class.yaml"
+    path.write_text(CLASS_YAML.replace("scenario: default", "scenario: strict.yaml"))
+    with class_serving(load_class_file(path), tmp_path / "strict.class") as served:
+        served.server.hold_seconds = 0.1  # a locked-out source's connection is held this long, then closed
+        for _ in range(2):
+            with pytest.raises(paramiko.AuthenticationException):
+                connect(served.port(), "alice", "guess")
+        # the name and the source are locked out, as `serve` locks them out (docs/ssh.md)
+        with pytest.raises((paramiko.SSHException, OSError, EOFError)):
+            connect(served.port(), "alice", "alice-pw")
+        assert served.room.record.lines("alice") == []
