@@ -227,6 +227,9 @@ class ClassRoom:
             out += [f"  {s.id:<{width}}  {s.status}{'  (hint taken)' if s.id in graded.hinted else ''}"
                     for s in steps]
             out.append(f"  next: {pending.id} - {pending.title}" if pending else "  all steps done")
+            left = self.seconds_left(lab.lab_name)
+            if left is not None:
+                out.append(f"  time left: {max(0, int(left)) // 60} min")
             self.record.add_note(lab=lab.lab_name, member=lab.member.name, by=lab.member.name, kind="check")
             return Outcome("\n".join(out), True, "class: check")
         if pending is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 from solace_shell.classroom.class_file import ClassFile
 from solace_shell.classroom.room import ClassRoom
@@ -87,3 +88,25 @@ def test_trainer_messages_are_shown_once_at_the_next_line(room: ClassRoom, class
     room.record.add_note(lab="alice", member="alice", by="trainer", kind="message", text="look at NJ")
     assert alice.execute("NY_Appliance1", "show hostname").text.endswith("*** Message from trainer: look at NJ")
     assert "Message" not in alice.execute("NY_Appliance1", "show hostname").text
+
+
+def test_a_reset_the_class_allows_starts_again_from_the_class_scenario(tmp_path: Path) -> None:
+    from solace_shell.classroom.class_file import load_class_file
+
+    from .conftest import CLASS_YAML
+
+    path = tmp_path / "resets.yaml"
+    path.write_text(CLASS_YAML + "console: [publish, audit, reset, check]\nwindow: {drill_minutes: 30}\n")
+    class_file = load_class_file(path)
+    room = ClassRoom(class_file, tmp_path / "resets.class")
+    try:
+        alice = room.trainee_lab(_member(class_file, "alice"), "shell")
+        alice.execute("lab", "publish trader trading/orders/new count 4")
+        assert alice.execute("lab", "reset").ok
+        assert "published 0" in alice.execute("lab", "audit").text
+        assert [r.line for r in room.record.lines("alice")][1] == "reset default"  # replays to the same lab
+        assert not alice.execute("lab", "reset bare").ok
+        assert not alice.execute("lab", "advance 1s").ok  # not in this class's verbs
+        assert "time left: 29 min" in alice.execute("lab", "check").text
+    finally:
+        room.close()
