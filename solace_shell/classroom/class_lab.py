@@ -63,18 +63,18 @@ class ClassLab(Lab):
     def execute(self, target: str, line: str) -> Outcome:
         self.last_active = time.monotonic()
         if target == LAB_TARGET:
-            refused = self._console_gate(line)
-            if refused is None and _is_reset(self, line):
+            answered = self._console_gate(line)
+            if answered is None and _is_reset(self, line):
                 line = f"reset {self.room.scenario_ref(self.lab_name)}"  # the class's, and replays so
         else:
             closed = self.room.closed_for(self.member)
-            refused = None if closed is None else Outcome(closed, False, "", "access")
-        if refused is not None:
-            if refused.error_kind == "access":  # not a lab line (replaying it would run it): a note
+            answered = None if closed is None else Outcome(closed, False, "", "access")
+        if answered is not None:  # refused, or a class verb's answer: not a lab line
+            if answered.error_kind == "access":  # a refusal is a note (replaying it as a line would run it)
                 shown = self.target(target).masked(line) if target in self.targets() else line
                 self.room.record.add_note(lab=self.lab_name, member=self.member.name, by=self.member.name,
                                           kind="refused", text=f"{target}: {shown}"[:1024])
-            return self._with_messages(refused)
+            return self._with_messages(answered)
         self._prompt_before, self._secrets = target, []
         if target in self.targets():
             self._prompt_before = self.prompt(target)
