@@ -276,5 +276,67 @@ def serve(ctx: click.Context, listen: str, port: int, workers: int, worker: bool
     sys.exit(run_server(path, listen, port, sys.stdout, reuse_port=worker))
 
 
+@main.group(name="class")
+def class_group() -> None:
+    """A class: every trainee (or team) in a lab of their own, the trainer above them all
+    (docs/class.md)."""
+
+
+_CLASS_DB = click.option("--db", "db", type=click.Path(file_okay=False),
+                         help="The class directory (labs and record; default: beside the class file).")
+
+
+@class_group.command(name="example")
+def class_example() -> None:
+    """Print an example class file to start from (a class of four, commented)."""
+    from importlib import resources
+
+    click.echo(resources.files("solace_shell.classroom").joinpath("example.yaml").read_text(encoding="utf-8"),
+               nl=False)
+
+
+@class_group.command(name="serve")
+@click.argument("class_file", metavar="CLASS.yaml")
+@_CLASS_DB
+@click.option("--listen", default=DEFAULT_LISTEN, show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True,
+              help="SSH port of the first router; the others follow (0: any free ports).")
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Server processes sharing the ports (one per core).")
+@click.option("--worker", is_flag=True, hidden=True)  # one of the processes `--workers` starts
+def class_serve(class_file: str, db: str | None, listen: str, port: int, workers: int, worker: bool) -> None:
+    """Serve the class over SSH: trainees land in their own lab, trainers in the class console."""
+    import logging
+
+    from .classroom.commands import serve
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
+    logging.getLogger("asyncssh").setLevel(logging.WARNING)
+    sys.exit(serve(class_file, db, listen, port, workers, sys.stdout, worker))
+
+
+@class_group.command(name="grades")
+@click.argument("class_file", metavar="CLASS.yaml")
+@_CLASS_DB
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write a row per trainee and step.")
+@click.option("--json", "json_out", is_flag=True, help="Print the grades as one JSON object.")
+def class_grades(class_file: str, db: str | None, csv_path: str | None, json_out: bool) -> None:
+    """Grade every trainee's record against the class's runbook."""
+    from .classroom.commands import grades
+
+    sys.exit(grades(class_file, db, csv_path, json_out, sys.stdout))
+
+
+@class_group.command(name="export")
+@click.argument("class_file", metavar="CLASS.yaml")
+@click.argument("trainee")
+@_CLASS_DB
+def class_export(class_file: str, trainee: str, db: str | None) -> None:
+    """Print a trainee's lab record as a transcript with timing (what grade and replay read)."""
+    from .classroom.commands import export
+
+    sys.exit(export(class_file, db, trainee, sys.stdout))
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -6,6 +6,7 @@ goes through `Lab.execute(target, line)`, so they cannot drift apart.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,7 @@ from state_store.tuning import DEFAULT_TUNING, StoreTuning
 
 from . import renderers
 from .access import UserAccess
+from .line_event import LineEvent
 from .live_names import COMPLETION_SOURCES
 from .personalities.base import Personality
 from .personalities.plugin import shell
@@ -90,6 +92,7 @@ class Lab:
         self._routers = self._load_routers()
         # the lines of this session, for `lab> grade` and the trainer's `lab> progress`
         self.session_log = SessionLog()
+        self._observers: list[Callable[[LineEvent], None]] = []
         join_class(self)
 
     # -- construction ------------------------------------------------------------------------
@@ -164,6 +167,24 @@ class Lab:
         self._sessions.clear()
         self._by_target.clear()
 
+    def observe(self, callback: Callable[[LineEvent], None]) -> None:
+        """Call `callback(event)` after every line `execute` runs, before its outcome is returned
+        (so an observer that stores the line has stored it before anyone sees the output). The line
+        is masked (grammar.masking) in the mode it was typed in; the clock is read after it. An
+        observer's exception is not caught: an observer that must not cost the user their line
+        guards itself."""
+        self._observers.append(callback)
+
+    def _notify(self, target: str, masked: str, outcome: Outcome) -> None:
+        try:
+            with self.store.transaction() as engine:
+                clock: int | None = int(engine.now_ms())
+        except Exception:  # noqa: BLE001  the clock is a courtesy; the event still goes out
+            clock = None
+        event = LineEvent(target, masked, outcome, clock)
+        for callback in list(self._observers):
+            callback(event)
+
     # -- sessions ----------------------------------------------------------------------------
     def routers(self) -> list[str]:
         return list(self._routers)
@@ -234,9 +255,12 @@ class Lab:
         log = self.session_log
         if log.start is None:
             log.keep_start(self)
+        masked = found.masked(line) if self._observers else ""  # in the mode the line is typed in
         outcome = found.execute(line)
         if outcome.node not in _GRADE_NODES:
             log.add(target, line)
+        if self._observers:
+            self._notify(target, masked, outcome)
         return outcome
 
     def close(self) -> None:

@@ -56,7 +56,7 @@ def run_script(lab: Lab, router: str, lines: Iterable[str], out: TextIO, banner:
         if not line:
             continue
         out.write(f"\n{session.prompt} {printable(line)}\n")
-        outcome = session.execute(line)
+        outcome = lab.execute(router, line)  # the lab's one door: its observers see it
         if outcome.text:
             out.write(outcome.text + "\n")
         failed = failed or not outcome.ok
@@ -75,7 +75,7 @@ def run_commands(lab: Lab, router: str, commands: Iterable[str], out: TextIO) ->
     failed = False
     for command in commands:
         prompt = session.prompt
-        outcome = session.execute(command)
+        outcome = lab.execute(router, command)
         if not outcome.ok:
             out.write(f"{prompt} {printable(command)}\n")
         if outcome.text:

@@ -355,6 +355,11 @@ class LabServer:
             self.accepted.add(user, password, stored)
         return ok
 
+    async def run_login(self, ssh: LabSSHSession, login: Login) -> None:
+        """Serve one channel of a logged-in user: the seam where a login lands in a lab. Here,
+        every login lands in the one lab of this server (a class lands each in its own)."""
+        await run_session(ssh, self.store, login)
+
     def hold(self, conn: Any) -> None:
         """Keep a penalised source's connection `hold_seconds` without reading from it (no key
         exchange, nothing to compute), then close it; past `HELD_CONNECTIONS`, close it at once."""
@@ -616,7 +621,7 @@ class RouterConnection(PromptToolkitSSHServer):
                 self._refuse_exec(ssh)
                 return
             try:
-                await run_session(ssh, server.store, Login(user, self.router, self.peer))
+                await server.run_login(ssh, Login(user, self.router, self.peer))
             finally:
                 if running_exec:
                     server.user_execs.give_back((self.source, user))
@@ -634,16 +639,25 @@ class RouterConnection(PromptToolkitSSHServer):
         ssh.finish(1)
 
 
+MakeServer = Callable[[SerializedStore, asyncssh.SSHKey, ListenersChanged], LabServer]
+
+
+def _lab_server(store: SerializedStore, host_key: asyncssh.SSHKey, on_change: ListenersChanged) -> LabServer:
+    return LabServer(store, host_key, on_change=on_change)
+
+
 async def serve_lab(store: SerializedStore, host_key: asyncssh.SSHKey, host: str, base_port: int,
-                    out: TextIO, stop: asyncio.Event | None = None, reuse_port: bool = False) -> int:
-    """Serve until SIGINT/SIGTERM (or `stop` is set); print one line per router to `out`."""
+                    out: TextIO, stop: asyncio.Event | None = None, reuse_port: bool = False,
+                    make_server: MakeServer = _lab_server) -> int:
+    """Serve until SIGINT/SIGTERM (or `stop` is set); print one line per router to `out`.
+    `make_server` makes the server (a class's serves each login in its own lab)."""
     def show(listeners: list[Listener]) -> None:
         width = max(len(listener.router) for listener in listeners) if listeners else 0
         out.writelines(f"{listener.router:<{width}}  ssh -p {listener.port} USER@{listener.host}"
                        f"  ({listener.address})\n" for listener in listeners)
         out.flush()
 
-    server = LabServer(store, host_key, on_change=show)
+    server = make_server(store, host_key, show)
     server.reuse_port = reuse_port
     if reuse_port:  # one of several workers: one password thread each, so hashes never take every core
         server.auth_pool.shutdown()

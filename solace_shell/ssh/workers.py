@@ -57,9 +57,10 @@ def free_run(host: str, count: int) -> int:
     raise OSError("no run of free ports found")
 
 
-def run_workers(lab_path: Path, host: str, base_port: int, workers: int, routers: int, out: TextIO) -> int:
+def run_workers(lab_path: Path, host: str, base_port: int, workers: int, routers: int, out: TextIO,
+                serve_args: list[str] | None = None) -> int:
     """Start `workers` server processes on the lab's ports; wait for them; the exit status (the
-    worst of theirs)."""
+    worst of theirs). The host key is made here, beside `lab_path`."""
     if routers == 0:
         sys.stderr.write("solace-shell: the lab has no routers to serve over SSH\n")
         return 2
@@ -74,7 +75,9 @@ def run_workers(lab_path: Path, host: str, base_port: int, workers: int, routers
         except OSError as exc:
             sys.stderr.write(f"solace-shell: cannot listen on {host}: {exc}\n")
             return 2
-    command = [sys.executable, "-m", "solace_shell.cli", "--db", str(lab_path), "serve", "--listen", host,
+    # what each worker runs (default: `serve` of the lab; a class gives `class serve CLASS.yaml ...`)
+    serve_args = serve_args if serve_args is not None else ["--db", str(lab_path), "serve"]
+    command = [sys.executable, "-m", "solace_shell.cli", *serve_args, "--listen", host,
                "--port", str(base_port), "--worker"]
     procs: list[subprocess.Popen[str]] = []
 

@@ -75,7 +75,7 @@ def _runnable(command: str) -> list[str]:
 
 def _interactive(command: str) -> bool:
     words = command.split()
-    batch = {"-c", "-s", "replay", "grade", "serve", "--version", "--help", "-h"}
+    batch = {"-c", "-s", "replay", "grade", "serve", "class", "--version", "--help", "-h"}
     return words[0] == "solace-shell" and not batch & set(words) and "<" not in words and "|" not in command
 
 

@@ -1,0 +1,135 @@
+"""The `solace-shell class` commands: `serve`, `grades`, `export` (click wiring in cli.py).
+
+Each checks the class file first (every problem at once, exit 2, nothing served or written) and
+says in one line what else is wrong (no record yet, a trainee not in the class).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from .class_file import ClassFile, ClassFileError, load_class_file
+from .record import RECORD_NAME
+from .room import ClassRoom
+
+GRADE_COLUMNS = ("assignment", "student_id", "team", "step_id", "step_title", "status", "hint_taken", "score",
+                 "max_score", "timestamp")
+
+
+def _fail(message: str, code: int = 2) -> int:
+    sys.stderr.write(f"solace-shell: {message}\n")
+    return code
+
+
+def load(path: str) -> ClassFile | int:
+    """The class file, or the exit status after saying what is wrong with it."""
+    try:
+        return load_class_file(path)
+    except ClassFileError as exc:
+        return _fail(f"class file {exc.path} has {len(exc.problems)} problem(s):\n" + "\n".join(exc.problems))
+
+
+def directory_of(class_file: ClassFile, db: str | None) -> Path:
+    return Path(db) if db else class_file.directory
+
+
+def serve(path: str, db: str | None, host: str, port: int, workers: int, out: TextIO, worker: bool = False) -> int:
+    """Serve the class; with `workers` > 1, that many processes on the same ports (`ssh.workers`),
+    each a `worker` serving the class from the same directory (labs and record are shared files)."""
+    found = load(path)
+    if isinstance(found, int):
+        return found
+    from .server import run_class_server
+
+    directory = directory_of(found, db)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return _fail(f"cannot create the class directory {directory}: {exc.strerror or exc}")
+    if workers > 1 and not worker:
+        from ..ssh.workers import run_workers
+        from .server import class_targets
+
+        args = ["class", "serve", str(found.path), "--db", str(directory.resolve())]
+        return run_workers(directory / "class", host, port, workers, len(class_targets(found)), out, serve_args=args)
+    return run_class_server(found, directory, host, port, out, reuse_port=worker)
+
+
+def _room(path: str, db: str | None) -> ClassRoom | int:
+    found = load(path)
+    if isinstance(found, int):
+        return found
+    directory = directory_of(found, db)
+    if not (directory / RECORD_NAME).is_file():
+        return _fail(f"no class record in {directory} (serve the class first, or give --db)")
+    return ClassRoom(found, directory)
+
+
+def grade_rows(room: ClassRoom) -> list[dict[str, Any]]:
+    """A row per trainee and runbook step: the step's status and partial score (nbgrader-like)."""
+    rows: list[dict[str, Any]] = []
+    last = room.record.last_activity()
+    for member in room.class_file.trainees:
+        graded = room.grade(member.lab)
+        steps = graded.grade.steps if graded.grade is not None else ()
+        for step in steps:
+            applicable = step.status != "not-applicable"
+            rows.append({"assignment": room.runbook.name, "student_id": member.name, "team": member.team or "",
+                         "step_id": step.id, "step_title": step.title, "status": step.status,
+                         "hint_taken": step.id in graded.hinted,
+                         "score": graded.step_score(step.id, step.passed) if applicable else 0.0,
+                         "max_score": 1.0 if applicable else 0.0, "timestamp": last.get(member.lab, "")})
+        if not steps:
+            rows.append({"assignment": room.runbook.name, "student_id": member.name, "team": member.team or "",
+                         "step_id": "", "step_title": graded.problem, "status": "not-gradable",
+                         "hint_taken": False, "score": 0.0, "max_score": 0.0,
+                         "timestamp": last.get(member.lab, "")})
+    return rows
+
+
+def grades(path: str, db: str | None, csv_path: str | None, json_out: bool, out: TextIO) -> int:
+    if csv_path is None and not json_out:
+        return _fail("give --csv FILE or --json")
+    room = _room(path, db)
+    if isinstance(room, int):
+        return room
+    try:
+        rows = grade_rows(room)
+        if csv_path is not None:
+            try:
+                with open(csv_path, "w", newline="", encoding="utf-8") as handle:
+                    writer = csv.DictWriter(handle, GRADE_COLUMNS)
+                    writer.writeheader()
+                    writer.writerows(rows)
+            except OSError as exc:
+                return _fail(f"cannot write {csv_path}: {exc.strerror or exc}")
+        if json_out:
+            trainees = []
+            for member in room.class_file.trainees:
+                graded = room.grade(member.lab)
+                trainees.append({"student_id": member.name, "team": member.team, "lab": member.lab,
+                                 "score": round(graded.score, 4), "lines": graded.lines,
+                                 "hints": sorted(graded.hinted), "problem": graded.problem,
+                                 "steps": [r for r in rows if r["student_id"] == member.name and r["step_id"]]})
+            out.write(json.dumps({"assignment": room.runbook.name, "trainees": trainees}, sort_keys=True) + "\n")
+        return 0
+    finally:
+        room.close()
+
+
+def export(path: str, db: str | None, trainee: str, out: TextIO) -> int:
+    room = _room(path, db)
+    if isinstance(room, int):
+        return room
+    try:
+        member = room.class_file.trainee(trainee)
+        if member is None:
+            return _fail(f"no trainee '{trainee[:40]}' in this class")
+        out.write(room.transcript(member.lab))
+        return 0
+    finally:
+        room.close()

@@ -1,0 +1,234 @@
+"""The class record: every line every trainee runs, from every door, in one SQLite database.
+
+Why SQLite through SQLAlchemy Core: the project's store already depends on both, the record must
+be shared by every `--workers` process, and a row must be on disk before its output is shown, so a
+killed server loses nothing a trainee saw. Each line is one committed transaction (WAL, as the lab
+files: a commit survives a killed process). The tables are append-only: triggers refuse UPDATE and
+DELETE, so nothing a trainee or a bug does can rewrite what happened.
+
+- `lines`: one row per executed line: the lab and member, the door (shell, exec, trainer), the wall
+  clock (UTC) and the lab's simulated clock after it, target, prompt before it, the line with its
+  secrets masked, whether it succeeded and its error kind, and its output (capped).
+- `notes`: what is not a lab line: logins, trainer actions (reset, extend, message, run), hints and
+  checks, messages delivered.
+
+The export of one lab's lines is a transcript (docs/transcripts.md) with a `#|` comment of timing
+before each input line, so `grade` and `replay` read the same source.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Engine,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    func,
+    insert,
+    select,
+    text,
+)
+from sqlalchemy.schema import CreateIndex, CreateTable
+
+MAX_OUTPUT_CHARS = 65_536
+MAX_LINE_CHARS = 8_192     # a longer line is kept cut (it ran as typed; the record says how long it was)
+RECORD_NAME = "class-record.sqlite"
+
+metadata = MetaData()
+lines_table = Table(
+    "lines", metadata,
+    Column("seq", Integer, primary_key=True, autoincrement=True),
+    Column("lab", String, nullable=False, index=True),
+    Column("member", String, nullable=False),
+    Column("door", String, nullable=False),
+    Column("wall", String, nullable=False),          # ISO 8601 UTC, milliseconds
+    Column("clock_ms", Integer),                     # the lab's simulated clock after the line
+    Column("target", String, nullable=False),
+    Column("prompt", String, nullable=False),
+    Column("line", Text, nullable=False),            # secrets masked
+    Column("ok", Boolean, nullable=False),
+    Column("error_kind", String),
+    Column("output", Text, nullable=False),
+    Column("output_cut", Integer, nullable=False),   # characters of output not kept
+    sqlite_autoincrement=True,
+)
+notes_table = Table(
+    "notes", metadata,
+    Column("seq", Integer, primary_key=True, autoincrement=True),
+    Column("lab", String, nullable=False, index=True),
+    Column("member", String, nullable=False),        # whom it is about (a trainee, or the lab)
+    Column("by", String, nullable=False),            # who did it
+    Column("wall", String, nullable=False),
+    Column("kind", String, nullable=False),          # login | reset | extend | message | delivered | hint | check | run
+    Column("text", Text, nullable=False),
+    sqlite_autoincrement=True,
+)
+_APPEND_ONLY = [f"CREATE TRIGGER IF NOT EXISTS {table}_no_{verb} BEFORE {verb.upper()} ON {table} "
+                f"BEGIN SELECT RAISE(ABORT, 'the class record is append-only'); END"
+                for table in ("lines", "notes") for verb in ("update", "delete")]
+
+
+def now_text() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def parse_wall(wall: str) -> datetime:
+    return datetime.fromisoformat(wall.replace("Z", "+00:00"))
+
+
+@dataclass(frozen=True)
+class RecordedLine:
+    seq: int
+    lab: str
+    member: str
+    door: str
+    wall: str
+    clock_ms: int | None
+    target: str
+    prompt: str
+    line: str
+    ok: bool
+    error_kind: str | None
+    output: str
+    output_cut: int
+
+
+@dataclass(frozen=True)
+class Note:
+    seq: int
+    lab: str
+    member: str
+    by: str
+    wall: str
+    kind: str
+    text: str
+
+
+class ClassRecord:
+    """The record of one class directory, shared by every thread (and process) of the server."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.engine: Engine = create_engine(f"sqlite:///{path}", connect_args={"timeout": 30,
+                                                                               "check_same_thread": False})
+        event.listen(self.engine, "connect", _pragmas)
+        self._lock = threading.Lock()  # one writer per process at a time (SQLite serializes processes)
+        with self.engine.begin() as conn:  # IF NOT EXISTS: workers starting together race to create
+            for table in metadata.sorted_tables:
+                conn.execute(CreateTable(table, if_not_exists=True))
+                for index in table.indexes:
+                    conn.execute(CreateIndex(index, if_not_exists=True))
+            for statement in _APPEND_ONLY:
+                conn.execute(text(statement))
+
+    @classmethod
+    def open(cls, directory: Path) -> ClassRecord:
+        directory.mkdir(parents=True, exist_ok=True)
+        return cls(directory / RECORD_NAME)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # -- writing (each call is committed when it returns) -------------------------------------------
+    def add_line(self, *, lab: str, member: str, door: str, clock_ms: int | None, target: str, prompt: str,
+                 line: str, ok: bool, error_kind: str | None, output: str) -> None:
+        cut = max(0, len(output) - MAX_OUTPUT_CHARS)
+        if len(line) > MAX_LINE_CHARS:
+            line = f"{line[:MAX_LINE_CHARS]}... ({len(line)} characters)"
+        row = {"lab": lab, "member": member, "door": door, "wall": now_text(), "clock_ms": clock_ms,
+               "target": target, "prompt": prompt, "line": line, "ok": ok, "error_kind": error_kind,
+               "output": output[:MAX_OUTPUT_CHARS], "output_cut": cut}
+        with self._lock, self.engine.begin() as conn:
+            conn.execute(insert(lines_table), row)
+
+    def add_note(self, *, lab: str, member: str, by: str, kind: str, text: str = "") -> int:
+        row = {"lab": lab, "member": member, "by": by, "wall": now_text(), "kind": kind, "text": text}
+        with self._lock, self.engine.begin() as conn:
+            key = conn.execute(insert(notes_table), row).inserted_primary_key
+            return int(key[0]) if key is not None else 0
+
+    # -- reading ------------------------------------------------------------------------------------
+    def lines(self, lab: str, after: int = 0) -> list[RecordedLine]:
+        query = select(lines_table).where(lines_table.c.lab == lab, lines_table.c.seq > after).order_by(
+            lines_table.c.seq)
+        with self.engine.connect() as conn:
+            return [RecordedLine(**row._mapping) for row in conn.execute(query)]
+
+    def notes(self, lab: str, kinds: tuple[str, ...] = (), after: int = 0) -> list[Note]:
+        query = select(notes_table).where(notes_table.c.lab == lab, notes_table.c.seq > after)
+        if kinds:
+            query = query.where(notes_table.c.kind.in_(kinds))
+        with self.engine.connect() as conn:
+            return [Note(**row._mapping) for row in conn.execute(query.order_by(notes_table.c.seq))]
+
+    def first_wall_after(self, lab: str, since: str) -> str | None:
+        """The wall time of the lab's first line after `since` (None: no such line)."""
+        query = select(func.min(lines_table.c.wall)).where(lines_table.c.lab == lab, lines_table.c.wall > since)
+        with self.engine.connect() as conn:
+            found = conn.execute(query).scalar()
+        return None if found is None else str(found)
+
+    def last_activity(self) -> dict[str, str]:
+        """Each lab's last line's wall time."""
+        query = select(lines_table.c.lab, func.max(lines_table.c.wall)).group_by(lines_table.c.lab)
+        with self.engine.connect() as conn:
+            return {str(lab): str(wall) for lab, wall in conn.execute(query)}
+
+    def counts(self) -> dict[str, int]:
+        query = select(lines_table.c.lab, func.count()).group_by(lines_table.c.lab)
+        with self.engine.connect() as conn:
+            return {str(lab): int(n) for lab, n in conn.execute(query)}
+
+
+def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")  # in WAL mode a commit survives a killed process
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def transcript_of(lines: list[RecordedLine], scenario: Path, title: str, notes: Iterable[Note] = ()) -> str:
+    """One lab's record as a transcript (docs/transcripts.md): the scenario header, then each line
+    after its prompt with its output, a `#|` comment before it giving the wall time, the lab's
+    clock, who typed it and through which door. Notes (trainer actions, hints) are comments."""
+    from grammar.tokens import printable
+    from state_store.scenario_files import ROOT_DIR
+
+    from ..transcript.format import format_input_line
+    from ..transcript.record import masked_output_line
+
+    bundled = scenario.resolve().parent == ROOT_DIR.resolve()
+    out = [f"#| {title}", f"#: scenario: {scenario.stem if bundled else scenario.resolve()}", ""]
+    events: list[tuple[str, int, Any]] = [(line.wall, line.seq, line) for line in lines]
+    events += [(note.wall, -1, note) for note in notes]
+    for _, _, item in sorted(events, key=lambda e: (e[0], e[1])):
+        if isinstance(item, Note):
+            out.append(f"#| {item.wall} {item.kind} by {item.by}: {' '.join(item.text.split())}".rstrip())
+            continue
+        clock = "-" if item.clock_ms is None else f"{item.clock_ms / 1000:.3f}s"
+        out.append(f"#| {item.wall} clock {clock} {item.member} {item.door}")
+        out.append(format_input_line(item.prompt, printable(item.line)))  # no control code in a file to cat
+        out.extend(masked_output_line(text) for text in item.output.splitlines())
+        if item.output_cut:
+            out.append(f"#| ({item.output_cut} characters of output not kept)")
+    return "\n".join(out) + "\n"
+
+
+def iter_labs(record: ClassRecord) -> Iterator[str]:
+    query = select(lines_table.c.lab).distinct()
+    with record.engine.connect() as conn:
+        yield from (str(row[0]) for row in conn.execute(query))

@@ -1,0 +1,242 @@
+"""A class at run time: its file, its directory (one lab file per trainee or team, the record),
+and what the trainer and the class verbs ask of them.
+
+One `ClassRoom` per server process. Each lab's store is opened at its first use (created from the
+lab's scenario at its first login) and shared by every connection of that lab in this process, as
+`serve` shares its one store: the trainees of a team see each other's changes at their next
+command, and no store is ever shared between two labs.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..lab import LAB_TARGET, Lab
+from ..line_event import LineEvent
+from ..results import Outcome
+from .class_file import ClassFile, Member
+from .record import ClassRecord, now_text, parse_wall, transcript_of
+
+if TYPE_CHECKING:
+    from ..grading.results import TranscriptGrade
+    from ..grading.runbook import Runbook
+    from ..ssh.store import SerializedStore
+    from .class_lab import ClassLab
+
+LABS_DIR = "labs"
+HINT_WEIGHT = 0.5  # a step done after its hint counts this much
+
+
+@dataclass(frozen=True)
+class LabGrade:
+    """A lab's grade from its record so far (None with `problem` when it cannot be graded)."""
+
+    lab: str
+    lines: int
+    grade: TranscriptGrade | None
+    hinted: frozenset[str]
+    problem: str = ""
+
+    def step_score(self, step_id: str, passed: bool) -> float:
+        if not passed:
+            return 0.0
+        return HINT_WEIGHT if step_id in self.hinted else 1.0
+
+    @property
+    def score(self) -> float:
+        if self.grade is None or not self.grade.steps:
+            return 0.0
+        steps = [s for s in self.grade.steps if s.status != "not-applicable"]
+        if not steps:
+            return 1.0
+        return sum(self.step_score(s.id, s.passed) for s in steps) / len(steps)
+
+
+class ClassRoom:
+    def __init__(self, class_file: ClassFile, directory: Path) -> None:
+        self.class_file = class_file
+        self.directory = directory
+        (directory / LABS_DIR).mkdir(parents=True, exist_ok=True)
+        self.record = ClassRecord.open(directory)
+        self._stores: dict[str, SerializedStore] = {}
+        self._lock = threading.Lock()
+        self._runbook: Runbook | None = None
+        self._grades: dict[str, tuple[int, int, LabGrade]] = {}  # lab -> (last line seq, last note seq, grade)
+
+    def close(self) -> None:
+        with self._lock:
+            for store in self._stores.values():
+                store.close()
+            self._stores.clear()
+        self.record.close()
+
+    # -- labs ---------------------------------------------------------------------------------------
+    def lab_path(self, lab: str) -> Path:
+        """A lab's file: `labs/<name>.lab` (names are plain: class_file.NAME_RE)."""
+        return self.directory / LABS_DIR / f"{lab}.lab"
+
+    def store(self, lab: str) -> SerializedStore:
+        """The lab's store in this process, opened (created from its scenario) at first use."""
+        from ..ssh.store import SerializedStore
+
+        if lab not in self.class_file.labs():
+            raise KeyError(lab)
+        with self._lock:
+            store = self._stores.get(lab)
+            if store is None:
+                opened = SerializedStore.open(self.lab_path(lab), scenario=self.class_file.scenario_of(lab))
+                assert isinstance(opened, SerializedStore)
+                store = self._stores[lab] = opened
+            return store
+
+    def scenario_ref(self, lab: str) -> str:
+        """The lab's scenario as `lab> reset` takes it: a bundled one's name, else its path (so
+        a `reset` in the record replays to the same scenario)."""
+        from state_store.scenario_files import ROOT_DIR
+
+        path = self.class_file.scenario_of(lab)
+        return path.stem if path.parent == ROOT_DIR.resolve() else str(path)
+
+    def opened(self, lab: str) -> bool:
+        return lab in self._stores or self.lab_path(lab).exists()
+
+    def trainee_lab(self, member: Member, door: str) -> ClassLab:
+        from .class_lab import ClassLab
+
+        return ClassLab(self.store(member.lab), self, member, door)
+
+    def trainer_lab(self, lab: str, trainer: str) -> Lab:
+        """The lab with every right, for a trainer's `run` and `reset`; its lines are recorded
+        as the trainer's (door `trainer`), so the lab's record replays to its state."""
+        store = self.store(lab)
+        admins = store.run(lambda engine: [u.name for u in engine.users() if u.lab_admin])
+        found = Lab(store, user=admins[0]) if admins else Lab(store)
+
+        def record(event: LineEvent) -> None:
+            self.record.add_line(lab=lab, member=trainer, door="trainer", clock_ms=event.clock_ms,
+                                 target=event.target, prompt=f"{LAB_TARGET}>", line=event.line,
+                                 ok=event.outcome.ok, error_kind=event.outcome.error_kind, output=event.outcome.text)
+        found.observe(record)
+        return found
+
+    # -- time ---------------------------------------------------------------------------------------
+    def drill_start(self, lab: str) -> datetime | None:
+        """When the lab's current drill started: its first line after the last trainer reset."""
+        resets = self.record.notes(lab, ("reset",))
+        since = resets[-1].wall if resets else ""
+        first = self.record.first_wall_after(lab, since)
+        return parse_wall(first) if first is not None else None
+
+    def seconds_left(self, lab: str, now: datetime | None = None) -> float | None:
+        """Time left in the lab's drill (None: no limit); extensions count."""
+        minutes = self.class_file.window.drill_minutes
+        if minutes is None:
+            return None
+        now = now or datetime.now(timezone.utc)
+        resets = self.record.notes(lab, ("reset",))
+        since = resets[-1].wall if resets else ""
+        extra = sum(int(n.text) for n in self.record.notes(lab, ("extend",)) if n.wall > since)
+        start = self.drill_start(lab)
+        used = (now - start).total_seconds() if start is not None else 0.0
+        return (minutes + extra) * 60 - used
+
+    def closed_for(self, member: Member) -> str | None:
+        """None while the member may run lines; else why not (one line)."""
+        now = datetime.now(timezone.utc)
+        outside = self.class_file.window.refusal(now)
+        if outside is not None:
+            return f"% {outside}"
+        left = self.seconds_left(member.lab, now)
+        if left is not None and left <= 0:
+            return "% the drill's time is up (the trainer can give more: extend)"
+        return None
+
+    # -- messages -----------------------------------------------------------------------------------
+    def deliver_messages(self, member: Member) -> list[tuple[str, str]]:
+        """The trainer's messages to `member` not shown yet (marked shown now)."""
+        notes = self.record.notes(member.lab, ("message", "delivered"))
+        delivered = {int(n.text) for n in notes if n.kind == "delivered" and n.member == member.name}
+        waiting = [n for n in notes if n.kind == "message" and n.member == member.name and n.seq not in delivered]
+        for note in waiting:
+            self.record.add_note(lab=member.lab, member=member.name, by=member.name, kind="delivered",
+                                 text=str(note.seq))
+        return [(n.by, n.text) for n in waiting]
+
+    # -- grading ------------------------------------------------------------------------------------
+    @property
+    def runbook(self) -> Runbook:
+        if self._runbook is None:
+            from ..grading.loader import load_runbook
+
+            self._runbook = load_runbook(self.class_file.runbook)
+        return self._runbook
+
+    def transcript(self, lab: str) -> str:
+        members = ", ".join(m.name for m in self.class_file.members_of(lab))
+        return transcript_of(self.record.lines(lab), self.class_file.scenario_of(lab),
+                             f"class record of lab {lab} ({members}), exported {now_text()}",
+                             self.record.notes(lab, ("login", "reset", "extend", "message", "hint", "run")))
+
+    def grade(self, lab: str) -> LabGrade:
+        """The lab's grade from its record so far (cached until the record changes)."""
+        from ..grading.results import GradeError
+        from ..grading.transcript import grade_text
+
+        lines = self.record.lines(lab)
+        notes = self.record.notes(lab, ("hint",))
+        last = (lines[-1].seq if lines else 0, notes[-1].seq if notes else 0)
+        cached = self._grades.get(lab)
+        if cached is not None and cached[:2] == last:
+            return cached[2]
+        hinted = frozenset(n.text for n in notes)
+        if all(line.target == LAB_TARGET for line in lines):  # no step can have been done yet
+            result = LabGrade(lab, len(lines), self._nothing_done(lab), hinted)
+            self._grades[lab] = (*last, result)
+            return result
+        try:
+            result = LabGrade(lab, len(lines), grade_text(self.runbook, self.transcript(lab), lab), hinted)
+        except GradeError as exc:
+            result = LabGrade(lab, len(lines), None, hinted, exc.error)
+        self._grades[lab] = (*last, result)
+        return result
+
+    def _nothing_done(self, lab: str) -> TranscriptGrade:
+        """The grade of a lab where nothing has run yet: every step missing."""
+        from ..grading.results import StepResult, TranscriptGrade
+
+        book = self.runbook
+        seen = "no line has run on a router or system yet"
+        steps = tuple(StepResult(s.id, s.title, "missing", None, "", seen, s.rationale, "") for s in book.steps)
+        return TranscriptGrade(lab, book.name, False, 0.0, f"fail at {', '.join(s.id for s in steps)}", steps,
+                               tuple(s.id for s in steps), (), ())
+
+    def class_verb(self, lab: ClassLab, verb: str) -> Outcome:
+        """`check`: the runbook's steps so far; `hint`: the next step's rationale (counted)."""
+        graded = self.grade(lab.lab_name)
+        if graded.grade is None:
+            return Outcome(f"% cannot check the drill yet: {graded.problem}", False, "", "engine")
+        steps = graded.grade.steps
+        pending = next((s for s in steps if not s.passed), None)
+        if verb == "check":
+            width = max((len(s.id) for s in steps), default=0)
+            out = [f"runbook {graded.grade.runbook}: {sum(s.passed for s in steps)} of {len(steps)} steps done"]
+            out += [f"  {s.id:<{width}}  {s.status}{'  (hint taken)' if s.id in graded.hinted else ''}"
+                    for s in steps]
+            out.append(f"  next: {pending.id} - {pending.title}" if pending else "  all steps done")
+            left = self.seconds_left(lab.lab_name)
+            if left is not None:
+                out.append(f"  time left: {max(0, int(left)) // 60} min")
+            self.record.add_note(lab=lab.lab_name, member=lab.member.name, by=lab.member.name, kind="check")
+            return Outcome("\n".join(out), True, "class: check")
+        if pending is None:
+            return Outcome("all steps done: no hint needed", True, "class: hint")
+        self.record.add_note(lab=lab.lab_name, member=lab.member.name, by=lab.member.name, kind="hint",
+                             text=pending.id)
+        self._grades.pop(lab.lab_name, None)
+        text = (f"next step: {pending.id} - {pending.title}\n  why: {' '.join(pending.rationale.split())}\n"
+                f"  (a hint counts: this step scores {HINT_WEIGHT:g} when done)")
+        return Outcome(text, True, "class: hint")
