@@ -170,14 +170,18 @@ def repl_key_bindings(repl: ReplHooks) -> KeyBindings:
     def _paste(event: KeyPressEvent) -> None:
         data = event.data.replace("\r\n", "\n").replace("\r", "\n")  # as prompt_toolkit pastes
         line, newline, rest = data.partition("\n")
+        if rest:  # each further line a paste of its own, handled next (by the next prompt once
+            # this line is accepted: prompt_toolkit keeps them as its typeahead)
+            lines = rest.split("\n")
+            pieces = [piece + "\n" for piece in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+            event.app.key_processor.feed_multiple([KeyPress(Keys.BracketedPaste, piece) for piece in pieces],
+                                                  first=True)
         buffer = event.current_buffer
         refused = not fits(buffer, line)
         if refused:
             print_above(repl.write, paste_too_long_text(len(line)))
         else:
             buffer.insert_text(line)
-        if rest:  # handled next: by the next prompt when this line is accepted (its typeahead)
-            event.app.key_processor.feed(KeyPress(Keys.BracketedPaste, rest), first=True)
         if newline and not refused:
             buffer.validate_and_handle()
 

@@ -11,6 +11,10 @@ an exec). Here the channel's data goes into a queue in memory, never a system ca
   which costs no key lookups, `PASTE_CHARS_PER_PASS`); the rest waits for the event loop's next
   pass, after every other session's ready work. prompt_toolkit handles each key on the event loop,
   so one client sending keys as fast as it can would otherwise hold the loop until all were handled.
+- While keys wait beyond what the prompt reads in one pass, the prompt redraws its line at most
+  every `REDRAW_SECONDS_WHILE_BEHIND` (drawing a long line costs far more than handling a few keys:
+  a client typing a line of thousands of characters at once would have it drawn after every few
+  keys); it is drawn at once when the keys are all handled.
 - A bracketed paste is handed on in pieces of at most `MAX_PASTE_PIECE` characters (prompt_toolkit's
   parser would keep a paste without its end mark in memory without bound).
 
@@ -25,6 +29,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 
+from prompt_toolkit.application.current import get_app_or_none
 from prompt_toolkit.input import Input
 from prompt_toolkit.input.vt100_parser import Vt100Parser
 from prompt_toolkit.key_binding import KeyPress
@@ -35,12 +40,14 @@ QUEUE_HIGH_CHARS = 16 * 1024
 QUEUE_LOW_CHARS = 4 * 1024
 # Characters the prompt handles per pass of the event loop: keys (each looked up in the key
 # bindings, and the line redrawn after them) and the body of a bracketed paste.
-KEYS_PER_PASS = 32
+KEYS_PER_PASS = 8
 PASTE_CHARS_PER_PASS = 8 * 1024
 # The longest piece of a bracketed paste handed on at once (longer than any line may be, so a line
 # too long is refused whole).
 MAX_PASTE_PIECE = 64 * 1024
 _PASTE_END = "\x1b[201~"
+# How often the line is redrawn while keys wait beyond one pass's share.
+REDRAW_SECONDS_WHILE_BEHIND = 0.5
 
 
 class _BoundedPasteParser(Vt100Parser):
@@ -121,6 +128,9 @@ class ChannelInput(Input):
         keys, self._keys[:] = list(self._keys), []
         if self._queue:
             self._schedule()  # the rest at the next pass of the event loop
+        app = get_app_or_none()  # the prompt reading: keys are read in its context
+        if app is not None:
+            app.min_redraw_interval = REDRAW_SECONDS_WHILE_BEHIND if self._queue else None
         if self._held and self._queued < QUEUE_LOW_CHARS:
             self._held = False
             self._hold(False)
