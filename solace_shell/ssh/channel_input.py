@@ -28,7 +28,9 @@ import asyncio
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from typing import Any
 
+from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import get_app_or_none
 from prompt_toolkit.input import Input
 from prompt_toolkit.input.vt100_parser import Vt100Parser
@@ -84,6 +86,7 @@ class ChannelInput(Input):
         self._scheduled: asyncio.Handle | None = None
         self._keys: list[KeyPress] = []
         self._parser = _BoundedPasteParser(self._keys.append)
+        self._throttled: Application[Any] | None = None  # the prompt whose redraws are spaced out
 
     # -- fed by the channel ---------------------------------------------------------------------------
     @property
@@ -125,12 +128,14 @@ class ChannelInput(Input):
             size += len(text)
         self._queued -= size
         self._parser.feed("".join(taken))
-        keys, self._keys[:] = list(self._keys), []
+        keys = list(self._keys)
+        self._keys.clear()
         if self._queue:
             self._schedule()  # the rest at the next pass of the event loop
         app = get_app_or_none()  # the prompt reading: keys are read in its context
         if app is not None:
             app.min_redraw_interval = REDRAW_SECONDS_WHILE_BEHIND if self._queue else None
+            self._throttled = app if self._queue else None
         if self._held and self._queued < QUEUE_LOW_CHARS:
             self._held = False
             self._hold(False)
@@ -138,7 +143,8 @@ class ChannelInput(Input):
 
     def flush_keys(self) -> list[KeyPress]:
         self._parser.flush()
-        keys, self._keys[:] = list(self._keys), []
+        keys = list(self._keys)
+        self._keys.clear()
         return keys
 
     @property
@@ -171,6 +177,10 @@ class ChannelInput(Input):
             yield
         finally:
             self._callbacks.pop()
+            if callback is not None and self._throttled is not None:
+                # the prompt is done reading: its next run draws at once until it falls behind
+                self._throttled.min_redraw_interval = None
+                self._throttled = None
             self._schedule()
 
     # -- the event loop -------------------------------------------------------------------------------
