@@ -255,6 +255,7 @@ class LabSSHSession(PromptToolkitSSHSession):
         except TimeoutError:
             self.enable_cpr = False
         self._probe = None
+        self.deliver_typeahead()  # before any key that comes next
         if not self._lost:
             await self._interact()
         elif self.channel is not None:
@@ -276,7 +277,7 @@ class LabSSHSession(PromptToolkitSSHSession):
         self.keys.feed(data)
 
     def deliver_typeahead(self) -> None:
-        """Hand the shell what was typed while the probe waited."""
+        """Queue what was typed while the probe waited, for the shell to read first."""
         typed, self._typed = self._typed, ""
         self.keys.feed(typed)
         self._hold_reading("probe", False)
@@ -299,12 +300,9 @@ class LabSSHSession(PromptToolkitSSHSession):
         """The client sends no more input (paramiko's exec_command does so at once): the shell
         reads what was sent, then ends as after Ctrl-D, while the channel stays open for the
         output still to come."""
-        if self._probe is None:
-            self.keys.close()
-        else:
-            self.keys.feed(self._typed)
-            self._typed = ""
-            self.keys.close()
+        self.keys.feed(self._typed)  # what the probe kept, if it waits still
+        self._typed = ""
+        self.keys.close()
         return True
 
     def exec_requested(self, command: str) -> bool:
@@ -356,7 +354,6 @@ async def run_session(ssh: LabSSHSession, store: SerializedStore, login: Login) 
 
 async def run_shell(ssh: LabSSHSession, lab: Lab, login: Login) -> int:
     """The interactive shell: the start banner, then the local REPL's own loop on this channel."""
-    ssh.deliver_typeahead()
     banner = await asyncio.to_thread(_banner, store_of(lab), login.router if login.router in lab.systems() else None)
     ssh.stdout.write(banner)
     app_session = ssh.app_session
