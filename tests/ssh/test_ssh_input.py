@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from solace_shell.ssh import workers
 from solace_shell.ssh.channel_input import KEYS_PER_PASS, QUEUE_HIGH_CHARS, QUEUE_LOW_CHARS, ChannelInput
 from solace_shell.ssh.session import LabSSHSession
 from tests.support.ssh_attacks import EXEC_STDIN_BYTES, Measured, attacking, measure, served
@@ -191,6 +192,30 @@ def test_workers_end_with_their_parent_and_the_ports_can_be_served_again(lab: Pa
     with served(lab, "--workers", "2") as again:
         assert again.ports[NY]
         assert again.stop() == 0
+
+
+def test_a_worker_without_a_pipe_from_its_parent_notices_the_parent_change(monkeypatch: pytest.MonkeyPatch) -> None:
+    """(The portable fallback of `watch_parent`, for a worker whose standard input is no pipe.)"""
+    monkeypatch.setattr(workers.sys, "stdin", None)
+    monkeypatch.setattr(workers, "PARENT_POLL_SECONDS", 0.01)
+    parents = iter([100, 100, 100, 1])
+    monkeypatch.setattr(workers.os, "getppid", lambda: next(parents, 1))
+
+    async def main() -> int:
+        gone = asyncio.Event()
+        calls: list[int] = []
+
+        def parent_gone() -> None:
+            calls.append(1)
+            gone.set()
+
+        unwatch = workers.watch_parent(parent_gone)
+        await asyncio.wait_for(gone.wait(), TIMEOUT)
+        await asyncio.sleep(0.05)
+        unwatch()
+        return len(calls)
+
+    assert asyncio.run(main()) == 1
 
 
 # ------------------------------------------------------------------ a pasted block
