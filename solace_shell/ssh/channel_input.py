@@ -32,7 +32,7 @@ from typing import Any
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import get_app_or_none
-from prompt_toolkit.input import Input
+from prompt_toolkit.input import Input, typeahead
 from prompt_toolkit.input.vt100_parser import Vt100Parser
 from prompt_toolkit.key_binding import KeyPress
 from prompt_toolkit.keys import Keys
@@ -112,6 +112,13 @@ class ChannelInput(Input):
             self._queue.clear()
             self._queued = 0
         self._schedule()
+
+    def forget(self) -> None:
+        """The session is over: drop what is queued, and the keys prompt_toolkit kept for this
+        input's next prompt (its typeahead, held in a table of its own for the process's life)."""
+        self.close(discard=True)
+        typeahead.clear_typeahead(self)
+        getattr(typeahead, "_buffer", {}).pop(self.typeahead_hash(), None)  # not even the empty entry
 
     # -- read by prompt_toolkit -----------------------------------------------------------------------
     def read_keys(self) -> list[KeyPress]:

@@ -229,7 +229,7 @@ class LabSSHSession(PromptToolkitSSHSession):
             self.fail(exc)
             self.finish(1)
         finally:
-            self.keys.close(discard=True)
+            self.keys.forget()
             chan.close()
 
     def finish(self, status: int) -> None:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from prompt_toolkit.input import typeahead
 
 from solace_shell.ssh import workers
 from solace_shell.ssh.channel_input import KEYS_PER_PASS, QUEUE_HIGH_CHARS, QUEUE_LOW_CHARS, ChannelInput
@@ -262,3 +263,19 @@ def test_a_paste_of_many_lines_runs_them_all(server: ServerThread) -> None:
     block = "show hostname\n" * count + "show clock\n"
     screen = _screen_after_paste(server, f"\x1b[200~{block}\x1b[201~", "> show clock")
     assert strip_ansi(screen).count(f"Hostname: {NY}") == count
+
+
+def test_a_session_that_ends_mid_paste_leaves_nothing_behind(server: ServerThread) -> None:
+    """The rest of its paste (prompt_toolkit's typeahead, kept per input for the process's life)
+    goes with the session."""
+    client = connect(server.port(NY), "monitor", "monitor")
+    shell = Shell(client)
+    shell.login_text()
+    shell.send("\x1b[200~" + "show hostname\n" * 2000 + "\x1b[201~")
+    shell.until(f"Hostname: {NY}")
+    client.close()
+    deadline = time.monotonic() + TIMEOUT
+    while server.server.sessions and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not server.server.sessions
+    assert not [key for key in typeahead._buffer if key.startswith("ssh-channel-input-")]
