@@ -103,6 +103,32 @@ def test_a_pastes_keys_wait_bounded_on_the_server(lab: Path) -> None:
             client.close()
 
 
+def test_an_execs_input_handed_on_at_once_is_dropped_without_a_wait(lab: Path) -> None:
+    """100 KB of an exec's standard input handed to its session in one go, while the exec runs:
+    dropped at once (nothing reads an exec's input), and the exec goes on to its end."""
+    with serving(lab) as server:
+        client = connect(server.port(NY), "monitor", "monitor")
+        try:
+            chan = client.get_transport().open_session()
+            chan.exec_command("\n".join(["show current-config"] * 200))
+            deadline = time.monotonic() + TIMEOUT
+            while not [s for s in server.server.sessions if s.command] and time.monotonic() < deadline:
+                time.sleep(0.01)
+            (session,) = [s for s in server.server.sessions if isinstance(s, LabSSHSession) and s.command]
+
+            async def deliver() -> int:
+                session.data_received("y" * EXEC_STDIN_BYTES, None)
+                return session.keys.queued
+
+            assert asyncio.run_coroutine_threadsafe(deliver(), server.loop).result(TIMEOUT) == 0
+            chan.settimeout(TIMEOUT)
+            while chan.recv(65536):
+                pass
+            assert chan.recv_exit_status() == 0
+        finally:
+            client.close()
+
+
 # ------------------------------------------------------------------ attacks, and a trainer meanwhile
 def test_a_70_kb_paste_stalls_neither_the_server_nor_another_session(
         lab: Path, record_property: Callable[[str, object], None]) -> None:
@@ -147,6 +173,8 @@ def test_execs_closed_early_are_cancelled_and_sigterm_stops_the_server_at_once(
             status = server.stop(signal.SIGTERM)
             stopped = time.monotonic() - started
         log = server.log
+    print(f"SIGTERM during 24 execs: exit status {status} after {stopped:.1f} s")
+    record_property("sigterm_during_execs_seconds", round(stopped, 1))
     assert status == 0 and "Traceback" not in log
     assert "cancelled: the channel closed" in log
     assert stopped < 15, f"SIGTERM took {stopped:.1f} s"

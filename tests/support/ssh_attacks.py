@@ -7,7 +7,7 @@ user's client doing what the server must take without a stall, until it is told 
 
 - `paste`: a read-only user pastes about 70 KB of lines without bracketed-paste markers (one
   `show current-config`, then `show hostname`s), again and again (reading its output);
-- `exec_stdin`: exec requests of 20 commands, each sent 100 KB on its standard input;
+- `exec_stdin`: exec requests of 200 commands, each sent 100 KB on its standard input;
 - `long_line`: one line of 30 KB typed without bracketed-paste markers, then Enter, again and again;
 - `execs_closed`: 24 exec requests of 3,000 long commands each, their connections closed after a
   moment, in waves.
@@ -177,7 +177,7 @@ def _exec_stdin(attack: _Attack) -> None:
     client = attack.connect()
     while not attack.stop.is_set():
         chan = client.get_transport().open_session()
-        chan.exec_command("\n".join(["show current-config"] * 20))  # still running when the input comes
+        chan.exec_command("\n".join(["show current-config"] * 200))  # still running when the input comes
         chan.sendall(b"y" * EXEC_STDIN_BYTES)
         chan.shutdown_write()
         _drain(chan)
