@@ -12,12 +12,14 @@ bench/bench_ssh_attacks.py measures the same with more samples.
 from __future__ import annotations
 
 import asyncio
+import shutil
 import signal
 import socket
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pexpect  # type: ignore[import-untyped]
 import pytest
 from prompt_toolkit.input import typeahead
 
@@ -307,3 +309,30 @@ def test_a_session_that_ends_mid_paste_leaves_nothing_behind(server: ServerThrea
         time.sleep(0.05)
     assert not server.server.sessions
     assert not [key for key in typeahead._buffer if key.startswith("ssh-channel-input-")]
+
+
+@pytest.mark.skipif(shutil.which("ssh") is None, reason="the OpenSSH client `ssh` is not installed")
+def test_openssh_a_pasted_block_runs_line_by_line(lab: Path) -> None:
+    """Through the OpenSSH client in a terminal, as a trainee pastes (the terminal marks the paste)."""
+    with served(lab) as server:
+        child = pexpect.spawn(shutil.which("ssh"), [
+            "-F", "/dev/null", "-p", str(server.ports[NY]), "-o", "StrictHostKeyChecking=no",
+            "-o", "UserKnownHostsFile=/dev/null", "-o", "PubkeyAuthentication=no", "-o", "GSSAPIAuthentication=no",
+            "-o", "NumberOfPasswordPrompts=1", "operator@127.0.0.1"],
+            encoding="utf-8", timeout=TIMEOUT, dimensions=(24, 80))
+        try:
+            child.expect("Password:")
+            child.sendline("operator")
+            child.expect_exact(f"{NY}>")
+            child.send("\x1b[200~show hostname\nenable\nshow hostname\n\x1b[201~")
+            for text in (f"{NY}> show hostname", f"Hostname: {NY}", f"{NY}> enable", f"{NY}# show hostname",
+                         f"Hostname: {NY}", f"{NY}#"):
+                child.expect_exact(text)
+            child.send("exit\r")
+            child.expect_exact(f"{NY}>")
+            child.send("exit\r")
+            child.expect(pexpect.EOF)
+        finally:
+            child.close()
+        assert child.exitstatus == 0
+        assert server.stop() == 0
