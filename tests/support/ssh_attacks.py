@@ -249,7 +249,7 @@ def measure(kind: str, port: int, count: int = 20) -> Measured:
     trainer = Shell(connect(port, "admin", "admin"))
     try:
         trainer.login_text()
-        trainer_latencies(trainer, 3)  # warm: the first commands build caches
+        trainer_latencies(trainer, 10, pause=0.15)  # warm: the first seconds of a server build caches
         quiet = trainer_latencies(trainer, count)
         with attacking(kind, port):
             loud = trainer_latencies(trainer, count)
