@@ -9,8 +9,12 @@
   a trailing space, several insert their common part, otherwise the completion menu opens (and Tab
   then cycles through it). A line holding a control or bidi character is refused instead, with the
   caret under it, as Enter refuses it.
-- A bracketed paste that would make the line longer than `line_limit.MAX_LINE_CHARS` is refused
-  whole, with one line saying so (line_limit.py).
+- A paste (bracketed, as terminals send it) runs line by line, as if typed: its first line goes
+  into the line being edited and Enter is pressed, and the rest waits for the next prompt, where
+  the same happens again; text after the last line feed stays on the line. A pasted line that
+  would make the line longer than `line_limit.MAX_LINE_CHARS` is refused whole, with one line
+  saying so (line_limit.py), and the paste goes on with the next line. (An unbracketed paste is
+  keys typed fast: Enter ends each line the same way.)
 - F2: switch between the current router and the lab console (each side has its own history; the
   typed text goes along), for users with the lab-administration right; others get one refusal
   line and stay where they are.
@@ -38,7 +42,7 @@ from prompt_toolkit.application import get_app, run_in_terminal
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.completion import CompleteEvent, get_common_complete_suffix
 from prompt_toolkit.filters import Condition, emacs_insert_mode, has_completions, is_searching, vi_insert_mode
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.key_binding import KeyBindings, KeyPress, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
 from .completer import open_quote
@@ -165,10 +169,21 @@ def repl_key_bindings(repl: ReplHooks) -> KeyBindings:
     @_guarded
     def _paste(event: KeyPressEvent) -> None:
         data = event.data.replace("\r\n", "\n").replace("\r", "\n")  # as prompt_toolkit pastes
-        if not fits(event.current_buffer, data):
-            print_above(repl.write, paste_too_long_text(len(data)))
-            return
-        event.current_buffer.insert_text(data)
+        line, newline, rest = data.partition("\n")
+        if rest:  # each further line a paste of its own, handled next (by the next prompt once
+            # this line is accepted: prompt_toolkit keeps them as its typeahead)
+            lines = rest.split("\n")
+            pieces = [piece + "\n" for piece in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+            event.app.key_processor.feed_multiple([KeyPress(Keys.BracketedPaste, piece) for piece in pieces],
+                                                  first=True)
+        buffer = event.current_buffer
+        refused = not fits(buffer, line)
+        if refused:
+            print_above(repl.write, paste_too_long_text(len(line)))
+        else:
+            buffer.insert_text(line)
+        if newline and not refused:
+            buffer.validate_and_handle()
 
     @kb.add("f2", filter=~_prompt_ended)
     @_guarded

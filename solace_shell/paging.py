@@ -162,7 +162,8 @@ def more_prompt_reader_async(input: Input | None = None,  # noqa: A002
 
     async def read_key() -> str:
         try:
-            return await _key_app(input, output).run_async(set_exception_handler=False)  # as Repl.run_async
+            # as Repl.run_async: the server handles exceptions and SIGINT itself
+            return await _key_app(input, output).run_async(set_exception_handler=False, handle_sigint=False)
         except (EOFError, KeyboardInterrupt):
             return QUIT
 

@@ -318,9 +318,11 @@ class Repl:
         typed = ""
         while True:
             try:
-                # The server handles a session's exceptions; prompt_toolkit's handler would wait
-                # for Enter on the server process's own stdin.
-                line = await self.prompt_session.prompt_async(default=typed, set_exception_handler=False)
+                # The server handles a session's exceptions (prompt_toolkit's handler would wait
+                # for Enter on the server process's own stdin) and its own SIGINT (prompt_toolkit
+                # would take it over while a prompt waits, and leave none behind).
+                line = await self.prompt_session.prompt_async(default=typed, set_exception_handler=False,
+                                                              handle_sigint=False)
             except ConsoleToggled as toggled:
                 typed = self._toggled(toggled)
                 continue

@@ -23,7 +23,8 @@
   format), every value quoted when it is not plain (`logfields`), never passwords, keys or
   commands. An exception the event loop reports is one log line (at most one a second of each
   kind); one that belongs to a session ends that session. SIGINT and SIGTERM close every
-  connection and listener, then the store.
+  connection and listener and end every session at once (no session's prompt takes SIGINT over),
+  then the store. A worker (`reuse_port`) also stops when its parent process ends.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ from .session import CPR_PROBE_SECONDS, STALL_SECONDS, LabSSHSession, Login, cur
 from .shared_bindings import share_default_bindings
 from .store import SerializedStore
 from .transport import gather_writes
+from .workers import watch_parent
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -64,8 +66,8 @@ MAX_PORT = 65535
 # A dead client is dropped after about a minute and a half of silence on its TCP connection.
 KEEPALIVE_SECONDS = 30
 KEEPALIVE_MISSES = 3
-# How long a stop waits for sessions to finish (one may be running a long command).
-STOP_SECONDS = 30
+# How long a stop waits for its cancelled sessions to end (each ends at its next await).
+STOP_SECONDS = 5
 # How often the server looks whether the lab's routers changed (`lab> reset` to another scenario).
 FOLLOW_SECONDS = 1.0
 # Threads that check passwords (a hash takes a core for tens of milliseconds; the hash releases
@@ -414,8 +416,11 @@ class LabServer:
             connection.close()
         for acceptor in acceptors:
             await acceptor.wait_closed()
-        # Each session ends as its client's connection is lost (see LabSSHSession.connection_lost).
-        tasks = [s.interact_task for s in self.sessions if s.interact_task is not None]
+        # Every session ends now, whatever it was doing: a command running in a thread finishes
+        # there (its lab transaction whole), and nothing of the session runs after it.
+        tasks = [s.interact_task for s in self.sessions if s.interact_task is not None and not s.interact_task.done()]
+        for task in tasks:
+            task.cancel()
         if tasks:
             await asyncio.wait(tasks, timeout=STOP_SECONDS)
         self._served.clear()
@@ -676,13 +681,18 @@ async def serve_lab(store: SerializedStore, host_key: asyncssh.SSHKey, host: str
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
+    unwatch = watch_parent(stop.set) if reuse_port else None  # a worker ends with its parent
     show(listeners)
     try:
         await stop.wait()
     finally:
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(signum)
-        await server.stop()
+        if unwatch is not None:
+            unwatch()
+        try:
+            await server.stop()
+        finally:
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(signum)
     return 0
 
 

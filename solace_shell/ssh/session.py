@@ -15,6 +15,13 @@ prompt_toolkit does not handle, the exit status, and the session's walls:
 - Output to a client is bounded: when the client stops reading, the session stops reading its keys
   (it makes no new output), and a client that reads nothing for `stall_seconds` is dropped; a
   backlog over `MAX_BACKLOG_BYTES` drops it at once.
+- Input from a client is bounded and never blocks the event loop: its keys wait in the session's
+  `ChannelInput` (the channel is not read while too many wait), which the prompt reads a little at
+  each pass of the event loop, so one client sending keys as fast as it can delays no other.
+  An exec's standard input is read and dropped (its commands are the request's).
+- An exec ends when its channel closes (the client went away, or the server stops): the command
+  running finishes in its thread, and no other starts. Its output goes to the client a command at
+  a time, waiting while the client's backlog is over the high mark.
 """
 
 from __future__ import annotations
@@ -25,20 +32,19 @@ import io
 import logging
 import re
 from collections.abc import Callable, Coroutine
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, TextIO, cast
 
 from prompt_toolkit.application.current import create_app_session
 from prompt_toolkit.contrib.ssh import PromptToolkitSSHSession
 from prompt_toolkit.data_structures import Size
-from prompt_toolkit.input.posix_pipe import PosixPipeInput, _Pipe
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 from ..banner import interactive_banner
 from ..lab import EntryRefused, Lab, UnknownUser
 from ..repl import Repl
 from ..script import run_commands
+from .channel_input import QUEUE_HIGH_CHARS, ChannelInput
 from .logfields import fields, one_line
 from .store import SerializedStore
 
@@ -71,24 +77,6 @@ def clamp_size(columns: int, rows: int) -> Size:
 
 class SessionFailed(Exception):
     """Ends a session whose key handling or drawing raised (the cause is logged, once)."""
-
-
-class _GuardedPipeInput(PosixPipeInput):
-    """The session's key input: an exception while its keys are handled (a key binding, the
-    line's accept handler) goes to `on_failure`, not to the event loop's exception handler."""
-
-    def __init__(self, pipe: _Pipe, on_failure: Callable[[BaseException], None]) -> None:
-        super().__init__(_pipe=pipe)
-        self._on_failure = on_failure
-
-    def attach(self, input_ready_callback: Callable[[], None]) -> AbstractContextManager[None]:
-        def guarded() -> None:
-            try:
-                input_ready_callback()
-            except Exception as exc:  # noqa: BLE001  charged to this session alone
-                self._on_failure(exc)
-
-        return super().attach(guarded)
 
 
 @dataclass(frozen=True)
@@ -126,11 +114,13 @@ class LabSSHSession(PromptToolkitSSHSession):
         self.channel: Any = None
         self.who = ""  # the log fields naming this session's user, router and peer
         self.failed = False
+        self.keys = ChannelInput(lambda hold: self._hold_reading("input", hold), self.fail)
         self._probe: asyncio.Future[None] | None = None
         self._typed = ""  # input that arrived before the shell could read it
-        self._eof = False
         self._lost = False
         self._stalled: asyncio.TimerHandle | None = None
+        self._holds: set[str] = set()  # why the channel is not read now: "input", "output", "probe"
+        self._drained: asyncio.Future[None] | None = None  # awaited while the output is held
         self.stdout = cast(TextIO, _ChannelWriter(self))
 
     def connection_made(self, chan: Any) -> None:
@@ -143,6 +133,21 @@ class LabSSHSession(PromptToolkitSSHSession):
             return DEFAULT_TERMINAL
         columns, rows, _, _ = self.channel.get_terminal_size()
         return clamp_size(columns, rows)
+
+    def _hold_reading(self, reason: str, hold: bool) -> None:
+        """Stop reading the channel while any reason holds it (keys waiting, output waiting, the
+        terminal probe); read it again when none does. SSH flow control then makes the client wait."""
+        was = bool(self._holds)
+        if hold:
+            self._holds.add(reason)
+        else:
+            self._holds.discard(reason)
+        if was == bool(self._holds) or self.channel is None or self._lost:
+            return
+        if self._holds:
+            self.channel.pause_reading()
+        else:
+            self.channel.resume_reading()  # delivers what asyncssh kept meanwhile, at once
 
     # -- output to the client, bounded --------------------------------------------------------------
     def send(self, text: str) -> None:
@@ -161,7 +166,9 @@ class LabSSHSession(PromptToolkitSSHSession):
         drop it if it reads nothing for `stall_seconds`."""
         if self.channel is None:
             return
-        self.channel.pause_reading()
+        self._hold_reading("output", True)
+        if self._drained is None:
+            self._drained = asyncio.get_running_loop().create_future()
         if self._stalled is None:
             self._stalled = asyncio.get_running_loop().call_later(
                 self.stall_seconds, self.drop, f"client read no output for {self.stall_seconds:g} s")
@@ -170,8 +177,20 @@ class LabSSHSession(PromptToolkitSSHSession):
         if self._stalled is not None:
             self._stalled.cancel()
             self._stalled = None
-        if self.channel is not None and not self._lost:
-            self.channel.resume_reading()
+        self._release_drained()
+        self._hold_reading("output", False)
+
+    def _release_drained(self) -> None:
+        if self._drained is not None:
+            if not self._drained.done():
+                self._drained.set_result(None)
+            self._drained = None
+
+    async def drained(self) -> None:
+        """Return once the client's backlog is below the low mark (at once when it is), or the
+        channel is gone."""
+        if self._drained is not None and not self._lost:
+            await asyncio.shield(self._drained)
 
     def drop(self, why: str) -> None:
         """Close this session's connection (a client that does not read its output)."""
@@ -192,17 +211,15 @@ class LabSSHSession(PromptToolkitSSHSession):
             task.cancel()
 
     async def _interact(self) -> None:
-        """prompt_toolkit's, with the input guarded (see `_GuardedPipeInput`) and every way out of
-        the session (logout, failure, lost connection, server stop) ending with the channel closed."""
+        """prompt_toolkit's, with the session's own input (`ChannelInput`) and every way out of the
+        session (logout, failure, lost connection, server stop) ending with the channel closed."""
         chan = self._chan
         assert chan is not None  # asyncssh starts a session only once its channel is made
         current_session.set(self)
         self._output = Vt100_Output(self.stdout, self._get_size, term=chan.get_terminal_type(),
                                     enable_cpr=self.enable_cpr)
-        pipe = _Pipe()
         try:
-            self._input = _GuardedPipeInput(pipe, self.fail)
-            with create_app_session(input=self._input, output=self._output) as app_session:
+            with create_app_session(input=self.keys, output=self._output) as app_session:
                 self.app_session = app_session
                 await self.interact(self)
         except asyncio.CancelledError:
@@ -212,9 +229,7 @@ class LabSSHSession(PromptToolkitSSHSession):
             self.fail(exc)
             self.finish(1)
         finally:
-            if self._input is not None:
-                self._input.close()
-            pipe.close()
+            self.keys.forget()
             chan.close()
 
     def finish(self, status: int) -> None:
@@ -240,12 +255,15 @@ class LabSSHSession(PromptToolkitSSHSession):
         except TimeoutError:
             self.enable_cpr = False
         self._probe = None
+        self.deliver_typeahead()  # before any key that comes next
         if not self._lost:
             await self._interact()
         elif self.channel is not None:
             self.channel.close()
 
     def data_received(self, data: str, datatype: object) -> None:
+        if self.command is not None:
+            return  # an exec's standard input: read, and dropped (its commands are the request's)
         if self._probe is not None:
             self._typed += data
             reply = CPR_REPLY.search(self._typed)
@@ -253,35 +271,38 @@ class LabSSHSession(PromptToolkitSSHSession):
                 self._typed = self._typed[:reply.start()] + self._typed[reply.end():]
                 if not self._probe.done():
                     self._probe.set_result(None)
+            if len(self._typed) > QUEUE_HIGH_CHARS:
+                self._hold_reading("probe", True)
             return
-        super().data_received(data, datatype)
+        self.keys.feed(data)
 
     def deliver_typeahead(self) -> None:
-        """Hand the shell what was typed (or an EOF sent) while the probe waited."""
-        if self._input is None:
-            return
-        if self._typed:
-            self._input.send_text(self._typed)
-            self._typed = ""
-        if self._eof:
-            self._input.close()
+        """Queue what was typed while the probe waited, for the shell to read first."""
+        typed, self._typed = self._typed, ""
+        self.keys.feed(typed)
+        self._hold_reading("probe", False)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        """The client went away (or the server is stopping): end the shell as Ctrl-D would, so the
-        session's task finishes instead of waiting for input that will never come."""
+        """The client went away (or the server is stopping): a shell ends as after Ctrl-D, so the
+        session's task finishes instead of waiting for input that will never come (what it had
+        not read yet is dropped); an exec is cancelled."""
         self._lost = True
         if self._stalled is not None:
             self._stalled.cancel()
             self._stalled = None
-        if self._input is not None:
-            self._input.close()
+        self._release_drained()
+        self.keys.close(discard=True)
+        task = self.interact_task
+        if self.command is not None and task is not None and not task.done():
+            task.cancel()
 
     def eof_received(self) -> bool:
         """The client sends no more input (paramiko's exec_command does so at once): the shell
-        ends as after Ctrl-D, while the channel stays open for the output still to come."""
-        self._eof = True
-        if self._input is not None:
-            self._input.close()
+        reads what was sent, then ends as after Ctrl-D, while the channel stays open for the
+        output still to come."""
+        self.keys.feed(self._typed)  # what the probe kept, if it waits still
+        self._typed = ""
+        self.keys.close()
         return True
 
     def exec_requested(self, command: str) -> bool:
@@ -333,7 +354,6 @@ async def run_session(ssh: LabSSHSession, store: SerializedStore, login: Login) 
 
 async def run_shell(ssh: LabSSHSession, lab: Lab, login: Login) -> int:
     """The interactive shell: the start banner, then the local REPL's own loop on this channel."""
-    ssh.deliver_typeahead()
     banner = await asyncio.to_thread(_banner, store_of(lab), login.router if login.router in lab.systems() else None)
     ssh.stdout.write(banner)
     app_session = ssh.app_session
@@ -358,16 +378,30 @@ async def run_shell(ssh: LabSSHSession, lab: Lab, login: Login) -> int:
 
 async def run_exec(ssh: LabSSHSession, lab: Lab, login: Login) -> int:
     """`ssh -p N host 'show hostname'`: each line of the command runs as a `-c` command would; the
-    exit status is 1 when one failed. The real broker may not offer exec requests."""
+    exit status is 1 when one failed. The real broker may not offer exec requests.
+
+    One command at a time in a worker thread, its output sent before the next starts (and only
+    once the client has read its backlog down), so an exec never holds a thread waiting for its
+    client, and a closed channel (`LabSSHSession.connection_lost` cancels this) stops it between
+    two commands."""
+    who = fields(user=login.user, router=login.router, peer=login.peer)
     lines = [line for line in (ssh.command or "").splitlines() if line.strip()]
-    out = io.StringIO()
+    status = 0
     try:
-        status = await asyncio.to_thread(run_commands, lab, login.router, lines, out)
-    except EntryRefused as refused:
-        out.write(f"{refused}\n")
-        status = 1
-    _write(ssh, out.getvalue())
-    log.info("exec %s status=%d", fields(user=login.user, router=login.router, peer=login.peer), status)
+        try:
+            await asyncio.to_thread(lab.enter, login.router)
+        except EntryRefused as refused:
+            _write(ssh, f"{refused}\n")
+            lines, status = [], 1
+        for line in lines:
+            out = io.StringIO()
+            status = max(status, await asyncio.to_thread(run_commands, lab, login.router, [line], out))
+            _write(ssh, out.getvalue())
+            await ssh.drained()
+    except asyncio.CancelledError:
+        log.info("exec %s cancelled: the channel closed", who)
+        raise
+    log.info("exec %s status=%d", who, status)
     return status
 
 

@@ -15,16 +15,25 @@ guesser spread over N workers gets up to N times the tries before a lock-out) an
 The parent starts the workers, prints the first worker's lines (one per router), and passes
 SIGINT/SIGTERM on to all of them. With `--port 0` it first finds a free run of ports, so that every
 worker (and every later `lab> reset`) plans the same ports.
+
+A worker ends with its parent, however the parent ends (killed with SIGKILL, too), so no worker
+is left holding the ports: each worker's standard input is a pipe the parent never writes to, and
+the worker stops when it reads the end of it, which the kernel gives as soon as the parent is gone
+(`watch_parent`). A worker whose standard input is no pipe looks whether its parent changed, once
+a second.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
 import socket
+import stat
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import TextIO
@@ -32,6 +41,8 @@ from typing import TextIO
 from .hostkey import HostKeyError, host_key_path_for, load_or_create_host_key
 
 FREE_RUN_TRIES = 50
+# How often a worker without a pipe from its parent looks whether the parent is still there.
+PARENT_POLL_SECONDS = 1.0
 
 
 def free_run(host: str, count: int) -> int:
@@ -89,7 +100,8 @@ def run_workers(lab_path: Path, host: str, base_port: int, workers: int, routers
     previous = {signum: signal.signal(signum, pass_on) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         for index in range(workers):
-            procs.append(subprocess.Popen(command, stdin=subprocess.DEVNULL, text=True, env=dict(os.environ),
+            # stdin: the worker's lifeline (`watch_parent`); nothing is ever written to it.
+            procs.append(subprocess.Popen(command, stdin=subprocess.PIPE, text=True, env=dict(os.environ),
                                           stdout=subprocess.PIPE if index == 0 else subprocess.DEVNULL))
         first = procs[0]
         assert first.stdout is not None
@@ -107,3 +119,55 @@ def run_workers(lab_path: Path, host: str, base_port: int, workers: int, routers
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     return max(statuses) if statuses else 2
+
+
+def watch_parent(parent_gone: Callable[[], None]) -> Callable[[], None]:
+    """Call `parent_gone` (once) on the running event loop when this worker's parent has ended;
+    returns the function that stops watching. Standard input a pipe: its end (or an error) means
+    the parent closed it or is gone. Otherwise: the parent process id changing (the worker was
+    handed to another parent), looked at every `PARENT_POLL_SECONDS`."""
+    loop = asyncio.get_running_loop()
+    try:
+        fd = sys.stdin.fileno()
+        piped = stat.S_ISFIFO(os.fstat(fd).st_mode)
+    except (AttributeError, ValueError, OSError):  # no standard input (or not a real one)
+        fd, piped = -1, False
+    called = False
+
+    def gone() -> None:
+        nonlocal called
+        if not called:
+            called = True
+            parent_gone()
+
+    if piped:
+        def readable() -> None:
+            try:
+                ended = not os.read(fd, 4096)
+            except OSError:
+                ended = True
+            if ended:
+                loop.remove_reader(fd)
+                gone()
+
+        def unwatch_pipe() -> None:
+            loop.remove_reader(fd)
+
+        loop.add_reader(fd, readable)
+        return unwatch_pipe
+
+    parent = os.getppid()
+    handles: list[asyncio.TimerHandle] = []
+
+    def look() -> None:
+        if os.getppid() != parent:
+            gone()
+        else:
+            handles[:] = [loop.call_later(PARENT_POLL_SECONDS, look)]
+
+    def unwatch_parent() -> None:
+        for handle in handles:
+            handle.cancel()
+
+    handles.append(loop.call_later(PARENT_POLL_SECONDS, look))
+    return unwatch_parent

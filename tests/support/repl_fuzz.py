@@ -7,8 +7,10 @@ key, Ctrl-V followed by any character (controls, bidi overrides, surrogates' byt
 escape sequences (arrows, function keys, F2, bracketed pastes, cut-off and hostile CSI/OSC
 sequences), bytes that are not UTF-8, and window resizes (down to one cell), reading the
 terminal only now and then (output left unread for a while). Optionally one bracketed paste of
-`paste_bytes` bytes. Then it asks the shell to answer: Ctrl-Q, `q`, Ctrl-C and `?` must bring the
-help list within `timeout` seconds, and Ctrl-C, Ctrl-D must end it with status 0.
+`paste_bytes` bytes, or, half the time, a pasted script: lines, which the shell runs one by one as
+if typed, so it is cut to `SCRIPT_PASTE_BYTES` (what runs in a few seconds). Then it asks the
+shell to answer: Ctrl-Q, `q`, Ctrl-C and `?` must bring the help list within `timeout` seconds,
+and Ctrl-C, Ctrl-D must end it with status 0.
 
 A run is clean when: the shell answered and ended in time, the whole terminal output holds no
 "Traceback" and no "Unhandled exception", and the lab file afterwards holds exactly the state it
@@ -79,11 +81,15 @@ def random_key(rng: random.Random) -> bytes:
         "utf-8", "replace")
 
 
+SCRIPT_PASTE_BYTES = 32 * 1024
+
+
 def _paste(rng: random.Random, size: int) -> bytes:
     chunk = ("show queue * " + "x" * 50 + " \u202e\u200b 中文 \t").encode("utf-8")
+    if rng.random() < 0.5:  # a pasted script: lines, each run as typed
+        size = min(size, SCRIPT_PASTE_BYTES)
+        chunk = chunk.replace(b"\t", b"\n")
     body = (chunk * (size // len(chunk) + 1))[:size]
-    if rng.random() < 0.5:
-        body = body.replace(b"\t", b"\n")  # a pasted script: lines
     return b"\x1b[200~" + body + b"\x1b[201~"
 
 
