@@ -203,12 +203,19 @@ def _leaf(obj: str, name: str, spec: Any, file: str, line: int, problems: list[s
 class Level:
     """A configuration level that only holds leaves (a YANG container): its mode id (the level
     path; the parent level is the path without its last part), the words that enter it at the
-    parent level, and its help."""
+    parent level, its help, and how current-config writes the line that enters it when not as
+    its words (the real dump quotes some names: `queue "G-1"`)."""
 
     mode: str
     words: str
     help: str
     line: int = 0
+    dump: str = ""
+
+    @property
+    def dump_words(self) -> str:
+        """The line current-config enters the level with."""
+        return self.dump or self.words
 
     @property
     def parent(self) -> str:
@@ -238,10 +245,10 @@ def read_levels(path: Path = LEAVES_FILE) -> list[Level]:
     for mode, spec in levels.items():
         line = levels.key_lines.get(mode, 0)
         if not isinstance(spec, LocatedDict) or not spec.get("words") or not spec.get("help") or set(spec) - {
-                "words", "help"}:
-            problems.append(f"{file}:{line}: level {mode}: expected words and help")
+                "words", "help", "dump"}:
+            problems.append(f"{file}:{line}: level {mode}: expected words and help (and optionally dump)")
             continue
-        out.append(Level(str(mode), str(spec["words"]), str(spec["help"]), line))
+        out.append(Level(str(mode), str(spec["words"]), str(spec["help"]), line, str(spec.get("dump", ""))))
     if problems:
         raise LeafError(problems)
     return out

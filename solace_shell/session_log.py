@@ -4,7 +4,9 @@ sessions that share a store (a served class, for the trainer's `lab> progress`).
 Grading decides each step on the state just before its line ran, and which state that was
 depends on the runbook (chosen only when `grade` is typed). Reading it for every line would cost
 every session more than its commands do, so the lab keeps the lines typed (target and text, in
-order) and how to make its starting state again; `grade` replays them on a new in-memory lab
+order) and where the lab's state stood at its first line (a `StatePoint`: the store's last image
+and a count of the calls since, shared by the sessions that start near each other, never a copy
+of the state); `grade` builds that state again and replays them on a new in-memory lab
 from that start, watched by the grader, exactly as a transcript is graded. That lab is this
 session's alone: what another shell on the same lab file did meanwhile is not in it.
 
@@ -21,6 +23,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from state_store.systems import RootStore
+
     from .lab import Lab
 
 MAX_LINES = 100_000    # a longer session keeps its first lines only (and says so when graded)
@@ -36,22 +40,31 @@ class SessionLog:
     dropped: int = 0
 
     def keep_start(self, lab: Lab) -> None:
-        """Called before the session's first line: keep a copy of the lab's state as it is now
-        (a session on a lab file starts wherever that lab is). A lab whose state cannot be copied
-        is still usable; only `grade` then says it cannot grade."""
+        """Called before the session's first line: remember where the lab's state is now (a
+        session on a lab file starts wherever that lab is) as a `StatePoint`: the store's last
+        image and how many calls since it, shared with every session that starts before the next
+        image, so a session costs the same few bytes whatever the size of the lab. `start` builds
+        the state again from it when `grade` asks. A lab whose position cannot be taken, or whose
+        state cannot be built again, is still usable; only `grade` then says it cannot grade."""
+        from state_store.lab_store import LabStore
+
         from .lab import Lab as LabType
 
         try:
-            kept = lab.store.copy()
+            point = lab.store.start_point()
         except Exception as exc:  # noqa: BLE001 - grading must never cost the user their line
-            reason = f"the state the session started from could not be kept ({type(exc).__name__})"
-
-            def unavailable() -> Lab:
-                raise RuntimeError(reason)
-            self.start = unavailable
+            self.start = _cannot(f"the state the session started from could not be kept ({type(exc).__name__})")
             return
         user = lab.user.name
-        self.start = lambda: LabType(kept.copy(), user=user)
+
+        def rebuilt() -> Lab:
+            try:
+                store: RootStore = LabStore.at(point)
+            except Exception as exc:  # noqa: BLE001 - one line from `grade`, never a traceback
+                raise RuntimeError(f"the state the session started from could not be rebuilt "
+                                   f"({type(exc).__name__})") from None
+            return LabType(store, user=user)
+        self.start = rebuilt
 
     def add(self, target: str, line: str) -> None:
         if len(self.lines) < MAX_LINES:
@@ -62,6 +75,13 @@ class SessionLog:
     def clear(self) -> None:
         self.lines.clear()
         self.dropped = 0
+
+
+def _cannot(reason: str) -> Callable[[], Lab]:
+    """A `start` that says why there is no start to grade from (`grade` shows `reason`)."""
+    def unavailable() -> Lab:
+        raise RuntimeError(reason)
+    return unavailable
 
 
 # The labs that share one store in this process (the sessions of a served class), held weakly:

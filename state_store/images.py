@@ -12,6 +12,7 @@ import pickle
 import threading
 import time
 from contextlib import nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,7 @@ from .scenario_files import DEFAULT_SCENARIO
 if TYPE_CHECKING:
     from grammar.yaml_source import LocatedDict
 
+    from .journal import CallRecord
     from .lab_model import LabState
 
 BULK_RECORDS = 10_000  # images of more records pause the collector (state.bulk); smaller ones gain nothing
@@ -76,6 +78,27 @@ class Image:
                 state: LabState = pickle.loads(self.data)
                 return state
             return _LAB.decode_state(_LAB.loads(self.data))
+
+
+@dataclass(frozen=True)
+class StatePoint:
+    """A state of a lab, kept for nothing: an image the store holds anyway, and the first ``count``
+    of the calls it has applied since that image (``calls`` is the store's own list, shared, not
+    copied: while that image is current the store only appends to it, and a new image starts a new
+    list, so the first ``count`` never change). Every session that starts between two images
+    shares the one image (kept alive, with that list, as long as a point holds it);
+    ``LabStore.at`` builds the state again (image loaded, calls replayed) when it is asked for.
+
+    Why: a copy of the whole state for every session that might be graded grows with the lab and
+    with the sessions; a point is three references, and the work of rebuilding falls on the rare
+    moment a state is asked for (`lab> grade`)."""
+
+    image: Image
+    calls: list[CallRecord]
+    count: int
+
+    def calls_since_image(self) -> list[CallRecord]:
+        return self.calls[:self.count]
 
 
 def record_count(st: LabState) -> int:

@@ -49,7 +49,7 @@ from typing import Any, Generic, TypeVar, cast
 
 from . import lab_file, systems
 from .errors import EngineError, LabBusy, LabFileError
-from .images import RECORD_IMAGE_S, Image, record_count, scenario_path, template
+from .images import RECORD_IMAGE_S, Image, StatePoint, record_count, scenario_path, template
 from .journal import CallRecord
 from .journal_file import Journal, WriteConflict, fill_new_lab, is_busy
 from .lab_model import LabEngine, LabState
@@ -125,6 +125,8 @@ class LabStore(Generic[S, E]):
         self.path = path
         # the last image of the state and the calls made on it since (rollback = both, replayed)
         self._image = image if image is not None else Image.of(state)
+        # (only ever appended to while its image is current: a new image starts a new list, so a
+        # StatePoint can share it; see start_point)
         self._since: list[CallRecord] = []
         self._since_s = 0.0  # time the commands since the image took (what replaying them costs)
         self._record_s = RECORD_IMAGE_S
@@ -153,6 +155,24 @@ class LabStore(Generic[S, E]):
             self._catch_up()
         image = self._image if not self._since else Image.of(self.state)
         return LabStore(cast(S, image.load()), None, image, tuning=self.tuning)
+
+    def start_point(self) -> StatePoint:
+        """Where this lab is now (caught up with other shells), kept without copying anything:
+        the last image and how many of the calls since it make the current state. ``at`` builds
+        that state again. Taken inside ``run`` so that a store whose transactions take a lock
+        waits its turn, and the state is never read half-way through another command."""
+        return self.run(lambda engine: StatePoint(self._image, self._since, len(self._since)))
+
+    @classmethod
+    def at(cls, point: StatePoint, tuning: StoreTuning = DEFAULT_TUNING) -> LabStore[S, E]:
+        """A new in-memory lab in the state of ``point`` (its image loaded, its calls replayed)."""
+        st = cast(S, point.image.load())
+        calls = point.calls_since_image()
+        if calls:
+            replay_calls(st, calls)
+        store = cls(st, None, point.image, tuning=tuning)
+        store._since = calls  # its state is that image plus these calls, as in the store the point is of
+        return store
 
     @classmethod
     def open(cls, path: str | Path, scenario: str | Path | None = None,

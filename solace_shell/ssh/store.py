@@ -3,9 +3,9 @@
 Why: every SSH session has its own `Lab` (its user, its routers' level stacks) over this one store,
 and commands run in worker threads so the event loop keeps serving the other sessions. The lock
 serializes every use of the store from any thread: commands (`Session.execute` opens one
-transaction each), `lab> reset`, the copy a session keeps of its start, and the reads of Tab
-completion and the toolbar clock. Each session sees the others' changes at its next command, and
-SQLite never sees two users of this process's connection at once.
+transaction each), `lab> reset`, the position a session keeps of its start (for `lab> grade`),
+and the reads of Tab completion and the toolbar clock. Each session sees the others' changes at
+its next command, and SQLite never sees two users of this process's connection at once.
 Nothing is written to a client while the lock is held: sessions take it only inside the store.
 """
 
@@ -39,7 +39,7 @@ class SerializedStore(LabStore[BrokerState, Engine]):
             super().reset(scenario)
 
     def copy(self) -> LabStore[BrokerState, Engine]:
-        """A session keeps a copy of the state it starts from (for `lab> grade`): catching up
-        reads the lab file over the same connection as the others' commands, so it waits its turn."""
+        """A copy of the state now: catching up reads the lab file over the same connection as
+        the others' commands, so it waits its turn."""
         with self.lock:
             return super().copy()

@@ -18,8 +18,10 @@ Documented behaviour (Geode's client/server event messaging pages) and the lab's
   sequence is at most the last it saw for that (member, thread) (numSequenceViolated), unless that
   tracking entry idled out (subscription-message-tracking-timeout). A lost server is replaced by a
   spare server at once; with none, the exact "Redundancy level ... is not satisfied" line is logged
-  and the satisfier retries every ping-interval. Without a secondary, failover reinitialises the
-  client (interest entries destroyed and fetched again, no listener events).
+  and the satisfier retries every ping-interval. With R = -1 it looks every ping-interval for good
+  (Geode's QueueManagerImpl reschedules its satisfier whenever the level is -1), so a server that
+  starts again becomes a secondary. Without a secondary, failover reinitialises the client
+  (interest entries destroyed and fetched again, no listener events).
 - A secondary expires queued events older than message-time-to-live (orphans a lost QRM left).
 - A durable client's queue outlives its disconnect for durable-client-timeout; it is replayed after
   readyForEvents. Offline, it cannot fail over: its queue dies with its queue servers.
@@ -175,7 +177,9 @@ def satisfy(core: Kernel, group: str, client: str, startup: bool = False) -> Non
         p["secondaries"].append(new)
         client_log(core, group, client, "info", "redundant-added", **_endpoint(core, group, new))
     count = len(p["secondaries"])
-    if r != -1 and count < r:
+    if r == -1:   # "all other servers": the satisfier keeps looking, so a server that comes back is added
+        _retry(core, group, client, pp)
+    elif count < r:
         if p.get("short_logged") != count:
             code = "redundancy-startup" if startup else "redundancy-not-satisfied"
             client_log(core, group, client, "warn", code, level_wanted=r, current=count)

@@ -216,10 +216,15 @@ def add_queue(core: Kernel, address: str, queue: str, replicate: str | None, sta
     d = p.data(core, node.group)
     if node.state not in p.PRIMARY:
         raise EngineError("qpid_tool_error", text="Failed: ConnectionError: connection aborted")
+    if start_replica is not None:   # checked before anything changes: a refused command changes nothing
+        source = _tool_target(core, start_replica)
+        if queue not in d["queues"] or not p.queue_on(core, source, queue):
+            raise EngineError("qpid_tool_error", text=f"Exception: No such queue: {queue}")
     if queue in d["queues"] and p.queue_on(core, node, queue):
         return queue   # declare is idempotent
-    if start_replica is not None:
-        _tool_target(core, start_replica)
+    if queue in d["queues"]:       # the same name declared on another broker: a queue of its own here
+        d["queues"][queue].setdefault("also", []).append(node.name)
+        return queue
     d["queues"][queue] = {"replicate": replicate, "home": node.name, "durable": durable}
     return queue
 
@@ -264,7 +269,23 @@ def replicate(core: Kernel, address: str, remote: str, queue: str) -> str:
     if not p.queue_on(core, node, queue):
         raise EngineError("qpid_tool_error", text=f"Exception: No such queue: {queue}")
     core.ledger.put(node.key, queue, list(core.ledger.held(source.key, queue)))
+    link = [source.name, node.name, queue]
+    replicas = d.setdefault("replicas", [])
+    if link not in replicas:   # a QueueReplicator: what follows is replicated too, dequeues as well
+        replicas.append(link)
     return queue
+
+
+def _replicas_of(core: Kernel, node: Node, queue: str) -> list[Node]:
+    """The running brokers that replicate ``queue`` of ``node`` standalone (`qpid-ha replicate`)
+    and can reach it now."""
+    out = []
+    for source, target, name in p.data(core, node.group).get("replicas", []):
+        if source == node.name and name == queue:
+            other = core.node(node.group, target)
+            if other.proc == "up" and p.reachable(core, node, other) and p.queue_on(core, other, queue):
+                out.append(other)
+    return out
 
 
 # ---------------------------------------------------------------- clients
@@ -338,9 +359,19 @@ def _blocked(core: Kernel, top: Node) -> str:
     d = p.data(core, top.group)
     if top.state == p.RECOVERING and d["expected"].get(top.name):
         return "recovering"
-    if any(core.node(top.group, n).proc == "hung" for n in d["ready"]):
+    if any(core.node(top.group, n).proc == "hung" for n in d["ready"]) or any(
+            n.proc == "hung" for n in _guarded_by(core, top)):
         return "stalled-backup"
     return ""
+
+
+def _guarded_by(core: Kernel, top: Node) -> list[Node]:
+    """The backups a QueueGuard holds completion for on ``top``: every one subscribed to it,
+    catching up or ready (a guard is set when a backup first subscribes), hung ones included
+    until the primary drops them."""
+    d = p.data(core, top.group)
+    return [n for n in core.group_nodes(top.group)
+            if n.proc != "down" and d["upstream"].get(n.name) == top.name and n.state in (p.CATCHUP, p.READY)]
 
 
 def _replicate(core: Kernel, top: Node, ids: list[Range]) -> None:
@@ -430,6 +461,8 @@ def publish(core: Kernel, client: str, queue: str, count: int = 1, settled: bool
     ids = [(run.first, run.end)]
     c.last_sent = ids
     core.ledger.put(node.key, queue, ids)
+    for replica in _replicas_of(core, node, queue):
+        core.ledger.put(replica.key, queue, ids)
     rec["sent"] += count
     rec["last"] = node.name
     window = p.params(core, c.group).ha_flow_messages
@@ -467,11 +500,29 @@ def consume(core: Kernel, client: str, queue: str, count: int = 1, ack: bool = T
             received += y - x
             dups += (y - x) if anyone else 0
     if ack:
-        for backup in _backups_of(core, node):
+        for backup in [*_backups_of(core, node), *_replicas_of(core, node, queue)]:
             core.ledger.remove(backup.key, queue, taken)
+        _dequeued(core, c.group, taken)
     rec["received"] += received
     rec["duplicates"] += dups
     return ClientConsume(client, node.name, queue, received, dups, ack)
+
+
+def _dequeued(core: Kernel, group: str, ids: list[Range]) -> None:
+    """A dequeue completes a message its QueueGuard still delayed ("QueueGuard completes if not
+    already completed"): its publisher has it acknowledged, so it is no longer in doubt and is not
+    sent again after a failover."""
+    if not ids:
+        return
+    for rec in p.data(core, group)["clients"].values():
+        doubt = [(int(a), int(b)) for a, b in rec["in_doubt"]]
+        if not doubt:
+            continue
+        done = rg.intersect(doubt, rg.normalize(ids))
+        if done:
+            rec["acked"] += rg.size(done)
+            rec["in_doubt"] = [list(r) for r in rg.subtract(doubt, done)]
+            rec["pending"] = [list(r) for r in rg.subtract([(int(a), int(b)) for a, b in rec["pending"]], done)]
 
 
 def stats(core: Kernel, client: str) -> ClientStats:

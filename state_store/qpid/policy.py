@@ -13,9 +13,11 @@ table) and the lab's inferences:
   acknowledgement on behalf of every *expected* backup (those ready under the old primary) until
   each has failed over (queue-snapshot handshake) or ``ha_backup_timeout_ms`` passes (then
   ``Recovering backup timed out``, the backup demoted ready -> catchup), then goes active.
-- Delayed completion: an enqueue to a queue replicated ``all`` completes when every ready backup
-  has it; a hung (stalled) backup blocks completion until the primary drops it, 2 x
-  ``link_heartbeat_interval_ms`` after its last heartbeat.
+- Delayed completion: an enqueue to a queue replicated ``all`` completes when every backup
+  subscribed to the primary (catching up or ready: a QueueGuard is set when a backup first
+  subscribes) has it; a hung (stalled) backup blocks completion until the primary drops it, 2 x
+  ``link_heartbeat_interval_ms`` after its last heartbeat. A dequeue completes what a guard still
+  held, so a consumed message is never resent as in doubt.
 - Clients retry their address list; backups reject them; in-doubt messages are resent to the new
   primary (duplicates: exactly those it already held).
 - The resource manager (``manager``): off, on (one quorate manager: promotes a ready backup of the
@@ -150,7 +152,8 @@ def queue_on(core: Kernel, node: Node, queue: str) -> bool:
     q = data(core, node.group)["queues"].get(queue)
     if q is None:
         return False
-    return queue_level(core, node.group, queue) != "none" or q.get("home") == node.name
+    return (queue_level(core, node.group, queue) != "none" or q.get("home") == node.name
+            or node.name in q.get("also", ()))
 
 
 def reachable(core: Kernel, a: Node, b: Node) -> bool:

@@ -6,7 +6,7 @@ of a whole dump."""
 
 from __future__ import annotations
 
-from tests.support.real_dump import failing_lines, prepared_lab
+from tests.support.real_dump import NY, failing_lines, prepared_lab
 
 SUPPORTED = """\
 home
@@ -303,3 +303,56 @@ acl-profile "default" message-vpn "default"
 def test_the_supported_lines_of_the_real_dump_run_unchanged() -> None:
     failed, total = failing_lines(prepared_lab(), SUPPORTED)
     assert (failed, total) == ([], SUPPORTED.count("\n"))
+
+
+# The lab's settings the real dump shows no reset line for, each printed beside its neighbours
+# (solace_shell/personalities/solace/renderers/remove_order.py marks them [INFER]).
+LAB_ONLY = (
+    "    basic auth-type radius",
+    "          no http-basic password",
+    "        no ssl trusted-common-name",
+    "  service rest mode messaging",
+)
+
+
+def test_the_remove_form_is_the_real_dump_line_for_line() -> None:
+    """On the dump's objects, the lab's own `remove` script is the real one: every setting's reset
+    line in the broker's order and form, the lab's four settings the dump does not show aside."""
+    lab = prepared_lab()
+    text = lab.execute(NY, "show current-config message-vpn default remove").text
+    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("!")]
+    for extra in LAB_ONLY:
+        lines.remove(extra)
+    assert lines == SUPPORTED.splitlines()
+
+
+def test_the_remove_form_has_the_real_dump_s_sections_in_order() -> None:
+    text = prepared_lab().execute(NY, "show current-config message-vpn default remove").text
+    titles = [line for line in text.splitlines() if line.startswith("! Disable") or line.startswith("! Remove")]
+    assert titles == [
+        '! Disable Message Vpn: "default"', '! Remove JNDI: ""', '! Remove Client Username: "default"',
+        '! Remove Message Vpn: "default"', '! Remove Client Profile: "default"', '! Remove Endpoints: ""',
+        '! Remove Message Spool: ""', "! Remove MQTT Retain Cache:", "! Remove MQTT Sessions:",
+        "! Remove Telemetry Profiles:", '! Remove ACL Profile: "default"', '! Remove Replay Log: "default"',
+        '! Remove Oauth Providers: "default"', '! Remove Oauth Profiles: "default"',
+        '! Remove Queue Templates: "default"', '! Remove Topic Endpoint Templates: "default"']
+
+
+def test_every_leaf_with_words_stands_in_the_remove_order() -> None:
+    """A leaf added to leaves.yaml must be placed in the dump's order, or the remove form would
+    leave it set. Not listed: the JNDI level's `shutdown` (it opens the JNDI section) and the
+    leaves every queue prints (a queue's deletion takes them)."""
+    from grammar import leaves
+    from solace_shell.personalities.solace.renderers import remove_order
+
+    for kind, tables in remove_order.TABLES.items():
+        placed = [item.leaf if isinstance(item, remove_order.SetDefault) else item
+                  for table in tables for item in table if isinstance(item, (str, remove_order.SetDefault))]
+        declared = {name for name, leaf in leaves.of(kind).items() if leaf.cli}
+        if kind == "message-vpn":
+            declared.discard("jndi-enabled")
+        if kind == "queue":
+            declared -= {name for name, leaf in leaves.of(kind).items() if leaf.always}
+        assert set(placed) == declared, kind
+        repeated = {name for name in placed if placed.count(name) > 1}
+        assert repeated == ({"spool-max-transactions"} if kind == "message-vpn" else set()), kind

@@ -191,3 +191,17 @@ def test_connect_takes_pool_settings_and_refuses_bad_ones() -> None:
     assert lab.pool_view(core, "g1", "c1").unacked == 3
     core.advance_to(1000)
     assert lab.pool_view(core, "g1", "c1").unacked == 0
+
+
+def test_with_redundancy_minus_one_a_server_that_starts_again_becomes_a_secondary() -> None:
+    """-1 is every other server: the client's satisfier keeps looking every ping-interval, so a
+    restarted server is added back ("As soon as another secondary is available, it is added")."""
+    core = cluster(3, c1=sub(-1))
+    lab.kill(core, "g1.s3")
+    core.advance_to(1_000)
+    assert lab.pool_view(core, "g1", "c1").secondaries == ("s2",)
+    lab.restart(core, "g1.s3")
+    ping = q.pool_params(q.pool(core, "g1", "c1")).ping_interval_ms
+    core.advance_to(1_000 + ping + 1)
+    assert lab.pool_view(core, "g1", "c1").secondaries == ("s2", "s3")
+    assert [code for code, _ in log_codes(core, "c1")][-2:] == ["redundant-lost", "redundant-added"]

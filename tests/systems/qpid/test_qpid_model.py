@@ -277,3 +277,80 @@ def test_the_ha_password_is_not_kept() -> None:
     core = lab(ha_password="s3cret")
     assert "s3cret" not in repr(core.snapshot())
     assert core.groups["c1"].params["ha_password_set"] is True
+
+
+def client(core: Kernel, name: str) -> dict[str, Any]:
+    return dict(core.groups["c1"].data["clients"][name])
+
+
+def test_a_dequeue_completes_what_a_stalled_backup_held_so_nothing_comes_back_after_failover() -> None:
+    """"QueueGuard completes if not already completed": a message consumed and acknowledged on the
+    primary is complete for its sender, though a hung backup still holds completion back."""
+    core = lab(link_heartbeat_interval_ms=60_000)
+    call(core, "qpid.promote", "b1")
+    advance(core, 3000)
+    call(core, "qpid.connect", "s", ["b1", "b2"])
+    call(core, "qpid.connect", "r", ["b1", "b2"])
+    call(core, "qpid.hang", "c1.b3")
+    sent = call(core, "qpid.publish", "s", "q1", 10, True)
+    assert (sent.acked, sent.blocked) == (0, "stalled-backup")
+    call(core, "qpid.consume", "r", "q1", 4, True)
+    assert (client(core, "s")["acked"], client(core, "s")["in_doubt"]) == (4, [[5, 11]])
+    call(core, "qpid.consume", "r", "q1", 6, True)
+    assert (client(core, "s")["acked"], client(core, "s")["in_doubt"]) == (10, [])
+    call(core, "qpid.kill", "c1.b1")
+    call(core, "qpid.promote", "b2")
+    advance(core, 3000)
+    assert client(core, "s")["resent"] == 0
+    got = call(core, "qpid.consume", "r", "q1", 100, True)
+    assert (got.received, got.duplicates) == (0, 0)
+
+
+def test_a_consume_without_acknowledgement_completes_nothing() -> None:
+    core = lab(link_heartbeat_interval_ms=60_000)
+    call(core, "qpid.promote", "b1")
+    advance(core, 3000)
+    call(core, "qpid.connect", "s", ["b1"])
+    call(core, "qpid.connect", "r", ["b1"])
+    call(core, "qpid.hang", "c1.b3")
+    call(core, "qpid.publish", "s", "q1", 3, True)
+    call(core, "qpid.consume", "r", "q1", 3, False)
+    assert (client(core, "s")["acked"], client(core, "s")["in_doubt"]) == (0, [[1, 4]])
+
+
+def test_a_backup_still_catching_up_is_guarded_too() -> None:
+    """"A QueueGuard is set on the queue when a backup first subscribes": a hung backup that was
+    catching up holds completion back as a ready one does, until the primary drops it."""
+    core = lab(link_heartbeat_interval_ms=5000, catchup_ms=60_000)
+    call(core, "qpid.promote", "b1")
+    advance(core, 2000)
+    assert statuses(core) == ["active", "catchup", "catchup"]
+    call(core, "qpid.connect", "s", ["b1"])
+    call(core, "qpid.hang", "c1.b3")
+    sent = call(core, "qpid.publish", "s", "q1", 10, True)
+    assert (sent.acked, sent.blocked) == (0, "stalled-backup")
+    advance(core, 10_000)
+    assert client(core, "s")["acked"] == 10
+
+
+def test_standalone_replication_adds_the_queue_and_keeps_replicating() -> None:
+    """`qpid-config --broker=b2 add queue --start-replica b1 q1` declares q1 on b2 as well (it never
+    moves b1's), and `qpid-ha replicate` replicates what follows, dequeues included; a start replica
+    of a queue the remote broker lacks is refused before anything changes."""
+    core = lab(ha_cluster=False, ha_replicate="none")
+    b1, b2 = core.node("c1", "b1"), core.node("c1", "b2")
+    before = core.snapshot()
+    with pytest.raises(EngineError) as refused:
+        call(core, "qpid.add_queue", "b2", "q9", None, "b1")
+    assert refused.value.params == {"text": "Exception: No such queue: q9"}
+    assert core.snapshot() == before
+    call(core, "qpid.connect", "s", ["b1"])
+    call(core, "qpid.connect", "r", ["b1"])
+    call(core, "qpid.publish", "s", "q1", 2, True)
+    call(core, "qpid.add_queue", "b2", "q1", None, "b1")
+    call(core, "qpid.replicate", "b2", "b1", "q1")
+    assert p.queue_on(core, b1, "q1") and p.queue_on(core, b2, "q1")
+    call(core, "qpid.publish", "s", "q1", 5, True)
+    assert core.ledger.held(b1.key, "q1") == core.ledger.held(b2.key, "q1") == [(1, 8)]
+    call(core, "qpid.consume", "r", "q1", 3, True)
+    assert core.ledger.held(b2.key, "q1") == [(4, 8)]

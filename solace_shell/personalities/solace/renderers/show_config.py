@@ -45,6 +45,7 @@ from state_store.solace.views import (
 
 from ....renderers import renderer
 from ..handlers.show_config import ConfigHeader, CurrentConfigShow
+from . import remove_order
 from .clock import iso_time
 from .tables import text
 
@@ -79,7 +80,7 @@ JNDI_MODE = "configure/jndi"
 QUEUE_MODE = "configure/message-spool/queue"
 
 
-_LEVEL_WORDS = {level.mode: level.words for level in leaves.levels()}
+_LEVEL_WORDS = {level.mode: level.dump_words for level in leaves.levels()}
 
 
 def _leaf_context(mode: str, object_mode: str, ctx: tuple[str, ...]) -> tuple[str, ...]:
@@ -371,8 +372,38 @@ def _sections(config: RouterConfig) -> list[Section]:
 
 
 # ---------------------------------------------------------------------- the remove form
+def _reset_line(leaf: leaves.Leaf, item: remove_order.Item) -> str:
+    """How the dump resets ``leaf``: its `no` form, or its default set outright (text and enum
+    values quoted, as the dump quotes them)."""
+    if not isinstance(item, remove_order.SetDefault):
+        return leaf.reset_line()
+    value = leaf.default
+    shown = str(value) if leaf.type == "int" else q(str(value))
+    return leaf.cli.replace(leaves.VALUE, shown)
+
+
+def _resets(kind: str, table: tuple[remove_order.Item, ...], object_mode: str, ctx: tuple[str, ...],
+            blocks: dict[remove_order.Marker, list[_Entry]] | None = None) -> list[_Entry]:
+    """Every reset line of an object of ``kind``, in the dump's order (`remove_order`): each leaf
+    at its level below the object's, each `Line` at the object's level, each marker's block
+    where it stands."""
+    table_leaves = leaves.of(kind)
+    out: list[_Entry] = []
+    for item in table:
+        if isinstance(item, remove_order.Marker):
+            out += (blocks or {}).get(item, [])
+        elif isinstance(item, remove_order.Line):
+            out.append(_Entry(ctx + item.below, item.command))
+        else:
+            leaf = table_leaves[item.leaf if isinstance(item, remove_order.SetDefault) else item]
+            out.append(_Entry(_leaf_context(leaf.mode, object_mode, ctx), _reset_line(leaf, item)))
+    return out
+
+
 def _remove_sections(vpn: VpnConfig) -> list[Section]:
-    """The teardown of one VPN, in the order of the broker's `remove` dump."""
+    """The teardown of one VPN, in the order of the broker's `remove` dump: disable, then each
+    object's every setting reset and the object deleted (the builtin `default` ones and the VPN
+    itself only reset)."""
     name = q(vpn.name)
     top, rest, rep = (f"message-vpn {name}",), (f"message-vpn {name}", "rest"), (f"message-vpn {name}", "replication")
     disable = [_Entry(rep, "shutdown"), _Entry(rep, 'state "standby"')]  # quoted as in the dump
@@ -382,9 +413,8 @@ def _remove_sections(vpn: VpnConfig) -> list[Section]:
     disable.append(_Entry(top, "shutdown"))
     sections: list[Section] = [(f"Disable Message Vpn: {name}", disable)]
     jndi = (f"jndi message-vpn {name}",)
-    if vpn.connection_factories or _jndi_settings(vpn):  # as the dump: shut down, then each factory deleted
-        sections.append(('Remove JNDI: ""', [_Entry(jndi, "shutdown"), *[
-            _Entry(jndi, f"no connection-factory {q(cf)}") for cf in vpn.connection_factories]]))
+    sections.append(('Remove JNDI: ""', [_Entry(jndi, "shutdown"), *[
+        _Entry(jndi, f"no connection-factory {q(cf)}") for cf in vpn.connection_factories]]))
     for u in vpn.client_usernames:
         ctx = (f"client-username {q(u.name)} message-vpn {name}",)
         entries = [_Entry(ctx, line) for line in (
@@ -393,10 +423,15 @@ def _remove_sections(vpn: VpnConfig) -> list[Section]:
         if not u.builtin:
             entries.append(_Entry((), f"no client-username {q(u.name)} message-vpn {name}"))
         sections.append((f"Remove Client Username: {q(u.name)}", entries))
-    sections.append((f"Remove Message Vpn: {name}", _remove_vpn_settings(vpn, top, rest, rep)))
+    blocks = {remove_order.REST: _remove_rest_delivery_points(vpn, rest),
+              remove_order.REPLICATION: [
+                  *[_Entry(rep, line) for line in remove_order.REPLICATION_LINES],
+                  *[_Entry(rep, f"no replicated-topic {q(t.topic)}") for t in vpn.replication.replicated_topics]]}
+    sections.append((f"Remove Message Vpn: {name}", _resets(
+        "message-vpn", remove_order.MESSAGE_VPN, "configure/message-vpn", top, blocks)))
     for cp in vpn.client_profiles:
         ctx = (f"client-profile {q(cp.name)} message-vpn {name}",)
-        entries = _leaf_entries("client-profile", cp.settings, "configure/client-profile", ctx, reset=True)
+        entries = _resets("client-profile", remove_order.CLIENT_PROFILE, "configure/client-profile", ctx)
         if not cp.builtin:
             entries.append(_Entry((), f"no client-profile {q(cp.name)} message-vpn {name}"))
         sections.append((f"Remove Client Profile: {q(cp.name)}", entries))
@@ -404,12 +439,11 @@ def _remove_sections(vpn: VpnConfig) -> list[Section]:
     endpoints = []
     for qc in vpn.queues:
         level = spool + (f"queue {q(qc.name)}",)
-        endpoints += [_Entry(level, "shutdown"),
-                      *_leaf_entries("queue", qc.settings, QUEUE_MODE, level, reset=True, always=False),
+        endpoints += [_Entry(level, "shutdown"), *_resets("queue", remove_order.QUEUE, QUEUE_MODE, level),
                       _Entry(spool, f"no queue {q(qc.name)}")]
     sections += [('Remove Endpoints: ""', endpoints),
-                 ('Remove Message Spool: ""', [_Entry(spool, "no max-spool-usage"), *_leaf_entries(
-                     "message-vpn", _spool_settings(vpn), SPOOL_MODE, spool, reset=True)]),
+                 ('Remove Message Spool: ""', _resets("message-vpn", remove_order.MESSAGE_SPOOL, SPOOL_MODE, spool)),
+                 *[(f"Remove {title}:", []) for title in remove_order.UNNAMED_SECTIONS],
                  ("Remove Telemetry Profiles:",
                   [_Entry(top, f"no telemetry-profile {q(p.name)}") for p in vpn.telemetry_profiles])]
     for a in vpn.acl_profiles:
@@ -419,39 +453,24 @@ def _remove_sections(vpn: VpnConfig) -> list[Section]:
         if not a.builtin:
             entries.append(_Entry((), f"no acl-profile {q(a.name)} message-vpn {name}"))
         sections.append((f"Remove ACL Profile: {q(a.name)}", entries))
+    sections += [(f"Remove {title}: {name}", []) for title in remove_order.TRAILING_SECTIONS]
     return sections
 
 
-def _remove_vpn_settings(vpn: VpnConfig, top: tuple[str, ...], rest: tuple[str, ...],
-                         rep: tuple[str, ...]) -> list[_Entry]:
-    """`Remove Message Vpn`: the VPN's own settings and its REST delivery points and replication
-    settings back to their defaults."""
-    incoming = top + ("service rest", "incoming")
-    out = [_Entry(top + ("authentication",), "basic auth-type radius"),
-           _Entry(top + ("service rest",), "mode messaging"),
-           _Entry(incoming, "plain-text shutdown"), _Entry(incoming, "no listen-port"),
-           *_leaf_entries("message-vpn", _vpn_settings(vpn), "configure/message-vpn", top, reset=True)]
+def _remove_rest_delivery_points(vpn: VpnConfig, rest: tuple[str, ...]) -> list[_Entry]:
+    """Each REST delivery point reset and deleted, its consumers and queue bindings first."""
+    out: list[_Entry] = []
     for p in vpn.rest_delivery_points:
         rdp = rest + (f"rest-delivery-point {q(p.name)}",)
-        out += [*_leaf_entries("rest-delivery-point", p.settings, _RDP_MODE, rdp, reset=True), _Entry(rdp, "shutdown")]
+        out += [*_resets("rest-delivery-point", remove_order.REST_DELIVERY_POINT, _RDP_MODE, rdp),
+                _Entry(rdp, "shutdown")]
         for c in p.consumers:
             rc = rdp + (f"rest-consumer {q(c.name)}",)
-            auth = rc + ("authentication",)
-            out += [_Entry(rc, "shutdown"), _Entry(auth, 'auth-scheme "none"')]
-            out += _leaf_entries("rest-consumer", c.settings, _CONSUMER_MODE, rc, reset=True)
-            if c.rejected_status_codes:
-                out.append(_Entry(rc, "no status-codes rejected"))
-            out.append(_Entry(rdp, f"no rest-consumer {q(c.name)}"))
+            out += [_Entry(rc, "shutdown"), _Entry(rc + ("authentication",), 'auth-scheme "none"'),
+                    *_resets("rest-consumer", remove_order.REST_CONSUMER, _CONSUMER_MODE, rc),
+                    _Entry(rdp, f"no rest-consumer {q(c.name)}")]
         out += [_Entry(rdp, f"no queue-binding {q(b.queue)}") for b in p.queue_bindings]
         out.append(_Entry(rest, f"no rest-delivery-point {q(p.name)}"))
-    # the dump's own one-line resets at the replication level, in its order
-    out += [_Entry(rep, line) for line in (
-        "no ack-propagation interval messages", "no ack-propagation shutdown", "no transaction-replication-mode",
-        "no reject-msg-when-sync-ineligible", "bridge authentication auth-scheme basic",
-        "no bridge authentication basic client-username", "no bridge compressed-data",
-        "no bridge message-spool window-size", "no bridge retry-delay", "no bridge ssl",
-        "no bridge unidirectional client-profile", "no queue max-spool-usage", "queue reject-msg-to-sender-on-discard")]
-    out += [_Entry(rep, f"no replicated-topic {q(t.topic)}") for t in vpn.replication.replicated_topics]
     return out
 
 
