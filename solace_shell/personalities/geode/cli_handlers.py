@@ -334,11 +334,11 @@ def show_metrics(ctx: HandlerContext, args: Args) -> GfshResult:
         raise EngineError("gfsh_metrics_no_cache_server", port=f"{int(str(port)):,}", member=name or clip(member))
     values: dict[str, str] = {}
     if server:
-        pools = [p for p in q.pools(core, group).values() if name in q.holders(p)]
-        clients = sum(1 for p in pools if p.get("connected"))
+        # the lab counts a connection per connected client whose queue the server hosts
+        clients = sum(1 for p in q.pools(core, group).values() if p.get("connected") and name in q.holders(p))
         stats = q.data(core, group).get("stats", {}).get(name, {})
         values = {"clientConnectionCount": str(clients), "connectionLoad": java_float(clients / MAX_CONNECTIONS),
-                  "loadPerConnection": java_float(1 / MAX_CONNECTIONS), "queueLoad": f"{float(len(pools))}",
+                  "loadPerConnection": java_float(1 / MAX_CONNECTIONS), "queueLoad": f"{float(clients)}",
                   "loadPerQueue": "1.0", "numClientNotificationRequests": str(int(stats.get("eventsQueued", 0)))}
     chosen = wanted or set(MEMBER_PORT_CATEGORIES if server else MEMBER_CATEGORIES)
     rows = _metric_rows(MEMBER_METRICS, chosen, values)
