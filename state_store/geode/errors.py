@@ -34,7 +34,7 @@ CODES: dict[str, tuple[str, ...]] = {
     "gfsh_invalid_file_extension": (),
     "gfsh_metrics_region_port": (),
     "gfsh_metrics_port_member": (),
-    "gfsh_metrics_error": ("reason",),
+    "gfsh_region_metrics": (),
     "gfsh_metrics_no_cache_server": ("port", "member"),
     "gfsh_unknown_server": ("name", "servers"),
     "gfsh_server_which": ("servers",),

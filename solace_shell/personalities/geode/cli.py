@@ -51,11 +51,16 @@ def gfsh_parser(grammar: Grammar) -> GfshParser:
 
 
 def read_line(parser: GfshParser, line: str) -> Reading | None:
-    """The line as gfsh reads it; None for a blank or comment line. Raises GfshRefusal."""
+    """The line as gfsh reads it (Spring Shell's AbstractShell first drops a `/* ... */` on the line,
+    takes a line starting with `//` or `#` as a comment and tabs as blanks); None for a blank or
+    comment line. Raises GfshRefusal."""
+    if "/*" in line and "*/" in line:
+        line = line[:line.rindex("/*")] + line[line.rindex("*/") + 2:]
+    if line.strip().startswith(("//", "#")):
+        return None
+    line = line.replace("\t", " ")
     if any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in line.strip()):
         raise GfshRefusal([CONTROL])
-    if line.strip().startswith("#"):
-        return None
     return parser.read(line)
 
 

@@ -226,6 +226,9 @@ def show_queue_size(ctx: HandlerContext, args: Args) -> GfshResult:
     for n in targets:
         if client is None or n not in q.holders(q.pool(core, group, client)):
             rows.append((n, "ERROR", f"No client found with client-id : {clip(durable)}"))
+        elif args.get("durable-cq-name"):      # the lab's clients register no continuous query
+            rows.append((n, "ERROR", f"No cq found on server for client with durable-client-id : {clip(durable)} "
+                                     f"with cq-name : {clip(args['durable-cq-name'])}."))
         else:
             rows.append((n, "OK", str(rg.size(q.held(core, group, n, client)))))
     found = any(status == "OK" for _, status, _ in rows)
@@ -322,10 +325,7 @@ def show_metrics(ctx: HandlerContext, args: Args) -> GfshResult:
     name = None if member is None else _get_member(core, group, str(member))
     wanted = set(_names(args.get("categories")))
     if region is not None:
-        if name is None:
-            raise EngineError("gfsh_metrics_error", reason=f"Distributed Region MBean for {clip(region)} not found")
-        raise EngineError("gfsh_metrics_error", reason=(f"Region MBean for {clip(region)} on member "
-                                                        f"{clip(member)} not found"))
+        raise EngineError("gfsh_region_metrics")
     if name is None:
         rows = _metric_rows(CLUSTER_METRICS, wanted or set(SYSTEM_CATEGORIES), {})
         return GfshResult((Table(("Category", "Metric", "Value"), tuple(rows), header="Cluster-wide Metrics"),))

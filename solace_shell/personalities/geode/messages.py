@@ -37,7 +37,6 @@ MESSAGES: dict[str, str] = {
                                  "Please only use one or the other."),
     "gfsh_metrics_port_member": ("If the --port parameter is specified, then the --member parameter must also "
                                  "be specified."),
-    "gfsh_metrics_error": "Unable to retrieve metrics : {reason} ",
     "gfsh_metrics_no_cache_server": ("Metrics for the Cache Server with port : {port} and member : {member} "
                                      "not found.\n Please check the port number and the member name/id"),
     # the lab's own (synthesized, docs/lab-geode.md)
@@ -45,5 +44,6 @@ MESSAGES: dict[str, str] = {
     "gfsh_server_running": "A Geode Server named \"{name}\" is already running.",
     "gfsh_server_not_running": "No Geode Server named \"{name}\" is running.",
     "gfsh_unknown_server": "Server \"{name}\" is not a cache server of this lab's cluster ({servers}).",
+    "gfsh_region_metrics": "Region metrics (show metrics --region) are not emulated by this lab.",
     "gfsh_server_which": "The lab starts and stops the servers it knows by --name (or --dir): {servers}.",
 }
