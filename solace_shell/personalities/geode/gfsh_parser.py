@@ -89,6 +89,18 @@ class Spec:
 
 
 MEMBERS = Opt(("member", "members"), "String[]")
+# StartServerCommand's other options: real, refused by the lab as not emulated
+START_SERVER_NOT_EMULATED = (
+    "assign-buckets", "bind-address", "cache-xml-file", "classpath", "critical-heap-percentage",
+    "critical-off-heap-percentage", "disable-default-server", "disable-exit-when-out-of-memory",
+    "enable-time-statistics", "eviction-heap-percentage", "eviction-off-heap-percentage", "force", "group",
+    "hostname-for-clients", "jmx-manager-hostname-for-clients", "include-system-classpath", "initial-heap", "J",
+    "locator-wait-time", "lock-memory", "log-level", "max-connections", "max-heap", "max-message-count",
+    "max-threads", "mcast-address", "mcast-port", "memcached-port", "memcached-protocol", "memcached-bind-address",
+    "message-time-to-live", "off-heap-memory-size", "properties-file", "rebalance", "security-properties-file",
+    "server-bind-address", "socket-buffer-size", "spring-xml-location", "statistic-archive-file",
+    "use-cluster-configuration", "start-rest-api", "http-service-port", "http-service-bind-address", "password",
+    "redirect-output")
 GROUPS = Opt(("group", "groups"), "String[]")
 
 # The parameters of the commands the lab emulates, by grammar handler, as their classes declare
@@ -113,7 +125,8 @@ SPECS: dict[str, Spec] = {
         Opt(("lock-lease",), "Integer"), Opt(("lock-timeout",), "Integer"),
         Opt(("message-sync-interval",), "Integer"), Opt(("search-timeout",), "Integer"))),
     "geode.start_server": Spec((Opt(("name",)), Opt(("dir",)), Opt(("locators",)),
-                                Opt(("server-port",), "Integer", unspecified_default="40404"))),
+                                Opt(("server-port",), "Integer", unspecified_default="40404"),
+                                *(Opt((key,), emulated=False) for key in START_SERVER_NOT_EMULATED))),
     "geode.stop_server": Spec((Opt(("name",)), Opt(("pid",), "Integer", emulated=False), Opt(("dir",)))),
     "geode.help": Spec((Opt(("", "command")),)),
     "geode.exit": Spec(takes_options=False),

@@ -54,7 +54,8 @@ def test_the_parser_splits_prefixes_and_tokens_as_gfsh() -> None:
     parser = gfsh_parser(shell_grammar())
     assert parser.read("list m") is not None and parser.read("ex") is not None
     for line, first in (("h", "Ambigious command 'h'"), ("li", "Command 'li' not found"),
-                        ("start server --name=s1 --J=-Xmx1g", "Option 'J' is not available")):
+                        ("start server --name=s1 --J=-Xmx1g", "Option 'J' of 'start server' is not emulated"),
+                        ("start server --name=s1 --jay=1", "Option 'jay' is not available")):
         with pytest.raises(GfshRefusal) as refused:
             parser.read(line)
         assert refused.value.lines[0].startswith(first), refused.value.lines
