@@ -27,10 +27,17 @@ CODES: dict[str, tuple[str, ...]] = {
     "gfsh_server_not_running": ("name",),
     "gfsh_invalid_option_value": ("option", "value"),
     "gfsh_no_servers": (),
-    "gfsh_no_clients": (),
-    "gfsh_no_durable_client": ("client", "members"),
+    "gfsh_no_members": (),
+    "gfsh_member_or_group": (),
+    "gfsh_relevant_parameter": (),
+    "gfsh_invalid_log_level": ("level",),
+    "gfsh_invalid_file_extension": (),
+    "gfsh_metrics_region_port": (),
+    "gfsh_metrics_port_member": (),
+    "gfsh_region_metrics": (),
+    "gfsh_metrics_no_cache_server": ("port", "member"),
     "gfsh_unknown_server": ("name", "servers"),
-    "gfsh_invalid_categories": ("categories",),
+    "gfsh_server_which": ("servers",),
 }
 
 # which of the codes above are the refusals every system shares (kernel.lookup, kernel.inject)

@@ -1,16 +1,17 @@
-"""gfsh, Apache Geode's shell, as a prompt personality of the lab (target `geode`, prompt `gfsh>`).
+"""gfsh, Apache Geode's shell, as a prompt personality of the lab (target `geode`, prompt `gfsh>`),
+emulating gfsh 1.15.
 
-Why its own parsing: gfsh commands are a few words followed by `--option=value` (or
-`--option value`) options in any order; the grammar namespace (grammar/data/systems/geode) names
-the command words, their handlers and help, and this session parses the options with gfsh's rules
-(option names compared case-insensitively, as gfsh accepts `--durable-client-Id`) and answers bad
-input with gfsh's texts. gfsh is connected to the lab's first Geode cluster (through its locator).
+Why its own parsing: gfsh commands are a few words followed by `--option=value` (or `--option
+value`) options in any order, read by gfsh's parser (gfsh_parser.py: unique prefixes of a
+command's words, case-sensitive option names and their declared aliases, typed values, gfsh's
+refusal texts). The grammar namespace (grammar/data/systems/geode) names the command words, their
+handlers, access and help. gfsh is connected to the lab's first Geode cluster (through its
+locator). A refused command changes nothing: parser refusals and the checks gfsh makes before
+sending a command (its interceptors) come before the lab is touched.
 """
 
 from __future__ import annotations
 
-import shlex
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from state_store.geode import SYSTEM
@@ -23,6 +24,8 @@ from ...parsed_command import ParsedCommand
 from ...renderers import render
 from ...results import Outcome
 from ..base import Personality, Plan
+from .gfsh_interceptors import intercepted
+from .gfsh_parser import GfshParser, GfshRefusal, Reading
 
 if TYPE_CHECKING:
     from grammar import Access, Grammar
@@ -31,36 +34,6 @@ if TYPE_CHECKING:
 
 MODE = SYSTEM            # the grammar mode of gfsh, named after its system
 PROMPT = "gfsh>"
-
-
-@dataclass(frozen=True)
-class Options:
-    allowed: tuple[str, ...]
-    mandatory: tuple[str, ...] = ()
-    one_of: tuple[str, ...] = ()      # at least one of these
-
-
-# gfsh's options per handler (lower case); the values are checked by the handlers
-OPTIONS: dict[str, Options] = {
-    "geode.list_members": Options(("group",)),
-    "geode.list_clients": Options(()),
-    "geode.describe_client": Options(("clientid",), ("clientid",)),
-    "geode.describe_config": Options(("member", "hide-defaults"), ("member",)),
-    "geode.show_queue_size": Options(("durable-client-id", "durable-cq-name", "members", "groups"),
-                                     ("durable-client-id",)),
-    "geode.show_metrics": Options(("member", "port", "categories", "region", "file"), ("member",)),
-    "geode.alter_runtime": Options(("members", "groups", "message-sync-interval", "log-level", "enable-statistics"),
-                                   (), ("message-sync-interval", "log-level", "enable-statistics")),
-    "geode.start_server": Options(("name", "dir", "locators", "server-port"), ("name",)),
-    "geode.stop_server": Options(("name", "dir"), (), ("name", "dir")),
-    "geode.help": Options(()),
-    "geode.exit": Options(()),
-}
-# gfsh / Spring Shell texts (docs/lab-geode.md says which are quoted and which synthesized)
-NOT_FOUND = 'Command \'{word}\' not found (for assistance press TAB or type "hint" then hit ENTER.)'
-MISSING = "You should specify option (--{option}) for this command"
-INVALID_OPTION = "Parameter {option} is not applicable for {command}"
-RELEVANT = "Please provide a relevant parameter(s)"
 CONTROL = "Invalid input: control characters are not accepted"   # the lab's (never echoed to a terminal)
 # gfsh with security on (GfshExecutionStrategy: "Unauthorized. Reason : " + the NotAuthorizedException's
 # message, "<principal> not authorized for <ResourcePermission>"); the permission a grammar access level
@@ -69,94 +42,36 @@ CONTROL = "Invalid input: control characters are not accepted"   # the lab's (ne
 UNAUTHORIZED = "Unauthorized. Reason : {user} not authorized for {permission}"
 PERMISSIONS = {"read-only": "CLUSTER:READ"}
 MANAGE = "CLUSTER:MANAGE"
-MAX_ECHO = 80   # characters of a refused word gfsh's text repeats
-SERVER_OPTIONS = ("name", "member", "members")   # the options that name the servers a command acts on
+SERVER_OPTIONS = ("name", "member")   # the options that name the servers a command acts on
 
 
-class GfshInputError(Exception):
-    """A line gfsh refuses before running anything (one line of text; `node` the grammar node of
-    its command, "" when no command was found)."""
-
-    def __init__(self, text: str, node: str = "") -> None:
-        super().__init__(text)
-        self.node = node
+def gfsh_parser(grammar: Grammar) -> GfshParser:
+    """gfsh's parser over the grammar's gfsh commands (their words -> handler, node)."""
+    return GfshParser({c.syntax: (c.handler, c.node) for c in grammar.by_mode.get(MODE, [])})
 
 
-Commands = list[tuple[tuple[str, ...], Any]]    # (command words, grammar command), longest first
-
-
-def gfsh_commands(grammar: Grammar) -> Commands:
-    """gfsh's commands of the grammar by their words, longest first (the longest match wins)."""
-    return sorted(((tuple(c.syntax.split()), c) for c in grammar.by_mode.get(MODE, [])), key=lambda wc: -len(wc[0]))
-
-
-def read_line(commands: Commands, line: str) -> tuple[Any, dict[str, str]] | None:
-    """The grammar command a gfsh line names and its options ({name in lower case: value}); None
-    for a blank or comment line. Raises GfshInputError with gfsh's text for a line it refuses."""
-    text = line.strip()
-    if not text or text.startswith("#"):
+def read_line(parser: GfshParser, line: str) -> Reading | None:
+    """The line as gfsh reads it (Spring Shell's AbstractShell first drops a `/* ... */` on the line,
+    takes a line starting with `//` or `#` as a comment and tabs as blanks); None for a blank or
+    comment line. Raises GfshRefusal."""
+    if "/*" in line and "*/" in line:
+        line = line[:line.rindex("/*")] + line[line.rindex("*/") + 2:]
+    if line.strip().startswith(("//", "#")):
         return None
-    if any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in text):
-        raise GfshInputError(CONTROL)
-    words = text.split()
-    if '"' in text or "'" in text:
-        try:
-            words = shlex.split(text)
-        except ValueError:
-            pass
-    for fixed, command in commands:
-        if tuple(words[:len(fixed)]) == fixed:
-            try:
-                return command, parse_options(words[len(fixed):], command.syntax, OPTIONS[command.handler])
-            except GfshInputError as bad:
-                raise GfshInputError(str(bad), command.node) from None
-    shown = " ".join(w for w in words[:2] if not w.startswith("--"))
-    raise GfshInputError(NOT_FOUND.format(word=_clip(shown)))
+    line = line.replace("\t", " ")
+    if any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in line.strip()):
+        raise GfshRefusal([CONTROL])
+    return parser.read(line)
 
 
 def parse_command(grammar: Grammar, line: str) -> ParsedCommand | str | None:
-    """A gfsh line as a `ParsedCommand` (its handler and options), gfsh's refusal text, or None
-    for a blank line: the same reading `Gfsh` gives the line before running it."""
+    """A gfsh line as a `ParsedCommand` (its handler and the options given, by their declared
+    names), the first line of gfsh's refusal, or None for a blank line."""
     try:
-        read = read_line(gfsh_commands(grammar), line)
-    except GfshInputError as bad:
-        return str(bad)
-    return None if read is None else ParsedCommand(read[0].handler, read[1])
-
-
-def parse_options(words: list[str], command: str, options: Options) -> dict[str, str]:
-    """`--name=value` / `--name value` / `--flag` words as {name (lower case): value}."""
-    found: dict[str, str] = {}
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if not word.startswith("--") or len(word) == 2:
-            raise GfshInputError(INVALID_OPTION.format(option=_clip(word), command=command))
-        name, eq, value = word[2:].partition("=")
-        key = name.lower()
-        if key not in options.allowed:
-            raise GfshInputError(INVALID_OPTION.format(option=_clip(f"--{name}"), command=command))
-        if not eq and i + 1 < len(words) and not words[i + 1].startswith("--"):
-            value = words[i + 1]
-            i += 1
-        found[key] = value
-        i += 1
-    for key in options.mandatory:
-        if not found.get(key):
-            raise GfshInputError(MISSING.format(option=_shown(key)))
-    if options.one_of and not any(found.get(k) for k in options.one_of):
-        if command.startswith("alter"):
-            raise GfshInputError(RELEVANT)
-        raise GfshInputError(MISSING.format(option=_shown(options.one_of[0])))
-    return found
-
-
-def _clip(word: str) -> str:
-    return word if len(word) <= MAX_ECHO else word[:MAX_ECHO] + "..."
-
-
-def _shown(key: str) -> str:
-    return {"clientid": "clientID"}.get(key, key)
+        read = read_line(gfsh_parser(grammar), line)
+    except GfshRefusal as bad:
+        return bad.lines[0]
+    return None if read is None else ParsedCommand(read.handler, read.given)
 
 
 class Gfsh(Personality):
@@ -165,7 +80,7 @@ class Gfsh(Personality):
     def __init__(self, lab: Lab, user: UserAccess) -> None:
         super().__init__(lab, SYSTEM, user)
         self.paging = False
-        self._commands = gfsh_commands(lab.grammar)     # the grammar is fixed for a lab
+        self._parser = gfsh_parser(lab.grammar)     # the grammar is fixed for a lab
 
     @property
     def mode(self) -> str:
@@ -177,12 +92,16 @@ class Gfsh(Personality):
 
     def prepare(self, line: str) -> Outcome | Plan:
         try:
-            read = read_line(self._commands, line)
-        except GfshInputError as bad:
-            return Outcome(str(bad), False, bad.node, "invalid")
+            read = read_line(self._parser, line)
+        except GfshRefusal as bad:
+            return Outcome("\n".join(bad.lines), False, bad.node, "invalid")
         if read is None:
             return Outcome("", True)
-        command, opts = read
+        command = self._command(read.handler)
+        refused = intercepted(read)
+        if refused is not None:
+            return Outcome(refused + "\n", False, command.node, "engine")
+        opts = read.values
         plan = Plan(line, lambda engine: None, command.node)
 
         def work(engine: Any) -> Any:
@@ -195,6 +114,13 @@ class Gfsh(Personality):
         plan.work = work
         return plan
 
+    def _command(self, handler: str) -> Any:
+        return next(c for c in self.lab.grammar.by_mode.get(MODE, []) if c.handler == handler)
+
+    def error_text(self, plan: Plan, text: str) -> str:
+        """gfsh prints a command's error as a result section: a blank line follows it."""
+        return text + "\n"
+
     def denied_text(self, syntax: str, access: Access, vpn: str | None) -> str:
         """gfsh's refusal of a command the user's permissions do not cover."""
         return UNAUTHORIZED.format(user=self.user.name, permission=PERMISSIONS.get(access.level, MANAGE))
@@ -202,15 +128,14 @@ class Gfsh(Personality):
     def parsed_command(self, line: str) -> ParsedCommand | None:
         """The line as gfsh reads it, acting on the servers its options name and on the cluster."""
         try:
-            read = read_line(self._commands, line)
-        except GfshInputError:
+            read = read_line(self._parser, line)
+        except GfshRefusal:
             return None
         if read is None:
             return None
-        command, opts = read
         cluster = self.lab.store.run(lambda engine: gf.clusters(engine.kernel())[0])
-        named = [n for key in SERVER_OPTIONS for n in opts.get(key, "").split(",") if n]
-        return ParsedCommand(command.handler, opts, subjects=(*(node_key(cluster, n) for n in named), cluster))
+        named = [n for key in SERVER_OPTIONS for n in read.given.get(key, "").split(",") if n]
+        return ParsedCommand(read.handler, read.given, subjects=(*(node_key(cluster, n) for n in named), cluster))
 
     def finish(self, plan: Plan, value: Any) -> Outcome:
         from .cli_handlers import Bye
@@ -218,4 +143,8 @@ class Gfsh(Personality):
         if isinstance(value, Bye):
             self.ended = True
             return Outcome("", True, plan.node, None, True)
+        from .gfsh_layout import GfshResult
+
+        if isinstance(value, GfshResult) and value.error:
+            return Outcome(render(value), False, plan.node, "engine")
         return Outcome("" if value is None else render(value), True, plan.node)

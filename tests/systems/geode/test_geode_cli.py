@@ -47,8 +47,10 @@ def test_every_parameter_has_its_default_and_the_scenario_sets_them(tmp_path: Pa
                      "users:\n  - {name: admin, scope: global, level: admin, lab_admin: true, password: admin}\n")
     lab = Lab.fresh(small)
     try:
-        assert "message-sync-interval      : 5" in run(lab, "geode", "describe config --member=s1")
-        assert "message-time-to-live       : 30" in run(lab, "geode", "describe config --member=s1")
+        described = run(lab, "geode", "describe config --member=s1").splitlines()
+        assert described[:6] == ['Configuration of member : "s1"', "", "", "Cache attributes",
+                                 "is-server             : true", "message-sync-interval : 5"]
+        assert "message-time-to-live    : 30" in described
         assert "c1      yes        -        -1          s1       s2" in run(lab, "lab", "geode state g1")
     finally:
         lab.close()
@@ -79,7 +81,7 @@ def test_gfsh_refusals_change_nothing(lab: Lab) -> None:
                  "stop server --name=s9", "show metrics --member=s1 --categories=x", "bogus", "list",
                  "describe client --clientID", "show subscription-queue-size --durable-client-id=zz"):
         out = lab.execute("geode", line)
-        assert not out.ok and "\n" not in out.text.strip() or out.text.startswith(("No client found", "Invalid Cat"))
+        assert not out.ok and out.text.strip(), line
         assert "Traceback" not in out.text
     assert lab.store.dump() == before
 
@@ -107,7 +109,7 @@ def test_the_repl_on_gfsh_records_gfsh_prompts(lab: Lab) -> None:
     code, out = drive(lab, "list members\rlist clients\r", start="geode", recorder=recorder)
     assert code == 0
     assert [r[:2] for r in recorder.records] == [("geode:gfsh>", "list members"), ("geode:gfsh>", "list clients")]
-    assert "Coordinator: | 192.0.2.0(locator1:216:locator)<ec><v1>:33368" in out
+    assert "locator1 | 192.0.2.0(locator1:216:locator)<ec><v1>:33368 [Coordinator]" in out
 
 
 def test_the_documented_defaults_are_the_models() -> None:
@@ -126,11 +128,11 @@ def test_the_documented_defaults_are_the_models() -> None:
 @pytest.mark.parametrize("line", ["\x00", "list \x1b[31m", "x" * 5000, "describe client --" + "y" * 5000,
                                   "describe client --clientID=" + "z" * 5000, 'describe client --clientID="abc',
                                   "alter runtime --message-sync-interval=" + "9" * 400])
-def test_hostile_gfsh_input_is_one_short_line_without_control_characters(lab: Lab, line: str) -> None:
+def test_hostile_gfsh_input_is_a_few_short_lines_without_control_characters(lab: Lab, line: str) -> None:
     before = lab.store.dump()
     out = lab.execute("geode", line)
-    assert not out.ok and "\n" not in out.text and len(out.text) < 300
-    assert not any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in out.text)
+    assert not out.ok and len(out.text.splitlines()) <= 5 and all(len(x) < 200 for x in out.text.splitlines())
+    assert not any((ord(ch) < 32 and ch != "\n") or 127 <= ord(ch) < 160 for ch in out.text)
     assert lab.store.dump() == before
 
 
@@ -142,7 +144,7 @@ def test_gfsh_is_reachable_over_ssh(tmp_path: Path) -> None:
     with serving(path) as server:
         assert [listener.router for listener in server.listeners] == ["geode"]
         status, text = run_exec(server.port("geode"), "admin", "admin", "list members")
-        assert status == 0 and "Coordinator: | 192.0.2.0(locator1:216:locator)<ec><v1>:33368" in text
+        assert status == 0 and "locator1 | 192.0.2.0(locator1:216:locator)<ec><v1>:33368 [Coordinator]" in text
         client = connect(server.port("geode"), "admin", "admin")
         try:
             shell = Shell(client)
