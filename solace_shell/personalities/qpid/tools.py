@@ -25,7 +25,7 @@ HA_COMMANDS = {"ping": ("Check if the broker is alive and responding", ()),
                "replicate": ("Set up replication from <queue> on <remote-broker> to <queue> on the current broker.",
                              ("<queue>", "<remote-broker>")),
                "query": ("Print HA configuration and status", ())}
-PROMOTE_HELP = ("[Cluster manager only] Promote a backup broker to primary. This command should *only* be used by "
+PROMOTE_HELP = ("Promote a backup broker to primary. This command should *only* be used by "
                 "a cluster manager (such as rgmanager) that ensures only one broker is primary at a time. "
                 "Promoting more than one broker to primary at the same time will make the cluster inconsistent "
                 "and will cause data loss and unexpected behavior.")
@@ -74,10 +74,20 @@ def _address(core: Kernel, address: str, here: str) -> str:
     return here if name in ("0.0.0.0", "localhost", "127.0.0.1", "") else address
 
 
-def _ha_usage() -> list[str]:
+def _ha_usage(manager: bool) -> list[str]:
+    """qpid-ha's `print_usage`: its user commands, and `promote` after them once
+    `--cluster-manager` has added the manager commands to the same list."""
     lines = ["usage: qpid-ha <command> [<arguments>]", "", "Commands are:", ""]
-    lines += [f"  {name:<12} {text.split('.')[0]}." for name, (text, _) in HA_COMMANDS.items()]
+    lines += [f"  {name:<12} {_command_help(name).split('.')[0]}." for name in _ha_names(manager)]
     return lines + ["", "For help with a command type: qpid-ha <command> --help", ""]
+
+
+def _ha_names(manager: bool) -> list[str]:
+    return [*HA_COMMANDS, *(("promote",) if manager else ())]
+
+
+def _command_help(name: str) -> str:
+    return HA_COMMANDS[name][0] if name in HA_COMMANDS else "[Cluster manager only] " + PROMOTE_HELP
 
 
 HaCall = tuple[str, Any, list[str], bool]     # (command, options, positional words, --cluster-manager)
@@ -92,24 +102,25 @@ def read_ha(argv: list[str]) -> HaCall | ToolResult:
     if manager:
         args.remove("--cluster-manager")
     if args and args[0] in ("help", "--help", "-help", "-h", "help-all", "--help-all"):
-        if "help-all" in args[0]:
-            names = [*HA_COMMANDS, *(("promote",) if manager else ())]
-            return ToolResult(tuple("\n".join(_help_text(n) for n in names).split("\n")), 0)
-        return ToolResult(tuple(_ha_usage()), 0)
-    names = list(HA_COMMANDS) + (["promote"] if manager else [])
+        if "help-all" in args[0]:    # each command's help, a blank line after each
+            return ToolResult(tuple(line for n in _ha_names(manager)
+                                    for line in (*_help_text(n).rstrip("\n").split("\n"), "")), 0)
+        return ToolResult(tuple(_ha_usage(manager)), 0)
+    names = _ha_names(manager)
     command = next((a for a in args if a in names), None)
     if command is None:
         if "promote" in args:
             return ToolResult(tuple(PROMOTE_REFUSAL.split("\n")), 1)
-        return ToolResult((*_ha_usage(), "Exception: No valid command"), 1)
+        return ToolResult((*_ha_usage(manager), "Exception: No valid command"), 1)
     with used_once(_parser(command)) as parser:
         try:
             opts, positional = parser.parse_args(args)
         except ToolExit as ended:
             return ToolResult(tuple(ended.text.rstrip("\n").split("\n")), ended.status)
         arg_names = HA_COMMANDS.get(command, ("", ()))[1]
-        if len(positional) != len(arg_names) + 1:
-            return ToolResult((*parser.help_text().split("\n"), "Exception: Wrong number of arguments"), 1)
+        if len(positional) != len(arg_names) + 1:    # print_help, then the exception's line
+            return ToolResult((*parser.help_text().rstrip("\n").split("\n"), "Exception: Wrong number of arguments"),
+                              1)
     return command, opts, positional, manager
 
 
@@ -140,8 +151,7 @@ def _help_text(command: str) -> str:
 
 
 def _parser(command: str) -> ToolParser:
-    text, arg_names = HA_COMMANDS.get(command, (PROMOTE_HELP, ()))
-    return ha_parser(command, text, arg_names)
+    return ha_parser(command, _command_help(command), HA_COMMANDS.get(command, ("", ()))[1])
 
 
 def _change(engine: Any, op: str, *args: Any) -> ToolResult:
