@@ -14,7 +14,7 @@ import io
 import optparse
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import NoReturn
+from typing import Any, NoReturn
 
 BROKER_HELP = ("Address of qpidd broker with syntax: [username/password@] hostname | ip-address [:<port>]")
 HA_DEFAULTS = {"broker": "0.0.0.0", "timeout": 10.0}
@@ -137,7 +137,7 @@ Log <logstring> value:
 _S, _T, _I = "store", "store_true", "int"
 # qpid-config's option groups: (title, [(flags, action, type, metavar, help, extra)])
 _CONFIG_GROUPS: list[tuple[str, list[tuple[tuple[str, ...], str, str | None, str | None, str | None,
-                                          dict[str, object]]]]] = [
+                                          dict[str, Any]]]]] = [
     ("General Options", [
         (("-t", "--timeout"), _S, _I, "<secs>", "Maximum time to wait for broker connection (in seconds)",
          {"default": 10}),
@@ -218,7 +218,7 @@ def config_parser(usage: str) -> ToolParser:
         group = optparse.OptionGroup(parser, title)
         for flags, action, kind, metavar, text, extra in options:
             group.add_option(*flags, action=action, type=kind, metavar=metavar, help=text,
-                             **extra)  # type: ignore[arg-type]
+                             **extra)
         parser.add_option_group(group)
     return parser
 

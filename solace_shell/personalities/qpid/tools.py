@@ -18,6 +18,8 @@ from state_store.qpid.params import PORT, REPLICATE_LEVELS
 from state_store.qpid.views import ToolResult
 
 from ...parsed_command import ParsedCommand
+from . import config_lists
+from .agent_texts import agent_exception
 from .options import ToolExit, ToolParser, config_parser, ha_parser, used_once
 
 HA_COMMANDS = {"ping": ("Check if the broker is alive and responding", ()),
@@ -155,9 +157,13 @@ def _parser(command: str) -> ToolParser:
 
 
 def _change(engine: Any, op: str, *args: Any) -> ToolResult:
+    """Run a change on the broker; a refusal as qpid-ha prints the exception it ends with (the
+    client library's, or the agent's answer wrapped by BrokerAgent)."""
     try:
         engine.kernel_call(op, *args)
     except EngineError as refused:
+        if refused.code == "qpid_agent_error":
+            return ToolResult((agent_exception(str(refused.params["error"]), str(refused.params["name"])),), 1)
         if refused.code != "qpid_tool_error":
             raise
         return ToolResult(tuple(str(refused.params["text"]).split("\n")), 1)
@@ -220,65 +226,73 @@ def read_config(argv: list[str]) -> tuple[Any, list[str]] | ToolResult:
     return opts, args
 
 
+def _replicate_traceback(level: str) -> ToolResult:
+    """qpid-config checks --replicate before its `try`, so a bad level ends it with Python's
+    traceback (qpid-config 1.39.0 installed as /usr/bin/qpid-config), exit 1."""
+    lines = ["Traceback (most recent call last):",
+             '  File "/usr/bin/qpid-config", line 893, in <module>', "    sys.exit(main())",
+             '  File "/usr/bin/qpid-config", line 776, in main', "    args = OptionsAndArguments(argv)",
+             '  File "/usr/bin/qpid-config", line 305, in OptionsAndArguments',
+             "    raise Exception(\"Invalid replication level '%s', should be one of: %s\" % (opts.replicate, "
+             "\", \".join(REPLICATE_LEVELS)))",
+             f"Exception: Invalid replication level '{level}', should be one of: {', '.join(REPLICATE_LEVELS)}"]
+    return ToolResult(tuple(lines), 1)
+
+
 def qpid_config(engine: Any, here: str, argv: list[str]) -> ToolResult:
+    """qpid-config's main: its options, the connection, then the subcommand; every exception
+    after connecting printed as ``Failed: <type>: <message>`` (exit 1), usage for words it does
+    not take (exit 1, its `Usage()` exits -1 into the `SystemExit` branch)."""
     core: Kernel = engine.kernel()
     read = read_config(argv)
     if isinstance(read, ToolResult):
         return read
     opts, args = read
     level = opts.replicate
-    if level is not None and level not in REPLICATE_LEVELS:
-        return ToolResult((f"Exception: Invalid replication level '{level}', should be one of: "
-                           f"{', '.join(REPLICATE_LEVELS)}",), 1)
+    if level and level not in REPLICATE_LEVELS:
+        return _replicate_traceback(level)
+    if opts.ssl_key and not opts.ssl_certificate:
+        return _config_error("missing '--ssl-certificate' (required by '--ssl-key')")
     address = str(opts.broker_addr or opts.broker or "localhost:5672")
     node = _target(core, address, here, admin=bool(opts.ha_admin))
     if isinstance(node, str):
         return ToolResult((f"Failed: {node}",), 1)
+    modifier = args[1] if len(args) > 1 else ""
     if args[:1] == ["queues"]:
-        pattern = args[1] if len(args) > 1 else ""
-        return _queue_bindings(core, node, pattern) if opts.recursive else _queues(core, node, pattern)
+        listed = config_lists.queues(core, node)
+        if opts.recursive:
+            lines = config_lists.queue_binding_lines(core, node, listed, modifier, bool(opts.ignore_default))
+            return ToolResult(tuple(lines), 0)
+        lines = config_lists.queue_lines(listed, modifier)
+        return ToolResult(tuple(lines), 0 if lines else 1)
+    if args[:1] == ["exchanges"] and not opts.recursive:
+        lines = config_lists.exchange_lines(config_lists.exchanges(core, node), modifier, bool(opts.ignore_default))
+        return ToolResult(tuple(lines), 0 if lines else 1)
     if args[:2] == ["add", "queue"] and len(args) >= 3:
         replica = opts.start_replica
-        result = _change(engine, "qpid.add_queue", node.name, args[2], level, replica, bool(opts.durable))
-        if result.status:
-            return ToolResult(tuple(f"Failed: {line}" for line in result.lines), 1)
-        if replica is not None:
-            return _change(engine, "qpid.replicate", node.name, replica, args[2])
-        return result
+        result = _change(engine, "qpid.add_queue", node.name, args[2], level or None, replica, bool(opts.durable))
+        if not result.status and replica is not None:
+            result = _change(engine, "qpid.replicate", node.name, replica, args[2])
+        return _failed(result)
     if args[:2] == ["add", "exchange"] and len(args) >= 4:
-        return _change(engine, "qpid.add_exchange", node.name, args[2], args[3], level)
+        return _failed(_change(engine, "qpid.add_exchange", node.name, args[2], args[3], level or None))
     if args[:1] == ["bind"] and len(args) >= 3:
-        return _change(engine, "qpid.bind", node.name, args[1], args[2], args[3] if len(args) > 3 else "")
+        return _failed(_change(engine, "qpid.bind", node.name, args[1], args[2], args[3] if len(args) > 3 else ""))
     return ToolResult(tuple(CONFIG_USAGE.split("\n")), 1)
 
 
-def _queues(core: Kernel, node: Node, pattern: str) -> ToolResult:
-    queues = core.groups[node.group].data["queues"]
-    shown = [q for q in queues if qpol.queue_on(core, node, q) and pattern in q]
-    if not shown:
-        return ToolResult((), 1)
-    width = max([len("Queue Name"), *map(len, shown)])
-    lines = [f"{'Queue Name':<{width}}  Attributes", "=" * (5 * (width // 5 + 5))]
-    for q in shown:
-        attrs = []
-        if queues[q].get("durable"):
-            attrs.append("--durable")
-        if queues[q].get("replicate"):
-            attrs.append(f"--replicate={queues[q]['replicate']}")
-        lines.append(f"{q:<{width}}  {' '.join(attrs)}".rstrip())
-    return ToolResult(tuple(lines), 0)
+def _failed(result: ToolResult) -> ToolResult:
+    """qpid-config's `except Exception`: ``Failed: `` before the exception's line."""
+    return ToolResult(tuple(f"Failed: {line}" for line in result.lines), result.status)
 
 
-def _queue_bindings(core: Kernel, node: Node, pattern: str) -> ToolResult:
-    """``qpid-config -r queues``: each queue with its bindings (the default exchange's first)."""
-    lines: list[str] = []
-    for q in core.groups[node.group].data["queues"]:
-        if qpol.queue_on(core, node, q) and pattern in q:
-            lines.append(f"Queue '{q}'")
-            lines.append(f"    bind [{q}] => ''")
-            for exchange, key in qpol.bindings_on(core, node, q):
-                lines.append(f"    bind [{key}] => {exchange or chr(39) * 2}")
-    return ToolResult(tuple(lines), 0)
+def _config_error(message: str) -> ToolResult:
+    """optparse's error for a check qpid-config makes after parsing (its usage, then the line)."""
+    with used_once(config_parser(CONFIG_USAGE)) as parser:
+        try:
+            parser.error(message)
+        except ToolExit as ended:
+            return ToolResult(tuple(ended.text.rstrip("\n").split("\n")), ended.status)
 
 
 # ---------------------------------------------------------------- the shell's lines, for grading
