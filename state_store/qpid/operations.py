@@ -262,13 +262,14 @@ def bind(core: Kernel, address: str, exchange: str, queue: str, key: str) -> str
 
 @operation("qpid.replicate")
 def replicate(core: Kernel, address: str, remote: str, queue: str) -> str:
-    """``qpid-ha replicate`` (as the tool implements it: the remote broker, then the queue)."""
+    """``qpid-ha replicate`` (as the tool implements it: the remote broker, then the queue). The
+    broker looks its own queue up first; the remote broker and its queue are checked here too."""
     node = _tool_target(core, address)
-    source = _tool_target(core, remote)
     d = p.data(core, node.group)
-    if queue not in d["queues"] or not p.queue_on(core, source, queue):
+    if queue not in d["queues"] or not p.queue_on(core, node, queue):
         raise EngineError("qpid_agent_error", error="queue-not-found", name=queue)
-    if not p.queue_on(core, node, queue):
+    source = _tool_target(core, remote)
+    if not p.queue_on(core, source, queue):
         raise EngineError("qpid_agent_error", error="queue-not-found", name=queue)
     core.ledger.put(node.key, queue, list(core.ledger.held(source.key, queue)))
     link = [source.name, node.name, queue]

@@ -132,6 +132,9 @@ def qpid_ha(engine: Any, here: str, argv: list[str]) -> ToolResult:
     if isinstance(read, ToolResult):
         return read
     command, opts, positional, _ = read
+    if opts.ssl_key and not opts.ssl_certificate:    # checked as it connects, by its parser
+        with used_once(_parser(command)) as parser:
+            return _parser_error(parser, "missing '--ssl-certificate' (required by '--ssl-key')")
     address = str(opts.broker or "0.0.0.0")
     node = _target(core, address, here, admin=True)
     if isinstance(node, str):
@@ -287,12 +290,16 @@ def _failed(result: ToolResult) -> ToolResult:
 
 
 def _config_error(message: str) -> ToolResult:
-    """optparse's error for a check qpid-config makes after parsing (its usage, then the line)."""
     with used_once(config_parser(CONFIG_USAGE)) as parser:
-        try:
-            parser.error(message)
-        except ToolExit as ended:
-            return ToolResult(tuple(ended.text.rstrip("\n").split("\n")), ended.status)
+        return _parser_error(parser, message)
+
+
+def _parser_error(parser: ToolParser, message: str) -> ToolResult:
+    """optparse's error for a check a tool makes after parsing: its usage, then the line (exit 2)."""
+    try:
+        parser.error(message)
+    except ToolExit as ended:
+        return ToolResult(tuple(ended.text.rstrip("\n").split("\n")), ended.status)
 
 
 # ---------------------------------------------------------------- the shell's lines, for grading
