@@ -165,3 +165,80 @@ def exchange_lines(listed: list[Listed], pattern: str, ignore_default: bool) -> 
             attrs.append(f"--replicate={args['qpid.replicate']}")
         lines.append(f"{x.kind:<10}{x.name:<{width}}  {' '.join(attrs)}".rstrip())
     return lines
+
+
+def overview_lines(core: Kernel, node: Node) -> list[str]:
+    """Overview (qpid-config with no command): the exchanges by type, in the order Python 2's
+    dict of types gives, then the queues by durability."""
+    listed = exchanges(core, node)
+    kinds = [x.kind for x in listed]
+    lines = [f"Total Exchanges: {len(listed)}"]
+    lines += [f"{kind:>15}: {kinds.count(kind)}" for kind in py2_dict_order(kinds)]
+    held = queues(core, node)
+    durable = sum(q.durable for q in held)
+    return [*lines, "", f"   Total Queues: {len(held)}", f"        durable: {durable}",
+            f"    non-durable: {len(held) - durable}"]
+
+
+def exchange_binding_lines(core: Kernel, node: Node, pattern: str, ignore_default: bool) -> list[str]:
+    """ExchangeListRecurse: each exchange with the bindings to it (every queue to the default
+    exchange by its name, the tool's reply queue to qmf.default.topic)."""
+    held = queues(core, node)
+    reply, subject = reply_queue(core, node)
+    lines: list[str] = []
+    for x in exchanges(core, node):
+        if (ignore_default and not x.name) or pattern not in x.name:
+            continue
+        lines.append(f"Exchange '{x.name}' ({x.kind})")
+        for q in held:
+            if not x.name:
+                lines.append(f"    bind [{q.name}] => {q.name}")
+            elif x.name == "qmf.default.topic" and q.name == reply:
+                lines.append(f"    bind [{subject}] => {q.name}")
+            lines += [f"    bind [{key}] => {q.name}" for exchange, key in qpol.bindings_on(core, node, q.name)
+                      if exchange == x.name]
+    return lines
+
+
+def _py2_str_hash(text: str) -> int:
+    """Python 2's hash of a byte string on a 64-bit build (unsigned, for slot arithmetic)."""
+    data = text.encode("utf-8")
+    if not data:
+        return 0
+    mask = (1 << 64) - 1
+    x = (data[0] << 7) & mask
+    for byte in data:
+        x = ((1000003 * x) & mask) ^ byte
+    x ^= len(data)
+    return (1 << 64) - 2 if x == mask else x       # -1 is reserved: -2
+
+
+def py2_dict_order(keys: list[str]) -> list[str]:
+    """The order Python 2 iterates a dict of string keys inserted in this order: open addressing
+    in a table of 8 slots, perturbed probing, resized to 4x the entries when two thirds full."""
+    size = 8
+    table: list[str | None] = [None] * size
+
+    def place(slots: list[str | None], key: str) -> None:
+        h = _py2_str_hash(key)
+        mask, perturb = len(slots) - 1, h
+        i = h & mask
+        while slots[i] is not None:
+            i = ((i << 2) + i + perturb + 1) & ((1 << 64) - 1)
+            perturb >>= 5
+            i &= mask
+        slots[i] = key
+
+    used = 0
+    for key in dict.fromkeys(keys):
+        place(table, key)
+        used += 1
+        if used * 3 >= size * 2:
+            size = 8
+            while size <= 4 * used:
+                size <<= 1
+            old = [k for k in table if k is not None]
+            table = [None] * size
+            for k in old:
+                place(table, k)
+    return [k for k in table if k is not None]

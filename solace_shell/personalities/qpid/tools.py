@@ -268,7 +268,12 @@ def qpid_config(engine: Any, here: str, argv: list[str]) -> ToolResult:
             return ToolResult(tuple(lines), 0)
         lines = config_lists.queue_lines(listed, modifier)
         return ToolResult(tuple(lines), 0 if lines else 1)
-    if args[:1] == ["exchanges"] and not opts.recursive:
+    if not args:
+        return ToolResult(tuple(config_lists.overview_lines(core, node)), 0)
+    if args[:1] == ["exchanges"]:
+        if opts.recursive:
+            lines = config_lists.exchange_binding_lines(core, node, modifier, bool(opts.ignore_default))
+            return ToolResult(tuple(lines), 0)
         lines = config_lists.exchange_lines(config_lists.exchanges(core, node), modifier, bool(opts.ignore_default))
         return ToolResult(tuple(lines), 0 if lines else 1)
     if args[:2] == ["add", "queue"] and len(args) >= 3:
