@@ -1,6 +1,8 @@
-"""`qpid-ha` and `qpid-config` as the tools behave: their option parsing (optparse, options.py),
-their outputs and exit statuses, and the `<ExceptionType>: <message>` lines they print on failure
-(exit 1).
+"""`qpid-ha` and `qpid-config` as the tools behave (qpid-cpp 1.39.0's management/python/bin):
+their option parsing (optparse, options.py), their outputs and exit statuses, and the
+`<ExceptionType>: <message>` lines they print on failure (exit 1; qpid-config after `Failed: `),
+a broker's refusal as its agent answers it (agent_texts.py), qpid-config's listings
+(config_lists.py).
 
 Each function runs inside a store command: reads on the kernel, changes through
 ``engine.kernel_call`` (journaled), a refusal of the model returned as the tool's text."""
