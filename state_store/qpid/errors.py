@@ -21,7 +21,13 @@ CODES: dict[str, tuple[str, ...]] = {
     "qpid_no_cluster": (),
     # what the tools and the client library raise, as `<ExceptionType>: <message>`
     "qpid_tool_error": ("text",),
+    # what the broker's management agent answers a method with: the broker's exception (`error`,
+    # one of AGENT_ERRORS) about `name` (the object, or the exception's own text for "exception")
+    "qpid_agent_error": ("error", "name"),
 }
+
+AGENT_ERRORS = ("exception", "object-exists", "queue-not-found", "exchange-not-found", "bind-no-queue", "bind-default",
+                "invalid-exchange-type")
 
 # which of the codes above are the refusals every system shares (kernel.lookup, kernel.inject)
 TERMS = SystemTerms(SYSTEM, "cluster", "broker", "qpid_cluster_not_found", "qpid_broker_not_found",

@@ -199,7 +199,7 @@ def promote(core: Kernel, address: str) -> str:
     node = _tool_target(core, address)
     refusal = POLICY.promote(core, node)
     if refusal:
-        raise EngineError("qpid_tool_error", text=f"Exception: {refusal}")
+        raise EngineError("qpid_agent_error", error="exception", name=refusal)
     return ""
 
 
@@ -215,13 +215,13 @@ def add_queue(core: Kernel, address: str, queue: str, replicate: str | None, sta
                                                   f"be one of: {', '.join(REPLICATE_LEVELS)}")
     d = p.data(core, node.group)
     if node.state not in p.PRIMARY:
-        raise EngineError("qpid_tool_error", text="Failed: ConnectionError: connection aborted")
+        raise EngineError("qpid_tool_error", text="ConnectionError: connection aborted")
     if start_replica is not None:   # checked before anything changes: a refused command changes nothing
         source = _tool_target(core, start_replica)
         if queue not in d["queues"] or not p.queue_on(core, source, queue):
-            raise EngineError("qpid_tool_error", text=f"Exception: No such queue: {queue}")
-    if queue in d["queues"] and p.queue_on(core, node, queue):
-        return queue   # declare is idempotent
+            raise EngineError("qpid_agent_error", error="queue-not-found", name=queue)
+    if queue in d["queues"] and p.queue_on(core, node, queue):   # the broker's create is strict
+        raise EngineError("qpid_agent_error", error="object-exists", name=queue)
     if queue in d["queues"]:       # the same name declared on another broker: a queue of its own here
         d["queues"][queue].setdefault("also", []).append(node.name)
         return queue
@@ -234,12 +234,12 @@ def add_exchange(core: Kernel, address: str, kind: str, name: str, replicate: st
     """``qpid-config add exchange <type> <name>``, on the primary at ``address``."""
     node = _tool_target(core, address)
     if node.state not in p.PRIMARY:
-        raise EngineError("qpid_tool_error", text="Failed: ConnectionError: connection aborted")
+        raise EngineError("qpid_tool_error", text="ConnectionError: connection aborted")
     if kind not in EXCHANGE_TYPES:
-        raise EngineError("qpid_tool_error", text=f"Failed: Exception: Exchange type not implemented: {kind}")
+        raise EngineError("qpid_agent_error", error="invalid-exchange-type", name=kind)
     d = p.data(core, node.group)
-    if name in p.BUILT_IN_EXCHANGES or p.exchange_on(core, node, name):
-        return name
+    if name in p.BUILT_IN_EXCHANGES or p.exchange_on(core, node, name):   # the broker's create is strict
+        raise EngineError("qpid_agent_error", error="object-exists", name=name)
     d.setdefault("exchanges", {})[name] = {"type": kind, "replicate": replicate, "home": node.name}
     return name
 
@@ -249,25 +249,28 @@ def bind(core: Kernel, address: str, exchange: str, queue: str, key: str) -> str
     """``qpid-config bind <exchange> <queue> [key]``, on the primary at ``address``."""
     node = _tool_target(core, address)
     if node.state not in p.PRIMARY:
-        raise EngineError("qpid_tool_error", text="Failed: ConnectionError: connection aborted")
+        raise EngineError("qpid_tool_error", text="ConnectionError: connection aborted")
+    if exchange == "":
+        raise EngineError("qpid_agent_error", error="bind-default", name=exchange)
     if not p.exchange_on(core, node, exchange):
-        raise EngineError("qpid_tool_error", text=f"Failed: Exception: not-found: Exchange not found: {exchange}")
+        raise EngineError("qpid_agent_error", error="exchange-not-found", name=exchange)
     if not p.queue_on(core, node, queue):
-        raise EngineError("qpid_tool_error", text=f"Failed: Exception: not-found: Queue not found: {queue}")
+        raise EngineError("qpid_agent_error", error="bind-no-queue", name=queue)
     p.data(core, node.group).setdefault("bindings", []).append([exchange, queue, key, node.name])
     return queue
 
 
 @operation("qpid.replicate")
 def replicate(core: Kernel, address: str, remote: str, queue: str) -> str:
-    """``qpid-ha replicate`` (as the tool implements it: the remote broker, then the queue)."""
+    """``qpid-ha replicate`` (as the tool implements it: the remote broker, then the queue). The
+    broker looks its own queue up first; the remote broker and its queue are checked here too."""
     node = _tool_target(core, address)
-    source = _tool_target(core, remote)
     d = p.data(core, node.group)
-    if queue not in d["queues"] or not p.queue_on(core, source, queue):
-        raise EngineError("qpid_tool_error", text=f"Exception: No such queue: {queue}")
-    if not p.queue_on(core, node, queue):
-        raise EngineError("qpid_tool_error", text=f"Exception: No such queue: {queue}")
+    if queue not in d["queues"] or not p.queue_on(core, node, queue):
+        raise EngineError("qpid_agent_error", error="queue-not-found", name=queue)
+    source = _tool_target(core, remote)
+    if not p.queue_on(core, source, queue):
+        raise EngineError("qpid_agent_error", error="queue-not-found", name=queue)
     core.ledger.put(node.key, queue, list(core.ledger.held(source.key, queue)))
     link = [source.name, node.name, queue]
     replicas = d.setdefault("replicas", [])

@@ -19,4 +19,5 @@ MESSAGES: dict[str, str] = {
     "qpid_no_cluster": "ERROR: This lab has no Qpid HA cluster (reset qpid-ha).",
     # what the tools and the client library print
     "qpid_tool_error": "{text}",
+    "qpid_agent_error": "Exception from Agent: {error}: {name}",
 }

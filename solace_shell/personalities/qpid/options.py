@@ -5,7 +5,8 @@ mistake (`<prog>: error: <message>` after the usage, exit 2) and for `--help`.
 Why optparse: the tools are optparse programs, so the same library gives their exact behaviour
 and texts; the parser only writes to the buffer it is given and raises instead of exiting. The
 tools run on Python 2, whose optparse says "requires an argument" where Python 3's says "requires
-1 argument"; help is formatted for an 80-column terminal whatever the lab's environment."""
+1 argument". Help is wrapped at 78 columns, optparse's own width where COLUMNS is unset (80 less
+2), whatever the lab's environment."""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ import io
 import optparse
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import NoReturn
+from typing import Any, NoReturn
 
 BROKER_HELP = ("Address of qpidd broker with syntax: [username/password@] hostname | ip-address [:<port>]")
 HA_DEFAULTS = {"broker": "0.0.0.0", "timeout": 10.0}
+HELP_WIDTH = 78
 
 
 class ToolExit(Exception):
@@ -51,7 +53,7 @@ class ToolParser(optparse.OptionParser):
 def ha_parser(name: str, text: str, arg_names: tuple[str, ...]) -> ToolParser:
     """The parser of one qpid-ha command."""
     parser = ToolParser(f"{name} [options] {' '.join(arg_names)}\n\n{text}", prog="qpid-ha",
-                        formatter=optparse.IndentedHelpFormatter(width=80))
+                        formatter=optparse.IndentedHelpFormatter(width=HELP_WIDTH))
 
     def default(what: str) -> str:
         return f" (Default {HA_DEFAULTS[what]})"
@@ -89,7 +91,7 @@ class _Verbatim(optparse.IndentedHelpFormatter):
     """qpid-config prints its usage and description as written."""
 
     def __init__(self) -> None:
-        super().__init__(width=80)
+        super().__init__(width=HELP_WIDTH)
 
     def format_usage(self, usage: str) -> str:
         return usage
@@ -98,28 +100,126 @@ class _Verbatim(optparse.IndentedHelpFormatter):
         return description + "\n" if description else ""
 
 
+CONFIG_DESCRIPTION = """
+Examples:
+
+$ qpid-config add queue q
+$ qpid-config add exchange direct d -a localhost:5672
+$ qpid-config exchanges -b 10.1.1.7:10000
+$ qpid-config queues -b guest/guest@broker-host:10000
+
+Add Exchange <type> values:
+
+    direct     Direct exchange for point-to-point communication
+    fanout     Fanout exchange for broadcast communication
+    topic      Topic exchange that routes messages using binding keys with wildcards
+    headers    Headers exchange that matches header fields against the binding keys
+    xml        XML Exchange - allows content filtering using an XQuery
+
+
+Queue Limit Actions:
+
+    none (default) - Use broker's default policy
+    reject         - Reject enqueued messages
+    ring           - Replace oldest unacquired message with new
+
+Replication levels:
+
+    none           - no replication
+    configuration  - replicate queue and exchange existence and bindings, but not messages.
+    all            - replicate configuration and messages
+
+Log <logstring> value:
+
+    Comma separated <module>:<level> pairs, e.g. 'info+,debug+:Broker,trace+:Queue'
+"""
+
+_S, _T, _I = "store", "store_true", "int"
+# qpid-config's option groups: (title, [(flags, action, type, metavar, help, extra)])
+_CONFIG_GROUPS: list[tuple[str, list[tuple[tuple[str, ...], str, str | None, str | None, str | None,
+                                          dict[str, Any]]]]] = [
+    ("General Options", [
+        (("-t", "--timeout"), _S, _I, "<secs>", "Maximum time to wait for broker connection (in seconds)",
+         {"default": 10}),
+        (("-r", "--recursive"), _T, None, None, "Show bindings in queue or exchange list", {}),
+        (("-b", "--broker"), _S, "string", "<address>",
+         "Address of qpidd broker with syntax: [username/password@] hostname | ip-address [:<port>]", {}),
+        (("-a", "--broker-addr"), _S, "string", "<address>", None, {}),
+        (("--sasl-mechanism",), _S, "string", "<mech>",
+         "SASL mechanism for authentication (e.g. EXTERNAL, ANONYMOUS, PLAIN, CRAM-MD5, DIGEST-MD5, GSSAPI). "
+         "SASL automatically picks the most secure available mechanism - use this option to override.", {}),
+        (("--sasl-service-name",), _S, "string", None, "SASL service name to use", {}),
+        (("--ssl-certificate",), _S, "string", "<cert>", "Client SSL certificate (PEM Format)", {}),
+        (("--ssl-key",), _S, "string", "<key>", "Client SSL private key (PEM Format)", {}),
+        (("--ha-admin",), _T, None, None, "Allow connection to a HA backup broker.", {})]),
+    ("Options for Listing Exchanges and Queues", [
+        (("--ignore-default",), _T, None, None, "Ignore the default exchange in exchange or queue list", {})]),
+    ("Options for Adding Exchanges and Queues", [
+        (("--alternate-exchange",), _S, "string", "<aexname>",
+         "Name of the alternate-exchange for the new queue or exchange. Exchanges route messages to the "
+         "alternate exchange if they are unable to route them elsewhere. Queues route messages to the alternate "
+         "exchange if they are rejected by a subscriber or orphaned by queue deletion.", {}),
+        (("--durable",), _T, None, None, "The new queue or exchange is durable.", {}),
+        (("--replicate",), _S, None, "<level>",
+         "Enable automatic replication in a HA cluster. <level> is 'none', 'configuration' or 'all').", {})]),
+    ("Options for Adding Queues", [
+        (("--file-count",), _S, _I, "<n>", "[legacystore] Number of files in queue's persistence journal", {}),
+        (("--file-size",), _S, _I, "<n>", "[legactystore] File size in pages (64KiB/page)", {}),
+        (("--efp-partition-num",), _S, _I, "<n>", "[linearstore] EFP partition number", {}),
+        (("--efp-pool-file-size",), _S, _I, "<n>", "[linearstore] EFP file size (KiB)", {}),
+        (("--wcache-page-size",), _S, _I, "<n>",
+         "[linearstore] Per-queue buffer page size (kiB), value may be powers of 2 starting at 4 (4, 8, 16, 32...)",
+         {}),
+        (("--wcache-num-pages",), _S, _I, "<n>", "[linearstore] Per-queue num buffer pages", {}),
+        (("--max-queue-size",), _S, _I, "<n>", "Maximum in-memory queue size as bytes", {}),
+        (("--max-queue-count",), _S, _I, "<n>", "Maximum in-memory queue size as a number of messages", {}),
+        (("--limit-policy",), _S, None, "<policy>", "Action to take when queue limit is reached",
+         {"choices": ["none", "reject", "ring", "ring-strict"]}),
+        (("--lvq-key",), _S, None, "<key>", "Last Value Queue key", {}),
+        (("--flow-stop-size",), _S, _I, "<n>",
+         "Turn on sender flow control when the number of queued bytes exceeds this value.", {}),
+        (("--flow-resume-size",), _S, _I, "<n>",
+         "Turn off sender flow control when the number of queued bytes drops below this value.", {}),
+        (("--flow-stop-count",), _S, _I, "<n>",
+         "Turn on sender flow control when the number of queued messages exceeds this value.", {}),
+        (("--flow-resume-count",), _S, _I, "<n>",
+         "Turn off sender flow control when the number of queued messages drops below this value.", {}),
+        (("--group-header",), _S, "string", "<header-name>",
+         "Enable message groups. Specify name of header that holds group identifier.", {}),
+        (("--shared-groups",), _T, None, None, "Allow message group consumption across multiple consumers.", {}),
+        (("--argument",), "append", None, "<NAME=VALUE>", "Specify a key-value pair to add to queue arguments",
+         {"dest": "extra_arguments", "default": []}),
+        (("--start-replica",), _S, None, "<broker-url>",
+         "Start replication from the same-named queue at <broker-url>", {})]),
+    ("Options for Adding Exchanges", [
+        (("--sequence",), _T, None, None, "Exchange will insert a 'qpid.msg_sequence' field in the message header",
+         {}),
+        (("--ive",), _T, None, None,
+         "Exchange will behave as an 'initial-value-exchange', keeping a reference  to the last message "
+         "forwarded and enqueuing that message to newly bound queues.", {})]),
+    ("Options for Deleting Queues", [
+        (("--force",), _T, None, None, "Force delete of queue even if it's currently used or it's not empty", {}),
+        (("--force-if-not-empty",), _T, None, None, "Force delete of queue even if it's not empty", {}),
+        (("--force-if-used",), _T, None, None, "Force delete of queue even if it's currently used", {})]),
+    ("Options for Declaring Bindings", [
+        (("-f", "--file"), _S, "string", "<file.xq>",
+         "For XML Exchange bindings - specifies the name of a file containing an XQuery.", {})]),
+    ("Formatting options for 'list' action", [
+        (("--show-property",), "append", None, "<property-name>",
+         "Specify a property of an object to be included in output", {"dest": "list_properties", "default": []})]),
+]
+
+
 def config_parser(usage: str) -> ToolParser:
-    """qpid-config's options (names, kinds and values as the tool takes them)."""
-    parser = ToolParser(usage=usage, formatter=_Verbatim(), prog="qpid-config")
-    add = parser.add_option
-    add("-t", "--timeout", action="store", type="int", default=10, metavar="<secs>")
-    add("-r", "--recursive", action="store_true")
-    add("-b", "--broker", action="store", type="string", metavar="<address>")
-    add("-a", "--broker-addr", action="store", type="string", metavar="<address>")
-    for name in ("--sasl-mechanism", "--sasl-service-name", "--ssl-certificate", "--ssl-key",
-                 "--alternate-exchange", "--replicate", "--lvq-key", "--group-header", "--start-replica"):
-        add(name, action="store", type="string")
-    for name in ("--ha-admin", "--ignore-default", "--durable", "--shared-groups", "--sequence", "--ive", "--force",
-                 "--force-if-not-empty", "--force-if-used"):
-        add(name, action="store_true")
-    for name in ("--file-count", "--file-size", "--efp-partition-num", "--efp-pool-file-size", "--wcache-page-size",
-                 "--wcache-num-pages", "--max-queue-size", "--max-queue-count", "--flow-stop-size",
-                 "--flow-resume-size", "--flow-stop-count", "--flow-resume-count"):
-        add(name, action="store", type="int")
-    add("--limit-policy", action="store", choices=["none", "reject", "ring", "ring-strict"])
-    add("--argument", dest="extra_arguments", action="append", default=[])
-    add("-f", "--file", action="store", type="string")
-    add("--show-property", dest="list_properties", action="append", default=[])
+    """qpid-config's options: names, kinds, groups and help texts as the tool declares them, its
+    usage and examples printed as written."""
+    parser = ToolParser(usage=usage, description=CONFIG_DESCRIPTION, formatter=_Verbatim(), prog="qpid-config")
+    for title, options in _CONFIG_GROUPS:
+        group = optparse.OptionGroup(parser, title)
+        for flags, action, kind, metavar, text, extra in options:
+            group.add_option(*flags, action=action, type=kind, metavar=metavar, help=text,
+                             **extra)
+        parser.add_option_group(group)
     return parser
 
 

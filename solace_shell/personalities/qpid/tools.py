@@ -1,6 +1,8 @@
-"""`qpid-ha` and `qpid-config` as the tools behave: their option parsing (optparse, options.py),
-their outputs and exit statuses, and the `<ExceptionType>: <message>` lines they print on failure
-(exit 1).
+"""`qpid-ha` and `qpid-config` as the tools behave (qpid-cpp 1.39.0's management/python/bin):
+their option parsing (optparse, options.py), their outputs and exit statuses, and the
+`<ExceptionType>: <message>` lines they print on failure (exit 1; qpid-config after `Failed: `),
+a broker's refusal as its agent answers it (agent_texts.py), qpid-config's listings
+(config_lists.py).
 
 Each function runs inside a store command: reads on the kernel, changes through
 ``engine.kernel_call`` (journaled), a refusal of the model returned as the tool's text."""
@@ -18,6 +20,8 @@ from state_store.qpid.params import PORT, REPLICATE_LEVELS
 from state_store.qpid.views import ToolResult
 
 from ...parsed_command import ParsedCommand
+from . import config_lists
+from .agent_texts import agent_exception
 from .options import ToolExit, ToolParser, config_parser, ha_parser, used_once
 
 HA_COMMANDS = {"ping": ("Check if the broker is alive and responding", ()),
@@ -25,7 +29,7 @@ HA_COMMANDS = {"ping": ("Check if the broker is alive and responding", ()),
                "replicate": ("Set up replication from <queue> on <remote-broker> to <queue> on the current broker.",
                              ("<queue>", "<remote-broker>")),
                "query": ("Print HA configuration and status", ())}
-PROMOTE_HELP = ("[Cluster manager only] Promote a backup broker to primary. This command should *only* be used by "
+PROMOTE_HELP = ("Promote a backup broker to primary. This command should *only* be used by "
                 "a cluster manager (such as rgmanager) that ensures only one broker is primary at a time. "
                 "Promoting more than one broker to primary at the same time will make the cluster inconsistent "
                 "and will cause data loss and unexpected behavior.")
@@ -74,10 +78,20 @@ def _address(core: Kernel, address: str, here: str) -> str:
     return here if name in ("0.0.0.0", "localhost", "127.0.0.1", "") else address
 
 
-def _ha_usage() -> list[str]:
+def _ha_usage(manager: bool) -> list[str]:
+    """qpid-ha's `print_usage`: its user commands, and `promote` after them once
+    `--cluster-manager` has added the manager commands to the same list."""
     lines = ["usage: qpid-ha <command> [<arguments>]", "", "Commands are:", ""]
-    lines += [f"  {name:<12} {text.split('.')[0]}." for name, (text, _) in HA_COMMANDS.items()]
+    lines += [f"  {name:<12} {_command_help(name).split('.')[0]}." for name in _ha_names(manager)]
     return lines + ["", "For help with a command type: qpid-ha <command> --help", ""]
+
+
+def _ha_names(manager: bool) -> list[str]:
+    return [*HA_COMMANDS, *(("promote",) if manager else ())]
+
+
+def _command_help(name: str) -> str:
+    return HA_COMMANDS[name][0] if name in HA_COMMANDS else "[Cluster manager only] " + PROMOTE_HELP
 
 
 HaCall = tuple[str, Any, list[str], bool]     # (command, options, positional words, --cluster-manager)
@@ -92,24 +106,25 @@ def read_ha(argv: list[str]) -> HaCall | ToolResult:
     if manager:
         args.remove("--cluster-manager")
     if args and args[0] in ("help", "--help", "-help", "-h", "help-all", "--help-all"):
-        if "help-all" in args[0]:
-            names = [*HA_COMMANDS, *(("promote",) if manager else ())]
-            return ToolResult(tuple("\n".join(_help_text(n) for n in names).split("\n")), 0)
-        return ToolResult(tuple(_ha_usage()), 0)
-    names = list(HA_COMMANDS) + (["promote"] if manager else [])
+        if "help-all" in args[0]:    # each command's help, a blank line after each
+            return ToolResult(tuple(line for n in _ha_names(manager)
+                                    for line in (*_help_text(n).rstrip("\n").split("\n"), "")), 0)
+        return ToolResult(tuple(_ha_usage(manager)), 0)
+    names = _ha_names(manager)
     command = next((a for a in args if a in names), None)
     if command is None:
         if "promote" in args:
             return ToolResult(tuple(PROMOTE_REFUSAL.split("\n")), 1)
-        return ToolResult((*_ha_usage(), "Exception: No valid command"), 1)
+        return ToolResult((*_ha_usage(manager), "Exception: No valid command"), 1)
     with used_once(_parser(command)) as parser:
         try:
             opts, positional = parser.parse_args(args)
         except ToolExit as ended:
             return ToolResult(tuple(ended.text.rstrip("\n").split("\n")), ended.status)
         arg_names = HA_COMMANDS.get(command, ("", ()))[1]
-        if len(positional) != len(arg_names) + 1:
-            return ToolResult((*parser.help_text().split("\n"), "Exception: Wrong number of arguments"), 1)
+        if len(positional) != len(arg_names) + 1:    # print_help, then the exception's line
+            return ToolResult((*parser.help_text().rstrip("\n").split("\n"), "Exception: Wrong number of arguments"),
+                              1)
     return command, opts, positional, manager
 
 
@@ -119,6 +134,9 @@ def qpid_ha(engine: Any, here: str, argv: list[str]) -> ToolResult:
     if isinstance(read, ToolResult):
         return read
     command, opts, positional, _ = read
+    if opts.ssl_key and not opts.ssl_certificate:    # checked as it connects, by its parser
+        with used_once(_parser(command)) as parser:
+            return _parser_error(parser, "missing '--ssl-certificate' (required by '--ssl-key')")
     address = str(opts.broker or "0.0.0.0")
     node = _target(core, address, here, admin=True)
     if isinstance(node, str):
@@ -140,14 +158,17 @@ def _help_text(command: str) -> str:
 
 
 def _parser(command: str) -> ToolParser:
-    text, arg_names = HA_COMMANDS.get(command, (PROMOTE_HELP, ()))
-    return ha_parser(command, text, arg_names)
+    return ha_parser(command, _command_help(command), HA_COMMANDS.get(command, ("", ()))[1])
 
 
 def _change(engine: Any, op: str, *args: Any) -> ToolResult:
+    """Run a change on the broker; a refusal as qpid-ha prints the exception it ends with (the
+    client library's, or the agent's answer wrapped by BrokerAgent)."""
     try:
         engine.kernel_call(op, *args)
     except EngineError as refused:
+        if refused.code == "qpid_agent_error":
+            return ToolResult((agent_exception(str(refused.params["error"]), str(refused.params["name"])),), 1)
         if refused.code != "qpid_tool_error":
             raise
         return ToolResult(tuple(str(refused.params["text"]).split("\n")), 1)
@@ -210,65 +231,82 @@ def read_config(argv: list[str]) -> tuple[Any, list[str]] | ToolResult:
     return opts, args
 
 
+def _replicate_traceback(level: str) -> ToolResult:
+    """qpid-config checks --replicate before its `try`, so a bad level ends it with Python's
+    traceback (qpid-config 1.39.0 installed as /usr/bin/qpid-config), exit 1."""
+    lines = ["Traceback (most recent call last):",
+             '  File "/usr/bin/qpid-config", line 893, in <module>', "    sys.exit(main())",
+             '  File "/usr/bin/qpid-config", line 776, in main', "    args = OptionsAndArguments(argv)",
+             '  File "/usr/bin/qpid-config", line 305, in OptionsAndArguments',
+             "    raise Exception(\"Invalid replication level '%s', should be one of: %s\" % (opts.replicate, "
+             "\", \".join(REPLICATE_LEVELS)))",
+             f"Exception: Invalid replication level '{level}', should be one of: {', '.join(REPLICATE_LEVELS)}"]
+    return ToolResult(tuple(lines), 1)
+
+
 def qpid_config(engine: Any, here: str, argv: list[str]) -> ToolResult:
+    """qpid-config's main: its options, the connection, then the subcommand; every exception
+    after connecting printed as ``Failed: <type>: <message>`` (exit 1), usage for words it does
+    not take (exit 1, its `Usage()` exits -1 into the `SystemExit` branch)."""
     core: Kernel = engine.kernel()
     read = read_config(argv)
     if isinstance(read, ToolResult):
         return read
     opts, args = read
     level = opts.replicate
-    if level is not None and level not in REPLICATE_LEVELS:
-        return ToolResult((f"Exception: Invalid replication level '{level}', should be one of: "
-                           f"{', '.join(REPLICATE_LEVELS)}",), 1)
+    if level and level not in REPLICATE_LEVELS:
+        return _replicate_traceback(level)
+    if opts.ssl_key and not opts.ssl_certificate:
+        return _config_error("missing '--ssl-certificate' (required by '--ssl-key')")
     address = str(opts.broker_addr or opts.broker or "localhost:5672")
     node = _target(core, address, here, admin=bool(opts.ha_admin))
     if isinstance(node, str):
         return ToolResult((f"Failed: {node}",), 1)
+    modifier = args[1] if len(args) > 1 else ""
     if args[:1] == ["queues"]:
-        pattern = args[1] if len(args) > 1 else ""
-        return _queue_bindings(core, node, pattern) if opts.recursive else _queues(core, node, pattern)
+        listed = config_lists.queues(core, node)
+        if opts.recursive:
+            lines = config_lists.queue_binding_lines(core, node, listed, modifier, bool(opts.ignore_default))
+            return ToolResult(tuple(lines), 0)
+        lines = config_lists.queue_lines(listed, modifier)
+        return ToolResult(tuple(lines), 0 if lines else 1)
+    if not args:
+        return ToolResult(tuple(config_lists.overview_lines(core, node)), 0)
+    if args[:1] == ["exchanges"]:
+        if opts.recursive:
+            lines = config_lists.exchange_binding_lines(core, node, modifier, bool(opts.ignore_default))
+            return ToolResult(tuple(lines), 0)
+        lines = config_lists.exchange_lines(config_lists.exchanges(core, node), modifier, bool(opts.ignore_default))
+        return ToolResult(tuple(lines), 0 if lines else 1)
     if args[:2] == ["add", "queue"] and len(args) >= 3:
         replica = opts.start_replica
-        result = _change(engine, "qpid.add_queue", node.name, args[2], level, replica, bool(opts.durable))
-        if result.status:
-            return ToolResult(tuple(f"Failed: {line}" for line in result.lines), 1)
-        if replica is not None:
-            return _change(engine, "qpid.replicate", node.name, replica, args[2])
-        return result
+        result = _change(engine, "qpid.add_queue", node.name, args[2], level or None, replica, bool(opts.durable))
+        if not result.status and replica is not None:
+            result = _change(engine, "qpid.replicate", node.name, replica, args[2])
+        return _failed(result)
     if args[:2] == ["add", "exchange"] and len(args) >= 4:
-        return _change(engine, "qpid.add_exchange", node.name, args[2], args[3], level)
+        return _failed(_change(engine, "qpid.add_exchange", node.name, args[2], args[3], level or None))
     if args[:1] == ["bind"] and len(args) >= 3:
-        return _change(engine, "qpid.bind", node.name, args[1], args[2], args[3] if len(args) > 3 else "")
+        return _failed(_change(engine, "qpid.bind", node.name, args[1], args[2], args[3] if len(args) > 3 else ""))
     return ToolResult(tuple(CONFIG_USAGE.split("\n")), 1)
 
 
-def _queues(core: Kernel, node: Node, pattern: str) -> ToolResult:
-    queues = core.groups[node.group].data["queues"]
-    shown = [q for q in queues if qpol.queue_on(core, node, q) and pattern in q]
-    if not shown:
-        return ToolResult((), 1)
-    width = max([len("Queue Name"), *map(len, shown)])
-    lines = [f"{'Queue Name':<{width}}  Attributes", "=" * (5 * (width // 5 + 5))]
-    for q in shown:
-        attrs = []
-        if queues[q].get("durable"):
-            attrs.append("--durable")
-        if queues[q].get("replicate"):
-            attrs.append(f"--replicate={queues[q]['replicate']}")
-        lines.append(f"{q:<{width}}  {' '.join(attrs)}".rstrip())
-    return ToolResult(tuple(lines), 0)
+def _failed(result: ToolResult) -> ToolResult:
+    """qpid-config's `except Exception`: ``Failed: `` before the exception's line."""
+    return ToolResult(tuple(f"Failed: {line}" for line in result.lines), result.status)
 
 
-def _queue_bindings(core: Kernel, node: Node, pattern: str) -> ToolResult:
-    """``qpid-config -r queues``: each queue with its bindings (the default exchange's first)."""
-    lines: list[str] = []
-    for q in core.groups[node.group].data["queues"]:
-        if qpol.queue_on(core, node, q) and pattern in q:
-            lines.append(f"Queue '{q}'")
-            lines.append(f"    bind [{q}] => ''")
-            for exchange, key in qpol.bindings_on(core, node, q):
-                lines.append(f"    bind [{key}] => {exchange or chr(39) * 2}")
-    return ToolResult(tuple(lines), 0)
+def _config_error(message: str) -> ToolResult:
+    with used_once(config_parser(CONFIG_USAGE)) as parser:
+        return _parser_error(parser, message)
+
+
+def _parser_error(parser: ToolParser, message: str) -> ToolResult:
+    """optparse's error for a check a tool makes after parsing: its usage, then the line (exit 2)."""
+    try:
+        parser.error(message)
+    except ToolExit as ended:
+        return ToolResult(tuple(ended.text.rstrip("\n").split("\n")), ended.status)
 
 
 # ---------------------------------------------------------------- the shell's lines, for grading

@@ -61,7 +61,7 @@ def test_promotion_refusals_and_ignored_promotion() -> None:
     assert statuses(core) == ["active", "catchup", "catchup"]
     with pytest.raises(EngineError) as caught:
         call(core, "qpid.promote", "b3")
-    assert caught.value.params["text"] == "Exception: Still catching up, cannot be promoted."
+    assert caught.value.params == {"error": "exception", "name": "Still catching up, cannot be promoted."}
     call(core, "qpid.promote", "b1")
     assert log_codes(core, "b1")[-1] == "ignoring-promotion"
     advance(core, 1000)
@@ -69,7 +69,7 @@ def test_promotion_refusals_and_ignored_promotion() -> None:
     call(core, "qpid.restart", "c1.b2")          # restarted while b1 is active: finds the cluster
     with pytest.raises(EngineError) as caught:
         call(core, "qpid.promote", "b2")
-    assert caught.value.params["text"] == "Exception: Joining active cluster, cannot be promoted."
+    assert caught.value.params == {"error": "exception", "name": "Joining active cluster, cannot be promoted."}
 
 
 def test_illegal_transition_shuts_the_broker_down() -> None:
@@ -342,7 +342,7 @@ def test_standalone_replication_adds_the_queue_and_keeps_replicating() -> None:
     before = core.snapshot()
     with pytest.raises(EngineError) as refused:
         call(core, "qpid.add_queue", "b2", "q9", None, "b1")
-    assert refused.value.params == {"text": "Exception: No such queue: q9"}
+    assert refused.value.params == {"error": "queue-not-found", "name": "q9"}
     assert core.snapshot() == before
     call(core, "qpid.connect", "s", ["b1"])
     call(core, "qpid.connect", "r", ["b1"])

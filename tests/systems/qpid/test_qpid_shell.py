@@ -21,6 +21,9 @@ BAD = [
     ("qpid-ha --cluster-manager promote -b b2 --all", 2, "qpid-ha: error: no such option: --all"),
     ("qpid-config add queue q9 --replicate sometimes", 1,
      "Exception: Invalid replication level 'sometimes', should be one of: none, configuration, all"),
+    ("qpid-config --ssl-key k.pem queues", 2,
+     "qpid-config: error: missing '--ssl-certificate' (required by '--ssl-key')"),
+    ("qpid-ha ping --ssl-key k.pem", 2, "qpid-ha: error: missing '--ssl-certificate' (required by '--ssl-key')"),
     ("qpid-config add queue q9", 1, "Failed: ConnectionError: connection aborted"),
     ("qpid-config -b b7 queues", 1, "Failed: ConnectError: [Errno -2] Name or service not known"),
     ("frobnicate", 127, "-bash: frobnicate: command not found"),
@@ -48,8 +51,9 @@ def test_replicate_takes_the_remote_broker_then_the_queue_as_the_tool_does(lab: 
     assert lab.execute("lab", "advance 3s").ok
     out = lab.execute("qpid", "qpid-ha replicate -b b2 b1 q1")
     assert (out.text, lab.execute("qpid", "echo $?").text) == ("", "0")
-    out = lab.execute("qpid", "qpid-ha replicate -b b2 q1 b1")     # the usage string's order
-    assert out.text == "ConnectError: [Errno -2] Name or service not known"
+    out = lab.execute("qpid", "qpid-ha replicate -b b2 q1 b1")     # the usage string's order: queue "b1"
+    assert out.text == ("Exception: Exception from Agent: {u'error_code': 7, u'error_text': 'not-found: Queue "
+                        "not found: b1 (/builddir/build/BUILD/qpid-cpp-1.39.0/src/qpid/broker/QueueRegistry.cpp:176)'}")
 
 
 def test_the_broker_shell_is_reachable_over_ssh(tmp_path: Path) -> None:
