@@ -18,6 +18,7 @@ of one state at once: its cost is the number of runs, not of messages.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -92,6 +93,7 @@ def audit(ledger: Ledger, allows: Allows, serving: frozenset[str], group: str | 
     """Totals and findings over the messages of ``group`` (all when None) published by ``client``
     (all when None); ``serving`` are the node keys that serve clients now."""
     mine = ledger.published(group, client)
+    mine_starts = [a for a, _ in mine]
     # (position, delivered delta, held delta, serving-held delta)
     marks: list[tuple[int, int, int, int]] = []
     for d in ledger.deliveries:
@@ -113,7 +115,9 @@ def audit(ledger: Ledger, allows: Allows, serving: frozenset[str], group: str | 
         while k < len(marks) and marks[k][0] <= a:
             depth, held, live_held = depth + marks[k][1], held + marks[k][2], live_held + marks[k][3]
             k += 1
-        if not rg.intersect([(a, b)], mine):
+        # every boundary of ``mine`` is a cut, so [a, b) lies wholly inside it or outside
+        i = bisect_right(mine_starts, a) - 1
+        if i < 0 or mine[i][1] <= a:
             continue
         for x, y, run in ledger.spans([(a, b)]):
             n = y - x
