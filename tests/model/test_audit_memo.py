@@ -70,3 +70,36 @@ def test_a_long_session_with_audits_between_its_commands(checked: list[int]) -> 
         assert lab.execute("lab", "geode audit g1").ok
     lab.close()
     assert len(checked) > 100
+
+
+def _lost_by_history(core: Any, group: str, client: str) -> int:
+    """A Geode client's lost events from the whole history: its runs, less what was delivered to
+    it, less what any node holds."""
+    from state_store.kernel import ranges as rg
+
+    mine = [(r.first, r.end) for r in core.ledger.runs if r.group == group and r.queue == client]
+    got = [(d.first, d.end) for d in core.ledger.deliveries if d.client == client and not d.discarded]
+    left = rg.subtract(rg.normalize(mine), rg.normalize(got))
+    return rg.size(rg.subtract(left, core.ledger.held_anywhere()))
+
+
+def test_geode_stats_count_the_lost_events_as_the_history_does(monkeypatch: pytest.MonkeyPatch,
+                                                               tmp_path: Path) -> None:
+    from solace_shell.transcript.replay import replay_file
+    from spark_jobs.generate import generate
+    from state_store.geode import operations
+
+    compared: list[int] = []
+    stats = operations.stats
+
+    def both(core: Any, client: str) -> Any:
+        answer = stats(core, client)
+        assert answer.lost == _lost_by_history(core, operations.client_group(core, client), client)
+        compared.append(1)
+        return answer
+
+    monkeypatch.setattr(operations, "stats", both)
+    names = generate(count=40, seed=11, out=tmp_path, jobs=1, system="geode")
+    for path in [*sorted((ROOT / "transcripts" / "geode").glob("*.cli.txt")), *(tmp_path / n for n in names)]:
+        assert replay_file(path).error is None
+    assert compared
