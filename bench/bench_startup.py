@@ -35,7 +35,8 @@ def children_cpu() -> float:
 
 def cpu_of(cmd: list[str], env: dict[str, str]) -> float:
     before = children_cpu()
-    subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   cwd=env["SOLACE_SHELL_BENCH_CWD"])
     return children_cpu() - before
 
 
@@ -50,7 +51,7 @@ def found(module: str) -> bool:
 def imported(cmd: list[str], env: dict[str, str]) -> list[tuple[str, int]]:
     """(module, its own import microseconds) in the order `-X importtime` reports them."""
     err = subprocess.run([sys.executable, "-X", "importtime", *cmd], env=env, check=True, capture_output=True,
-                         text=True).stderr
+                         text=True, cwd=env["SOLACE_SHELL_BENCH_CWD"]).stderr
     out = []
     for line in err.splitlines():
         if line.startswith("import time:") and "|" in line and "self [us]" not in line:
@@ -65,9 +66,11 @@ def main() -> int:
     args = parser.parse_args()
     shell = [sys.executable, "-m", "solace_shell.cli", "-c", "show hostname"]
     with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, SOLACE_SHELL_DB=str(Path(tmp) / "lab.sqlite"))
+        # run from an empty directory: `python -m` puts the working directory first on the path, so
+        # the tree measured is the one PYTHONPATH (or the installation) names, not the one run from
+        env = dict(os.environ, SOLACE_SHELL_DB=str(Path(tmp) / "lab.sqlite"), SOLACE_SHELL_BENCH_CWD=tmp)
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        subprocess.run(shell, env=env, check=True, capture_output=True)  # create the lab, warm the caches
+        subprocess.run(shell, env=env, check=True, capture_output=True, cwd=tmp)  # create the lab, warm caches
         loaded = imported(shell[1:], env)
         bare_modules = {name for name, _ in imported(["-c", "pass"], env)}
         outside = list(dict.fromkeys(name for name, _ in loaded
