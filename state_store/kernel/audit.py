@@ -148,15 +148,15 @@ class _Memo:
     - the messages published (``mine``): runs are only added at the ledger's end, so it grows by
       the runs added since (a split changes no id's group or client);
     - the deliveries: only appended (or the last one extended), so the new ones are those from
-      ``seen_deliveries - 1`` on; they are kept ordered by their end, to find those that reach a
-      stretch;
+      ``seen_deliveries`` on (and the last one seen when its end moved); those that reach ``mine``
+      are kept ordered by their end, to find those that reach a stretch;
     - the drop reasons (``Ledger.reasons_from``): the lowest id of each change;
     - the ids held anywhere and held by serving nodes, below ``upto``: compared whole (what is
       held is the lab's present, not its history), so a copy added, removed or moved, or a node
       that stopped serving, is seen whatever code changed it."""
 
     __slots__ = ("group", "client", "mine", "mine_starts", "runs_upto", "published_count", "by_end",
-                 "seen_deliveries", "seen_reasons", "held_below", "live_below", "upto", "checkpoints",
+                 "seen_deliveries", "last_end", "seen_reasons", "held_below", "live_below", "upto", "checkpoints",
                  "totals", "found")
 
     def __init__(self, group: str | None, client: str | None) -> None:
@@ -167,6 +167,7 @@ class _Memo:
         self.published_count = 0
         self.by_end: list[tuple[int, int, int]] = []   # (end, index, first) of deliveries not discarded
         self.seen_deliveries = 0
+        self.last_end = 0                    # the end of the last delivery seen
         self.seen_reasons = 0
         self.held_below: list[Range] = []
         self.live_below: list[Range] = []
@@ -192,27 +193,28 @@ class _Memo:
         self.runs_upto = ledger.next_id
 
     def _take_deliveries(self, ledger: Ledger) -> int:
-        """File the deliveries made (or extended) since; returns the lowest id they touch."""
+        """File the deliveries made (or extended) since that reach ``mine``; returns the lowest id
+        they touch."""
         low = self.upto
         deliveries = ledger.deliveries
-        start = max(self.seen_deliveries - 1, 0)
+        start = self.seen_deliveries
+        if start and deliveries[start - 1].end != self.last_end:   # the last one seen was extended
+            start -= 1
+            d = deliveries[start]
+            at = bisect_left(self.by_end, (self.last_end, start, d.first))
+            if at < len(self.by_end) and self.by_end[at] == (self.last_end, start, d.first):
+                del self.by_end[at]
+        mine, mine_starts = self.mine, self.mine_starts
         for i in range(start, len(deliveries)):
             d = deliveries[i]
-            if i < self.seen_deliveries:     # the last one seen: it may have been extended since
-                at = bisect_left(self.by_end, (d.first, -1))
-                for j in range(at, len(self.by_end)):
-                    if self.by_end[j][1] == i:
-                        if self.by_end[j][0] == d.end:
-                            break
-                        del self.by_end[j]
-                        insort(self.by_end, (d.end, i, d.first))
-                        low = min(low, d.first)
-                        break
-                continue
+            j = bisect_right(mine_starts, d.end - 1) - 1
+            if j < 0 or mine[j][1] <= d.first:
+                continue                     # none of this delivery's ids are ``mine``
             if not d.discarded:
                 insort(self.by_end, (d.end, i, d.first))
             low = min(low, d.first)
         self.seen_deliveries = len(deliveries)
+        self.last_end = deliveries[-1].end if deliveries else 0
         return low
 
     def update(self, ledger: Ledger, serving: frozenset[str]) -> tuple[int, int, int, int, int,
