@@ -10,9 +10,9 @@ engine itself with the transcript Recorder, so it replays as pass. Each measurem
 child process, so nothing of the recording or of another measurement is in its memory:
 1. engine      `Lab.execute` line after line on a fresh lab (the recording run itself): the engine and
                the sessions, nothing kept per command by the caller;
-2. replay      `solace_shell.transcript.replay.run_text` over the recorded file with each step handed
-               to a callback as it ran, what `solace-shell replay` does in-process (it prints a failure
-               or a JSON line at once and keeps nothing per command);
+2. replay      `solace_shell.transcript.replay.stream_text` over the recorded file with each result
+               handed to a callback as it ran, what `solace-shell replay` does in-process (it prints a
+               failure or a JSON line at once and keeps nothing per command);
 3. e2e         the installed `solace-shell replay FILE`: wall time and the child's peak RSS (`os.wait4`).
 In 1 and 2 the resident set (VmRSS, not the peak) is read every `--every` commands, with the lab's
 record counts; growth per command = (last sample - first sample) / commands between them, the first
@@ -126,7 +126,8 @@ def child_record(path: Path, cycle: str, commands: int, every: int) -> dict[str,
 def child_replay(path: Path, every: int) -> dict[str, Any]:
     from solace_shell.lab import Lab
     from solace_shell.transcript.lab_api import OutcomeLike
-    from solace_shell.transcript.replay import StepRun, run_text
+    from solace_shell.transcript.replay import stream_text
+    from solace_shell.transcript.results import CommandResult
 
     sampler = _Sampler(every)
 
@@ -153,15 +154,15 @@ def child_replay(path: Path, every: int) -> dict[str, Any]:
     def factory(scenario: Path | None, settings: dict[str, str]) -> Watched:
         return Watched(Lab.fresh(scenario=scenario, settings=settings))
 
-    def report(step: StepRun) -> None:
-        """What `solace-shell replay` does with a step (text mode): a failure is printed, then
+    def report(result: CommandResult, _prompt: str, _strict: bool) -> None:
+        """What `solace-shell replay` does with a result (text mode): a failure is printed, then
         nothing of it is kept."""
-        if step.result.verdict != "pass":
-            print(f"FAIL {step.result.transcript}:{step.result.line}: {step.result.command}", file=sys.stderr)
+        if result.verdict != "pass":
+            print(f"FAIL {result.transcript}:{result.line}: {result.command}", file=sys.stderr)
 
     text = path.read_text(encoding="utf-8")
     sampler.started = time.perf_counter()
-    run = run_text(text, str(path), lab_factory=factory, on_step=report)
+    run = stream_text(text, str(path), report, lab_factory=factory)
     seconds = time.perf_counter() - sampler.started
     return {"samples": sampler.samples, "commands": sum(run.counts.values()), "passed": run.counts["pass"],
             "error": run.result.error, "seconds": seconds}
@@ -231,7 +232,7 @@ def main() -> int:
         path = args.keep or Path(tmp) / f"long-{args.cycle}.cli.txt"
         print(f"recording {args.commands:,} commands ({args.cycle} cycle) into {path} ...", flush=True)
         engine = in_child("record", str(path), args.cycle, str(args.commands), str(args.every))
-        print(f"replaying {path} in-process (run_text, steps streamed as solace-shell replay does) ...", flush=True)
+        print(f"replaying {path} in-process (results streamed as solace-shell replay does) ...", flush=True)
         replay = in_child("replay", str(path), str(args.every))
         e2e = None
         if not args.skip_e2e:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .loader import DATA_DIR
+from .parse_cache import cached
 from .yaml_source import load_located
 
 LAYOUTS_FILE = DATA_DIR / "layouts.yaml"
@@ -32,6 +33,12 @@ class LayoutError(Exception):
 
 @lru_cache(maxsize=1)
 def load_layouts() -> dict[str, Layout]:
+    """The layouts by handler id, kept between processes as the grammar is (`parse_cache`): the
+    first command printed by a one-shot start needs them, and reading YAML costs far more."""
+    return cached("layouts", [LAYOUTS_FILE], _read_layouts)
+
+
+def _read_layouts() -> dict[str, Layout]:
     doc = load_located(LAYOUTS_FILE.read_text(encoding="utf-8"))
     out: dict[str, Layout] = {}
     problems: list[str] = []

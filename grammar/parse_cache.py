@@ -19,7 +19,6 @@ import os
 import pickle
 import stat
 import sys
-import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TypeVar, cast
@@ -62,6 +61,8 @@ def _trusted_bytes(path: Path) -> bytes | None:
 
 
 def _write(path: Path, data: bytes) -> None:
+    import tempfile  # only when writing: a start that finds its cache imports none of it
+
     try:
         path.parent.mkdir(exist_ok=True)
         fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")

@@ -16,13 +16,27 @@ top level keeps the product's packages only.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml  # no stubs installed (pyproject.toml ignores them): PyYAML types are Any here
+if TYPE_CHECKING:
+    import yaml  # no stubs installed (pyproject.toml ignores them): PyYAML types are Any here
 
-_Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when built with it
-_RESOLVER = yaml.resolver.Resolver()
-_CONSTRUCTOR = yaml.constructor.SafeConstructor()
+# PyYAML's parser (libyaml's when built with it), resolver and constructor, set by `_import_yaml`
+_Parser: Any = None
+_RESOLVER: Any = None
+_CONSTRUCTOR: Any = None
+
+
+def _import_yaml() -> None:
+    """Import PyYAML when the first document is parsed, not with this module: a start whose
+    grammar comes from the parse cache (grammar/parse_cache.py) and whose lab exists reads no
+    YAML, and importing the library was a tenth of a one-shot command's start."""
+    global yaml, _Parser, _RESOLVER, _CONSTRUCTOR
+    import yaml
+
+    _Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    _RESOLVER = yaml.resolver.Resolver()
+    _CONSTRUCTOR = yaml.constructor.SafeConstructor()
 
 
 @dataclass(frozen=True)
@@ -200,6 +214,8 @@ def load_located(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
     Raises YamlSyntaxError for text that is not YAML or goes beyond ``limits``."""
     if len(text) > limits.max_chars:
         raise YamlSyntaxError(1, f"longer than {limits.max_chars:,} characters")
+    if _Parser is None:
+        _import_yaml()
     try:
         return _load(text, limits, _Parser)
     except YamlSyntaxError as exc:

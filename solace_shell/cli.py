@@ -1,7 +1,8 @@
 """Command-line entry points (click): the shell, scripts, one-shot commands, replay and grading.
 
 Heavy imports (prompt_toolkit, the transcript machinery) happen inside the branch that needs them,
-so `solace-shell -c "show hostname"` starts fast.
+and the methods the data classes are given are compiled once (`dataclass_code`), so
+`solace-shell -c "show hostname"` starts fast.
 """
 
 from __future__ import annotations
@@ -13,10 +14,13 @@ from typing import TYPE_CHECKING, NoReturn
 
 import click
 
+from .dataclass_code import install as install_dataclass_code
 from .ssh import DEFAULT_LISTEN, DEFAULT_PORT
 
 if TYPE_CHECKING:
     from .lab import Lab
+
+install_dataclass_code()  # before the lab's modules create their classes (see dataclass_code)
 
 DEFAULT_DB_ENV = "SOLACE_SHELL_DB"
 PASSWORD_ENV = "SOLACE_SHELL_PASSWORD"

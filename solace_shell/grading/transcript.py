@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..session_log import SessionLog
 from ..transcript.format import TranscriptError, scan_transcript
-from ..transcript.replay import read_transcript, run_text
+from ..transcript.replay import read_transcript, stream_text
 from .grader import Grader
 from .observed import GradedLab
 from .results import GradeError, TranscriptGrade
@@ -58,7 +58,7 @@ def grade_text(runbook: Runbook, text: str, name: str, base_dir: Path | None = N
         built.append(graded)
         return graded
 
-    run = run_text(text, name, lab_factory=factory, base_dir=base_dir, on_step=lambda step: None)
+    run = stream_text(text, name, lambda result, prompt, strict: None, lab_factory=factory, base_dir=base_dir)
     if run.result.error is not None:
         raise GradeError(name, run.result.error.split("\n")[0] + _more(run.result.error))
     graded = built[-1] if built else None

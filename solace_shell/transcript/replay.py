@@ -65,7 +65,9 @@ class StepRun:
 
 
 StepSink = Callable[[StepRun], None]
-ResultSink = Callable[[CommandResult], None]
+# a command's result, the session's prompt before it ("" when the command could not be run) and
+# the transcript's strict-blank-lines (how its output was compared)
+ResultSink = Callable[[CommandResult, str, bool], None]
 
 
 @dataclass
@@ -146,9 +148,10 @@ def _replay(text: str, name: str, header: Header, scenario: Path | None, factory
         strict = scanned.header.strict_blank_lines
         if on_result is not None:
             for line, prompt, raw, _ in scanned.blocks():
-                result = _check_raw(lab, name, strict, line, prompt.host, prompt.prompt, prompt.command, raw)
+                result, actual_prompt = _check_raw(lab, name, strict, line, prompt.host, prompt.prompt,
+                                                   prompt.command, raw)
                 counts[result.verdict] += 1
-                on_result(result)
+                on_result(result, actual_prompt, strict)
             return run
         if on_step is not None:
             for step in scanned.steps():
@@ -310,20 +313,21 @@ def _run_command(lab: LabLike, name: str, strict: bool, line: int, host: str, pr
 
 
 def _check_raw(lab: LabLike, name: str, strict: bool, line: int, host: str, prompt: str, command: str,
-               raw: str) -> CommandResult:
-    """`replay_text`'s step, which keeps the result alone: the raw block as written is read only
-    when the output is not that block verbatim (`_verbatim`, most commands of a drill)."""
+               raw: str) -> tuple[CommandResult, str]:
+    """The streamed replay's step (`replay_text`, `stream_file`), which keeps the result and the
+    session's prompt alone: the raw block as written is read only when the output is not that
+    block verbatim (`_verbatim`, most commands of a drill)."""
     ran = _run_command(lab, name, strict, line, host, prompt, command, raw)
     if isinstance(ran, CommandResult):
-        return ran
+        return ran, ""
     actual_prompt, outcome, elapsed = ran
     verbatim = _verbatim(raw, outcome.text, strict)
     if verbatim is None:
         return _compare(name, strict, line, host, prompt, command, _raw_block(raw, strict),
-                        actual_prompt, outcome, elapsed)[0]
+                        actual_prompt, outcome, elapsed)[0], actual_prompt
     prompt_ok = actual_prompt == prompt
     return CommandResult(name, line, host, prompt, command, outcome.node or "", "pass" if prompt_ok else "fail",
-                         verbatim, outcome.text, "" if prompt_ok else PROMPT_MISMATCH, elapsed)
+                         verbatim, outcome.text, "" if prompt_ok else PROMPT_MISMATCH, elapsed), actual_prompt
 
 
 def _check(lab: LabLike, name: str, strict: bool, line: int, host: str, prompt: str, command: str,
@@ -395,8 +399,29 @@ def replay_text(text: str, name: str, *, lab_factory: LabFactory | None = None,
     """Replay transcript text against a fresh lab (scenario paths resolve against `base_dir`,
     default: the directory part of `name`)."""
     result = TranscriptResult(name)
-    run = _run_text(text, name, lab_factory, base_dir, None, result.commands.append)
+    append = result.commands.append
+    run = _run_text(text, name, lab_factory, base_dir, None, lambda command, _prompt, _strict: append(command))
     return run.result if run.result.error is not None else result
+
+
+def stream_text(text: str, name: str, on_result: ResultSink, *, lab_factory: LabFactory | None = None,
+                base_dir: Path | None = None) -> ReplayRun:
+    """Replay transcript text as `replay_text` does (the path the benchmarks and the Spark jobs
+    measure), handing each command's result, the session's prompt before it and the transcript's
+    strict-blank-lines to `on_result` as it comes; nothing is kept per command (`counts` has the
+    verdicts, `result.error` a problem with the text). What `solace-shell replay` and grading
+    run: a failure's diff needs no more than the result and that prompt."""
+    return _run_text(text, name, lab_factory, base_dir, None, on_result)
+
+
+def stream_file(path: Path | str, on_result: ResultSink, *, lab_factory: LabFactory | None = None) -> ReplayRun:
+    """`stream_text` over one file; its scenario path is relative to the file."""
+    path = Path(path)
+    try:
+        text = read_transcript(path)
+    except OSError as exc:
+        return ReplayRun(TranscriptResult(str(path), error=f"{path}:0: cannot read: {exc.strerror or exc}"))
+    return stream_text(text, str(path), on_result, lab_factory=lab_factory, base_dir=path.parent)
 
 
 def replay_file(path: Path | str, *, lab_factory: LabFactory | None = None) -> TranscriptResult:

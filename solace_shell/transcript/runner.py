@@ -6,20 +6,26 @@ goes to the `out_stream` it is given.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO, cast
 
 from solace_shell.transcript.accept import accept as accept_file
 from solace_shell.transcript.diff import command_diff
 from solace_shell.transcript.format import TRANSCRIPT_SUFFIX
 from solace_shell.transcript.lab_api import LabFactory
-from solace_shell.transcript.replay import ReplayRun, StepRun, StepSink, paced_collection, run_file
+from solace_shell.transcript.replay import ReplayRun, ResultSink, paced_collection, stream_file
+from solace_shell.transcript.results import CommandResult
 from solace_shell.transcript.shown import capped
 from solace_shell.transcript.stopping import sigterm_as_interrupt, stop_signal
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -41,26 +47,25 @@ def discover(paths: Iterable[Path | str]) -> tuple[list[Path], list[str]]:
     return files, problems
 
 
-def _print_failure(step: StepRun, out: TextIO) -> None:
-    r = step.result
+def _print_failure(r: CommandResult, actual_prompt: str, strict: bool, out: TextIO) -> None:
     out.write(f"{r.verdict.upper()} {r.transcript}:{r.line}: {r.prompt} {capped(r.command)}  [{r.signature}]\n")
-    prompt = step.actual_prompt if not step.prompt_ok and step.actual_prompt else None
-    diff = command_diff(r, prompt, strict_blank=step.strict_blank)
+    prompt = actual_prompt if actual_prompt != r.prompt and actual_prompt else None
+    diff = command_diff(r, prompt, strict_blank=strict)
     if diff:
         out.write(diff + "\n")
 
 
-def _report(json_out: bool, out: TextIO) -> StepSink:
-    """What is printed for each replayed step, as it comes (nothing is kept): its JSON line, or
-    a failure with its diff."""
+def _report(json_out: bool, out: TextIO) -> ResultSink:
+    """What is printed for each replayed command, as it comes (nothing is kept): its JSON line,
+    or a failure with its diff."""
     if json_out:
-        def json_line(step: StepRun) -> None:
-            out.write(json.dumps(step.result.to_dict(), sort_keys=True) + "\n")
+        def json_line(result: CommandResult, _prompt: str, _strict: bool) -> None:
+            out.write(json.dumps(result.to_dict(), sort_keys=True) + "\n")
         return json_line
 
-    def failure(step: StepRun) -> None:
-        if step.result.verdict != "pass":
-            _print_failure(step, out)
+    def failure(result: CommandResult, actual_prompt: str, strict: bool) -> None:
+        if result.verdict != "pass":
+            _print_failure(result, actual_prompt, strict, out)
     return failure
 
 
@@ -70,6 +75,42 @@ def _print_error(run: ReplayRun, json_out: bool, out: TextIO) -> None:
                              sort_keys=True) + "\n")
     else:
         out.write(f"ERROR {run.result.error}\n")
+
+
+class _AboveBar(io.TextIOBase):
+    """A terminal stream written through the live progress bar's console, so each report line
+    lands above the bar instead of through it."""
+
+    def __init__(self, console: Console) -> None:
+        self._console = console
+
+    def write(self, text: str) -> int:
+        self._console.out(text, end="", highlight=False)
+        return len(text)
+
+    def isatty(self) -> bool:
+        return True
+
+
+@contextmanager
+def _progress(total: int, out: TextIO, err: TextIO) -> Iterator[tuple[Callable[[], None], TextIO]]:
+    """A progress bar over the transcripts while a terminal shows it (rich, erased when done):
+    on `out` when it is a terminal (the report is then written above the bar), else on `err`
+    when that is one; nothing at all when neither is, so a pipe or a file gets the report
+    alone, byte for byte. Yields the call that counts one transcript done and the stream to
+    write the report to meanwhile."""
+    stream = out if out.isatty() else err if err.isatty() else None
+    if total < 2 or stream is None:
+        yield (lambda: None), out
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("replaying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    console = Console(file=stream)
+    with Progress(*columns, console=console, transient=True, redirect_stdout=False, redirect_stderr=False) as bar:
+        task = bar.add_task("replay", total=total)
+        yield (lambda: bar.advance(task)), (cast(TextIO, _AboveBar(console)) if stream is out else out)
 
 
 def run_replay_command(paths: Iterable[Path | str], accept: bool = False, json_out: bool = False,
@@ -96,22 +137,25 @@ def run_replay_command(paths: Iterable[Path | str], accept: bool = False, json_o
     counts = {"pass": 0, "fail": 0, "error": 0}
     bad_files = 0
     done = 0
-    report = _report(json_out, out)
     stopped_by: signal.Signals | None = None
     try:
-        with sigterm_as_interrupt(), paced_collection():  # the latter once for the whole batch (see there)
+        with (sigterm_as_interrupt(), paced_collection(),  # the latter once for the whole batch (see there)
+              _progress(len(files), out, sys.stderr) as (advance, shown)):
+            report = _report(json_out, shown)
             for path in files:
                 if accept:
                     rewritten = accept_file(path, lab_factory=lab_factory).rewritten
                     if rewritten and not json_out:
-                        out.write(f"ACCEPTED {path}: rewrote command(s) at line(s) {', '.join(map(str, rewritten))}\n")
-                run = run_file(path, lab_factory=lab_factory, on_step=report)
+                        lines = ", ".join(map(str, rewritten))
+                        shown.write(f"ACCEPTED {path}: rewrote command(s) at line(s) {lines}\n")
+                run = stream_file(path, report, lab_factory=lab_factory)
                 if run.result.error is not None:
                     bad_files += 1
-                    _print_error(run, json_out, out)
+                    _print_error(run, json_out, shown)
                 for verdict, n in run.counts.items():
                     counts[verdict] += n
                 done += 1
+                advance()
     except KeyboardInterrupt as interruption:  # Ctrl-C, SIGTERM: what was replayed is reported, the rest
         stopped_by = stop_signal(interruption)  # is said to be left out
     if not json_out:

@@ -104,10 +104,9 @@ def stats(core: Kernel, client: str) -> ClientStats:
     group = client_group(core, client)
     p = q.pool(core, group, client)
     st = p["stats"]
-    mine = q.ranges_of([[r.first, r.end] for r in core.ledger.runs if r.group == group and r.queue == client])
-    got = [(d.first, d.end) for d in core.ledger.deliveries if d.client == client and not d.discarded]
-    left = rg.subtract(rg.normalize(mine), rg.normalize(got))
-    lost = rg.size(rg.subtract(left, core.ledger.held_anywhere()))
+    # the client's events never delivered with no copy left: the kernel audit's lost, as a
+    # subscriber's runs are its own (client and queue), delivered to it alone (``put``)
+    lost = core.audit(group, client)[0].lost
     primary = p.get("primary")
     queued = 0
     if primary is not None:

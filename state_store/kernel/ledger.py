@@ -85,6 +85,11 @@ class Ledger:
     deliveries: list[DeliveryRun] = field(default_factory=list)
     discarded_resends: list[ResendRun] = field(default_factory=list)
     next_id: int = 1
+    # the lowest id of each ``note_gone`` that gave a reason, in order (the audit's memo reads the
+    # new ones: a reason is the one change to a message run that can alter a finding)
+    reasons_from: list[int] = field(default_factory=list, repr=False, compare=False)
+    # the audit's running account per (group, client) (``kernel.audit``): derived, never saved
+    audit_memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     # -- messages ------------------------------------------------------------------------------
     def add(self, group: str, queue: str, client: str, origin: str, first_seq: int, count: int,
@@ -184,6 +189,8 @@ class Ledger:
     def note_gone(self, ids: Iterable[Range], reason: str) -> None:
         """Give ``reason`` to the messages of ``ids`` that no node holds any more."""
         orphans = rg.subtract(rg.normalize(ids), self.held_anywhere())
+        if orphans:
+            self.reasons_from.append(orphans[0][0])
         for a, b in orphans:
             self.split(a)
             self.split(b)

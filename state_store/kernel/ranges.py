@@ -7,6 +7,7 @@ ids. Lists stay short (one pair per run or per cut), so plain sorting and mergin
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable
 
 Range = tuple[int, int]   # [first, end): ids first .. end - 1
@@ -42,18 +43,25 @@ def intersect(xs: Iterable[Range], ys: Iterable[Range]) -> list[Range]:
 
 def subtract(xs: Iterable[Range], ys: Iterable[Range]) -> list[Range]:
     """The ids of ``xs`` not in ``ys``, in the order of ``xs`` (which need not be sorted: a queue's
-    copies are in arrival order)."""
+    copies are in arrival order). Each range of ``xs`` finds its first hole by bisection, so the
+    cost follows the ranges of ``xs`` and the holes that cut them, not ``len(xs) * len(ys)``."""
     cut = normalize(ys)
+    if not cut:
+        return [r for r in xs if r[0] < r[1]]
+    ends = [d for _, d in cut]
     out: list[Range] = []
     for a, b in xs:
-        for c, d in cut:
-            if d <= a or c >= b:
-                continue
+        k = bisect_right(ends, a)
+        while k < len(cut):
+            c, d = cut[k]
+            if c >= b:
+                break
             if c > a:
                 out.append((a, c))
             a = max(a, d)
             if a >= b:
                 break
+            k += 1
         if a < b:
             out.append((a, b))
     return out
