@@ -24,7 +24,7 @@ from .session import Session
 from .session_log import SessionLog, join_class
 
 if TYPE_CHECKING:
-    from state_store.systems import RootStore
+    from state_store.solace.lab import RootStore
 
 LAB_TARGET = "lab"
 # Transcript headers and the command line say `version`; the engine stores `software_version`.

@@ -16,7 +16,8 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from state_store.errors import ERROR_CODES, all_error_codes
+from state_store.errors import ERROR_CODES
+from state_store.loader import error_codes
 
 from .messages import ENGINE_ERRORS, REJECT_REASONS, SYSTEM_TEXTS
 from .results import SESSION_RESULTS
@@ -42,7 +43,7 @@ def message_problems(codes: Mapping[str, tuple[str, ...]] | None = None,
                      texts: Mapping[str, str] = ENGINE_ERRORS) -> list[str]:
     """Every engine error code (the HA systems' too) has a text naming only the code's parameters;
     every text has a code."""
-    codes = all_error_codes() if codes is None else codes
+    codes = error_codes() if codes is None else codes
     problems = []
     for code, params in sorted(codes.items()):
         text = texts.get(code)
@@ -117,11 +118,11 @@ def system_problems(system: str, handlers: Mapping[str, Callable[..., Any]]) -> 
     """An HA system's part of the checks, once its handlers and renderers are registered: each of
     ``handlers`` (the ones it added) returns something rendered, and each of its refusal codes
     has a text naming only its parameters (and each of its texts a code)."""
-    from state_store import systems
+    from state_store import loader
 
     from . import renderers
 
-    model = systems.load_model(system)
+    model = loader.load_model(system)
     codes = {} if model is None else dict(model.MODEL.error_codes)
     return (message_problems(codes, SYSTEM_TEXTS.get(system, {}))
             + renderer_problems(handlers, renderers.RENDERERS))

@@ -279,10 +279,9 @@ class Engine:
 
     def system_names(self) -> list[str]:
         """The HA systems this lab holds (groups on the kernel), in the registry's order."""
-        from .. import systems
+        from ..loader import held
 
-        held = {g.system for g in self.state.kernel.groups.values()}
-        return [name for name in systems.names() if name in held]
+        return held(self.state)
 
     # completion sources (never raise)
     def ha_instance_names(self) -> list[str]:

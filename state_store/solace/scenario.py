@@ -198,11 +198,11 @@ def build_lab(state: BrokerState, doc: MDict) -> None:
             eng.publish(msg["client"], msg["topic"], count=msg.get("count", 1), size=msg.get("size"))
         for t in doc.get("transactions") or []:
             _build_txn(eng, t)
-        from .. import systems
+        from .. import loader, systems
 
         for name in systems.names():  # the HA systems' sections: their groups on the kernel
             if doc.get(name) is not None:
-                model = systems.load_model(name)
+                model = loader.load_model(name)
                 assert model is not None
                 model.MODEL.build(state.kernel, doc[name])
         if doc.get("advance_ms"):

@@ -22,7 +22,7 @@ from typing import Any
 from grammar.tokens import is_forbidden
 from grammar.yaml_source import Limits, LocatedDict, LocatedList, YamlSyntaxError, load_located
 
-from .. import systems
+from .. import loader, systems
 from ..errors import ScenarioError
 from ..kernel.plugin import SystemModel
 from ..passwords import hash_password, is_hashed
@@ -159,7 +159,7 @@ SOLACE_SCHEMA = spec_map(
 def system_model(name: str) -> SystemModel:
     """A registered HA system's model (state_store.systems): its section of a scenario. Imported
     only for a scenario that has the section, so building the default lab imports no system."""
-    module = systems.load_model(name)
+    module = loader.load_model(name)
     assert module is not None
     found: SystemModel = module.MODEL
     return found

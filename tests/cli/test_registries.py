@@ -26,9 +26,9 @@ from solace_shell.registries import (
     template_fields,
 )
 from solace_shell.results import Lines
-from state_store.errors import all_error_codes
+from state_store.loader import error_codes
 
-ERROR_CODES = all_error_codes()
+ERROR_CODES = error_codes()
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,7 +13,7 @@ import pytest
 
 from solace_shell.handlers.lab_console import HA_FAILURE_VERBS, SOLACE_VERBS
 from solace_shell.lab import Lab
-from state_store import systems
+from state_store import loader, systems
 from state_store.errors import ScenarioError
 from state_store.scenario_files import ROOT_DIR
 from state_store.solace.scenario_schema import load_scenario
@@ -130,7 +130,7 @@ def test_the_labs_root_model_is_no_plugin() -> None:
     drills of a system (``systems.names()``) are the plugins' only."""
     root = systems.ROOT.name
     assert root not in systems.names()
-    assert (systems.entry(root), systems.load_model(root), systems.load_shell(root)) == (None, None, None)
+    assert (systems.entry(root), loader.load_model(root)) == (None, None)
     lab = Lab.fresh(ROOT_DIR / "swiftmq-ha.yaml")
     try:
         assert root not in lab.targets()
