@@ -13,7 +13,7 @@ from grammar import Grammar, GrammarError, Parser, load_grammar
 from state_store.lab_store import LabStore
 from state_store.tuning import DEFAULT_TUNING, StoreTuning
 
-from . import renderers
+from . import loader
 from .access import UserAccess
 from .live_names import COMPLETION_SOURCES
 from .personalities.base import Personality
@@ -45,6 +45,7 @@ def shell_grammar() -> Grammar:
     problems: list[str] = []
     grammar: Grammar | None = None
     try:
+        loader.load_own()
         grammar = load_grammar(completion_sources=COMPLETION_SOURCES)
         problems += own_handler_problems(grammar)
     except GrammarError as exc:
@@ -79,7 +80,6 @@ class EntryRefused(Exception):
 class Lab:
     def __init__(self, store: RootStore, user: str = "admin") -> None:
         self.grammar = shell_grammar()
-        renderers.load_own()
         self.parser = _parser(self.grammar)
         self.store = store
         self.user, self.lab_admin = self._load_user(user)
@@ -150,6 +150,7 @@ class Lab:
     def _load_routers(self) -> list[str]:
         self._systems, routers = self.store.run(
             lambda engine: (engine.system_names(), [r.name for r in engine.routers()]))
+        loader.load_systems(self._systems)   # every system this lab holds, registered and checked
         self._targets = (*routers, *self._systems, LAB_TARGET)
         return routers
 
