@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from grammar import Access, ParseError
 from grammar.masking import mask_secrets
@@ -36,7 +36,17 @@ from ..results import Outcome
 
 if TYPE_CHECKING:
     from grammar import Grammar, Parser
-    from state_store.solace.lab import RootStore
+    from state_store.lab_engine import KernelEngine
+
+T = TypeVar("T")
+
+
+class EngineStore(Protocol):
+    """What a CLI uses of the lab's store: one command's work in one transaction, over an engine
+    that has at least the lab's neutral part (``state_store.lab_engine.KernelEngine``; the router
+    CLI, which drives the root model's whole engine, types its lab as ``Lab``)."""
+
+    def run(self, work: Callable[[KernelEngine], T], *, max_wait_s: float | None = None) -> T: ...
 
 
 class LabHost(Protocol):
@@ -45,7 +55,7 @@ class LabHost(Protocol):
     the lab would close an import circle."""
 
     @property
-    def store(self) -> RootStore: ...
+    def store(self) -> EngineStore: ...
     @property
     def grammar(self) -> Grammar: ...
     @property

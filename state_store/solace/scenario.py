@@ -10,7 +10,7 @@ Format (every key optional unless marked *):
   settings: {software_version, layout: A|B, replication_drain_rate (entries/s),
              default_message_size (bytes), ssh_max_auth_tries, ssh_auth_delay_ms,
              ssh_auth_delay_max_ms, ssh_lockout_failures, ssh_lockout_seconds, ssh_max_startups}
-  sites*: - name*: NY
+  sites: - name*: NY
             routers*: - {name*, message_id_seed, max_spool_usage (MB), down: bool, ssh_port,
                          replication: {interface, mate, connect_via, port_plain, port_compressed,
                                        port_ssl}}
@@ -84,7 +84,7 @@ def build_lab(state: BrokerState, doc: MDict) -> None:
 
     site_rows: dict[str, m.Site] = {}
     router_rows: dict[str, m.Router] = {}
-    for s in doc["sites"]:
+    for s in doc.get("sites") or []:
         site = state.add(m.Site(name=s["name"]))
         site_rows[s["name"]] = site
         for r in s["routers"]:
@@ -102,7 +102,7 @@ def build_lab(state: BrokerState, doc: MDict) -> None:
                 max_spool_mb=r.get("max_spool_usage", 60000),
                 ssh_port=r.get("ssh_port", 0),
             ))
-    for s in doc["sites"]:  # intra-site redundancy groups, on the HA kernel
+    for s in doc.get("sites") or []:  # intra-site redundancy groups, on the HA kernel
         red = s.get("redundancy")
         if red is not None:
             from . import redundancy

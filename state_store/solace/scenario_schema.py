@@ -101,7 +101,7 @@ SOLACE_SCHEMA = spec_map(
         # an intra-site redundancy group (state_store/solace/redundancy.py): routers of this site
         redundancy=(spec_map(primary=(NAME, REQ), backup=(NAME, REQ), monitor=(NAME, REQ),
                              auto_revert=(Bool(), OPT), addresses=(DictOf(Str(253)), OPT)), OPT),
-    ), 16), REQ),
+    ), 16), OPT),   # a lab of HA systems only has none (`sites: []`, as older files write it, too)
     links=(ListOf(spec_map(sites=(ListOf(NAME, 2), REQ), up=(Bool(), OPT)), 64), OPT),
     cli_scripts=(ListOf(spec_map(name=(Str(255), REQ), lines=(ListOf(Str(1024), 10_000), REQ)), 64), OPT),
     vpns=(ListOf(spec_map(

@@ -195,3 +195,24 @@ def test_the_failure_verbs_are_the_kernels_and_a_system_without_one_refuses_it(
                                                             "<router>.<instance>, e.g. ha1.A).")
     finally:
         lab.close()
+
+
+@pytest.mark.parametrize("system", systems.names())
+def test_a_scenario_of_one_system_names_only_that_system(system: str, tmp_path: Path) -> None:
+    """The bundled scenario of an HA system has its name, its section and its users, nothing of the
+    lab's root model; an older file that writes the root model's `sites: []` still loads, to the
+    same lab."""
+    path = ROOT_DIR / f"{system}-ha.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert {line.split(":")[0] for line in text.splitlines() if line[:1].isalpha()} == {"scenario", system, "users"}
+    old = tmp_path / "old.yaml"
+    old.write_text(text.replace(f"\n{system}:", f"\nsites: []\n{system}:", 1), encoding="utf-8")
+    seen = []
+    for scenario in (path, old):
+        lab = Lab.fresh(scenario)
+        try:
+            seen.append((lab.systems(), lab.routers(), lab.targets()))
+        finally:
+            lab.close()
+    assert seen == [([system], [], [system, "lab"])] * 2
+    assert "sites" in old.read_text(encoding="utf-8")
