@@ -10,7 +10,7 @@ system is a new entry and its two packages (docs/adding-a-system.md).
 A model package exposes ``MODEL`` (``state_store.kernel.plugin.SystemModel``); a shell package
 exposes ``SHELL`` (``solace_shell.personalities.plugin.SystemShell``). This module is data only and
 imports nothing of either: the loaders import them (``state_store.loader`` the models a lab holds,
-``solace_shell.registries.load_systems`` their shell parts), so the kernel and the error table,
+``solace_shell.loader.load_systems`` their shell parts), so the kernel and the error table,
 which every system imports, never reach up here.
 
 The registry also names the lab's root model (``ROOT``): the model whose state holds the kernel
