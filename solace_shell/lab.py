@@ -14,7 +14,7 @@ from grammar import Grammar, GrammarError, Parser, load_grammar
 from state_store.lab_store import LabStore
 from state_store.tuning import DEFAULT_TUNING, StoreTuning
 
-from . import renderers
+from . import loader
 from .access import UserAccess
 from .line_event import LineEvent
 from .live_names import COMPLETION_SOURCES
@@ -26,7 +26,7 @@ from .session import Session
 from .session_log import SessionLog, join_class
 
 if TYPE_CHECKING:
-    from state_store.systems import RootStore
+    from state_store.solace.lab import RootStore
 
 LAB_TARGET = "lab"
 # Transcript headers and the command line say `version`; the engine stores `software_version`.
@@ -47,6 +47,7 @@ def shell_grammar() -> Grammar:
     problems: list[str] = []
     grammar: Grammar | None = None
     try:
+        loader.load_own()
         grammar = load_grammar(completion_sources=COMPLETION_SOURCES)
         problems += own_handler_problems(grammar)
     except GrammarError as exc:
@@ -81,7 +82,6 @@ class EntryRefused(Exception):
 class Lab:
     def __init__(self, store: RootStore, user: str = "admin") -> None:
         self.grammar = shell_grammar()
-        renderers.load_own()
         self.parser = _parser(self.grammar)
         self.store = store
         self.user, self.lab_admin = self._load_user(user)
@@ -153,6 +153,7 @@ class Lab:
     def _load_routers(self) -> list[str]:
         self._systems, routers = self.store.run(
             lambda engine: (engine.system_names(), [r.name for r in engine.routers()]))
+        loader.load_systems(self._systems)   # every system this lab holds, registered and checked
         self._targets = (*routers, *self._systems, LAB_TARGET)
         return routers
 

@@ -7,6 +7,8 @@ Engine refusals use the broker's own wording where it is known (`ERROR: Message 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from grammar import ParseError
 from state_store.errors import EngineError
 
@@ -166,22 +168,15 @@ REJECT_REASONS: dict[str, str] = {
 GENERIC_ENGINE_ERROR = "ERROR: {code_text}"
 
 
-# each registered HA system's own refusal texts (also in ENGINE_ERRORS), by system
+# each loaded HA system's own refusal texts (also in ENGINE_ERRORS), by system
 SYSTEM_TEXTS: dict[str, dict[str, str]] = {}
 
 
-def _system_messages() -> None:
-    """Each registered HA system's own texts: its shell package's ``messages`` module."""
-    from state_store import systems
-
-    from .personalities.plugin import shell_part
-
-    for name in systems.names():
-        SYSTEM_TEXTS[name] = dict(shell_part(name, "messages").MESSAGES)
-        ENGINE_ERRORS.update(SYSTEM_TEXTS[name])
-
-
-_system_messages()
+def add_system_texts(system: str, texts: Mapping[str, str]) -> None:
+    """A system's own refusal texts (its shell package's ``messages.MESSAGES``), added to the
+    table by the shell's loader (``solace_shell.loader``) when a lab that holds it opens."""
+    SYSTEM_TEXTS[system] = dict(texts)
+    ENGINE_ERRORS.update(texts)
 def parse_error_text(error: ParseError, prompt_width: int) -> str:
     """The caret line (aligned under the typed line, which follows a prompt) and the message."""
     caret = " " * (prompt_width + error.column) + "^"

@@ -16,21 +16,15 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from state_store.errors import ERROR_CODES, all_error_codes
+from state_store.errors import ERROR_CODES
+from state_store.loader import error_codes
 
 from .messages import ENGINE_ERRORS, REJECT_REASONS, SYSTEM_TEXTS
+from .registry_error import RegistryError as RegistryError
 from .results import SESSION_RESULTS
 
 if TYPE_CHECKING:
     from grammar.model import Grammar
-
-
-class RegistryError(Exception):
-    """Every problem found between the grammar, handlers, renderers and the message table."""
-
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("\n".join(problems))
-        self.problems = problems
 
 
 def template_fields(template: str) -> set[str]:
@@ -42,7 +36,7 @@ def message_problems(codes: Mapping[str, tuple[str, ...]] | None = None,
                      texts: Mapping[str, str] = ENGINE_ERRORS) -> list[str]:
     """Every engine error code (the HA systems' too) has a text naming only the code's parameters;
     every text has a code."""
-    codes = all_error_codes() if codes is None else codes
+    codes = error_codes() if codes is None else codes
     problems = []
     for code, params in sorted(codes.items()):
         text = texts.get(code)
@@ -94,34 +88,35 @@ def renderer_problems(handlers: Mapping[str, Callable[..., Any]], renderers: Map
 
 def own_handler_problems(grammar: Grammar) -> list[str]:
     """Every command of the lab's own grammar has its handler (an HA system's commands are
-    checked as they first run: ``handlers.handler_for``)."""
-    from . import handlers
+    checked when the loader registers the system: ``system_problems``), once the lab's own part is
+    registered (``loader.load_own``)."""
+    from .handlers import HANDLERS
 
-    known = handlers.load_own()
     return [f"{cmd.source}: handler {cmd.handler!r} does not exist"
-            for cmd in grammar.commands if not cmd.system and cmd.handler not in known]
+            for cmd in grammar.commands if not cmd.system and cmd.handler not in HANDLERS]
 
 
 def registry_problems() -> list[str]:
     """The checks that do not need the grammar (the grammar loader does the other two), on the
-    lab's own registries: each HA system's are checked when it is registered (``system_problems``)."""
-    from . import handlers, renderers
+    lab's own registries (registered by ``loader.load_own``): each HA system's are checked when it
+    is registered (``system_problems``)."""
+    from .handlers import HANDLERS
+    from .renderers import RENDERERS
 
     own_texts = {code: text for code, text in ENGINE_ERRORS.items()
                  if not any(code in texts for texts in SYSTEM_TEXTS.values())}
-    return (message_problems(ERROR_CODES, own_texts)
-            + renderer_problems(handlers.load_own(), renderers.load_own()))
+    return (message_problems(ERROR_CODES, own_texts) + renderer_problems(HANDLERS, RENDERERS))
 
 
 def system_problems(system: str, handlers: Mapping[str, Callable[..., Any]]) -> list[str]:
     """An HA system's part of the checks, once its handlers and renderers are registered: each of
     ``handlers`` (the ones it added) returns something rendered, and each of its refusal codes
     has a text naming only its parameters (and each of its texts a code)."""
-    from state_store import systems
+    from state_store import loader
 
     from . import renderers
 
-    model = systems.load_model(system)
+    model = loader.load_model(system)
     codes = {} if model is None else dict(model.MODEL.error_codes)
     return (message_problems(codes, SYSTEM_TEXTS.get(system, {}))
             + renderer_problems(handlers, renderers.RENDERERS))

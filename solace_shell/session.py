@@ -63,6 +63,7 @@ class Session(Personality):
 
     def __init__(self, lab: Lab, host: str, router: str | None, start_mode: str, user: UserAccess) -> None:
         super().__init__(lab, host, user)
+        self.lab: Lab = lab   # the router CLI also resets the lab and lists its routers
         self.router = router
         self.start_mode = start_mode
         self.stack: list[Frame] = [Frame(start_mode)]

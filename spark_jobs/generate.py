@@ -78,9 +78,9 @@ def plan(seed: int, index: int, system: str = "", local_failover: float = 0.0) -
     if not system:
         drill = plan_drill(seed, index)
         return with_local_failover(drill) if draws_local_failover(seed, index, local_failover) else drill
-    from state_store import systems  # noqa: PLC0415 - the lab's own planner needs no engine
+    from state_store import loader  # noqa: PLC0415 - the lab's own planner needs no engine
 
-    model = systems.load_model(system)
+    model = loader.load_model(system)
     planner = None if model is None else model.MODEL.plan_drill
     if planner is None:
         raise ValueError(f"no drill planner for system {system!r}")
@@ -90,11 +90,11 @@ def plan(seed: int, index: int, system: str = "", local_failover: float = 0.0) -
 
 def planners() -> list[str]:
     """The registered HA systems that plan drills."""
-    from state_store import systems  # noqa: PLC0415
+    from state_store import loader, systems  # noqa: PLC0415
 
     found = []
     for name in systems.names():
-        model = systems.load_model(name)
+        model = loader.load_model(name)
         if model is not None and model.MODEL.plan_drill is not None:
             found.append(name)
     return found

@@ -42,7 +42,7 @@ class LabFileError(Exception):
 
 # Every code an EngineError (or a recorded refusal, see PublishResult.reject_reason) carries, with the
 # parameters it is raised with; each HA system declares its own
-# (its MODEL.error_codes, see all_error_codes). The shell has a text for each one,
+# (its MODEL.error_codes, see state_store.loader.error_codes). The shell has a text for each one,
 # naming only these parameters (checked at start-up by solace_shell.registries).
 ERROR_CODES: dict[str, tuple[str, ...]] = {
     # lookups
@@ -155,15 +155,3 @@ class ScenarioError(Exception):
         super().__init__(f"{path}: {len(problems)} problem(s):\n" + "\n".join(problems))
         self.path = path
         self.problems = problems
-
-
-def all_error_codes() -> dict[str, tuple[str, ...]]:
-    """ERROR_CODES with every registered HA system's own codes (``state_store.systems``)."""
-    from . import systems
-
-    out = dict(ERROR_CODES)
-    for name in systems.names():
-        model = systems.load_model(name)
-        assert model is not None
-        out.update(model.MODEL.error_codes)
-    return out

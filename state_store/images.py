@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import systems
+from . import loader
 from .errors import EngineError, ScenarioError
 from .scenario_files import DEFAULT_SCENARIO
 
@@ -32,7 +32,7 @@ _PICKLE = pickle.HIGHEST_PROTOCOL
 _templates: dict[tuple[int, int, int, int], Image] = {}
 _default_image: Image | None = None  # DEFAULT_SCENARIO's, once built (see template)
 _templates_lock = threading.Lock()
-_LAB = systems.lab_model()  # the lab's root model: its states, codec and scenario builder
+_LAB = loader.lab_model()  # the lab's root model: its states, codec and scenario builder
 
 
 def _register_reducers() -> None:

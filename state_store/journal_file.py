@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from . import systems
+from . import loader
 from .errors import LabFileError
 from .lab_tables import CALLS, PART, PARTS_PREFIX, SCHEMA_VERSION, SNAPSHOT, tables
 from .tuning import DEFAULT_TUNING, StoreTuning
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from sqlalchemy.engine import Connection
 
-_LAB = systems.lab_model()  # the lab's root model: its codec reads and writes the journal's JSON
+_LAB = loader.lab_model()  # the lab's root model: its codec reads and writes the journal's JSON
 
 
 class WriteConflict(Exception):

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import systems
+from . import loader
 from .errors import LabFileError
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 SIDECARS = ("-wal", "-shm", "-journal")
 
 
-_LAB = systems.lab_model()  # the lab's root model: which old lab files it rewrites, which labs it can use
+_LAB = loader.lab_model()  # the lab's root model: which old lab files it rewrites, which labs it can use
 
 
 def _why(exc: OSError) -> str:

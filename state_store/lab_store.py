@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
-from . import lab_file, systems
+from . import lab_file, loader
 from .errors import EngineError, LabBusy, LabFileError
 from .images import RECORD_IMAGE_S, Image, StatePoint, record_count, scenario_path, template
 from .journal import CallRecord
@@ -64,7 +64,7 @@ log = logging.getLogger(__name__)
 # The lab's root model: its states, engine and codec. The registry decides it at run time, so the
 # type checker cannot tie it to a store's ``S`` and ``E``: the casts below are where a state or an
 # engine it made becomes the store's.
-_LAB = systems.lab_model()
+_LAB = loader.lab_model()
 CodecError = _LAB.codec_error
 
 
@@ -120,6 +120,7 @@ class LabStore(Generic[S, E]):
 
     def __init__(self, state: S, path: str | None = None, image: Image | None = None,
                  journal: Journal | None = None, seq: int = 0, tuning: StoreTuning = DEFAULT_TUNING) -> None:
+        loader.hold(state)
         self.state = state
         self.tuning = tuning
         self.path = path
@@ -371,6 +372,7 @@ class LabStore(Generic[S, E]):
 
     # ------------------------------------------------------------------ in memory
     def _set_state(self, st: S, image: Image | None = None) -> None:
+        loader.hold(st)
         self.state = st
         self._image = image if image is not None else Image.of(st)
         self._since = []

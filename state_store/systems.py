@@ -7,36 +7,22 @@ handlers, renderers, messages, banner, audit rendering). Nothing else in the cod
 system: the scenario loader, the journal, the lab, the REPL and the grammar ask here. Adding a
 system is a new entry and its two packages (docs/adding-a-system.md).
 
-A model package exposes ``MODEL`` (``state_store.system_api.SystemModel``); a shell package
-exposes ``SHELL`` (``solace_shell.personalities.base.SystemShell``). Both are imported only when
-a lab, a scenario or a journal needs them.
+A model package exposes ``MODEL`` (``state_store.kernel.plugin.SystemModel``); a shell package
+exposes ``SHELL`` (``solace_shell.personalities.plugin.SystemShell``). This module is data only and
+imports nothing of either: the loaders import them (``state_store.loader`` the models a lab holds,
+``solace_shell.loader.load_systems`` their shell parts), so the kernel and the error table,
+which every system imports, never reach up here.
 
 The registry also names the lab's root model (``ROOT``): the model whose state holds the kernel
 and whose engine is the lab's engine, its ``@journaled`` methods the calls a journal records and
 replays. It is not one of the plugins (``names()`` lists those only: scenario sections, lab
 console targets, drills of a system); the lab store, its images, the journal and the lab file
-checks take it from ``lab_model()`` (a ``state_store.lab_model.LabModel``).
+checks take it from ``state_store.loader.lab_model()`` (a ``state_store.lab_model.LabModel``).
 """
 
 from __future__ import annotations
 
-import functools
-import importlib
 from dataclasses import dataclass
-from types import ModuleType
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from typing import TypeAlias
-
-    from .lab_model import LabEngine, LabModel, LabState
-    from .lab_store import LabStore
-    from .solace.broker_state import BrokerState
-    from .solace.engine import Engine
-
-    # A store of the lab's root model, typed with its state and engine (those of ``ROOT.model``'s
-    # ``LAB``): for the shell code that drives that engine (the lab, its sessions and personalities).
-    RootStore: TypeAlias = LabStore[BrokerState, Engine]
 
 
 @dataclass(frozen=True)
@@ -72,21 +58,3 @@ def names() -> tuple[str, ...]:
 
 def entry(name: str) -> SystemEntry | None:
     return _BY_NAME.get(name)
-
-
-def load_model(name: str) -> ModuleType | None:
-    """The model package of a registered system (imported once); None for an unknown name."""
-    found = _BY_NAME.get(name)
-    return None if found is None else importlib.import_module(found.model)
-
-
-def load_shell(name: str) -> ModuleType | None:
-    found = _BY_NAME.get(name)
-    return None if found is None else importlib.import_module(found.shell)
-
-
-@functools.cache
-def lab_model() -> LabModel[LabState, LabEngine]:
-    """The lab's root model (imported on the first call, then the same record)."""
-    model: LabModel[LabState, LabEngine] = importlib.import_module(ROOT.model).LAB
-    return model

@@ -122,7 +122,7 @@ def _vpn_facts(engine: Engine, router: str, vpn: str, role: str, bridge: str | N
 
 def read_groups(engine: Engine) -> tuple[GroupFacts, ...]:
     """Every group of the HA kernel with its nodes, in the scenario's order. Reads only."""
-    from state_store import systems
+    from state_store import loader
 
     core = engine.kernel()
     routers = {info.name for info in engine.routers()}
@@ -135,7 +135,7 @@ def read_groups(engine: Engine) -> tuple[GroupFacts, ...]:
             nodes.append(NodeFacts(name if name in routers else node.key, group.name, node.proc, node.state,
                                    node.preferred, node.key in serving,
                                    tuple(str(node.files[f]) for f in sorted(node.files))))
-        model = systems.load_model(group.system)    # None: a group of no registered system
+        model = loader.load_model(group.system)    # None: a group of no registered system
         counter = model.MODEL.copies if model is not None else None
         out.append(GroupFacts(group.name, group.system, tuple(nodes),
                               counter(core, group.name) if counter is not None else None))

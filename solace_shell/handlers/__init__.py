@@ -1,25 +1,46 @@
 """Handler registry: grammar handler ids -> functions that return structured results.
 
 A handler never prints: it reads or changes the engine and returns a dataclass (or None); a
-renderer turns that into CLI text. ``load_all`` registers every handler: this package's shared
-ones (the lab console's verbs, the HA failure verbs), the Solace router CLI's
-(solace_shell/personalities/solace/handlers) and each HA system's.
+renderer turns that into CLI text. This module is the registry only: the shell's loader
+(``solace_shell.loader``) imports the handler modules, this package's shared ones (the lab
+console's verbs, the HA failure verbs), the root model's CLI's and those of each system a lab
+holds, and each registers itself with ``@handler``.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from grammar.model import Command
     from state_store.solace.engine import Engine
 
-    from ..session import Session
+    from ..access import UserAccess
+
+from ..personalities.base import LabHost
 
 Args = dict[str, Any]
+
+
+class ConsoleLab(LabHost, Protocol):
+    """What a handler may ask of the lab (``solace_shell.lab.Lab`` is the one; the lab console's
+    grading verbs, which need the whole lab, take it as that)."""
+
+    def systems(self) -> list[str]: ...
+    def routers(self) -> list[str]: ...
+
+
+class HandlerSession(Protocol):
+    """What a handler may ask of the CLI session it runs in (``solace_shell.session.Session`` is
+    one). Why a Protocol: the session runs the handlers, so a handler module that imported it would
+    close an import circle."""
+
+    @property
+    def lab(self) -> ConsoleLab: ...
+    @property
+    def user(self) -> UserAccess: ...
 
 
 @dataclass(slots=True)  # one per command step
@@ -27,7 +48,7 @@ class HandlerContext:
     engine: Engine
     router: str | None            # hostname of the session's router (None at the lab console)
     user: str
-    session: Session
+    session: HandlerSession
     context: dict[str, str] = field(default_factory=dict)   # what the levels carry: vpn, queue, topic
 
     @property
@@ -66,40 +87,13 @@ def chosen_keyword(args: Args, *words: str) -> str:
     raise EngineError("invalid_value", name="/".join(words), value="", allowed="|".join(words))
 
 
-@functools.cache
-def load_own() -> dict[str, Handler]:
-    """Import this package's handler modules and the router CLI's (the lab's own commands);
-    returns the registry. An HA system's handlers are registered when one of its commands first
-    runs (``handler_for``). Once per process: the registry is process-wide, and scanning the
-    package again for every Lab cost replay time."""
-    from ..personalities.plugin import import_modules, register_root
-
-    import_modules(__name__)
-    register_root("handlers")   # the root model's CLI (the router CLI): its own handlers
-    return HANDLERS
-
-
-def load_all() -> dict[str, Handler]:
-    """Every handler: the lab's own and every registered HA system's; returns the registry."""
-    load_own()
-    from ..personalities.plugin import register_all
-
-    register_all()
-    return HANDLERS
-
-
 def handler_for(command: Command) -> Handler:
-    """The function of a grammar command's handler, registering the HA system that declares the
-    command first (``personalities.plugin.register``); a handler that does not exist is the
+    """The function of a grammar command's handler. The loader registered the handlers of every
+    system the lab holds when the lab opened, so a handler that does not exist is the
     installation's problem, raised as ``RegistryError`` with the command's file and line."""
     fn = HANDLERS.get(command.handler)
-    if fn is None and command.system:
-        from ..personalities.plugin import register
-
-        register(command.system)
-        fn = HANDLERS.get(command.handler)
     if fn is None:
-        from ..registries import RegistryError
+        from ..registry_error import RegistryError
 
         raise RegistryError([f"{command.source}: handler {command.handler!r} does not exist"])
     return fn

@@ -9,7 +9,7 @@ grading machinery is imported when a grade is asked for, not with the handlers.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from state_store.errors import EngineError
 from state_store.solace.frozen import statically_frozen
@@ -19,6 +19,7 @@ from . import Args, HandlerContext, handler
 
 if TYPE_CHECKING:
     from ..grading.runbook import Runbook
+    from ..lab import Lab
 
 DEFAULT_RUNBOOK = "controlled-failover"
 
@@ -53,7 +54,7 @@ def progress(ctx: HandlerContext, args: Args) -> ProgressView:
     from ..grading.classroom import class_progress
 
     runbook = _runbook(args)
-    return ProgressView(runbook.name, class_progress(ctx.session.lab, runbook))
+    return ProgressView(runbook.name, class_progress(cast("Lab", ctx.session.lab), runbook))
 
 
 @handler("lab.grade")
@@ -62,6 +63,6 @@ def grade(ctx: HandlerContext, args: Args) -> GradeView:
 
     runbook = _runbook(args)
     try:
-        return GradeView(grade_session(runbook, ctx.session.lab.session_log))
+        return GradeView(grade_session(runbook, cast("Lab", ctx.session.lab).session_log))
     except GradeError as exc:
         raise EngineError("grade_failed", reason=exc.error) from None

@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from grammar import Access, ParseError
 from grammar.masking import mask_secrets
@@ -35,7 +35,31 @@ from ..parsed_command import ParsedCommand, from_grammar, vpn_carriers
 from ..results import Outcome
 
 if TYPE_CHECKING:
-    from ..lab import Lab
+    from grammar import Grammar, Parser
+    from state_store.lab_engine import KernelEngine
+
+T = TypeVar("T")
+
+
+class EngineStore(Protocol):
+    """What a CLI uses of the lab's store: one command's work in one transaction, over an engine
+    that has at least the lab's neutral part (``state_store.lab_engine.KernelEngine``; the router
+    CLI, which drives the root model's whole engine, types its lab as ``Lab``)."""
+
+    def run(self, work: Callable[[KernelEngine], T], *, max_wait_s: float | None = None) -> T: ...
+
+
+class LabHost(Protocol):
+    """What a CLI uses of the lab it runs in (``solace_shell.lab.Lab`` is the one): its store, its
+    grammar and the parser over it. Why a Protocol: the lab opens its CLIs, so a CLI that imported
+    the lab would close an import circle."""
+
+    @property
+    def store(self) -> EngineStore: ...
+    @property
+    def grammar(self) -> Grammar: ...
+    @property
+    def parser(self) -> Parser: ...
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +95,7 @@ class Personality:
     eof_text = ""   # what the CLI prints when its input ends (nothing by default)
     context_help = True   # `?` asks for help (False: a shell, where `?` is an ordinary character)
 
-    def __init__(self, lab: Lab, host: str, user: UserAccess) -> None:
+    def __init__(self, lab: LabHost, host: str, user: UserAccess) -> None:
         self.lab = lab
         self.host = host
         self.user = user

@@ -1,6 +1,6 @@
 """The refusal codes of the Geode system, with the parameters each is raised with (their texts:
 solace_shell/personalities/geode/messages.py). Part of the system's MODEL, so
-``state_store.errors.all_error_codes`` knows them. `gf_`: the lab verbs; `gfsh_`: gfsh's texts."""
+``state_store.loader.error_codes`` knows them. `gf_`: the lab verbs; `gfsh_`: gfsh's texts."""
 
 from ..kernel.terms import SystemTerms
 from .params import SYSTEM

@@ -7,8 +7,9 @@ rolls back and survives a SIGKILL exactly as the Solace model does, and no comma
 image of the whole state. An operation must be deterministic (no wall clock, no randomness) and
 must decide its refusals (``EngineError``) before it changes anything.
 
-Systems register their operations when their model package is imported; a name whose system is
-not loaded yet loads it through the system registry (``state_store.systems``).
+Systems register their operations when their model package is imported, which the lab's loader
+(``state_store.loader``) does for every system a lab holds before anything runs on it: the kernel
+never looks a system up, so an operation of a system the lab does not hold is simply unknown.
 """
 
 from __future__ import annotations
@@ -37,15 +38,8 @@ def operation(name: str) -> Callable[[F], F]:
 
 
 def find(name: str) -> Operation | None:
-    """The operation ``name``, loading its system's model when needed; None when no system has it."""
-    found = _OPS.get(name)
-    if found is None:
-        from .. import systems
-
-        system = name.partition(".")[0]
-        if systems.load_model(system) is not None:
-            found = _OPS.get(name)
-    return found
+    """The operation ``name``; None when no loaded system registered it."""
+    return _OPS.get(name)
 
 
 def run(kernel: Kernel, name: str, *args: Any) -> Any:

@@ -2,9 +2,9 @@
 
 Why: the kernel owns nodes, links, timers, the log and the ledger for every system alike; what a
 system *does* (its legal state transitions, what a timer means, how it reacts when a process
-starts, dies or hangs, or when a link goes) is its policy. Policies register by system name, so a
-kernel restored from a lab file finds the policy of each group again (loading the system's model
-through the registry, ``state_store.systems``, when it is not loaded yet).
+starts, dies or hangs, or when a link goes) is its policy. Policies register by system name when the
+system's model is imported, which the lab's loader (``state_store.loader``) does for every system a
+lab holds, a kernel restored from a lab file included, before anything runs on it.
 """
 
 from __future__ import annotations
@@ -49,11 +49,6 @@ def register(policy: Policy) -> None:
 
 def policy_for(system: str) -> Policy:
     found = _POLICIES.get(system)
-    if found is None:
-        from .. import systems
-
-        systems.load_model(system)
-        found = _POLICIES.get(system)
     if found is None:
         raise LookupError(f"no HA policy registered for system {system!r}")
     return found

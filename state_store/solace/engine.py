@@ -106,8 +106,7 @@ from typing import Any
 
 from ..errors import EngineError
 from ..journal import journaled
-from ..kernel import Kernel
-from ..kernel import ops as kernel_ops
+from ..lab_engine import KernelEngine
 from ..passwords import HashedSecret, hash_password
 from ..passwords import verify_password as _verify
 from . import lab_failures, redundancy
@@ -170,13 +169,18 @@ SETTING_RULES: dict[str, Any] = {
 }
 
 
-class Engine:
+class Engine(KernelEngine):
     """The facade over one lab's state. It holds nothing but the state and its services, so the
-    store may keep one across commands on the same state."""
+    store may keep one across commands on the same state. The kernel's part (the clock, the
+    kernel, ``kernel_call``, the systems held) is the lab's neutral ``KernelEngine``; after an
+    operation of the site redundancy groups, each site's router is brought in step with its
+    group (``after_kernel_op``), and after no other system's."""
 
     def __init__(self, state: BrokerState) -> None:
-        self.state = state
+        super().__init__(state)
+        self.state: BrokerState = state
         self.sv = Services(state)
+        self.after_kernel_op[redundancy.SYSTEM] = self.sv.redundancy.sync
 
     def close(self) -> None:
         """This engine is done with (its lab closed, or its state replaced): its services let go
@@ -184,9 +188,6 @@ class Engine:
         self.sv.close()
 
     # ------------------------------------------------------------------ time
-    def now_ms(self) -> int:
-        return self.sv.lookups.now_ms()
-
     @journaled
     def advance(self, ms: int) -> AdvanceResult:
         """Move the simulated clock. Clients reconnect (before and after), then every bound
@@ -227,24 +228,6 @@ class Engine:
             return []
         return core.advance_to(to_ms, from_ms)
 
-    # ------------------------------------------------------------------ HA kernel
-    def kernel(self) -> Kernel:
-        """The HA kernel, to read (views of the HA systems are built from it). Changing it other
-        than through ``kernel_call`` would be lost across shells: only journaled calls persist."""
-        return self.state.kernel
-
-    @journaled
-    def kernel_call(self, op: str, *args: Any) -> Any:
-        """Run the HA system operation ``op`` (``<system>.<verb>``, registered with
-        ``state_store.kernel.operation``) on the kernel; returns its view. An operation decides
-        its refusals before it changes anything, as every journaled call does."""
-        fn = kernel_ops.find(op) if isinstance(op, str) else None
-        if fn is None:
-            raise EngineError("invalid_value", name="operation", value=str(op)[:80], allowed="a registered operation")
-        result = fn(self.state.kernel, *args)
-        self.sv.redundancy.sync()
-        return result
-
     # ------------------------------------------------------------------ intra-site redundancy
     def redundancy(self, router: str) -> RedundancyView:
         """`show redundancy [detail]` on a member or monitor of a redundancy group; the summary of a
@@ -277,28 +260,6 @@ class Engine:
         redundancy.revert_activity(self.state.kernel, router)
         self.sv.redundancy.sync()
 
-    def system_names(self) -> list[str]:
-        """The HA systems this lab holds (groups on the kernel), in the registry's order."""
-        from .. import systems
-
-        held = {g.system for g in self.state.kernel.groups.values()}
-        return [name for name in systems.names() if name in held]
-
-    # completion sources (never raise)
-    def ha_instance_names(self) -> list[str]:
-        return list(self.state.kernel.nodes)
-
-    def ha_router_names(self) -> list[str]:
-        return list(self.state.kernel.groups)
-
-    def jms_client_names(self) -> list[str]:
-        return sorted(self.state.kernel.clients)
-
-    def ha_queue_names(self) -> list[str]:
-        out: list[str] = []
-        for group in self.state.kernel.groups.values():
-            out += [q for q in group.data.get("queues", {}) if q not in out]
-        return out
 
     # ------------------------------------------------------------------ lab reads
     def routers(self) -> list[RouterInfo]:

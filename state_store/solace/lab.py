@@ -20,7 +20,15 @@ from .codec import SPECS, CodecError, decode_calls, decode_state, dumps, encode_
 from .engine import Engine
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     from grammar.yaml_source import LocatedDict
+
+    from ..lab_store import LabStore
+
+    # A store of this model, typed with its state and engine: for the shell code that drives this
+    # engine (the lab, its sessions and personalities).
+    RootStore: TypeAlias = LabStore[BrokerState, Engine]
 
 # the access levels and scopes a CLI user of the lab may have (grammar.ACCESS_LEVELS, as stored)
 ACCESS_LEVELS = ("none", "read-only", "mesh-manager", "read-write", "admin")

@@ -11,7 +11,7 @@ Format (every key optional unless marked *):
              default_message_size (bytes), ssh_max_auth_tries, ssh_auth_delay_ms,
              ssh_auth_delay_max_ms, ssh_lockout_failures, ssh_lockout_seconds, ssh_max_startups, and the
              other ssh_ limits of docs/ssh.md}
-  sites*: - name*: NY
+  sites: - name*: NY
             routers*: - {name*, message_id_seed, max_spool_usage (MB), down: bool, ssh_port,
                          replication: {interface, mate, connect_via, port_plain, port_compressed,
                                        port_ssl}}
@@ -85,7 +85,7 @@ def build_lab(state: BrokerState, doc: MDict) -> None:
 
     site_rows: dict[str, m.Site] = {}
     router_rows: dict[str, m.Router] = {}
-    for s in doc["sites"]:
+    for s in doc.get("sites") or []:
         site = state.add(m.Site(name=s["name"]))
         site_rows[s["name"]] = site
         for r in s["routers"]:
@@ -103,7 +103,7 @@ def build_lab(state: BrokerState, doc: MDict) -> None:
                 max_spool_mb=r.get("max_spool_usage", 60000),
                 ssh_port=r.get("ssh_port", 0),
             ))
-    for s in doc["sites"]:  # intra-site redundancy groups, on the HA kernel
+    for s in doc.get("sites") or []:  # intra-site redundancy groups, on the HA kernel
         red = s.get("redundancy")
         if red is not None:
             from . import redundancy
@@ -199,11 +199,11 @@ def build_lab(state: BrokerState, doc: MDict) -> None:
             eng.publish(msg["client"], msg["topic"], count=msg.get("count", 1), size=msg.get("size"))
         for t in doc.get("transactions") or []:
             _build_txn(eng, t)
-        from .. import systems
+        from .. import loader, systems
 
         for name in systems.names():  # the HA systems' sections: their groups on the kernel
             if doc.get(name) is not None:
-                model = systems.load_model(name)
+                model = loader.load_model(name)
                 assert model is not None
                 model.MODEL.build(state.kernel, doc[name])
         if doc.get("advance_ms"):

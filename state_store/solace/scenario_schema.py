@@ -22,7 +22,7 @@ from typing import Any
 from grammar.tokens import is_forbidden
 from grammar.yaml_source import Limits, LocatedDict, LocatedList, YamlSyntaxError, load_located
 
-from .. import systems
+from .. import loader, systems
 from ..errors import ScenarioError
 from ..kernel.plugin import SystemModel
 from ..passwords import hash_password, is_hashed
@@ -112,7 +112,7 @@ SOLACE_SCHEMA = spec_map(
         # an intra-site redundancy group (state_store/solace/redundancy.py): routers of this site
         redundancy=(spec_map(primary=(NAME, REQ), backup=(NAME, REQ), monitor=(NAME, REQ),
                              auto_revert=(Bool(), OPT), addresses=(DictOf(Str(253)), OPT)), OPT),
-    ), 16), REQ),
+    ), 16), OPT),   # a lab of HA systems only has none (`sites: []`, as older files write it, too)
     links=(ListOf(spec_map(sites=(ListOf(NAME, 2), REQ), up=(Bool(), OPT)), 64), OPT),
     cli_scripts=(ListOf(spec_map(name=(Str(255), REQ), lines=(ListOf(Str(1024), 10_000), REQ)), 64), OPT),
     vpns=(ListOf(spec_map(
@@ -170,7 +170,7 @@ SOLACE_SCHEMA = spec_map(
 def system_model(name: str) -> SystemModel:
     """A registered HA system's model (state_store.systems): its section of a scenario. Imported
     only for a scenario that has the section, so building the default lab imports no system."""
-    module = systems.load_model(name)
+    module = loader.load_model(name)
     assert module is not None
     found: SystemModel = module.MODEL
     return found

@@ -1,6 +1,6 @@
 """The refusal codes of the SwiftMQ HA system, with the parameters each is raised with (their texts:
 solace_shell/personalities/swiftmq/messages.py). Part of the system's MODEL, so
-``state_store.errors.all_error_codes`` knows them."""
+``state_store.loader.error_codes`` knows them."""
 
 from ..kernel.terms import SystemTerms
 from .params import SYSTEM

@@ -5,11 +5,14 @@ That each code has a text naming only its parameters is the start-up registry ch
 
 from __future__ import annotations
 
+from solace_shell.loader import load_all
 from solace_shell.messages import ENGINE_ERRORS, engine_error_text
 from solace_shell.registries import template_fields
-from state_store.errors import EngineError, all_error_codes
+from state_store.errors import EngineError
+from state_store.loader import error_codes
 
-ERROR_CODES = all_error_codes()
+ERROR_CODES = error_codes()
+load_all()   # every system's refusal texts in the table
 
 
 def test_every_text_formats_and_never_shows_its_code() -> None:

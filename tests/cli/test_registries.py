@@ -13,10 +13,10 @@ import pytest
 
 from grammar import DATA_DIR, GrammarError
 from grammar.loader import load_grammar_from
-from solace_shell import handlers, renderers
-from solace_shell.handlers import Args, HandlerContext
+from solace_shell.handlers import HANDLERS, Args, HandlerContext
 from solace_shell.lab import shell_grammar
 from solace_shell.live_names import COMPLETION_SOURCES, ENGINE_SOURCES
+from solace_shell.loader import load_all
 from solace_shell.messages import ENGINE_ERRORS
 from solace_shell.registries import (
     RegistryError,
@@ -25,10 +25,12 @@ from solace_shell.registries import (
     renderer_problems,
     template_fields,
 )
+from solace_shell.renderers import RENDERERS
 from solace_shell.results import Lines
-from state_store.errors import all_error_codes
+from state_store.loader import error_codes
 
-ERROR_CODES = all_error_codes()
+ERROR_CODES = error_codes()
+load_all()   # every system's handlers, renderers and texts: the whole installation is checked here
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,8 +38,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_shipped_registries_fit_together() -> None:
     assert registry_problems() == []
     grammar = shell_grammar()   # the grammar against the handler and completion-source registries
-    every = handlers.load_all()  # every HA system registered, each checked as it is (no RegistryError)
-    assert [cmd.node for cmd in grammar.commands if cmd.handler not in every] == []
+    load_all()  # every HA system registered, each checked as it is (no RegistryError)
+    assert [cmd.node for cmd in grammar.commands if cmd.handler not in HANDLERS] == []
 
 
 def test_a_system_is_checked_when_it_is_registered() -> None:
@@ -52,8 +54,8 @@ def test_a_system_is_checked_when_it_is_registered() -> None:
 
 def test_a_lab_that_holds_no_ha_system_never_imports_one(tmp_path: Path) -> None:
     """Building the default lab and running commands on it registers no HA system's handlers or
-    renderers and reads no system's scenario section (so imports no system's model): they are
-    loaded when one of their commands first runs, or a scenario has their section."""
+    renderers and reads no system's scenario section (so imports no system's model): the loader
+    registers only the systems a lab holds, when it opens."""
     code = (
         "import sys\n"
         "from solace_shell.lab import Lab\n"
@@ -68,6 +70,24 @@ def test_a_lab_that_holds_no_ha_system_never_imports_one(tmp_path: Path) -> None
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert (done.returncode, done.stdout, done.stderr) == (0, "[]\n", "")
+
+
+def test_a_lab_registers_exactly_the_systems_it_holds_when_it_opens() -> None:
+    """Opening a Geode lab registers Geode's handlers, renderers and texts at once, before any of
+    its commands runs, and imports nothing of the other systems."""
+    code = (
+        "import sys\n"
+        "from solace_shell.handlers import HANDLERS\n"
+        "from solace_shell.lab import Lab\n"
+        "from solace_shell.messages import SYSTEM_TEXTS\n"
+        "lab = Lab.fresh('state_store/scenarios/geode-ha.yaml')\n"
+        "prefixes = sorted({h.split('.')[0] for h in HANDLERS if h.startswith(('gf', 'geode'))})\n"
+        "others = sorted(m for m in sys.modules if m.startswith(('state_store.qpid', 'state_store.swiftmq',\n"
+        "                'solace_shell.personalities.qpid', 'solace_shell.personalities.swiftmq')))\n"
+        "print(lab.systems(), bool(prefixes), sorted(SYSTEM_TEXTS), others)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "['geode'] True ['geode'] []\n", "")
 
 
 # -- every error code has its text ----------------------------------------------------------------------
@@ -125,11 +145,11 @@ def unannotated(ctx, args):  # type: ignore[no-untyped-def]
 
 
 def test_every_handler_result_type_has_a_renderer() -> None:
-    assert renderer_problems(handlers.load_all(), renderers.load_all()) == []
+    assert renderer_problems(HANDLERS, RENDERERS) == []
 
 
 def test_a_result_without_a_renderer_and_an_unannotated_handler_are_reported() -> None:
-    problems = renderer_problems({"x.one": returns_unrendered, "x.two": unannotated}, renderers.load_all())
+    problems = renderer_problems({"x.one": returns_unrendered, "x.two": unannotated}, RENDERERS)
     assert problems == [
         "handler x.one returns Unrendered, which has no renderer in solace_shell/renderers",
         f"handler x.two ({__name__}.unannotated) has no usable return annotation",
@@ -154,7 +174,7 @@ def test_an_unknown_completion_source_is_reported_with_its_line(tmp_path: Path) 
     params.write_text(params.read_text(encoding="utf-8")
                       + "  colour-name: {type: object-name, help: A colour, complete: colour}\n", encoding="utf-8")
     with pytest.raises(GrammarError) as info:
-        load_grammar_from(data, handlers=set(handlers.load_all()), completion_sources=COMPLETION_SOURCES)
+        load_grammar_from(data, handlers=set(HANDLERS), completion_sources=COMPLETION_SOURCES)
     [problem] = [p for p in info.value.problems if "colour" in p]
     assert re.search(r"params\.yaml:\d+: parameter <colour-name>: unknown completion source 'colour' "
                      r"\(known: acl-profile, client, client-profile, client-username, ha-instance, ha-network, "

@@ -35,8 +35,9 @@ def prepared_xa(lab, xid=XID, consume=2):
 
 def test_summary_layout_matches_the_seed_example() -> None:
     # the seed's row, character for character, from the same widths
+    from solace_shell.loader import load_all
     from solace_shell.personalities.solace.handlers.show_transaction import TransactionTable
-    from solace_shell.renderers import load_all, render
+    from solace_shell.renderers import render
     load_all()
     from state_store.solace.views import TransactionInfo
     info = TransactionInfo(router="r", xid=XID, vpn="blue_02", kind="xa", state="prepared", replicated=True,

@@ -50,9 +50,11 @@ def test_all_problems_are_reported_at_once_with_lines(data_copy: Path) -> None:
         encoding="utf-8",
     )
     with pytest.raises(GrammarError) as info:
-        from solace_shell.handlers import load_all
+        from solace_shell.handlers import HANDLERS
+        from solace_shell.loader import load_all
 
-        load_grammar_from(data_copy, handlers=set(load_all()))
+        load_all()
+        load_grammar_from(data_copy, handlers=set(HANDLERS))
     problems = "\n".join(info.value.problems)
     assert "zz_bad.yaml:2: syntax 'frobnicate <no-such-param>': unknown parameter <no-such-param>" in problems
     assert "zz_bad.yaml:8: handler 'no.such.handler' does not exist" in problems

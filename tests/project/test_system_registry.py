@@ -6,14 +6,17 @@ it too."""
 from __future__ import annotations
 
 import ast
+import os
 import re
+import sys
 from pathlib import Path
+from types import FrameType
 
 import pytest
 
 from solace_shell.handlers.lab_console import HA_FAILURE_VERBS, SOLACE_VERBS
 from solace_shell.lab import Lab
-from state_store import systems
+from state_store import loader, systems
 from state_store.errors import ScenarioError
 from state_store.scenario_files import ROOT_DIR
 from state_store.solace.scenario_schema import load_scenario
@@ -130,7 +133,7 @@ def test_the_labs_root_model_is_no_plugin() -> None:
     drills of a system (``systems.names()``) are the plugins' only."""
     root = systems.ROOT.name
     assert root not in systems.names()
-    assert (systems.entry(root), systems.load_model(root), systems.load_shell(root)) == (None, None, None)
+    assert (systems.entry(root), loader.load_model(root)) == (None, None)
     lab = Lab.fresh(ROOT_DIR / "swiftmq-ha.yaml")
     try:
         assert root not in lab.targets()
@@ -193,5 +196,77 @@ def test_the_failure_verbs_are_the_kernels_and_a_system_without_one_refuses_it(
         assert lab.store.dump() == before
         assert lab.execute("lab", "ha kill ha9.A").text == ("ERROR: HA instance 'ha9.A' not found (write "
                                                             "<router>.<instance>, e.g. ha1.A).")
+    finally:
+        lab.close()
+
+
+@pytest.mark.parametrize("system", systems.names())
+def test_a_scenario_of_one_system_names_only_that_system(system: str, tmp_path: Path) -> None:
+    """The bundled scenario of an HA system has its name, its section and its users, nothing of the
+    lab's root model; an older file that writes the root model's `sites: []` still loads, to the
+    same lab."""
+    path = ROOT_DIR / f"{system}-ha.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert {line.split(":")[0] for line in text.splitlines() if line[:1].isalpha()} == {"scenario", system, "users"}
+    old = tmp_path / "old.yaml"
+    old.write_text(text.replace(f"\n{system}:", f"\nsites: []\n{system}:", 1), encoding="utf-8")
+    seen = []
+    for scenario in (path, old):
+        lab = Lab.fresh(scenario)
+        try:
+            seen.append((lab.systems(), lab.routers(), lab.targets()))
+        finally:
+            lab.close()
+    assert seen == [([system], [], [system, "lab"])] * 2
+    assert "sites" in old.read_text(encoding="utf-8")
+
+
+# one changing line of each HA system's CLI: (the lines before it, a line of the CLI run first so
+# that what it imports on first use is imported, the line traced)
+_LINES = {
+    "geode": ((), "stop server --name=s2", "start server --name=s2"),
+    "qpid": ((), "qpid-ha status --all", "qpid-ha --cluster-manager promote -b b1"),
+    "swiftmq": ((("lab", "ha start ha1.A"), ("lab", "ha start ha1.B"), ("lab", "advance 5s"),
+                 ("swiftmq", "sr ha1"), ("swiftmq", "cc sys$hacontroller")),
+                "lc", "set negotiation-timeout 60000"),
+}
+
+
+def _root_model_code_run(lab: Lab, target: str, line: str) -> set[str]:
+    """The functions of the root model's package that one ``Lab.execute`` runs, the store's
+    bookkeeping of its rollback image (``state_store/images.py``, which counts the state's records)
+    aside."""
+    own = str(REPO / Path(*systems.ROOT.model.split(".")[:-1])) + os.sep
+    images = str(REPO / "state_store" / "images.py")
+    found: set[str] = set()
+
+    def watch(frame: FrameType, event: str, arg: object) -> None:
+        if event != "call" or not frame.f_code.co_filename.startswith(own):
+            return
+        caller: FrameType | None = frame
+        while caller is not None:
+            if caller.f_code.co_filename == images:
+                return
+            caller = caller.f_back
+        found.add(f"{Path(frame.f_code.co_filename).name}:{frame.f_code.co_name}")
+
+    sys.setprofile(watch)
+    try:
+        assert lab.execute(target, line).ok, line
+    finally:
+        sys.setprofile(None)
+    return found
+
+
+@pytest.mark.parametrize("system", systems.names())
+def test_a_line_of_an_ha_systems_cli_runs_no_code_of_the_labs_root_model(system: str) -> None:
+    """A gfsh, qpid-ha or SwiftMQ command reads and changes only its own groups on the kernel,
+    through the lab's neutral engine part (``state_store.lab_engine.KernelEngine``)."""
+    before, first, line = _LINES[system]
+    lab = Lab.fresh(ROOT_DIR / f"{system}-ha.yaml")
+    try:
+        for target, earlier in (*before, (system, first)):
+            assert lab.execute(target, earlier).ok, earlier
+        assert _root_model_code_run(lab, system, line) == set()
     finally:
         lab.close()
