@@ -26,7 +26,7 @@ from ..line_event import LineEvent
 from ..results import Outcome
 
 if TYPE_CHECKING:
-    from state_store.systems import RootStore
+    from state_store.solace.lab import RootStore
 
     from .class_file import Member
     from .room import ClassRoom
