@@ -14,8 +14,9 @@ from collections.abc import Mapping
 from typing import Literal
 
 from state_store.kernel import AuditTotals, Finding, Span
+from state_store.kernel.audit import SPANS_KEPT
 
-MAX_ID_RANGES = 5   # ranges listed before `,...`
+MAX_ID_RANGES = SPANS_KEPT - 1   # ranges listed before `,...` (a finding keeps one more: there are more)
 
 
 def id_ranges(spans: tuple[Span, ...]) -> str:

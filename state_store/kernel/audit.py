@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import ranges as rg
 from .ledger import Ledger
@@ -38,6 +38,7 @@ OUTCOMES = (DELIVERED, DUPLICATE_DELIVERED, DUPLICATE_DISCARDED, LOST, STRANDED,
 _LISTED = {o: i for i, o in enumerate((DUPLICATE_DISCARDED, DUPLICATE_DELIVERED, LOST, STRANDED, EXPIRED,
                                         NOT_REPLICATED))}
 
+FoundKey = tuple[str, str, str]          # (group, outcome, reason)
 # (group, outcome, reason) -> does the group's product allow it (a documented consequence)?
 Allows = Callable[[str, str, str], bool]
 
@@ -52,14 +53,23 @@ class Span:
     last_key: str
 
 
+# the spans a finding lists: a display shows fewer and marks that more follow (``SPANS_KEPT`` spans
+# say there are more than ``SPANS_KEPT - 1``), so a finding's cost is not the number of its messages
+SPANS_KEPT = 6
+
+
 @dataclass(frozen=True)
 class Finding:
+    """One outcome of some messages: ``spans`` are the first ``SPANS_KEPT`` spans of its messages
+    (all when fewer), ``ids`` all of them as ledger id ranges, in the order the audit met them."""
+
     group: str
     outcome: str               # one of OUTCOMES
     count: int
     reason: str                # a reason code (the shell renders it)
     spans: tuple[Span, ...]
     allowed: bool              # documented by the product, or a violation of its promise
+    ids: tuple[Range, ...] = field(repr=False)
 
 
 @dataclass(frozen=True)
@@ -79,14 +89,23 @@ class AuditTotals:
 
 
 def _spans(ledger: Ledger, ids: list[tuple[int, int]]) -> tuple[Span, ...]:
-    """Id ranges (in the order given) as spans, joined while consecutive and of one client."""
+    """The first ``SPANS_KEPT`` spans of id ranges (in the order given), joined while consecutive
+    and of one client: the ranges are read only until one more span starts."""
     out: list[tuple[int, int, str]] = []
     for a, b, run in ledger.spans(ids):
         if out and out[-1][1] == a and out[-1][2] == run.client:
             out[-1] = (out[-1][0], b, run.client)
+        elif len(out) == SPANS_KEPT:
+            break
         else:
             out.append((a, b, run.client))
     return tuple(Span(a, b - 1, ledger.key(a), ledger.key(b - 1)) for a, b, _ in out)
+
+
+def _finding(ledger: Ledger, allows: Allows, key: FoundKey, ids: list[Range]) -> Finding:
+    group, outcome, reason = key
+    return Finding(group, outcome, rg.size(ids), reason, _spans(ledger, ids), allows(group, outcome, reason),
+                   tuple(ids))
 
 
 def audit(ledger: Ledger, allows: Allows, serving: frozenset[str], group: str | None = None,
@@ -110,13 +129,11 @@ def audit(ledger: Ledger, allows: Allows, serving: frozenset[str], group: str | 
             if (group is None or run.group == group) and (client is None or run.client == client):
                 discarded += y - x
                 found.setdefault((run.group, DUPLICATE_DISCARDED, "duplicate-detection"), []).append((x, y))
-    findings = tuple(
-        Finding(g, outcome, rg.size(ids), reason, _spans(ledger, ids), allows(g, outcome, reason))
-        for (g, outcome, reason), ids in sorted(found.items(), key=lambda f: (f[0][0], _LISTED[f[0][1]], f[0][2])))
+    findings = tuple(_finding(ledger, allows, key, ids)
+                     for key, ids in sorted(found.items(), key=lambda f: (f[0][0], _LISTED[f[0][1]], f[0][2])))
     return AuditTotals(published, delivered, duplicated, lost, stored, discarded, stranded), findings
 
 
-FoundKey = tuple[str, str, str]          # (group, outcome, reason)
 _CHECKPOINT_EVERY = 64                   # stretches swept between two checkpoints
 _AFTER_ANY = (1 << 62,)                  # sorts after any totals: (id, _AFTER_ANY) after every checkpoint at id
 
@@ -363,7 +380,6 @@ def audit_in_full(ledger: Ledger, allows: Allows, serving: frozenset[str], group
             if (group is None or run.group == group) and (client is None or run.client == client):
                 discarded += y - x
                 found.setdefault((run.group, DUPLICATE_DISCARDED, "duplicate-detection"), []).append((x, y))
-    findings = tuple(
-        Finding(g, outcome, rg.size(ids), reason, _spans(ledger, ids), allows(g, outcome, reason))
-        for (g, outcome, reason), ids in sorted(found.items(), key=lambda f: (f[0][0], _LISTED[f[0][1]], f[0][2])))
+    findings = tuple(_finding(ledger, allows, key, ids)
+                     for key, ids in sorted(found.items(), key=lambda f: (f[0][0], _LISTED[f[0][1]], f[0][2])))
     return AuditTotals(rg.size(mine), delivered, duplicated, lost, stored, discarded, stranded), findings

@@ -90,6 +90,10 @@ class Ledger:
     reasons_from: list[int] = field(default_factory=list, repr=False, compare=False)
     # the audit's running account per (group, client) (``kernel.audit``): derived, never saved
     audit_memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    # the clients with messages in each group, read from the runs starting below ``clients_upto``
+    # (``clients_in``): derived, never saved
+    clients_by_group: dict[str, set[str]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    clients_upto: int = field(default=0, init=False, repr=False, compare=False)
 
     # -- messages ------------------------------------------------------------------------------
     def add(self, group: str, queue: str, client: str, origin: str, first_seq: int, count: int,
@@ -135,6 +139,17 @@ class Ledger:
         """The ids of ``ids`` whose runs match (persistence, group)."""
         return [(a, b) for a, b, run in self.spans(ids)
                 if (persistent is None or run.persistent == persistent) and (group is None or run.group == group)]
+
+    def clients_in(self, group: str) -> frozenset[str]:
+        """The clients with messages in ``group``. Runs are only added at the end and a split
+        keeps a run's group and client, so only the runs added since the last call are read."""
+        starts, by_start = self.runs.starts, self.runs.by_start
+        i = bisect_right(starts, self.clients_upto - 1) if self.clients_upto else 0
+        for s in starts[i:]:
+            run = by_start[s]
+            self.clients_by_group.setdefault(run.group, set()).add(run.client)
+        self.clients_upto = self.next_id
+        return frozenset(self.clients_by_group.get(group, ()))
 
     def published(self, group: str | None = None, client: str | None = None) -> list[Range]:
         return rg.normalize((r.first, r.end) for r in self.runs

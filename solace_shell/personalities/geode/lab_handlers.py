@@ -119,7 +119,7 @@ def audit(ctx: HandlerContext, args: Args) -> GeodeAudit:
     if not names:
         raise EngineError("no_gf_cluster")
     totals, findings = core.audit(names[0]) if len(names) == 1 else core.audit()
-    subscribers = sorted({r.client for r in core.ledger.runs if r.group in names})
+    subscribers = sorted({c for name in names for c in core.ledger.clients_in(name)})
     per = tuple((c, *core.audit(core.clients[c].group, client=c)) for c in subscribers)
     return GeodeAudit(totals, findings, per)
 
