@@ -229,8 +229,8 @@ def _draw(engine: Any) -> Drawing:
             vpn_lines = [f"{v.vpn}: {v.role}" + (f" (repl queue {v.repl_queue_messages})"
                                                   if v.replication_enabled else " (no replication)")
                          for v in status.vpns if v.router == router_name and not v.vpn.startswith("#")]
-            queues = [f"queue {q.name}: {q.messages_spooled}"
-                      for q in engine.queues(router_name) if not q.name.startswith("#")][:6]
+            queues = [f"queue {q.name}: {q.messages_spooled} spooled"
+                      for q in (engine.queues(router_name) if router.up else []) if not q.name.startswith("#")][:6]
             lines = tuple(vpn_lines + queues)
             h = 30 + 16 * len(lines)
             inner.append(Box(x + 10, y, site_w - 20, h, f"{router_name}{'' if router.up else ' (down)'}", lines,
