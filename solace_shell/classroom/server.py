@@ -147,6 +147,9 @@ class ClassServer(LabServer):
     async def run_login(self, ssh: LabSSHSession, login: Login) -> None:
         """A trainer to the class console, a trainee to their own lab (within the window)."""
         self.online[login.user] += 1
+        member = self.room.class_file.trainee(login.user)
+        if member is not None:  # a tile shows who is online
+            self.room.changed(member.lab)
         try:
             if self.room.class_file.is_trainer(login.user):
                 status = await self._trainer(ssh, login)
@@ -155,6 +158,8 @@ class ClassServer(LabServer):
             ssh.finish(1 if ssh.failed else status)
         finally:
             self.online[login.user] -= 1
+            if member is not None:
+                self.room.changed(member.lab)
 
     async def _trainee(self, ssh: LabSSHSession, login: Login) -> int:
         member = self.room.class_file.trainee(login.user)

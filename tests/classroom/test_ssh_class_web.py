@@ -97,7 +97,7 @@ def test_a_trainer_follows_the_class_live_and_acts(browser: object, served: Clas
                                                   class_file: ClassFile) -> None:
     page = _page(browser, served)
     dialogs: list[object] = []
-    page.on("dialog", dialogs.append)  # type: ignore[attr-defined]  # an alert() that ran would land here
+    page.on("dialog", lambda dialog: dialogs.append(dialog))  # type: ignore[attr-defined]  # an alert() lands here
     _log_in(page, "trainer", "trainer-pw")
     page.wait_for_selector("#tile-alice")  # type: ignore[attr-defined]
     page.wait_for_function("document.getElementById('live').textContent.endsWith('on')",  # type: ignore[attr-defined]

@@ -100,8 +100,9 @@ class BodyLimit:
         await self.app(scope, receive, send)
 
 
-def create_app(ctx: WebContext, feed: ClassFeed) -> Starlette:
+def create_app(ctx: WebContext, feed: ClassFeed, cache: views.TileCache | None = None) -> Starlette:
     env = environment()
+    tiles = cache if cache is not None else views.TileCache(ctx.room, ctx.online, ttl=0.0)
 
     def page(name: str, status: int = 200, **values: Any) -> HTMLResponse:
         return HTMLResponse(env.get_template(name).render(**values), status)
@@ -185,8 +186,8 @@ def create_app(ctx: WebContext, feed: ClassFeed) -> Starlette:
         return None
 
     async def class_page(request: Request, user: str) -> Response:
-        tiles = await asyncio.to_thread(views.class_tiles, ctx.room, ctx.online)
-        return page("class.html", tiles=tiles, **base(request, user))
+        found = await asyncio.to_thread(tiles.tiles)
+        return page("class.html", tiles=found, **base(request, user))
 
     async def trainee_page(request: Request, user: str) -> Response:
         name = request.path_params["name"]
@@ -197,7 +198,7 @@ def create_app(ctx: WebContext, feed: ClassFeed) -> Starlette:
         return page("trainee.html", view=view, t=view.tile, drawing=drawing, **base(request, user))
 
     async def summary_page(request: Request, user: str) -> Response:
-        found = await asyncio.to_thread(views.summary, ctx.room, ctx.online)
+        found = views.summary(await asyncio.to_thread(tiles.tiles))
         return page("summary.html", summary=found, **base(request, user))
 
     async def action(request: Request, user: str) -> Response:
@@ -300,13 +301,13 @@ def create_app(ctx: WebContext, feed: ClassFeed) -> Starlette:
                      exception_handlers={404: not_found, 405: not_allowed})
 
 
-def tile_renderer(room: ClassRoom, online: Callable[[str], int]) -> Callable[[list[str]], list[tuple[str, str]]]:
+def tile_renderer(cache: views.TileCache) -> Callable[[list[str]], list[tuple[str, str]]]:
     """The feed's `render`: each changed lab's tile, drawn as the class page draws it."""
     template = environment().get_template("_tile.html")
 
     def render(labs: list[str]) -> list[tuple[str, str]]:
-        known = set(room.class_file.labs())
-        return [(lab, template.render(t=views.tile(room, lab, online))) for lab in labs if lab in known]
+        known = set(cache.room.class_file.labs())
+        return [(lab, template.render(t=cache.tile(lab))) for lab in labs if lab in known]
     return render
 
 

@@ -17,6 +17,7 @@ import uvicorn
 
 from .app import WebContext, create_app, tile_renderer
 from .events import ClassFeed
+from .views import TileCache
 
 if TYPE_CHECKING:
     from ..server import ClassServer
@@ -64,13 +65,15 @@ async def start_web(server: ClassServer, host: str, options: WebOptions) -> WebS
         ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(options.cert, options.key)
     room = server.room
     online = server.online.__getitem__
-    feed = ClassFeed(tile_renderer(room, online))
+    cache = TileCache(room, online)
+    feed = ClassFeed(tile_renderer(cache))
     feed.start()
+    room.listen(cache.invalidate)
     room.listen(feed.changed)
     tls = options.cert is not None and options.key is not None
     ctx = WebContext(room, server.guard, server.password_hash, online, server.auth_pool, tls,
                      server.limits.auth_delay_max_ms / 1000)
-    config = uvicorn.Config(create_app(ctx, feed), host=host, port=options.port, log_config=None,
+    config = uvicorn.Config(create_app(ctx, feed, cache), host=host, port=options.port, log_config=None,
                             access_log=False, lifespan="off", timeout_graceful_shutdown=1,
                             ssl_certfile=str(options.cert) if tls else None,
                             ssl_keyfile=str(options.key) if tls else None)

@@ -3,6 +3,8 @@ functions: `ClassRoom.grade`, `seconds_left`, `TrainerConsole.audit`); the templ
 
 from __future__ import annotations
 
+import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -60,30 +62,91 @@ def _steps(room: ClassRoom, lab: str) -> tuple[list[StepView], float, str]:
             for s in graded.grade.steps], graded.score, ""
 
 
-def _time_left(room: ClassRoom, lab: str, now: datetime) -> str:
-    left = room.seconds_left(lab, now)
+def _time_text(left: float | None) -> str:
     if left is None:
         return "no limit"
-    left = max(0, int(left))
-    return f"{left // 60}m{left % 60:02d}s"
+    whole = max(0, int(left))
+    return f"{whole // 60}m{whole % 60:02d}s"
 
 
-def tile(room: ClassRoom, lab: str, online: Callable[[str], int]) -> Tile:
-    now = datetime.now(timezone.utc)
-    members = tuple(m.name for m in room.class_file.members_of(lab))
+@dataclass(frozen=True)
+class _Facts:
+    """What a tile shows that only a recorded line or note changes (read from the record once)."""
+
+    members: tuple[str, ...]
+    steps: tuple[StepView, ...]
+    score: float
+    audit: str
+    last_line: str
+    last_wall: str
+    hand_raised: bool
+    deadline: float | None   # time.time() when the drill's time runs out (None: no limit)
+
+
+def _facts(room: ClassRoom, lab: str) -> _Facts:
     steps, score, _ = _steps(room, lab)
-    audit = TrainerConsole(room, "").audit(lab)
-    lost, duplicated = (int(audit.split("/")[0]), int(audit.split("/")[1])) if audit != "-" else (0, 0)
     lines = room.record.lines(lab)
     hints = room.record.notes(lab, ("hint",))
     last = lines[-1] if lines else None
-    last_line = f"{last.prompt} {last.line}" if last is not None else ""
-    seen = "-" if last is None else f"{int((now - parse_wall(last.wall)).total_seconds())}s ago"
-    hand = bool(hints) and (last is None or hints[-1].wall >= last.wall)
-    applicable = [s for s in steps if s.status != "not-applicable"]
-    return Tile(lab, members, sum(online(m) for m in members), tuple(steps),
+    left = room.seconds_left(lab)
+    return _Facts(tuple(m.name for m in room.class_file.members_of(lab)), tuple(steps), score,
+                  TrainerConsole(room, "").audit(lab), f"{last.prompt} {last.line}" if last is not None else "",
+                  last.wall if last is not None else "", bool(hints) and (last is None or hints[-1].wall >= last.wall),
+                  None if left is None else time.time() + left)
+
+
+class TileCache:
+    """Each lab's tile facts, read again only after the lab changed (`invalidate`, a room listener)
+    or after `ttl` seconds (a change made in another process); the class page of a hundred labs
+    then costs the tiles' drawing, not a hundred labs' record reads."""
+
+    def __init__(self, room: ClassRoom, online: Callable[[str], int], ttl: float = 60.0) -> None:
+        self.room = room
+        self.online = online
+        self.ttl = ttl
+        self._facts: dict[str, tuple[float, _Facts]] = {}
+        self._versions: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def invalidate(self, lab: str) -> None:
+        """Thread-safe: the lab's next tile is read from the record again."""
+        with self._lock:
+            self._versions[lab] = self._versions.get(lab, 0) + 1
+            self._facts.pop(lab, None)
+
+    def tile(self, lab: str) -> Tile:
+        now = time.monotonic()
+        with self._lock:
+            found = self._facts.get(lab)
+            version = self._versions.get(lab, 0)
+        if found is None or now - found[0] > self.ttl:
+            facts = _facts(self.room, lab)
+            with self._lock:
+                if self._versions.get(lab, 0) == version:
+                    self._facts[lab] = (now, facts)
+        else:
+            facts = found[1]
+        return _tile(lab, facts, self.online)
+
+    def tiles(self) -> list[Tile]:
+        return [self.tile(lab) for lab in self.room.class_file.labs()]
+
+
+def _tile(lab: str, facts: _Facts, online: Callable[[str], int]) -> Tile:
+    audit = facts.audit
+    lost, duplicated = (int(audit.split("/")[0]), int(audit.split("/")[1])) if audit != "-" else (0, 0)
+    seen = "-" if not facts.last_wall else \
+        f"{int((datetime.now(timezone.utc) - parse_wall(facts.last_wall)).total_seconds())}s ago"
+    applicable = [s for s in facts.steps if s.status != "not-applicable"]
+    return Tile(lab, facts.members, sum(online(m) for m in facts.members), facts.steps,
                 sum(1 for s in applicable if s.css == "ok"), len(applicable), audit, lost, duplicated,
-                _time_left(room, lab, now), last_line, seen, hand, score)
+                _time_text(None if facts.deadline is None else facts.deadline - time.time()), facts.last_line, seen,
+                facts.hand_raised, facts.score)
+
+
+def tile(room: ClassRoom, lab: str, online: Callable[[str], int]) -> Tile:
+    """The lab's tile read from the record now."""
+    return _tile(lab, _facts(room, lab), online)
 
 
 def class_tiles(room: ClassRoom, online: Callable[[str], int]) -> list[Tile]:
@@ -155,8 +218,7 @@ class Summary:
     scores: list[Bar]     # each lab's score
 
 
-def summary(room: ClassRoom, online: Callable[[str], int], width: float = 360.0) -> Summary:
-    tiles = class_tiles(room, online)
+def summary(tiles: list[Tile], width: float = 360.0) -> Summary:
     fails: Counter[str] = Counter()
     cost: Counter[str] = Counter()
     titles: dict[str, str] = {}
