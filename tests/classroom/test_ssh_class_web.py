@@ -136,7 +136,7 @@ def test_a_trainer_follows_the_class_live_and_acts(browser: object, served: Clas
     page.click("form[action='/trainee/alice/message'] button")  # type: ignore[attr-defined]
     page.wait_for_selector(".flash.ok", timeout=WAIT_MS)  # type: ignore[attr-defined]
     assert [n.text for n in served.room.record.notes("alice", ("message",))] == ["check the bridge first"]
-    page.screenshot(path=str(shots / "class-web-trainee.png"), full_page=True)  # type: ignore[attr-defined]
+    page.screenshot(path=str(shots / "class-web-trainee.png"))  # type: ignore[attr-defined]
 
     # downloads: a transcript, then the grades
     with page.expect_download() as download:  # type: ignore[attr-defined]
