@@ -62,7 +62,11 @@ async def start_web(server: ClassServer, host: str, options: WebOptions) -> WebS
     """Serve the class view on `host`:`options.port` (0: any free port); raise OSError when it
     cannot listen."""
     if options.cert is not None and options.key is not None:  # its problem now, not inside uvicorn
-        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(options.cert, options.key)
+        try:
+            ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(options.cert, options.key)
+        except (OSError, ValueError) as exc:
+            raise OSError(f"cannot use the certificate {options.cert} with the key {options.key}: "
+                          f"{getattr(exc, 'reason', None) or exc}") from exc
     room = server.room
     online = server.online.__getitem__
     cache = TileCache(room, online)
