@@ -6,13 +6,16 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 pytest.importorskip("httpx")
 from starlette.testclient import TestClient  # noqa: E402
 
+from solace_shell.classroom.class_file import load_class_file  # noqa: E402
 from solace_shell.classroom.room import ClassRoom  # noqa: E402
+from solace_shell.classroom.web import views  # noqa: E402
 from solace_shell.classroom.web.app import MAX_BODY_BYTES, WebContext, create_app  # noqa: E402
 from solace_shell.classroom.web.events import ClassFeed  # noqa: E402
 from solace_shell.ssh.guard import LoginGuard  # noqa: E402
@@ -213,3 +216,26 @@ def test_the_downloads(client: TestClient, room: ClassRoom) -> None:
     assert "attachment" in transcript.headers["content-disposition"]
     assert "NJ_Appliance1(configure/message-vpn)# replication state active" in transcript.text
     assert transcript.text.splitlines()[1:] == room.transcript("bob").splitlines()[1:]  # all but the export time
+
+
+@pytest.mark.parametrize(("scenario", "shown"), [
+    ("default", ["site NY", "NY_Appliance1", "Trading_VPN: active", "queue orders: 0 spooled", "bridge up"]),
+    ("two-site-ha", ["NY_Appliance2", "redundancy: standby (process up)", "NJ_Monitor"]),
+    ("geode-ha", ["no router to draw: the HA systems (geode) are not drawn"]),
+])
+def test_the_lab_drawing(tmp_path: Path, scenario: str, shown: list[str]) -> None:
+    path = tmp_path / "course.yaml"
+    path.write_text(f"scenario: {scenario}\nrunbook: controlled-failover\n"
+                    "trainers:\n  - {name: tr, password: tr-pw}\ntrainees:\n  - {name: al, password: al-pw}\n")
+    found = ClassRoom(load_class_file(path), tmp_path / "course.class")
+    try:
+        assert "not been opened" in views.lab_drawing(found, "al").problem
+        found.store("al")
+        drawing = views.lab_drawing(found, "al")
+        text = " ".join([drawing.problem] + [b.title for b in drawing.boxes] + [line for b in drawing.boxes
+                                                                                 for line in b.lines]
+                        + [link[5] for link in drawing.links])
+        for word in shown:
+            assert word in text, (word, text)
+    finally:
+        found.close()

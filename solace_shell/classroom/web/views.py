@@ -265,8 +265,10 @@ class Drawing:
 
 
 def lab_drawing(room: ClassRoom, lab: str) -> Drawing:
-    """Sites side by side, each router in its site with its Message VPNs' replication role and
-    queue depths, the replication link between the sites; an HA system's nodes beneath."""
+    """Sites side by side, each router in its site (up or down) with its Message VPNs' replication
+    role and replication-queue depth, its redundancy activity (an HA pair's node state) and its
+    queues' depths, the replication bridge between the sites. A lab of HA systems only is not
+    drawn (said in one line)."""
     if not room.opened(lab):
         return Drawing(400, 40, [], [], "-", "the lab has not been opened yet (no login)")
     try:
@@ -293,7 +295,9 @@ def _draw(engine: Any) -> Drawing:
                          for v in status.vpns if v.router == router_name and not v.vpn.startswith("#")]
             queues = [f"queue {q.name}: {q.messages_spooled} spooled"
                       for q in (engine.queues(router_name) if router.up else []) if not q.name.startswith("#")][:6]
-            lines = tuple(vpn_lines + queues)
+            redundancy = [f"redundancy: {m.activity} (process {m.process})"
+                          for m in status.members if m.router == router_name]
+            lines = tuple(redundancy + vpn_lines + queues)
             h = 30 + 16 * len(lines)
             inner.append(Box(x + 10, y, site_w - 20, h, f"{router_name}{'' if router.up else ' (down)'}", lines,
                              "router" if router.up else "router down"))
@@ -307,16 +311,8 @@ def _draw(engine: Any) -> Drawing:
     for (x1, y1), (x2, y2) in zip(site_mid, site_mid[1:], strict=False):
         links.append((x1 + site_w, y1, x2, y2, "link" if status.link_up else "link down",
                       "bridge up" if status.link_up else "bridge down"))
-    y = height
-    members = list(getattr(status, "members", ()) or ())
-    for i, member in enumerate(members):
-        fields = {k: v for k, v in vars(member).items() if not k.startswith("_")} if hasattr(member, "__dict__") \
-            else member._asdict() if hasattr(member, "_asdict") else {}
-        if not fields and hasattr(member, "__dataclass_fields__"):
-            fields = {k: getattr(member, k) for k in member.__dataclass_fields__}
-        name = str(fields.pop("name", f"node {i + 1}"))
-        lines = tuple(f"{k}: {v}" for k, v in list(fields.items())[:4])
-        boxes.append(Box(10 + (i % 3) * 200, y, 190, 30 + 16 * len(lines), name, lines, "node"))
-        if i % 3 == 2 or i == len(members) - 1:
-            y += 30 + 16 * 4 + 10
-    return Drawing(max(x - gap + 10, 420), max(y, height) + 10, boxes, links, f"{status.now_ms / 1000:.3f}s")
+    if not boxes:
+        systems = ", ".join(engine.system_names())
+        return Drawing(400, 40, [], [], f"{status.now_ms / 1000:.3f}s",
+                       f"no router to draw: the HA systems ({systems}) are not drawn; their lines are in the timeline")
+    return Drawing(max(x - gap + 10, 420), height + 10, boxes, links, f"{status.now_ms / 1000:.3f}s")
