@@ -239,3 +239,12 @@ def test_the_lab_drawing(tmp_path: Path, scenario: str, shown: list[str]) -> Non
             assert word in text, (word, text)
     finally:
         found.close()
+
+
+def test_over_tls_the_session_cookie_is_secure(ctx: WebContext) -> None:
+    ctx.tls = True
+    with TestClient(create_app(ctx, ClassFeed(lambda labs: [])), base_url="https://testserver",
+                    follow_redirects=False) as client:
+        answer = client.post("/login", data={"username": "trainer", "password": "trainer-pw"})
+    assert answer.status_code == 303
+    assert "secure" in answer.headers["set-cookie"].lower()
