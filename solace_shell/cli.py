@@ -308,15 +308,34 @@ def class_example() -> None:
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Server processes sharing the ports (one per core).")
 @click.option("--worker", is_flag=True, hidden=True)  # one of the processes `--workers` starts
-def class_serve(class_file: str, db: str | None, listen: str, port: int, workers: int, worker: bool) -> None:
+@click.option("--web-port", type=click.IntRange(0, 65535), default=None,
+              help="Also serve the trainer's class view in a browser on this port (0: any free port).")
+@click.option("--web-cert", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="TLS certificate (PEM) for the class view; with --web-key.")
+@click.option("--web-key", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="TLS private key (PEM) for the class view; with --web-cert.")
+def class_serve(class_file: str, db: str | None, listen: str, port: int, workers: int, worker: bool,
+                web_port: int | None, web_cert: str | None, web_key: str | None) -> None:
     """Serve the class over SSH: trainees land in their own lab, trainers in the class console."""
     import logging
 
     from .classroom.commands import serve
 
+    web = None
+    if (web_cert is None) != (web_key is None):
+        raise click.UsageError("--web-cert and --web-key go together")
+    if web_cert is not None and web_port is None:
+        raise click.UsageError("--web-cert needs --web-port")
+    if web_port is not None:
+        from pathlib import Path
+
+        from .classroom.web.serve import WebOptions
+
+        web = WebOptions(web_port, Path(web_cert) if web_cert else None, Path(web_key) if web_key else None)
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
     logging.getLogger("asyncssh").setLevel(logging.WARNING)
-    sys.exit(serve(class_file, db, listen, port, workers, sys.stdout, worker))
+    sys.exit(serve(class_file, db, listen, port, workers, sys.stdout, worker, web))
 
 
 @class_group.command(name="grades")

@@ -61,6 +61,12 @@ class ClassLab(Lab):
         return None  # the console is the trainee's own; `execute` lets only the class's verbs through
 
     def execute(self, target: str, line: str) -> Outcome:
+        try:
+            return self._execute(target, line)
+        finally:
+            self.room.changed(self.lab_name)
+
+    def _execute(self, target: str, line: str) -> Outcome:
         self.last_active = time.monotonic()
         if target == LAB_TARGET:
             answered = self._console_gate(line)

@@ -10,11 +10,14 @@ import csv
 import json
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .class_file import ClassFile, ClassFileError, load_class_file
 from .record import RECORD_NAME
 from .room import ClassRoom
+
+if TYPE_CHECKING:
+    from .web.serve import WebOptions
 
 GRADE_COLUMNS = ("assignment", "student_id", "team", "step_id", "step_title", "status", "hint_taken", "score",
                  "max_score", "timestamp")
@@ -37,7 +40,8 @@ def directory_of(class_file: ClassFile, db: str | None) -> Path:
     return Path(db) if db else class_file.directory
 
 
-def serve(path: str, db: str | None, host: str, port: int, workers: int, out: TextIO, worker: bool = False) -> int:
+def serve(path: str, db: str | None, host: str, port: int, workers: int, out: TextIO, worker: bool = False,
+          web: WebOptions | None = None) -> int:
     """Serve the class; with `workers` > 1, that many processes on the same ports (`ssh.workers`),
     each a `worker` serving the class from the same directory (labs and record are shared files)."""
     found = load(path)
@@ -50,13 +54,15 @@ def serve(path: str, db: str | None, host: str, port: int, workers: int, out: Te
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         return _fail(f"cannot create the class directory {directory}: {exc.strerror or exc}")
+    if web is not None and workers > 1:
+        return _fail("--web-port serves from one process: give --workers 1")
     if workers > 1 and not worker:
         from ..ssh.workers import run_workers
         from .server import class_targets
 
         args = ["class", "serve", str(found.path), "--db", str(directory.resolve())]
         return run_workers(directory / "class", host, port, workers, len(class_targets(found)), out, serve_args=args)
-    return run_class_server(found, directory, host, port, out, reuse_port=worker)
+    return run_class_server(found, directory, host, port, out, reuse_port=worker, web=web)
 
 
 def _room(path: str, db: str | None) -> ClassRoom | int:
@@ -91,6 +97,20 @@ def grade_rows(room: ClassRoom) -> list[dict[str, Any]]:
     return rows
 
 
+def grades_document(room: ClassRoom, rows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The grades as `class grades --json` prints them: the runbook and, per trainee, the score,
+    lines, hints and steps."""
+    rows = grade_rows(room) if rows is None else rows
+    trainees = []
+    for member in room.class_file.trainees:
+        graded = room.grade(member.lab)
+        trainees.append({"student_id": member.name, "team": member.team, "lab": member.lab,
+                         "score": round(graded.score, 4), "lines": graded.lines,
+                         "hints": sorted(graded.hinted), "problem": graded.problem,
+                         "steps": [r for r in rows if r["student_id"] == member.name and r["step_id"]]})
+    return {"assignment": room.runbook.name, "trainees": trainees}
+
+
 def grades(path: str, db: str | None, csv_path: str | None, json_out: bool, out: TextIO) -> int:
     if csv_path is None and not json_out:
         return _fail("give --csv FILE or --json")
@@ -108,14 +128,7 @@ def grades(path: str, db: str | None, csv_path: str | None, json_out: bool, out:
             except OSError as exc:
                 return _fail(f"cannot write {csv_path}: {exc.strerror or exc}")
         if json_out:
-            trainees = []
-            for member in room.class_file.trainees:
-                graded = room.grade(member.lab)
-                trainees.append({"student_id": member.name, "team": member.team, "lab": member.lab,
-                                 "score": round(graded.score, 4), "lines": graded.lines,
-                                 "hints": sorted(graded.hinted), "problem": graded.problem,
-                                 "steps": [r for r in rows if r["student_id"] == member.name and r["step_id"]]})
-            out.write(json.dumps({"assignment": room.runbook.name, "trainees": trainees}, sort_keys=True) + "\n")
+            out.write(json.dumps(grades_document(room, rows), sort_keys=True) + "\n")
         return 0
     finally:
         room.close()

@@ -122,6 +122,7 @@ class TrainerConsole:
         outcome = lab.execute(LAB_TARGET, f"reset {self.room.scenario_ref(member.lab)}")
         if outcome.ok:
             self.room.record.add_note(lab=member.lab, member=member.name, by=self.trainer, kind="reset")
+        self.room.changed(member.lab)
         return f"lab {member.lab}: {outcome.text}", outcome.ok
 
     def run_line(self, args: list[str]) -> tuple[str, bool]:
@@ -143,6 +144,7 @@ class TrainerConsole:
             return f"% MINUTES must be 1 to {MAX_EXTEND}", False
         self.room.record.add_note(lab=member.lab, member=member.name, by=self.trainer, kind="extend",
                                   text=str(int(args[1])))
+        self.room.changed(member.lab)
         left = self.room.seconds_left(member.lab)
         shown = "no time limit" if left is None else f"{max(0, int(left)) // 60} min left"
         return f"lab {member.lab}: {shown}", True
@@ -154,6 +156,7 @@ class TrainerConsole:
         if not text:
             return "% usage: message TRAINEE TEXT", False
         self.room.record.add_note(lab=member.lab, member=member.name, by=self.trainer, kind="message", text=text)
+        self.room.changed(member.lab)
         return f"message for {member.name} queued (shown after their next command)", True
 
     def watch(self, args: list[str]) -> tuple[str, bool]:

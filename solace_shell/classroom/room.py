@@ -10,6 +10,7 @@ command, and no store is ever shared between two labs.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -66,6 +67,17 @@ class ClassRoom:
         self._lock = threading.Lock()
         self._runbook: Runbook | None = None
         self._grades: dict[str, tuple[int, int, LabGrade]] = {}  # lab -> (last line seq, last note seq, grade)
+        self._listeners: list[Callable[[str], None]] = []
+
+    # -- change listeners (the trainer's web view follows the class through these) -------------------
+    def listen(self, callback: Callable[[str], None]) -> None:
+        """Call `callback(lab)` after a line or note of the lab is recorded, from the thread that
+        recorded it (a listener hands the name on and returns at once)."""
+        self._listeners.append(callback)
+
+    def changed(self, lab: str) -> None:
+        for callback in list(self._listeners):
+            callback(lab)
 
     def close(self) -> None:
         with self._lock:
@@ -120,6 +132,7 @@ class ClassRoom:
             self.record.add_line(lab=lab, member=trainer, door="trainer", clock_ms=event.clock_ms,
                                  target=event.target, prompt=f"{LAB_TARGET}>", line=event.line,
                                  ok=event.outcome.ok, error_kind=event.outcome.error_kind, output=event.outcome.text)
+            self.changed(lab)
         found.observe(record)
         return found
 

@@ -25,7 +25,7 @@ import time
 from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import asyncssh
 from sqlalchemy.exc import SQLAlchemyError
@@ -35,13 +35,16 @@ from state_store.passwords import hash_password
 from ..ssh.eventloop import run as run_on_server_loop
 from ..ssh.hostkey import HostKeyError, host_key_path_for, load_or_create_host_key
 from ..ssh.logfields import fields, one_line
-from ..ssh.server import LabServer, Listener, ListenersChanged, serve_lab
+from ..ssh.server import LabServer, Listener, ListenError, ListenersChanged, serve_lab
 from ..ssh.session import LabSSHSession, Login, run_exec, run_shell
 from ..ssh.store import SerializedStore
 from .class_file import ClassFile
 from .class_lab import ClassLab
 from .console import TrainerConsole
 from .room import ClassRoom
+
+if TYPE_CHECKING:
+    from .web.serve import WebOptions, WebServer
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +77,9 @@ class ClassServer(LabServer):
         self.trainee_sessions: dict[LabSSHSession, ClassLab] = {}
         self.idle_check_seconds = IDLE_CHECK_SECONDS
         self._idle_task: asyncio.Task[None] | None = None
+        self.web_options: WebOptions | None = None  # the trainer's class view in a browser, when set
+        self.web: WebServer | None = None
+        self.web_out: TextIO | None = None      # where the class view's address is printed
 
     def routers(self) -> list[tuple[str, int]]:
         found = super().routers()
@@ -83,6 +89,16 @@ class ClassServer(LabServer):
     async def start(self, host: str, base_port: int) -> list[Listener]:
         await self.hash_passwords()
         listeners = await super().start(host, base_port)
+        if self.web_options is not None:
+            from .web.serve import start_web
+
+            try:
+                self.web = await start_web(self, host, self.web_options)
+            except OSError as exc:
+                await super().stop()
+                raise ListenError(self.web_options.port, one_line(exc)) from exc
+            if self.web_out is not None:
+                self.web_out.write(f"class view  {self.web.url}\n")
         if self.room.class_file.window.idle_minutes is not None:
             self._idle_task = asyncio.create_task(self._log_out_idle())
         return listeners
@@ -91,6 +107,9 @@ class ClassServer(LabServer):
         if self._idle_task is not None:
             self._idle_task.cancel()
             self._idle_task = None
+        if self.web is not None:
+            await self.web.stop()
+            self.web = None
         await super().stop()
 
     async def _log_out_idle(self) -> None:
@@ -128,6 +147,9 @@ class ClassServer(LabServer):
     async def run_login(self, ssh: LabSSHSession, login: Login) -> None:
         """A trainer to the class console, a trainee to their own lab (within the window)."""
         self.online[login.user] += 1
+        member = self.room.class_file.trainee(login.user)
+        if member is not None:  # a tile shows who is online
+            self.room.changed(member.lab)
         try:
             if self.room.class_file.is_trainer(login.user):
                 status = await self._trainer(ssh, login)
@@ -136,6 +158,8 @@ class ClassServer(LabServer):
             ssh.finish(1 if ssh.failed else status)
         finally:
             self.online[login.user] -= 1
+            if member is not None:
+                self.room.changed(member.lab)
 
     async def _trainee(self, ssh: LabSSHSession, login: Login) -> int:
         member = self.room.class_file.trainee(login.user)
@@ -231,8 +255,8 @@ def _say(ssh: LabSSHSession, text: str) -> None:
 
 
 def run_class_server(class_file: ClassFile, directory: Path, host: str, base_port: int, out: TextIO,
-                     reuse_port: bool = False) -> int:
-    """Serve the class until stopped; the exit status."""
+                     reuse_port: bool = False, web: WebOptions | None = None) -> int:
+    """Serve the class until stopped; the exit status. With `web`, the trainer's class view too."""
     try:
         host_key = load_or_create_host_key(host_key_path_for(directory / "class"))
     except HostKeyError as exc:
@@ -247,7 +271,9 @@ def run_class_server(class_file: ClassFile, directory: Path, host: str, base_por
     assert isinstance(template, SerializedStore)
 
     def make_server(store: SerializedStore, key: asyncssh.SSHKey, on_change: ListenersChanged) -> LabServer:
-        return ClassServer(room, store, key, on_change)
+        server = ClassServer(room, store, key, on_change)
+        server.web_options, server.web_out = web, out
+        return server
 
     try:
         return run_on_server_loop(serve_lab(template, host_key, host, base_port, out, reuse_port=reuse_port,

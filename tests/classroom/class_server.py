@@ -11,6 +11,7 @@ from pathlib import Path
 from solace_shell.classroom.class_file import ClassFile
 from solace_shell.classroom.room import ClassRoom
 from solace_shell.classroom.server import ClassServer
+from solace_shell.classroom.web.serve import WebOptions
 from solace_shell.ssh.eventloop import ServerEventLoop
 from solace_shell.ssh.hostkey import host_key_path_for, load_or_create_host_key
 from solace_shell.ssh.store import SerializedStore
@@ -20,13 +21,15 @@ F2 = "\x1bOQ"
 
 
 class ClassServerThread:
-    def __init__(self, class_file: ClassFile, directory: Path, idle_check_seconds: float = 15.0) -> None:
+    def __init__(self, class_file: ClassFile, directory: Path, idle_check_seconds: float = 15.0,
+                 web: WebOptions | None = None) -> None:
         self.room = ClassRoom(class_file, directory)
         self.template = SerializedStore.in_memory(next(iter(class_file.scenarios.values())))
         assert isinstance(self.template, SerializedStore)
         key = load_or_create_host_key(host_key_path_for(directory / "class"))
         self.server = ClassServer(self.room, self.template, key)
         self.server.idle_check_seconds = idle_check_seconds
+        self.server.web_options = web
         self.loop = ServerEventLoop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
@@ -45,9 +48,9 @@ class ClassServerThread:
 
 
 @contextmanager
-def class_serving(class_file: ClassFile, directory: Path, idle_check_seconds: float = 15.0
-                  ) -> Iterator[ClassServerThread]:
-    server = ClassServerThread(class_file, directory, idle_check_seconds)
+def class_serving(class_file: ClassFile, directory: Path, idle_check_seconds: float = 15.0,
+                  web: WebOptions | None = None) -> Iterator[ClassServerThread]:
+    server = ClassServerThread(class_file, directory, idle_check_seconds, web)
     try:
         yield server
     finally:
