@@ -283,7 +283,8 @@ def class_group() -> None:
 
 
 _CLASS_DB = click.option("--db", "db", type=click.Path(file_okay=False),
-                         help="The class directory (labs and record; default: beside the class file).")
+                         help="The class directory (labs and record; default: beside the class file), or "
+                              "a PostgreSQL URL (postgresql+psycopg://USER:PASSWORD@HOST/DB) every host shares.")
 
 
 @class_group.command(name="example")

@@ -12,6 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from state_store.errors import LabFileError
+from state_store.lab_db import is_database_url
+
 from .class_file import ClassFile, ClassFileError, load_class_file
 from .record import RECORD_NAME
 from .room import ClassRoom
@@ -34,7 +37,14 @@ def load(path: str) -> ClassFile | int:
 
 
 def directory_of(class_file: ClassFile, db: str | None) -> Path:
-    return Path(db) if db else class_file.directory
+    """Where the class's files are: `--db DIR`, else beside the class file (with `--db URL`, only
+    the SSH host key is there)."""
+    return Path(db) if db and not is_database_url(db) else class_file.directory
+
+
+def database_of(db: str | None) -> str | None:
+    """The shared database's URL when `--db` gives one."""
+    return db if db and is_database_url(db) else None
 
 
 def serve(path: str, db: str | None, host: str, port: int, workers: int, out: TextIO, worker: bool = False) -> int:
@@ -54,9 +64,9 @@ def serve(path: str, db: str | None, host: str, port: int, workers: int, out: Te
         from ..ssh.workers import run_workers
         from .server import class_targets
 
-        args = ["class", "serve", str(found.path), "--db", str(directory.resolve())]
+        args = ["class", "serve", str(found.path), "--db", database_of(db) or str(directory.resolve())]
         return run_workers(directory / "class", host, port, workers, len(class_targets(found)), out, serve_args=args)
-    return run_class_server(found, directory, host, port, out, reuse_port=worker)
+    return run_class_server(found, directory, host, port, out, reuse_port=worker, database_url=database_of(db))
 
 
 def _room(path: str, db: str | None) -> ClassRoom | int:
@@ -64,9 +74,13 @@ def _room(path: str, db: str | None) -> ClassRoom | int:
     if isinstance(found, int):
         return found
     directory = directory_of(found, db)
-    if not (directory / RECORD_NAME).is_file():
+    url = database_of(db)
+    if url is None and not (directory / RECORD_NAME).is_file():
         return _fail(f"no class record in {directory} (serve the class first, or give --db)")
-    return ClassRoom(found, directory)
+    try:
+        return ClassRoom(found, directory, url)
+    except LabFileError as exc:
+        return _fail(f"class database {exc.path}: {exc.problem}")
 
 
 def grade_rows(room: ClassRoom) -> list[dict[str, Any]]:
