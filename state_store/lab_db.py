@@ -17,7 +17,7 @@ lab with the lab's name in its key. ``DbJournal`` speaks it with the same contra
   its memory back, and the command's answer is one line (``lab_file.damage_problem`` names the
   database's failure). The pool checks a connection before handing it out, so the next command
   reconnects.
-- The database's schema carries a version per part (``solace_meta``): a database written by another
+- The database's schema carries a version per part (``schema_versions``): a database written by another
   schema version is refused in one line before anything is read or written.
 """
 
@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import systems
 from .errors import LabFileError
-from .lab_tables import CALLS, PART, PARTS_PREFIX, SNAPSHOT
+from .lab_tables import PART, PARTS_PREFIX, SNAPSHOT
 from .tuning import DEFAULT_TUNING, StoreTuning
 
 if TYPE_CHECKING:
@@ -90,7 +90,8 @@ def connect(url: str, pool_size: int = 4) -> Engine:
         engine = create_engine(parsed, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True,
                                pool_timeout=30, connect_args={"connect_timeout": 10})
     except (NoSuchModuleError, ImportError):
-        raise LabFileError(shown, "the PostgreSQL driver is not installed (pip install 'solace-shell[postgres]')") from None
+        raise LabFileError(shown, "the PostgreSQL driver is not installed "
+                                  "(pip install 'solace-shell[postgres]')") from None
     try:
         with engine.connect() as conn:
             conn.execute(text("SELECT 1"))
@@ -111,7 +112,7 @@ def tables() -> Tables:
     from sqlalchemy import BigInteger, Column, MetaData, String, Table, Text
 
     metadata = MetaData()
-    meta = Table("solace_meta", metadata,
+    meta = Table("schema_versions", metadata,
                  Column("key", String, primary_key=True),
                  Column("value", Text, nullable=False))
     journal = Table("lab_journal", metadata,
@@ -187,7 +188,8 @@ class DbJournal:
             return
         with self.engine.begin() as conn:
             conn.execute(text(f"SET LOCAL lock_timeout = {int(self.lock_timeout_ms)}"))
-            conn.execute(text("SELECT pg_advisory_xact_lock(:a, :b)"), {"a": LAB_LOCK_CLASS, "b": lab_lock_key(self.lab)})
+            conn.execute(text("SELECT pg_advisory_xact_lock(:a, :b)"),
+                         {"a": LAB_LOCK_CLASS, "b": lab_lock_key(self.lab)})
             self._conn, self.held = conn, True
             try:
                 yield conn

@@ -103,7 +103,7 @@ def test_a_database_of_another_schema_version_is_refused(cluster: Cluster, class
                                                          tmp_path: Path) -> None:
     url = cluster.database()
     ClassRoom(class_file, tmp_path, url).close()
-    cluster.sql(url, "UPDATE solace_meta SET value = '99' WHERE key = 'lab_journal'")
+    cluster.sql(url, "UPDATE schema_versions SET value = '99' WHERE key = 'lab_journal'")
     with pytest.raises(LabFileError, match="lab_journal schema version 99; this program needs 1"):
         ClassRoom(class_file, tmp_path, url)
     done = cli("class", "grades", str(class_file.path), "--db", url, "--json")
