@@ -15,8 +15,8 @@ lab with the lab's name in its key. ``DbJournal`` speaks it with the same contra
   retries and finally answers ``LabBusy``.
 - A lost connection aborts the transaction: nothing of the command was written, the store rolls
   its memory back, and the command's answer is one line (``lab_file.damage_problem`` names the
-  database's failure). The pool checks a connection before handing it out, so the next command
-  reconnects.
+  database's failure). SQLAlchemy then drops the pool's connections, so the next command
+  reconnects (no ping before every use: a ping per statement would cost as much as the statement).
 - The database's schema carries a version per part (``schema_versions``): a database written by another
   schema version is refused in one line before anything is read or written.
 """
@@ -87,7 +87,7 @@ def connect(url: str, pool_size: int = 4) -> Engine:
     if parsed.drivername == "postgresql":
         parsed = parsed.set(drivername="postgresql+psycopg")
     try:
-        engine = create_engine(parsed, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True,
+        engine = create_engine(parsed, pool_size=pool_size, max_overflow=pool_size,
                                pool_timeout=30, connect_args={"connect_timeout": 10})
     except (NoSuchModuleError, ImportError):
         raise LabFileError(shown, "the PostgreSQL driver is not installed "
@@ -172,10 +172,17 @@ class DbJournal:
         self.data_version = -1
         self.held = False
         self._conn: Connection | None = None
+        self._fresh = False  # a write of this journal just committed (see changed)
 
     def changed(self) -> bool:
-        """Always worth a look: the read of the rows after the last one is one indexed query."""
-        return True
+        """Whether to read the rows after the last one: always under the lab's lock; outside it,
+        not right after this journal's own write (the read just after a command, e.g. of its
+        clock, sees what the command left). A write of another host missed so is read by the
+        next command, under the lock, before it runs."""
+        if self.held:
+            return True
+        fresh, self._fresh = self._fresh, False
+        return not fresh
 
     @contextmanager
     def writing(self) -> Iterator[Connection]:
@@ -187,14 +194,14 @@ class DbJournal:
             yield self._conn
             return
         with self.engine.begin() as conn:
-            conn.execute(text(f"SET LOCAL lock_timeout = {int(self.lock_timeout_ms)}"))
-            conn.execute(text("SELECT pg_advisory_xact_lock(:a, :b)"),
-                         {"a": LAB_LOCK_CLASS, "b": lab_lock_key(self.lab)})
+            conn.execute(text("SELECT set_config('lock_timeout', :wait, true), pg_advisory_xact_lock(:a, :b)"),
+                         {"wait": str(int(self.lock_timeout_ms)), "a": LAB_LOCK_CLASS, "b": lab_lock_key(self.lab)})
             self._conn, self.held = conn, True
             try:
                 yield conn
             finally:
                 self._conn, self.held = None, False
+        self._fresh = True
 
     @contextmanager
     def _reading(self) -> Iterator[Connection]:
@@ -264,19 +271,21 @@ class DbJournal:
     def append(self, expected_last: int, kind: str, body: str) -> int:
         """Append one row after ``expected_last`` (``WriteConflict`` when another host appended a
         row since, parts excepted: under the lab's lock it cannot have)."""
-        from sqlalchemy import func, insert, select
+        from sqlalchemy import text
 
         from .journal_file import WriteConflict
 
-        journal = tables().journal
-        with self.writing() as conn:
-            last = self._last(conn)
-            if last != expected_last and conn.execute(select(func.count()).where(
-                    journal.c.lab == self.lab, journal.c.seq > expected_last, journal.c.kind != PART)).scalar():
+        with self.writing() as conn:  # one statement: the next seq, unless a row other than a part came since
+            seq = conn.execute(text(
+                "INSERT INTO lab_journal (lab, seq, kind, body) "
+                "SELECT CAST(:lab AS VARCHAR), coalesce(max(seq), 0) + 1, CAST(:kind AS VARCHAR), "
+                "CAST(:body AS TEXT) FROM lab_journal WHERE lab = CAST(:lab AS VARCHAR) "
+                "HAVING NOT EXISTS (SELECT 1 FROM lab_journal WHERE lab = CAST(:lab AS VARCHAR) "
+                "AND seq > CAST(:expected AS BIGINT) AND kind <> CAST(:part AS VARCHAR)) RETURNING seq"),
+                {"lab": self.lab, "kind": kind, "body": body, "expected": expected_last, "part": PART}).scalar()
+            if seq is None:
                 raise WriteConflict()
-            seq = last + 1
-            conn.execute(insert(journal).values(lab=self.lab, seq=seq, kind=kind, body=body))
-        return seq
+        return int(seq)
 
     def append_snapshot(self, expected_last: int, text: str) -> tuple[int, set[int]]:
         parts: list[int] = []
