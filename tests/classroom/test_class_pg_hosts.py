@@ -6,20 +6,23 @@ racing commands of one lab serialized by the database's lock."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import paramiko  # type: ignore[import-untyped]
 import pytest
 
 from solace_shell.classroom.class_file import load_class_file
 from solace_shell.classroom.room import ClassRoom
 from tests.support.postgres import Cluster, postgres_cluster
-from tests.support.ssh_clients import TIMEOUT, Shell, connect, run_exec
+from tests.support.ssh_clients import TIMEOUT, Shell, connect, free_port, run_exec
 
 from .class_server import F2
 
@@ -166,3 +169,62 @@ def test_two_hosts_racing_one_lab_are_serialized(cluster: Cluster, class_path: P
         assert audit.startswith(f"published {2 * per_member} ")  # no command lost to the other host's
     finally:
         room.close()
+
+
+HAPROXY = shutil.which("haproxy")
+
+
+def test_behind_haproxy_a_killed_hosts_trainee_lands_on_the_other(cluster: Cluster, class_path: Path,
+                                                                  tmp_path: Path) -> None:
+    """docs/class.md's HAProxy configuration (TCP, leastconn, health checks), on loopback."""
+    if HAPROXY is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("haproxy is not installed: apt-get install haproxy")
+        pytest.skip("haproxy is not installed: apt-get install haproxy")
+    url = cluster.database()
+    with hosts(class_path, url, 2) as (a, b):
+        front = free_port()
+        config = tmp_path / "haproxy.cfg"
+        config.write_text(f"""\
+defaults
+    mode tcp
+    timeout connect 5s
+    timeout client  2h
+    timeout server  2h
+frontend ny
+    bind 127.0.0.1:{front}
+    default_backend ny
+backend ny
+    balance leastconn
+    server host1 127.0.0.1:{a.ports["NY_Appliance1"]} check inter 200ms fall 1 rise 1
+    server host2 127.0.0.1:{b.ports["NY_Appliance1"]} check inter 200ms fall 1 rise 1
+""")
+        proxy = subprocess.Popen([HAPROXY, "-db", "-f", str(config)], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + TIMEOUT
+            while True:  # bounded: until the proxy listens
+                try:
+                    assert run_exec(front, "alice", "alice-pw", STANDBY)[0] == 0
+                    break
+                except (OSError, EOFError, paramiko.SSHException):
+                    assert time.monotonic() < deadline and proxy.poll() is None
+                    time.sleep(0.2)
+            for _ in range(2):  # whichever host answers, the same lab
+                shown = run_exec(front, "alice", "alice-pw", "show message-vpn Trading_VPN replication")[1]
+                assert "Trading_VPN                      U S" in shown
+            a.proc.kill()
+            a.proc.wait(TIMEOUT)
+            for _ in range(3):  # once the check has seen it down, every login lands on host b
+                deadline = time.monotonic() + TIMEOUT
+                while True:
+                    try:
+                        shown = run_exec(front, "alice", "alice-pw", "show message-vpn Trading_VPN replication")[1]
+                        break
+                    except (OSError, EOFError, paramiko.SSHException):
+                        assert time.monotonic() < deadline
+                        time.sleep(0.2)
+                assert "Trading_VPN                      U S" in shown
+        finally:
+            proxy.terminate()
+            proxy.wait(TIMEOUT)
