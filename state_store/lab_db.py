@@ -173,14 +173,25 @@ class DbJournal:
         self.held = False
         self._conn: Connection | None = None
         self._fresh = False  # a write of this journal just committed (see changed)
+        self._head = 0  # the lab's last row when the lock was taken
+        self._last_seen = -1  # the last row this journal read or wrote (-1: unknown)
 
     def changed(self) -> bool:
-        """Whether to read the rows after the last one: always under the lab's lock; outside it,
-        not right after this journal's own write (the read just after a command, e.g. of its
-        clock, sees what the command left). A write of another host missed so is read by the
-        next command, under the lock, before it runs."""
-        if self.held:
+        """Whether to read the rows after the last one: under the lab's lock, when the lab's last
+        row (read by the statement that takes the lock) is not the last this journal read or
+        wrote; outside it, always but right after this journal's own write (the read just after a
+        command, e.g. of its clock, sees what the command left).
+
+        Why this is safe: the locking statement's snapshot is taken before it waits, so a row
+        another host commits meanwhile can be missed. A command that then writes is refused by
+        ``append``'s check (``WriteConflict``: the store reads and runs it again); one that writes
+        nothing answered as if it had run just before that row. Each trainee's own commands are
+        sequential, so none misses its own last one."""
+        if self.data_version == -1:  # (the store's way of asking for a read)
+            self.data_version = 0
             return True
+        if self.held:
+            return self._head != self._last_seen
         fresh, self._fresh = self._fresh, False
         return not fresh
 
@@ -193,14 +204,21 @@ class DbJournal:
         if self.held and self._conn is not None:
             yield self._conn
             return
-        with self.engine.begin() as conn:
-            conn.execute(text("SELECT set_config('lock_timeout', :wait, true), pg_advisory_xact_lock(:a, :b)"),
-                         {"wait": str(int(self.lock_timeout_ms)), "a": LAB_LOCK_CLASS, "b": lab_lock_key(self.lab)})
-            self._conn, self.held = conn, True
-            try:
-                yield conn
-            finally:
-                self._conn, self.held = None, False
+        try:
+            with self.engine.begin() as conn:
+                self._head = conn.execute(text(
+                    "SELECT set_config('lock_timeout', :wait, true), pg_advisory_xact_lock(:a, :b), "
+                    "(SELECT max(seq) FROM lab_journal WHERE lab = CAST(:lab AS VARCHAR))"),
+                    {"wait": str(int(self.lock_timeout_ms)), "a": LAB_LOCK_CLASS, "b": lab_lock_key(self.lab),
+                     "lab": self.lab}).one()[2] or 0
+                self._conn, self.held = conn, True
+                try:
+                    yield conn
+                finally:
+                    self._conn, self.held = None, False
+        except BaseException:
+            self._last_seen = -1  # what this transaction wrote is not there: read again next time
+            raise
         self._fresh = True
 
     @contextmanager
@@ -239,6 +257,7 @@ class DbJournal:
             found = conn.execute(select(journal.c.seq, journal.c.kind, body)
                                  .where(journal.c.lab == self.lab, journal.c.seq > seq).order_by(journal.c.seq))
             rows = [(int(r[0]), str(r[1]), str(r[2])) for r in found]
+            self._last_seen = rows[-1][0] if rows else seq
             latest = max((i for i, r in enumerate(rows) if r[1] == SNAPSHOT), default=0)
             rows = rows[latest:]
             if rows and rows[0][1] == SNAPSHOT and rows[0][2].startswith(PARTS_PREFIX):
@@ -284,7 +303,9 @@ class DbJournal:
                 "AND seq > CAST(:expected AS BIGINT) AND kind <> CAST(:part AS VARCHAR)) RETURNING seq"),
                 {"lab": self.lab, "kind": kind, "body": body, "expected": expected_last, "part": PART}).scalar()
             if seq is None:
+                self._last_seen = -1
                 raise WriteConflict()
+            self._last_seen = int(seq)
         return int(seq)
 
     def append_snapshot(self, expected_last: int, text: str) -> tuple[int, set[int]]:
