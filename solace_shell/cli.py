@@ -287,7 +287,8 @@ def class_group() -> None:
 
 
 _CLASS_DB = click.option("--db", "db", type=click.Path(file_okay=False),
-                         help="The class directory (labs and record; default: beside the class file).")
+                         help="The class directory (labs and record; default: beside the class file), or "
+                              "a PostgreSQL URL (postgresql+psycopg://USER:PASSWORD@HOST/DB) every host shares.")
 
 
 @class_group.command(name="example")
@@ -329,7 +330,7 @@ def class_serve(class_file: str, db: str | None, listen: str, port: int, workers
     if web_port is not None:
         from pathlib import Path
 
-        from .classroom.web.serve import WebOptions
+        from .classroom.web.options import WebOptions
 
         web = WebOptions(web_port, Path(web_cert) if web_cert else None, Path(web_key) if web_key else None)
 

@@ -32,7 +32,8 @@ class WriteConflict(Exception):
 
 
 def is_busy(exc: BaseException) -> bool:
-    """SQLITE_BUSY in its forms: the lock is held, or this snapshot is stale for writing."""
+    """SQLITE_BUSY in its forms: the lock is held, or this snapshot is stale for writing; in a
+    shared database (``lab_db``), the lab's lock not had within ``lock_timeout``."""
     if isinstance(exc, sqlite3.OperationalError):
         text = str(exc).lower()
         return "locked" in text or "busy" in text
@@ -42,6 +43,10 @@ def is_busy(exc: BaseException) -> bool:
 
     if not isinstance(exc, OperationalError):
         return False
+    from .lab_db import is_lock_timeout
+
+    if is_lock_timeout(exc):  # a shared database's lab lock, not had in time
+        return True
     text = str(getattr(exc, "orig", exc)).lower()
     return "locked" in text or "busy" in text
 

@@ -240,7 +240,9 @@ def damage_problem(exc: BaseException) -> str | None:
     if isinstance(cause, OSError) and cause.errno == errno.ENOSPC:
         return DISK_FULL
     if not isinstance(cause, sqlite3.DatabaseError):
-        return None
+        from .lab_db import connection_problem
+
+        return connection_problem(exc)  # a shared database's failure (lost connection, ...), else None
     reason = _one_line(str(cause))
     if "locked" in reason.lower() or "busy" in reason.lower():
         return None

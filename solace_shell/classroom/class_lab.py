@@ -17,6 +17,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from grammar.masking import MASK
 from grammar.parser import Parsed
 
@@ -61,8 +63,15 @@ class ClassLab(Lab):
         return None  # the console is the trainee's own; `execute` lets only the class's verbs through
 
     def execute(self, target: str, line: str) -> Outcome:
+        """The line run and recorded; when the record (a shared database) cannot be read or
+        written, one line saying so (a lab line that ran is then not in the record). The room hears
+        of the change either way (the class view's live tiles)."""
         try:
             return self._execute(target, line)
+        except SQLAlchemyError as exc:
+            from state_store.lab_db import one_line
+
+            return Outcome(f"% the class record cannot be used: {one_line(exc)}", False, "", "record")
         finally:
             self.room.changed(self.lab_name)
 

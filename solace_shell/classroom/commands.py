@@ -10,18 +10,18 @@ import csv
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
+
+from state_store.errors import LabFileError
+from state_store.lab_db import is_database_url
 
 from .class_file import ClassFile, ClassFileError, load_class_file
+from .grades import GRADE_COLUMNS, grade_rows, grades_document
 from .record import RECORD_NAME
 from .room import ClassRoom
 
 if TYPE_CHECKING:
-    from .web.serve import WebOptions
-
-GRADE_COLUMNS = ("assignment", "student_id", "team", "step_id", "step_title", "status", "hint_taken", "score",
-                 "max_score", "timestamp")
-
+    from .web.options import WebOptions
 
 def _fail(message: str, code: int = 2) -> int:
     sys.stderr.write(f"solace-shell: {message}\n")
@@ -37,7 +37,14 @@ def load(path: str) -> ClassFile | int:
 
 
 def directory_of(class_file: ClassFile, db: str | None) -> Path:
-    return Path(db) if db else class_file.directory
+    """Where the class's files are: `--db DIR`, else beside the class file (with `--db URL`, only
+    the SSH host key is there)."""
+    return Path(db) if db and not is_database_url(db) else class_file.directory
+
+
+def database_of(db: str | None) -> str | None:
+    """The shared database's URL when `--db` gives one."""
+    return db if db and is_database_url(db) else None
 
 
 def serve(path: str, db: str | None, host: str, port: int, workers: int, out: TextIO, worker: bool = False,
@@ -60,9 +67,10 @@ def serve(path: str, db: str | None, host: str, port: int, workers: int, out: Te
         from ..ssh.workers import run_workers
         from .server import class_targets
 
-        args = ["class", "serve", str(found.path), "--db", str(directory.resolve())]
+        args = ["class", "serve", str(found.path), "--db", database_of(db) or str(directory.resolve())]
         return run_workers(directory / "class", host, port, workers, len(class_targets(found)), out, serve_args=args)
-    return run_class_server(found, directory, host, port, out, reuse_port=worker, web=web)
+    return run_class_server(found, directory, host, port, out, reuse_port=worker, web=web,
+                            database_url=database_of(db))
 
 
 def _room(path: str, db: str | None) -> ClassRoom | int:
@@ -70,45 +78,13 @@ def _room(path: str, db: str | None) -> ClassRoom | int:
     if isinstance(found, int):
         return found
     directory = directory_of(found, db)
-    if not (directory / RECORD_NAME).is_file():
+    url = database_of(db)
+    if url is None and not (directory / RECORD_NAME).is_file():
         return _fail(f"no class record in {directory} (serve the class first, or give --db)")
-    return ClassRoom(found, directory)
-
-
-def grade_rows(room: ClassRoom) -> list[dict[str, Any]]:
-    """A row per trainee and runbook step: the step's status and partial score (nbgrader-like)."""
-    rows: list[dict[str, Any]] = []
-    last = room.record.last_activity()
-    for member in room.class_file.trainees:
-        graded = room.grade(member.lab)
-        steps = graded.grade.steps if graded.grade is not None else ()
-        for step in steps:
-            applicable = step.status != "not-applicable"
-            rows.append({"assignment": room.runbook.name, "student_id": member.name, "team": member.team or "",
-                         "step_id": step.id, "step_title": step.title, "status": step.status,
-                         "hint_taken": step.id in graded.hinted,
-                         "score": graded.step_score(step.id, step.passed) if applicable else 0.0,
-                         "max_score": 1.0 if applicable else 0.0, "timestamp": last.get(member.lab, "")})
-        if not steps:
-            rows.append({"assignment": room.runbook.name, "student_id": member.name, "team": member.team or "",
-                         "step_id": "", "step_title": graded.problem, "status": "not-gradable",
-                         "hint_taken": False, "score": 0.0, "max_score": 0.0,
-                         "timestamp": last.get(member.lab, "")})
-    return rows
-
-
-def grades_document(room: ClassRoom, rows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The grades as `class grades --json` prints them: the runbook and, per trainee, the score,
-    lines, hints and steps."""
-    rows = grade_rows(room) if rows is None else rows
-    trainees = []
-    for member in room.class_file.trainees:
-        graded = room.grade(member.lab)
-        trainees.append({"student_id": member.name, "team": member.team, "lab": member.lab,
-                         "score": round(graded.score, 4), "lines": graded.lines,
-                         "hints": sorted(graded.hinted), "problem": graded.problem,
-                         "steps": [r for r in rows if r["student_id"] == member.name and r["step_id"]]})
-    return {"assignment": room.runbook.name, "trainees": trainees}
+    try:
+        return ClassRoom(found, directory, url)
+    except LabFileError as exc:
+        return _fail(f"class database {exc.path}: {exc.problem}")
 
 
 def grades(path: str, db: str | None, csv_path: str | None, json_out: bool, out: TextIO) -> int:

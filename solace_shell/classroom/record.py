@@ -1,10 +1,12 @@
-"""The class record: every line every trainee runs, from every door, in one SQLite database.
+"""The class record: every line every trainee runs, from every door, in one database: an SQLite
+file in the class directory, or the PostgreSQL database several hosts share (`--db URL`).
 
-Why SQLite through SQLAlchemy Core: the project's store already depends on both, the record must
-be shared by every `--workers` process, and a row must be on disk before its output is shown, so a
-killed server loses nothing a trainee saw. Each line is one committed transaction (WAL, as the lab
-files: a commit survives a killed process). The tables are append-only: triggers refuse UPDATE and
-DELETE, so nothing a trainee or a bug does can rewrite what happened.
+Why SQLAlchemy Core: the project's store already depends on it, the same statements run on both,
+the record must be shared by every `--workers` process (and every host), and a row must be
+committed before its output is shown, so a killed server loses nothing a trainee saw. Each line is
+one committed transaction (SQLite in WAL, as the lab files: a commit survives a killed process).
+The tables are append-only: triggers refuse UPDATE and DELETE, so nothing a trainee or a bug does
+can rewrite what happened.
 
 - `lines`: one row per executed line: the lab and member, the door (shell, exec, trainer), the wall
   clock (UTC) and the lab's simulated clock after it, target, prompt before it, the line with its
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     Column,
     Engine,
@@ -46,6 +49,7 @@ from sqlalchemy.schema import CreateIndex, CreateTable
 MAX_OUTPUT_CHARS = 65_536
 MAX_LINE_CHARS = 8_192     # a longer line is kept cut (it ran as typed; the record says how long it was)
 RECORD_NAME = "class-record.sqlite"
+RECORD_SCHEMA_VERSION = "1"  # of the record's tables in a shared database
 
 metadata = MetaData()
 lines_table = Table(
@@ -55,7 +59,7 @@ lines_table = Table(
     Column("member", String, nullable=False),
     Column("door", String, nullable=False),
     Column("wall", String, nullable=False),          # ISO 8601 UTC, milliseconds
-    Column("clock_ms", Integer),                     # the lab's simulated clock after the line
+    Column("clock_ms", BigInteger),                  # the lab's simulated clock after the line
     Column("target", String, nullable=False),
     Column("prompt", String, nullable=False),
     Column("line", Text, nullable=False),            # secrets masked
@@ -118,14 +122,25 @@ class Note:
 
 
 class ClassRecord:
-    """The record of one class directory, shared by every thread (and process) of the server."""
+    """The record of one class, shared by every thread (and process, and host) of the server."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path | None = None, *, database: Engine | None = None, shown: str = "") -> None:
+        """The SQLite record file `path`, or the record in the shared `database` (an engine the
+        caller owns; `shown` names it with its password hidden), its tables made when missing
+        (`state_store.lab_db.ensure_schema`: a record of another schema version is refused)."""
         self.path = path
-        self.engine: Engine = create_engine(f"sqlite:///{path}", connect_args={"timeout": 30,
-                                                                               "check_same_thread": False})
-        event.listen(self.engine, "connect", _pragmas)
         self._lock = threading.Lock()  # one writer per process at a time (SQLite serializes processes)
+        if database is not None:
+            from state_store.lab_db import ensure_schema
+
+            self.engine: Engine = database
+            self._owned = False
+            ensure_schema(database, shown, "class_record", RECORD_SCHEMA_VERSION, metadata, _pg_append_only)
+            return
+        assert path is not None
+        self.engine = create_engine(f"sqlite:///{path}", connect_args={"timeout": 30, "check_same_thread": False})
+        self._owned = True
+        event.listen(self.engine, "connect", _pragmas)
         with self.engine.begin() as conn:  # IF NOT EXISTS: workers starting together race to create
             for table in metadata.sorted_tables:
                 conn.execute(CreateTable(table, if_not_exists=True))
@@ -140,7 +155,8 @@ class ClassRecord:
         return cls(directory / RECORD_NAME)
 
     def close(self) -> None:
-        self.engine.dispose()
+        if self._owned:
+            self.engine.dispose()
 
     # -- writing (each call is committed when it returns) -------------------------------------------
     def add_line(self, *, lab: str, member: str, door: str, clock_ms: int | None, target: str, prompt: str,
@@ -191,6 +207,15 @@ class ClassRecord:
         query = select(lines_table.c.lab, func.count()).group_by(lines_table.c.lab)
         with self.engine.connect() as conn:
             return {str(lab): int(n) for lab, n in conn.execute(query)}
+
+
+def _pg_append_only(conn: Any) -> None:
+    """PostgreSQL's form of the append-only triggers."""
+    conn.execute(text("CREATE OR REPLACE FUNCTION class_record_append_only() RETURNS trigger LANGUAGE plpgsql "
+                      "AS $$ BEGIN RAISE EXCEPTION 'the class record is append-only'; END $$"))
+    for table in ("lines", "notes"):
+        conn.execute(text(f"CREATE OR REPLACE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON {table} "
+                          "FOR EACH ROW EXECUTE FUNCTION class_record_append_only()"))
 
 
 def _pragmas(dbapi_connection: Any, _record: Any) -> None:

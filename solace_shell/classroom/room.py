@@ -23,6 +23,8 @@ from .class_file import ClassFile, Member
 from .record import ClassRecord, now_text, parse_wall, transcript_of
 
 if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
     from ..grading.results import TranscriptGrade
     from ..grading.runbook import Runbook
     from ..ssh.store import SerializedStore
@@ -58,11 +60,30 @@ class LabGrade:
 
 
 class ClassRoom:
-    def __init__(self, class_file: ClassFile, directory: Path) -> None:
+    """A class's labs and record: SQLite files in `directory`, or with `database_url` (a
+    PostgreSQL URL) the database every host of the class shares (`directory` then keeps only
+    this host's SSH host key). Raises `LabFileError` (one line) when the database cannot be used."""
+
+    def __init__(self, class_file: ClassFile, directory: Path, database_url: str | None = None) -> None:
         self.class_file = class_file
         self.directory = directory
-        (directory / LABS_DIR).mkdir(parents=True, exist_ok=True)
-        self.record = ClassRecord.open(directory)
+        self.database: Engine | None = None
+        self.database_shown = ""
+        if database_url is not None:
+            from state_store import lab_db
+
+            self.database_shown = lab_db.shown_url(database_url)
+            self.database = lab_db.connect(database_url)
+            try:
+                lab_db.ensure_schema(self.database, self.database_shown, "lab_journal", lab_db.LAB_SCHEMA_VERSION,
+                                     lab_db.tables().metadata)
+                self.record = ClassRecord(database=self.database, shown=self.database_shown)
+            except BaseException:
+                self.database.dispose()
+                raise
+        else:
+            (directory / LABS_DIR).mkdir(parents=True, exist_ok=True)
+            self.record = ClassRecord.open(directory)
         self._stores: dict[str, SerializedStore] = {}
         self._lock = threading.Lock()
         self._runbook: Runbook | None = None
@@ -85,6 +106,8 @@ class ClassRoom:
                 store.close()
             self._stores.clear()
         self.record.close()
+        if self.database is not None:
+            self.database.dispose()
 
     # -- labs ---------------------------------------------------------------------------------------
     def lab_path(self, lab: str) -> Path:
@@ -99,6 +122,12 @@ class ClassRoom:
             raise KeyError(lab)
         with self._lock:
             store = self._stores.get(lab)
+            if store is None and self.database is not None:
+                from state_store import lab_db
+
+                opened = lab_db.open_store(SerializedStore, self.database, self.database_shown, lab,
+                                           self.class_file.scenario_of(lab))
+                store = self._stores[lab] = opened
             if store is None:
                 opened = SerializedStore.open(self.lab_path(lab), scenario=self.class_file.scenario_of(lab))
                 assert isinstance(opened, SerializedStore)
@@ -114,7 +143,13 @@ class ClassRoom:
         return path.stem if path.parent == ROOT_DIR.resolve() else str(path)
 
     def opened(self, lab: str) -> bool:
-        return lab in self._stores or self.lab_path(lab).exists()
+        if lab in self._stores:
+            return True
+        if self.database is not None:
+            from state_store import lab_db
+
+            return lab_db.DbJournal(self.database, lab, self.database_shown).exists()
+        return self.lab_path(lab).exists()
 
     def trainee_lab(self, member: Member, door: str) -> ClassLab:
         from .class_lab import ClassLab

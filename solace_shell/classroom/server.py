@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import asyncssh
 from sqlalchemy.exc import SQLAlchemyError
 
+from state_store.errors import LabFileError
 from state_store.passwords import hash_password
 
 from ..ssh.eventloop import run as run_on_server_loop
@@ -44,7 +45,8 @@ from .console import TrainerConsole
 from .room import ClassRoom
 
 if TYPE_CHECKING:
-    from .web.serve import WebOptions, WebServer
+    from .web.options import WebOptions
+    from .web.serve import WebServer
 
 log = logging.getLogger(__name__)
 
@@ -255,15 +257,21 @@ def _say(ssh: LabSSHSession, text: str) -> None:
 
 
 def run_class_server(class_file: ClassFile, directory: Path, host: str, base_port: int, out: TextIO,
-                     reuse_port: bool = False, web: WebOptions | None = None) -> int:
-    """Serve the class until stopped; the exit status. With `web`, the trainer's class view too."""
+                     reuse_port: bool = False, web: WebOptions | None = None,
+                     database_url: str | None = None) -> int:
+    """Serve the class until stopped; the exit status. With `web`, the trainer's class view too;
+    with `database_url`, the labs and the record are the shared database's (any host serves any
+    trainee)."""
     try:
         host_key = load_or_create_host_key(host_key_path_for(directory / "class"))
     except HostKeyError as exc:
         sys.stderr.write(f"solace-shell: cannot use SSH host key {exc.path}: {exc.problem}\n")
         return 2
     try:
-        room = ClassRoom(class_file, directory)
+        room = ClassRoom(class_file, directory, database_url)
+    except LabFileError as exc:
+        sys.stderr.write(f"solace-shell: class database {exc.path}: {exc.problem}\n")
+        return 2
     except (OSError, SQLAlchemyError) as exc:
         sys.stderr.write(f"solace-shell: cannot open the class directory {directory}: {one_line(exc)}\n")
         return 2

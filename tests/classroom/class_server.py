@@ -11,7 +11,7 @@ from pathlib import Path
 from solace_shell.classroom.class_file import ClassFile
 from solace_shell.classroom.room import ClassRoom
 from solace_shell.classroom.server import ClassServer
-from solace_shell.classroom.web.serve import WebOptions
+from solace_shell.classroom.web.options import WebOptions
 from solace_shell.ssh.eventloop import ServerEventLoop
 from solace_shell.ssh.hostkey import host_key_path_for, load_or_create_host_key
 from solace_shell.ssh.store import SerializedStore

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from solace_shell.classroom.class_file import ClassFile
-from solace_shell.classroom.web.serve import WebOptions
+from solace_shell.classroom.web.options import WebOptions
 from tests.support.ssh_clients import run_exec
 
 from .class_server import ClassServerThread, class_serving

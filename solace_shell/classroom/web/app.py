@@ -226,7 +226,7 @@ def create_app(ctx: WebContext, feed: ClassFeed, cache: views.TileCache | None =
         return RedirectResponse(f"/trainee/{name}", 303)
 
     async def grades_csv(request: Request, user: str) -> Response:
-        from ..commands import GRADE_COLUMNS, grade_rows
+        from ..grades import GRADE_COLUMNS, grade_rows
 
         rows = await asyncio.to_thread(grade_rows, ctx.room)
         out = io.StringIO()
@@ -237,7 +237,7 @@ def create_app(ctx: WebContext, feed: ClassFeed, cache: views.TileCache | None =
                         headers={"Content-Disposition": 'attachment; filename="grades.csv"'})
 
     async def grades_json(request: Request, user: str) -> Response:
-        from ..commands import grades_document
+        from ..grades import grades_document
 
         found = await asyncio.to_thread(grades_document, ctx.room)
         return Response(json.dumps(found, sort_keys=True, indent=1) + "\n", media_type="application/json",

@@ -9,28 +9,44 @@ import logging
 import socket
 import ssl
 from collections.abc import Generator
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import uvicorn
 
 from .app import WebContext, create_app, tile_renderer
 from .events import ClassFeed
+from .options import WebOptions
 from .views import TileCache
 
 if TYPE_CHECKING:
-    from ..server import ClassServer
+    from collections.abc import Mapping
+    from concurrent.futures import Executor
+
+    from ...ssh.guard import LoginGuard
+    from ...ssh.limits import SshLimits
+    from ..room import ClassRoom
 
 log = logging.getLogger(__name__)
 START_SECONDS = 10.0
 
 
-@dataclass(frozen=True)
-class WebOptions:
-    port: int
-    cert: Path | None = None
-    key: Path | None = None
+
+
+class WebHost(Protocol):
+    """What the class view needs of the class server it runs in (a port, not its class: the
+    server starts the view, so the view does not import the server)."""
+
+    @property
+    def room(self) -> ClassRoom: ...
+    @property
+    def online(self) -> Mapping[str, int]: ...
+    @property
+    def guard(self) -> LoginGuard: ...
+    @property
+    def auth_pool(self) -> Executor: ...
+    @property
+    def limits(self) -> SshLimits: ...
+    def password_hash(self, user: str) -> str | None: ...
 
 
 class _InLoopServer(uvicorn.Server):
@@ -58,7 +74,7 @@ class WebServer:
         await self.feed.stop()
 
 
-async def start_web(server: ClassServer, host: str, options: WebOptions) -> WebServer:
+async def start_web(server: WebHost, host: str, options: WebOptions) -> WebServer:
     """Serve the class view on `host`:`options.port` (0: any free port); raise OSError when it
     cannot listen."""
     if options.cert is not None and options.key is not None:  # its problem now, not inside uvicorn
