@@ -93,7 +93,6 @@ def test_question_mark_after_fast_keys_lists_help_and_keeps_the_line(shell: Shel
     _typed(shell, "show host")
     shell.send("?")
     assert "hostname  Show the hostname" in shell.until("Show the hostname")
-    shell.until(f"{NY}> show host")
     assert "?" not in fast_keys
     assert shell.command("name") == f"Hostname: {NY}"
 
@@ -153,7 +152,7 @@ def test_openssh_typing_backspace_tab_help_and_history(tmp_path: Path) -> None:
                 child.send(char)
                 child.expect_exact(char)
             child.send("?")
-            child.expect_exact("clock")
+            child.expect_exact("client-username")
             child.expect_exact(f"{NY}> show cl")
             child.send("\x15")  # Ctrl-U: the line emptied
             child.send("\x1b[A")
