@@ -164,3 +164,16 @@ def test_openssh_typing_backspace_tab_help_and_history(tmp_path: Path) -> None:
             child.expect(pexpect.EOF)
         finally:
             child.close(force=True)
+
+
+def test_with_the_toolbar_of_a_terminal_that_reports_its_cursor(server: ServerThread, fast_keys: list[str]) -> None:
+    """A terminal answering the cursor position probe gets the bottom toolbar below the line."""
+    client = connect(server.port(NY), "admin", "admin")
+    try:
+        terminal = Shell(client, answer_cpr=True)
+        terminal.login_text()
+        _typed(terminal, "show hostname")
+        assert fast_keys
+        assert terminal.command("") == f"Hostname: {NY}"
+    finally:
+        client.close()
