@@ -23,6 +23,7 @@ A key takes this path only when all of these hold, and the full path otherwise:
 from __future__ import annotations
 
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.auto_suggest import AutoSuggest, DynamicAutoSuggest
@@ -38,6 +39,9 @@ from prompt_toolkit.layout.screen import Char
 
 _SELF_INSERT = next(binding.handler for binding in load_basic_bindings().bindings
                     if binding.keys == (Keys.Any,))
+
+
+_Found = tuple[tuple[Binding, ...], tuple[Binding, ...]]
 
 
 def _suggester(buffer: Buffer) -> AutoSuggest | None:
@@ -59,21 +63,19 @@ class FastEcho:
     def __init__(self) -> None:
         # per (application, character): the bindings naming it (or any key), and those that start
         # a longer sequence with it
-        self._bindings: dict[tuple[int, str], tuple[tuple[Binding, ...], tuple[Binding, ...]]] = {}
+        self._bindings: WeakKeyDictionary[Application[Any], dict[str, _Found]] = WeakKeyDictionary()
 
     def _only_self_insert(self, app: Application[Any], char: str) -> bool:
         """Would the key processor run only prompt_toolkit's self-insert for `char` now, at once?
         (The bindings are looked up once; their filters are evaluated each time, as the key
         processor does.)"""
-        key = (id(app), char)
-        found = self._bindings.get(key)
+        known = self._bindings.setdefault(app, {})
+        found = known.get(char)
         if found is None:
             bindings = app.key_processor._bindings
-            if len(self._bindings) > 4096:
-                self._bindings.clear()
             found = (tuple(bindings.get_bindings_for_keys((char,))),
                      tuple(bindings.get_bindings_starting_with_keys((char,))))
-            self._bindings[key] = found
+            known[char] = found
         exact, longer = found
         if any(binding.filter() for binding in longer):
             return False
@@ -124,7 +126,7 @@ class FastEcho:
         # inserted characters), without scheduling a redraw.
         if processor._previous_handler is None or processor._previous_handler.handler is not _SELF_INSERT:
             buffer.save_to_undo_stack()
-            processor._previous_handler = next(b for b in self._bindings[(id(app), char)][0]
+            processor._previous_handler = next(b for b in self._bindings[app][char][0]
                                                if b.handler is _SELF_INSERT and b.filter())
         processor._previous_key_sequence = [KeyPress(char, char)]
         app._invalidated = True  # the text change's invalidate: nothing to redraw
