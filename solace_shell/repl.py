@@ -103,6 +103,8 @@ class Repl:
                 message=lambda: self.prompt + " ",
                 completer=ShellCompleter(lab.parser, self.session, self.live, lambda: self.last_router),
                 complete_while_typing=False,
+                # No validator: validating while typing would only schedule a task and a redraw per key.
+                validate_while_typing=False,
                 complete_style=CompleteStyle.COLUMN,
                 key_bindings=repl_key_bindings(self),
                 input_processors=[EscapeInvisibleProcessor()],

@@ -18,6 +18,9 @@ an exec). Here the channel's data goes into a queue in memory, never a system ca
 - A bracketed paste is handed on in pieces of at most `MAX_PASTE_PIECE` characters (prompt_toolkit's
   parser would keep a paste without its end mark in memory without bound).
 
+A printable key typed at the end of the prompt's line, when nothing else is pending, is handled as
+it arrives without a redraw (fast_echo.py); every other key goes through the queue.
+
 An exception raised while the keys are handled (a key binding, the line's accept handler) goes to
 `on_failure`, which ends that session alone, instead of to the event loop's handler.
 """
@@ -25,6 +28,7 @@ An exception raised while the keys are handled (a key binding, the line's accept
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -36,6 +40,8 @@ from prompt_toolkit.input import Input, typeahead
 from prompt_toolkit.input.vt100_parser import Vt100Parser
 from prompt_toolkit.key_binding import KeyPress
 from prompt_toolkit.keys import Keys
+
+from .fast_echo import FastEcho
 
 # Characters waiting before the channel stops being read, and when it is read again.
 QUEUE_HIGH_CHARS = 16 * 1024
@@ -83,6 +89,10 @@ class ChannelInput(Input):
         self._held = False
         self._eof = False
         self._callbacks: list[Callable[[], None] | None] = []  # attached, innermost last (None: detached)
+        # the application that attached each callback, and its context (None: detached)
+        self._readers: list[tuple[Application[Any], contextvars.Context] | None] = []
+        self._fast = FastEcho()
+        self._parser_may_hold = False  # the last data parsed may have left a partial key sequence
         self._scheduled: asyncio.Handle | None = None
         self._keys: list[KeyPress] = []
         self._parser = _BoundedPasteParser(self._keys.append)
@@ -98,12 +108,31 @@ class ChannelInput(Input):
         """Queue the client's `text`; hold the channel when too much waits."""
         if self._eof or not text:
             return
+        if not self._queue and not self._parser_may_hold and self._readers and self._readers[-1] is not None:
+            app, context = self._readers[-1]
+            try:
+                taken = context.copy().run(self._take_fast, app, text)
+            except Exception as exc:  # noqa: BLE001  charged to this session alone
+                self._on_failure(exc)
+                return
+            text = text[taken:]
+            if not text:
+                return
         self._queue.append(text)
         self._queued += len(text)
         if self._queued > QUEUE_HIGH_CHARS and not self._held:
             self._held = True
             self._hold(True)
         self._schedule()
+
+    def _take_fast(self, app: Application[Any], text: str) -> int:
+        """How many of `text`'s first characters the fast path handled (in the prompt's context)."""
+        taken = 0
+        for char in text:
+            if not self._fast.take(app, char):
+                break
+            taken += 1
+        return taken
 
     def close(self, discard: bool = False) -> None:
         """End of input: the prompt reads what is queued (nothing with `discard`), then EOF."""
@@ -134,7 +163,9 @@ class ChannelInput(Input):
             taken.append(text)
             size += len(text)
         self._queued -= size
-        self._parser.feed("".join(taken))
+        data = "".join(taken)
+        self._parser.feed(data)
+        self._parser_may_hold = "\x1b" in data or self._parser.in_paste
         keys = list(self._keys)
         self._keys.clear()
         if self._queue:
@@ -150,6 +181,7 @@ class ChannelInput(Input):
 
     def flush_keys(self) -> list[KeyPress]:
         self._parser.flush()
+        self._parser_may_hold = False
         keys = list(self._keys)
         self._keys.clear()
         return keys
@@ -179,11 +211,14 @@ class ChannelInput(Input):
     @contextmanager
     def _attached(self, callback: Callable[[], None] | None) -> Iterator[None]:
         self._callbacks.append(callback)
+        app = get_app_or_none() if callback is not None else None
+        self._readers.append((app, contextvars.copy_context()) if app is not None else None)
         self._schedule()
         try:
             yield
         finally:
             self._callbacks.pop()
+            self._readers.pop()
             if callback is not None and self._throttled is not None:
                 # the prompt is done reading: its next run draws at once until it falls behind
                 self._throttled.min_redraw_interval = None
