@@ -21,7 +21,7 @@ def test_every_text_formats_and_never_shows_its_code() -> None:
         text = engine_error_text(EngineError(code, **{n: f"<{n}>" for n in names}))
         # The SwiftMQ admin CLI (reference 1.3) and gfsh (reference 2.3) print their errors as bare
         # message lines; the Qpid tools print the exception line they raise (reference 3.3).
-        bare = code.startswith(("swift_", "gfsh_", "qpid_tool_"))
+        bare = code.startswith(("swift_", "gfsh_", "qpid_tool_", "qpid_agent_"))
         assert (bare or text.startswith("ERROR: ")) and code not in text, code
 
 

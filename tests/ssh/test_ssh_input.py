@@ -4,8 +4,9 @@ is read and dropped, an exec ends with its channel, SIGINT and SIGTERM stop the 
 its sessions do, workers end with their parent, and a pasted block runs line by line.
 
 Each attack test times a second session's (the trainer's) `show hostname` on the quiet server and
-under the attack, in the same run, and holds it to a loose bound (5 x quiet p99 + 0.5 s: the
-machine may be shared); the p99 ratio is printed and recorded (`record_property`).
+under the attack, in the same run, and holds it to a loose bound (10 x quiet p99 + 3 s: the
+machine may be shared, and what the bound catches is a server that stops answering, as it did
+for tens of seconds); the p99 ratio is printed and recorded (`record_property`).
 bench/bench_ssh_attacks.py measures the same with more samples.
 """
 

@@ -234,7 +234,7 @@ class Measured:
         """p99 under attack / p99 quiet."""
         return p99(self.loud) / p99(self.quiet)
 
-    def bounded(self, times: float = 5.0, plus: float = 0.5) -> bool:
+    def bounded(self, times: float = 10.0, plus: float = 3.0) -> bool:
         """The trainer's p99 under attack within `times` x its quiet p99 + `plus` seconds."""
         return p99(self.loud) < times * p99(self.quiet) + plus
 
