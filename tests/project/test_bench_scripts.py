@@ -26,6 +26,9 @@ slow, spark, ssh, pty = pytest.mark.slow, pytest.mark.spark, pytest.mark.ssh, py
 
 # script -> (arguments for a tiny run, markers)
 SCRIPTS: dict[str, tuple[tuple[str, ...], tuple[pytest.MarkDecorator, ...]]] = {
+    "bench_class_load.py": (("--trainees", "2", "--seconds", "2", "--workers", "1"), (ssh, slow)),
+    "bench_class_pg.py": (("--quick", "--commands", "20", "--trainees", "2", "--per-trainee", "3"), (slow,)),
+    "bench_class_web.py": (("--trainees", "2", "--seconds", "2"), (ssh, slow)),
     "bench_classroom.py": (("--trainees", "2", "--seconds", "1", "--idle", "2", "--logins", "2", "--guessers", "2",
                             "--burst", "2"), (ssh, slow)),
     "bench_engine_scale.py": (("--messages", "1000", "--repeats", "1"), ()),
@@ -46,8 +49,11 @@ SCRIPTS: dict[str, tuple[tuple[str, ...], tuple[pytest.MarkDecorator, ...]]] = {
     "bench_replay_e2e.py": (("--count", "4"), (slow,)),
     "bench_replay_throughput.py": (("--count", "8", "--skip", "spark", "--skip", "pty"), (slow,)),
     "bench_session_length.py": (("--sizes", "10,20", "--runs", "1"), ()),
+    "bench_session_memory.py": (("--sessions", "2", "--queues", "50"), ()),
     "bench_snapshot.py": (("--messages", "1000"), ()),
     "bench_ssh.py": (("--sessions", "2", "--commands", "2"), (ssh, slow)),
+    "bench_ssh_attacks.py": (("--samples", "3"), (ssh, slow)),
+    "bench_ssh_limits.py": (("--logins", "2", "--commands", "3"), (ssh, slow)),
     "bench_startup.py": (("--runs", "1"), (slow,)),
     "bench_swiftmq_race.py": (("--n", "2"), (slow,)),
     "bench_swiftmq_scale.py": (("--count", "1000", "--runs", "1"), (slow,)),
