@@ -172,7 +172,8 @@ class ChannelInput(Input):
             self._schedule()  # the rest at the next pass of the event loop
         app = get_app_or_none()  # the prompt reading: keys are read in its context
         if app is not None:
-            app.min_redraw_interval = REDRAW_SECONDS_WHILE_BEHIND if self._queue else None
+            # 0, never None: a redraw already waiting on the interval subtracts from it when it wakes
+            app.min_redraw_interval = REDRAW_SECONDS_WHILE_BEHIND if self._queue else 0
             self._throttled = app if self._queue else None
         if self._held and self._queued < QUEUE_LOW_CHARS:
             self._held = False
@@ -221,7 +222,7 @@ class ChannelInput(Input):
             self._readers.pop()
             if callback is not None and self._throttled is not None:
                 # the prompt is done reading: its next run draws at once until it falls behind
-                self._throttled.min_redraw_interval = None
+                self._throttled.min_redraw_interval = 0
                 self._throttled = None
             self._schedule()
 
