@@ -167,7 +167,7 @@ def test_documents_show_commands() -> None:
     """The extraction finds what the README promises (so a fence typo cannot empty this test)."""
     readme = shell_commands((ROOT / "README.md").read_text(encoding="utf-8"))
     assert "pip install -e '.[test]' && pytest" in readme
-    assert any(command.startswith("solace-shell --db training.lab serve") for command in readme)
+    assert any(command.startswith("solace-shell --db fresh.lab --scenario bare") for command in readme)
     assert skip_reason("ssh -p 2222 operator@trainer-host") is not None
     assert _runnable("pip install -e . && solace-shell") == ["solace-shell"]
 

@@ -62,7 +62,9 @@ class Cluster:
 
     def __init__(self, bin_dir: Path) -> None:
         self.bin = bin_dir
-        self.root = Path(tempfile.mkdtemp(prefix="solace-pg-"))
+        # as root the cluster runs as another user, who must reach its directory: /tmp itself, not a
+        # TMPDIR below root's own private directories (pytest's tmp_path is one)
+        self.root = Path(tempfile.mkdtemp(prefix="solace-pg-", dir="/tmp" if os.geteuid() == 0 else None))
         self.data = self.root / "data"
         self.port = free_port()
         self.as_user: list[str] = []
