@@ -15,7 +15,7 @@ from pathlib import Path
 import pexpect  # type: ignore[import-untyped]
 import pytest
 
-from tests.support.ssh_clients import TIMEOUT
+from tests.support.ssh_clients import TIMEOUT, openssh_args
 
 from .conftest import CLASS_YAML
 
@@ -30,9 +30,7 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def openssh(port: int, user: str, command: str | None = None, *options: str) -> pexpect.spawn:
-    args = [*options, "-F", "/dev/null", "-p", str(port), "-o", "StrictHostKeyChecking=no",
-            "-o", "UserKnownHostsFile=/dev/null", "-o", "PubkeyAuthentication=no",
-            "-o", "GSSAPIAuthentication=no", "-o", "NumberOfPasswordPrompts=1", f"{user}@127.0.0.1"]
+    args = [*options, *openssh_args(port, user)]
     return pexpect.spawn(SSH, [*args, *([command] if command else [])], encoding="utf-8", timeout=TIMEOUT,
                          dimensions=(24, 120))
 

@@ -22,7 +22,7 @@ import paramiko  # type: ignore[import-untyped]
 import pexpect  # type: ignore[import-untyped]
 import pytest
 
-from tests.support.ssh_clients import PROMPT_OFF, PROMPT_ON, TIMEOUT, connect, run_exec, strip_ansi
+from tests.support.ssh_clients import PROMPT_OFF, PROMPT_ON, TIMEOUT, connect, openssh_args, run_exec, strip_ansi
 
 SSH = shutil.which("ssh")
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,10 +92,8 @@ class ParamikoTerminal:
 
 class OpenSSHTerminal:
     def __init__(self, port: int, user: str, password: str) -> None:
-        args = ["-F", "/dev/null", "-p", str(port), "-o", "StrictHostKeyChecking=no",
-                "-o", "UserKnownHostsFile=/dev/null", "-o", "PubkeyAuthentication=no",
-                "-o", "GSSAPIAuthentication=no", "-o", "NumberOfPasswordPrompts=1", f"{user}@127.0.0.1"]
-        self.child = pexpect.spawn(SSH, args, encoding="utf-8", timeout=TIMEOUT, dimensions=(40, 120))
+        self.child = pexpect.spawn(SSH, openssh_args(port, user), encoding="utf-8", timeout=TIMEOUT,
+                                   dimensions=(40, 120))
         self.child.expect("Password:")
         self.child.sendline(password)
 

@@ -16,7 +16,7 @@ import pytest
 
 from solace_shell.ssh.fast_echo import FastEcho
 from tests.support.ssh_attacks import served
-from tests.support.ssh_clients import TIMEOUT, ServerThread, Shell, connect, serving, strip_ansi
+from tests.support.ssh_clients import TIMEOUT, ServerThread, Shell, connect, openssh_args, serving, strip_ansi
 
 NY = "NY_Appliance1"
 pytestmark = pytest.mark.ssh
@@ -130,10 +130,7 @@ def test_a_key_at_the_last_column_takes_the_full_path(server: ServerThread, fast
 def test_openssh_typing_backspace_tab_help_and_history(tmp_path: Path) -> None:
     """A trainee at a terminal: typed keys, a backspace, Tab, `?`, and Up."""
     with served(tmp_path / "openssh.lab") as server:
-        child = pexpect.spawn(shutil.which("ssh"), [
-            "-F", "/dev/null", "-p", str(server.ports[NY]), "-o", "StrictHostKeyChecking=no",
-            "-o", "UserKnownHostsFile=/dev/null", "-o", "PubkeyAuthentication=no", "-o", "GSSAPIAuthentication=no",
-            "-o", "NumberOfPasswordPrompts=1", "operator@127.0.0.1"],
+        child = pexpect.spawn(shutil.which("ssh"), openssh_args(server.ports[NY], "operator"),
             encoding="utf-8", timeout=TIMEOUT, dimensions=(24, 80))
         try:
             child.expect("Password:")

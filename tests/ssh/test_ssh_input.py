@@ -28,7 +28,7 @@ from solace_shell.ssh import workers
 from solace_shell.ssh.channel_input import KEYS_PER_PASS, QUEUE_HIGH_CHARS, QUEUE_LOW_CHARS, ChannelInput
 from solace_shell.ssh.session import LabSSHSession
 from tests.support.ssh_attacks import EXEC_STDIN_BYTES, Measured, attacking, measure, served
-from tests.support.ssh_clients import TIMEOUT, ServerThread, Shell, connect, serving, strip_ansi
+from tests.support.ssh_clients import TIMEOUT, ServerThread, Shell, connect, openssh_args, serving, strip_ansi
 
 NY = "NY_Appliance1"
 
@@ -316,10 +316,7 @@ def test_a_session_that_ends_mid_paste_leaves_nothing_behind(server: ServerThrea
 def test_openssh_a_pasted_block_runs_line_by_line(lab: Path) -> None:
     """Through the OpenSSH client in a terminal, as a trainee pastes (the terminal marks the paste)."""
     with served(lab) as server:
-        child = pexpect.spawn(shutil.which("ssh"), [
-            "-F", "/dev/null", "-p", str(server.ports[NY]), "-o", "StrictHostKeyChecking=no",
-            "-o", "UserKnownHostsFile=/dev/null", "-o", "PubkeyAuthentication=no", "-o", "GSSAPIAuthentication=no",
-            "-o", "NumberOfPasswordPrompts=1", "operator@127.0.0.1"],
+        child = pexpect.spawn(shutil.which("ssh"), openssh_args(server.ports[NY], "operator"),
             encoding="utf-8", timeout=TIMEOUT, dimensions=(24, 80))
         try:
             child.expect("Password:")

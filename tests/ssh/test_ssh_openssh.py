@@ -17,7 +17,7 @@ from pathlib import Path
 import pexpect  # type: ignore[import-untyped]
 import pytest
 
-from tests.support.ssh_clients import TIMEOUT
+from tests.support.ssh_clients import TIMEOUT, openssh_args
 
 SSH = shutil.which("ssh")
 pytestmark = pytest.mark.skipif(SSH is None, reason="the OpenSSH client `ssh` is not installed")
@@ -51,9 +51,7 @@ def served(tmp_path: Path) -> Iterator[Served]:
 
 
 def ssh(port: int, user: str, command: str | None = None, *options: str) -> pexpect.spawn:
-    args = [*options, "-F", "/dev/null", "-p", str(port), "-o", "StrictHostKeyChecking=no",
-            "-o", "UserKnownHostsFile=/dev/null", "-o", "PubkeyAuthentication=no",
-            "-o", "GSSAPIAuthentication=no", "-o", "NumberOfPasswordPrompts=1", f"{user}@127.0.0.1"]
+    args = [*options, *openssh_args(port, user)]
     if command is not None:
         args.append(command)
     return pexpect.spawn(SSH, args, encoding="utf-8", timeout=TIMEOUT, dimensions=(24, 80))

@@ -78,6 +78,14 @@ def serving(lab_path: Path, cpr_probe_seconds: float = CPR_PROBE_SECONDS,
         server.close()
 
 
+def openssh_args(port: int, user: str) -> list[str]:
+    """The OpenSSH client's arguments for a password login to a loopback test server: no user
+    configuration, no host key checks, no key or GSSAPI attempts, one password prompt."""
+    return ["-F", "/dev/null", "-p", str(port), "-o", "StrictHostKeyChecking=no",
+            "-o", "UserKnownHostsFile=/dev/null", "-o", "PubkeyAuthentication=no",
+            "-o", "GSSAPIAuthentication=no", "-o", "NumberOfPasswordPrompts=1", f"{user}@127.0.0.1"]
+
+
 def connect(port: int, user: str, password: str) -> paramiko.SSHClient:
     client = paramiko.SSHClient()
     client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
