@@ -121,11 +121,13 @@ class LabSSHSession(PromptToolkitSSHSession):
         self._stalled: asyncio.TimerHandle | None = None
         self._holds: set[str] = set()  # why the channel is not read now: "input", "output", "probe"
         self._drained: asyncio.Future[None] | None = None  # awaited while the output is held
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop the channel lives on
         self.stdout = cast(TextIO, _ChannelWriter(self))
 
     def connection_made(self, chan: Any) -> None:
         super().connection_made(chan)
         self.channel = chan
+        self._loop = asyncio.get_running_loop()
         chan.set_write_buffer_limits(high=BACKLOG_HIGH_BYTES, low=BACKLOG_LOW_BYTES)
 
     def _get_size(self) -> Size:
@@ -151,7 +153,15 @@ class LabSSHSession(PromptToolkitSSHSession):
 
     # -- output to the client, bounded --------------------------------------------------------------
     def send(self, text: str) -> None:
-        """Write to the client; a backlog beyond `MAX_BACKLOG_BYTES` drops the client."""
+        """Write to the client; a backlog beyond `MAX_BACKLOG_BYTES` drops the client.
+
+        Callable from any thread: asyncssh encrypts and sends a packet as it is written, so a
+        write from a worker thread (a shell's prompt_toolkit application resets its screen as it
+        is built there) would race the loop's own writes and corrupt the connection's stream; it
+        is handed to the loop instead, in order."""
+        if self._loop is not None and not _on_loop(self._loop):
+            self._loop.call_soon_threadsafe(self.send, text)
+            return
         if self.channel is None or self._lost:
             return
         try:
@@ -313,6 +323,14 @@ class LabSSHSession(PromptToolkitSSHSession):
     def has_terminal(self) -> bool:
         """Did the client ask for a pseudo-terminal (interactive ssh, PuTTY, paramiko invoke_shell)?"""
         return self.channel is not None and self.channel.get_terminal_type() is not None
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    """Is this code running on `loop`'s thread, inside it?"""
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
 
 
 class _ChannelWriter:

@@ -13,6 +13,7 @@ import logging
 import os
 import re
 import stat
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -275,3 +276,35 @@ def test_fifty_sessions_at_once_are_serialized(server: ServerThread, lab_path: P
     assert clocks == expected
     with server.store.transaction() as engine:
         assert engine.now_ms() == SESSIONS * ADVANCES * 1000
+
+
+def test_every_write_to_a_connection_is_made_on_the_event_loop(
+        lab_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """asyncssh encrypts a packet as it is written: a write from another thread races the loop's
+    writes and corrupts the stream (the client then fails with "Invalid packet blocking"). A shell
+    is built in a worker thread and its prompt_toolkit application writes as it is built, so
+    each write of a shell's start, a command and its end is checked for the thread it runs on."""
+    from solace_shell.ssh import transport
+
+    off_loop: list[str] = []
+    write = transport.GatheringTransport.write
+
+    def checked(self: transport.GatheringTransport, data: bytes | bytearray | memoryview) -> None:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            off_loop.append(threading.current_thread().name)
+        write(self, data)
+
+    monkeypatch.setattr(transport.GatheringTransport, "write", checked)
+    with serving(lab_path) as running:
+        client = connect(running.port(NY), "admin", "admin")
+        shell = Shell(client)
+        try:
+            shell.login_text()
+            assert shell.command("show hostname").strip().endswith(NY)
+            shell.send("exit\r")
+            assert shell.exit_status() == 0
+        finally:
+            shell.close()
+    assert off_loop == []
