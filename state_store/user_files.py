@@ -66,11 +66,25 @@ class FileRefused(OSError):
 
 @dataclass(frozen=True)
 class Confinement:
-    """Where a transcript's paths start (`base`) and the directories they may lead to (`roots`), as
-    real paths; resolved when a line first names a file (most transcripts name none)."""
+    """Where the paths of the lines running now start (`base`) and the directories they may lead
+    to (`roots`), as real paths; resolved when a line first names a file (most name none).
+
+    `holder` is whose directory it is, in the refusals: a replaying transcript's, or the lab's for
+    a user over SSH (who names files on the server's machine without being its user)."""
 
     directory: Path
     extra_roots: tuple[Path, ...] = ()
+    holder: str = "transcript"
+
+    @property
+    def tree(self) -> str:
+        return f"the {self.holder}'s directory tree"
+
+    @property
+    def relative_rule(self) -> str:
+        if self.holder == "transcript":
+            return "a transcript names files relative to its own directory"
+        return f"files are named relative to the {self.holder}'s directory"
 
     @functools.cached_property
     def base(self) -> Path:
@@ -85,10 +99,13 @@ _CONFINEMENT: contextvars.ContextVar[Confinement | None] = contextvars.ContextVa
 
 
 @contextmanager
-def reading_for_transcript(base: Path, extra_roots: Sequence[Path] = ()) -> Iterator[Confinement]:
-    """While the block runs, the paths a transcript's lines name resolve from `base` (the
-    transcript's directory) and may lead only into its tree or `extra_roots`."""
-    confined = Confinement(base, tuple(extra_roots))
+def reading_for_transcript(base: Path, extra_roots: Sequence[Path] = (), holder: str = "transcript",
+                           ) -> Iterator[Confinement]:
+    """While the block runs, the paths its lines name resolve from `base` (the transcript's
+    directory, or the lab's for an SSH user: `holder`) and may lead only into its tree or
+    `extra_roots`. A context variable: it follows the block into the worker threads it starts
+    with `asyncio.to_thread`."""
+    confined = Confinement(base, tuple(extra_roots), holder)
     token = _CONFINEMENT.set(confined)
     try:
         yield confined
@@ -97,7 +114,8 @@ def reading_for_transcript(base: Path, extra_roots: Sequence[Path] = ()) -> Iter
 
 
 def confinement() -> Confinement | None:
-    """The confinement of the transcript replaying now, or None (a user's own shell or command)."""
+    """The confinement of the lines running now (a replaying transcript's, an SSH user's), or None
+    (a user's own shell or command on their own machine)."""
     return _CONFINEMENT.get()
 
 
@@ -110,14 +128,13 @@ def confined_path(value: str, confined: Confinement) -> Path:
     """The real path that `value`, as a transcript wrote it, names: relative to the transcript's
     directory, symlinks resolved; FileRefused when it is absolute or leads out of the roots."""
     if os.path.isabs(value) or value.startswith("~"):
-        raise FileRefused(value, "an absolute path; a transcript names files relative to its own directory",
-                          kind="outside")
+        raise FileRefused(value, f"an absolute path; {confined.relative_rule}", kind="outside")
     try:
         real = Path(os.path.realpath(confined.base / value))
     except (OSError, ValueError):
         raise FileRefused(value, "not a usable path", kind="unreadable") from None
     if not inside(real, confined.roots):
-        raise FileRefused(value, "leads outside the transcript's directory tree", kind="outside")
+        raise FileRefused(value, f"leads outside {confined.tree}", kind="outside")
     return real
 
 

@@ -30,15 +30,19 @@ import asyncio
 import contextvars
 import io
 import logging
+import os
 import re
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TextIO, cast
 
 from prompt_toolkit.application.current import create_app_session
 from prompt_toolkit.contrib.ssh import PromptToolkitSSHSession
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.output.vt100 import Vt100_Output
+
+from state_store.user_files import reading_for_transcript
 
 from ..banner import interactive_banner
 from ..lab import EntryRefused, Lab, UnknownUser
@@ -363,11 +367,23 @@ async def run_session(ssh: LabSSHSession, store: SerializedStore, login: Login) 
         _write(ssh, f"ERROR: No CLI user '{login.user}' in this lab any more.\n")
         ssh.finish(1)
         return
-    if ssh.command is not None:
-        status = await run_exec(ssh, lab, login)
-    else:
-        status = await run_shell(ssh, lab, login)
+    with reading_for_transcript(lab_directory(store), holder="lab"):
+        if ssh.command is not None:
+            status = await run_exec(ssh, lab, login)
+        else:
+            status = await run_shell(ssh, lab, login)
     ssh.finish(1 if ssh.failed else status)
+
+
+def lab_directory(store: SerializedStore) -> Path:
+    """Where the files an SSH user names (`lab> reset SCENARIO`, `lab> grade RUNBOOK`) must lie:
+    the lab file's directory (the server's working directory for a lab with no file). An SSH user
+    is a user of the lab, not of the server's machine: a path outside it is refused, as a
+    replaying transcript's is outside its own tree."""
+    path = store.path
+    if path and os.path.isfile(path):
+        return Path(os.path.realpath(path)).parent
+    return Path.cwd()
 
 
 async def run_shell(ssh: LabSSHSession, lab: Lab, login: Login) -> int:

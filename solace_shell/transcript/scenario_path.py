@@ -43,12 +43,13 @@ def bundled_names() -> list[str]:
     return sorted(p.stem for p in ROOT_DIR.glob("*.yaml"))
 
 
-def transcript_scenario(value: str, base_dir: Path) -> Path:
-    """The scenario file `value` names for a transcript in `base_dir`; ScenarioRefused otherwise."""
+def transcript_scenario(value: str, base_dir: Path, holder: str = "transcript") -> Path:
+    """The scenario file `value` names for a transcript in `base_dir` (or another `holder` of that
+    directory: the lab, for an SSH user); ScenarioRefused otherwise."""
     if len(value) > MAX_VALUE_CHARS or any(not ch.isprintable() for ch in value):
         raise ScenarioRefused("not a usable scenario name (too long, or control characters)")
     if os.path.isabs(value) or value.startswith("~"):
-        raise ScenarioRefused(f"{value}: an absolute path; give a path relative to the transcript's directory "
+        raise ScenarioRefused(f"{value}: an absolute path; give a path relative to the {holder}'s directory "
                               f"or a bundled scenario ({', '.join(bundled_names())})")
     candidate = base_dir / value
     if _BUNDLED_NAME.fullmatch(value) and not os.path.lexists(candidate):
@@ -59,7 +60,7 @@ def transcript_scenario(value: str, base_dir: Path) -> Path:
                               f"({', '.join(bundled_names())})")
     real = Path(os.path.realpath(candidate))
     if not any(_inside(real, root) for root in _roots(base_dir)):
-        raise ScenarioRefused(f"{value}: leads outside the transcript's directory tree")
+        raise ScenarioRefused(f"{value}: leads outside the {holder}'s directory tree")
     try:
         st = os.stat(real)
     except OSError:
@@ -80,7 +81,7 @@ def console_scenario(value: str) -> Path | None:
     lab console is reachable over SSH and from handed-in transcripts). ScenarioRefused otherwise."""
     confined = confinement()
     if confined is not None:
-        return transcript_scenario(value, confined.base)
+        return transcript_scenario(value, confined.base, confined.holder)
     if len(value) > MAX_VALUE_CHARS or any(not ch.isprintable() for ch in value):
         raise ScenarioRefused("not a usable scenario name (too long, or control characters)")
     found = resolve_scenario(value)
