@@ -35,7 +35,7 @@ def grade_transcript(runbook: Runbook, path_or_text: str | Path, name: str | Non
         try:
             text = read_transcript(path)
         except OSError as exc:
-            raise GradeError(name, f"{name}:0: cannot read: {exc.strerror or exc}") from None
+            raise GradeError(name, f"{name}: cannot read: {exc.strerror or exc}") from None
         base_dir = path.parent
     else:
         text = str(path_or_text)

@@ -420,7 +420,7 @@ def stream_file(path: Path | str, on_result: ResultSink, *, lab_factory: LabFact
     try:
         text = read_transcript(path)
     except OSError as exc:
-        return ReplayRun(TranscriptResult(str(path), error=f"{path}:0: cannot read: {exc.strerror or exc}"))
+        return ReplayRun(TranscriptResult(str(path), error=f"{path}: cannot read: {exc.strerror or exc}"))
     return stream_text(text, str(path), on_result, lab_factory=lab_factory, base_dir=path.parent)
 
 

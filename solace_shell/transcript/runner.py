@@ -60,7 +60,10 @@ def _report(json_out: bool, out: TextIO) -> ResultSink:
     or a failure with its diff."""
     if json_out:
         def json_line(result: CommandResult, _prompt: str, _strict: bool) -> None:
-            out.write(json.dumps(result.to_dict(), sort_keys=True) + "\n")
+            row = result.to_dict()
+            for key in ("command", "expected", "actual"):  # capped as every report caps them
+                row[key] = capped(str(row[key]))
+            out.write(json.dumps(row, sort_keys=True) + "\n")
         return json_line
 
     def failure(result: CommandResult, actual_prompt: str, strict: bool) -> None:

@@ -5,6 +5,7 @@ a JVM and start no web UI unless asked. Each through the real command in a child
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -51,6 +52,16 @@ def test_replay_prints_a_long_command_once(tmp_path: Path) -> None:
     assert len(done.stdout) < 3 * 70_000
     assert "[... 200,005 characters in all]" in done.stdout  # the diff's input lines: its start only
     assert "more characters not shown]" in done.stdout
+    done = _run("solace_shell.cli", "replay", "--json", "long.cli.txt", cwd=tmp_path)
+    assert done.returncode == 1
+    assert len(done.stdout) < 3 * 70_000  # command, expected and actual each capped
+    assert "more characters not shown]" in json.loads(done.stdout)["command"]
+
+
+def test_grade_reports_a_missing_transcript_without_a_line_number(tmp_path: Path) -> None:
+    done = _run("solace_shell.cli", "grade", "--runbook", "controlled-failover", "nosuch.cli.txt", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "solace-shell: nosuch.cli.txt: cannot read: No such file or directory\n"
 
 
 def test_the_spark_commands_check_local_inputs_before_the_jvm(tmp_path: Path) -> None:
