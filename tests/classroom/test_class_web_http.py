@@ -221,7 +221,9 @@ def test_the_downloads(client: TestClient, room: ClassRoom) -> None:
 @pytest.mark.parametrize(("scenario", "shown"), [
     ("default", ["site NY", "NY_Appliance1", "Trading_VPN: active", "queue orders: 0 spooled", "bridge up"]),
     ("two-site-ha", ["NY_Appliance2", "redundancy: standby (process up)", "NJ_Monitor"]),
-    ("geode-ha", ["no router to draw: the HA systems (geode) are not drawn"]),
+    ("geode-ha", ["geode g1", "s1", "state: online, serving", "not connected: c1, c2, d1, p1"]),
+    ("qpid-ha", ["qpid c1", "b1", "state: joining"]),
+    ("swiftmq-ha", ["swiftmq ha1", "A (down)", "state: down, preferred"]),
 ])
 def test_the_lab_drawing(tmp_path: Path, scenario: str, shown: list[str]) -> None:
     path = tmp_path / "course.yaml"
@@ -237,6 +239,28 @@ def test_the_lab_drawing(tmp_path: Path, scenario: str, shown: list[str]) -> Non
                         + [link[5] for link in drawing.links])
         for word in shown:
             assert word in text, (word, text)
+        if scenario == "two-site-ha":
+            assert "solace-redundancy" not in text  # the pairs are drawn in their sites
+    finally:
+        found.close()
+
+
+def test_the_ha_nodes_drawn_follow_the_lab(tmp_path: Path) -> None:
+    """A Geode server killed at the lab console is drawn down, the others up."""
+    path = tmp_path / "course.yaml"
+    path.write_text("scenario: geode-ha\nrunbook: controlled-failover\n"
+                    "trainers:\n  - {name: tr, password: tr-pw}\ntrainees:\n  - {name: al, password: al-pw}\n"
+                    "console: [advance, fail, restore, ha, status]\n")
+    found = ClassRoom(load_class_file(path), tmp_path / "course.class")
+    try:
+        member = found.class_file.trainee("al")
+        assert member is not None
+        lab = found.trainee_lab(member, "shell")
+        for line in ("advance 10s", "ha kill g1.s1", "advance 10s"):
+            assert lab.execute("lab", line).ok, (line, lab.execute("lab", "status").text)
+        boxes = {b.title: b for b in views.lab_drawing(found, "al").boxes}
+        assert boxes["s1 (down)"].css == "router down"
+        assert boxes["s2"].css == boxes["s3"].css == "node"
     finally:
         found.close()
 

@@ -14,6 +14,7 @@ from typing import Any
 from ..console import TrainerConsole
 from ..record import parse_wall
 from ..room import ClassRoom
+from .drawing import Box, Drawing, kernel_boxes
 
 STATUS_CLASS = {"done": "ok", "done-after-hint": "ok", "not-applicable": "na", "missing": "missing"}
 
@@ -243,32 +244,13 @@ def summary(tiles: list[Tile], width: float = 360.0) -> Summary:
 
 
 # -- the lab drawn ---------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Box:
-    x: float
-    y: float
-    w: float
-    h: float
-    title: str
-    lines: tuple[str, ...]
-    css: str
-
-
-@dataclass(frozen=True)
-class Drawing:
-    width: float
-    height: float
-    boxes: list[Box]
-    links: list[tuple[float, float, float, float, str, str]]  # x1 y1 x2 y2 css label
-    clock: str
-    problem: str = ""
 
 
 def lab_drawing(room: ClassRoom, lab: str) -> Drawing:
     """Sites side by side, each router in its site (up or down) with its Message VPNs' replication
     role and replication-queue depth, its redundancy activity (an HA pair's node state) and its
-    queues' depths, the replication bridge between the sites. A lab of HA systems only is not
-    drawn (said in one line)."""
+    queues' depths, the replication bridge between the sites; then each HA system's group with its
+    nodes, as the kernel holds them (`drawing.kernel_boxes`)."""
     if not room.opened(lab):
         return Drawing(400, 40, [], [], "-", "the lab has not been opened yet (no login)")
     try:
@@ -311,8 +293,10 @@ def _draw(engine: Any) -> Drawing:
     for (x1, y1), (x2, y2) in zip(site_mid, site_mid[1:], strict=False):
         links.append((x1 + site_w, y1, x2, y2, "link" if status.link_up else "link down",
                       "bridge up" if status.link_up else "bridge down"))
-    if not boxes:
-        systems = ", ".join(engine.system_names())
-        return Drawing(400, 40, [], [], f"{status.now_ms / 1000:.3f}s",
-                       f"no router to draw: the HA systems ({systems}) are not drawn; their lines are in the timeline")
-    return Drawing(max(x - gap + 10, 420), height + 10, boxes, links, f"{status.now_ms / 1000:.3f}s")
+    drawn = frozenset(name for site in status.sites for name in site.routers)
+    groups, right, bottom = kernel_boxes(engine.kernel(), x, 10.0, site_w, gap, drawn)
+    if not boxes and not groups:
+        return Drawing(400, 40, [], [], f"{status.now_ms / 1000:.3f}s", "the lab holds nothing to draw")
+    boxes.extend(groups)
+    width = max(x - gap + 10, right + 10 if groups else 0, 420)
+    return Drawing(width, max(height, bottom + 10) + 10, boxes, links, f"{status.now_ms / 1000:.3f}s")
