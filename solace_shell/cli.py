@@ -198,8 +198,9 @@ def main(ctx: click.Context, db: str | None, user: str | None, router: str | Non
         if script_text is not None:
             from .banner import script_banner
             from .script import run_script, script_lines
+            # `cli -A -s` framing is the router CLI's: a lab of HA systems only has none
             sys.exit(run_script(lab, start, script_lines(script_text), sys.stdout,
-                                banner=script_banner(_settings(lab))))
+                                banner=script_banner(_settings(lab)) if lab.routers() else ""))
         if commands:
             from .script import run_commands
             sys.exit(run_commands(lab, start, commands, sys.stdout))

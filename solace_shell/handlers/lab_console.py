@@ -58,6 +58,9 @@ class TransactionState:
 class LabStatusView:
     status: LabStatus
     settings: dict[str, str]
+    routers: bool = True    # the lab holds Solace routers: their sites, VPNs and clients are shown
+    # each HA node not drawn as a router: (system, group, node, process, native state)
+    nodes: tuple[tuple[str, str, str, str, str], ...] = ()
 
 
 @statically_frozen
@@ -187,7 +190,9 @@ HELP_COLUMN = 34       # where the help text starts; a longer syntax gets lines 
 # system's own verbs carry their system in the grammar).
 HA_FAILURE_VERBS = "lab_ha."   # the shared failure verbs (`ha kill` ...): HA systems' nodes and routers
 SOLACE_VERBS = {"lab.publish", "lab.consume", "lab.transaction_local", "lab.transaction_xa", "lab.fail_site",
-                "lab.restore_site", "lab.replace_site", "lab.fail_link", "lab.restore_link", "lab.audit"}
+                "lab.restore_site", "lab.replace_site", "lab.fail_link", "lab.restore_link", "lab.audit",
+                "lab.connect", "lab.set", "lab_redundancy.fail_router", "lab_redundancy.restore_router",
+                "lab_redundancy.fail_mate_link", "lab_redundancy.restore_mate_link"}
 
 
 def _help_entry(syntax: str, text: str) -> list[str]:
@@ -227,8 +232,16 @@ def connect(ctx: HandlerContext, args: Args) -> SwitchTarget:
 @handler("lab.status")
 def status(ctx: HandlerContext, args: Args) -> LabStatusView:
     """Sites in scenario order; VPN rows by router (scenario order), then VPN name: the order
-    `Engine.status` gives."""
-    return LabStatusView(ctx.engine.status(), ctx.engine.settings())
+    `Engine.status` gives. Then every HA node the router rows do not show (a redundancy pair's
+    members are routers), from the kernel, by group in scenario order; a lab without routers
+    shows only its clock, its scenario and those nodes."""
+    kernel = ctx.engine.kernel()
+    status = ctx.engine.status()
+    routers = {r.name for r in status.routers}
+    nodes = tuple((group.system, group.name, name, node.proc, node.state or "-")
+                  for group in kernel.groups.values() if not (group.nodes and routers.issuperset(group.nodes))
+                  for name in group.nodes for node in (kernel.node(group.name, name),))
+    return LabStatusView(status, ctx.engine.settings(), bool(routers), nodes)
 
 
 AUDIT_LINES = 20   # per-message lines before `... N more`

@@ -91,6 +91,9 @@ def link_change(link: LinkChange) -> str:
 @renderer(LabStatusView)
 def lab_status(v: LabStatusView) -> str:
     st, se = v.status, v.settings
+    if not v.routers:
+        out = [f"clock {clock_text(st.now_ms)} scenario {se.get('scenario', '-')}"]
+        return "\n".join(out + _ha_nodes(v))
     out = [
         f"clock {clock_text(st.now_ms)} link {'up' if st.link_up else 'down'} "
         f"scenario {se.get('scenario', '-')}",
@@ -118,7 +121,14 @@ def lab_status(v: LabStatusView) -> str:
     if st.split_brains:
         out.append("")
         out += [split_brain_line(b) for b in st.split_brains]
-    return "\n".join(out)
+    return "\n".join(out + _ha_nodes(v))
+
+
+def _ha_nodes(v: LabStatusView) -> list[str]:
+    """The HA nodes' table after a blank line (nothing when the lab holds none)."""
+    if not v.nodes:
+        return []
+    return ["", *table(("system", "group", "node", "process", "state"), list(v.nodes))]
 
 
 def split_brain_line(b: SplitBrain) -> str:

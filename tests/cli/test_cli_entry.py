@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from solace_shell.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def invoke(*args: str, db: Path):
@@ -265,3 +269,13 @@ def test_every_kind_of_bad_lab_file_gives_one_clear_error(tmp_path: Path, make) 
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"solace-shell: cannot open lab {db}: "), result.stderr
     assert "Traceback" not in result.output
+
+
+def test_a_script_on_a_lab_of_ha_systems_has_no_router_banner(tmp_path: Path) -> None:
+    """`cli -A -s` framing is the router CLI's: a gfsh script on a Geode lab prints gfsh's lines only."""
+    done = subprocess.run([sys.executable, "-m", "solace_shell.cli", "--db", str(tmp_path / "g.lab"),
+                           "--scenario", "geode-ha"], input="list members\n", capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "Solace" not in done.stdout
+    assert "gfsh> list members\nMember Count : 4\n" in done.stdout
