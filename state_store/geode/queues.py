@@ -36,7 +36,7 @@ from ..kernel import DeliveryRun, Event, Kernel, Node, ResendRun
 from ..kernel import ranges as rg
 from ..kernel.model import node_key
 from ..kernel.ranges import Range
-from . import members
+from . import expiry, members
 from .params import HOST, PoolParams, ServerParams
 
 # ledger reasons for the last copy of an event going
@@ -175,6 +175,9 @@ def satisfy(core: Kernel, group: str, client: str, startup: bool = False) -> Non
         new = spares[0]
         core.ledger.put(node_key(group, new), client, held(core, group, p["primary"], client))  # initial image
         p["secondaries"].append(new)
+        due = _expires_from(core, group, new, client)
+        if due is not None:
+            expiry.note(core, group, due)
         client_log(core, group, client, "info", "redundant-added", **_endpoint(core, group, new))
     count = len(p["secondaries"])
     if r == -1:   # "all other servers": the satisfier keeps looking, so a server that comes back is added
@@ -331,6 +334,28 @@ def on_qrm(core: Kernel, group: str, server: str) -> None:
             core.ledger.remove(node_key(group, sec), client, acked)
             stat(core, group, sec, "eventsRemovedByQrm", before - rg.size(held(core, group, sec, client)))
         p["to_qrm"] = []
+
+
+def _expires_from(core: Kernel, group: str, secondary: str, client: str) -> int | None:
+    """When the oldest event of the client's queue on ``secondary`` is older than the server's
+    message-time-to-live (None: it holds none). Reads the copies without adding an empty entry."""
+    ids = core.ledger.copies.get(node_key(group, secondary), {}).get(client, [])
+    oldest = min((run.published_ms for _, _, run in core.ledger.spans(ids)), default=None)
+    if oldest is None:
+        return None
+    return oldest + server_params(core, group, secondary).message_time_to_live_s * 1000
+
+
+def on_expiry(core: Kernel, group: str) -> None:
+    """The cluster's armed expiry timer (``expiry``): the expiry pass, then the first position at
+    which one can find something again is armed (a secondary that is not up counts too: it
+    cannot expire, but arming early only costs a pass that finds nothing)."""
+    expiry.fired(core, group)
+    on_expire(core, group)
+    due = [d for client, p in pools(core, group).items() for sec in p.get("secondaries", [])
+           if (d := _expires_from(core, group, sec, client)) is not None]
+    if due:
+        expiry.note(core, group, min(due))
 
 
 def on_expire(core: Kernel, group: str) -> None:
