@@ -348,29 +348,37 @@ def _expires_from(core: Kernel, group: str, secondary: str, client: str) -> int 
 
 def on_expiry(core: Kernel, group: str) -> None:
     """The cluster's armed expiry timer (``expiry``): the expiry pass, then the first position at
-    which one can find something again is armed (a secondary that is not up counts too: it
-    cannot expire, but arming early only costs a pass that finds nothing)."""
+    which it can find something again is armed."""
     expiry.fired(core, group)
-    on_expire(core, group)
-    due = [d for client, p in pools(core, group).items() for sec in p.get("secondaries", [])
-           if (d := _expires_from(core, group, sec, client)) is not None]
-    if due:
-        expiry.note(core, group, min(due))
+    due = on_expire(core, group)
+    if due is not None:
+        expiry.note(core, group, due)
 
 
-def on_expire(core: Kernel, group: str) -> None:
-    """Secondaries expire every queued event older than message-time-to-live (orphans)."""
+def on_expire(core: Kernel, group: str) -> int | None:
+    """Secondaries expire every queued event older than message-time-to-live (orphans). Returns
+    when the oldest event a secondary still holds expires (None: they hold none); a secondary that
+    is not up counts too: it expires nothing now, and arming early only costs a pass that finds
+    nothing."""
+    due: list[int] = []
     for client, p in sorted(pools(core, group).items()):
         for sec in p.get("secondaries", []):
             if not is_up(core, group, sec):
+                later = _expires_from(core, group, sec, client)
+                due += [] if later is None else [later]
                 continue
             ttl = server_params(core, group, sec).message_time_to_live_s * 1000
-            old = [(x, y) for x, y, run in core.ledger.spans(rg.normalize(held(core, group, sec, client)))
-                   if run.published_ms + ttl <= core.now_ms]
+            old = []
+            for x, y, run in core.ledger.spans(rg.normalize(held(core, group, sec, client))):
+                if run.published_ms + ttl <= core.now_ms:
+                    old.append((x, y))
+                else:
+                    due.append(run.published_ms + ttl)
             if old:
                 core.ledger.remove(node_key(group, sec), client, old)
                 core.ledger.note_gone(old, EXPIRED_TTL)
                 stat(core, group, sec, "eventsExpired", rg.size(old))
+    return min(due, default=None)
 
 
 # ---------------------------------------------------------------- losing a server
