@@ -2,6 +2,7 @@
 
     python bench/bench_memory.py                       # 100,000 commands (the issue-12 size)
     python bench/bench_memory.py --commands 20000 --every 2000   # a try-out
+    python bench/bench_memory.py --commands 10000 --every 1000 --where   # what grows, by source line
 
 The transcript is a drill-like cycle repeated (`--cycle traffic`, the default: publish, consume, a
 local transaction, `advance`, `show queue`, `show message-vpn ... replication`, `status`; `--cycle
@@ -20,6 +21,9 @@ sample (after `--every` commands) counting as warm. The audit ledger keeps runs 
 deliveries only while their fate can still change: settled ones (delivered once, no copy, entry or
 transaction left) are folded into per-VPN totals (state_store/solace/settle.py) and refusals of one kind
 share one record, so the record counts show whether anything still grows with traffic.
+`--where` runs only the engine, under tracemalloc from the first sample on, and prints the source
+lines whose allocations still held at the end grew the most, in bytes per command (RSS is not
+sampled: tracing costs memory of its own).
 Target (issue 12): no growth per command once warm (flat within noise).
 """
 
@@ -123,6 +127,36 @@ def child_record(path: Path, cycle: str, commands: int, every: int) -> dict[str,
             "seconds": time.perf_counter() - sampler.started}
 
 
+def child_where(cycle: str, commands: int, every: int) -> dict[str, Any]:
+    """The engine's run under tracemalloc from command `every` on: the source lines whose
+    allocations grew most by the end, in bytes per command."""
+    import gc
+    import tracemalloc
+
+    from solace_shell.lab import Lab
+
+    lab = Lab.fresh()
+    plan = steps(cycle, commands)
+    try:
+        for target, line in plan[:every]:
+            lab.execute(target, line)
+        gc.collect()
+        tracemalloc.start(1)
+        first = tracemalloc.take_snapshot()
+        for target, line in plan[every:]:
+            lab.execute(target, line)
+        gc.collect()
+        diff = tracemalloc.take_snapshot().compare_to(first, "lineno")
+    finally:
+        tracemalloc.stop()
+        lab.close()
+    span = commands - every
+    rel = str(ROOT) + os.sep
+    return {"commands": span, "total_per_command": sum(d.size_diff for d in diff) / span,
+            "lines": [[str(d.traceback[0]).replace(rel, ""), d.size_diff / span, d.count_diff]
+                      for d in diff[:8]]}
+
+
 def child_replay(path: Path, every: int) -> dict[str, Any]:
     from solace_shell.lab import Lab
     from solace_shell.transcript.lab_api import OutcomeLike
@@ -214,6 +248,7 @@ def main() -> int:
     ap.add_argument("--keep", type=Path, default=None, help="write the transcript here (default: a temporary file)")
     ap.add_argument("--skip-e2e", action="store_true", help="do not run `solace-shell replay FILE`")
     ap.add_argument("--json", type=Path, default=None, help="also write the numbers here")
+    ap.add_argument("--where", action="store_true", help="what grows in the engine, by source line (tracemalloc)")
     ap.add_argument("--child", nargs="+", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--child-out", type=Path, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -221,12 +256,22 @@ def main() -> int:
         kind, *rest = args.child
         if kind == "record":
             answer = child_record(Path(rest[0]), rest[1], int(rest[2]), int(rest[3]))
+        elif kind == "where":
+            answer = child_where(rest[0], int(rest[1]), int(rest[2]))
         else:
             answer = child_replay(Path(rest[0]), int(rest[1]))
         write_json(args.child_out, answer)
         return 0
     if args.commands < 2 * args.every:
         ap.error("--commands must be at least twice --every (two samples)")
+    if args.where:
+        where = in_child("where", args.cycle, str(args.commands), str(args.every))
+        write_json(args.json, where)
+        print(f"engine, commands {args.every:,} to {args.commands:,} ({args.cycle} cycle) under tracemalloc: "
+              f"{where['total_per_command']:+.1f} bytes/command held in all; the most:")
+        print(table(["source line", "bytes/command", "blocks"],
+                    [[f, f"{b:+.1f}", f"{n:+,}"] for f, b, n in where["lines"]]))
+        return 0
 
     with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
         path = args.keep or Path(tmp) / f"long-{args.cycle}.cli.txt"

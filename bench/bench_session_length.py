@@ -13,8 +13,12 @@ Prints, per system and probe, the CPU time of the probe (the fastest of --runs r
 its own lab state: every probe is run on the lab as the rounds left it, in order, then the lab is
 rounded once more) at each N, and the ratio of the largest N to N = 10.
 
+Each repetition starts with a full garbage collection, so no collection lands in a probe; the
+collection reads every object, so the probes then run from a cold cache, and that costs more the
+larger the session's heap. `--no-collect` leaves it out, to tell that cost from the command's own.
+
 Usage: PYTHONPATH=$PWD python bench/bench_session_length.py [--quick] [--sizes 10,100,1000,10000]
-       [--systems solace,swiftmq,qpid,geode] [--runs 5]
+       [--systems solace,swiftmq,qpid,geode] [--runs 5] [--no-collect]
 Target: ratio <= 1.5 for every probe (a command's cost independent of the session's length).
 """
 
@@ -65,7 +69,7 @@ def run(lab: Lab, target: str, line: str) -> None:
         raise SystemExit(f"{target}> {line}: {out.text}")
 
 
-def measure(system: System, sizes: list[int], runs: int) -> dict[str, list[float]]:
+def measure(system: System, sizes: list[int], runs: int, collect: bool = True) -> dict[str, list[float]]:
     """CPU seconds of each probe at each size (fastest of ``runs``), on one lab grown size by size."""
     lab = Lab.fresh(ROOT_DIR / system.scenario)
     for target, line in system.setup:
@@ -79,7 +83,8 @@ def measure(system: System, sizes: list[int], runs: int) -> dict[str, list[float
             done += 1
         best = {line: float("inf") for _, line in system.probes}
         for _ in range(runs):
-            gc.collect()
+            if collect:
+                gc.collect()
             for target, line in system.probes:
                 started = time.process_time()
                 run(lab, target, line)
@@ -99,12 +104,13 @@ def main() -> None:
     ap.add_argument("--sizes", default="10,100,1000,10000")
     ap.add_argument("--systems", default=",".join(SYSTEMS))
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--no-collect", action="store_true", help="no garbage collection before each repetition")
     args = ap.parse_args()
     sizes = [10, 100, 1000] if args.quick else [int(s) for s in args.sizes.split(",")]
     runs = 3 if args.quick else args.runs
     print(f"probe CPU ms after N rounds; N = {', '.join(map(str, sizes))}; ratio N={sizes[-1]} / N={sizes[0]}")
     for name in args.systems.split(","):
-        costs = measure(SYSTEMS[name], sizes, runs)
+        costs = measure(SYSTEMS[name], sizes, runs, collect=not args.no_collect)
         for line, spent in costs.items():
             cells = "  ".join(f"{s * 1e3:8.3f}" for s in spent)
             print(f"{name:8} {line:32} {cells}  {spent[-1] / spent[0]:6.2f}x", flush=True)

@@ -16,9 +16,11 @@ imports nothing of grading.
 
 from __future__ import annotations
 
+import pickle
 import threading
 import weakref
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -28,6 +30,52 @@ if TYPE_CHECKING:
     from .lab import Lab
 
 MAX_LINES = 100_000    # a longer session keeps its first lines only (and says so when graded)
+BLOCK = 256            # lines kept as typed before they are compressed as one block
+
+
+class TypedLines:
+    """The (target, line) pairs a session typed, in order. Every full block of `BLOCK` pairs is
+    kept pickled and zlib-compressed: a drill repeats its commands, so a block costs a few bytes a
+    line where a pair of its own costs a hundred and more, kept as long as the session. Appending
+    and reading hold a lock: `lab> progress` reads a served session's lines from another thread
+    while it types, and gets every line appended before it, in order."""
+
+    __slots__ = ("_blocks", "_lock", "_open")
+
+    def __init__(self, pairs: Iterable[tuple[str, str]] = ()) -> None:
+        self._blocks: list[bytes] = []
+        self._open: list[tuple[str, str]] = []
+        self._lock = threading.Lock()
+        self.extend(pairs)
+
+    def append(self, pair: tuple[str, str]) -> None:
+        with self._lock:
+            self._open.append(pair)
+            if len(self._open) == BLOCK:
+                self._blocks.append(zlib.compress(pickle.dumps(self._open, pickle.HIGHEST_PROTOCOL)))
+                self._open = []
+
+    def extend(self, pairs: Iterable[tuple[str, str]]) -> None:
+        for pair in list(pairs):
+            self.append(pair)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._blocks, self._open = [], []
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._blocks) * BLOCK + len(self._open)
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        with self._lock:
+            blocks, typed = list(self._blocks), list(self._open)
+        for block in blocks:
+            yield from pickle.loads(zlib.decompress(block))
+        yield from typed
+
+    def __repr__(self) -> str:
+        return f"TypedLines({len(self)} lines)"
 
 
 @dataclass
@@ -36,7 +84,7 @@ class SessionLog:
     the session started from (set when the lab is made, or taken at its first line)."""
 
     start: Callable[[], Lab] | None = None
-    lines: list[tuple[str, str]] = field(default_factory=list)
+    lines: TypedLines = field(default_factory=TypedLines)
     dropped: int = 0
 
     def keep_start(self, lab: Lab) -> None:

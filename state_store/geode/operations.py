@@ -11,7 +11,7 @@ from ..errors import EngineError
 from ..kernel import Failure, Kernel, Node, inject, lookup, operation
 from ..kernel import ranges as rg
 from ..kernel.model import node_key
-from . import members
+from . import expiry, members
 from . import queues as q
 from .errors import TERMS
 from .params import POOL_LIMITS, SYSTEM
@@ -281,8 +281,11 @@ def put(core: Kernel, client: str, region: str, count: int = 1, key: str = "k") 
             q.stat(core, group, s, "eventsQueued", count)
         first, last = run.key(run.first), run.key(run.end - 1)
     if targets:
+        # message-time-to-live is the cluster's (no member overrides it): the put's expiry position
         ttl = q.server_params(core, group, core.group_nodes(group)[0].name).message_time_to_live_s * 1000
-        core.timers.schedule(core.now_ms + ttl, group, "", "expire")
+        expiry.reserve(core, group, core.now_ms + ttl)
+        if any(s != q.pool(core, group, name).get("primary") for name, live in targets for s in live):
+            expiry.note(core, group, core.now_ms + ttl)   # a secondary got the events
     else:
         first, last = f"{origin}{c.next_seq}", f"{origin}{c.next_seq + count - 1}"
     c.next_seq += count

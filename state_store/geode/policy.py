@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from ..kernel import Kernel, Link, Node, Timer, register
 from ..kernel.audit import DUPLICATE_DELIVERED, DUPLICATE_DISCARDED, LOST
-from . import members
+from . import expiry, members
 from . import queues as q
 from .params import SYSTEM
 
@@ -72,7 +72,9 @@ class GeodePolicy:
             q.on_ack(core, group, str(timer.payload["client"]))
         elif timer.kind == "satisfy":
             q.on_retry(core, group, str(timer.payload["client"]))
-        elif timer.kind == "expire":
+        elif timer.kind == expiry.KIND:
+            q.on_expiry(core, group)
+        elif timer.kind == expiry.LEGACY_KIND:   # one per put, from a lab file written before
             q.on_expire(core, group)
         elif timer.kind == "hang-detect":
             if core.node(group, timer.node).proc == "hung":

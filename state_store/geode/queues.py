@@ -36,7 +36,7 @@ from ..kernel import DeliveryRun, Event, Kernel, Node, ResendRun
 from ..kernel import ranges as rg
 from ..kernel.model import node_key
 from ..kernel.ranges import Range
-from . import members
+from . import expiry, members
 from .params import HOST, PoolParams, ServerParams
 
 # ledger reasons for the last copy of an event going
@@ -175,6 +175,9 @@ def satisfy(core: Kernel, group: str, client: str, startup: bool = False) -> Non
         new = spares[0]
         core.ledger.put(node_key(group, new), client, held(core, group, p["primary"], client))  # initial image
         p["secondaries"].append(new)
+        due = _expires_from(core, group, new, client)
+        if due is not None:
+            expiry.note(core, group, due)
         client_log(core, group, client, "info", "redundant-added", **_endpoint(core, group, new))
     count = len(p["secondaries"])
     if r == -1:   # "all other servers": the satisfier keeps looking, so a server that comes back is added
@@ -333,19 +336,49 @@ def on_qrm(core: Kernel, group: str, server: str) -> None:
         p["to_qrm"] = []
 
 
-def on_expire(core: Kernel, group: str) -> None:
-    """Secondaries expire every queued event older than message-time-to-live (orphans)."""
+def _expires_from(core: Kernel, group: str, secondary: str, client: str) -> int | None:
+    """When the oldest event of the client's queue on ``secondary`` is older than the server's
+    message-time-to-live (None: it holds none). Reads the copies without adding an empty entry."""
+    ids = core.ledger.copies.get(node_key(group, secondary), {}).get(client, [])
+    oldest = min((run.published_ms for _, _, run in core.ledger.spans(ids)), default=None)
+    if oldest is None:
+        return None
+    return oldest + server_params(core, group, secondary).message_time_to_live_s * 1000
+
+
+def on_expiry(core: Kernel, group: str) -> None:
+    """The cluster's armed expiry timer (``expiry``): the expiry pass, then the first position at
+    which it can find something again is armed."""
+    expiry.fired(core, group)
+    due = on_expire(core, group)
+    if due is not None:
+        expiry.note(core, group, due)
+
+
+def on_expire(core: Kernel, group: str) -> int | None:
+    """Secondaries expire every queued event older than message-time-to-live (orphans). Returns
+    when the oldest event a secondary still holds expires (None: they hold none); a secondary that
+    is not up counts too: it expires nothing now, and arming early only costs a pass that finds
+    nothing."""
+    due: list[int] = []
     for client, p in sorted(pools(core, group).items()):
         for sec in p.get("secondaries", []):
             if not is_up(core, group, sec):
+                later = _expires_from(core, group, sec, client)
+                due += [] if later is None else [later]
                 continue
             ttl = server_params(core, group, sec).message_time_to_live_s * 1000
-            old = [(x, y) for x, y, run in core.ledger.spans(rg.normalize(held(core, group, sec, client)))
-                   if run.published_ms + ttl <= core.now_ms]
+            old = []
+            for x, y, run in core.ledger.spans(rg.normalize(held(core, group, sec, client))):
+                if run.published_ms + ttl <= core.now_ms:
+                    old.append((x, y))
+                else:
+                    due.append(run.published_ms + ttl)
             if old:
                 core.ledger.remove(node_key(group, sec), client, old)
                 core.ledger.note_gone(old, EXPIRED_TTL)
                 stat(core, group, sec, "eventsExpired", rg.size(old))
+    return min(due, default=None)
 
 
 # ---------------------------------------------------------------- losing a server

@@ -310,7 +310,7 @@ def test_the_trainer_lists_every_session_on_the_lab() -> None:
         assert shown[1].split() == ["user", "lines", "verdict", "score"]
         assert [line.split()[:2] for line in shown[2:]] == [["admin", "0"], ["operator", "18"]]
         assert shown[3].split()[2:] == ["fail", "at", "drain", "0.75"]
-        assert len(trainee.session_log.lines) == 18 and trainer.session_log.lines == []
+        assert len(trainee.session_log.lines) == 18 and len(trainer.session_log.lines) == 0
     finally:
         for lab in (trainer, trainee, elsewhere):
             lab.close()
