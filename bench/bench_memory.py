@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -211,7 +212,27 @@ def in_child(*args: str) -> dict[str, Any]:
         return answer
 
 
+PROMPT_LINE = re.compile(rb"^[A-Za-z0-9_./()-]+[>#] ", re.MULTILINE)
+
+
+def e2e_part(path: Path) -> tuple[Path, int]:
+    """The recorded transcript as `solace-shell replay` takes it: whole when it is within the
+    replay's file limit (`TRANSCRIPT_MAX_BYTES`), else cut before the first command line that
+    would pass the limit, written beside it. The file and how many commands it holds."""
+    from state_store.user_files import TRANSCRIPT_MAX_BYTES
+
+    data = path.read_bytes()
+    if len(data) <= TRANSCRIPT_MAX_BYTES:
+        return path, len(PROMPT_LINE.findall(data))
+    starts = [m.start() for m in PROMPT_LINE.finditer(data, 0, TRANSCRIPT_MAX_BYTES + 1)]
+    cut = starts[-1] if starts else 0
+    part = path.with_name(f"part-{path.name}")
+    part.write_bytes(data[:cut])
+    return part, len(starts) - 1
+
+
 def run_e2e(path: Path) -> dict[str, Any]:
+    path, commands = e2e_part(path)
     shell = shell_executable()
     started = time.perf_counter()
     with tempfile.TemporaryFile("w+") as out:
@@ -222,7 +243,7 @@ def run_e2e(path: Path) -> dict[str, Any]:
         out.seek(0)
         tail = out.read().strip().splitlines()[-1:]
     return {"shell": shell, "seconds": seconds, "exit_code": proc.returncode, "max_rss_mb": usage.ru_maxrss / 1024,
-            "summary": tail[0] if tail else ""}
+            "summary": tail[0] if tail else "", "commands": commands}
 
 
 def growth(run: dict[str, Any]) -> dict[str, float]:
@@ -312,7 +333,8 @@ def main() -> int:
         print(f"note: {not_ok} recorded commands answered an error (recorded as such; replay expects it)")
     ok = replay["passed"] == replay["commands"] == args.commands and not replay["error"]
     if e2e is not None:
-        print(f"e2e     solace-shell replay FILE: {e2e['seconds']:.1f} s ({args.commands / e2e['seconds']:,.0f} "
+        print(f"e2e     solace-shell replay FILE ({e2e['commands']:,} commands: the file within replay's limit): "
+              f"{e2e['seconds']:.1f} s ({e2e['commands'] / e2e['seconds']:,.0f} "
               f"commands/s), max RSS {e2e['max_rss_mb']:.1f} MB, exit {e2e['exit_code']}: {e2e['summary']}")
         ok = ok and e2e["exit_code"] == 0
     if not ok:
