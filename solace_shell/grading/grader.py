@@ -2,15 +2,18 @@
 
 The grader is told about every line just before it runs (with the facts of that moment when the
 line is one a step or forbidden action names) and whether it succeeded; `finish` adds the facts
-and audit at the end. Steps are ordered: a step performed while an earlier one is still to do
-passes that one by (it becomes `missing`, or `out-of-order` if done later); a step whose `when`
-does not hold when it is passed by does not apply. An action's first attempt counts; a check may
-be made good by a later, correct attempt.
+and audit of the moment it is called and leaves the grader as it was, so a session that goes on
+is graded again after its next lines (the class view's tiles) without replaying the lines before.
+Steps are ordered: a step performed while an earlier one is still to do passes that one by (it
+becomes `missing`, or `out-of-order` if done later); a step whose `when` does not hold when it is
+passed by does not apply. An action's first attempt counts; a check may be made good by a later,
+correct attempt.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from copy import copy
+from dataclasses import dataclass, field, replace
 
 from ..parsed_command import ParsedCommand
 from .facts import LabFacts
@@ -218,7 +221,23 @@ class Grader:
             state.reason = f"never done before line {self.lines[index].number}"
 
     # -- the end -----------------------------------------------------------------------------
+    def fork(self) -> Grader:
+        """A copy that later lines and `finish` change without touching this grader (the
+        runbook, the lines so far and the facts, never changed in place, are shared)."""
+        other = copy(self)
+        other.lines = list(self.lines)
+        other.notes = list(self.notes)
+        other.states = {sid: replace(state, covered=set(state.covered)) for sid, state in self.states.items()}
+        other.forbidden_taken = dict(self.forbidden_taken)
+        other._typo = dict(self._typo)
+        return other
+
     def finish(self, name: str, facts: LabFacts, audit: dict[str, int]) -> TranscriptGrade:
+        """The grade if the session ended now, with the lab's `facts` and `audit` of now; the
+        grader itself is not changed (its session may go on)."""
+        return self.fork()._finish(name, facts, audit)
+
+    def _finish(self, name: str, facts: LabFacts, audit: dict[str, int]) -> TranscriptGrade:
         for step in self.runbook.steps:
             state = self.states[step.id]
             if state.status == PENDING and not self.begun:

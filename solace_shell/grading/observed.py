@@ -37,8 +37,13 @@ class GradedLab:
     """`LabLike` for replay: a real Lab plus a grader. `numbers` gives each executed line its
     transcript line number; without it (a live session's lines) lines are counted."""
 
-    def __init__(self, lab: Lab, grader: Grader, name: str, numbers: list[int] | None = None) -> None:
+    def __init__(self, lab: Lab, grader: Grader, name: str, numbers: list[int] | None = None,
+                 keep_open: bool = False) -> None:
+        """With `keep_open`, `close` (the end of a replay) takes the grade and leaves the lab open
+        for more lines (`execute`, then `finish` again); its owner closes `lab`."""
         self.lab = lab
+        self.keep_open = keep_open
+        self.hosts = frozenset(lab.targets())  # the lab's as it was built: how its transcript reads
         self.grader = grader
         self.name = name
         self.numbers = numbers      # the transcript line of each executed line, in order
@@ -134,4 +139,5 @@ class GradedLab:
         try:
             self.finish(self.name)
         finally:
-            self.lab.close()
+            if not self.keep_open:
+                self.lab.close()

@@ -44,6 +44,16 @@ def grade_transcript(runbook: Runbook, path_or_text: str | Path, name: str | Non
 
 
 def grade_text(runbook: Runbook, text: str, name: str, base_dir: Path | None = None) -> TranscriptGrade:
+    graded = replay_graded(runbook, text, name, base_dir)
+    assert graded.result is not None
+    return checked(runbook, graded, graded.result)
+
+
+def replay_graded(runbook: Runbook, text: str, name: str, base_dir: Path | None = None,
+                  keep_open: bool = False) -> GradedLab:
+    """`text` replayed on a fresh lab with a grader watching: the graded lab, its `result` taken
+    at the end. With `keep_open` its lab stays open (the caller closes it) so that more lines can
+    run on it. Raises GradeError (one line) when the text cannot be replayed."""
     from ..lab import Lab
 
     built: list[GradedLab] = []
@@ -54,30 +64,42 @@ def grade_text(runbook: Runbook, text: str, name: str, base_dir: Path | None = N
             numbers = list(scan_transcript(text, name, hosts=lab.targets()).inputs)
         except TranscriptError:
             numbers = None      # replay reports the problems itself
-        graded = GradedLab(lab, Grader(runbook), name, numbers)
+        graded = GradedLab(lab, Grader(runbook), name, numbers, keep_open=keep_open)
         built.append(graded)
         return graded
 
-    run = stream_text(text, name, lambda result, prompt, strict: None, lab_factory=factory, base_dir=base_dir)
-    if run.result.error is not None:
-        raise GradeError(name, run.result.error.split("\n")[0] + _more(run.result.error))
-    graded = built[-1] if built else None
-    if graded is None or graded.result is None:
-        raise GradeError(name, f"{name}:0: the transcript could not be replayed")
+    try:
+        run = stream_text(text, name, lambda result, prompt, strict: None, lab_factory=factory, base_dir=base_dir)
+        if run.result.error is not None:
+            raise GradeError(name, run.result.error.split("\n")[0] + _more(run.result.error))
+        graded = built[-1] if built else None
+        if graded is None or graded.result is None:
+            raise GradeError(name, f"{name}:0: the transcript could not be replayed")
+    except BaseException:
+        if keep_open:
+            for lab in built:
+                lab.lab.close()
+        raise
+    return graded
+
+
+def checked(runbook: Runbook, graded: GradedLab, grade: TranscriptGrade) -> TranscriptGrade:
+    """`grade` (of `graded`'s lines) when the lines are ones `runbook` grades; else GradeError:
+    no line on a router (a router runbook), or a lab without the runbook's system or VPN."""
+    name = graded.name
+    start = graded.grader.start_facts
     if runbook.system != ROUTER_SYSTEM:
-        start = graded.grader.start_facts
         if start is not None and not any(g.system == runbook.system for g in start.groups):
             raise GradeError(name, f"{name}:0: the transcript's lab holds no {runbook.system} group, and the "
                                     f"runbook {runbook.name!r} grades {runbook.system} sessions")
-        return graded.result
+        return grade
     if graded.grader.router_lines == 0:
         raise GradeError(name, f"{name}:0: no line of the transcript runs on a router, and the runbook "
                                 f"{runbook.name!r} grades {runbook.system} router sessions")
-    start = graded.grader.start_facts
     if start is not None and not any(r.vpn(runbook.vpn) is not None for r in start.routers):
         raise GradeError(name, f"{name}:0: no router of the transcript's lab has the Message VPN "
                                 f"{runbook.vpn!r} of the runbook {runbook.name!r}")
-    return graded.result
+    return grade
 
 
 def _more(error: str) -> str:
