@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,7 +19,8 @@ from ..lab import LAB_TARGET, Lab
 from ..line_event import LineEvent
 from ..results import Outcome
 from .class_file import ClassFile, Member
-from .record import ClassRecord, now_text, parse_wall, transcript_of
+from .lab_grades import HINT_WEIGHT, TRANSCRIPT_NOTES, LabGrade, LabGrades
+from .record import ClassRecord, parse_wall
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -31,32 +31,7 @@ if TYPE_CHECKING:
     from .class_lab import ClassLab
 
 LABS_DIR = "labs"
-HINT_WEIGHT = 0.5  # a step done after its hint counts this much
-
-
-@dataclass(frozen=True)
-class LabGrade:
-    """A lab's grade from its record so far (None with `problem` when it cannot be graded)."""
-
-    lab: str
-    lines: int
-    grade: TranscriptGrade | None
-    hinted: frozenset[str]
-    problem: str = ""
-
-    def step_score(self, step_id: str, passed: bool) -> float:
-        if not passed:
-            return 0.0
-        return HINT_WEIGHT if step_id in self.hinted else 1.0
-
-    @property
-    def score(self) -> float:
-        if self.grade is None or not self.grade.steps:
-            return 0.0
-        steps = [s for s in self.grade.steps if s.status != "not-applicable"]
-        if not steps:
-            return 1.0
-        return sum(self.step_score(s.id, s.passed) for s in steps) / len(steps)
+__all__ = ["HINT_WEIGHT", "LABS_DIR", "ClassRoom", "LabGrade"]
 
 
 class ClassRoom:
@@ -87,7 +62,7 @@ class ClassRoom:
         self._stores: dict[str, SerializedStore] = {}
         self._lock = threading.Lock()
         self._runbook: Runbook | None = None
-        self._grades: dict[str, tuple[int, int, LabGrade]] = {}  # lab -> (last line seq, last note seq, grade)
+        self.lab_grades = LabGrades(self)
         self._listeners: list[Callable[[str], None]] = []
 
     # -- change listeners (the trainer's web view follows the class through these) -------------------
@@ -101,6 +76,7 @@ class ClassRoom:
             callback(lab)
 
     def close(self) -> None:
+        self.lab_grades.close()
         with self._lock:
             for store in self._stores.values():
                 store.close()
@@ -224,35 +200,13 @@ class ClassRoom:
         return self._runbook
 
     def transcript(self, lab: str) -> str:
-        members = ", ".join(m.name for m in self.class_file.members_of(lab))
-        return transcript_of(self.record.lines(lab), self.class_file.scenario_of(lab),
-                             f"class record of lab {lab} ({members}), exported {now_text()}",
-                             self.record.notes(lab, ("login", "reset", "extend", "message", "hint", "run")))
+        return self.lab_grades.transcript(lab, self.record.lines(lab), self.record.notes(lab, TRANSCRIPT_NOTES))
 
     def grade(self, lab: str) -> LabGrade:
-        """The lab's grade from its record so far (cached until the record changes)."""
-        from ..grading.results import GradeError
-        from ..grading.transcript import grade_text
+        """The lab's grade from its record so far (`LabGrades`: kept up to date line by line)."""
+        return self.lab_grades.grade(lab)
 
-        lines = self.record.lines(lab)
-        notes = self.record.notes(lab, ("hint",))
-        last = (lines[-1].seq if lines else 0, notes[-1].seq if notes else 0)
-        cached = self._grades.get(lab)
-        if cached is not None and cached[:2] == last:
-            return cached[2]
-        hinted = frozenset(n.text for n in notes)
-        if all(line.target == LAB_TARGET for line in lines):  # no step can have been done yet
-            result = LabGrade(lab, len(lines), self._nothing_done(lab), hinted)
-            self._grades[lab] = (*last, result)
-            return result
-        try:
-            result = LabGrade(lab, len(lines), grade_text(self.runbook, self.transcript(lab), lab), hinted)
-        except GradeError as exc:
-            result = LabGrade(lab, len(lines), None, hinted, exc.error)
-        self._grades[lab] = (*last, result)
-        return result
-
-    def _nothing_done(self, lab: str) -> TranscriptGrade:
+    def nothing_done(self, lab: str) -> TranscriptGrade:
         """The grade of a lab where nothing has run yet: every step missing."""
         from ..grading.results import StepResult, TranscriptGrade
 
@@ -284,7 +238,6 @@ class ClassRoom:
             return Outcome("all steps done: no hint needed", True, "class: hint")
         self.record.add_note(lab=lab.lab_name, member=lab.member.name, by=lab.member.name, kind="hint",
                              text=pending.id)
-        self._grades.pop(lab.lab_name, None)
         text = (f"next step: {pending.id} - {pending.title}\n  why: {' '.join(pending.rationale.split())}\n"
                 f"  (a hint counts: this step scores {HINT_WEIGHT:g} when done)")
         return Outcome(text, True, "class: hint")

@@ -1,0 +1,217 @@
+"""Each lab's grade from its class record, kept up to date line by line.
+
+Contract: `LabGrades.grade(lab)` is the grade of the lab's record as it is when called: the grade of
+its transcript (`ClassRoom.transcript`, graded by `grade_text`), with the hints taken. Why it is
+kept rather than made again: the class view shows every lab's progress after each of its lines,
+and grading the whole record again (a replay of every line on a fresh lab) made a class of a
+hundred cost more the longer it ran. So each lab keeps its replayed lab and grader
+(`GrowingTranscript`) and the record position they reached; a call reads only the lines and notes
+recorded since, and runs only the new lines. A lab whose record did not change is not graded
+again. When the new rows do not come after the ones already read in the transcript's order (two
+writers' clocks a millisecond apart), or the addition cannot be read on its own, the lab is graded
+from its whole record, as before.
+
+Thread-safe: one lock per lab (a trainee's `check`, the trainer's page and the live tiles may ask
+at once); at most `MAX_FOLLOWED` labs keep their replay (the least recently graded is let go and
+replayed whole at its next change).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..lab import LAB_TARGET
+from .record import Note, RecordedLine, now_text, transcript_of
+
+if TYPE_CHECKING:
+    from ..grading.growing import GrowingTranscript
+    from ..grading.results import TranscriptGrade
+    from .room import ClassRoom
+
+HINT_WEIGHT = 0.5  # a step done after its hint counts this much
+TRANSCRIPT_NOTES = ("login", "reset", "extend", "message", "hint", "run")  # the notes a transcript shows
+MAX_FOLLOWED = 1000  # labs whose replay is kept (a class file holds at most 1000 members)
+
+Order = tuple[str, int, int]  # where a row sorts in the transcript: wall, notes before lines, seq
+
+
+@dataclass(frozen=True)
+class LabGrade:
+    """A lab's grade from its record so far (None with `problem` when it cannot be graded)."""
+
+    lab: str
+    lines: int
+    grade: TranscriptGrade | None
+    hinted: frozenset[str]
+    problem: str = ""
+
+    def step_score(self, step_id: str, passed: bool) -> float:
+        if not passed:
+            return 0.0
+        return HINT_WEIGHT if step_id in self.hinted else 1.0
+
+    @property
+    def score(self) -> float:
+        if self.grade is None or not self.grade.steps:
+            return 0.0
+        steps = [s for s in self.grade.steps if s.status != "not-applicable"]
+        if not steps:
+            return 1.0
+        return sum(self.step_score(s.id, s.passed) for s in steps) / len(steps)
+
+
+def _order(row: RecordedLine | Note) -> Order:
+    """`transcript_of`'s order: by wall time, a note before a line of the same time, then seq."""
+    return (row.wall, 0 if isinstance(row, Note) else 1, row.seq)
+
+
+@dataclass
+class _Followed:
+    """What a lab's grade was made of: the record read up to `line_seq` and `note_seq`."""
+
+    line_seq: int = 0
+    note_seq: int = 0
+    last: Order = ("", 0, 0)
+    lines: int = 0
+    on_routers: bool = False       # a line ran elsewhere than on the lab console
+    hinted: set[str] = field(default_factory=set)
+    follower: GrowingTranscript | None = None
+    grade: LabGrade | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def close(self) -> None:
+        if self.follower is not None:
+            self.follower.close()
+            self.follower = None
+
+    def reset(self) -> None:
+        """As new: nothing of the record read."""
+        self.close()
+        self.line_seq = self.note_seq = self.lines = 0
+        self.last = ("", 0, 0)
+        self.on_routers = False
+        self.hinted = set()
+        self.grade = None
+
+
+class LabGrades:
+    def __init__(self, room: ClassRoom, max_followed: int = MAX_FOLLOWED) -> None:
+        self.room = room
+        self.max_followed = max_followed
+        self._labs: OrderedDict[str, _Followed] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def title(self, lab: str) -> str:
+        members = ", ".join(m.name for m in self.room.class_file.members_of(lab))
+        return f"class record of lab {lab} ({members}), exported {now_text()}"
+
+    def transcript(self, lab: str, lines: list[RecordedLine], notes: list[Note]) -> str:
+        return transcript_of(lines, self.room.class_file.scenario_of(lab), self.title(lab), notes)
+
+    def grade(self, lab: str) -> LabGrade:
+        """The lab's grade from its record as it is now."""
+        with self._lock:
+            state = self._labs.get(lab)
+            if state is None:
+                state = self._labs[lab] = _Followed()
+            self._labs.move_to_end(lab)
+        with state.lock:
+            found = self._update(lab, state)
+        self._let_go()
+        return found
+
+    def whole(self, lab: str) -> LabGrade:
+        """The lab's grade made from its whole record now, nothing kept or reused: what `grade`
+        equals (the reference its tests compare with)."""
+        from ..grading.results import GradeError
+        from ..grading.transcript import grade_text
+
+        lines, notes = self.room.record.lines(lab), self.room.record.notes(lab, TRANSCRIPT_NOTES)
+        hinted = frozenset(n.text for n in notes if n.kind == "hint")
+        if all(line.target == LAB_TARGET for line in lines):
+            return LabGrade(lab, len(lines), self.room.nothing_done(lab), hinted)
+        try:
+            return LabGrade(lab, len(lines), grade_text(self.room.runbook, self.transcript(lab, lines, notes), lab),
+                            hinted)
+        except GradeError as exc:
+            return LabGrade(lab, len(lines), None, hinted, exc.error)
+
+    def forget(self, lab: str) -> None:
+        """Grade the lab from its whole record at its next `grade`."""
+        with self._lock:
+            state = self._labs.pop(lab, None)
+        if state is not None:
+            with state.lock:
+                state.close()
+
+    def close(self) -> None:
+        for lab in list(self._labs):
+            self.forget(lab)
+
+    def _let_go(self) -> None:
+        if len(self._labs) <= self.max_followed:
+            return
+        with self._lock:
+            extra = list(self._labs)[:max(0, len(self._labs) - self.max_followed)]
+        for lab in extra:
+            self.forget(lab)
+
+    def _update(self, lab: str, state: _Followed) -> LabGrade:
+        record = self.room.record
+        lines = record.lines(lab, state.line_seq)
+        notes = record.notes(lab, TRANSCRIPT_NOTES, state.note_seq)
+        if state.grade is not None:
+            if not lines and not notes:
+                return state.grade
+            rows: list[RecordedLine | Note] = [*lines, *notes]
+            stale = min(map(_order, rows)) <= state.last  # the transcript changed, not only grew
+            start = state.follower is None and (state.on_routers or any(r.target != LAB_TARGET for r in lines))
+            if stale or start:  # graded from the whole record (and followed from there)
+                state.reset()
+                lines, notes = record.lines(lab), record.notes(lab, TRANSCRIPT_NOTES)
+        whole = state.grade is None
+        if lines:
+            state.line_seq = lines[-1].seq
+        if notes:
+            state.note_seq = notes[-1].seq
+        state.last = max([state.last, *map(_order, lines), *map(_order, notes)])
+        state.lines += len(lines)
+        state.on_routers = state.on_routers or any(line.target != LAB_TARGET for line in lines)
+        state.hinted.update(n.text for n in notes if n.kind == "hint")
+        hinted = frozenset(state.hinted)
+        if not state.on_routers:  # no step can have been done yet
+            state.grade = LabGrade(lab, state.lines, self.room.nothing_done(lab), hinted)
+        elif whole:
+            state.grade = self._started(lab, state, self.transcript(lab, lines, notes), hinted)
+        else:
+            added = transcript_of(lines, self.room.class_file.scenario_of(lab), "-", notes)
+            state.grade = self._extended(lab, state, added.split("\n", 3)[3], hinted)
+        return state.grade
+
+    def _started(self, lab: str, state: _Followed, text: str, hinted: frozenset[str]) -> LabGrade:
+        from ..grading.growing import GrowingTranscript
+        from ..grading.results import GradeError
+
+        state.close()
+        try:
+            state.follower = GrowingTranscript(self.room.runbook, text, lab)
+            return LabGrade(lab, state.lines, state.follower.grade(), hinted)
+        except GradeError as exc:
+            return LabGrade(lab, state.lines, None, hinted, exc.error)
+
+    def _extended(self, lab: str, state: _Followed, added: str, hinted: frozenset[str]) -> LabGrade:
+        from ..grading.growing import Unfollowable
+        from ..grading.results import GradeError
+
+        assert state.follower is not None
+        try:
+            state.follower.extend(added)
+            return LabGrade(lab, state.lines, state.follower.grade(), hinted)
+        except GradeError as exc:
+            return LabGrade(lab, state.lines, None, hinted, exc.error)
+        except Unfollowable:
+            state.close()  # graded whole now, and from the whole record at its next change
+        return self.whole(lab)
