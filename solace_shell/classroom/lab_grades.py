@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..lab import LAB_TARGET
-from .record import Note, RecordedLine, now_text, transcript_of
+from .record import Note, RecordedLine, now_text, transcript_body, transcript_of
 
 if TYPE_CHECKING:
     from ..grading.growing import GrowingTranscript
@@ -40,13 +40,16 @@ Order = tuple[str, int, int]  # where a row sorts in the transcript: wall, notes
 
 @dataclass(frozen=True)
 class LabGrade:
-    """A lab's grade from its record so far (None with `problem` when it cannot be graded)."""
+    """A lab's grade from its record so far (None with `problem` when it cannot be graded), and
+    the record's last line and hint it was made from (what a tile shows besides the grade)."""
 
     lab: str
     lines: int
     grade: TranscriptGrade | None
     hinted: frozenset[str]
     problem: str = ""
+    last_line: RecordedLine | None = None
+    last_hint: Note | None = None
 
     def step_score(self, step_id: str, passed: bool) -> float:
         if not passed:
@@ -78,6 +81,8 @@ class _Followed:
     lines: int = 0
     on_routers: bool = False       # a line ran elsewhere than on the lab console
     hinted: set[str] = field(default_factory=set)
+    last_line: RecordedLine | None = None
+    last_hint: Note | None = None
     follower: GrowingTranscript | None = None
     grade: LabGrade | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -94,6 +99,7 @@ class _Followed:
         self.last = ("", 0, 0)
         self.on_routers = False
         self.hinted = set()
+        self.last_line = self.last_hint = None
         self.grade = None
 
 
@@ -130,14 +136,16 @@ class LabGrades:
         from ..grading.transcript import grade_text
 
         lines, notes = self.room.record.lines(lab), self.room.record.notes(lab, TRANSCRIPT_NOTES)
-        hinted = frozenset(n.text for n in notes if n.kind == "hint")
+        hints = [n for n in notes if n.kind == "hint"]
+        last = (lines[-1] if lines else None, hints[-1] if hints else None)
+        hinted = frozenset(n.text for n in hints)
         if all(line.target == LAB_TARGET for line in lines):
-            return LabGrade(lab, len(lines), self.room.nothing_done(lab), hinted)
+            return LabGrade(lab, len(lines), self.room.nothing_done(lab), hinted, "", *last)
         try:
-            return LabGrade(lab, len(lines), grade_text(self.room.runbook, self.transcript(lab, lines, notes), lab),
-                            hinted)
+            grade = grade_text(self.room.runbook, self.transcript(lab, lines, notes), lab)
+            return LabGrade(lab, len(lines), grade, hinted, "", *last)
         except GradeError as exc:
-            return LabGrade(lab, len(lines), None, hinted, exc.error)
+            return LabGrade(lab, len(lines), None, hinted, exc.error, *last)
 
     def forget(self, lab: str) -> None:
         """Grade the lab from its whole record at its next `grade`."""
@@ -174,44 +182,50 @@ class LabGrades:
                 lines, notes = record.lines(lab), record.notes(lab, TRANSCRIPT_NOTES)
         whole = state.grade is None
         if lines:
-            state.line_seq = lines[-1].seq
+            state.line_seq, state.last_line = lines[-1].seq, lines[-1]
         if notes:
             state.note_seq = notes[-1].seq
+        state.last_hint = next((n for n in reversed(notes) if n.kind == "hint"), state.last_hint)
         state.last = max([state.last, *map(_order, lines), *map(_order, notes)])
         state.lines += len(lines)
         state.on_routers = state.on_routers or any(line.target != LAB_TARGET for line in lines)
         state.hinted.update(n.text for n in notes if n.kind == "hint")
-        hinted = frozenset(state.hinted)
         if not state.on_routers:  # no step can have been done yet
-            state.grade = LabGrade(lab, state.lines, self.room.nothing_done(lab), hinted)
+            graded: tuple[TranscriptGrade | None, str] = (self.room.nothing_done(lab), "")
         elif whole:
-            state.grade = self._started(lab, state, self.transcript(lab, lines, notes), hinted)
+            graded = self._started(lab, state, self.transcript(lab, lines, notes))
         else:
-            added = transcript_of(lines, self.room.class_file.scenario_of(lab), "-", notes)
-            state.grade = self._extended(lab, state, added.split("\n", 3)[3], hinted)
+            found = self._extended(lab, state, "\n".join(transcript_body(lines, notes)) + "\n")
+            if found is None:  # graded whole now, and from the whole record at its next change
+                state.grade = self.whole(lab)
+                return state.grade
+            graded = found
+        state.grade = LabGrade(lab, state.lines, graded[0], frozenset(state.hinted), graded[1], state.last_line,
+                               state.last_hint)
         return state.grade
 
-    def _started(self, lab: str, state: _Followed, text: str, hinted: frozenset[str]) -> LabGrade:
+    def _started(self, lab: str, state: _Followed, text: str) -> tuple[TranscriptGrade | None, str]:
         from ..grading.growing import GrowingTranscript
         from ..grading.results import GradeError
 
         state.close()
         try:
             state.follower = GrowingTranscript(self.room.runbook, text, lab)
-            return LabGrade(lab, state.lines, state.follower.grade(), hinted)
+            return state.follower.grade(), ""
         except GradeError as exc:
-            return LabGrade(lab, state.lines, None, hinted, exc.error)
+            return None, exc.error
 
-    def _extended(self, lab: str, state: _Followed, added: str, hinted: frozenset[str]) -> LabGrade:
+    def _extended(self, lab: str, state: _Followed, added: str) -> tuple[TranscriptGrade | None, str] | None:
+        """The grade after `added`; None when it cannot be followed (the replay is let go)."""
         from ..grading.growing import Unfollowable
         from ..grading.results import GradeError
 
         assert state.follower is not None
         try:
             state.follower.extend(added)
-            return LabGrade(lab, state.lines, state.follower.grade(), hinted)
+            return state.follower.grade(), ""
         except GradeError as exc:
-            return LabGrade(lab, state.lines, None, hinted, exc.error)
+            return None, exc.error
         except Unfollowable:
-            state.close()  # graded whole now, and from the whole record at its next change
-        return self.whole(lab)
+            state.close()
+            return None

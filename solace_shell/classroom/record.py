@@ -230,14 +230,24 @@ def transcript_of(lines: list[RecordedLine], scenario: Path, title: str, notes: 
     """One lab's record as a transcript (docs/transcripts.md): the scenario header, then each line
     after its prompt with its output, a `#|` comment before it giving the wall time, the lab's
     clock, who typed it and through which door. Notes (trainer actions, hints) are comments."""
-    from grammar.tokens import printable
     from state_store.scenario_files import ROOT_DIR
+
+    bundled = scenario.resolve().parent == ROOT_DIR.resolve()
+    out = [f"#| {title}", f"#: scenario: {scenario.stem if bundled else scenario.resolve()}", ""]
+    out += transcript_body(lines, notes)
+    return "\n".join(out) + "\n"
+
+
+def transcript_body(lines: list[RecordedLine], notes: Iterable[Note] = ()) -> list[str]:
+    """The transcript's lines after its header (`transcript_of`): the lines and notes in order of
+    wall time (a note before a line of the same time), so that the body of rows recorded later
+    continues the transcript of the rows before them."""
+    from grammar.tokens import printable
 
     from ..transcript.format import format_input_line
     from ..transcript.record import masked_output_line
 
-    bundled = scenario.resolve().parent == ROOT_DIR.resolve()
-    out = [f"#| {title}", f"#: scenario: {scenario.stem if bundled else scenario.resolve()}", ""]
+    out: list[str] = []
     events: list[tuple[str, int, Any]] = [(line.wall, line.seq, line) for line in lines]
     events += [(note.wall, -1, note) for note in notes]
     for _, _, item in sorted(events, key=lambda e: (e[0], e[1])):

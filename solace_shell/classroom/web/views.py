@@ -13,7 +13,7 @@ from typing import Any
 
 from ..console import TrainerConsole
 from ..record import parse_wall
-from ..room import ClassRoom
+from ..room import ClassRoom, LabGrade
 from .drawing import Box, Drawing, kernel_boxes
 
 STATUS_CLASS = {"done": "ok", "done-after-hint": "ok", "not-applicable": "na", "missing": "missing"}
@@ -54,8 +54,8 @@ class Tile:
         return 0 if not self.applicable else round(100 * self.done / self.applicable)
 
 
-def _steps(room: ClassRoom, lab: str) -> tuple[list[StepView], float, str]:
-    graded = room.grade(lab)
+def _steps(room: ClassRoom, lab: str, graded: LabGrade | None = None) -> tuple[list[StepView], float, str]:
+    graded = graded if graded is not None else room.grade(lab)
     if graded.grade is None:
         return [], graded.score, graded.problem
     return [StepView(s.id, s.title, s.status, "ok" if s.passed else STATUS_CLASS.get(s.status, "bad"),
@@ -85,14 +85,13 @@ class _Facts:
 
 
 def _facts(room: ClassRoom, lab: str) -> _Facts:
-    steps, score, _ = _steps(room, lab)
-    lines = room.record.lines(lab)
-    hints = room.record.notes(lab, ("hint",))
-    last = lines[-1] if lines else None
+    graded = room.grade(lab)  # (with the record's last line and hint it was made from)
+    steps, score, _ = _steps(room, lab, graded)
+    last, hint = graded.last_line, graded.last_hint
     left = room.seconds_left(lab)
     return _Facts(tuple(m.name for m in room.class_file.members_of(lab)), tuple(steps), score,
                   TrainerConsole(room, "").audit(lab), f"{last.prompt} {last.line}" if last is not None else "",
-                  last.wall if last is not None else "", bool(hints) and (last is None or hints[-1].wall >= last.wall),
+                  last.wall if last is not None else "", hint is not None and (last is None or hint.wall >= last.wall),
                   None if left is None else time.time() + left)
 
 
