@@ -37,6 +37,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    bindparam,
     create_engine,
     event,
     func,
@@ -83,6 +84,15 @@ notes_table = Table(
 _APPEND_ONLY = [f"CREATE TRIGGER IF NOT EXISTS {table}_no_{verb} BEFORE {verb.upper()} ON {table} "
                 f"BEGIN SELECT RAISE(ABORT, 'the class record is append-only'); END"
                 for table in ("lines", "notes") for verb in ("update", "delete")]
+
+
+# the reads the class view makes after every line, built once (a statement built per call cost as
+# much as running it)
+_LINES_AFTER = select(lines_table).where(lines_table.c.lab == bindparam("lab"),
+                                         lines_table.c.seq > bindparam("after")).order_by(lines_table.c.seq)
+_NOTES_AFTER = select(notes_table).where(notes_table.c.lab == bindparam("lab"),
+                                         notes_table.c.seq > bindparam("after")).order_by(notes_table.c.seq)
+_KINDS_AFTER = _NOTES_AFTER.where(notes_table.c.kind.in_(bindparam("kinds", expanding=True)))
 
 
 def now_text() -> str:
@@ -178,17 +188,14 @@ class ClassRecord:
 
     # -- reading ------------------------------------------------------------------------------------
     def lines(self, lab: str, after: int = 0) -> list[RecordedLine]:
-        query = select(lines_table).where(lines_table.c.lab == lab, lines_table.c.seq > after).order_by(
-            lines_table.c.seq)
         with self.engine.connect() as conn:
-            return [RecordedLine(**row._mapping) for row in conn.execute(query)]
+            return [RecordedLine(**row._mapping) for row in conn.execute(_LINES_AFTER, {"lab": lab, "after": after})]
 
     def notes(self, lab: str, kinds: tuple[str, ...] = (), after: int = 0) -> list[Note]:
-        query = select(notes_table).where(notes_table.c.lab == lab, notes_table.c.seq > after)
-        if kinds:
-            query = query.where(notes_table.c.kind.in_(kinds))
+        query, values = (_NOTES_AFTER, {"lab": lab, "after": after}) if not kinds else \
+            (_KINDS_AFTER, {"lab": lab, "after": after, "kinds": list(kinds)})
         with self.engine.connect() as conn:
-            return [Note(**row._mapping) for row in conn.execute(query.order_by(notes_table.c.seq))]
+            return [Note(**row._mapping) for row in conn.execute(query, values)]
 
     def first_wall_after(self, lab: str, since: str) -> str | None:
         """The wall time of the lab's first line after `since` (None: no such line)."""
@@ -260,7 +267,7 @@ def transcript_body(lines: list[RecordedLine], notes: Iterable[Note] = ()) -> li
         out.extend(masked_output_line(text) for text in item.output.splitlines())
         if item.output_cut:
             out.append(f"#| ({item.output_cut} characters of output not kept)")
-    return "\n".join(out) + "\n"
+    return out
 
 
 def iter_labs(record: ClassRecord) -> Iterator[str]:
