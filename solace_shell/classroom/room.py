@@ -151,20 +151,24 @@ class ClassRoom:
     def drill_start(self, lab: str) -> datetime | None:
         """When the lab's current drill started: its first line after the last trainer reset."""
         resets = self.record.notes(lab, ("reset",))
-        since = resets[-1].wall if resets else ""
+        return self._first_line_after(lab, resets[-1].wall if resets else "")
+
+    def _first_line_after(self, lab: str, since: str) -> datetime | None:
         first = self.record.first_wall_after(lab, since)
         return parse_wall(first) if first is not None else None
 
     def seconds_left(self, lab: str, now: datetime | None = None) -> float | None:
-        """Time left in the lab's drill (None: no limit); extensions count."""
+        """Time left in the lab's drill (None: no limit); extensions count. (Asked at every line
+        and every tile drawn: two reads of the record.)"""
         minutes = self.class_file.window.drill_minutes
         if minutes is None:
             return None
         now = now or datetime.now(timezone.utc)
-        resets = self.record.notes(lab, ("reset",))
+        notes = self.record.notes(lab, ("reset", "extend"))
+        resets = [n for n in notes if n.kind == "reset"]
         since = resets[-1].wall if resets else ""
-        extra = sum(int(n.text) for n in self.record.notes(lab, ("extend",)) if n.wall > since)
-        start = self.drill_start(lab)
+        extra = sum(int(n.text) for n in notes if n.kind == "extend" and n.wall > since)
+        start = self._first_line_after(lab, since)
         used = (now - start).total_seconds() if start is not None else 0.0
         return (minutes + extra) * 60 - used
 
