@@ -1,12 +1,14 @@
 """The trainer's class view under a class: the class page's time to serve, the CPU the live updates
 cost while every trainee types, and how long a trainee's line takes to reach the trainer's page.
 
-Run: python bench/bench_class_web.py [--trainees 100] [--seconds 20] [--line-every 5] [--quick]
+Run: python bench/bench_class_web.py [--trainees 100] [--seconds 20] [--line-every 5] [--history 0] [--quick]
 
 One process: `ClassServer` with `--web-port 0` on its event loop thread (as `class serve` runs it),
 the trainees' lines run through their own labs (`ClassLab.execute`, what every SSH door calls) from
 a thread pool, the trainer's page read with httpx over 127.0.0.1.
 
+- history: with --history N, each lab has N lines recorded before anything is measured (a class
+  some minutes in: what a lab's grade after its next line must not cost more for).
 - page: GET / (a tile per trainee, every lab opened and graded) 30 times after one warm-up;
   p50/p99 wall time. Target: p99 <= 100 ms.
 - live CPU: the same typing load (each trainee a line every --line-every seconds) for --seconds,
@@ -135,6 +137,7 @@ def main() -> int:
     parser.add_argument("--trainees", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--line-every", type=float, default=5.0)
+    parser.add_argument("--history", type=int, default=0, help="lines each lab has recorded before measuring")
     parser.add_argument("--quick", action="store_true", help="20 trainees, 6 seconds per run")
     args = parser.parse_args()
     if args.quick:
@@ -150,6 +153,8 @@ def main() -> int:
             labs = [server.room.trainee_lab(m, "shell") for m in class_file.trainees]
             for lab in labs:
                 lab.execute("NY_Appliance1", "show message-vpn Trading_VPN replication")
+                for n in range(args.history):
+                    lab.execute("NY_Appliance1", LINES[n % len(LINES)])
             client = logged_in(url)
             client.get("/")
             times = []

@@ -28,7 +28,7 @@ slow, spark, ssh, pty = pytest.mark.slow, pytest.mark.spark, pytest.mark.ssh, py
 SCRIPTS: dict[str, tuple[tuple[str, ...], tuple[pytest.MarkDecorator, ...]]] = {
     "bench_class_load.py": (("--trainees", "2", "--seconds", "2", "--workers", "1"), (ssh, slow)),
     "bench_class_pg.py": (("--quick", "--commands", "20", "--trainees", "2", "--per-trainee", "3"), (slow,)),
-    "bench_class_web.py": (("--trainees", "2", "--seconds", "2"), (ssh, slow)),
+    "bench_class_web.py": (("--trainees", "2", "--seconds", "2", "--history", "3"), (ssh, slow)),
     "bench_classroom.py": (("--trainees", "2", "--seconds", "1", "--idle", "2", "--logins", "2", "--guessers", "2",
                             "--burst", "2"), (ssh, slow)),
     "bench_engine_scale.py": (("--messages", "1000", "--repeats", "1"), ()),
