@@ -1,7 +1,8 @@
 """The trainer's class view under a class: the class page's time to serve, the CPU the live updates
 cost while every trainee types, and how long a trainee's line takes to reach the trainer's page.
 
-Run: python bench/bench_class_web.py [--trainees 100] [--seconds 20] [--line-every 5] [--history 0] [--quick]
+Run: python bench/bench_class_web.py [--trainees 100] [--seconds 20] [--line-every 5] [--history 0] [--profile]
+     [--quick]
 
 One process: `ClassServer` with `--web-port 0` on its event loop thread (as `class serve` runs it),
 the trainees' lines run through their own labs (`ClassLab.execute`, what every SSH door calls) from
@@ -15,6 +16,9 @@ a thread pool, the trainer's page read with httpx over 127.0.0.1.
   once with no class page open and once with two open (two SSE streams, each read by a child
   process); this process's CPU seconds per wall second of each, and the difference as a share of
   one core. Target: <= 5 %.
+- profile: with --profile, the live tiles' building (the feed's render, in its worker thread) is
+  profiled in the second run and its top functions printed (the profiler's own cost then counts
+  in that run's CPU figure).
 - latency: in the second run, each line carries a mark; from the line's return (recorded) to its
   tile arriving on an event stream; p50/p99/max. Target: p99 <= 1 s.
 """
@@ -22,6 +26,8 @@ a thread pool, the trainer's page read with httpx over 127.0.0.1.
 from __future__ import annotations
 
 import argparse
+import cProfile
+import pstats
 import random
 import statistics
 import subprocess
@@ -39,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 from solace_shell.classroom.class_file import load_class_file  # noqa: E402
 from solace_shell.classroom.class_lab import ClassLab  # noqa: E402
+from solace_shell.classroom.web.events import ClassFeed  # noqa: E402
 from solace_shell.classroom.web.serve import WebOptions  # noqa: E402
 from tests.classroom.class_server import ClassServerThread  # noqa: E402
 
@@ -138,6 +145,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--line-every", type=float, default=5.0)
     parser.add_argument("--history", type=int, default=0, help="lines each lab has recorded before measuring")
+    parser.add_argument("--profile", action="store_true", help="profile the live tiles' building")
     parser.add_argument("--quick", action="store_true", help="20 trainees, 6 seconds per run")
     args = parser.parse_args()
     if args.quick:
@@ -172,6 +180,7 @@ def main() -> int:
             cookie = client.cookies.get("solace_class")
             assert cookie is not None
             followers = [follower(url, cookie) for _ in range(2)]
+            profile = profiled(server.server.web.feed) if args.profile else None
             time.sleep(1.0)
             live, count1 = cpu_share(labs, args.seconds, args.line_every, sent)
             time.sleep(1.5)
@@ -186,9 +195,28 @@ def main() -> int:
                   f"p99 {1000 * quantile(delays, 99):.0f} ms, max {1000 * max(delays, default=0):.0f} ms over "
                   f"{len(delays)} lines ({missing} superseded before shown) (target p99 <= 1 s)")
             client.close()
+            if profile is not None:
+                pstats.Stats(profile).sort_stats("cumulative").print_stats(30)
         finally:
             server.close()
     return 0
+
+
+def profiled(feed: ClassFeed) -> cProfile.Profile:
+    """Profile every call of the feed's render from now on (one call at a time: the feed's task
+    awaits each)."""
+    profile = cProfile.Profile()
+    render = feed.render
+
+    def render_profiled(labs: list[str]) -> list[tuple[str, str]]:
+        profile.enable()
+        try:
+            return render(labs)
+        finally:
+            profile.disable()
+
+    feed.render = render_profiled
+    return profile
 
 
 if __name__ == "__main__":
