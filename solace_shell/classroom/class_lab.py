@@ -44,12 +44,8 @@ class ClassLab(Lab):
     """One trainee's connection to their class lab (one per SSH channel, as `serve` makes a Lab)."""
 
     def __init__(self, store: RootStore, room: ClassRoom, member: Member, door: str) -> None:
-        users = store.run(lambda engine: [u.name for u in engine.users()])
-        if not users:
-            raise ValueError("the class scenario has no CLI user to build a trainee's lab on")
-        super().__init__(store, user=users[0])
-        self.user = UserAccess(member.name, "read-write")
-        self.lab_admin = False
+        super().__init__(store, user=trainee_user(store))
+        with_trainee_rights(self, member.name)
         self.room = room
         self.member = member
         self.door = door
@@ -141,6 +137,23 @@ class ClassLab(Lab):
                                   clock_ms=event.clock_ms, target=event.target, prompt=self._prompt_before,
                                   line=event.line, ok=event.outcome.ok, error_kind=event.outcome.error_kind,
                                   output=output)
+
+
+def trainee_user(store: RootStore) -> str:
+    """The scenario's CLI user a trainee's lab is built on (`with_trainee_rights` then makes its
+    rights the trainee's)."""
+    users = store.run(lambda engine: [u.name for u in engine.users()])
+    if not users:
+        raise ValueError("the class scenario has no CLI user to build a trainee's lab on")
+    return str(users[0])
+
+
+def with_trainee_rights(lab: Lab, name: str) -> Lab:
+    """`lab` acting as trainee `name`: read-write on the routers and HA CLIs, never a lab
+    administrator."""
+    lab.user = UserAccess(name, "read-write")
+    lab.lab_admin = False
+    return lab
 
 
 def _is_reset(lab: Lab, line: str) -> bool:

@@ -25,6 +25,8 @@ from .record import ClassRecord, parse_wall
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
+    from state_store.solace.lab import RootStore
+
     from ..grading.results import TranscriptGrade
     from ..grading.runbook import Runbook
     from ..ssh.store import SerializedStore
@@ -135,9 +137,7 @@ class ClassRoom:
     def trainer_lab(self, lab: str, trainer: str) -> Lab:
         """The lab with every right, for a trainer's `run` and `reset`; its lines are recorded
         as the trainer's (door `trainer`), so the lab's record replays to its state."""
-        store = self.store(lab)
-        admins = store.run(lambda engine: [u.name for u in engine.users() if u.lab_admin])
-        found = Lab(store, user=admins[0]) if admins else Lab(store)
+        found = admin_lab(self.store(lab))
 
         def record(event: LineEvent) -> None:
             self.record.add_line(lab=lab, member=trainer, door="trainer", clock_ms=event.clock_ms,
@@ -245,3 +245,9 @@ class ClassRoom:
         text = (f"next step: {pending.id} - {pending.title}\n  why: {' '.join(pending.rationale.split())}\n"
                 f"  (a hint counts: this step scores {HINT_WEIGHT:g} when done)")
         return Outcome(text, True, "class: hint")
+
+
+def admin_lab(store: RootStore) -> Lab:
+    """A lab over `store` with every right: as its first lab administrator (the trainer's)."""
+    admins = store.run(lambda engine: [u.name for u in engine.users() if u.lab_admin])
+    return Lab(store, user=admins[0]) if admins else Lab(store)
