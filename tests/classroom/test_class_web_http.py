@@ -14,9 +14,12 @@ pytest.importorskip("httpx")
 from starlette.testclient import TestClient  # noqa: E402
 
 from solace_shell.classroom.class_file import load_class_file  # noqa: E402
+from solace_shell.classroom.class_lab import ClassLab  # noqa: E402
 from solace_shell.classroom.room import ClassRoom  # noqa: E402
-from solace_shell.classroom.web import views  # noqa: E402
+from solace_shell.classroom.web import app as app_module  # noqa: E402
+from solace_shell.classroom.web import at_line, views  # noqa: E402
 from solace_shell.classroom.web.app import MAX_BODY_BYTES, WebContext, create_app  # noqa: E402
+from solace_shell.classroom.web.drawing import Drawing  # noqa: E402
 from solace_shell.classroom.web.events import ClassFeed  # noqa: E402
 from solace_shell.ssh.guard import LoginGuard  # noqa: E402
 from solace_shell.ssh.limits import SshLimits  # noqa: E402
@@ -192,7 +195,8 @@ def test_nothing_a_trainee_typed_reaches_a_page_unescaped(client: TestClient, ro
     lab.execute("NY_Appliance1", f"show queue {HOSTILE}")
     lab.execute("lab", f"publish {HOSTILE}")
     login(client)
-    for path in ("/", "/trainee/alice", "/summary"):
+    last = room.record.lines("alice")[-1].seq
+    for path in ("/", "/trainee/alice", "/summary", f"/trainee/alice?at={last}", f"/trainee/alice?at={last - 1}"):
         text = client.get(path).text
         assert "<script>alert" not in text and "<b>bold" not in text, path
     text = client.get("/trainee/alice").text
@@ -272,3 +276,119 @@ def test_over_tls_the_session_cookie_is_secure(ctx: WebContext) -> None:
         answer = client.post("/login", data={"username": "trainer", "password": "trainer-pw"})
     assert answer.status_code == 303
     assert "secure" in answer.headers["set-cookie"].lower()
+
+
+# -- the lab as it was after a line of the timeline ------------------------------------------------
+def _typed(room: ClassRoom, name: str, lines: list[tuple[str, str]]) -> list[int]:
+    """The lines typed in `name`'s lab (a session of their own); the seqs the record gave them."""
+    member = room.class_file.trainee(name)
+    assert member is not None
+    lab = room.trainee_lab(member, "shell")
+    for target, line in lines:
+        lab.execute(target, line)
+    return [line.seq for line in room.record.lines(member.lab)]
+
+
+def _words(drawing: Drawing) -> list[str]:
+    return [b.title for b in drawing.boxes] + [line for b in drawing.boxes for line in b.lines]
+
+
+def test_the_lab_after_each_line_of_the_timeline(client: TestClient, room: ClassRoom) -> None:
+    seqs = _typed(room, "alice", drill_lines())
+    login(client)
+    page = client.get("/trainee/alice").text
+    assert all(f'href="/trainee/alice?at={seq}#lab"' in page for seq in seqs)
+    roles = []
+    for seq in seqs:
+        found = at_line.lab_after(room, "alice", seq)
+        assert found is not None and not found.drawing.problem and not found.note, seq
+        roles.append([w for w in _words(found.drawing) if w.startswith("Trading_VPN: ")])
+    standby = next(i for i, (_, line) in enumerate(drill_lines()) if line == "replication state standby")
+    assert roles[standby - 1][0].startswith("Trading_VPN: active")       # NY before its standby line
+    assert roles[standby][0].startswith("Trading_VPN: standby")          # and after it
+    assert roles[-1][1].startswith("Trading_VPN: active")                # NJ active at the end
+    assert at_line.lab_after(room, "alice", seqs[-1]).drawing == views.lab_drawing(room, "alice")  # type: ignore[union-attr]
+    answer = client.get(f"/trainee/alice?at={seqs[standby]}")
+    assert answer.status_code == 200
+    assert f"The lab after line {standby + 1} (" in answer.text and 'class=" at"' in answer.text
+    assert 'id="now"' in answer.text
+
+
+def test_a_teams_sessions_replay_each_in_its_own_mode(room: ClassRoom) -> None:
+    """carol configures NY while dave, logged in beside her, looks at it from exec mode, and carol
+    logs in again (a new session, in exec mode): each line replays as it ran, and the lab after
+    them is the lab they made."""
+    members = {m.name: m for m in room.class_file.members_of("blue")}
+
+    def session(name: str) -> ClassLab:
+        room.record.add_note(lab="blue", member=name, by=name, kind="login", text="shell NY_Appliance1 127.0.0.1")
+        return room.trainee_lab(members[name], "shell")
+
+    carol, dave = session("carol"), session("dave")
+    for lab, line in ((carol, "enable"), (carol, "configure"), (dave, "show queue *"),
+                      (carol, "message-vpn Trading_VPN"), (dave, "enable"), (carol, "replication state standby"),
+                      (dave, "show message-vpn *")):
+        assert lab.execute("NY_Appliance1", line).ok, line
+    carol = session("carol")
+    for line in ("enable", "show message-vpn Trading_VPN replication", "configure"):
+        assert carol.execute("NY_Appliance1", line).ok, line
+    last = room.record.lines("blue")[-1].seq
+    found = at_line.lab_after(room, "blue", last)
+    assert found is not None and not found.note, found
+    assert found.drawing == views.lab_drawing(room, "blue")
+    assert "Trading_VPN: standby (repl queue 0)" in _words(found.drawing)
+
+
+def test_the_replay_is_bounded(room: ClassRoom) -> None:
+    seqs = _typed(room, "alice", drill_lines()[:4])
+    found = at_line.lab_after(room, "alice", seqs[3], max_lines=3)
+    assert found is not None and "first 3 lines only" in found.drawing.problem
+    found = at_line.lab_after(room, "alice", seqs[2], max_lines=3, seconds=0.0)
+    assert found is not None and "took too long" in found.drawing.problem
+    found = at_line.lab_after(room, "alice", seqs[2], max_lines=3)
+    assert found is not None and not found.drawing.problem
+
+
+@pytest.mark.parametrize("at", ["x", "-1", "1e3", "\u00b2", "", "9" * 19, "1&at=2x"])
+def test_a_bad_line_number_is_refused(client: TestClient, room: ClassRoom, at: str,
+                                      caplog: pytest.LogCaptureFixture) -> None:
+    _typed(room, "alice", drill_lines()[:2])
+    login(client)
+    before = state(room)
+    with caplog.at_level(logging.INFO):
+        answer = client.get("/trainee/alice", params={"at": at})
+    assert answer.status_code == 400 and "at= takes the number of a line" in answer.text
+    assert len(refusals(caplog)) == 1 and state(room) == before
+
+
+def test_a_line_of_another_lab_or_none_is_not_drawn(client: TestClient, room: ClassRoom) -> None:
+    bobs = _typed(room, "bob", drill_lines()[:2])
+    _typed(room, "alice", drill_lines()[:2])
+    login(client)
+    before = state(room)
+    for seq in (bobs[-1], 0, 10**17):
+        answer = client.get(f"/trainee/alice?at={seq}")
+        assert answer.status_code == 404 and f"no line {seq} in the timeline of alice" in answer.text
+    assert state(room) == before
+
+
+def test_the_lab_after_a_line_is_for_trainers_only(client: TestClient, room: ClassRoom,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    seqs = _typed(room, "alice", drill_lines()[:2])
+    assert client.get(f"/trainee/alice?at={seqs[0]}").status_code == 401
+    assert login(client, "alice", "alice-pw") in (401, 403)
+    assert client.get(f"/trainee/alice?at={seqs[0]}").status_code == 401
+    assert login(client) == 303
+    assert client.get(f"/trainee/alice?at={seqs[0]}").status_code == 200
+    monkeypatch.setattr(type(room.class_file), "is_trainer", lambda self, name: False)
+    assert client.get(f"/trainee/alice?at={seqs[0]}").status_code == 403
+
+
+def test_replays_at_once_are_bounded(ctx: WebContext, room: ClassRoom, monkeypatch: pytest.MonkeyPatch) -> None:
+    seqs = _typed(room, "alice", drill_lines()[:2])
+    monkeypatch.setattr(app_module, "REPLAYS_AT_ONCE", 0)
+    with TestClient(create_app(ctx, ClassFeed(lambda labs: [])), follow_redirects=False) as busy:
+        login(busy)
+        answer = busy.get(f"/trainee/alice?at={seqs[0]}")
+        assert answer.status_code == 503 and "try again" in answer.text
+        assert busy.get("/trainee/alice").status_code == 200

@@ -138,6 +138,17 @@ def test_a_trainer_follows_the_class_live_and_acts(browser: object, served: Clas
     assert [n.text for n in served.room.record.notes("alice", ("message",))] == ["check the bridge first"]
     page.screenshot(path=str(shots / "class-web-trainee.png"))  # type: ignore[attr-defined]
 
+    # the lab as it was after a line of the timeline (before the site failed), then now again
+    row = page.locator("#timeline tr", has_text="replication state standby")  # type: ignore[attr-defined]
+    row.locator("a").first.click()
+    page.wait_for_selector("#timeline tr.at", timeout=WAIT_MS)  # type: ignore[attr-defined]
+    assert "The lab after line 7" in page.inner_text("#lab h3")  # type: ignore[attr-defined]
+    drawn = page.inner_html("svg")  # type: ignore[attr-defined]
+    assert "site NY (down)" not in drawn and "Trading_VPN: standby" in drawn
+    page.click("#now")  # type: ignore[attr-defined]
+    page.wait_for_selector("#timeline", timeout=WAIT_MS)  # type: ignore[attr-defined]
+    assert "site NY (down)" in page.inner_html("svg")  # type: ignore[attr-defined]
+
     # downloads: a transcript, then the grades
     with page.expect_download() as download:  # type: ignore[attr-defined]
         page.click("#transcript")  # type: ignore[attr-defined]

@@ -41,7 +41,7 @@ from ...ssh.guard import LoginGuard
 from ...ssh.logfields import fields
 from ..console import TrainerConsole
 from ..room import ClassRoom
-from . import views
+from . import at_line, views
 from .events import ClassFeed
 
 log = logging.getLogger(__name__)
@@ -52,6 +52,8 @@ SSE_KEEPALIVE_SECONDS = 15.0
 COOKIE = "solace_class"
 TEMPLATES = Path(__file__).parent / "templates"
 ACTIONS = ("reset", "run", "extend", "message")
+REPLAYS_AT_ONCE = 2  # drawings of the lab after an earlier line (a replay each) made at once
+MAX_AT_DIGITS = 18
 
 
 @dataclass
@@ -103,6 +105,7 @@ class BodyLimit:
 def create_app(ctx: WebContext, feed: ClassFeed, cache: views.TileCache | None = None) -> Starlette:
     env = environment()
     tiles = cache if cache is not None else views.TileCache(ctx.room, ctx.online, ttl=0.0)
+    replays = asyncio.Semaphore(REPLAYS_AT_ONCE)
 
     def page(name: str, status: int = 200, **values: Any) -> HTMLResponse:
         return HTMLResponse(env.get_template(name).render(**values), status)
@@ -190,12 +193,24 @@ def create_app(ctx: WebContext, feed: ClassFeed, cache: views.TileCache | None =
         return page("class.html", tiles=found, **base(request, user))
 
     async def trainee_page(request: Request, user: str) -> Response:
+        """The trainee's lab now, or with `?at=SEQ` as it was after that line of its timeline."""
         name = request.path_params["name"]
+        at_text = request.query_params.get("at")
+        if at_text is not None and not (at_text.isascii() and at_text.isdigit() and len(at_text) <= MAX_AT_DIGITS):
+            return refuse(request, 400, "at= takes the number of a line of the timeline")
         view = await asyncio.to_thread(views.trainee_view, ctx.room, name, ctx.online)
         if view is None:
             return refuse(request, 404, f"no trainee '{_shown(name)}' in this class")
-        drawing = await asyncio.to_thread(views.lab_drawing, ctx.room, view.lab)
-        return page("trainee.html", view=view, t=view.tile, drawing=drawing, **base(request, user))
+        if at_text is None:
+            drawing = await asyncio.to_thread(views.lab_drawing, ctx.room, view.lab)
+            return page("trainee.html", view=view, t=view.tile, drawing=drawing, at=None, **base(request, user))
+        if replays.locked():
+            return refuse(request, 503, "other drawings of an earlier moment are being made: try again in a moment")
+        async with replays:
+            found = await asyncio.to_thread(at_line.lab_after, ctx.room, view.lab, int(at_text))
+        if found is None:
+            return refuse(request, 404, f"no line {at_text} in the timeline of {view.name}'s lab")
+        return page("trainee.html", view=view, t=view.tile, drawing=found.drawing, at=found, **base(request, user))
 
     async def summary_page(request: Request, user: str) -> Response:
         found = views.summary(await asyncio.to_thread(tiles.tiles))

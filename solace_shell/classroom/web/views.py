@@ -254,12 +254,13 @@ def lab_drawing(room: ClassRoom, lab: str) -> Drawing:
         return Drawing(400, 40, [], [], "-", "the lab has not been opened yet (no login)")
     try:
         with room.store(lab).transaction() as engine:
-            return _draw(engine)
+            return engine_drawing(engine)
     except Exception as exc:  # noqa: BLE001  a lab of another kind: say so rather than fail the page
         return Drawing(400, 40, [], [], "-", f"cannot draw this lab: {type(exc).__name__}")
 
 
-def _draw(engine: Any) -> Drawing:
+def engine_drawing(engine: Any) -> Drawing:
+    """The lab held by `engine` drawn (`lab_drawing`)."""
     status = engine.status()
     boxes: list[Box] = []
     links: list[tuple[float, float, float, float, str, str]] = []
