@@ -287,7 +287,8 @@ def class_group() -> None:
     (docs/class.md)."""
 
 
-_CLASS_DB = click.option("--db", "db", type=click.Path(file_okay=False),
+CLASS_DB_ENV = "SOLACE_SHELL_CLASS_DB"  # `--db` of the class commands (a URL's password kept off `ps`)
+_CLASS_DB = click.option("--db", "db", type=click.Path(file_okay=False), envvar=CLASS_DB_ENV, show_envvar=True,
                          help="The class directory (labs and record; default: beside the class file), or "
                               "a PostgreSQL URL (postgresql+psycopg://USER:PASSWORD@HOST/DB) every host shares.")
 
@@ -310,6 +311,7 @@ def class_example() -> None:
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Server processes sharing the ports (one per core).")
 @click.option("--worker", is_flag=True, hidden=True)  # one of the processes `--workers` starts
+@click.option("--db-fd", type=click.IntRange(0), default=None, hidden=True)  # a worker's --db, through a pipe
 @click.option("--web-port", type=click.IntRange(0, 65535), default=None,
               help="Also serve the trainer's class view in a browser on this port (0: any free port).")
 @click.option("--web-cert", type=click.Path(exists=True, dir_okay=False), default=None,
@@ -317,11 +319,19 @@ def class_example() -> None:
 @click.option("--web-key", type=click.Path(exists=True, dir_okay=False), default=None,
               help="TLS private key (PEM) for the class view; with --web-cert.")
 def class_serve(class_file: str, db: str | None, listen: str, port: int, workers: int, worker: bool,
-                web_port: int | None, web_cert: str | None, web_key: str | None) -> None:
+                db_fd: int | None, web_port: int | None, web_cert: str | None, web_key: str | None) -> None:
     """Serve the class over SSH: trainees land in their own lab, trainers in the class console."""
     import logging
 
     from .classroom.commands import serve
+
+    if db_fd is not None:  # a worker: the parent's --db (a URL with its password) comes through a pipe
+        from .ssh.workers import read_secret
+
+        try:
+            db = read_secret(db_fd)
+        except (OSError, UnicodeDecodeError) as exc:
+            _fail(f"cannot read the class database's URL from descriptor {db_fd}: {exc}")
 
     web = None
     if (web_cert is None) != (web_key is None):
@@ -337,7 +347,7 @@ def class_serve(class_file: str, db: str | None, listen: str, port: int, workers
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
     logging.getLogger("asyncssh").setLevel(logging.WARNING)
-    sys.exit(serve(class_file, db, listen, port, workers, sys.stdout, worker, web))
+    sys.exit(serve(class_file, db, listen, port, workers, sys.stdout, worker, web, env_drop=(CLASS_DB_ENV,)))
 
 
 @class_group.command(name="grades")

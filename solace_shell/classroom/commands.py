@@ -48,9 +48,12 @@ def database_of(db: str | None) -> str | None:
 
 
 def serve(path: str, db: str | None, host: str, port: int, workers: int, out: TextIO, worker: bool = False,
-          web: WebOptions | None = None) -> int:
+          web: WebOptions | None = None, env_drop: tuple[str, ...] = ()) -> int:
     """Serve the class; with `workers` > 1, that many processes on the same ports (`ssh.workers`),
-    each a `worker` serving the class from the same directory (labs and record are shared files)."""
+    each a `worker` serving the class from the same directory (labs and record are shared files)
+    or the same database. A database URL reaches the workers through a pipe each, never their
+    command line or environment (it may carry a password; `env_drop` names the variables that
+    may hold it)."""
     found = load(path)
     if isinstance(found, int):
         return found
@@ -64,11 +67,17 @@ def serve(path: str, db: str | None, host: str, port: int, workers: int, out: Te
     if web is not None and workers > 1:
         return _fail("--web-port serves from one process: give --workers 1")
     if workers > 1 and not worker:
-        from ..ssh.workers import run_workers
+        from ..ssh.workers import MAX_SECRET_BYTES, run_workers
         from .server import class_targets
 
-        args = ["class", "serve", str(found.path), "--db", database_of(db) or str(directory.resolve())]
-        return run_workers(directory / "class", host, port, workers, len(class_targets(found)), out, serve_args=args)
+        url = database_of(db)
+        args = ["class", "serve", str(found.path)]
+        if url is None:
+            args += ["--db", str(directory.resolve())]
+        elif len(url.encode()) > MAX_SECRET_BYTES:
+            return _fail(f"the database URL is longer than {MAX_SECRET_BYTES} bytes")
+        return run_workers(directory / "class", host, port, workers, len(class_targets(found)), out, serve_args=args,
+                           db_url=url, env_drop=env_drop)
     return run_class_server(found, directory, host, port, out, reuse_port=worker, web=web,
                             database_url=database_of(db))
 

@@ -21,6 +21,11 @@ is left holding the ports: each worker's standard input is a pipe the parent nev
 the worker stops when it reads the end of it, which the kernel gives as soon as the parent is gone
 (`watch_parent`). A worker whose standard input is no pipe looks whether its parent changed, once
 a second.
+
+A database URL (`class serve --db URL`) can carry a password, so it is never on a worker's command
+line (which `ps` shows every user) nor in its environment (which a worker's children inherit):
+each worker reads it from a pipe of its own that the parent fills and closes before starting it,
+named on the command line only by its descriptor number (`--db-fd N`).
 """
 
 from __future__ import annotations
@@ -43,6 +48,9 @@ from .hostkey import HostKeyError, host_key_path_for, load_or_create_host_key
 FREE_RUN_TRIES = 50
 # How often a worker without a pipe from its parent looks whether the parent is still there.
 PARENT_POLL_SECONDS = 1.0
+# A secret handed to a worker through a pipe is written whole before the worker starts; Linux's
+# pipes hold 64 KiB, and a database URL is far shorter.
+MAX_SECRET_BYTES = 16_384
 
 
 def free_run(host: str, count: int) -> int:
@@ -69,9 +77,12 @@ def free_run(host: str, count: int) -> int:
 
 
 def run_workers(lab_path: Path, host: str, base_port: int, workers: int, routers: int, out: TextIO,
-                serve_args: list[str] | None = None) -> int:
+                serve_args: list[str] | None = None, db_url: str | None = None,
+                env_drop: tuple[str, ...] = ()) -> int:
     """Start `workers` server processes on the lab's ports; wait for them; the exit status (the
-    worst of theirs). The host key is made here, beside `lab_path`."""
+    worst of theirs). The host key is made here, beside `lab_path`. `db_url` (a secret) reaches
+    each worker through a pipe (`secret_pipe`, `--db-fd N` appended to its command line);
+    `env_drop` names variables of this process's environment the workers must not inherit."""
     if routers == 0:
         sys.stderr.write("solace-shell: the lab has no routers to serve over SSH\n")
         return 2
@@ -90,6 +101,7 @@ def run_workers(lab_path: Path, host: str, base_port: int, workers: int, routers
     serve_args = serve_args if serve_args is not None else ["--db", str(lab_path), "serve"]
     command = [sys.executable, "-m", "solace_shell.cli", *serve_args, "--listen", host,
                "--port", str(base_port), "--worker"]
+    env = {name: value for name, value in os.environ.items() if name not in env_drop}
     procs: list[subprocess.Popen[str]] = []
 
     def pass_on(signum: int, frame: FrameType | None) -> None:
@@ -101,8 +113,18 @@ def run_workers(lab_path: Path, host: str, base_port: int, workers: int, routers
     try:
         for index in range(workers):
             # stdin: the worker's lifeline (`watch_parent`); nothing is ever written to it.
-            procs.append(subprocess.Popen(command, stdin=subprocess.PIPE, text=True, env=dict(os.environ),
-                                          stdout=subprocess.PIPE if index == 0 else subprocess.DEVNULL))
+            fds: tuple[int, ...] = ()
+            extra: list[str] = []
+            if db_url is not None:
+                fds = (secret_pipe(db_url),)
+                extra = ["--db-fd", str(fds[0])]
+            try:
+                procs.append(subprocess.Popen([*command, *extra], stdin=subprocess.PIPE, text=True, env=env,
+                                              pass_fds=fds,
+                                              stdout=subprocess.PIPE if index == 0 else subprocess.DEVNULL))
+            finally:
+                for fd in fds:
+                    os.close(fd)
         first = procs[0]
         assert first.stdout is not None
         for line in first.stdout:  # the routers' lines, again after each change of the lab's routers
@@ -119,6 +141,32 @@ def run_workers(lab_path: Path, host: str, base_port: int, workers: int, routers
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     return max(statuses) if statuses else 2
+
+
+def secret_pipe(secret: str) -> int:
+    """The read end of a new pipe holding `secret` (UTF-8), its write end already closed: a
+    child given it (`pass_fds`) reads the secret to the end of the pipe (`read_secret`)."""
+    data = secret.encode()
+    if len(data) > MAX_SECRET_BYTES:  # written before any reader runs: it must fit in the pipe
+        raise ValueError("secret too long for a pipe")
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, data)
+    finally:
+        os.close(write_end)
+    return read_end
+
+
+def read_secret(fd: int) -> str:
+    """What the parent wrote into the pipe `fd` (`secret_pipe`); the descriptor is closed.
+    `OSError` when it is no such pipe; `UnicodeDecodeError` when it is not text."""
+    chunks: list[bytes] = []
+    try:
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(chunks).decode()
 
 
 def watch_parent(parent_gone: Callable[[], None]) -> Callable[[], None]:

@@ -103,6 +103,32 @@ class Cluster:
             conn.execute(f"CREATE DATABASE {name}")
         return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{name}"
 
+    def database_with_password(self, user: str, password: str) -> str:
+        """A new empty database owned by a new role `user` that logs in with `password` only
+        (SCRAM over TCP: the cluster's other logins are trusted); its URL, the password in it."""
+        import psycopg
+        from psycopg import sql
+
+        name = f"class_{os.getpid()}_{next(_names)}"
+        with psycopg.connect(f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres",
+                             autocommit=True) as conn:
+            conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(sql.Identifier(user),
+                                                                            sql.Literal(password)))
+            conn.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(sql.Identifier(name), sql.Identifier(user)))
+        hba = self.data / "pg_hba.conf"
+        hba.write_text(f"host all {user} 127.0.0.1/32 scram-sha-256\n" + hba.read_text())
+        self._run("pg_ctl", "-D", str(self.data), "reload")
+        deadline = time.monotonic() + 30
+        while True:  # the postmaster rereads pg_hba.conf when its reload signal arrives
+            try:
+                psycopg.connect(f"host=127.0.0.1 port={self.port} user={user} password=wrong dbname={name}").close()
+            except psycopg.OperationalError:
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError("pg_hba.conf was not reloaded")
+            time.sleep(0.05)
+        return f"postgresql+psycopg://{user}:{password}@127.0.0.1:{self.port}/{name}"
+
     def sql(self, url: str, statement: str) -> list[tuple[object, ...]]:
         """Run one statement on the database of `url` (autocommit); its rows."""
         import psycopg
