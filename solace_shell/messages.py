@@ -30,6 +30,8 @@ SHELL_ERRORS: dict[str, str] = {
     "internal": "ERROR: Internal error while running the command; nothing was changed ({detail}).",
     "script_nested": "ERROR: A script run by source script cannot run another script.",
     "lab_damaged": "ERROR: The lab file {path} cannot be used: {problem}; nothing was changed.",
+    "lab_unknown": "ERROR: Whether the command was applied is unknown: {problem}; the next command reads the "
+                   "lab as it is.",
     "lab_busy": "ERROR: The lab is busy: another shell kept it locked for {seconds} s; nothing was changed, "
                 "try the command again.",
     "lab_changed_meanwhile": "ERROR: The lab is busy: other shells changed it while this command ran "

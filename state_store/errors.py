@@ -136,6 +136,14 @@ ERROR_CODES: dict[str, tuple[str, ...]] = {
 }
 
 
+class CommitUnknown(LabFileError):
+    """The connection to a shared database was lost while a transaction that wrote was being
+    committed, and the database could not be asked afterwards whether the commit happened: the
+    command may or may not have been applied. The store has gone back to its last known row, so
+    the next command reads the lab as it is (and the answer to this one must say so: never
+    "nothing was changed")."""
+
+
 class LabBusy(Exception):
     """Another shell kept the lab's write lock for longer than this shell would wait, or
     (``changed_meanwhile``) kept changing the lab while this command ran for longer than that.

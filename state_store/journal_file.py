@@ -10,10 +10,11 @@ from __future__ import annotations
 import sqlite3
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING
 
 from . import loader
+from .commit_unit import CommitUnit
 from .errors import LabFileError
 from .lab_tables import CALLS, PART, PARTS_PREFIX, SCHEMA_VERSION, SNAPSHOT, tables
 from .tuning import DEFAULT_TUNING, StoreTuning
@@ -21,7 +22,7 @@ from .tuning import DEFAULT_TUNING, StoreTuning
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from sqlalchemy.engine import Connection
+    from sqlalchemy.engine import Connection, RootTransaction
 
 _LAB = loader.lab_model()  # the lab's root model: its codec reads and writes the journal's JSON
 
@@ -78,6 +79,8 @@ class Journal:
         self.data_version = -1
         self._conn: Connection | None = None
         self.held = False  # inside writing(): the write lock is this connection's
+        self._unit: CommitUnit | None = None  # inside deferring(): the unit its transaction is kept for
+        self._trans: RootTransaction | None = None  # the transaction a unit keeps open
 
     @property
     def core(self) -> Connection:
@@ -146,22 +149,73 @@ class Journal:
 
     @contextmanager
     def writing(self) -> Iterator[Connection]:
-        """One BEGIN IMMEDIATE transaction (the write lock from its first statement); inside one
-        already held, that one."""
+        """One BEGIN IMMEDIATE transaction (the write lock from its first statement), committed at
+        the end (inside a unit: when the unit ends); inside one already held, that one."""
         conn = self.core
         if self.held:
             yield conn
             return
         conn.info["immediate"] = True
         try:
-            with conn.begin():
-                self.held = True
-                try:
-                    yield conn
-                finally:
-                    self.held = False
+            trans = conn.begin()
         finally:
             conn.info["immediate"] = False
+        self.held = True
+        try:
+            yield conn
+            if self._unit is not None:  # kept open, the write lock held: the unit commits it (deferring)
+                self._unit.connection, self._trans = conn, trans
+                return
+            self.held = False
+            trans.commit()
+        except BaseException:
+            self.held = False
+            with suppress(Exception):  # (a failed COMMIT leaves the transaction open)
+                trans.rollback()
+            raise
+
+    @contextmanager
+    def deferring(self) -> Iterator[CommitUnit]:
+        """A unit: the write transaction the first ``writing`` inside starts stays open (the write
+        lock held) until the unit ends; then it is committed, or rolled back when the block raised
+        or the unit is ``broken``. A failed commit raises the database's error (nothing of the
+        unit was written) as ``LabFileError``."""
+        if self._unit is not None:
+            raise RuntimeError("a unit is already open on this journal")
+        unit = self._unit = CommitUnit()
+        try:
+            yield unit
+        except BaseException:
+            self._end_unit(unit, commit=False)
+            raise
+        self._end_unit(unit, commit=not unit.broken)
+
+    def _end_unit(self, unit: CommitUnit, commit: bool) -> None:
+        trans = self._trans
+        self._unit, self._trans = None, None
+        if trans is None:
+            return
+        self.held = False
+        if not commit:
+            trans.rollback()
+            return
+        try:
+            trans.commit()
+        except BaseException as exc:
+            with suppress(Exception):
+                trans.rollback()
+            from .lab_file import damage_problem
+
+            problem = damage_problem(exc) if isinstance(exc, Exception) else None
+            if problem is None:
+                raise
+            raise LabFileError(str(self.path), problem) from None
+
+    def last_row(self, conn: Connection) -> int:
+        """The journal's last row (0: none)."""
+        from sqlalchemy import func, select
+
+        return int(conn.execute(select(func.max(tables().journal.c.seq))).scalar() or 0)
 
     def append(self, expected_last: int, kind: str, body: str) -> int:
         """Append one row after ``expected_last``: WriteConflict when another shell appended a row
@@ -176,6 +230,10 @@ class Journal:
                 raise WriteConflict()
             seq = int(last) + 1
             conn.execute(insert(journal).values(seq=seq, kind=kind, body=body))
+            if self._unit is not None:
+                self._unit.appended = seq
+                if self._unit.base is None:
+                    self._unit.base = seq - 1
         return seq
 
     def append_snapshot(self, expected_last: int, text: str) -> tuple[int, set[int]]:
@@ -197,6 +255,8 @@ class Journal:
         with self.writing() as conn:
             seq = int(conn.execute(select(func.max(journal.c.seq))).scalar() or 0) + 1
             conn.execute(insert(journal).values(seq=seq, kind=PART, body=chunk))
+            if self._unit is not None and self._unit.base is None:
+                self._unit.base = seq - 1
         return seq
 
     def collect(self, snapshot: int, keep: set[int]) -> None:

@@ -17,12 +17,23 @@ lab with the lab's name in its key. ``DbJournal`` speaks it with the same contra
   its memory back, and the command's answer is one line (``lab_file.damage_problem`` names the
   database's failure). SQLAlchemy then drops the pool's connections, so the next command
   reconnects (no ping before every use: a ping per statement would cost as much as the statement).
+- A connection lost during the COMMIT of a transaction that wrote leaves its outcome unknown to
+  this host: the transaction's id (``pg_current_xact_id``, returned by the statement that writes
+  the row, so no extra round trip) is looked up on a new connection (``pg_xact_status``). Committed:
+  the command stands (only its acknowledgement was lost). Aborted: nothing was changed, as for any
+  lost connection. The database unreachable: ``CommitUnknown`` (never "nothing was changed"); the
+  store reads the lab again at its next command, which then shows whether it was applied.
+- Inside a unit (``deferring``, ``LabStore.joined``) the transaction stays open, holding the lab's
+  lock, after the command's writes, so the caller can write more in it (the class record's line);
+  it commits, or rolls back, when the unit ends.
 - The database's schema carries a version per part (``schema_versions``): a database written by another
   schema version is refused in one line before anything is read or written.
 """
 
 from __future__ import annotations
 
+import logging
+import time
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -30,19 +41,25 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import loader
-from .errors import LabFileError
+from .commit_unit import CommitUnit
+from .errors import CommitUnknown, LabFileError
 from .lab_tables import PART, PARTS_PREFIX, SNAPSHOT
 from .tuning import DEFAULT_TUNING, StoreTuning
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine, MetaData, Table
-    from sqlalchemy.engine import Connection
+    from sqlalchemy.engine import Connection, RootTransaction
 
 _LAB = loader.lab_model()
 LAB_SCHEMA_VERSION = "1"  # of the shared lab journal (the lab file's body format is SCHEMA_VERSION's)
 SCHEMA_LOCK = 0x736f6c61  # advisory lock key while a schema is created (one creator at a time)
 LAB_LOCK_CLASS = 0x6c616273  # first half of a lab's advisory lock key; the second is its name's CRC
 SCHEMES = ("postgresql", "postgresql+psycopg")
+# After a connection lost during a COMMIT: how long to wait for the database to settle the
+# transaction (it is "in progress" until the server notices the client is gone), and how often to ask.
+COMMIT_CHECK_S = 10.0
+COMMIT_CHECK_PAUSE_S = 0.1
+log = logging.getLogger(__name__)
 
 
 def is_database_url(text: str) -> bool:
@@ -173,8 +190,11 @@ class DbJournal:
         self.held = False
         self._conn: Connection | None = None
         self._fresh = False  # a write of this journal just committed (see changed)
-        self._head = 0  # the lab's last row when the lock was taken
+        self._head = 0  # the lab's last row when the lock was taken (then this journal's own rows)
         self._last_seen = -1  # the last row this journal read or wrote (-1: unknown)
+        self._xid: str | None = None  # the open transaction's id, once it wrote a row
+        self._unit: CommitUnit | None = None  # inside deferring(): the unit its transaction is kept for
+        self._trans: RootTransaction | None = None  # the transaction a unit keeps open
 
     def changed(self) -> bool:
         """Whether to read the rows after the last one: under the lab's lock, when the lab's last
@@ -197,29 +217,123 @@ class DbJournal:
 
     @contextmanager
     def writing(self) -> Iterator[Connection]:
-        """One transaction holding the lab's advisory lock from its first statement; inside one
-        already held, that one."""
+        """One transaction holding the lab's advisory lock from its first statement, committed at
+        the end (inside a unit: when the unit ends); inside one already held, that one."""
         from sqlalchemy import text
+        from sqlalchemy.exc import SQLAlchemyError
 
         if self.held and self._conn is not None:
-            yield self._conn
+            try:
+                yield self._conn
+            except SQLAlchemyError:
+                if self._unit is not None:  # the database refused a statement: the transaction is lost
+                    self._unit.broken = True
+                raise
             return
+        conn = self.engine.connect()
         try:
-            with self.engine.begin() as conn:
-                self._head = conn.execute(text(
-                    "SELECT set_config('lock_timeout', :wait, true), pg_advisory_xact_lock(:a, :b), "
-                    "(SELECT max(seq) FROM lab_journal WHERE lab = CAST(:lab AS VARCHAR))"),
-                    {"wait": str(int(self.lock_timeout_ms)), "a": LAB_LOCK_CLASS, "b": lab_lock_key(self.lab),
-                     "lab": self.lab}).one()[2] or 0
-                self._conn, self.held = conn, True
-                try:
-                    yield conn
-                finally:
-                    self._conn, self.held = None, False
+            trans = conn.begin()
+            self._head = conn.execute(text(
+                "SELECT set_config('lock_timeout', :wait, true), pg_advisory_xact_lock(:a, :b), "
+                "(SELECT max(seq) FROM lab_journal WHERE lab = CAST(:lab AS VARCHAR))"),
+                {"wait": str(int(self.lock_timeout_ms)), "a": LAB_LOCK_CLASS, "b": lab_lock_key(self.lab),
+                 "lab": self.lab}).one()[2] or 0
+            self._conn, self.held, self._xid = conn, True, None
+            yield conn
+            if self._unit is not None:  # kept open, the lock held: the unit commits it (deferring)
+                self._unit.connection, self._trans = conn, trans
+                return
+            self._conn, self.held = None, False
+            self._commit(trans, self._xid)
         except BaseException:
-            self._last_seen = -1  # what this transaction wrote is not there: read again next time
+            self._conn, self.held = None, False
+            self._last_seen = -1  # what this transaction wrote may not be there: read again next time
+            conn.close()  # (a transaction still open is rolled back)
             raise
+        conn.close()
         self._fresh = True
+
+    @contextmanager
+    def deferring(self) -> Iterator[CommitUnit]:
+        """A unit: the transaction the first ``writing`` inside starts stays open (the lab's lock
+        held) until the unit ends; then it is committed, or rolled back when the block raised or
+        the unit is ``broken``. A failed commit: ``LabFileError`` when the database says nothing
+        was committed, ``CommitUnknown`` when it cannot be asked; a lost acknowledgement of a
+        commit that happened is no failure."""
+        if self._unit is not None:
+            raise RuntimeError("a unit is already open on this journal")
+        unit = self._unit = CommitUnit()
+        try:
+            yield unit
+        except BaseException:
+            self._end_unit(unit, commit=False)
+            raise
+        self._end_unit(unit, commit=not unit.broken)
+
+    def _end_unit(self, unit: CommitUnit, commit: bool) -> None:
+        from sqlalchemy.exc import DBAPIError
+
+        conn, trans = unit.connection, self._trans
+        self._unit, self._trans = None, None
+        if conn is None or trans is None:
+            return
+        self._conn, self.held = None, False
+        try:
+            if not commit:
+                self._last_seen = -1
+                return
+            try:
+                self._commit(trans, self._xid or unit.xid)
+            except DBAPIError as exc:
+                self._last_seen = -1
+                raise LabFileError(self.path, connection_problem(exc) or one_line(exc)) from None
+            except BaseException:
+                self._last_seen = -1
+                raise
+            self._fresh = True
+        finally:
+            conn.close()  # (rolls back what was not committed)
+
+    def _commit(self, trans: RootTransaction, xid: str | None) -> None:
+        """Commit; when the connection is lost meanwhile and the transaction wrote (``xid``), ask
+        the database on a new connection what became of it (module docstring)."""
+        from sqlalchemy.exc import DBAPIError
+
+        try:
+            trans.commit()
+        except DBAPIError as exc:
+            if xid is None or not exc.connection_invalidated:
+                raise
+            status = self.commit_status(xid)
+            if status == "committed":
+                log.warning("lab %s: the connection was lost during a commit that happened (transaction %s)",
+                            self.path, xid)
+                return
+            if status == "aborted":
+                raise LabFileError(self.path, f"the connection to the database was lost while committing "
+                                              f"({one_line(exc)}); the database says it was not committed") from None
+            raise CommitUnknown(self.path, f"the connection to the database was lost while committing "
+                                           f"({one_line(exc)}), and the database could not be asked whether it "
+                                           "was") from None
+
+    def commit_status(self, xid: str) -> str | None:
+        """What became of transaction ``xid``: "committed", "aborted", or None when the database
+        cannot be reached (or keeps it in progress) for ``COMMIT_CHECK_S``."""
+        from sqlalchemy import text
+        from sqlalchemy.exc import SQLAlchemyError
+
+        deadline = time.monotonic() + COMMIT_CHECK_S
+        while True:
+            try:
+                with self.engine.connect() as conn:
+                    status = conn.execute(text("SELECT pg_xact_status(CAST(:xid AS xid8))"), {"xid": xid}).scalar()
+            except SQLAlchemyError:
+                status = None
+            if status in ("committed", "aborted"):
+                return str(status)
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(COMMIT_CHECK_PAUSE_S)
 
     @contextmanager
     def _reading(self) -> Iterator[Connection]:
@@ -281,7 +395,8 @@ class DbJournal:
             raise LabFileError(self.path, f"lab is damaged (journal row {seq}: parts of the snapshot are missing)")
         return "".join(str(found[p]) for p in parts)
 
-    def _last(self, conn: Connection) -> int:
+    def last_row(self, conn: Connection) -> int:
+        """The lab's last journal row (0: none)."""
         from sqlalchemy import func, select
 
         journal = tables().journal
@@ -295,18 +410,23 @@ class DbJournal:
         from .journal_file import WriteConflict
 
         with self.writing() as conn:  # one statement: the next seq, unless a row other than a part came since
-            seq = conn.execute(text(
+            row = conn.execute(text(
                 "INSERT INTO lab_journal (lab, seq, kind, body) "
                 "SELECT CAST(:lab AS VARCHAR), coalesce(max(seq), 0) + 1, CAST(:kind AS VARCHAR), "
                 "CAST(:body AS TEXT) FROM lab_journal WHERE lab = CAST(:lab AS VARCHAR) "
                 "HAVING NOT EXISTS (SELECT 1 FROM lab_journal WHERE lab = CAST(:lab AS VARCHAR) "
-                "AND seq > CAST(:expected AS BIGINT) AND kind <> CAST(:part AS VARCHAR)) RETURNING seq"),
-                {"lab": self.lab, "kind": kind, "body": body, "expected": expected_last, "part": PART}).scalar()
-            if seq is None:
+                "AND seq > CAST(:expected AS BIGINT) AND kind <> CAST(:part AS VARCHAR)) "
+                "RETURNING seq, CAST(pg_current_xact_id() AS TEXT)"),
+                {"lab": self.lab, "kind": kind, "body": body, "expected": expected_last, "part": PART}).first()
+            if row is None:
                 self._last_seen = -1
                 raise WriteConflict()
-            self._last_seen = int(seq)
-        return int(seq)
+            seq = int(row[0])
+            self._xid = str(row[1])
+            self._last_seen = self._head = seq  # under the lab's lock: no one else appends
+            if self._unit is not None:
+                self._unit.appended = seq
+        return seq
 
     def append_snapshot(self, expected_last: int, text: str) -> tuple[int, set[int]]:
         parts: list[int] = []
@@ -322,7 +442,7 @@ class DbJournal:
         from sqlalchemy import insert
 
         with self.writing() as conn:
-            seq = self._last(conn) + 1
+            seq = self.last_row(conn) + 1
             conn.execute(insert(tables().journal).values(lab=self.lab, seq=seq, kind=PART, body=chunk))
         return seq
 
@@ -340,7 +460,7 @@ class DbJournal:
     def replace_all(self, body: str) -> tuple[int, set[int]]:
         """A reset: one snapshot supersedes the lab's whole journal (under the lab's lock)."""
         with self.writing() as conn:
-            return self.append_snapshot(self._last(conn), body)
+            return self.append_snapshot(self.last_row(conn), body)
 
     def close(self) -> None:
         """Nothing to let go: the engine and its pool belong to whoever opened the database."""

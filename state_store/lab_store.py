@@ -21,6 +21,9 @@ Why:
 - Opening replays the calls after the latest ``snapshot`` row; a snapshot is written now and then
   (every ``StoreTuning.snapshot_every`` calls rows, encoded outside the lock; a big one in parts, each in its
   own short transaction) and the rows it supersedes are then dropped, a few MB per transaction.
+- A unit of commit (``joined``) keeps the journal's transaction of its commands open, the lab's
+  write lock held, until the caller has written what goes with them (the class record's line),
+  then commits; when it does not, the lab in memory goes back to before the unit.
 - A command that raised leaves the state exactly as before: the state goes back to the last image
   (a pickle of the state, taken in memory only, never written) and the calls since are replayed.
   The image is refreshed when replaying since it would cost more than taking a new one.
@@ -48,6 +51,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
 from . import lab_file, loader
+from .commit_unit import CommitUnit
 from .errors import EngineError, LabBusy, LabFileError
 from .images import RECORD_IMAGE_S, Image, StatePoint, record_count, scenario_path, template
 from .journal import CallRecord
@@ -326,6 +330,70 @@ class LabStore(Generic[S, E]):
                 self._rollback()
                 raise
         self._kept = kept
+
+    @contextmanager
+    def joined(self) -> Iterator[CommitUnit]:
+        """A unit of commit (``state_store.commit_unit``): the transactions of the commands run
+        inside the block join one transaction of the journal, which holds the lab's write lock
+        from the first of them to the end of the block and commits then, so what the caller writes
+        meanwhile commits with them (through ``unit.connection``, a shared database) or before them
+        (another file). When the block raises, the unit is ``broken`` or its commit fails, the
+        lab in memory goes back to where it was before the block and is read again at the next
+        command (whatever the database kept: a commit whose outcome is unknown shows there). A lab
+        in memory has no journal: its commands are kept at once, and the unit is empty. The
+        commit's failure is ``LabFileError`` (``CommitUnknown`` when it may have happened)."""
+        journal = self._journal
+        if journal is None:
+            yield CommitUnit()
+            return
+        before = self._position()
+        try:
+            with journal.deferring() as unit:
+                yield unit
+        except BaseException:
+            self._back_to(before)
+            raise
+        if unit.broken:
+            self._back_to(before)
+
+    @contextmanager
+    def holding(self) -> Iterator[int]:
+        """The journal's last row, the lab's write lock held (a lab file's write transaction, a
+        shared database's lab lock) until the block ends; nothing is written. 0 in memory."""
+        with self.joined():
+            journal = self._journal
+            if journal is None:
+                yield 0
+                return
+            with journal.writing() as conn:  # kept open by the unit until the block ends
+                head = journal.last_row(conn)
+            yield head
+
+    def _position(self) -> tuple[StatePoint, float, int, int]:
+        """Where the lab is in memory: its state (as a point: nothing copied), the cost of the
+        calls since its image, and its journal position (for ``_back_to``)."""
+        point = StatePoint(self._image, self._since, len(self._since))
+        return point, self._since_s, self._seq, self._rows_since_snapshot
+
+    def _back_to(self, position: tuple[StatePoint, float, int, int]) -> None:
+        """The lab in memory as at ``position`` (what a unit that did not commit leaves), and the
+        journal read again at the next command."""
+        point, since_s, seq, rows = position
+        self._seq, self._rows_since_snapshot = seq, rows
+        self._kept = None
+        self._superseded = None
+        if self._journal is not None:
+            self._journal.data_version = -1
+        if self._image is point.image and self._since is point.calls and len(self._since) == point.count:
+            return  # nothing was applied since: the state is the one it was
+        st = cast(S, point.image.load())
+        calls = point.calls_since_image()
+        if calls:
+            replay_calls(st, calls)
+        st.work.clear()
+        loader.hold(st)
+        self.state = st
+        self._image, self._since, self._since_s = point.image, calls, since_s
 
     def reset(self, scenario: str | Path | None = None) -> None:
         """Start this lab again from ``scenario`` (default lab): the whole state is replaced by a

@@ -14,60 +14,149 @@ verbs take no name at all.
 
 from __future__ import annotations
 
+import logging
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
 from grammar.masking import MASK
 from grammar.parser import Parsed
+from state_store.errors import CommitUnknown, LabFileError
 
 from ..access import UserAccess
 from ..lab import LAB_TARGET, Lab
 from ..line_event import LineEvent
+from ..messages import shell_error_text
 from ..results import Outcome
 
 if TYPE_CHECKING:
+    from state_store.commit_unit import CommitUnit
     from state_store.solace.lab import RootStore
 
     from .class_file import Member
     from .room import ClassRoom
 
 CLASS_VERBS = ("check", "hint")
+log = logging.getLogger(__name__)
 
 
 def verb_refusal(verb: str) -> str:
     return f"% '{verb}' is not open to trainees in this class (ask the trainer)"
 
 
-class ClassLab(Lab):
+class RecordedLab(Lab):
+    """A lab of the class whose every line is recorded, in one unit of commit with the lab's
+    change (`LabStore.joined`; the record's module docstring says how, per kind of storage).
+
+    When the unit's commit fails the line's answer says so instead of its output: "nothing was
+    changed" only when that is known (the database said so, or a lab file's commit failed), else
+    that whether it was applied is unknown (the next command reads the lab as it is)."""
+
+    def __init__(self, store: RootStore, room: ClassRoom, lab_name: str, user: str) -> None:
+        super().__init__(store, user=user)
+        self.room = room
+        self.lab_name = lab_name
+        self._unit: CommitUnit | None = None
+        self._row: dict[str, Any] | None = None  # the line's record row, once written in the unit
+        self._line_seq = 0
+        self.observe(self._record)
+
+    def _row_of(self, event: LineEvent) -> dict[str, Any]:
+        """The record's row for the line (`ClassRecord.add_line`'s arguments but the unit)."""
+        raise NotImplementedError
+
+    def _record(self, event: LineEvent) -> None:
+        """Written before `execute` returns, in the line's unit: what anyone saw is in the record."""
+        self._row = self._row_of(event)
+        self._line_seq = self.room.record.add_line(**self._row, unit=self._unit)
+
+    def _run_recorded(self, target: str, line: str) -> Outcome:
+        """`Lab.execute` and its record line as one unit; a failed commit answered in one line."""
+        self._row, self._line_seq = None, 0
+        try:
+            with self.store.joined() as unit:
+                self._unit = unit
+                outcome = super().execute(target, line)
+        except CommitUnknown as unknown:
+            log.warning("lab %s: %s", self.lab_name, unknown.problem)
+            return Outcome(shell_error_text("lab_unknown", problem=unknown.problem), False, "", "unknown")
+        except LabFileError as failed:
+            answer = Outcome(shell_error_text("lab_damaged", path=failed.path, problem=failed.problem), False, "",
+                             "lab-file")
+            self._record_failed(answer)
+            return answer
+        finally:
+            self._unit = None
+        return outcome
+
+    def _record_failed(self, answer: Outcome) -> None:
+        """The line's record after its unit's commit failed (nothing of it was kept in the lab): in
+        a shared database the line is written again, failed, in its own transaction (the first was
+        rolled back with the lab's change); in a record file it was committed first, so it is
+        marked unapplied. A record that cannot be written now is left so (the answer says what
+        happened)."""
+        if self._row is None:
+            return
+        record = self.room.record
+        try:
+            if record.shared:
+                record.add_line(**{**self._row, "ok": False, "error_kind": answer.error_kind,
+                                   "output": answer.text})
+            elif self._line_seq:
+                record.add_note(lab=self.lab_name, member=str(self._row["member"]), by="-", kind="unapplied",
+                                text=str(self._line_seq))
+        except SQLAlchemyError:
+            log.warning("lab %s: the record of a line whose commit failed could not be written", self.lab_name)
+
+
+class TrainerLab(RecordedLab):
+    """A trainer's way into a trainee's lab (`run`, `reset`): every right, lines recorded as the
+    trainer's (door `trainer`), so the lab's record replays to its state."""
+
+    def __init__(self, store: RootStore, room: ClassRoom, lab_name: str, trainer: str) -> None:
+        admins = store.run(lambda engine: [u.name for u in engine.users() if u.lab_admin])
+        super().__init__(store, room, lab_name, admins[0] if admins else "admin")
+        self.trainer = trainer
+
+    def execute(self, target: str, line: str) -> Outcome:
+        try:
+            return self._run_recorded(target, line)
+        finally:
+            self.room.changed(self.lab_name)
+
+    def _row_of(self, event: LineEvent) -> dict[str, Any]:
+        return {"lab": self.lab_name, "member": self.trainer, "door": "trainer", "clock_ms": event.clock_ms,
+                "target": event.target, "prompt": f"{LAB_TARGET}>", "line": event.line, "ok": event.outcome.ok,
+                "error_kind": event.outcome.error_kind, "output": event.outcome.text}
+
+
+class ClassLab(RecordedLab):
     """One trainee's connection to their class lab (one per SSH channel, as `serve` makes a Lab)."""
 
     def __init__(self, store: RootStore, room: ClassRoom, member: Member, door: str) -> None:
-        super().__init__(store, user=trainee_user(store))
+        super().__init__(store, room, member.lab, trainee_user(store))
         with_trainee_rights(self, member.name)
-        self.room = room
         self.member = member
         self.door = door
-        self.lab_name = member.lab
         self._prompt_before = ""
         self._secrets: list[str] = []
         self.last_active = time.monotonic()  # when the last line was typed (the idle timeout)
-        self.observe(self._record)
 
     def console_refusal(self) -> str | None:
         return None  # the console is the trainee's own; `execute` lets only the class's verbs through
 
     def execute(self, target: str, line: str) -> Outcome:
-        """The line run and recorded; when the record (a shared database) cannot be read or
-        written, one line saying so (a lab line that ran is then not in the record). The room hears
-        of the change either way (the class view's live tiles)."""
+        """The line run and recorded; when the record cannot be read or written, one line saying
+        so (the line's change to the lab, if any, is then not kept either: they are one unit).
+        The room hears of the change either way (the class view's live tiles)."""
         try:
             return self._execute(target, line)
         except SQLAlchemyError as exc:
             from state_store.lab_db import one_line
 
-            return Outcome(f"% the class record cannot be used: {one_line(exc)}", False, "", "record")
+            return Outcome(f"% the class record cannot be used: {one_line(exc)}; nothing was changed", False, "",
+                           "record")
         finally:
             self.room.changed(self.lab_name)
 
@@ -90,7 +179,7 @@ class ClassLab(Lab):
         if target in self.targets():
             self._prompt_before = self.prompt(target)
             self._secrets = _secrets_of(line, self.target(target).masked(line))
-        return self._with_messages(super().execute(target, line))
+        return self._with_messages(self._run_recorded(target, line))
 
     def _console_gate(self, line: str) -> Outcome | None:
         """None when the line may run on the console; else the Outcome that refuses it (or the
@@ -120,23 +209,27 @@ class ClassLab(Lab):
         return None
 
     def _with_messages(self, outcome: Outcome) -> Outcome:
-        messages = self.room.deliver_messages(self.member)
+        """The trainer's messages waiting for the member, after the line's answer (a record that
+        cannot be read now leaves them waiting: the line itself was committed)."""
+        try:
+            messages = self.room.deliver_messages(self.member)
+        except SQLAlchemyError:
+            log.warning("lab %s: the trainer's messages could not be read", self.lab_name)
+            return outcome
         if not messages:
             return outcome
         shown = "\n".join(f"*** Message from {by}: {text}" for by, text in messages)
         return outcome._replace(text=f"{outcome.text}\n{shown}" if outcome.text else shown)
 
-    def _record(self, event: LineEvent) -> None:
-        """Committed before `execute` returns: what a trainee saw is in the record."""
+    def _row_of(self, event: LineEvent) -> dict[str, Any]:
         output = event.outcome.text
         if self._secrets:
             from ..transcript.record import mask_secrets
 
             output = mask_secrets(output, self._secrets)
-        self.room.record.add_line(lab=self.lab_name, member=self.member.name, door=self.door,
-                                  clock_ms=event.clock_ms, target=event.target, prompt=self._prompt_before,
-                                  line=event.line, ok=event.outcome.ok, error_kind=event.outcome.error_kind,
-                                  output=output)
+        return {"lab": self.lab_name, "member": self.member.name, "door": self.door, "clock_ms": event.clock_ms,
+                "target": event.target, "prompt": self._prompt_before, "line": event.line, "ok": event.outcome.ok,
+                "error_kind": event.outcome.error_kind, "output": output}
 
 
 def trainee_user(store: RootStore) -> str:

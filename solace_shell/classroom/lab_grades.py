@@ -81,6 +81,7 @@ class _Followed:
     lines: int = 0
     on_routers: bool = False       # a line ran elsewhere than on the lab console
     hinted: set[str] = field(default_factory=set)
+    unapplied: set[int] = field(default_factory=set)  # lines the transcript leaves out
     last_line: RecordedLine | None = None
     last_hint: Note | None = None
     follower: GrowingTranscript | None = None
@@ -99,6 +100,7 @@ class _Followed:
         self.last = ("", 0, 0)
         self.on_routers = False
         self.hinted = set()
+        self.unapplied = set()
         self.last_line = self.last_hint = None
         self.grade = None
 
@@ -136,6 +138,8 @@ class LabGrades:
         from ..grading.transcript import grade_text
 
         lines, notes = self.room.record.lines(lab), self.room.record.notes(lab, TRANSCRIPT_NOTES)
+        unapplied = self.room.unapplied(lab)
+        lines = [line for line in lines if line.seq not in unapplied] if unapplied else lines
         hints = [n for n in notes if n.kind == "hint"]
         last = (lines[-1] if lines else None, hints[-1] if hints else None)
         hinted = frozenset(n.text for n in hints)
@@ -169,22 +173,32 @@ class LabGrades:
 
     def _update(self, lab: str, state: _Followed) -> LabGrade:
         record = self.room.record
+        # a lab file's record may mark a line `unapplied` later (ClassRecord.mark_unapplied): the
+        # transcript leaves it out, so a mark of a line already graded grades the whole record again
+        kinds = TRANSCRIPT_NOTES if self.room.database is not None else (*TRANSCRIPT_NOTES, "unapplied")
         lines = record.lines(lab, state.line_seq)
-        notes = record.notes(lab, TRANSCRIPT_NOTES, state.note_seq)
+        notes = record.notes(lab, kinds, state.note_seq)
+        marked = {int(n.text) for n in notes if n.kind == "unapplied" and n.text.isdigit()}
         if state.grade is not None:
             if not lines and not notes:
                 return state.grade
             rows: list[RecordedLine | Note] = [*lines, *notes]
             stale = min(map(_order, rows)) <= state.last  # the transcript changed, not only grew
+            stale = stale or any(seq <= state.line_seq for seq in marked)
             start = state.follower is None and (state.on_routers or any(r.target != LAB_TARGET for r in lines))
             if stale or start:  # graded from the whole record (and followed from there)
                 state.reset()
-                lines, notes = record.lines(lab), record.notes(lab, TRANSCRIPT_NOTES)
+                lines, notes = record.lines(lab), record.notes(lab, kinds)
+                marked = {int(n.text) for n in notes if n.kind == "unapplied" and n.text.isdigit()}
         whole = state.grade is None
         if lines:
             state.line_seq, state.last_line = lines[-1].seq, lines[-1]
         if notes:
             state.note_seq = notes[-1].seq
+        state.unapplied |= marked
+        if state.unapplied:
+            lines = [line for line in lines if line.seq not in state.unapplied]
+        notes = [n for n in notes if n.kind != "unapplied"]
         state.last_hint = next((n for n in reversed(notes) if n.kind == "hint"), state.last_hint)
         state.last = max([state.last, *map(_order, lines), *map(_order, notes)])
         state.lines += len(lines)

@@ -10,9 +10,19 @@ can rewrite what happened.
 
 - `lines`: one row per executed line: the lab and member, the door (shell, exec, trainer), the wall
   clock (UTC) and the lab's simulated clock after it, target, prompt before it, the line with its
-  secrets masked, whether it succeeded and its error kind, and its output (capped).
+  secrets masked, whether it succeeded and its error kind, its output (capped), and the lab
+  journal's row the line appended (`lab_seq`; empty when it changed nothing).
 - `notes`: what is not a lab line: logins, trainer actions (reset, extend, message, run), hints and
-  checks, messages delivered.
+  checks, messages delivered, and lines whose change the lab does not have (`unapplied`).
+
+A line and the lab's change it made are one unit (`LabStore.joined`): in a shared database the
+line is written in the lab's own transaction, so both commit or neither does. With SQLite files
+(two files, no common transaction) the line is committed first, while the lab's write lock is
+held, and the lab's row after it: a crash between the two leaves a line whose change the lab
+lacks, never a change without its line. Such a line is found under the lab's write lock, at the
+lab's first use by a process and whenever a later line takes its row number (`lab_seq` at or
+beyond the lab's last row), and is given an `unapplied` note: the export (what `grade` and
+`replay` read) leaves it out, so the record replays to the lab as it is.
 
 The export of one lab's lines is a transcript (docs/transcripts.md) with a `#|` comment of timing
 before each input line, so `grade` and `replay` read the same source.
@@ -25,7 +35,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     BigInteger,
@@ -38,6 +48,7 @@ from sqlalchemy import (
     Table,
     Text,
     bindparam,
+    cast,
     create_engine,
     event,
     func,
@@ -46,6 +57,11 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.schema import CreateIndex, CreateTable
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection
+
+    from state_store.commit_unit import CommitUnit
 
 MAX_OUTPUT_CHARS = 65_536
 MAX_LINE_CHARS = 8_192     # a longer line is kept cut (it ran as typed; the record says how long it was)
@@ -68,6 +84,7 @@ lines_table = Table(
     Column("error_kind", String),
     Column("output", Text, nullable=False),
     Column("output_cut", Integer, nullable=False),   # characters of output not kept
+    Column("lab_seq", BigInteger),                   # the lab journal row the line appended (None: no change)
     sqlite_autoincrement=True,
 )
 notes_table = Table(
@@ -77,7 +94,7 @@ notes_table = Table(
     Column("member", String, nullable=False),        # whom it is about (a trainee, or the lab)
     Column("by", String, nullable=False),            # who did it
     Column("wall", String, nullable=False),
-    Column("kind", String, nullable=False),          # login | reset | extend | message | delivered | hint | check | run
+    Column("kind", String, nullable=False),  # login reset extend message delivered hint check run refused unapplied
     Column("text", Text, nullable=False),
     sqlite_autoincrement=True,
 )
@@ -118,6 +135,7 @@ class RecordedLine:
     error_kind: str | None
     output: str
     output_cut: int
+    lab_seq: int | None = None
 
 
 @dataclass(frozen=True)
@@ -140,6 +158,7 @@ class ClassRecord:
         (`state_store.lab_db.ensure_schema`: a record of another schema version is refused)."""
         self.path = path
         self._lock = threading.Lock()  # one writer per process at a time (SQLite serializes processes)
+        self.shared = database is not None  # the labs' database: a line joins its lab's transaction
         if database is not None:
             from state_store.lab_db import ensure_schema
 
@@ -158,6 +177,7 @@ class ClassRecord:
                     conn.execute(CreateIndex(index, if_not_exists=True))
             for statement in _APPEND_ONLY:
                 conn.execute(text(statement))
+        _sqlite_lab_seq(self.engine)
 
     @classmethod
     def open(cls, directory: Path) -> ClassRecord:
@@ -168,17 +188,49 @@ class ClassRecord:
         if self._owned:
             self.engine.dispose()
 
-    # -- writing (each call is committed when it returns) -------------------------------------------
+    # -- writing (each call is committed when it returns, but through a unit's connection) ----------
     def add_line(self, *, lab: str, member: str, door: str, clock_ms: int | None, target: str, prompt: str,
-                 line: str, ok: bool, error_kind: str | None, output: str) -> None:
+                 line: str, ok: bool, error_kind: str | None, output: str, unit: CommitUnit | None = None) -> int:
+        """Record a line; its seq. With `unit` (the lab's unit of commit, `LabStore.joined`): in a
+        shared database the line is written through the unit's open transaction (committed with
+        the lab's change; the transaction's id goes to the unit), else it is committed now and
+        carries the row the unit appended, after marking `unapplied` the lab's lines whose row
+        number the lab has given again (module docstring)."""
         cut = max(0, len(output) - MAX_OUTPUT_CHARS)
         if len(line) > MAX_LINE_CHARS:
             line = f"{line[:MAX_LINE_CHARS]}... ({len(line)} characters)"
+        lab_seq = unit.appended if unit is not None else None
         row = {"lab": lab, "member": member, "door": door, "wall": now_text(), "clock_ms": clock_ms,
                "target": target, "prompt": prompt, "line": line, "ok": ok, "error_kind": error_kind,
-               "output": output[:MAX_OUTPUT_CHARS], "output_cut": cut}
+               "output": output[:MAX_OUTPUT_CHARS], "output_cut": cut, "lab_seq": lab_seq}
+        if unit is not None and self.shared and unit.connection is not None and not unit.broken:
+            seq, xid = unit.connection.execute(insert(lines_table).returning(
+                lines_table.c.seq, cast(func.pg_current_xact_id(), Text)), row).one()
+            unit.xid = str(xid)
+            return int(seq)
         with self._lock, self.engine.begin() as conn:
-            conn.execute(insert(lines_table), row)
+            if unit is not None and unit.base is not None and not self.shared:
+                self._mark_unapplied(conn, lab, unit.base)
+            key = conn.execute(insert(lines_table), row).inserted_primary_key
+            return int(key[0]) if key is not None else 0
+
+    def mark_unapplied(self, lab: str, head: int) -> list[int]:
+        """Give an `unapplied` note to each line of `lab` whose row (`lab_seq`) is beyond `head`,
+        the lab's last journal row (read under its write lock, which the caller still holds);
+        their seqs."""
+        with self._lock, self.engine.begin() as conn:
+            return self._mark_unapplied(conn, lab, head)
+
+    def _mark_unapplied(self, conn: Connection, lab: str, head: int) -> list[int]:
+        noted = select(cast(notes_table.c.text, Integer)).where(notes_table.c.lab == lab,
+                                                                 notes_table.c.kind == "unapplied")
+        found = [(int(seq), str(member)) for seq, member in conn.execute(
+            select(lines_table.c.seq, lines_table.c.member).where(
+                lines_table.c.lab == lab, lines_table.c.lab_seq > head, lines_table.c.seq.not_in(noted)))]
+        for seq, member in found:
+            conn.execute(insert(notes_table), {"lab": lab, "member": member, "by": "-", "wall": now_text(),
+                                               "kind": "unapplied", "text": str(seq)})
+        return [seq for seq, _ in found]
 
     def add_note(self, *, lab: str, member: str, by: str, kind: str, text: str = "") -> int:
         row = {"lab": lab, "member": member, "by": by, "wall": now_text(), "kind": kind, "text": text}
@@ -196,6 +248,12 @@ class ClassRecord:
             (_KINDS_AFTER, {"lab": lab, "after": after, "kinds": list(kinds)})
         with self.engine.connect() as conn:
             return [Note(**row._mapping) for row in conn.execute(query, values)]
+
+    def unapplied(self, lab: str) -> set[int]:
+        """The seqs of the lab's lines whose change the lab does not have (`mark_unapplied`)."""
+        query = select(notes_table.c.text).where(notes_table.c.lab == lab, notes_table.c.kind == "unapplied")
+        with self.engine.connect() as conn:
+            return {int(text) for (text,) in conn.execute(query) if str(text).isdigit()}
 
     def first_wall_after(self, lab: str, since: str) -> str | None:
         """The wall time of the lab's first line after `since` (None: no such line)."""
@@ -216,8 +274,26 @@ class ClassRecord:
             return {str(lab): int(n) for lab, n in conn.execute(query)}
 
 
+def _sqlite_lab_seq(engine: Engine) -> None:
+    """A record file written before `lines.lab_seq` gets the column (empty in its old lines), and
+    every record file the index `mark_unapplied` reads."""
+    from sqlalchemy.exc import OperationalError
+
+    with engine.begin() as conn:
+        columns = {str(row[1]) for row in conn.execute(text("PRAGMA table_info(lines)"))}
+        if "lab_seq" not in columns:
+            try:
+                conn.execute(text("ALTER TABLE lines ADD COLUMN lab_seq INTEGER"))
+            except OperationalError as exc:  # another process added it a moment ago
+                if "duplicate column" not in str(exc):
+                    raise
+        conn.execute(text("CREATE INDEX IF NOT EXISTS ix_lines_lab_seq ON lines (lab, lab_seq)"))
+
+
 def _pg_append_only(conn: Any) -> None:
-    """PostgreSQL's form of the append-only triggers."""
+    """PostgreSQL's form of the append-only triggers; a record written before `lines.lab_seq`
+    gets the column (nullable: older programs still write to it)."""
+    conn.execute(text("ALTER TABLE lines ADD COLUMN IF NOT EXISTS lab_seq BIGINT"))
     conn.execute(text("CREATE OR REPLACE FUNCTION class_record_append_only() RETURNS trigger LANGUAGE plpgsql "
                       "AS $$ BEGIN RAISE EXCEPTION 'the class record is append-only'; END $$"))
     for table in ("lines", "notes"):

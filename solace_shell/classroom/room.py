@@ -15,8 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..lab import LAB_TARGET, Lab
-from ..line_event import LineEvent
+from ..lab import Lab
 from ..results import Outcome
 from .class_file import ClassFile, Member
 from .lab_grades import HINT_WEIGHT, TRANSCRIPT_NOTES, LabGrade, LabGrades
@@ -109,6 +108,12 @@ class ClassRoom:
             if store is None:
                 opened = SerializedStore.open(self.lab_path(lab), scenario=self.class_file.scenario_of(lab))
                 assert isinstance(opened, SerializedStore)
+                try:
+                    with opened.holding() as head:  # the lab's write lock: no line is between its two commits
+                        self.record.mark_unapplied(lab, head)
+                except BaseException:
+                    opened.close()
+                    raise
                 store = self._stores[lab] = opened
             return store
 
@@ -137,15 +142,9 @@ class ClassRoom:
     def trainer_lab(self, lab: str, trainer: str) -> Lab:
         """The lab with every right, for a trainer's `run` and `reset`; its lines are recorded
         as the trainer's (door `trainer`), so the lab's record replays to its state."""
-        found = admin_lab(self.store(lab))
+        from .class_lab import TrainerLab
 
-        def record(event: LineEvent) -> None:
-            self.record.add_line(lab=lab, member=trainer, door="trainer", clock_ms=event.clock_ms,
-                                 target=event.target, prompt=f"{LAB_TARGET}>", line=event.line,
-                                 ok=event.outcome.ok, error_kind=event.outcome.error_kind, output=event.outcome.text)
-            self.changed(lab)
-        found.observe(record)
-        return found
+        return TrainerLab(self.store(lab), self, lab, trainer)
 
     # -- time ---------------------------------------------------------------------------------------
     def drill_start(self, lab: str) -> datetime | None:
@@ -204,7 +203,18 @@ class ClassRoom:
         return self._runbook
 
     def transcript(self, lab: str) -> str:
-        return self.lab_grades.transcript(lab, self.record.lines(lab), self.record.notes(lab, TRANSCRIPT_NOTES))
+        """The lab's record as a transcript: its lines but those whose change the lab does not
+        have (`ClassRecord.mark_unapplied`), so that it replays to the lab."""
+        lines = self.record.lines(lab)
+        unapplied = self.unapplied(lab)
+        if unapplied:
+            lines = [line for line in lines if line.seq not in unapplied]
+        return self.lab_grades.transcript(lab, lines, self.record.notes(lab, TRANSCRIPT_NOTES))
+
+    def unapplied(self, lab: str) -> set[int]:
+        """The seqs of the lab's lines whose change the lab does not have (only lab files have
+        such lines: in a shared database a line and its change commit together)."""
+        return self.record.unapplied(lab) if self.database is None else set()
 
     def grade(self, lab: str) -> LabGrade:
         """The lab's grade from its record so far (`LabGrades`: kept up to date line by line)."""

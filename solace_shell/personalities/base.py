@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from grammar import Access, ParseError
 from grammar.masking import mask_secrets
-from state_store.errors import EngineError, LabBusy, LabFileError
+from state_store.errors import CommitUnknown, EngineError, LabBusy, LabFileError
 
 from ..access import UserAccess, allowed, allows_everything, effective_level
 from ..messages import engine_error_text, shell_error_text
@@ -161,6 +161,8 @@ class Personality:
         except LabBusy as busy:
             code = "lab_changed_meanwhile" if busy.changed_meanwhile else "lab_busy"
             return self._failed(plan, shell_error_text(code, seconds=f"{busy.waited_s:.0f}"), "busy")
+        except CommitUnknown as unknown:  # a shared database's connection lost during the commit
+            return self._failed(plan, shell_error_text("lab_unknown", problem=unknown.problem), "unknown")
         except LabFileError as damaged:  # another process damaged the lab file while it was open
             text = shell_error_text("lab_damaged", path=damaged.path, problem=damaged.problem)
             return self._failed(plan, text, "lab-file")

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from state_store.commit_unit import CommitUnit
 from state_store.lab_store import LabStore
 from state_store.solace.broker_state import BrokerState
 from state_store.solace.engine import Engine
@@ -36,6 +37,13 @@ class SerializedStore(LabStore[BrokerState, Engine]):
     def transaction(self) -> Iterator[Engine]:
         with self.lock, super().transaction() as engine:
             yield engine
+
+    @contextmanager
+    def joined(self) -> Iterator[CommitUnit]:
+        """A unit of commit (`LabStore.joined`) holding the lock to its end: its transaction stays
+        open meanwhile, and no other session's transaction may join it."""
+        with self.lock, super().joined() as unit:
+            yield unit
 
     def reset(self, scenario: str | Path | None = None) -> None:
         with self.lock:
