@@ -60,6 +60,18 @@ SCHEMES = ("postgresql", "postgresql+psycopg")
 COMMIT_CHECK_S = 10.0
 COMMIT_CHECK_PAUSE_S = 0.1
 log = logging.getLogger(__name__)
+# The statements every command runs, in the driver's own form (no SQLAlchemy compilation per use):
+# the lab's lock and its last row; the append of a row unless a row other than a part came since,
+# with the new row's number and the transaction's id (what a lost COMMIT is checked with).
+_LOCK_SQL = ("SELECT set_config('lock_timeout', %(wait)s, true), "
+             "pg_advisory_xact_lock(CAST(%(a)s AS INTEGER), CAST(%(b)s AS INTEGER)), "
+             "(SELECT max(seq) FROM lab_journal WHERE lab = CAST(%(lab)s AS VARCHAR))")
+_APPEND_SQL = ("INSERT INTO lab_journal (lab, seq, kind, body) "
+               "SELECT CAST(%(lab)s AS VARCHAR), coalesce(max(seq), 0) + 1, CAST(%(kind)s AS VARCHAR), "
+               "CAST(%(body)s AS TEXT) FROM lab_journal WHERE lab = CAST(%(lab)s AS VARCHAR) "
+               "HAVING NOT EXISTS (SELECT 1 FROM lab_journal WHERE lab = CAST(%(lab)s AS VARCHAR) "
+               "AND seq > CAST(%(expected)s AS BIGINT) AND kind <> CAST(%(part)s AS VARCHAR)) "
+               "RETURNING seq, CAST(pg_current_xact_id() AS TEXT)")
 
 
 def is_database_url(text: str) -> bool:
@@ -195,6 +207,7 @@ class DbJournal:
         self._xid: str | None = None  # the open transaction's id, once it wrote a row
         self._unit: CommitUnit | None = None  # inside deferring(): the unit its transaction is kept for
         self._trans: RootTransaction | None = None  # the transaction a unit keeps open
+        self._key = lab_lock_key(lab)
 
     def changed(self) -> bool:
         """Whether to read the rows after the last one: under the lab's lock, when the lab's last
@@ -219,7 +232,6 @@ class DbJournal:
     def writing(self) -> Iterator[Connection]:
         """One transaction holding the lab's advisory lock from its first statement, committed at
         the end (inside a unit: when the unit ends); inside one already held, that one."""
-        from sqlalchemy import text
         from sqlalchemy.exc import SQLAlchemyError
 
         if self.held and self._conn is not None:
@@ -233,11 +245,9 @@ class DbJournal:
         conn = self.engine.connect()
         try:
             trans = conn.begin()
-            self._head = conn.execute(text(
-                "SELECT set_config('lock_timeout', :wait, true), pg_advisory_xact_lock(:a, :b), "
-                "(SELECT max(seq) FROM lab_journal WHERE lab = CAST(:lab AS VARCHAR))"),
-                {"wait": str(int(self.lock_timeout_ms)), "a": LAB_LOCK_CLASS, "b": lab_lock_key(self.lab),
-                 "lab": self.lab}).one()[2] or 0
+            self._head = conn.exec_driver_sql(_LOCK_SQL, {
+                "wait": str(int(self.lock_timeout_ms)), "a": LAB_LOCK_CLASS, "b": self._key, "lab": self.lab,
+            }).one()[2] or 0
             self._conn, self.held, self._xid = conn, True, None
             yield conn
             if self._unit is not None:  # kept open, the lock held: the unit commits it (deferring)
@@ -405,19 +415,11 @@ class DbJournal:
     def append(self, expected_last: int, kind: str, body: str) -> int:
         """Append one row after ``expected_last`` (``WriteConflict`` when another host appended a
         row since, parts excepted: under the lab's lock it cannot have)."""
-        from sqlalchemy import text
-
         from .journal_file import WriteConflict
 
         with self.writing() as conn:  # one statement: the next seq, unless a row other than a part came since
-            row = conn.execute(text(
-                "INSERT INTO lab_journal (lab, seq, kind, body) "
-                "SELECT CAST(:lab AS VARCHAR), coalesce(max(seq), 0) + 1, CAST(:kind AS VARCHAR), "
-                "CAST(:body AS TEXT) FROM lab_journal WHERE lab = CAST(:lab AS VARCHAR) "
-                "HAVING NOT EXISTS (SELECT 1 FROM lab_journal WHERE lab = CAST(:lab AS VARCHAR) "
-                "AND seq > CAST(:expected AS BIGINT) AND kind <> CAST(:part AS VARCHAR)) "
-                "RETURNING seq, CAST(pg_current_xact_id() AS TEXT)"),
-                {"lab": self.lab, "kind": kind, "body": body, "expected": expected_last, "part": PART}).first()
+            row = conn.exec_driver_sql(_APPEND_SQL, {"lab": self.lab, "kind": kind, "body": body,
+                                                     "expected": expected_last, "part": PART}).first()
             if row is None:
                 self._last_seen = -1
                 raise WriteConflict()

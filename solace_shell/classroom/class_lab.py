@@ -60,6 +60,7 @@ class RecordedLab(Lab):
         self._unit: CommitUnit | None = None
         self._row: dict[str, Any] | None = None  # the line's record row, once written in the unit
         self._line_seq = 0
+        self._message_seq: int | None = None  # the lab's last trainer message as of the line (None: not read)
         self.observe(self._record)
 
     def _row_of(self, event: LineEvent) -> dict[str, Any]:
@@ -69,11 +70,11 @@ class RecordedLab(Lab):
     def _record(self, event: LineEvent) -> None:
         """Written before `execute` returns, in the line's unit: what anyone saw is in the record."""
         self._row = self._row_of(event)
-        self._line_seq = self.room.record.add_line(**self._row, unit=self._unit)
+        self._line_seq, self._message_seq = self.room.record.add_line(**self._row, unit=self._unit)
 
     def _run_recorded(self, target: str, line: str) -> Outcome:
         """`Lab.execute` and its record line as one unit; a failed commit answered in one line."""
-        self._row, self._line_seq = None, 0
+        self._row, self._line_seq, self._message_seq = None, 0, None
         try:
             with self.store.joined() as unit:
                 self._unit = unit
@@ -170,6 +171,7 @@ class ClassLab(RecordedLab):
             closed = self.room.closed_for(self.member)
             answered = None if closed is None else Outcome(closed, False, "", "access")
         if answered is not None:  # refused, or a class verb's answer: not a lab line
+            self._message_seq = None
             if answered.error_kind == "access":  # a refusal is a note (replaying it as a line would run it)
                 shown = self.target(target).masked(line) if target in self.targets() else line
                 self.room.record.add_note(lab=self.lab_name, member=self.member.name, by=self.member.name,
@@ -212,7 +214,7 @@ class ClassLab(RecordedLab):
         """The trainer's messages waiting for the member, after the line's answer (a record that
         cannot be read now leaves them waiting: the line itself was committed)."""
         try:
-            messages = self.room.deliver_messages(self.member)
+            messages = self.room.deliver_messages(self.member, self._message_seq)
         except SQLAlchemyError:
             log.warning("lab %s: the trainer's messages could not be read", self.lab_name)
             return outcome

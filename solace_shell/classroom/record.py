@@ -35,7 +35,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sqlalchemy import (
     BigInteger,
@@ -48,7 +48,6 @@ from sqlalchemy import (
     Table,
     Text,
     bindparam,
-    cast,
     create_engine,
     event,
     func,
@@ -149,6 +148,30 @@ class Note:
     text: str
 
 
+class Recorded(NamedTuple):
+    """A line just recorded: its seq, and the seq of its lab's last trainer message (0: none)."""
+
+    seq: int
+    message: int
+
+
+_ADD_LINE = insert(lines_table)
+_MESSAGE_HEAD = text("SELECT max(seq) FROM notes WHERE lab = :lab AND kind = 'message'")
+# one round trip in a shared database: the line, its transaction's id, the lab's last message (in
+# the driver's own form: no SQLAlchemy compilation per line)
+_PG_ADD_LINE = (
+    "INSERT INTO lines (lab, member, door, wall, clock_ms, target, prompt, line, ok, error_kind, output, "
+    "output_cut, lab_seq) VALUES (%(lab)s, %(member)s, %(door)s, %(wall)s, CAST(%(clock_ms)s AS BIGINT), "
+    "%(target)s, %(prompt)s, %(line)s, CAST(%(ok)s AS BOOLEAN), CAST(%(error_kind)s AS VARCHAR), %(output)s, "
+    "CAST(%(output_cut)s AS INTEGER), CAST(%(lab_seq)s AS BIGINT)) RETURNING seq, "
+    "CAST(pg_current_xact_id() AS TEXT), "
+    "(SELECT max(n.seq) FROM notes AS n WHERE n.lab = lines.lab AND n.kind = 'message')")
+_MARK_UNAPPLIED = text(
+    "INSERT INTO notes (lab, member, \"by\", wall, kind, text) SELECT lab, member, '-', :wall, 'unapplied', "
+    "CAST(seq AS TEXT) FROM lines WHERE lab = :lab AND lab_seq > :head AND seq NOT IN "
+    "(SELECT CAST(text AS INTEGER) FROM notes WHERE lab = :lab AND kind = 'unapplied')")
+
+
 class ClassRecord:
     """The record of one class, shared by every thread (and process, and host) of the server."""
 
@@ -190,47 +213,43 @@ class ClassRecord:
 
     # -- writing (each call is committed when it returns, but through a unit's connection) ----------
     def add_line(self, *, lab: str, member: str, door: str, clock_ms: int | None, target: str, prompt: str,
-                 line: str, ok: bool, error_kind: str | None, output: str, unit: CommitUnit | None = None) -> int:
-        """Record a line; its seq. With `unit` (the lab's unit of commit, `LabStore.joined`): in a
-        shared database the line is written through the unit's open transaction (committed with
-        the lab's change; the transaction's id goes to the unit), else it is committed now and
-        carries the row the unit appended, after marking `unapplied` the lab's lines whose row
-        number the lab has given again (module docstring)."""
+                 line: str, ok: bool, error_kind: str | None, output: str,
+                 unit: CommitUnit | None = None) -> Recorded:
+        """Record a line. With `unit` (the lab's unit of commit, `LabStore.joined`): in a shared
+        database the line is written through the unit's open transaction (committed with the
+        lab's change; the transaction's id goes to the unit), else it is committed now and carries
+        the row the unit appended, after marking `unapplied` the lab's lines whose row number the
+        lab has given again (module docstring). The answer gives the lab's last trainer message as
+        of the line (read by the same statement, or transaction), so that messages are looked for
+        only when one came (`ClassRoom.deliver_messages`)."""
         cut = max(0, len(output) - MAX_OUTPUT_CHARS)
         if len(line) > MAX_LINE_CHARS:
             line = f"{line[:MAX_LINE_CHARS]}... ({len(line)} characters)"
-        lab_seq = unit.appended if unit is not None else None
+        lab_seq = unit.appended if unit is not None and not unit.broken else None
         row = {"lab": lab, "member": member, "door": door, "wall": now_text(), "clock_ms": clock_ms,
                "target": target, "prompt": prompt, "line": line, "ok": ok, "error_kind": error_kind,
                "output": output[:MAX_OUTPUT_CHARS], "output_cut": cut, "lab_seq": lab_seq}
         if unit is not None and self.shared and unit.connection is not None and not unit.broken:
-            seq, xid = unit.connection.execute(insert(lines_table).returning(
-                lines_table.c.seq, cast(func.pg_current_xact_id(), Text)), row).one()
+            seq, xid, message = unit.connection.exec_driver_sql(_PG_ADD_LINE, row).one()
             unit.xid = str(xid)
-            return int(seq)
+            return Recorded(int(seq), int(message or 0))
         with self._lock, self.engine.begin() as conn:
-            if unit is not None and unit.base is not None and not self.shared:
+            if unit is not None and unit.base is not None and lab_seq is not None and not self.shared:
                 self._mark_unapplied(conn, lab, unit.base)
-            key = conn.execute(insert(lines_table), row).inserted_primary_key
-            return int(key[0]) if key is not None else 0
+            key = conn.execute(_ADD_LINE, row).inserted_primary_key
+            message = conn.execute(_MESSAGE_HEAD, {"lab": lab}).scalar()
+            return Recorded(int(key[0]) if key is not None else 0, int(message or 0))
 
-    def mark_unapplied(self, lab: str, head: int) -> list[int]:
+    def mark_unapplied(self, lab: str, head: int) -> int:
         """Give an `unapplied` note to each line of `lab` whose row (`lab_seq`) is beyond `head`,
-        the lab's last journal row (read under its write lock, which the caller still holds);
-        their seqs."""
+        the lab's last journal row (read under its write lock, which the caller still holds); how
+        many lines it found."""
         with self._lock, self.engine.begin() as conn:
             return self._mark_unapplied(conn, lab, head)
 
-    def _mark_unapplied(self, conn: Connection, lab: str, head: int) -> list[int]:
-        noted = select(cast(notes_table.c.text, Integer)).where(notes_table.c.lab == lab,
-                                                                 notes_table.c.kind == "unapplied")
-        found = [(int(seq), str(member)) for seq, member in conn.execute(
-            select(lines_table.c.seq, lines_table.c.member).where(
-                lines_table.c.lab == lab, lines_table.c.lab_seq > head, lines_table.c.seq.not_in(noted)))]
-        for seq, member in found:
-            conn.execute(insert(notes_table), {"lab": lab, "member": member, "by": "-", "wall": now_text(),
-                                               "kind": "unapplied", "text": str(seq)})
-        return [seq for seq, _ in found]
+    @staticmethod
+    def _mark_unapplied(conn: Connection, lab: str, head: int) -> int:
+        return int(conn.execute(_MARK_UNAPPLIED, {"lab": lab, "head": head, "wall": now_text()}).rowcount or 0)
 
     def add_note(self, *, lab: str, member: str, by: str, kind: str, text: str = "") -> int:
         row = {"lab": lab, "member": member, "by": by, "wall": now_text(), "kind": kind, "text": text}

@@ -65,6 +65,7 @@ class ClassRoom:
         self._runbook: Runbook | None = None
         self.lab_grades = LabGrades(self)
         self._listeners: list[Callable[[str], None]] = []
+        self._messages_seen: dict[tuple[str, str], int] = {}  # (lab, member) -> last message looked for
 
     # -- change listeners (the trainer's web view follows the class through these) -------------------
     def listen(self, callback: Callable[[str], None]) -> None:
@@ -183,14 +184,22 @@ class ClassRoom:
         return None
 
     # -- messages -----------------------------------------------------------------------------------
-    def deliver_messages(self, member: Member) -> list[tuple[str, str]]:
-        """The trainer's messages to `member` not shown yet (marked shown now)."""
+    def deliver_messages(self, member: Member, last_message: int | None = None) -> list[tuple[str, str]]:
+        """The trainer's messages to `member` not shown yet (marked shown now). `last_message`:
+        the seq of the lab's last message, when the caller read it with the line's record
+        (`ClassRecord.add_line`): the record is then read only when it is beyond the last one
+        this process looked for the member (messages are rare; a line is not)."""
+        key = (member.lab, member.name)
+        if last_message is not None and last_message <= self._messages_seen.get(key, 0):
+            return []
         notes = self.record.notes(member.lab, ("message", "delivered"))
         delivered = {int(n.text) for n in notes if n.kind == "delivered" and n.member == member.name}
         waiting = [n for n in notes if n.kind == "message" and n.member == member.name and n.seq not in delivered]
         for note in waiting:
             self.record.add_note(lab=member.lab, member=member.name, by=member.name, kind="delivered",
                                  text=str(note.seq))
+        seen = max((n.seq for n in notes if n.kind == "message"), default=0)
+        self._messages_seen[key] = max(seen, self._messages_seen.get(key, 0))
         return [(n.by, n.text) for n in waiting]
 
     # -- grading ------------------------------------------------------------------------------------

@@ -72,7 +72,7 @@ def test_a_lost_commit_answer_stands_and_is_answered_as_it_ran(cluster: Cluster,
         assert published(lab) == 0
         proxy.lose("answer")
         out = lab.execute("lab", PUBLISH.format(5))
-        assert proxy.lost.is_set()
+        assert proxy.lost.is_set(), out.text
         assert out.ok and "published 5 " in out.text, out.text  # the database says it committed
         assert "the connection was lost during a commit that happened" in caplog.text
         assert published(lab) == 5 and journal_calls(cluster, url) == 1
@@ -90,7 +90,7 @@ def test_a_commit_the_server_never_got_changed_nothing_and_says_so(cluster: Clus
         lab = room.trainee_lab(bob(class_file), "shell")
         proxy.lose("commit")
         out = lab.execute("lab", PUBLISH.format(5))
-        assert proxy.lost.is_set()
+        assert proxy.lost.is_set(), out.text
         assert not out.ok and len(out.text.splitlines()) == 1
         assert "the database says it was not committed" in out.text and "nothing was changed" in out.text
         assert published(lab) == 0 and journal_calls(cluster, url) == 0
@@ -115,7 +115,7 @@ def test_a_commit_that_cannot_be_checked_is_unknown_and_the_next_command_shows_i
         proxy.refusing = True
         proxy.lose("answer")
         out = lab.execute("lab", PUBLISH.format(5))
-        assert proxy.lost.is_set()
+        assert proxy.lost.is_set(), out.text
         assert not out.ok and len(out.text.splitlines()) == 1
         assert "Whether the command was applied is unknown" in out.text and "nothing was changed" not in out.text
         proxy.refusing = False

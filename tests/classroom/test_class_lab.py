@@ -90,6 +90,23 @@ def test_trainer_messages_are_shown_once_at_the_next_line(room: ClassRoom, class
     assert "Message" not in alice.execute("NY_Appliance1", "show hostname").text
 
 
+def test_a_message_written_by_another_server_is_shown_at_the_next_line(room: ClassRoom, class_file: ClassFile) -> None:
+    """Lines read the record's messages only when one came (the line's own record says so): one
+    another process writes, after lines that found none, still shows at the next line, once."""
+    carol = room.trainee_lab(_member(class_file, "carol"), "shell")
+    dave = room.trainee_lab(_member(class_file, "dave"), "shell")
+    for _ in range(3):
+        assert "Message" not in carol.execute("NY_Appliance1", "show hostname").text
+    other = ClassRoom(class_file, room.directory)  # another server of the same class
+    try:
+        other.record.add_note(lab="blue", member="dave", by="trainer", kind="message", text="dave: look at NJ")
+    finally:
+        other.close()
+    assert "Message" not in carol.execute("NY_Appliance1", "show hostname").text  # dave's, not carol's
+    assert dave.execute("lab", "audit").text.endswith("*** Message from trainer: dave: look at NJ")
+    assert "Message" not in dave.execute("lab", "audit").text
+
+
 def test_a_reset_the_class_allows_starts_again_from_the_class_scenario(tmp_path: Path) -> None:
     from solace_shell.classroom.class_file import load_class_file
 

@@ -141,3 +141,22 @@ def test_a_connection_lost_mid_command_applies_nothing_and_the_next_command_work
         assert rows[0][0] == 1
     finally:
         room.close()
+
+
+def test_a_message_a_trainer_writes_on_another_host_is_shown_once(cluster: Cluster, class_file: ClassFile,
+                                                                   tmp_path: Path) -> None:
+    url = cluster.database()
+    room = ClassRoom(class_file, tmp_path / "a", url)
+    other = ClassRoom(class_file, tmp_path / "b", url)
+    try:
+        member = class_file.trainee("alice")
+        assert member is not None
+        lab = room.trainee_lab(member, "shell")
+        for _ in range(3):
+            assert "Message" not in lab.execute("lab", "audit").text
+        other.record.add_note(lab="alice", member="alice", by="trainer", kind="message", text="look at NJ")
+        assert lab.execute("lab", "audit").text.endswith("*** Message from trainer: look at NJ")
+        assert "Message" not in lab.execute("lab", "audit").text
+    finally:
+        room.close()
+        other.close()
