@@ -130,6 +130,35 @@ def connect(url: str, pool_size: int = 4) -> Engine:
     return engine
 
 
+def driver_row(conn: Connection, sql: str, params: dict[str, Any], one: bool = True) -> Any:
+    """The first row of ``sql`` (in the driver's form) run by the driver itself on ``conn``, in its
+    transaction: what ``conn.exec_driver_sql`` does without SQLAlchemy's statement and result
+    objects, which cost more than the round trip of a short statement. A driver error is raised as
+    SQLAlchemy's (``DBAPIError`` with the driver's error as ``orig``); a lost connection is first
+    met by SQLAlchemy itself, so that it invalidates the connection and the pool's others as it
+    does for its own statements. ``one``: a missing row is an error (else None)."""
+    from sqlalchemy.exc import DBAPIError
+
+    dialect = conn.dialect
+    error = dialect.loaded_dbapi.Error
+    proxied = conn.connection
+    cursor = None
+    try:
+        cursor = proxied.driver_connection.cursor()
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    except error as exc:
+        if dialect.is_disconnect(exc, proxied.dbapi_connection, cursor):
+            conn.exec_driver_sql("SELECT 1")  # raises, the connection invalidated (unless it is not lost)
+        raise DBAPIError.instance(sql, params, exc, error, dialect=dialect) from None
+    finally:
+        if cursor is not None:
+            cursor.close()
+    if row is None and one:
+        raise LookupError("the statement gave no row")
+    return row
+
+
 class Tables(NamedTuple):
     metadata: MetaData
     meta: Table
@@ -245,9 +274,9 @@ class DbJournal:
         conn = self.engine.connect()
         try:
             trans = conn.begin()
-            self._head = conn.exec_driver_sql(_LOCK_SQL, {
+            self._head = driver_row(conn, _LOCK_SQL, {
                 "wait": str(int(self.lock_timeout_ms)), "a": LAB_LOCK_CLASS, "b": self._key, "lab": self.lab,
-            }).one()[2] or 0
+            })[2] or 0
             self._conn, self.held, self._xid = conn, True, None
             yield conn
             if self._unit is not None:  # kept open, the lock held: the unit commits it (deferring)
@@ -418,8 +447,8 @@ class DbJournal:
         from .journal_file import WriteConflict
 
         with self.writing() as conn:  # one statement: the next seq, unless a row other than a part came since
-            row = conn.exec_driver_sql(_APPEND_SQL, {"lab": self.lab, "kind": kind, "body": body,
-                                                     "expected": expected_last, "part": PART}).first()
+            row = driver_row(conn, _APPEND_SQL, {"lab": self.lab, "kind": kind, "body": body,
+                                                 "expected": expected_last, "part": PART}, one=False)
             if row is None:
                 self._last_seen = -1
                 raise WriteConflict()

@@ -230,7 +230,9 @@ class ClassRecord:
                "target": target, "prompt": prompt, "line": line, "ok": ok, "error_kind": error_kind,
                "output": output[:MAX_OUTPUT_CHARS], "output_cut": cut, "lab_seq": lab_seq}
         if unit is not None and self.shared and unit.connection is not None and not unit.broken:
-            seq, xid, message = unit.connection.exec_driver_sql(_PG_ADD_LINE, row).one()
+            from state_store.lab_db import driver_row
+
+            seq, xid, message = driver_row(unit.connection, _PG_ADD_LINE, row)
             unit.xid = str(xid)
             return Recorded(int(seq), int(message or 0))
         with self._lock, self.engine.begin() as conn:
