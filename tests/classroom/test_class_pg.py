@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -160,3 +161,36 @@ def test_a_message_a_trainer_writes_on_another_host_is_shown_once(cluster: Clust
     finally:
         room.close()
         other.close()
+
+
+def test_backends_killed_between_commands_cost_one_answer(cluster: Cluster, class_file: ClassFile,
+                                                          tmp_path: Path) -> None:
+    """The server drops every connection of the host's pool while it is idle (a restart): the next
+    command says the connection was lost and changed nothing; the one after works (the whole pool
+    was let go, not only the connection that met the failure)."""
+    url = cluster.database()
+    room = ClassRoom(class_file, tmp_path, url)
+    try:
+        member = class_file.trainee("bob")
+        assert member is not None
+        lab = room.trainee_lab(member, "shell")
+        assert lab.execute("lab", "audit").ok
+        assert room.database is not None
+        with room.database.connect() as first, room.database.connect() as second:  # two idle in the pool
+            first.exec_driver_sql("SELECT 1")
+            second.exec_driver_sql("SELECT 1")
+        killed = cluster.sql(url, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                                  "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        assert int(str(killed[0][0])) >= 2
+        others = ("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                  "AND pid <> pg_backend_pid()")
+        deadline = time.monotonic() + TIMEOUT
+        while int(str(cluster.sql(url, others)[0][0])) and time.monotonic() < deadline:
+            time.sleep(0.05)  # (a backend ends a moment after it is told to)
+        out = lab.execute("lab", "publish trader trading/orders/new count 5")
+        assert not out.ok and len(out.text.splitlines()) == 1
+        assert "connection to the database was lost" in out.text and "nothing was changed" in out.text
+        assert lab.execute("lab", "publish trader trading/orders/new count 5").ok
+        assert "published 5 " in lab.execute("lab", "audit").text
+    finally:
+        room.close()
