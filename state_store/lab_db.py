@@ -142,9 +142,10 @@ def driver_row(conn: Connection, sql: str, params: dict[str, Any], one: bool = T
     dialect = conn.dialect
     error = dialect.loaded_dbapi.Error
     proxied = conn.connection
+    driver: Any = proxied.driver_connection  # (None only for a connection already closed)
     cursor = None
     try:
-        cursor = proxied.driver_connection.cursor()
+        cursor = driver.cursor()
         cursor.execute(sql, params)
         row = cursor.fetchone()
     except error as exc:
