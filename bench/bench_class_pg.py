@@ -9,8 +9,10 @@ the end. Figures are CPU time or ratios measured in the same run:
 
 - command: one trainee's lab (the class's `trainee_lab`, what every door runs) executing the same
   lines (`publish ... count 1`, `show queue ...`, `advance 1s`, in turn) over SQLite files and over
-  PostgreSQL. CPU per command = this process's CPU plus, for PostgreSQL, the CPU of every process
-  of the cluster (its backends and writers), read from /proc. Target: PostgreSQL <= 2x SQLite.
+  PostgreSQL, in alternating turns of `--commands`/10 each (so that the machine's load, which
+  other work changes during a run, weighs on both). CPU per command = this process's CPU plus,
+  for PostgreSQL, the CPU of every process of the cluster (its backends and writers), read from
+  /proc. Target: PostgreSQL <= 2x SQLite.
 - hosts: `--trainees` trainees, each in their own lab through an SSH shell, publishing
   `--per-trainee` times as fast as answered, served by 1 `class serve` process, then by 3 over the
   same database (trainees spread over them). Commands per second of wall time, and CPU seconds
@@ -84,7 +86,9 @@ def process_cpu(pids: list[int]) -> float:
 
 
 # ------------------------------------------------------------------ a trainee's command
-def per_command(cluster: Cluster, work: Path, commands: int) -> None:
+def per_command(cluster: Cluster, work: Path, commands: int, rounds: int = 10) -> None:
+    """Both labs open at once, their commands run in `rounds` alternating turns (SQLite's turn,
+    then PostgreSQL's): a change in the machine's load during the run weighs on both alike."""
     from solace_shell.classroom.class_file import load_class_file
     from solace_shell.classroom.room import ClassRoom
 
@@ -93,28 +97,39 @@ def per_command(cluster: Cluster, work: Path, commands: int) -> None:
     class_file = load_class_file(path)
     member = class_file.trainee("t00")
     assert member is not None
-    results: dict[str, float] = {}
-    for name, url in (("sqlite", None), ("postgresql", cluster.database())):
-        room = ClassRoom(class_file, work / f"command-{name}", url)
-        try:
-            lab = room.trainee_lab(member, "shell")
+    rooms = {name: ClassRoom(class_file, work / f"command-{name}", url)
+             for name, url in (("sqlite", None), ("postgresql", cluster.database()))}
+    own = dict.fromkeys(rooms, 0.0)
+    server = 0.0
+    done = dict.fromkeys(rooms, 0)
+    try:
+        labs = {name: room.trainee_lab(member, "shell") for name, room in rooms.items()}
+        for lab in labs.values():
             for target, line in LINES:  # warm: the lab opened, the parser's caches
                 lab.execute(target, line)
-            server0 = cluster_cpu(cluster) if url else 0.0
-            cpu0 = time.process_time()
-            for i in range(commands):
-                target, line = LINES[i % len(LINES)]
-                assert lab.execute(target, line).ok
-            own = time.process_time() - cpu0
-            server = (cluster_cpu(cluster) - server0) if url else 0.0
-        finally:
+        per_turn = max(1, commands // rounds)
+        for _ in range(rounds):
+            for name, lab in labs.items():
+                server0 = cluster_cpu(cluster) if name == "postgresql" else 0.0
+                cpu0 = time.process_time()
+                for _ in range(per_turn):
+                    target, line = LINES[done[name] % len(LINES)]
+                    assert lab.execute(target, line).ok
+                    done[name] += 1
+                own[name] += time.process_time() - cpu0
+                if name == "postgresql":
+                    server += cluster_cpu(cluster) - server0
+    finally:
+        for room in rooms.values():
             room.close()
-        cpu = own + server
-        results[name] = cpu / commands
-        print(f"command {name}: {cpu / commands * 1000:.2f} ms CPU per command (server process "
-              f"{own / commands * 1000:.2f}, database {server / commands * 1000:.2f}; {commands} commands)")
+    results: dict[str, float] = {}
+    for name in rooms:
+        db = server if name == "postgresql" else 0.0
+        results[name] = (own[name] + db) / done[name]
+        print(f"command {name}: {results[name] * 1000:.2f} ms CPU per command (server process "
+              f"{own[name] / done[name] * 1000:.2f}, database {db / done[name] * 1000:.2f}; {done[name]} commands)")
     ratio = results["postgresql"] / results["sqlite"]
-    print(f"command ratio postgresql/sqlite: {ratio:.2f}x (target <= 2x)")
+    print(f"command ratio postgresql/sqlite: {ratio:.2f}x (target <= 2x; {rounds} alternating turns)")
 
 
 # ------------------------------------------------------------------ hosts
