@@ -3,8 +3,10 @@ file in the class directory, or the PostgreSQL database several hosts share (`--
 
 Why SQLAlchemy Core: the project's store already depends on it, the same statements run on both,
 the record must be shared by every `--workers` process (and every host), and a row must be
-committed before its output is shown, so a killed server loses nothing a trainee saw. Each line is
-one committed transaction (SQLite in WAL, as the lab files: a commit survives a killed process).
+committed before its output is shown, so a killed server loses nothing a trainee saw: in its lab's
+transaction (a shared database), or in a transaction of its own (SQLite in WAL, as the lab files: a
+commit survives a killed process). The statement a line runs in a shared database is the
+driver's own (`lab_db.driver_row`: it is run for every command).
 The tables are append-only: triggers refuse UPDATE and DELETE, so nothing a trainee or a bug does
 can rewrite what happened.
 
