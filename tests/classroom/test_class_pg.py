@@ -112,6 +112,21 @@ def test_a_database_of_another_schema_version_is_refused(cluster: Cluster, class
     assert "schema version 99" in done.stderr
 
 
+def test_a_record_an_older_version_made_gets_lab_seq(cluster: Cluster, class_file: ClassFile,
+                                                      tmp_path: Path) -> None:
+    url = cluster.database()
+    ClassRoom(class_file, tmp_path, url).close()
+    cluster.sql(url, "ALTER TABLE lines DROP COLUMN lab_seq")  # as the first version made it
+    room = ClassRoom(class_file, tmp_path, url)
+    try:
+        member = class_file.trainee("alice")
+        assert member is not None
+        assert room.trainee_lab(member, "shell").execute("lab", "advance 1s").ok
+        assert [line.lab_seq for line in room.record.lines("alice")] == [2]
+    finally:
+        room.close()
+
+
 def test_a_connection_lost_mid_command_applies_nothing_and_the_next_command_works(
         cluster: Cluster, class_file: ClassFile, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from sqlalchemy import text

@@ -46,6 +46,30 @@ def test_the_record_is_append_only(tmp_path: Path) -> None:
     assert len(record.lines("a")) == 1
 
 
+OLD_LINES = ("CREATE TABLE lines (seq INTEGER PRIMARY KEY AUTOINCREMENT, lab VARCHAR NOT NULL, "
+             "member VARCHAR NOT NULL, door VARCHAR NOT NULL, wall VARCHAR NOT NULL, clock_ms BIGINT, "
+             "target VARCHAR NOT NULL, prompt VARCHAR NOT NULL, line TEXT NOT NULL, ok BOOLEAN NOT NULL, "
+             "error_kind VARCHAR, output TEXT NOT NULL, output_cut INTEGER NOT NULL)")
+
+
+def test_a_record_file_without_lab_seq_gets_it(tmp_path: Path) -> None:
+    """A record an older version wrote (no `lines.lab_seq`) is read and written on: its old lines
+    carry no row number."""
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "class-record.sqlite") as con:
+        con.execute(OLD_LINES)
+        con.execute("INSERT INTO lines (lab, member, door, wall, target, prompt, line, ok, output, output_cut) "
+                    "VALUES ('a', 'a', 'shell', '2026-12-01T00:00:00.000Z', 'lab', 'lab>', 'status', 1, '', 0)")
+    for _ in range(2):  # (the second opening finds the column there)
+        record = ClassRecord.open(tmp_path)
+        record.add_line(lab="a", member="a", door="shell", clock_ms=0, target="lab", prompt="lab>", line="audit",
+                        ok=True, error_kind=None, output="")
+        record.close()
+    assert [(r.line, r.lab_seq) for r in ClassRecord.open(tmp_path).lines("a")] == [
+        ("status", None), ("audit", None), ("audit", None)]
+
+
 def test_output_is_capped(tmp_path: Path) -> None:
     record = ClassRecord.open(tmp_path)
     record.add_line(lab="a", member="a", door="shell", clock_ms=0, target="lab", prompt="lab>", line="x",
