@@ -19,7 +19,7 @@ import pytest
 
 from solace_shell.classroom.class_file import ClassFile, Member
 from solace_shell.classroom.class_lab import ClassLab
-from solace_shell.classroom.record import ClassRecord
+from solace_shell.classroom.record import ClassRecord, Recorded
 from solace_shell.classroom.room import ClassRoom
 from state_store import lab_db
 from tests.support.pg_proxy import CommitProxy
@@ -137,7 +137,7 @@ def test_a_connection_lost_between_the_lab_row_and_the_record_line_keeps_neither
         lab = room.trainee_lab(bob(class_file), "shell")
         real = ClassRecord.add_line
 
-        def lost(self: ClassRecord, **row: object) -> int:
+        def lost(self: ClassRecord, **row: object) -> Recorded:
             unit = row.get("unit")
             if str(row["line"]).startswith("publish") and unit is not None:
                 assert getattr(unit, "appended", None) is not None  # the lab's row is written, not committed
@@ -161,7 +161,7 @@ CRASH = """
 import os, sys
 from pathlib import Path
 from solace_shell.classroom.class_file import load_class_file
-from solace_shell.classroom.record import ClassRecord
+from solace_shell.classroom.record import ClassRecord, Recorded
 from solace_shell.classroom.room import ClassRoom
 
 real = ClassRecord.add_line
