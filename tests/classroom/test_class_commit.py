@@ -21,6 +21,7 @@ from solace_shell.classroom.class_file import ClassFile, Member
 from solace_shell.classroom.class_lab import ClassLab
 from solace_shell.classroom.record import ClassRecord, Recorded
 from solace_shell.classroom.room import ClassRoom
+from solace_shell.classroom.web import at_line, views
 from state_store import lab_db
 from tests.support.pg_proxy import CommitProxy
 from tests.support.postgres import Cluster, postgres_cluster
@@ -196,6 +197,7 @@ def test_a_line_whose_lab_commit_a_crash_prevented_is_marked_unapplied(class_fil
         lab = room.trainee_lab(bob(class_file), "shell")  # the lab's first use here: its rows are checked
         assert room.record.unapplied("bob") == {lost.seq}
         assert published(lab) == 0  # the lab never had it
+        untouched = views.lab_drawing(room, "bob")
         graded = room.grade("bob")  # (the grade kept line by line leaves the line out too)
         assert graded.lines == len(room.record.lines("bob")) - 1
         # another process dies the same way while this one has the lab open: this one's next change
@@ -212,6 +214,10 @@ def test_a_line_whose_lab_commit_a_crash_prevented_is_marked_unapplied(class_fil
         exported = room.transcript("bob")
         assert PUBLISH.format(3) in exported
         assert PUBLISH.format(7) not in exported and PUBLISH.format(9) not in exported
+        # the trainee page's lab after the lost line: drawn without its change, and says so
+        after = at_line.lab_after(room, "bob", lost.seq)
+        assert after is not None and "never reached the lab" in after.note
+        assert after.drawing.boxes == untouched.boxes
     finally:
         room.close()
     again = ClassRoom(class_file, directory)  # opening again finds nothing more to mark

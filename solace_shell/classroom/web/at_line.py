@@ -63,14 +63,17 @@ def lab_after(room: ClassRoom, lab: str, seq: int, max_lines: int = MAX_LINES,
     if len(upto) > max_lines:
         return LabAt(seq, len(upto), target.wall, _refused(f"not drawn: the lab is drawn after its first {max_lines} "
                                                            "lines only (a replay of more would take too long)"))
-    key = (str(room.directory), room.database_shown, lab, seq, len(upto))
+    # lines whose change never reached the lab (a server stopped between the two commits of a
+    # lab file's line): passed over, as grading and the export pass them
+    skipped = frozenset(n for n in room.unapplied(lab) if n <= seq)
+    key = (str(room.directory), room.database_shown, lab, seq, len(upto), skipped)
     with _cache_lock:
         found = _cache.get(key)
         if found is not None:
             _cache.move_to_end(key)
             return found
     logins = [n for n in room.record.notes(lab, ("login",)) if (n.wall, 0, n.seq) < (target.wall, 1, target.seq)]
-    found = _replayed(room, lab, upto, logins, time.monotonic() + seconds)
+    found = _replayed(room, lab, upto, logins, time.monotonic() + seconds, skipped)
     if not found.drawing.problem:  # (a drawing refused for time may be made another time)
         with _cache_lock:
             _cache[key] = found
@@ -83,7 +86,8 @@ def _refused(why: str) -> Drawing:
     return Drawing(400, 40, [], [], "-", why)
 
 
-def _replayed(room: ClassRoom, lab: str, upto: list[RecordedLine], logins: list[Note], deadline: float) -> LabAt:
+def _replayed(room: ClassRoom, lab: str, upto: list[RecordedLine], logins: list[Note], deadline: float,
+              skipped: frozenset[int] = frozenset()) -> LabAt:
     target = upto[-1]
     fresh = Lab.fresh(scenario=room.class_file.scenario_of(lab))
     sessions: dict[tuple[str, str], Lab] = {}
@@ -94,6 +98,8 @@ def _replayed(room: ClassRoom, lab: str, upto: list[RecordedLine], logins: list[
         for row in rows:
             if isinstance(row, Note):  # a login: that member's next lines by that door are a new session
                 sessions.pop((row.member, row.text.split(" ", 1)[0]), None)
+                continue
+            if row.seq in skipped:
                 continue
             if time.monotonic() > deadline:
                 return LabAt(target.seq, len(upto), target.wall,
@@ -114,6 +120,8 @@ def _replayed(room: ClassRoom, lab: str, upto: list[RecordedLine], logins: list[
         sessions.clear()
         fresh.close()
     notes = [f"{otherwise} of the lines up to it ran otherwise in the replay"] if otherwise else []
+    if target.seq in skipped:
+        notes.append("this line's change never reached the lab (the server stopped before it was written)")
     if target.clock_ms is not None and target.clock_ms != clock:
         notes.append(f"the replay's clock ({clock / 1000:.3f}s) is not the recorded one "
                      f"({target.clock_ms / 1000:.3f}s)")
