@@ -49,7 +49,7 @@ class LabAt:
     note: str = ""
 
 
-_cache: OrderedDict[tuple[str, str, str, int, int], LabAt] = OrderedDict()
+_cache: OrderedDict[tuple[str, str, str, int, int, frozenset[int]], LabAt] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
