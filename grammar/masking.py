@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from itertools import pairwise
 
-from .model import Alt, Element, Grammar, Keyword, Opt, ParamRef, Seq
+from .model import Alt, Command, Element, Grammar, Keyword, Opt, ParamRef, Seq
 from .parser import Parsed, Parser
 from .tokens import LexError, Word, is_forbidden, split_words
 
@@ -62,10 +62,21 @@ def _secret_params(element: Element) -> set[str]:
     return {el.param.name for el in _elements(element) if isinstance(el, ParamRef) and el.param.secret}
 
 
+_SECRET_PARAMS: dict[int, tuple[Command, frozenset[str]]] = {}
+
+
+def secret_params(command: Command) -> frozenset[str]:
+    """The secret parameters of a command, kept per command object (asked for every line run)."""
+    kept = _SECRET_PARAMS.get(id(command))
+    if kept is None or kept[0] is not command:
+        kept = _SECRET_PARAMS[id(command)] = (command, frozenset(_secret_params(command.element)))
+    return kept[1]
+
+
 def _exact(parsed: Parsed) -> list[Word]:
     hidden: list[Word] = []
     for step in parsed.steps:
-        for name in _secret_params(step.command.element):
+        for name in secret_params(step.command):
             value = step.args.get(name)
             if not isinstance(value, str):
                 continue
@@ -86,8 +97,17 @@ def _conservative(grammar: Grammar, words: list[Word]) -> list[Word]:
     return hidden
 
 
-def mask_secrets(parser: Parser, mode: str, line: str) -> str:
-    """`line` with every secret word replaced by ********."""
+def mask_parsed(parser: Parser, mode: str, line: str, parsed: Parsed) -> str:
+    """`mask_secrets` of a line already parsed at `mode` into `parsed`: the line itself when none
+    of its commands has a secret parameter (the usual line: nothing to split or parse again)."""
+    if not any(secret_params(step.command) for step in parsed.steps):
+        return line
+    return mask_secrets(parser, mode, line, parsed)
+
+
+def mask_secrets(parser: Parser, mode: str, line: str, parsed: Parsed | None = None) -> str:
+    """`line` with every secret word replaced by ********. `parsed`: the line's parse at `mode`,
+    when the caller has it (not parsed again)."""
     grammar = parser.grammar
     if not secret_keywords(grammar):
         return line
@@ -98,8 +118,8 @@ def mask_secrets(parser: Parser, mode: str, line: str) -> str:
     if not any(len(w.text) >= _MIN_PREFIX and any(k.startswith(w.text.lower()) for k in secret_keywords(grammar))
                for w in words):
         return line
-    parsed = parser.parse(mode, line)
-    hidden = _exact(parsed) if isinstance(parsed, Parsed) else _conservative(grammar, words)
+    reading = parsed if parsed is not None else parser.parse(mode, line)
+    hidden = _exact(reading) if isinstance(reading, Parsed) else _conservative(grammar, words)
     for word in sorted(hidden, key=lambda w: w.start, reverse=True):
         line = line[:word.start] + MASK + line[word.end:]
     return line

@@ -171,20 +171,31 @@ class Lab:
     def observe(self, callback: Callable[[LineEvent], None]) -> None:
         """Call `callback(event)` after every line `execute` runs, before its outcome is returned
         (so an observer that stores the line has stored it before anyone sees the output). The line
-        is masked (grammar.masking) in the mode it was typed in; the clock is read after it. An
-        observer's exception is not caught: an observer that must not cost the user their line
-        guards itself."""
+        is masked (grammar.masking) in the mode it was typed in; the clock is the one the line's
+        store command read (read anew when the line ran none). An observer's exception is not
+        caught: an observer that must not cost the user their line guards itself."""
         self._observers.append(callback)
 
-    def _notify(self, target: str, masked: str, outcome: Outcome) -> None:
-        try:
-            with self.store.transaction() as engine:
-                clock: int | None = int(engine.now_ms())
-        except Exception:  # noqa: BLE001  the clock is a courtesy; the event still goes out
-            clock = None
-        event = LineEvent(target, masked, outcome, clock)
+    def _notify(self, target: str, outcome: Outcome) -> Outcome:
+        """Tell the observers; the outcome with the clock they were told."""
+        clock = outcome.clock_ms
+        if clock is None:   # the line ran no store command (or changed the lab after it)
+            clock = self.read_clock()
+            outcome = outcome._replace(clock_ms=clock)
+        event = LineEvent(target, outcome.masked, outcome, clock)
         for callback in list(self._observers):
             callback(event)
+        return outcome
+
+    def read_clock(self) -> int | None:
+        """The lab's simulated clock, in a store command of its own (None when the lab cannot be
+        read: the clock is a courtesy, never a reason to fail). A line's Outcome carries the
+        clock its own store command read: ask this only when it has none."""
+        try:
+            with self.store.transaction() as engine:
+                return int(engine.now_ms())
+        except Exception:  # noqa: BLE001
+            return None
 
     # -- sessions ----------------------------------------------------------------------------
     def routers(self) -> list[str]:
@@ -256,12 +267,11 @@ class Lab:
         log = self.session_log
         if log.start is None:
             log.keep_start(self)
-        masked = found.masked(line) if self._observers else ""  # in the mode the line is typed in
         outcome = found.execute(line)
         if outcome.node not in _GRADE_NODES:
             log.add(target, line)
         if self._observers:
-            self._notify(target, masked, outcome)
+            outcome = self._notify(target, outcome)
         return outcome
 
     def close(self) -> None:

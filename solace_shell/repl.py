@@ -44,7 +44,7 @@ from .paging import (
 )
 from .results import BACK_TO_ROUTER, Outcome
 from .style import repl_style
-from .toolbar import LAB_TARGET, read_clock, toolbar_fragments
+from .toolbar import LAB_TARGET, clock_text, read_clock, toolbar_fragments
 
 if TYPE_CHECKING:
     from .lab import Lab
@@ -259,12 +259,14 @@ class Repl:
             return None, Outcome(f"ERROR: Internal error while running the command ({type(exc).__name__}).", False,
                                  error_kind="internal")
         self.live.invalidate()
-        self.clock = read_clock(self.lab)
+        # the clock the line's own store command read; read anew only when it ran none
+        self.clock = read_clock(self.lab) if outcome.clock_ms is None else clock_text(outcome.clock_ms)
         return prompt, outcome
 
     def _record(self, prompt: str | None, line: str, outcome: Outcome) -> None:
         if self.recorder is not None and prompt is not None and line.strip():
-            self.recorder.record(prompt, self.mask(line), outcome.text)
+            # masked as the CLI read it, in the mode it was typed in
+            self.recorder.record(prompt, outcome.masked or self.mask(line), outcome.text)
 
     def _after(self, outcome: Outcome) -> bool:
         if outcome.switch_to == BACK_TO_ROUTER:

@@ -20,6 +20,12 @@ class Outcome(NamedTuple):
     error_kind: str | None = None
     ended: bool = False        # the session ended (exit at the top level)
     switch_to: str | None = None    # the lab console asked to talk to this target next
+    # the line with its secrets masked (grammar.masking), in the mode it was typed in: what a
+    # history, a recording, a log or an observer may keep ("" when no CLI read it)
+    masked: str = ""
+    # the lab's simulated clock after the line, read inside the line's own store command (None:
+    # the line ran no store command, or changed the lab after it, so the clock must be read anew)
+    clock_ms: int | None = None
 
 
 @statically_frozen

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from grammar import ParseError, Step
+from grammar.masking import mask_parsed
 from grammar.parser import lex_error
 from grammar.prompts import prompt_text
 from grammar.tokens import ControlCharacter, check_characters, is_forbidden
@@ -119,7 +120,7 @@ class Session(Personality):
                 return stack, results, _render(results[0])
             return stack, results, "\n".join(t for t in map(_render, results) if t)
 
-        return Plan(line, attempt, node, leaf)
+        return Plan(line, attempt, node, leaf, masked=mask_parsed(self.lab.parser, self.stack[-1].mode, line, parsed))
 
     def finish(self, plan: Plan, value: Any) -> Outcome:
         stack, results, text = value
@@ -138,6 +139,8 @@ class Session(Personality):
             text = frame(leaf, text)
         if not acts:  # most commands: no level change, nothing to apply
             return Outcome(text, not refused, node, "engine" if refused else None, self.ended)
+        # a reset or a script's lines change the lab after the command: its clock is read anew
+        plan.reread_clock = any(type(result) in _RELOADS for result in results)
         return self._navigate(results, text, node, not refused)
 
     def _run_step(self, engine: Any, step: Step, stack: list[Frame]) -> Any:
@@ -239,6 +242,7 @@ class Session(Personality):
 
 
 _SESSION_ACTIONS = frozenset({ExitLevel, EndToPrivileged, HomeToExec, SetPaging, SwitchTarget, ResetLab, RunScript})
+_RELOADS = frozenset({ResetLab, RunScript})
 _SILENT = frozenset(NAVIGATION)  # navigation results print nothing
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -12,20 +11,19 @@ from .durations import elapsed_text
 if TYPE_CHECKING:
     from .lab import Lab
 
-log = logging.getLogger(__name__)
-
 LAB_TARGET = "lab"
 
 
 def read_clock(lab: Lab) -> str | None:
-    """The lab's simulated clock as toolbar text, or None when it cannot be read (the toolbar must
-    never end the session)."""
-    try:
-        with lab.store.transaction() as engine:
-            return elapsed_text(engine.now_ms())
-    except Exception:
-        log.debug("reading the clock failed", exc_info=True)
-        return None
+    """The lab's simulated clock as toolbar text, read in a store command of its own, or None when
+    it cannot be read (the toolbar must never end the session). After a line, the clock its
+    Outcome carries is the one to show (`clock_text`): no second store command."""
+    return clock_text(lab.read_clock())
+
+
+def clock_text(clock_ms: int | None) -> str | None:
+    """A clock in ms as toolbar text (None: no clock to show)."""
+    return None if clock_ms is None else elapsed_text(clock_ms)
 
 
 def toolbar_fragments(target: str, clock: str | None, other: str | None, console: bool = True) -> StyleAndTextTuples:

@@ -76,13 +76,20 @@ class Denied(Exception):
 class Plan:
     """One parsed line on its way through the store. ``node`` is the grammar node of its leaf
     ("" until known); ``notes`` lines a personality prints before its output or error, set by
-    ``work`` on each attempt."""
+    ``work`` on each attempt; ``masked`` the line with its secrets masked when the reading gave
+    it (None: the base masks the line); ``clock_ms`` the lab's clock as the last attempt found
+    it (a refused command changes nothing, so it is the clock after it too); ``reread_clock``
+    set by ``finish`` when it changed the lab after the commit (a reset), so the clock the
+    command read is no longer the lab's."""
 
     line: str
     work: Callable[[Any], Any]
     node: str = ""
     data: Any = None
     notes: list[str] = field(default_factory=list)
+    masked: str | None = None
+    clock_ms: int | None = None
+    reread_clock: bool = False
 
 
 def _spent(engine: Any) -> None:
@@ -146,33 +153,47 @@ class Personality:
 
     # -- the loop ---------------------------------------------------------------------------------
     def execute(self, line: str) -> Outcome:
+        """Run one line: its Outcome carries the masked line and, when the line ran a store
+        command, the clock that command read (so a line costs one store command, the toolbar's
+        clock and an observer's event included)."""
         if self.ended:
             self.restart()
         plan = self.prepare(line)
         if isinstance(plan, Outcome):
-            return plan
+            return plan._replace(masked=self.masked(line))
+        # masked before the line runs: in the mode it was typed in
+        masked = plan.masked if plan.masked is not None else self.masked(line)
         work, plan.work = plan.work, _spent   # a work that refers to its plan makes no cycle
+
+        def attempt(engine: Any) -> tuple[Any, int]:
+            plan.clock_ms = engine.now_ms()
+            return work(engine), engine.now_ms()
+
         try:
-            value = self.lab.store.run(work)
+            value, clock = self.lab.store.run(attempt)
         except Denied as denied:
-            return self._failed(plan, denied.text, "access")
+            return self._failed(plan, masked, denied.text, "access")
         except EngineError as exc:
-            return self._failed(plan, engine_error_text(exc), "engine")
+            return self._failed(plan, masked, engine_error_text(exc), "engine")
         except LabBusy as busy:
             code = "lab_changed_meanwhile" if busy.changed_meanwhile else "lab_busy"
-            return self._failed(plan, shell_error_text(code, seconds=f"{busy.waited_s:.0f}"), "busy")
+            return self._failed(plan, masked, shell_error_text(code, seconds=f"{busy.waited_s:.0f}"), "busy")
         except CommitUnknown as unknown:  # a shared database's connection lost during the commit
-            return self._failed(plan, shell_error_text("lab_unknown", problem=unknown.problem), "unknown")
+            return self._failed(plan, masked, shell_error_text("lab_unknown", problem=unknown.problem), "unknown")
         except LabFileError as damaged:  # another process damaged the lab file while it was open
             text = shell_error_text("lab_damaged", path=damaged.path, problem=damaged.problem)
-            return self._failed(plan, text, "lab-file")
+            return self._failed(plan, masked, text, "lab-file")
         except Exception as exc:  # a bug must not cost the user their session or their lab
-            log.exception("internal error running %r", self.masked(line))
-            return self._failed(plan, shell_error_text("internal", detail=type(exc).__name__), "internal")
-        return self.finish(plan, value)
+            log.exception("internal error running %r", masked)
+            return self._failed(plan, masked, shell_error_text("internal", detail=type(exc).__name__), "internal")
+        outcome = self.finish(plan, value)
+        return outcome._replace(masked=masked, clock_ms=None if plan.reread_clock else clock)
 
-    def _failed(self, plan: Plan, text: str, kind: str) -> Outcome:
-        return Outcome(self.error_text(plan, text), False, plan.node, kind)
+    def _failed(self, plan: Plan, masked: str, text: str, kind: str) -> Outcome:
+        """A line the store command refused: nothing changed, so the clock it read holds (none
+        when it never ran: a busy or damaged lab, an internal error)."""
+        clock = plan.clock_ms if kind in ("access", "engine") else None
+        return Outcome(self.error_text(plan, text), False, plan.node, kind, masked=masked, clock_ms=clock)
 
     # -- shared services ---------------------------------------------------------------------------
     def masked(self, line: str) -> str:

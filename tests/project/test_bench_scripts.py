@@ -59,6 +59,7 @@ SCRIPTS: dict[str, tuple[tuple[str, ...], tuple[pytest.MarkDecorator, ...]]] = {
     "bench_swiftmq_scale.py": (("--count", "1000", "--runs", "1"), (slow,)),
     "bench_trees_ab.py": (("--corpus", CORPUS, "--a", str(ROOT), "--b", str(ROOT), "--runs", "1"), (slow,)),
     "bench_two_shells.py": (("--part", "a", "--commands", "50"), (slow,)),
+    "trace_line_modules.py": ((), ()),
     "bench_worker_gc.py": (("--corpus", CORPUS, "--partitions", "1", "--rounds", "1"), (spark, slow)),
     "check_drill_grades.py": (("--count", "4", "--jobs", "1"), ()),
 }
