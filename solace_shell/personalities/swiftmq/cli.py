@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from grammar import Access, ParseError
+from grammar import Access, Parsed, ParseError
+from grammar.masking import mask_parsed
 from state_store.errors import EngineError
 from state_store.swiftmq import SYSTEM
 from state_store.swiftmq import operations as ha
@@ -83,33 +84,35 @@ class SwiftMqCli(Personality):
     def prepare(self, line: str) -> Outcome | Plan:
         words = line.split()
         first = words[0] if words else ""
+        # read once, here: the store may run the attempt more than once
+        parsed = self.lab.parser.parse(MODE, line) if words else None
         plan = Plan(line, lambda engine: None)
+        if isinstance(parsed, Parsed):
+            plan.node = parsed.leaf.command.node
+            plan.masked = mask_parsed(self.lab.parser, MODE, line, parsed)
 
-        def attempt(engine: Any) -> tuple[dict[str, str | None], Outcome | None, Any]:
+        def attempt(engine: Any) -> tuple[dict[str, str | None], Outcome | None, Any, str]:
             # Fresh on every attempt (the store runs it again after another shell wrote first):
             # the notices are decided on the caught-up lab and applied only after the commit.
             now = self._serving(engine)
             notices, cancelled, router = self._notices(now, first)
             plan.notes, plan.data = notices, (now, router)
             if cancelled:
-                return now, Outcome("\n".join(notices), False, "", "engine"), router
-            if not words:
-                return now, Outcome("\n".join(notices), True), router
-            parsed = self.lab.parser.parse(MODE, line)
+                return now, Outcome("\n".join(notices), False, "", "engine"), router, ""
             if parsed is None:
-                return now, Outcome("\n".join(notices), True), router
+                return now, Outcome("\n".join(notices), True), router, ""
             if isinstance(parsed, ParseError):
                 text = f"Invalid command, please try '{USAGE.get(first, 'help')}'"
-                return now, Outcome("\n".join([*notices, text]), False, "", parsed.kind), router
+                return now, Outcome("\n".join([*notices, text]), False, "", parsed.kind), router, ""
             command = parsed.leaf.command
-            plan.node = command.node
             if router is None and first not in LOCAL:   # the CLI's own refusal: no router to ask
                 raise EngineError("swift_no_router")
             self.check_access(command.syntax, command.access, None)   # the router's, before it runs
             ctx = HandlerContext(engine=engine, router=None, user=self.user.name, session=self,  # type: ignore[arg-type]
                                  context={"router": router or ""})
             result = handler_for(command)(ctx, dict(parsed.leaf.args))
-            return now, result, router
+            # rendered inside the store command: output that cannot be produced undoes the command
+            return now, result, router, "" if result is None else render(result)
 
         plan.work = attempt
         return plan
@@ -130,11 +133,10 @@ class SwiftMqCli(Personality):
             self.router, self.path = router, ()
 
     def finish(self, plan: Plan, value: Any) -> Outcome:
-        now, result, router = value
+        now, result, router, text = value
         self._saw(now, router)
         if isinstance(result, Outcome):
             return result
-        text = "" if result is None else render(result)
         if isinstance(result, SwitchRouter):
             self.router, self.path = result.router, ()
         elif isinstance(result, ChangeContext):

@@ -211,3 +211,26 @@ def test_f2_after_resetting_to_the_swiftmq_lab_goes_to_its_cli() -> None:
         assert [r[:2] for r in recorder.records] == [("lab>", "reset swiftmq-ha"), ("swiftmq:>", "ar")]
     finally:
         lab.close()
+
+
+def test_a_line_is_read_once_however_often_the_store_runs_it(lab: Lab, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store runs a command again when another shell wrote first: the CLI's notices are
+    decided afresh on each attempt, but the line is parsed once, before the store command."""
+    pair(lab)
+    assert run(lab, "swiftmq", "sr ha1") == ""
+    store, parser = lab.store, lab.parser
+    original_run, original_parse = store.run, parser.parse
+    parses: list[str] = []
+
+    def twice(work, **kwargs):   # what a lost race does: the whole work again
+        original_run(work, **kwargs)
+        return original_run(work, **kwargs)
+
+    def parse(mode, line):
+        parses.append(line)
+        return original_parse(mode, line)
+
+    monkeypatch.setattr(store, "run", twice)
+    monkeypatch.setattr(parser, "parse", parse)
+    assert lab.execute("swiftmq", "cc /sys$hacontroller/usage").ok
+    assert parses == ["cc /sys$hacontroller/usage"]
