@@ -28,7 +28,7 @@ from .gfsh_interceptors import intercepted
 from .gfsh_parser import GfshParser, GfshRefusal, Reading
 
 if TYPE_CHECKING:
-    from grammar import Access, Grammar
+    from grammar import Access, Command, Grammar
 
     from ...lab import Lab
 
@@ -81,6 +81,9 @@ class Gfsh(Personality):
         super().__init__(lab, SYSTEM, user)
         self.paging = False
         self._parser = gfsh_parser(lab.grammar)     # the grammar is fixed for a lab
+        self._commands: dict[str, Command] = {}     # handler -> its (first) gfsh command
+        for command in lab.grammar.by_mode.get(MODE, []):
+            self._commands.setdefault(command.handler, command)
 
     @property
     def mode(self) -> str:
@@ -97,25 +100,24 @@ class Gfsh(Personality):
             return Outcome("\n".join(bad.lines), False, bad.node, "invalid")
         if read is None:
             return Outcome("", True)
-        command = self._command(read.handler)
+        command = self._commands[read.handler]
         refused = intercepted(read)
         if refused is not None:
             return Outcome(refused + "\n", False, command.node, "engine")
         opts = read.values
         plan = Plan(line, lambda engine: None, command.node)
 
-        def work(engine: Any) -> Any:
+        def work(engine: Any) -> tuple[Any, str]:
             self.check_access(command.syntax, command.access, None)
             core = engine.kernel()
             ctx = HandlerContext(engine=engine, router=None, user=self.user.name, session=self,  # type: ignore[arg-type]
                                  context={"cluster": gf.clusters(core)[0]})
-            return handler_for(command)(ctx, opts)
+            result = handler_for(command)(ctx, opts)
+            # rendered inside the store command: output that cannot be produced undoes the command
+            return result, "" if result is None else render(result)
 
         plan.work = work
         return plan
-
-    def _command(self, handler: str) -> Any:
-        return next(c for c in self.lab.grammar.by_mode.get(MODE, []) if c.handler == handler)
 
     def error_text(self, plan: Plan, text: str) -> str:
         """gfsh prints a command's error as a result section: a blank line follows it."""
@@ -138,13 +140,15 @@ class Gfsh(Personality):
         return ParsedCommand(read.handler, read.given, subjects=(*(node_key(cluster, n) for n in named), cluster))
 
     def finish(self, plan: Plan, value: Any) -> Outcome:
+        # imported here: importing a handler module registers its handlers, which the shell's
+        # checks then want to see with their renderers (the loader imports both when a lab opens)
         from .cli_handlers import Bye
-
-        if isinstance(value, Bye):
-            self.ended = True
-            return Outcome("", True, plan.node, None, True)
         from .gfsh_layout import GfshResult
 
-        if isinstance(value, GfshResult) and value.error:
-            return Outcome(render(value), False, plan.node, "engine")
-        return Outcome("" if value is None else render(value), True, plan.node)
+        result, text = value
+        if isinstance(result, Bye):
+            self.ended = True
+            return Outcome("", True, plan.node, None, True)
+        if isinstance(result, GfshResult) and result.error:
+            return Outcome(text, False, plan.node, "engine")
+        return Outcome(text, True, plan.node)

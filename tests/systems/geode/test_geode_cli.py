@@ -152,3 +152,21 @@ def test_gfsh_is_reachable_over_ssh(tmp_path: Path) -> None:
             assert "Specified Client ID nope not present" in shell.command("describe client --clientID=nope")
         finally:
             client.close()
+
+
+def test_output_is_made_inside_the_command_so_output_that_cannot_be_made_undoes_it(
+        lab: Lab, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gfsh renders inside the store command, as every CLI of the lab does: a renderer that fails
+    is one internal-error line and the server it would have stopped still runs."""
+    from solace_shell.renderers import RENDERERS
+    from state_store.geode.views import ServerStartStop
+
+    def broken(result: object) -> str:
+        raise RuntimeError("no text")
+
+    monkeypatch.setitem(RENDERERS, ServerStartStop, broken)
+    outcome = lab.execute("geode", "stop server --name=s2")
+    assert (outcome.ok, outcome.error_kind) == (False, "internal")
+    monkeypatch.undo()
+    assert run(lab, "geode", "list members").startswith("Member Count : 4\n")
+    assert run(lab, "geode", "stop server --name=s2").startswith("Stopping Cache Server")
