@@ -7,10 +7,12 @@ their own option parsing (tools.py), outputs and exit statuses. The prompt names
 Words are split as a POSIX shell does (quotes); anything else is `command not found` (127).
 
 What the shell runs is grammar (grammar/data/systems/qpid/commands/shell.yaml): a program's
-commands by the words that name them, each with the access it needs. The tool's own reading of a
-line (``tools.parse_command``) names the command; its access is checked there, before the
-program runs, and refused as the broker refuses a QMF method its ACL denies (the tool prints the
-exception and exits 1), so a refused command changes nothing.
+commands by the words that name them, each with its handler and the access it needs. The
+program's own reading of a line (``tools.read_words``: optparse for the tools), made once before
+the store command, names the command; its access is checked there, before its handler runs, and
+refused as the broker refuses a QMF method its ACL denies (the tool prints the exception and
+exits 1), so a refused command changes nothing. A tool that ends while reading its words (help,
+usage, an option error) prints that without touching the lab.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from state_store.qpid import operations as qp
 from state_store.qpid.views import ToolResult
 
 from ...access import UserAccess
-from ...handlers import HandlerContext, handler_for
+from ...handlers import HANDLERS, HandlerContext, handler_for
 from ...parsed_command import ParsedCommand
 from ...renderers import render
 from ...results import Outcome
@@ -45,11 +47,12 @@ BUILTINS = ("echo", "exit", "logout")    # the shell's own words: no program, no
 AGENT_FORBIDDEN = "Exception: Exception from Agent: {u'error_code': 6, u'error_text': 'Forbidden'}"
 REFUSALS = {"qpid-ha": AGENT_FORBIDDEN, "qpid-config": f"Failed: {AGENT_FORBIDDEN}"}
 FILE_DENIED = "{program}: {path}: Permission denied"   # coreutils, for a file the user may not read
+UNKNOWN_WORDS = "qpid.config_usage"   # the handler of a qpid-config line naming no command of the grammar
 
 
 def shell_commands(commands: list[Command]) -> tuple[dict[str, Command], dict[str, Command]]:
     """The shell's commands by the words that name them, and each program's first command by the
-    program's name (a program's commands share its handler)."""
+    program's name (the programs the shell has)."""
     by_words = {command.syntax: command for command in commands}
     programs: dict[str, Command] = {}
     for command in commands:
@@ -97,29 +100,30 @@ class QpidShell(Personality):
         if first in ("exit", "logout"):
             self.ended = True
             return Outcome("logout", True, "", None, True)
-        program = self._programs.get(first)
-        if program is None:
+        if first not in self._programs:
             self.last_status = 127
             return Outcome(f"-bash: {first}: command not found", False)
-        command = self._command(line)
+        call = tools.read_words(words)      # the program's reading, once (optparse for the tools)
+        if isinstance(call, ToolResult):    # the tool ended reading its words: help, usage, an error
+            self.last_status = call.status
+            return Outcome(render(call), call.status == 0)
+        command = self._by_words.get(call.command)
+        # a qpid-config word the tool does not take names no command: its usage, for anyone
+        run = handler_for(command) if command is not None else HANDLERS[UNKNOWN_WORDS]
         self._words = words
-        plan = Plan(line, lambda engine: None)
+        plan = Plan(line, lambda engine: None, "" if command is None else command.node)
 
-        def work(engine: Any) -> Any:
+        def work(engine: Any) -> tuple[Any, str]:
             if command is not None:
                 self.check_access(command.syntax, command.access, None)
             ctx = HandlerContext(engine=engine, router=None, user=self.user.name, session=self,  # type: ignore[arg-type]
                                  context={"host": self.here})
-            return handler_for(program)(ctx, {"program": first, "argv": words[1:]})
+            result = run(ctx, {"call": call})
+            # rendered inside the store command: output that cannot be produced undoes the command
+            return result, render(result)
 
         plan.work = work
         return plan
-
-    def _command(self, line: str) -> Command | None:
-        """The grammar command the line names as its program reads it; None when the program's
-        reading ends before naming one (help, usage, an option error: the program prints it)."""
-        parsed = tools.parse_command(None, line)
-        return self._by_words.get(parsed.command) if isinstance(parsed, ParsedCommand) else None
 
     def denied_text(self, syntax: str, access: Access, vpn: str | None) -> str:
         program = syntax.split()[0]
@@ -145,12 +149,12 @@ class QpidShell(Personality):
         return replace(parsed, subjects=self.lab.store.run(target))
 
     def finish(self, plan: Plan, value: Any) -> Outcome:
-        if isinstance(value, HostChange):
-            self.here, self.last_status = value.host, 0
-            return Outcome("", True)
-        assert isinstance(value, ToolResult)
-        self.last_status = value.status
-        return Outcome(render(value), value.status == 0)
+        result, text = value
+        if isinstance(result, HostChange):
+            self.here, self.last_status = result.host, 0
+            return Outcome("", True, plan.node)
+        self.last_status = result.status    # every tool result carries the exit status
+        return Outcome(text, result.status == 0, plan.node)
 
     def error_text(self, plan: Plan, text: str) -> str:
         self.last_status = 1

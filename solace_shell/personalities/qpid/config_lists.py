@@ -1,5 +1,5 @@
-"""`qpid-config queues` and `qpid-config exchanges` as the tool lists what the broker's agent
-returns (qpid-config's QueueList, QueueListRecurse and ExchangeList, qpid-cpp 1.39.0).
+"""What the broker's agent returns to `qpid-config queues` and `qpid-config exchanges` (qpid-cpp
+1.39.0), which the tool lists (config_handlers.py, tool_renderers.py).
 
 What the broker holds beyond the lab's own queues and exchanges:
 - the tool's own reply queue: BrokerAgent subscribes to ``qmf.default.topic/direct.<uuid>``, so
@@ -103,101 +103,6 @@ def exchanges(core: Kernel, node: Node) -> list[Listed]:
             arguments = (("qpid.replicate", str(given)),) if given else ()
         out.append(Listed(name, str(record.get("type")), arguments=arguments))
     return sorted(out, key=lambda x: x.name.encode())
-
-
-def _rule(width: int) -> str:
-    return "=" * (5 * (width // 5 + 5))
-
-
-def queue_lines(listed: list[Listed], pattern: str) -> list[str]:
-    """QueueList: the header and one line per queue whose name holds ``pattern``; nothing when
-    none does (the tool then exits 1)."""
-    shown = [q for q in listed if pattern in q.name]
-    if not shown:
-        return []
-    width = max([len("Queue Name"), *(len(q.name) for q in shown)])
-    lines = [f"{'Queue Name':<{width}}  Attributes", _rule(width)]
-    for q in shown:
-        args = dict(q.arguments)
-        attrs = ["--durable"] * q.durable
-        if "qpid.replicate" in args:
-            attrs.append(f"--replicate={args['qpid.replicate']}")
-        attrs += ["auto-del", "excl"] * q.temporary
-        attrs += [" ".join(f"--argument {k}={v}" for k, v in q.arguments if k != "qpid.replicate")]
-        lines.append(f"{q.name:<{width}}  {' '.join(attrs)}".rstrip())
-    return lines
-
-
-def queue_binding_lines(core: Kernel, node: Node, listed: list[Listed], pattern: str,
-                        ignore_default: bool) -> list[str]:
-    """QueueListRecurse: each queue with its bindings (the default exchange's first, left out with
-    --ignore-default)."""
-    reply, subject = reply_queue(core, node)
-    lines: list[str] = []
-    for q in listed:
-        if pattern not in q.name:
-            continue
-        lines.append(f"Queue '{q.name}'")
-        if not ignore_default:
-            lines.append(f"    bind [{q.name}] => ''")
-        if q.name == reply:
-            lines.append(f"    bind [{subject}] => qmf.default.topic")
-        for exchange, key in qpol.bindings_on(core, node, q.name):
-            lines.append(f"    bind [{key}] => {exchange or chr(39) * 2}")
-    return lines
-
-
-def exchange_lines(listed: list[Listed], pattern: str, ignore_default: bool) -> list[str]:
-    """ExchangeList: the header and one line per exchange whose name holds ``pattern`` (the
-    default exchange counted, and left out of the lines with --ignore-default); nothing when none
-    does (the tool then exits 1)."""
-    shown = [x for x in listed if pattern in x.name]
-    if not shown:
-        return []
-    width = max([len("Exchange Name"), *(len(x.name) for x in shown)])
-    lines = [f"{'Type':<10}{'Exchange Name':<{width}}  Attributes", _rule(width + 10)]
-    for x in shown:
-        if ignore_default and not x.name:
-            continue
-        args = dict(x.arguments)
-        attrs = ["--durable"] * x.durable
-        if "qpid.replicate" in args:
-            attrs.append(f"--replicate={args['qpid.replicate']}")
-        lines.append(f"{x.kind:<10}{x.name:<{width}}  {' '.join(attrs)}".rstrip())
-    return lines
-
-
-def overview_lines(core: Kernel, node: Node) -> list[str]:
-    """Overview (qpid-config with no command): the exchanges by type, in the order Python 2's
-    dict of types gives, then the queues by durability."""
-    listed = exchanges(core, node)
-    kinds = [x.kind for x in listed]
-    lines = [f"Total Exchanges: {len(listed)}"]
-    lines += [f"{kind:>15}: {kinds.count(kind)}" for kind in py2_dict_order(kinds)]
-    held = queues(core, node)
-    durable = sum(q.durable for q in held)
-    return [*lines, "", f"   Total Queues: {len(held)}", f"        durable: {durable}",
-            f"    non-durable: {len(held) - durable}"]
-
-
-def exchange_binding_lines(core: Kernel, node: Node, pattern: str, ignore_default: bool) -> list[str]:
-    """ExchangeListRecurse: each exchange with the bindings to it (every queue to the default
-    exchange by its name, the tool's reply queue to qmf.default.topic)."""
-    held = queues(core, node)
-    reply, subject = reply_queue(core, node)
-    lines: list[str] = []
-    for x in exchanges(core, node):
-        if (ignore_default and not x.name) or pattern not in x.name:
-            continue
-        lines.append(f"Exchange '{x.name}' ({x.kind})")
-        for q in held:
-            if not x.name:
-                lines.append(f"    bind [{q.name}] => {q.name}")
-            elif x.name == "qmf.default.topic" and q.name == reply:
-                lines.append(f"    bind [{subject}] => {q.name}")
-            lines += [f"    bind [{key}] => {q.name}" for exchange, key in qpol.bindings_on(core, node, q.name)
-                      if exchange == x.name]
-    return lines
 
 
 def _py2_str_hash(text: str) -> int:

@@ -1,7 +1,7 @@
-"""What the shell on a Qpid broker host runs (grammar/data/systems/qpid/commands/shell.yaml): one
-handler per program, given the words after the program's name (``argv``) and the host the shell
-is on (``ctx.context["host"]``). The tools read their own words (tools.py); the shell (cli.py)
-has already checked the user's access for the command their reading names."""
+"""The broker host's own programs (grammar/data/systems/qpid/commands/shell.yaml): `ssh` to another
+broker host, `cat` and `tail` of the broker's log, each given the line's reading (``args["call"]``,
+a `tools.ToolCall`: the program and its words) and the host the shell is on
+(``ctx.context["host"]``). The tools' commands are ha_handlers.py and config_handlers.py."""
 
 from __future__ import annotations
 
@@ -25,27 +25,13 @@ class HostChange:
     host: str
 
 
-def _argv(args: Args) -> list[str]:
-    return [str(word) for word in args.get("argv", ())]
-
-
 def _host(ctx: HandlerContext) -> str:
     return ctx.context["host"]
 
 
-@handler("qpid.ha")
-def qpid_ha(ctx: HandlerContext, args: Args) -> ToolResult:
-    return tools.qpid_ha(ctx.engine, _host(ctx), _argv(args))
-
-
-@handler("qpid.config")
-def qpid_config(ctx: HandlerContext, args: Args) -> ToolResult:
-    return tools.qpid_config(ctx.engine, _host(ctx), _argv(args))
-
-
 @handler("qpid.ssh")
 def ssh(ctx: HandlerContext, args: Args) -> ToolResult | HostChange:
-    argv = _argv(args)
+    argv = tools.tool_call(args).words
     if len(argv) != 1:
         return ToolResult(("usage: ssh destination",), 255)
     name = argv[0].rpartition("@")[2]
@@ -57,7 +43,8 @@ def ssh(ctx: HandlerContext, args: Args) -> ToolResult | HostChange:
 @handler("qpid.log_file")
 def log_file(ctx: HandlerContext, args: Args) -> ToolResult:
     """`cat` or `tail` of the broker's log; of any other file the lab has none to show."""
-    argv, program = _argv(args), str(args.get("program", "cat"))
+    call = tools.tool_call(args)
+    argv, program = call.words, call.program
     if not argv or argv[-1] != LOG_FILE:
         return ToolResult((f"-bash: {program}: command not found",), 127)
     core: Any = ctx.engine.kernel()

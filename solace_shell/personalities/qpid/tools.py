@@ -1,15 +1,19 @@
-"""`qpid-ha` and `qpid-config` as the tools behave (qpid-cpp 1.39.0's management/python/bin):
-their option parsing (optparse, options.py), their outputs and exit statuses, and the
-`<ExceptionType>: <message>` lines they print on failure (exit 1; qpid-config after `Failed: `),
-a broker's refusal as its agent answers it (agent_texts.py), qpid-config's listings
-(config_lists.py).
+"""`qpid-ha` and `qpid-config` as the tools behave (qpid-cpp 1.39.0's management/python/bin): how
+they read their words (optparse, options.py: `read_words`, the one reader of a broker host's
+shell line, for the shell and for grading alike), the connection each makes first, the
+`<ExceptionType>: <message>` lines they print on failure (exit 1; qpid-config after `Failed: `)
+and a broker's refusal as its agent answers it (agent_texts.py). Each command the tools know is a
+handler (ha_handlers.py, config_handlers.py) given the tool's reading; what it returns is laid out
+by tool_renderers.py.
 
-Each function runs inside a store command: reads on the kernel, changes through
+The handlers run inside a store command: reads on the kernel, changes through
 ``engine.kernel_call`` (journaled), a refusal of the model returned as the tool's text."""
 
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from state_store.errors import EngineError
@@ -20,7 +24,6 @@ from state_store.qpid.params import PORT, REPLICATE_LEVELS
 from state_store.qpid.views import ToolResult
 
 from ...parsed_command import ParsedCommand
-from . import config_lists
 from .agent_texts import agent_exception
 from .options import ToolExit, ToolParser, config_parser, ha_parser, used_once
 
@@ -54,8 +57,11 @@ Usage:  qpid-config [OPTIONS]
         qpid-config [OPTIONS] list <type> [--show-property <property-name>]
         qpid-config [OPTIONS] log [<logstring>]
         qpid-config [OPTIONS] shutdown"""
-def _target(core: Kernel, address: str, here: str, admin: bool) -> Node | str:
-    """The broker the tool connects to, or the client library's exception line."""
+
+
+def connect(core: Kernel, address: str, here: str, admin: bool) -> Node | str:
+    """The broker the tool connects to at `address` from the host `here` (`admin`: a connection
+    a backup accepts), or the client library's exception line."""
     name, port = qp.parse_address(address)
     if name in ("0.0.0.0", "localhost", "127.0.0.1", ""):
         name = here
@@ -71,11 +77,6 @@ def _target(core: Kernel, address: str, here: str, admin: bool) -> Node | str:
     if not admin and node.state not in qpol.PRIMARY:
         return "ConnectionError: connection aborted"
     return node
-
-
-def _address(core: Kernel, address: str, here: str) -> str:
-    name, _ = qp.parse_address(address)
-    return here if name in ("0.0.0.0", "localhost", "127.0.0.1", "") else address
 
 
 def _ha_usage(manager: bool) -> list[str]:
@@ -94,13 +95,34 @@ def _command_help(name: str) -> str:
     return HA_COMMANDS[name][0] if name in HA_COMMANDS else "[Cluster manager only] " + PROMOTE_HELP
 
 
-HaCall = tuple[str, Any, list[str], bool]     # (command, options, positional words, --cluster-manager)
+@dataclass(frozen=True)
+class ToolCall:
+    """A broker host's shell line as its program read it: the words that name its command in the
+    grammar (`qpid-ha promote`, `qpid-config add queue`, `ssh`; a qpid-config word the tool does
+    not know makes a name the grammar lacks), the program's options (optparse's values; None for
+    a program without options), its positional words as optparse left them (qpid-ha's include
+    the command's own word), and what the line gave by name (options that differ from their
+    defaults, `cluster-manager`, the positional words by their names): what grading matches."""
+
+    command: str
+    options: Any = None
+    words: tuple[str, ...] = ()
+    given: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def program(self) -> str:
+        return self.command.split(" ", 1)[0]
 
 
-def read_ha(argv: list[str]) -> HaCall | ToolResult:
-    """qpid-ha's reading of its words: the command, its options and positional words, and whether
-    `--cluster-manager` was given; or what the tool prints and its status when it ends there
-    (help, usage, an option error)."""
+def tool_call(args: Mapping[str, Any]) -> ToolCall:
+    """The reading a handler of the broker host's shell is given (``args["call"]``)."""
+    call: ToolCall = args["call"]
+    return call
+
+
+def read_ha(argv: list[str]) -> ToolCall | ToolResult:
+    """qpid-ha's reading of its words: the command with its options and positional words; or what
+    the tool prints and its status when it ends there (help, usage, an option error)."""
     args = list(argv)
     manager = "--cluster-manager" in args
     if manager:
@@ -116,7 +138,7 @@ def read_ha(argv: list[str]) -> HaCall | ToolResult:
         if "promote" in args:
             return ToolResult(tuple(PROMOTE_REFUSAL.split("\n")), 1)
         return ToolResult((*_ha_usage(manager), "Exception: No valid command"), 1)
-    with used_once(_parser(command)) as parser:
+    with used_once(ha_command_parser(command)) as parser:
         try:
             opts, positional = parser.parse_args(args)
         except ToolExit as ended:
@@ -125,43 +147,26 @@ def read_ha(argv: list[str]) -> HaCall | ToolResult:
         if len(positional) != len(arg_names) + 1:    # print_help, then the exception's line
             return ToolResult((*parser.help_text().rstrip("\n").split("\n"), "Exception: Wrong number of arguments"),
                               1)
-    return command, opts, positional, manager
-
-
-def qpid_ha(engine: Any, here: str, argv: list[str]) -> ToolResult:
-    core: Kernel = engine.kernel()
-    read = read_ha(argv)
-    if isinstance(read, ToolResult):
-        return read
-    command, opts, positional, _ = read
-    if opts.ssl_key and not opts.ssl_certificate:    # checked as it connects, by its parser
-        with used_once(_parser(command)) as parser:
-            return _parser_error(parser, "missing '--ssl-certificate' (required by '--ssl-key')")
-    address = str(opts.broker or "0.0.0.0")
-    node = _target(core, address, here, admin=True)
-    if isinstance(node, str):
-        return ToolResult((node,), 1)
-    if command == "ping":
-        return ToolResult((), 0)
-    if command == "promote":
-        return _change(engine, "qpid.promote", node.name)
-    if command == "replicate":
-        return _change(engine, "qpid.replicate", node.name, positional[1], positional[2])
-    if command == "status":
-        return _status(core, node, opts, here)
-    return _query(core, node, opts, here)
+        given = _named(opts, parser.defaults)
+    rest = list(positional)
+    rest.remove(command)
+    given |= _positional(tuple(n.strip("<>") for n in arg_names), rest)
+    if manager:
+        given["cluster-manager"] = True
+    return ToolCall(f"qpid-ha {command}", opts, tuple(positional), given)
 
 
 def _help_text(command: str) -> str:
-    with used_once(_parser(command)) as parser:
+    with used_once(ha_command_parser(command)) as parser:
         return parser.help_text()
 
 
-def _parser(command: str) -> ToolParser:
+def ha_command_parser(command: str) -> ToolParser:
+    """The option parser of one qpid-ha command (made for one use: see `options.used_once`)."""
     return ha_parser(command, _command_help(command), HA_COMMANDS.get(command, ("", ()))[1])
 
 
-def _change(engine: Any, op: str, *args: Any) -> ToolResult:
+def change(engine: Any, op: str, *args: Any) -> ToolResult:
     """Run a change on the broker; a refusal as qpid-ha prints the exception it ends with (the
     client library's, or the agent's answer wrapped by BrokerAgent)."""
     try:
@@ -175,63 +180,24 @@ def _change(engine: Any, op: str, *args: Any) -> ToolResult:
     return ToolResult((), 0)
 
 
-def _each(core: Kernel, node: Node, here: str) -> list[tuple[str, Node | str]]:
-    out: list[tuple[str, Node | str]] = []
-    for name in core.groups[node.group].nodes:
-        found = _target(core, qpol.address(name), here, admin=True)
-        out.append((qpol.address(name), found if isinstance(found, str) else found))
-    return out
-
-
-def _bare(error: str) -> str:
-    """str() of the exception: its message without the type."""
-    return error.partition(": ")[2]
-
-
-def _status(core: Kernel, node: Node, opts: Any, here: str) -> ToolResult:
-    if opts.is_primary:
-        return ToolResult((), 0 if node.state in (qpol.ACTIVE, qpol.RECOVERING) else 1)
-    if opts.expect:
-        return ToolResult((), 0 if opts.expect == node.state else 1)
-    if opts.all:
-        return ToolResult(tuple(f"{a} {_bare(b) if isinstance(b, str) else b.state}"
-                                for a, b in _each(core, node, here)), 0)
-    return ToolResult((node.state,), 0)
-
-
-def _query_block(core: Kernel, node: Node) -> list[str]:
-    qpp = qpol.params(core, node.group)
-    rows = [("Status:", node.state), ("Broker ID:", qpol.system_id(node)),
-            ("Brokers URL:", qpol.brokers_url(core, node.group)), ("Public URL:", qpp.ha_public_url),
-            ("Replicate: ", qpp.ha_replicate)]
-    return [f"{k:<20} {v}" for k, v in rows]
-
-
-def _query(core: Kernel, node: Node, opts: Any, here: str) -> ToolResult:
-    if not opts.all:
-        return ToolResult(tuple(_query_block(core, node)), 0)
-    lines: list[str] = []
-    for a, b in _each(core, node, here):
-        if isinstance(b, str):
-            lines += [f"{a} {_bare(b)}", ""]
-        else:
-            lines += [f"{'Address:':<20} {a}", *_query_block(core, b), ""]
-    return ToolResult(tuple(lines), 0)
-
-
 # ---------------------------------------------------------------- qpid-config
-def read_config(argv: list[str]) -> tuple[Any, list[str]] | ToolResult:
-    """qpid-config's reading of its words: its options and positional words, or what the tool
-    prints and its status when it ends there (help, an option error)."""
+def read_config(argv: list[str]) -> ToolCall | ToolResult:
+    """qpid-config's reading of its words: the subcommand its positional words name (the longest
+    it knows, else the first word) with its options and positional words, or what the tool prints
+    and its status when it ends there (help, an option error)."""
     try:
         with used_once(config_parser(CONFIG_USAGE)) as parser:
             opts, args = parser.parse_args(argv)
+            given = _named(opts, parser.defaults)
     except ToolExit as ended:
         return ToolResult(tuple(ended.text.rstrip("\n").split("\n")), ended.status)
-    return opts, args
+    sub = next((k for k in sorted(CONFIG_COMMANDS, key=len, reverse=True) if tuple(args[:len(k)]) == k),
+               tuple(args[:1]))
+    given |= _positional(CONFIG_COMMANDS.get(sub, ()), args[len(sub):])
+    return ToolCall(" ".join(("qpid-config", *sub)), opts, tuple(args), given)
 
 
-def _replicate_traceback(level: str) -> ToolResult:
+def replicate_traceback(level: str) -> ToolResult:
     """qpid-config checks --replicate before its `try`, so a bad level ends it with Python's
     traceback (qpid-config 1.39.0 installed as /usr/bin/qpid-config), exit 1."""
     lines = ["Traceback (most recent call last):",
@@ -244,64 +210,18 @@ def _replicate_traceback(level: str) -> ToolResult:
     return ToolResult(tuple(lines), 1)
 
 
-def qpid_config(engine: Any, here: str, argv: list[str]) -> ToolResult:
-    """qpid-config's main: its options, the connection, then the subcommand; every exception
-    after connecting printed as ``Failed: <type>: <message>`` (exit 1), usage for words it does
-    not take (exit 1, its `Usage()` exits -1 into the `SystemExit` branch)."""
-    core: Kernel = engine.kernel()
-    read = read_config(argv)
-    if isinstance(read, ToolResult):
-        return read
-    opts, args = read
-    level = opts.replicate
-    if level and level not in REPLICATE_LEVELS:
-        return _replicate_traceback(level)
-    if opts.ssl_key and not opts.ssl_certificate:
-        return _config_error("missing '--ssl-certificate' (required by '--ssl-key')")
-    address = str(opts.broker_addr or opts.broker or "localhost:5672")
-    node = _target(core, address, here, admin=bool(opts.ha_admin))
-    if isinstance(node, str):
-        return ToolResult((f"Failed: {node}",), 1)
-    modifier = args[1] if len(args) > 1 else ""
-    if args[:1] == ["queues"]:
-        listed = config_lists.queues(core, node)
-        if opts.recursive:
-            lines = config_lists.queue_binding_lines(core, node, listed, modifier, bool(opts.ignore_default))
-            return ToolResult(tuple(lines), 0)
-        lines = config_lists.queue_lines(listed, modifier)
-        return ToolResult(tuple(lines), 0 if lines else 1)
-    if not args:
-        return ToolResult(tuple(config_lists.overview_lines(core, node)), 0)
-    if args[:1] == ["exchanges"]:
-        if opts.recursive:
-            lines = config_lists.exchange_binding_lines(core, node, modifier, bool(opts.ignore_default))
-            return ToolResult(tuple(lines), 0)
-        lines = config_lists.exchange_lines(config_lists.exchanges(core, node), modifier, bool(opts.ignore_default))
-        return ToolResult(tuple(lines), 0 if lines else 1)
-    if args[:2] == ["add", "queue"] and len(args) >= 3:
-        replica = opts.start_replica
-        result = _change(engine, "qpid.add_queue", node.name, args[2], level or None, replica, bool(opts.durable))
-        if not result.status and replica is not None:
-            result = _change(engine, "qpid.replicate", node.name, replica, args[2])
-        return _failed(result)
-    if args[:2] == ["add", "exchange"] and len(args) >= 4:
-        return _failed(_change(engine, "qpid.add_exchange", node.name, args[2], args[3], level or None))
-    if args[:1] == ["bind"] and len(args) >= 3:
-        return _failed(_change(engine, "qpid.bind", node.name, args[1], args[2], args[3] if len(args) > 3 else ""))
-    return ToolResult(tuple(CONFIG_USAGE.split("\n")), 1)
-
-
-def _failed(result: ToolResult) -> ToolResult:
+def config_failed(result: ToolResult) -> ToolResult:
     """qpid-config's `except Exception`: ``Failed: `` before the exception's line."""
     return ToolResult(tuple(f"Failed: {line}" for line in result.lines), result.status)
 
 
-def _config_error(message: str) -> ToolResult:
+def config_error(message: str) -> ToolResult:
+    """qpid-config's optparse error for a check it makes after parsing (usage, the line, exit 2)."""
     with used_once(config_parser(CONFIG_USAGE)) as parser:
-        return _parser_error(parser, message)
+        return parser_error(parser, message)
 
 
-def _parser_error(parser: ToolParser, message: str) -> ToolResult:
+def parser_error(parser: ToolParser, message: str) -> ToolResult:
     """optparse's error for a check a tool makes after parsing: its usage, then the line (exit 2)."""
     try:
         parser.error(message)
@@ -309,7 +229,7 @@ def _parser_error(parser: ToolParser, message: str) -> ToolResult:
         return ToolResult(tuple(ended.text.rstrip("\n").split("\n")), ended.status)
 
 
-# ---------------------------------------------------------------- the shell's lines, for grading
+# ---------------------------------------------------------------- the names a reading gives
 # qpid-config's subcommands (the words that name them) and the names of their positional words
 CONFIG_COMMANDS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("add", "queue"): ("name",), ("del", "queue"): ("name",), ("add", "exchange"): ("type", "name"),
@@ -341,40 +261,30 @@ def _positional(names: tuple[str, ...], words: list[str]) -> dict[str, object]:
     return {(names[i] if i < len(names) else f"arg{i + 1}"): w for i, w in enumerate(words)}
 
 
+def read_words(words: list[str]) -> ToolCall | ToolResult:
+    """The one reading of a broker host's shell line split into `words` (not empty): qpid-ha's
+    and qpid-config's through their option parsers, any other program by its first word and its
+    arguments; a `ToolResult` when a tool ends while reading them (what it prints, its status)."""
+    first, rest = words[0], words[1:]
+    if first == "qpid-ha":
+        return read_ha(rest)
+    if first == "qpid-config":
+        return read_config(rest)
+    return ToolCall(first, None, tuple(rest), _positional(SHELL_ARGS.get(first, ()), rest))
+
+
 def parse_command(grammar: Any, line: str) -> ParsedCommand | str | None:
-    """A broker host's shell line as a `ParsedCommand`: `qpid-ha <command>` with its options
-    (and `cluster-manager`), `qpid-config <subcommand>` with its options and named positional
-    words, any other command by its first word; the tool's or the shell's error text for a line
-    it refuses; None for a blank line. (`grammar` is not used: the tools parse their own words.)"""
+    """A broker host's shell line as a `ParsedCommand` (`read_words`' reading: `qpid-ha <command>`
+    with its options and `cluster-manager`, `qpid-config <subcommand>` with its options and named
+    positional words, any other command by its first word), the tool's or the shell's error text
+    for a line it refuses, or None for a blank line; how a runbook's lines are read.
+    (`grammar` is not used: the tools parse their own words.)"""
     words = shell_words(line)
     if isinstance(words, str):
         return words
     if not words:
         return None
-    first, rest = words[0], words[1:]
-    if first == "qpid-ha":
-        read = read_ha(rest)
-        if isinstance(read, ToolResult):
-            return ParsedCommand("qpid-ha help") if read.status == 0 else read.lines[-1].strip()
-        command, opts, positional, manager = read
-        with used_once(_parser(command)) as parser:
-            args = _named(opts, parser.defaults)
-        arg_names = tuple(n.strip("<>") for n in HA_COMMANDS.get(command, ("", ()))[1])
-        words = list(positional)
-        words.remove(command)
-        args |= _positional(arg_names, words)
-        if manager:
-            args["cluster-manager"] = True
-        return ParsedCommand(f"qpid-ha {command}", args)
-    if first == "qpid-config":
-        read_c = read_config(rest)
-        if isinstance(read_c, ToolResult):
-            return ParsedCommand("qpid-config help") if read_c.status == 0 else read_c.lines[-1].strip()
-        opts, positional = read_c
-        with used_once(config_parser(CONFIG_USAGE)) as parser:
-            args = _named(opts, parser.defaults)
-        sub = next((k for k in sorted(CONFIG_COMMANDS, key=len, reverse=True)
-                    if tuple(positional[:len(k)]) == k), tuple(positional[:1]))
-        args |= _positional(CONFIG_COMMANDS.get(sub, ()), positional[len(sub):])
-        return ParsedCommand(" ".join(("qpid-config", *sub)), args)
-    return ParsedCommand(first, _positional(SHELL_ARGS.get(first, ()), rest))
+    read = read_words(words)
+    if isinstance(read, ToolResult):
+        return ParsedCommand(f"{words[0]} help") if read.status == 0 else read.lines[-1].strip()
+    return ParsedCommand(read.command, read.given)

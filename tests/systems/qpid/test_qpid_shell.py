@@ -75,3 +75,42 @@ def test_the_broker_shell_is_reachable_over_ssh(tmp_path: Path) -> None:
                 "qpid-ha status -b nosuchhost")
         finally:
             client.close()
+
+
+def test_a_tool_reads_its_words_once_and_each_command_runs_its_own_handler(
+        lab: Lab, monkeypatch: pytest.MonkeyPatch) -> None:
+    """optparse reads the line once, before the store command, however often the store runs it;
+    the command it names runs through its grammar command's handler, and what that returns
+    prints through the renderer registered for it."""
+    from solace_shell.handlers import HANDLERS
+    from solace_shell.personalities.qpid import options
+    from solace_shell.personalities.qpid.tool_views import HaStatus, QueueList
+    from solace_shell.renderers import RENDERERS
+
+    shell_commands = [c for c in lab.grammar.commands if c.modes == ("qpid",)]
+    named = {c.syntax: c.handler for c in shell_commands}
+    assert named["qpid-ha status"] == "qpid.ha_status" and named["qpid-config queues"] == "qpid.config_queues"
+    assert len({named[s] for s in named if s.startswith("qpid-ha ")}) == 5   # one handler a command
+    assert all(handler in HANDLERS for handler in named.values())
+
+    reads: list[list[str]] = []
+    parse_args = options.ToolParser.parse_args
+
+    def counted(self: options.ToolParser, args: list[str]) -> object:
+        reads.append(list(args))
+        return parse_args(self, args)
+
+    store = lab.store
+    run = store.run
+
+    def twice(work, **kwargs):   # what a lost race does: the whole work again
+        run(work, **kwargs)
+        return run(work, **kwargs)
+
+    monkeypatch.setattr(options.ToolParser, "parse_args", counted)
+    monkeypatch.setattr(store, "run", twice)
+    monkeypatch.setitem(RENDERERS, HaStatus, lambda r: f"status view of {len(r.brokers)} broker(s)")
+    monkeypatch.setitem(RENDERERS, QueueList, lambda r: f"queue view of {r.pattern or 'all'}")
+    assert lab.execute("qpid", "qpid-ha status --all").text == "status view of 3 broker(s)"
+    assert lab.execute("qpid", "qpid-config queues -b b1 --ha-admin q").text == "queue view of q"
+    assert reads == [["status", "--all"], ["queues", "-b", "b1", "--ha-admin", "q"]]
