@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from itertools import pairwise
 
 from .model import Alt, Command, Element, Grammar, Keyword, Opt, ParamRef, Seq
-from .parser import Parsed, Parser
+from .parser import Parsed, ParseOutcome, Parser
 from .tokens import LexError, Word, is_forbidden, split_words
 
 MASK = "********"
@@ -105,9 +105,9 @@ def mask_parsed(parser: Parser, mode: str, line: str, parsed: Parsed) -> str:
     return mask_secrets(parser, mode, line, parsed)
 
 
-def mask_secrets(parser: Parser, mode: str, line: str, parsed: Parsed | None = None) -> str:
-    """`line` with every secret word replaced by ********. `parsed`: the line's parse at `mode`,
-    when the caller has it (not parsed again)."""
+def mask_secrets(parser: Parser, mode: str, line: str, parsed: ParseOutcome | None = None) -> str:
+    """`line` with every secret word replaced by ********. `parsed`: the line's parse at `mode`
+    (or its parse error), when the caller has it (not parsed again)."""
     grammar = parser.grammar
     if not secret_keywords(grammar):
         return line

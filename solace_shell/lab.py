@@ -18,7 +18,7 @@ from . import loader
 from .access import UserAccess
 from .line_event import LineEvent
 from .live_names import COMPLETION_SOURCES
-from .personalities.base import Personality
+from .personalities.base import LineWatch, Personality
 from .personalities.plugin import shell
 from .registries import RegistryError, own_handler_problems, registry_problems
 from .results import Outcome
@@ -257,7 +257,10 @@ class Lab:
         prompt = (found if found is not None else self.target(target)).prompt
         return f"{target}:{prompt}" if target in self._systems else prompt
 
-    def execute(self, target: str, line: str) -> Outcome:
+    def execute(self, target: str, line: str, watch: LineWatch | None = None) -> Outcome:
+        """Run `line` on `target` (every way in goes through here). `watch` (grading) sees the
+        line as its CLI read it and looks at the lab inside the line's own store command
+        (``personalities.base.LineWatch``)."""
         found = self._by_target.get(target)
         if found is None:
             if target not in self._targets:
@@ -267,7 +270,7 @@ class Lab:
         log = self.session_log
         if log.start is None:
             log.keep_start(self)
-        outcome = found.execute(line)
+        outcome = found.execute(line, watch)
         if outcome.node not in _GRADE_NODES:
             log.add(target, line)
         if self._observers:

@@ -11,8 +11,8 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from grammar import ParseError, Step
-from grammar.masking import mask_parsed
+from grammar import Parsed, ParseError, Step
+from grammar.masking import mask_parsed, mask_secrets
 from grammar.parser import lex_error
 from grammar.prompts import prompt_text
 from grammar.tokens import ControlCharacter, check_characters, is_forbidden
@@ -21,9 +21,8 @@ from state_store.solace.frozen import statically_frozen
 
 from .access import UserAccess, allows_everything
 from .framing import frame
-from .handlers import HandlerContext, handler_for
 from .messages import engine_error_text, parse_error_text, shell_error_text
-from .personalities.base import Personality, Plan
+from .personalities.base import Personality, Plan, Reading
 from .renderers import RENDERERS, render
 from .results import (
     NAVIGATION,
@@ -97,33 +96,46 @@ class Session(Personality):
         self.stack = [Frame(self.start_mode)]
         self.ended = False
 
-    # -- running a line (the loop is Personality.execute) ------------------------------------------
-    def prepare(self, line: str) -> Outcome | Plan:
+    # -- running a line (the pipeline is Personality.execute) ---------------------------------------
+    def read(self, line: str) -> Reading:
+        """The grammar's reading at the current level (a `!` comment line is not parsed)."""
         if COMMENT in line and line.lstrip(" \t").startswith(COMMENT):
-            return self._comment(line)
-        parsed = self.lab.parser.parse(self.stack[-1].mode, line)
+            return Reading(self, line, _COMMENT_LINE)
+        mode = self.stack[-1].mode
+        parsed = self.lab.parser.parse(mode, line)
+        if parsed is None:
+            return Reading(self, line, masked=line)
+        if isinstance(parsed, Parsed):
+            return Reading(self, line, parsed, parsed, mask_parsed(self.lab.parser, mode, line, parsed))
+        return Reading(self, line, parsed, masked=mask_secrets(self.lab.parser, mode, line, parsed))
+
+    def plan(self, reading: Reading) -> Outcome | Plan:
+        parsed = reading.data
+        if parsed is _COMMENT_LINE:
+            return self._comment(reading.line)
         if parsed is None:
             return Outcome("", True)
         if isinstance(parsed, ParseError):
             return Outcome(parse_error_text(parsed, len(self.prompt) + 1), False, "", parsed.kind)
         leaf = parsed.steps[-1].command
-        node = leaf.node
         steps = parsed.steps
 
-        def attempt(engine: Any) -> tuple[list[Frame], list[Any], str]:
+        def attempt(engine: Any) -> tuple[list[Frame], list[Any]]:
             # Fresh on every attempt: the store runs this again when the write lock was busy.
             stack = list(self.stack)
-            results = [result for step in steps
-                       if (result := self._run_step(engine, step, stack)) is not None]
-            # Rendered inside the transaction: output that cannot be produced undoes the command.
-            if len(results) == 1:
-                return stack, results, _render(results[0])
-            return stack, results, "\n".join(t for t in map(_render, results) if t)
+            return stack, [result for step in steps if (result := self._run_step(engine, step, stack)) is not None]
 
-        return Plan(line, attempt, node, leaf, masked=mask_parsed(self.lab.parser, self.stack[-1].mode, line, parsed))
+        return Plan(reading.line, attempt, leaf.node, leaf)
 
-    def finish(self, plan: Plan, value: Any) -> Outcome:
-        stack, results, text = value
+    def output(self, plan: Plan, value: Any) -> str:
+        """Every step's result as CLI text, made inside the store command."""
+        results = value[1]
+        if len(results) == 1:
+            return _render(results[0])
+        return "\n".join(t for t in map(_render, results) if t)
+
+    def finish(self, plan: Plan, value: Any, text: str) -> Outcome:
+        stack, results = value
         leaf, node = plan.data, plan.node
         if leaf.enters:
             self.stack = stack
@@ -152,10 +164,9 @@ class Session(Personality):
             args["no"] = True
         if not allows_everything(self.user):  # (the usual user of drills: no VPN to look up)
             named = args.get("vpn-name") or args.get("vpn-pattern")
-            self.check_access(command.syntax, command.access, str(named) if named else context.get("vpn"))
-        ctx = HandlerContext(engine, self.router, self.user.name, self, context)
+            self.authorize(command, str(named) if named else context.get("vpn"))
         try:
-            result = handler_for(command)(ctx, args)
+            result = self.handle(engine, command, args, context, self.router)
         except EngineError as exc:
             # The engine checks existence before it writes anything, so going on is safe.
             if not (self.ignore_already_exists and command.creates and exc.code in ALREADY_EXISTS):
@@ -243,6 +254,7 @@ class Session(Personality):
 
 _SESSION_ACTIONS = frozenset({ExitLevel, EndToPrivileged, HomeToExec, SetPaging, SwitchTarget, ResetLab, RunScript})
 _RELOADS = frozenset({ResetLab, RunScript})
+_COMMENT_LINE = object()   # what the reading of a `!` comment line holds
 _SILENT = frozenset(NAVIGATION)  # navigation results print nothing
 
 

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from state_store.commit_unit import CommitUnit
     from state_store.solace.lab import RootStore
 
+    from ..personalities.base import LineWatch
     from .class_file import Member
     from .room import ClassRoom
 
@@ -72,13 +73,13 @@ class RecordedLab(Lab):
         self._row = self._row_of(event)
         self._line_seq, self._message_seq = self.room.record.add_line(**self._row, unit=self._unit)
 
-    def _run_recorded(self, target: str, line: str) -> Outcome:
+    def _run_recorded(self, target: str, line: str, watch: LineWatch | None = None) -> Outcome:
         """`Lab.execute` and its record line as one unit; a failed commit answered in one line."""
         self._row, self._line_seq, self._message_seq = None, 0, None
         try:
             with self.store.joined() as unit:
                 self._unit = unit
-                outcome = super().execute(target, line)
+                outcome = super().execute(target, line, watch)
         except CommitUnknown as unknown:
             log.warning("lab %s: %s", self.lab_name, unknown.problem)
             return Outcome(shell_error_text("lab_unknown", problem=unknown.problem), False, "", "unknown")
@@ -120,9 +121,9 @@ class TrainerLab(RecordedLab):
         super().__init__(store, room, lab_name, admins[0] if admins else "admin")
         self.trainer = trainer
 
-    def execute(self, target: str, line: str) -> Outcome:
+    def execute(self, target: str, line: str, watch: LineWatch | None = None) -> Outcome:
         try:
-            return self._run_recorded(target, line)
+            return self._run_recorded(target, line, watch)
         finally:
             self.room.changed(self.lab_name)
 
@@ -147,12 +148,12 @@ class ClassLab(RecordedLab):
     def console_refusal(self) -> str | None:
         return None  # the console is the trainee's own; `execute` lets only the class's verbs through
 
-    def execute(self, target: str, line: str) -> Outcome:
+    def execute(self, target: str, line: str, watch: LineWatch | None = None) -> Outcome:
         """The line run and recorded; when the record cannot be read or written, one line saying
         so (the line's change to the lab, if any, is then not kept either: they are one unit).
         The room hears of the change either way (the class view's live tiles)."""
         try:
-            return self._execute(target, line)
+            return self._execute(target, line, watch)
         except SQLAlchemyError as exc:
             from state_store.lab_db import one_line
 
@@ -161,7 +162,7 @@ class ClassLab(RecordedLab):
         finally:
             self.room.changed(self.lab_name)
 
-    def _execute(self, target: str, line: str) -> Outcome:
+    def _execute(self, target: str, line: str, watch: LineWatch | None) -> Outcome:
         self.last_active = time.monotonic()
         if target == LAB_TARGET:
             answered = self._console_gate(line)
@@ -181,7 +182,7 @@ class ClassLab(RecordedLab):
         if target in self.targets():
             self._prompt_before = self.prompt(target)
             self._secrets = _secrets_of(line, self.target(target).masked(line))
-        return self._with_messages(self._run_recorded(target, line))
+        return self._with_messages(self._run_recorded(target, line, watch))
 
     def _console_gate(self, line: str) -> Outcome | None:
         """None when the line may run on the console; else the Outcome that refuses it (or the

@@ -1,13 +1,13 @@
 """A lab whose lines are watched by a grader: the one way lines reach grading, for transcripts
 (replay) and live sessions alike.
 
-Before a line runs it is read as its session's CLI reads it (`Personality.parsed_command`: the
-grammar at a router's level, the lab console's, or a system CLI's own reading of its words), and
-when it names a step of the runbook the lab's facts are read then; the line then runs on the real
-`Lab` unchanged. Facts are read only for those lines, so grading costs little beyond the replay.
-A line of the lab console or of a system's CLI acts on the kernel nodes and groups its arguments
-name or its CLI resolved it to (a broker addressed, a server named), and on the router its CLI
-talks to.
+A line runs on the real `Lab` unchanged, watched (`personalities.base.LineWatch`): grading sees
+it as its CLI read it, once (`Reading.command`: the grammar at a router's level, the lab
+console's, or a system CLI's own reading of its words), and when it names a step of the runbook
+the lab's facts are read inside the line's own store command, before its handler runs. Facts are
+read only for those lines, so grading costs little beyond the replay. A line of the lab console
+or of a system's CLI acts on the kernel nodes and groups its arguments name or its CLI resolved
+it to (a broker addressed, a server named), and on the router its CLI talks to.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..parsed_command import ParsedCommand
-from ..personalities.base import Personality
+from ..personalities.base import LineWatch, Personality, Reading
 from ..results import Outcome
 from ..session import COMMENT, Session
 from .facts import LabFacts, read_facts
@@ -53,9 +53,13 @@ class GradedLab:
         grader.restart(self.facts())
 
     def facts(self) -> LabFacts:
+        return self.lab.store.run(self.facts_in)
+
+    def facts_in(self, engine: Any) -> LabFacts:
+        """The facts grading needs, read on `engine` (inside a store command)."""
         runbook = self.grader.runbook
         audit = self.audit_reader() if runbook.outcome_from == "begin" else None
-        return self.lab.store.run(lambda engine: read_facts(engine, runbook.vpn, audit))
+        return read_facts(engine, runbook.vpn, audit)
 
     def audit_reader(self) -> Callable[[Engine], dict[str, int]]:
         """How the runbook's outcome is measured: the Message VPN's audit for router runbooks,
@@ -85,39 +89,31 @@ class GradedLab:
             # the lab console drives a router drill: its lines are the harness, not the procedure
             return self._run(target, line, number)[0]
         text = f"{self.lab.prompt(target)} {line}".rstrip()
-        typed = self._typed(found, line)
-        facts = self.facts() if typed is not None and self.grader.wants_facts(typed) else None
-        subjects = None if router_line else self._subjects(found, typed, facts)
-        outcome, reset = self._run(target, line, number)
+        comment = line.lstrip(" \t").startswith(COMMENT)
+        watch = _LineWatch(self, found, router_line, comment)
+        outcome, reset = self._run(target, line, number, watch)
         if reset:
             return outcome
-        if not line.lstrip(" \t").startswith(COMMENT) and line.strip():
-            self.grader.line(number, target, text, typed, facts, outcome.ok, outcome.error_kind, subjects)
+        if not comment and line.strip():
+            self.grader.line(number, target, text, watch.typed, watch.facts, outcome.ok, outcome.error_kind,
+                             watch.subjects)
         return outcome
 
-    def _run(self, target: str, line: str, number: int) -> tuple[Outcome, bool]:
+    def _run(self, target: str, line: str, number: int, watch: LineWatch | None = None) -> tuple[Outcome, bool]:
         """Run the line; after a `lab> reset` grading starts again (True: it was one)."""
-        outcome = self.lab.execute(target, line)
+        outcome = self.lab.execute(target, line, watch)
         reset = target == LAB_TARGET and outcome.ok and outcome.node in self._reset_nodes
         if reset:
             self.grader.restart(self.facts(), number)
         return outcome, reset
 
     @staticmethod
-    def _typed(found: Personality, line: str) -> ParsedCommand | None:
-        """The line as its CLI reads it (the personality's own reading: the grammar's, or its own)."""
-        if line.lstrip(" \t").startswith(COMMENT):
-            return None
-        return found.parsed_command(line)
-
-    @staticmethod
-    def _subjects(found: Personality, typed: ParsedCommand | None, facts: LabFacts | None) -> tuple[str, ...]:
+    def subjects_of(found: Personality, typed: ParsedCommand | None, resolved: tuple[str, ...],
+                    facts: LabFacts) -> tuple[str, ...]:
         """The kernel nodes and groups a console or system CLI line names or its CLI resolved it
-        to act on, and its CLI's router."""
-        if facts is None:
-            return ()
+        to act on (`resolved`), and its CLI's router, as the facts know them."""
         known = {n.ref for n in facts.nodes} | {g.name for g in facts.groups}
-        values: list[Any] = [*typed.args.values(), *typed.subjects] if typed is not None else []
+        values: list[Any] = [*typed.args.values(), *typed.subjects, *resolved] if typed is not None else []
         if found.router is not None:
             values.append(found.router)
         return tuple(dict.fromkeys(str(v) for v in values if isinstance(v, str) and v in known))
@@ -141,3 +137,30 @@ class GradedLab:
         finally:
             if not self.keep_open:
                 self.lab.close()
+
+
+class _LineWatch:
+    """What grading watches of one line (`LineWatch`): its reading (`typed`: None for a comment,
+    a blank line or a line its CLI refused), and, when it names a step or a forbidden action of
+    the runbook, the lab's facts before it runs (`facts`) and what it acts on (`subjects`: None
+    for a router line, which acts on its router)."""
+
+    def __init__(self, graded: GradedLab, found: Personality, router_line: bool, comment: bool) -> None:
+        self.graded = graded
+        self.found = found
+        self.router_line = router_line
+        self.comment = comment
+        self.typed: ParsedCommand | None = None
+        self.facts: LabFacts | None = None
+        self.subjects: tuple[str, ...] | None = None if router_line else ()
+
+    def wants(self, reading: Reading) -> bool:
+        if self.comment:
+            return False
+        self.typed = reading.command
+        return self.typed is not None and self.graded.grader.wants_facts(self.typed)
+
+    def look(self, engine: Any, subjects: tuple[str, ...]) -> None:
+        self.facts = facts = self.graded.facts_in(engine)
+        if not self.router_line:
+            self.subjects = self.graded.subjects_of(self.found, self.typed, subjects, facts)

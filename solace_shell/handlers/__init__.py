@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from ..access import UserAccess
 
-from ..personalities.base import LabHost
+from ..personalities.host import LabHost
 
 Args = dict[str, Any]
 

@@ -1,65 +1,55 @@
-"""The one execute loop every CLI of the lab runs on.
+"""The one typed pipeline every CLI of the lab runs a line through.
 
-Why one loop: every CLI must behave the same where the lab, not the product, is concerned: a
-command runs in one store command (``LabStore.run``: caught up with other shells, run again from
-the start when another shell wrote first or the write lock is busy, so no WriteConflict ever
-reaches the user), an access check refuses before anything runs, every failure is one line
-(engine refusals through the message table, a busy or damaged lab file, an internal error
-logged with the line's secrets masked), and the personality's state (mode stack, chosen router,
-context) changes only after the command is committed. A personality gives only what differs:
+Why one pipeline: every CLI must behave the same where the lab, not the product, is concerned. A
+line is read once, by the CLI's only reader (``read``: the shared grammar, or the CLI's own
+option parser); what it reads is also what grading observes (``Reading.command``, through a
+``LineWatch``). A command then runs in one store command (``LabStore.run``: caught up with other
+shells, run again from the start when another shell wrote first or the write lock is busy, so no
+WriteConflict ever reaches the user): it is authorized before its handler runs (``authorize``),
+its handler comes from the handler registry (``handle``), and its output is rendered inside that
+store command (``output``: output that cannot be made undoes the command). Every failure is one
+line (engine refusals through the message table, a busy or damaged lab file, an internal error
+logged with the line's secrets masked), and the CLI's own state (mode stack, chosen router,
+context) changes only after the commit (``finish``). The Outcome carries the masked line and the
+clock the line's store command read, so a line costs one store command. A personality gives only
+what differs:
 
-- ``prepare(line)``: an answer without the store (a blank line, a comment, a parse error) as an
-  ``Outcome``, or a ``Plan`` whose ``work(engine)`` runs inside the store command (and may be run
-  more than once: it must keep its effects in the engine and in its return value);
-- ``finish(plan, value)``: apply what the committed command returned (navigation, framing);
+- ``read(line)``: the line as the CLI reads it (pure: it changes nothing), a ``Reading``;
+- ``describe(reading)``: the neutral ``ParsedCommand`` grading matches (the grammar's reading by
+  default), and ``subjects(engine, reading)``: the kernel nodes or groups the CLI resolves the line
+  to act on beyond its arguments (none by default);
+- ``plan(reading)``: an answer without the store (a blank line, a comment, a refusal, a shell
+  builtin) as an ``Outcome``, or a ``Plan`` whose ``work(engine)`` runs inside the store command
+  (and may run more than once: it keeps its effects in the engine and its return value);
+- ``output(plan, value)``: the text of what the work returned (the renderer registry's);
+- ``finish(plan, value, text)``: apply what the committed command returned (navigation, framing);
 - ``error_text(plan, text)``: how an error line is printed (some CLIs print notices first, and
-  keep what the last attempt observed although the command was refused);
-- ``parsed_command(line)``: the line as the CLI reads it, for grading (the grammar's reading by
-  default; a CLI that parses its own words gives its own).
+  keep what the last attempt observed although the command was refused).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Protocol
 
-from grammar import Access, ParseError
+from grammar import Access, Parsed
 from grammar.masking import mask_secrets
 from state_store.errors import CommitUnknown, EngineError, LabBusy, LabFileError
 
 from ..access import UserAccess, allowed, allows_everything, effective_level
+from ..handlers import HANDLERS, HandlerContext, handler_for
 from ..messages import engine_error_text, shell_error_text
 from ..parsed_command import ParsedCommand, from_grammar, vpn_carriers
+from ..renderers import render
 from ..results import Outcome
+from .host import EngineStore, LabHost
 
 if TYPE_CHECKING:
-    from grammar import Grammar, Parser
-    from state_store.lab_engine import KernelEngine
+    from grammar import Command
 
-T = TypeVar("T")
-
-
-class EngineStore(Protocol):
-    """What a CLI uses of the lab's store: one command's work in one transaction, over an engine
-    that has at least the lab's neutral part (``state_store.lab_engine.KernelEngine``; the router
-    CLI, which drives the root model's whole engine, types its lab as ``Lab``)."""
-
-    def run(self, work: Callable[[KernelEngine], T], *, max_wait_s: float | None = None) -> T: ...
-
-
-class LabHost(Protocol):
-    """What a CLI uses of the lab it runs in (``solace_shell.lab.Lab`` is the one): its store, its
-    grammar and the parser over it. Why a Protocol: the lab opens its CLIs, so a CLI that imported
-    the lab would close an import circle."""
-
-    @property
-    def store(self) -> EngineStore: ...
-    @property
-    def grammar(self) -> Grammar: ...
-    @property
-    def parser(self) -> Parser: ...
+__all__ = ["Denied", "EngineStore", "LabHost", "LineWatch", "Personality", "Plan", "Reading"]
 
 log = logging.getLogger(__name__)
 
@@ -72,22 +62,57 @@ class Denied(Exception):
         self.text = text
 
 
+class Reading:
+    """One line as its CLI read it (``Personality.read``, the CLI's only reader): what the
+    pipeline runs and what grading observes. ``parsed``: the grammar's parse, when the grammar
+    read the line and it parsed; ``data``: the CLI's own reading (a parse error, gfsh's options, a
+    tool's call ...); ``masked``: the line with its secrets masked when the reader knows it
+    cheaply (None: the pipeline masks it); ``command``: the neutral reading grading matches
+    (``Personality.describe``), made when first asked, which is before the line runs."""
+
+    __slots__ = ("_cli", "_command", "data", "line", "masked", "parsed")
+
+    def __init__(self, cli: Personality, line: str, data: Any = None, parsed: Parsed | None = None,
+                 masked: str | None = None) -> None:
+        self._cli: Personality | None = cli
+        self._command: ParsedCommand | None = None
+        self.line = line
+        self.data = data
+        self.parsed = parsed
+        self.masked = masked
+
+    @property
+    def command(self) -> ParsedCommand | None:
+        cli = self._cli
+        if cli is not None:     # described once (the reading then lets go of its CLI)
+            self._command, self._cli = cli.describe(self), None
+        return self._command
+
+
+class LineWatch(Protocol):
+    """Who watches the lines a CLI runs (grading): told each line's reading before anything runs
+    (``wants``: whether to look at the lab for it), then, when it wants to, let look at the lab
+    inside the line's own store command, before the command's handler runs, with the kernel
+    nodes and groups the CLI resolved the line to act on (``Personality.subjects``)."""
+
+    def wants(self, reading: Reading) -> bool: ...
+    def look(self, engine: Any, subjects: tuple[str, ...]) -> None: ...
+
+
 @dataclass
 class Plan:
-    """One parsed line on its way through the store. ``node`` is the grammar node of its leaf
+    """One read line on its way through the store. ``node`` is the grammar node of its leaf
     ("" until known); ``notes`` lines a personality prints before its output or error, set by
-    ``work`` on each attempt; ``masked`` the line with its secrets masked when the reading gave
-    it (None: the base masks the line); ``clock_ms`` the lab's clock as the last attempt found
-    it (a refused command changes nothing, so it is the clock after it too); ``reread_clock``
-    set by ``finish`` when it changed the lab after the commit (a reset), so the clock the
-    command read is no longer the lab's."""
+    ``work`` on each attempt; ``clock_ms`` the lab's clock as the last attempt found it (a
+    refused command changes nothing, so it is the clock after it too); ``reread_clock`` set by
+    ``finish`` when it changed the lab after the commit (a reset), so the clock the command read
+    is no longer the lab's."""
 
     line: str
     work: Callable[[Any], Any]
     node: str = ""
     data: Any = None
     notes: list[str] = field(default_factory=list)
-    masked: str | None = None
     clock_ms: int | None = None
     reread_clock: bool = False
 
@@ -131,46 +156,76 @@ class Personality:
         """Log in again after the session ended."""
         self.ended = False
 
-    def prepare(self, line: str) -> Outcome | Plan:
+    def read(self, line: str) -> Reading:
         raise NotImplementedError
 
-    def finish(self, plan: Plan, value: Any) -> Outcome:
+    def describe(self, reading: Reading) -> ParsedCommand | None:
+        """The neutral reading grading matches (None: blank, a comment, or not a command of the
+        CLI): the grammar's, at the CLI's level and in the VPN its level carries. A CLI that reads
+        its own words describes its own reading."""
+        parsed = reading.parsed
+        if parsed is None:
+            return None
+        if self._carriers is None:
+            self._carriers = vpn_carriers(self.lab.grammar)
+        return from_grammar(parsed.steps, self.context.get("vpn"), self._carriers)
+
+    def subjects(self, engine: Any, reading: Reading) -> tuple[str, ...]:
+        """The kernel nodes and groups the CLI resolves the line to act on beyond what its
+        arguments name (its target broker, the servers it addresses), read before it runs."""
+        return ()
+
+    def plan(self, reading: Reading) -> Outcome | Plan:
+        raise NotImplementedError
+
+    def output(self, plan: Plan, value: Any) -> str:
+        """The text of what the work returned, made inside the store command: its renderer's."""
+        return "" if value is None else render(value)
+
+    def finish(self, plan: Plan, value: Any, text: str) -> Outcome:
         raise NotImplementedError
 
     def error_text(self, plan: Plan, text: str) -> str:
         return text
 
     def parsed_command(self, line: str) -> ParsedCommand | None:
-        """The line as this CLI reads it, in the neutral shape grading matches (None: blank, a
-        comment, or not a command of the CLI). Reads only. By default the shared grammar parses
-        it at the CLI's level; a CLI that reads its own words gives its own reading."""
-        parsed = self.lab.parser.parse(self.mode, line)
-        if parsed is None or isinstance(parsed, ParseError):
+        """The line as this CLI reads it, acting on what the CLI resolves it to, without running
+        it (one store read when it names a command)."""
+        reading = self.read(line)
+        command = reading.command
+        if command is None:
             return None
-        if self._carriers is None:
-            self._carriers = vpn_carriers(self.lab.grammar)
-        return from_grammar(parsed.steps, self.context.get("vpn"), self._carriers)
+        subjects = self.lab.store.run(lambda engine: self.subjects(engine, reading))
+        return replace(command, subjects=subjects) if subjects else command
 
-    # -- the loop ---------------------------------------------------------------------------------
-    def execute(self, line: str) -> Outcome:
-        """Run one line: its Outcome carries the masked line and, when the line ran a store
-        command, the clock that command read (so a line costs one store command, the toolbar's
-        clock and an observer's event included)."""
+    # -- the pipeline -----------------------------------------------------------------------------
+    def execute(self, line: str, watch: LineWatch | None = None) -> Outcome:
+        """Run one line: read, plan, then the store command (authorize, handle, output), then
+        apply. The Outcome carries the masked line and, when the line ran a store command, the
+        clock that command read. `watch` sees the reading and looks at the lab inside that store
+        command (a line answered without the store gets one store command for the look)."""
         if self.ended:
             self.restart()
-        plan = self.prepare(line)
-        if isinstance(plan, Outcome):
-            return plan._replace(masked=self.masked(line))
+        reading = self.read(line)
         # masked before the line runs: in the mode it was typed in
-        masked = plan.masked if plan.masked is not None else self.masked(line)
+        masked = reading.masked if reading.masked is not None else self.masked(line)
+        looking = watch if watch is not None and watch.wants(reading) else None
+        plan = self.plan(reading)
+        if isinstance(plan, Outcome):
+            clock = None if looking is None else self._look(looking, reading)
+            return plan._replace(masked=masked, clock_ms=clock)
         work, plan.work = plan.work, _spent   # a work that refers to its plan makes no cycle
 
-        def attempt(engine: Any) -> tuple[Any, int]:
+        def attempt(engine: Any) -> tuple[Any, str, int]:
             plan.clock_ms = engine.now_ms()
-            return work(engine), engine.now_ms()
+            if looking is not None:
+                looking.look(engine, self.subjects(engine, reading))
+            value = work(engine)
+            # rendered inside the store command: output that cannot be made undoes the command
+            return value, self.output(plan, value), engine.now_ms()
 
         try:
-            value, clock = self.lab.store.run(attempt)
+            value, text, clock = self.lab.store.run(attempt)
         except Denied as denied:
             return self._failed(plan, masked, denied.text, "access")
         except EngineError as exc:
@@ -186,14 +241,38 @@ class Personality:
         except Exception as exc:  # a bug must not cost the user their session or their lab
             log.exception("internal error running %r", masked)
             return self._failed(plan, masked, shell_error_text("internal", detail=type(exc).__name__), "internal")
-        outcome = self.finish(plan, value)
+        outcome = self.finish(plan, value, text)
         return outcome._replace(masked=masked, clock_ms=None if plan.reread_clock else clock)
+
+    def _look(self, watch: LineWatch, reading: Reading) -> int | None:
+        """Let `watch` look at the lab for a line answered without the store; the clock it read."""
+        def look(engine: Any) -> int:
+            watch.look(engine, self.subjects(engine, reading))
+            return int(engine.now_ms())
+
+        try:
+            return self.lab.store.run(look)
+        except (LabBusy, LabFileError):   # the watch saw nothing; the line's answer stands
+            return None
 
     def _failed(self, plan: Plan, masked: str, text: str, kind: str) -> Outcome:
         """A line the store command refused: nothing changed, so the clock it read holds (none
         when it never ran: a busy or damaged lab, an internal error)."""
         clock = plan.clock_ms if kind in ("access", "engine") else None
         return Outcome(self.error_text(plan, text), False, plan.node, kind, masked=masked, clock_ms=clock)
+
+    def authorize(self, command: Command, vpn: str | None = None) -> None:
+        """Raise ``Denied`` (one line) when the user may not run ``command`` (on ``vpn``)."""
+        self.check_access(command.syntax, command.access, vpn)
+
+    def handle(self, engine: Any, command: Command | str, args: dict[str, Any], context: dict[str, str],
+               router: str | None = None) -> Any:
+        """Run ``command``'s handler from the handler registry (a handler id: for a line the CLI
+        runs although it names no command of the grammar) on ``engine`` with ``args`` and what the
+        CLI's level carries (``context``); what it returns (None: nothing to print)."""
+        fn = HANDLERS[command] if isinstance(command, str) else handler_for(command)
+        ctx = HandlerContext(engine, router, self.user.name, self, context)  # type: ignore[arg-type]
+        return fn(ctx, args)
 
     # -- shared services ---------------------------------------------------------------------------
     def masked(self, line: str) -> str:

@@ -18,7 +18,7 @@ from state_store import systems
 
 if TYPE_CHECKING:
     from ..access import UserAccess
-    from .base import LabHost
+    from .host import LabHost
 
 
 @dataclass(frozen=True)

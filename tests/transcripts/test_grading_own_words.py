@@ -243,3 +243,41 @@ def test_solace_shell_grade_passes_the_clean_drill_and_fails_the_mistake(runbook
     assert [r["passed"] for r in rows] == [True, False]
     lost = next(m for m in rows[1]["outcome"] if m["measure"] == "lost")
     assert lost["measured"] > lost["expected"] == 0
+
+
+# -- one reading, one store command ------------------------------------------------------------------
+@pytest.mark.parametrize(("runbook", "transcript", "opening"), [(GEODE_RUNBOOK, GEODE_CLEAN, 0),
+                                                                  (QPID_RUNBOOK, QPID_CLEAN, 1)])
+def test_a_graded_line_is_read_once_and_runs_one_store_command(runbook: str, transcript: Path, opening: int,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Grading sees a line as its CLI read it to run it (the pipeline's one reading) and reads
+    the lab's facts inside the line's own store command: no second parse, no second store read."""
+    from solace_shell.personalities.geode.gfsh_parser import GfshParser
+    from solace_shell.personalities.qpid.options import ToolParser
+    from state_store.lab_store import LabStore
+
+    loaded = load_runbook(runbook)      # (its own commands are read once, when it loads)
+    counts = {"runs": 0, "gfsh": 0, "tools": 0}
+
+    def counting(cls: type, name: str, key: str) -> None:
+        original = getattr(cls, name)
+
+        def counted(*args: object, **kwargs: object) -> object:
+            counts[key] += 1
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(cls, name, counted)
+
+    counting(LabStore, "run", "runs")
+    counting(GfshParser, "read", "gfsh")
+    counting(ToolParser, "parse_args", "tools")
+    result = grade_transcript(loaded, transcript)
+    assert result.passed
+    lines = [line for line in transcript.read_text(encoding="utf-8").splitlines()
+             if line.startswith(("lab> ", "geode:gfsh> ", "qpid:"))]
+    assert counts["gfsh"] == sum(line.startswith("geode:") for line in lines)
+    assert counts["tools"] == sum(" qpid-ha " in line or " qpid-config " in line for line in lines)
+    # one store command a line, and four for the lab: its user and routers when it opens, the
+    # start its session keeps at its first line, the facts before the first line and at the end;
+    # and what a CLI reads when it opens (the broker shell: its hosts)
+    assert counts["runs"] == len(lines) + 4 + opening

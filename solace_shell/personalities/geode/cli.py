@@ -19,13 +19,12 @@ from state_store.geode import operations as gf
 from state_store.kernel.model import node_key
 
 from ...access import UserAccess
-from ...handlers import HandlerContext, handler_for
 from ...parsed_command import ParsedCommand
-from ...renderers import render
 from ...results import Outcome
-from ..base import Personality, Plan
+from ..base import Personality, Plan, Reading
 from .gfsh_interceptors import intercepted
-from .gfsh_parser import GfshParser, GfshRefusal, Reading
+from .gfsh_parser import GfshParser, GfshRefusal
+from .gfsh_parser import Reading as GfshReading
 
 if TYPE_CHECKING:
     from grammar import Access, Command, Grammar
@@ -45,12 +44,20 @@ MANAGE = "CLUSTER:MANAGE"
 SERVER_OPTIONS = ("name", "member")   # the options that name the servers a command acts on
 
 
+_PARSERS: dict[int, tuple[Grammar, GfshParser]] = {}
+
+
 def gfsh_parser(grammar: Grammar) -> GfshParser:
-    """gfsh's parser over the grammar's gfsh commands (their words -> handler, node)."""
-    return GfshParser({c.syntax: (c.handler, c.node) for c in grammar.by_mode.get(MODE, [])})
+    """gfsh's parser over the grammar's gfsh commands (their words -> handler, node), made once
+    per grammar (it keeps no state between lines)."""
+    kept = _PARSERS.get(id(grammar))
+    if kept is None or kept[0] is not grammar:
+        parser = GfshParser({c.syntax: (c.handler, c.node) for c in grammar.by_mode.get(MODE, [])})
+        kept = _PARSERS[id(grammar)] = (grammar, parser)
+    return kept[1]
 
 
-def read_line(parser: GfshParser, line: str) -> Reading | None:
+def read_line(parser: GfshParser, line: str) -> GfshReading | None:
     """The line as gfsh reads it (Spring Shell's AbstractShell first drops a `/* ... */` on the line,
     takes a line starting with `//` or `#` as a comment and tabs as blanks); None for a blank or
     comment line. Raises GfshRefusal."""
@@ -64,18 +71,25 @@ def read_line(parser: GfshParser, line: str) -> Reading | None:
     return parser.read(line)
 
 
-def parse_command(grammar: Grammar, line: str) -> ParsedCommand | str | None:
-    """A gfsh line as a `ParsedCommand` (its handler and the options given, by their declared
-    names), the first line of gfsh's refusal, or None for a blank line."""
-    try:
-        read = read_line(gfsh_parser(grammar), line)
-    except GfshRefusal as bad:
-        return bad.lines[0]
+def described(read: GfshReading | GfshRefusal | None) -> ParsedCommand | str | None:
+    """gfsh's reading of a line as grading matches it: a `ParsedCommand` (its handler and the
+    options given, by their declared names), the first line of gfsh's refusal, or None for a
+    blank line."""
+    if isinstance(read, GfshRefusal):
+        return read.lines[0]
     return None if read is None else ParsedCommand(read.handler, read.given)
 
 
+def parse_command(grammar: Grammar, line: str) -> ParsedCommand | str | None:
+    """A runbook's gfsh line, read as gfsh reads a typed one (`described`)."""
+    try:
+        return described(read_line(gfsh_parser(grammar), line))
+    except GfshRefusal as bad:
+        return described(bad)
+
+
 class Gfsh(Personality):
-    """gfsh on the shared execute loop (``personalities.base``)."""
+    """gfsh on the shared pipeline (``personalities.base``)."""
 
     def __init__(self, lab: Lab, user: UserAccess) -> None:
         super().__init__(lab, SYSTEM, user)
@@ -93,11 +107,31 @@ class Gfsh(Personality):
     def prompt(self) -> str:
         return PROMPT
 
-    def prepare(self, line: str) -> Outcome | Plan:
+    def read(self, line: str) -> Reading:
+        """gfsh's reading (`read_line`): a `Reading` of gfsh's parser, its refusal, or None for a
+        blank or comment line."""
         try:
-            read = read_line(self._parser, line)
-        except GfshRefusal as bad:
-            return Outcome("\n".join(bad.lines), False, bad.node, "invalid")
+            return Reading(self, line, read_line(self._parser, line))
+        except GfshRefusal as bad:   # kept as a value: a raised one keeps its frames alive
+            return Reading(self, line, GfshRefusal(bad.lines, bad.node))
+
+    def describe(self, reading: Reading) -> ParsedCommand | None:
+        found = described(reading.data)
+        return found if isinstance(found, ParsedCommand) else None
+
+    def subjects(self, engine: Any, reading: Reading) -> tuple[str, ...]:
+        """The servers the line's options name, and the cluster gfsh is connected to."""
+        read = reading.data
+        if not isinstance(read, GfshReading):
+            return ()
+        cluster = gf.clusters(engine.kernel())[0]
+        named = [n for key in SERVER_OPTIONS for n in read.given.get(key, "").split(",") if n]
+        return (*(node_key(cluster, n) for n in named), cluster)
+
+    def plan(self, reading: Reading) -> Outcome | Plan:
+        read = reading.data
+        if isinstance(read, GfshRefusal):
+            return Outcome("\n".join(read.lines), False, read.node, "invalid")
         if read is None:
             return Outcome("", True)
         command = self._commands[read.handler]
@@ -105,19 +139,12 @@ class Gfsh(Personality):
         if refused is not None:
             return Outcome(refused + "\n", False, command.node, "engine")
         opts = read.values
-        plan = Plan(line, lambda engine: None, command.node)
 
-        def work(engine: Any) -> tuple[Any, str]:
-            self.check_access(command.syntax, command.access, None)
-            core = engine.kernel()
-            ctx = HandlerContext(engine=engine, router=None, user=self.user.name, session=self,  # type: ignore[arg-type]
-                                 context={"cluster": gf.clusters(core)[0]})
-            result = handler_for(command)(ctx, opts)
-            # rendered inside the store command: output that cannot be produced undoes the command
-            return result, "" if result is None else render(result)
+        def work(engine: Any) -> Any:
+            self.authorize(command)
+            return self.handle(engine, command, opts, {"cluster": gf.clusters(engine.kernel())[0]})
 
-        plan.work = work
-        return plan
+        return Plan(reading.line, work, command.node)
 
     def error_text(self, plan: Plan, text: str) -> str:
         """gfsh prints a command's error as a result section: a blank line follows it."""
@@ -127,25 +154,13 @@ class Gfsh(Personality):
         """gfsh's refusal of a command the user's permissions do not cover."""
         return UNAUTHORIZED.format(user=self.user.name, permission=PERMISSIONS.get(access.level, MANAGE))
 
-    def parsed_command(self, line: str) -> ParsedCommand | None:
-        """The line as gfsh reads it, acting on the servers its options name and on the cluster."""
-        try:
-            read = read_line(self._parser, line)
-        except GfshRefusal:
-            return None
-        if read is None:
-            return None
-        cluster = self.lab.store.run(lambda engine: gf.clusters(engine.kernel())[0])
-        named = [n for key in SERVER_OPTIONS for n in read.given.get(key, "").split(",") if n]
-        return ParsedCommand(read.handler, read.given, subjects=(*(node_key(cluster, n) for n in named), cluster))
-
-    def finish(self, plan: Plan, value: Any) -> Outcome:
+    def finish(self, plan: Plan, value: Any, text: str) -> Outcome:
         # imported here: importing a handler module registers its handlers, which the shell's
         # checks then want to see with their renderers (the loader imports both when a lab opens)
         from .cli_handlers import Bye
         from .gfsh_layout import GfshResult
 
-        result, text = value
+        result = value
         if isinstance(result, Bye):
             self.ended = True
             return Outcome("", True, plan.node, None, True)

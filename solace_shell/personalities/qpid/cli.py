@@ -17,7 +17,6 @@ usage, an option error) prints that without touching the lab.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from state_store.errors import EngineError
@@ -26,11 +25,10 @@ from state_store.qpid import operations as qp
 from state_store.qpid.views import ToolResult
 
 from ...access import UserAccess
-from ...handlers import HANDLERS, HandlerContext, handler_for
 from ...parsed_command import ParsedCommand
 from ...renderers import render
 from ...results import Outcome
-from ..base import Personality, Plan
+from ..base import Personality, Plan, Reading
 from . import tools
 from .shell_handlers import HostChange
 
@@ -85,8 +83,33 @@ class QpidShell(Personality):
     def restart(self) -> None:
         self.here, self.ended, self.last_status = self.home, False, 0
 
-    def prepare(self, line: str) -> Outcome | Plan:
+    def read(self, line: str) -> Reading:
+        """The shell's words (bash's syntax error, or none), then the program's own reading of
+        them, once (``tools.read_words``: optparse for the tools)."""
         words = tools.shell_words(line)     # a word starting with # starts a comment, as in bash
+        if isinstance(words, str) or not words:
+            return Reading(self, line, (words, None))
+        return Reading(self, line, (words, tools.read_words(words)))
+
+    def describe(self, reading: Reading) -> ParsedCommand | None:
+        words, read = reading.data
+        found = None if read is None else tools.described(words, read)
+        return found if isinstance(found, ParsedCommand) else None
+
+    def subjects(self, engine: Any, reading: Reading) -> tuple[str, ...]:
+        """The broker the line addresses (`-b`, `ssh`'s destination; the host the shell is on by
+        default)."""
+        read = reading.data[1]
+        if not isinstance(read, tools.ToolCall):
+            return ()
+        args = read.given
+        address = str(args.get("broker-addr") or args.get("broker") or args.get("destination") or self.here)
+        name = qp.parse_address(address.rpartition("@")[2])[0]
+        node = qp.resolve(engine.kernel(), self.here if name in LOCAL_NAMES else name)
+        return () if node is None else (node.key,)
+
+    def plan(self, reading: Reading) -> Outcome | Plan:
+        words, call = reading.data
         if isinstance(words, str):
             self.last_status = 2
             return Outcome(words, False, "", "invalid")
@@ -103,27 +126,20 @@ class QpidShell(Personality):
         if first not in self._programs:
             self.last_status = 127
             return Outcome(f"-bash: {first}: command not found", False)
-        call = tools.read_words(words)      # the program's reading, once (optparse for the tools)
         if isinstance(call, ToolResult):    # the tool ended reading its words: help, usage, an error
             self.last_status = call.status
             return Outcome(render(call), call.status == 0)
         command = self._by_words.get(call.command)
-        # a qpid-config word the tool does not take names no command: its usage, for anyone
-        run = handler_for(command) if command is not None else HANDLERS[UNKNOWN_WORDS]
         self._words = words
-        plan = Plan(line, lambda engine: None, "" if command is None else command.node)
+        here = self.here
 
-        def work(engine: Any) -> tuple[Any, str]:
-            if command is not None:
-                self.check_access(command.syntax, command.access, None)
-            ctx = HandlerContext(engine=engine, router=None, user=self.user.name, session=self,  # type: ignore[arg-type]
-                                 context={"host": self.here})
-            result = run(ctx, {"call": call})
-            # rendered inside the store command: output that cannot be produced undoes the command
-            return result, render(result)
+        def work(engine: Any) -> Any:
+            if command is None:   # a qpid-config word the tool does not take: its usage, for anyone
+                return self.handle(engine, UNKNOWN_WORDS, {"call": call}, {"host": here})
+            self.authorize(command)
+            return self.handle(engine, command, {"call": call}, {"host": here})
 
-        plan.work = work
-        return plan
+        return Plan(reading.line, work, "" if command is None else command.node)
 
     def denied_text(self, syntax: str, access: Access, vpn: str | None) -> str:
         program = syntax.split()[0]
@@ -132,24 +148,8 @@ class QpidShell(Personality):
             return refusal
         return FILE_DENIED.format(program=program, path=self._words[-1])
 
-    def parsed_command(self, line: str) -> ParsedCommand | None:
-        """The line as the shell and its tools read it, acting on the broker it addresses (`-b`,
-        `ssh`'s destination; the host the shell is on by default)."""
-        parsed = tools.parse_command(None, line)
-        if not isinstance(parsed, ParsedCommand):
-            return None
-        args = parsed.args
-        address = str(args.get("broker-addr") or args.get("broker") or args.get("destination") or self.here)
-
-        def target(engine: Any) -> tuple[str, ...]:
-            name = qp.parse_address(address.rpartition("@")[2])[0]
-            node = qp.resolve(engine.kernel(), self.here if name in LOCAL_NAMES else name)
-            return () if node is None else (node.key,)
-
-        return replace(parsed, subjects=self.lab.store.run(target))
-
-    def finish(self, plan: Plan, value: Any) -> Outcome:
-        result, text = value
+    def finish(self, plan: Plan, value: Any, text: str) -> Outcome:
+        result = value
         if isinstance(result, HostChange):
             self.here, self.last_status = result.host, 0
             return Outcome("", True, plan.node)

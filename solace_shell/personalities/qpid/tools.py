@@ -273,18 +273,21 @@ def read_words(words: list[str]) -> ToolCall | ToolResult:
     return ToolCall(first, None, tuple(rest), _positional(SHELL_ARGS.get(first, ()), rest))
 
 
-def parse_command(grammar: Any, line: str) -> ParsedCommand | str | None:
-    """A broker host's shell line as a `ParsedCommand` (`read_words`' reading: `qpid-ha <command>`
-    with its options and `cluster-manager`, `qpid-config <subcommand>` with its options and named
-    positional words, any other command by its first word), the tool's or the shell's error text
-    for a line it refuses, or None for a blank line; how a runbook's lines are read.
-    (`grammar` is not used: the tools parse their own words.)"""
-    words = shell_words(line)
-    if isinstance(words, str):
-        return words
-    if not words:
-        return None
-    read = read_words(words)
+def described(words: list[str], read: ToolCall | ToolResult) -> ParsedCommand | str:
+    """A line's reading (`read_words` of its `words`) as grading matches it: a `ParsedCommand`
+    (`qpid-ha <command>` with its options and `cluster-manager`, `qpid-config <subcommand>` with
+    its options and named positional words, any other command by its first word; a tool's help
+    as `<tool> help`), or the tool's error text when it refused the words."""
     if isinstance(read, ToolResult):
         return ParsedCommand(f"{words[0]} help") if read.status == 0 else read.lines[-1].strip()
     return ParsedCommand(read.command, read.given)
+
+
+def parse_command(grammar: Any, line: str) -> ParsedCommand | str | None:
+    """A runbook's broker host line, read as the shell reads a typed one (`described`): the
+    shell's error text for a line it cannot split, None for a blank line. (`grammar` is not used:
+    the tools parse their own words.)"""
+    words = shell_words(line)
+    if isinstance(words, str):
+        return words
+    return described(words, read_words(words)) if words else None

@@ -9,7 +9,8 @@ available ...`). When its router's connection moved to the other instance, the r
 is cancelled (`Reconnect occured: Request cancelled.`) and, as the real CLI does, the `sr`/`cc`
 context is not restored: the prompt falls back to `> `. While no instance serves, a request to the
 chosen router answers with the unavailable notice (the lab does not block). Grammar, `?` and Tab
-come from grammar/data/systems/swiftmq/commands/admin-cli.yaml through the shared parser.
+come from grammar/data/systems/swiftmq/commands/admin-cli.yaml through the shared parser, which reads
+a line once, before its store command (whose attempts the notices are decided in afresh).
 """
 
 from __future__ import annotations
@@ -23,10 +24,9 @@ from state_store.swiftmq import SYSTEM
 from state_store.swiftmq import operations as ha
 
 from ...access import UserAccess
-from ...handlers import HandlerContext, handler_for
 from ...renderers import render
 from ...results import Outcome
-from ..base import Personality, Plan
+from ..base import Personality, Plan, Reading
 from .cli_handlers import Bye, ChangeContext, SwitchRouter
 
 if TYPE_CHECKING:
@@ -81,41 +81,48 @@ class SwiftMqCli(Personality):
     def restart(self) -> None:
         self.router, self.path, self.ended = None, (), False
 
-    def prepare(self, line: str) -> Outcome | Plan:
+    def read(self, line: str) -> Reading:
+        """The grammar's reading of the line (its words, for the CLI's own checks)."""
         words = line.split()
+        if not words:
+            return Reading(self, line, (words, None), masked=line)
+        parsed = self.lab.parser.parse(MODE, line)
+        if isinstance(parsed, Parsed):
+            return Reading(self, line, (words, parsed), parsed, mask_parsed(self.lab.parser, MODE, line, parsed))
+        return Reading(self, line, (words, parsed))
+
+    def plan(self, reading: Reading) -> Outcome | Plan:
+        words, parsed = reading.data
         first = words[0] if words else ""
-        # read once, here: the store may run the attempt more than once
-        parsed = self.lab.parser.parse(MODE, line) if words else None
-        plan = Plan(line, lambda engine: None)
+        plan = Plan(reading.line, lambda engine: None)
         if isinstance(parsed, Parsed):
             plan.node = parsed.leaf.command.node
-            plan.masked = mask_parsed(self.lab.parser, MODE, line, parsed)
 
-        def attempt(engine: Any) -> tuple[dict[str, str | None], Outcome | None, Any, str]:
+        def attempt(engine: Any) -> tuple[dict[str, str | None], Outcome | None, Any]:
             # Fresh on every attempt (the store runs it again after another shell wrote first):
             # the notices are decided on the caught-up lab and applied only after the commit.
             now = self._serving(engine)
             notices, cancelled, router = self._notices(now, first)
             plan.notes, plan.data = notices, (now, router)
             if cancelled:
-                return now, Outcome("\n".join(notices), False, "", "engine"), router, ""
+                return now, Outcome("\n".join(notices), False, "", "engine"), router
             if parsed is None:
-                return now, Outcome("\n".join(notices), True), router, ""
+                return now, Outcome("\n".join(notices), True), router
             if isinstance(parsed, ParseError):
                 text = f"Invalid command, please try '{USAGE.get(first, 'help')}'"
-                return now, Outcome("\n".join([*notices, text]), False, "", parsed.kind), router, ""
+                return now, Outcome("\n".join([*notices, text]), False, "", parsed.kind), router
             command = parsed.leaf.command
             if router is None and first not in LOCAL:   # the CLI's own refusal: no router to ask
                 raise EngineError("swift_no_router")
-            self.check_access(command.syntax, command.access, None)   # the router's, before it runs
-            ctx = HandlerContext(engine=engine, router=None, user=self.user.name, session=self,  # type: ignore[arg-type]
-                                 context={"router": router or ""})
-            result = handler_for(command)(ctx, dict(parsed.leaf.args))
-            # rendered inside the store command: output that cannot be produced undoes the command
-            return now, result, router, "" if result is None else render(result)
+            self.authorize(command)   # the router's, before it runs
+            return now, self.handle(engine, command, dict(parsed.leaf.args), {"router": router or ""}), router
 
         plan.work = attempt
         return plan
+
+    def output(self, plan: Plan, value: Any) -> str:
+        result = value[1]
+        return "" if result is None or isinstance(result, Outcome) else render(result)
 
     def denied_text(self, syntax: str, access: Access, vpn: str | None) -> str:
         return NOT_GRANTED
@@ -132,8 +139,8 @@ class SwiftMqCli(Personality):
         if router != self.router:     # sr/cc are not restored after a reconnect
             self.router, self.path = router, ()
 
-    def finish(self, plan: Plan, value: Any) -> Outcome:
-        now, result, router, text = value
+    def finish(self, plan: Plan, value: Any, text: str) -> Outcome:
+        now, result, router = value
         self._saw(now, router)
         if isinstance(result, Outcome):
             return result
