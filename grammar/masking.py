@@ -62,21 +62,22 @@ def _secret_params(element: Element) -> set[str]:
     return {el.param.name for el in _elements(element) if isinstance(el, ParamRef) and el.param.secret}
 
 
-_SECRET_PARAMS: dict[int, tuple[Command, frozenset[str]]] = {}
+_SECRET: dict[int, tuple[Command, bool]] = {}
 
 
-def secret_params(command: Command) -> frozenset[str]:
-    """The secret parameters of a command, kept per command object (asked for every line run)."""
-    kept = _SECRET_PARAMS.get(id(command))
+def takes_secret(command: Command) -> bool:
+    """Whether a command takes a secret parameter; asked for every line run, so kept per command
+    object (with the command: its id stays its own)."""
+    kept = _SECRET.get(id(command))
     if kept is None or kept[0] is not command:
-        kept = _SECRET_PARAMS[id(command)] = (command, frozenset(_secret_params(command.element)))
+        kept = _SECRET[id(command)] = (command, bool(_secret_params(command.element)))
     return kept[1]
 
 
 def _exact(parsed: Parsed) -> list[Word]:
     hidden: list[Word] = []
     for step in parsed.steps:
-        for name in secret_params(step.command):
+        for name in _secret_params(step.command.element):
             value = step.args.get(name)
             if not isinstance(value, str):
                 continue
@@ -100,9 +101,7 @@ def _conservative(grammar: Grammar, words: list[Word]) -> list[Word]:
 def mask_parsed(parser: Parser, mode: str, line: str, parsed: Parsed) -> str:
     """`mask_secrets` of a line already parsed at `mode` into `parsed`: the line itself when none
     of its commands has a secret parameter (the usual line: nothing to split or parse again)."""
-    if not any(secret_params(step.command) for step in parsed.steps):
-        return line
-    return mask_secrets(parser, mode, line, parsed)
+    return mask_secrets(parser, mode, line, parsed) if parsed.secret else line
 
 
 def mask_secrets(parser: Parser, mode: str, line: str, parsed: ParseOutcome | None = None) -> str:

@@ -17,6 +17,7 @@ the level the `no` was read at, its `no` forms without their `no` word.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +43,15 @@ class Parsed:
     @property
     def leaf(self) -> Step:
         return self.steps[-1]
+
+    @functools.cached_property
+    def secret(self) -> bool:
+        """Whether one of its commands takes a secret parameter (its line is masked before it is
+        kept: grammar.masking). Kept with the parse, which the parser keeps per line, as every
+        line run asks."""
+        from .masking import takes_secret
+
+        return any(takes_secret(step.command) for step in self.steps)
 
 
 @dataclass(frozen=True)

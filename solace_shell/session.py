@@ -8,11 +8,11 @@ after that transaction commits, so a refused command leaves both the lab and the
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from grammar import Parsed, ParseError, Step
-from grammar.masking import mask_parsed, mask_secrets
+from grammar.masking import mask_secrets
 from grammar.parser import lex_error
 from grammar.prompts import prompt_text
 from grammar.tokens import ControlCharacter, check_characters, is_forbidden
@@ -21,6 +21,7 @@ from state_store.solace.frozen import statically_frozen
 
 from .access import UserAccess, allows_everything
 from .framing import frame
+from .handlers import HANDLERS, HandlerContext, handler_for
 from .messages import engine_error_text, parse_error_text, shell_error_text
 from .personalities.base import Personality, Plan, Reading
 from .renderers import RENDERERS, render
@@ -53,8 +54,19 @@ ALREADY_EXISTS = frozenset({"queue_exists", "replicated_topic_exists", "client_e
 @statically_frozen
 @dataclass(frozen=True)
 class Frame:
+    """One level of the stack: its mode, what it carries (a VPN, a queue ...) and, kept with it,
+    what the levels up to it carry (`carried`: a later level's value wins), which every step of
+    every line asks for."""
+
     mode: str
     context: tuple[tuple[str, str], ...] = ()
+    carried: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+
+    def below(self, mode: str, context: tuple[tuple[str, str], ...] = ()) -> Frame:
+        """The level `mode` entered from this one, carrying `context`."""
+        if not context:
+            return Frame(mode, (), self.carried)
+        return Frame(mode, context, tuple({**dict(self.carried), **dict(context)}.items()))
 
 
 class Session(Personality):
@@ -72,6 +84,7 @@ class Session(Personality):
         self.ignore_already_exists = False
         self.sourcing = False  # running the lines of a `source script` (which cannot source another)
         self._prompts: dict[str, str] = {}  # mode -> prompt text (the grammar and host never change)
+        self._parser = lab.parser                       # (fixed for a lab, as its grammar)
 
     # -- state ----------------------------------------------------------------------------------
     @property
@@ -102,12 +115,14 @@ class Session(Personality):
         if COMMENT in line and line.lstrip(" \t").startswith(COMMENT):
             return Reading(self, line, _COMMENT_LINE)
         mode = self.stack[-1].mode
-        parsed = self.lab.parser.parse(mode, line)
+        parser = self._parser
+        parsed = parser.parse(mode, line)
         if parsed is None:
-            return Reading(self, line, masked=line)
-        if isinstance(parsed, Parsed):
-            return Reading(self, line, parsed, parsed, mask_parsed(self.lab.parser, mode, line, parsed))
-        return Reading(self, line, parsed, masked=mask_secrets(self.lab.parser, mode, line, parsed))
+            return Reading(self, line, None, None, line)
+        if isinstance(parsed, Parsed):   # (grammar.masking.mask_parsed, inline: every line asks)
+            masked = mask_secrets(parser, mode, line, parsed) if parsed.secret else line
+            return Reading(self, line, parsed, parsed, masked)
+        return Reading(self, line, parsed, None, mask_secrets(parser, mode, line, parsed))
 
     def plan(self, reading: Reading) -> Outcome | Plan:
         parsed = reading.data
@@ -117,15 +132,15 @@ class Session(Personality):
             return Outcome("", True)
         if isinstance(parsed, ParseError):
             return Outcome(parse_error_text(parsed, len(self.prompt) + 1), False, "", parsed.kind)
-        leaf = parsed.steps[-1].command
-        steps = parsed.steps
+        return Plan(reading.line, self._steps, parsed.steps[-1].command.node, parsed)
 
-        def attempt(engine: Any) -> tuple[list[Frame], list[Any]]:
-            # Fresh on every attempt: the store runs this again when the write lock was busy.
-            stack = list(self.stack)
-            return stack, [result for step in steps if (result := self._run_step(engine, step, stack)) is not None]
-
-        return Plan(reading.line, attempt, leaf.node, leaf)
+    def _steps(self, engine: Any, plan: Plan) -> tuple[list[Frame], list[Any]]:
+        """A plan's work: each step's handler, on a stack of its own (fresh on every attempt: the
+        store runs this again when another shell wrote first); the stack and the results."""
+        stack = list(self.stack)
+        checked = not allows_everything(self.user)   # (the usual user of drills: no VPN to look up)
+        return stack, [result for step in plan.data.steps
+                       if (result := self._run_step(engine, step, stack, checked)) is not None]
 
     def output(self, plan: Plan, value: Any) -> str:
         """Every step's result as CLI text, made inside the store command."""
@@ -136,7 +151,7 @@ class Session(Personality):
 
     def finish(self, plan: Plan, value: Any, text: str) -> Outcome:
         stack, results = value
-        leaf, node = plan.data, plan.node
+        leaf = plan.data.steps[-1].command
         if leaf.enters:
             self.stack = stack
         if len(results) == 1:  # most commands: one result (no set of types to make)
@@ -149,39 +164,44 @@ class Session(Personality):
             acts = not kinds.isdisjoint(_SESSION_ACTIONS)
         if not refused:
             text = frame(leaf, text)
-        if not acts:  # most commands: no level change, nothing to apply
-            return Outcome(text, not refused, node, "engine" if refused else None, self.ended)
+        if not acts:  # most commands: no level change, nothing to apply (`done`, inline: most lines end here)
+            return Outcome(text, not refused, plan.node, "engine" if refused else None, self.ended, None, plan.masked,
+                           plan.clock_ms)
         # a reset or a script's lines change the lab after the command: its clock is read anew
         plan.reread_clock = any(type(result) in _RELOADS for result in results)
-        return self._navigate(results, text, node, not refused)
+        return self._navigate(plan, results, text, not refused)
 
-    def _run_step(self, engine: Any, step: Step, stack: list[Frame]) -> Any:
-        """Run one step's handler; its result (None: nothing to render or apply)."""
+    def _run_step(self, engine: Any, step: Step, stack: list[Frame], checked: bool) -> Any:
+        """Run one step's handler (its access `checked` first, unless the user may do everything);
+        its result (None: nothing to render or apply)."""
         command = step.command
-        context = _context(stack)
+        context = dict(stack[-1].carried)
         args = dict(step.args)
         if command.negated:
             args["no"] = True
-        if not allows_everything(self.user):  # (the usual user of drills: no VPN to look up)
+        if checked:
             named = args.get("vpn-name") or args.get("vpn-pattern")
             self.authorize(command, str(named) if named else context.get("vpn"))
+        # the base's `handle`, inline: every step of every router line runs here
+        run = HANDLERS.get(command.handler) or handler_for(command)
         try:
-            result = self.handle(engine, command, args, context, self.router)
+            result = run(HandlerContext(engine, self.router, self.user.name, self, context), args)
         except EngineError as exc:
             # The engine checks existence before it writes anything, so going on is safe.
             if not (self.ignore_already_exists and command.creates and exc.code in ALREADY_EXISTS):
                 raise
             result = None
         if command.enters:
-            mode = self.lab.grammar.modes[command.enters]
+            grammar = self.lab.grammar
+            mode = grammar.modes[command.enters]
             # A create several levels down (`create replication replicated-topic ">"` at the
             # message-vpn level) enters the object's level with its structural parents below it,
             # so `exit` lands on the parent (`.../replication`), as the T28 script relies on.
-            for between in self.lab.grammar.levels_between(stack[-1].mode, mode.id):
-                stack.append(Frame(between))
+            for between in grammar.levels_between(stack[-1].mode, mode.id):
+                stack.append(stack[-1].below(between))
             carried = tuple((key, str(args[param])) for key, param in mode.carries if param in args) \
                 if mode.carries else ()
-            stack.append(Frame(mode.id, carried))
+            stack.append(stack[-1].below(mode.id, carried))
         return result
 
     def _comment(self, line: str) -> Outcome:
@@ -199,7 +219,7 @@ class Session(Personality):
             self.ignore_already_exists = False
         return Outcome("", True)
 
-    def _navigate(self, results: list[Any], text: str, node: str, ok: bool) -> Outcome:
+    def _navigate(self, plan: Plan, results: list[Any], text: str, ok: bool) -> Outcome:
         """Apply level changes after the commit; a refused command never reaches here. `ok` is
         False when a result is Refused: it was committed (its counts persist) but reports an error."""
         switch_to: str | None = None
@@ -224,7 +244,7 @@ class Session(Personality):
                 self.lab.reset(result.scenario)
             elif isinstance(result, RunScript):
                 text, ok = self._source(result)
-        return Outcome(text, ok, node, None if ok else "engine", self.ended, switch_to)
+        return self.done(plan, text, ok, None if ok else "engine", self.ended, switch_to)
 
     def _source(self, script: RunScript) -> tuple[str, bool]:
         """Run a script's lines in this session, each echoed after its prompt and preceded by a
@@ -274,8 +294,5 @@ def _render(result: Any) -> str:
 
 
 def _context(stack: list[Frame]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for level in stack:
-        if level.context:
-            out.update(level.context)
-    return out
+    """What the stack's levels carry (a later level's value wins)."""
+    return dict(stack[-1].carried)

@@ -19,10 +19,11 @@ what differs:
   default), and ``subjects(engine, reading)``: the kernel nodes or groups the CLI resolves the line
   to act on beyond its arguments (none by default);
 - ``plan(reading)``: an answer without the store (a blank line, a comment, a refusal, a shell
-  builtin) as an ``Outcome``, or a ``Plan`` whose ``work(engine)`` runs inside the store command
+  builtin) as an ``Outcome``, or a ``Plan`` whose ``work(engine, plan)`` runs inside the store command
   (and may run more than once: it keeps its effects in the engine and its return value);
 - ``output(plan, value)``: the text of what the work returned (the renderer registry's);
-- ``finish(plan, value, text)``: apply what the committed command returned (navigation, framing);
+- ``finish(plan, value, text)``: apply what the committed command returned (navigation, framing)
+  and give its Outcome (``done``);
 - ``error_text(plan, text)``: how an error line is printed (some CLIs print notices first, and
   keep what the last attempt observed although the command was refused).
 """
@@ -30,8 +31,8 @@ what differs:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from grammar import Access, Parsed
@@ -99,26 +100,43 @@ class LineWatch(Protocol):
     def look(self, engine: Any, subjects: tuple[str, ...]) -> None: ...
 
 
-@dataclass
 class Plan:
-    """One read line on its way through the store. ``node`` is the grammar node of its leaf
-    ("" until known); ``notes`` lines a personality prints before its output or error, set by
-    ``work`` on each attempt; ``clock_ms`` the lab's clock as the last attempt found it (a
-    refused command changes nothing, so it is the clock after it too); ``reread_clock`` set by
-    ``finish`` when it changed the lab after the commit (a reset), so the clock the command read
-    is no longer the lab's."""
+    """One read line on its way through the store: its ``line``, the ``work`` that runs inside the
+    store command, the grammar ``node`` of its leaf ("" until known) and the CLI's ``data``.
+    ``notes``: lines a personality prints before its output or error, set by ``work`` on each
+    attempt; ``clock_ms``: the lab's clock as the last attempt found it (a refused command changes
+    nothing, so it is the clock after it too), then as the committed command left it;
+    ``reread_clock``: set by ``finish`` when it changed the lab after the commit (a reset), so the
+    clock the command read is no longer the lab's; ``masked``: the line with its secrets masked
+    (``done`` puts both in the Outcome). ``cli``, ``reading`` and ``watch``: the CLI running it,
+    and the reading a watch looks at. (The values most plans keep are the class's: one is made for
+    every line run.)"""
 
-    line: str
-    work: Callable[[Any], Any]
-    node: str = ""
-    data: Any = None
-    notes: list[str] = field(default_factory=list)
+    notes: Sequence[str] = ()
     clock_ms: int | None = None
     reread_clock: bool = False
+    masked: str = ""
+    cli: Personality | None = None
+    reading: Reading | None = None
+    watch: LineWatch | None = None
 
+    def __init__(self, line: str, work: Callable[[Any, Plan], Any], node: str = "", data: Any = None) -> None:
+        self.line = line
+        self.work = work
+        self.node = node
+        self.data = data
 
-def _spent(engine: Any) -> None:
-    raise RuntimeError("a plan's work runs once, through Personality.execute")
+    def __call__(self, engine: Any) -> tuple[Any, str]:
+        """The store command's work (run again from the start when another shell wrote first):
+        the watch looks, the CLI's work runs, its output is made, the clock read before and after."""
+        cli: Any = self.cli     # (set by Personality.execute before the store runs this)
+        self.clock_ms = engine.now_ms()
+        if self.watch is not None:
+            self.watch.look(engine, cli.subjects(engine, self.reading))
+        value = self.work(engine, self)
+        text = cli.output(self, value)   # inside the store command: output that cannot be made undoes it
+        self.clock_ms = engine.now_ms()
+        return value, text
 
 
 class Personality:
@@ -207,25 +225,22 @@ class Personality:
         if self.ended:
             self.restart()
         reading = self.read(line)
-        # masked before the line runs: in the mode it was typed in
-        masked = reading.masked if reading.masked is not None else self.masked(line)
-        looking = watch if watch is not None and watch.wants(reading) else None
+        masked = reading.masked    # masked before the line runs: in the mode it was typed in
+        if masked is None:
+            masked = self.masked(line)
+        looking = None
+        if watch is not None and watch.wants(reading):
+            looking = watch
         plan = self.plan(reading)
         if isinstance(plan, Outcome):
             clock = None if looking is None else self._look(looking, reading)
             return plan._replace(masked=masked, clock_ms=clock)
-        work, plan.work = plan.work, _spent   # a work that refers to its plan makes no cycle
-
-        def attempt(engine: Any) -> tuple[Any, str, int]:
-            plan.clock_ms = engine.now_ms()
-            if looking is not None:
-                looking.look(engine, self.subjects(engine, reading))
-            value = work(engine)
-            # rendered inside the store command: output that cannot be made undoes the command
-            return value, self.output(plan, value), engine.now_ms()
-
+        plan.masked = masked
+        plan.cli = self
+        if looking is not None:
+            plan.reading, plan.watch = reading, looking
         try:
-            value, text, clock = self.lab.store.run(attempt)
+            value, text = self.lab.store.run(plan)
         except Denied as denied:
             return self._failed(plan, masked, denied.text, "access")
         except EngineError as exc:
@@ -241,8 +256,14 @@ class Personality:
         except Exception as exc:  # a bug must not cost the user their session or their lab
             log.exception("internal error running %r", masked)
             return self._failed(plan, masked, shell_error_text("internal", detail=type(exc).__name__), "internal")
-        outcome = self.finish(plan, value, text)
-        return outcome._replace(masked=masked, clock_ms=None if plan.reread_clock else clock)
+        return self.finish(plan, value, text)
+
+    def done(self, plan: Plan, text: str, ok: bool = True, error_kind: str | None = None, ended: bool = False,
+             switch_to: str | None = None) -> Outcome:
+        """The Outcome of a committed command (what ``finish`` returns): with its masked line and
+        the clock its store command read (none when ``finish`` changed the lab after the commit)."""
+        return Outcome(text, ok, plan.node, error_kind, ended, switch_to, plan.masked,
+                       None if plan.reread_clock else plan.clock_ms)
 
     def _look(self, watch: LineWatch, reading: Reading) -> int | None:
         """Let `watch` look at the lab for a line answered without the store; the clock it read."""

@@ -140,7 +140,7 @@ class Gfsh(Personality):
             return Outcome(refused + "\n", False, command.node, "engine")
         opts = read.values
 
-        def work(engine: Any) -> Any:
+        def work(engine: Any, plan: Plan) -> Any:
             self.authorize(command)
             return self.handle(engine, command, opts, {"cluster": gf.clusters(engine.kernel())[0]})
 
@@ -163,7 +163,7 @@ class Gfsh(Personality):
         result = value
         if isinstance(result, Bye):
             self.ended = True
-            return Outcome("", True, plan.node, None, True)
+            return self.done(plan, "", True, None, True)
         if isinstance(result, GfshResult) and result.error:
-            return Outcome(text, False, plan.node, "engine")
-        return Outcome(text, True, plan.node)
+            return self.done(plan, text, False, "engine")
+        return self.done(plan, text)

@@ -133,7 +133,7 @@ class QpidShell(Personality):
         self._words = words
         here = self.here
 
-        def work(engine: Any) -> Any:
+        def work(engine: Any, plan: Plan) -> Any:
             if command is None:   # a qpid-config word the tool does not take: its usage, for anyone
                 return self.handle(engine, UNKNOWN_WORDS, {"call": call}, {"host": here})
             self.authorize(command)
@@ -152,9 +152,9 @@ class QpidShell(Personality):
         result = value
         if isinstance(result, HostChange):
             self.here, self.last_status = result.host, 0
-            return Outcome("", True, plan.node)
+            return self.done(plan, "")
         self.last_status = result.status    # every tool result carries the exit status
-        return Outcome(text, result.status == 0, plan.node)
+        return self.done(plan, text, result.status == 0)
 
     def error_text(self, plan: Plan, text: str) -> str:
         self.last_status = 1

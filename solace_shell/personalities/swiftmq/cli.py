@@ -94,11 +94,7 @@ class SwiftMqCli(Personality):
     def plan(self, reading: Reading) -> Outcome | Plan:
         words, parsed = reading.data
         first = words[0] if words else ""
-        plan = Plan(reading.line, lambda engine: None)
-        if isinstance(parsed, Parsed):
-            plan.node = parsed.leaf.command.node
-
-        def attempt(engine: Any) -> tuple[dict[str, str | None], Outcome | None, Any]:
+        def attempt(engine: Any, plan: Plan) -> tuple[dict[str, str | None], Outcome | None, Any]:
             # Fresh on every attempt (the store runs it again after another shell wrote first):
             # the notices are decided on the caught-up lab and applied only after the commit.
             now = self._serving(engine)
@@ -117,8 +113,7 @@ class SwiftMqCli(Personality):
             self.authorize(command)   # the router's, before it runs
             return now, self.handle(engine, command, dict(parsed.leaf.args), {"router": router or ""}), router
 
-        plan.work = attempt
-        return plan
+        return Plan(reading.line, attempt, parsed.leaf.command.node if isinstance(parsed, Parsed) else "")
 
     def output(self, plan: Plan, value: Any) -> str:
         result = value[1]
@@ -142,16 +137,16 @@ class SwiftMqCli(Personality):
     def finish(self, plan: Plan, value: Any, text: str) -> Outcome:
         now, result, router = value
         self._saw(now, router)
-        if isinstance(result, Outcome):
-            return result
+        if isinstance(result, Outcome):   # the CLI's own answer, decided on the caught-up lab
+            return result._replace(masked=plan.masked, clock_ms=plan.clock_ms)
         if isinstance(result, SwitchRouter):
             self.router, self.path = result.router, ()
         elif isinstance(result, ChangeContext):
             self.path = result.path
         elif isinstance(result, Bye):
             self.ended = True
-        body = [*plan.notes, text] if text else plan.notes
-        return Outcome("\n".join(body), True, plan.node, None, self.ended)
+        body = [*plan.notes, text] if text else list(plan.notes)
+        return self.done(plan, "\n".join(body), True, None, self.ended)
 
     def _notices(self, now: dict[str, str | None], first: str) -> tuple[list[str], bool, str | None]:
         """The router listener's notices since the last command, whether this command was a
