@@ -51,6 +51,8 @@ PARENT_POLL_SECONDS = 1.0
 # A secret handed to a worker through a pipe is written whole before the worker starts; Linux's
 # pipes hold 64 KiB, and a database URL is far shorter.
 MAX_SECRET_BYTES = 16_384
+# Starts on another run of free ports when a port chosen for `--port 0` was taken meanwhile.
+PORT_RACE_TRIES = 3
 
 
 def free_run(host: str, count: int) -> int:
@@ -91,17 +93,32 @@ def run_workers(lab_path: Path, host: str, base_port: int, workers: int, routers
     except HostKeyError as exc:
         sys.stderr.write(f"solace-shell: cannot use SSH host key {exc.path}: {exc.problem}\n")
         return 2
-    if base_port == 0:
-        try:
-            base_port = free_run(host, max(routers, 1))
-        except OSError as exc:
-            sys.stderr.write(f"solace-shell: cannot listen on {host}: {exc}\n")
-            return 2
     # what each worker runs (default: `serve` of the lab; a class gives `class serve CLASS.yaml ...`)
     serve_args = serve_args if serve_args is not None else ["--db", str(lab_path), "serve"]
-    command = [sys.executable, "-m", "solace_shell.cli", *serve_args, "--listen", host,
-               "--port", str(base_port), "--worker"]
     env = {name: value for name, value in os.environ.items() if name not in env_drop}
+    # Ports this process chose (`--port 0`) were free when it looked, but another program may bind
+    # one of them before the workers do (a client's ephemeral port): then the workers start again
+    # on another free run, a few times, before the failure is the command's.
+    for _ in range(PORT_RACE_TRIES if base_port == 0 else 1):
+        port = base_port
+        if base_port == 0:
+            try:
+                port = free_run(host, max(routers, 1))
+            except OSError as exc:
+                sys.stderr.write(f"solace-shell: cannot listen on {host}: {exc}\n")
+                return 2
+        command = [sys.executable, "-m", "solace_shell.cli", *serve_args, "--listen", host,
+                   "--port", str(port), "--worker"]
+        status, served = _serve_workers(command, workers, db_url, env, out)
+        if served or status == 0:
+            return status
+    return status
+
+
+def _serve_workers(command: list[str], workers: int, db_url: str | None, env: dict[str, str],
+                   out: TextIO) -> tuple[int, bool]:
+    """Run `workers` processes of `command` until the first one ends; (the worst exit status,
+    whether the first printed its routers' lines, i.e. had its ports)."""
     procs: list[subprocess.Popen[str]] = []
 
     def pass_on(signum: int, frame: FrameType | None) -> None:
@@ -127,7 +144,9 @@ def run_workers(lab_path: Path, host: str, base_port: int, workers: int, routers
                     os.close(fd)
         first = procs[0]
         assert first.stdout is not None
+        served = False
         for line in first.stdout:  # the routers' lines, again after each change of the lab's routers
+            served = True
             out.write(line)
             out.flush()
         first.wait()
@@ -140,7 +159,7 @@ def run_workers(lab_path: Path, host: str, base_port: int, workers: int, routers
                 proc.wait(timeout=60)
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-    return max(statuses) if statuses else 2
+    return (max(statuses) if statuses else 2), served
 
 
 def secret_pipe(secret: str) -> int:
