@@ -70,11 +70,31 @@ def result_types(fn: Callable[..., Any]) -> tuple[Any, ...] | None:
     return (ret,)
 
 
+def _hints_key(fn: Callable[..., Any]) -> tuple[Any, ...] | None:
+    """All that ``typing.get_type_hints`` reads of a plain function: its globals and annotations;
+    None for anything else (a wrapper, defaults, a callable object), which is evaluated on its own."""
+    if (not isinstance(fn, types.FunctionType) or fn.__defaults__ or fn.__kwdefaults__
+            or hasattr(fn, "__wrapped__") or not all(isinstance(v, str) for v in fn.__annotations__.values())):
+        return None
+    return (id(fn.__globals__), tuple(fn.__annotations__.items()))
+
+
 def renderer_problems(handlers: Mapping[str, Callable[..., Any]], renderers: Mapping[type, Any]) -> list[str]:
-    """Every type a handler may return is rendered by the session itself or has a renderer."""
+    """Every type a handler may return is rendered by the session itself or has a renderer.
+
+    Handlers of one module mostly share their annotations (``ctx: HandlerContext, args: Args ->
+    None``): those are evaluated once per module and check, not once per handler, since evaluating
+    them is most of the check's cost at every start."""
     problems = []
+    evaluated: dict[tuple[Any, ...], tuple[Any, ...] | None] = {}
     for handler_id, fn in sorted(handlers.items()):
-        allowed = result_types(fn)
+        key = _hints_key(fn)
+        if key is None:
+            allowed = result_types(fn)
+        elif key in evaluated:
+            allowed = evaluated[key]
+        else:
+            allowed = evaluated[key] = result_types(fn)
         if allowed is None:
             problems.append(f"handler {handler_id} ({fn.__module__}.{fn.__name__}) has no usable return annotation")
             continue
