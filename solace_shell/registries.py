@@ -119,13 +119,22 @@ def own_handler_problems(grammar: Grammar) -> list[str]:
 def registry_problems() -> list[str]:
     """The checks that do not need the grammar (the grammar loader does the other two), on the
     lab's own registries (registered by ``loader.load_own``): each HA system's are checked when it
-    is registered (``system_problems``)."""
+    is registered (``system_problems``). The renderer check is not run again on what a valid kept
+    index (``registry_index``) says was checked; when it runs and finds nothing, the index is kept."""
+    from . import registry_index
     from .handlers import HANDLERS
     from .renderers import RENDERERS
 
     own_texts = {code: text for code, text in ENGINE_ERRORS.items()
                  if not any(code in texts for texts in SYSTEM_TEXTS.values())}
-    return (message_problems(ERROR_CODES, own_texts) + renderer_problems(HANDLERS, RENDERERS))
+    problems = message_problems(ERROR_CODES, own_texts)
+    index = registry_index.kept()
+    if index is not None and index.describes(HANDLERS, RENDERERS):
+        return problems   # what is registered was checked when the index was kept
+    found = renderer_problems(HANDLERS, RENDERERS)
+    if not problems and not found:
+        registry_index.keep(HANDLERS, RENDERERS)
+    return problems + found
 
 
 def system_problems(system: str, handlers: Mapping[str, Callable[..., Any]]) -> list[str]:
