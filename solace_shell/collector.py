@@ -2,16 +2,19 @@
 
 Why: a one-shot `solace-shell -c ...` allocates a few hundred thousand objects that live until the
 process ends (modules, classes, the parsed grammar, the lab's state) and little else. Collecting
-while they are built walks them again and again and frees nothing, and the interpreter's exit
-walks them all once more before it frees them. Both cost more CPU than the command itself.
+while they are built walks them again and again and frees nothing; the first collection after
+the build walks them all once more, and so does the interpreter's exit before it frees them.
 
 - ``paused()``: no automatic collection while the start builds what lives for the whole process;
   the collector's previous state comes back afterwards (so an in-process caller, a test, is left
-  as it was). Reference counting frees as usual meanwhile.
-- ``frozen_at_exit()``: at the interpreter's exit, after the other exit handlers have run, every
-  object still alive is frozen (``gc.freeze``), so the exit's collections skip them. Only for a
-  process that exits once its command is done and has closed what it opened (the lab), since an
-  object left in a reference cycle then is not finalized at exit. Registered once per process.
+  as it was). Reference counting frees as usual meanwhile. With ``freeze``, what was built is
+  frozen (``gc.freeze``) when the block ends, so the collections of the command that follows
+  walk only what the command allocates; ``thawed()`` gives it back to the collector when the
+  command is done (an in-process caller's objects must not stay frozen).
+- ``frozen_at_exit()``: at the interpreter's exit, every object still alive is frozen, so the
+  exit's collections skip them. Only for a process that exits once its command is done and has
+  closed what it opened (the lab), since an object left in a reference cycle then is not
+  finalized at exit. Registered once per process.
 """
 
 from __future__ import annotations
@@ -25,15 +28,24 @@ _REGISTERED = False
 
 
 @contextmanager
-def paused() -> Iterator[None]:
-    """No automatic collection inside the block; the collector as it was afterwards."""
+def paused(freeze: bool = False) -> Iterator[None]:
+    """No automatic collection inside the block; the collector as it was afterwards. With
+    ``freeze``, a block that ends without an exception first freezes every object alive (what it
+    built is never walked again; ``thawed`` undoes it)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
+        if freeze:
+            gc.freeze()
     finally:
         if was_enabled:
             gc.enable()
+
+
+def thawed() -> None:
+    """Every frozen object back in the collector's care (after ``paused(freeze=True)``)."""
+    gc.unfreeze()
 
 
 def frozen_at_exit() -> None:

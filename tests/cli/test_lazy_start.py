@@ -1,7 +1,11 @@
-"""The lab's own handler and renderer modules imported as their keys are first asked for, from an
-index an earlier start kept (solace_shell/registry_index.py, solace_shell/lazy_registry.py): the
-same output as importing them all, only the modules a command uses, and an index that no longer
-describes the source (a stamp changed, a damaged file, a module it should not name) is not used."""
+"""A start that does only what its command needs.
+
+The lab's own handler and renderer modules are imported as their keys are first asked for, from
+an index an earlier start kept (solace_shell/registry_index.py, solace_shell/lazy_registry.py):
+the same output as importing them all, only the modules a command uses, and an index that no
+longer describes the source (a stamp changed, a damaged file, a module it should not name) is not
+used. The collector is paused while a start builds what lives as long as the process
+(solace_shell/collector.py), and left as it was."""
 
 from __future__ import annotations
 
@@ -142,3 +146,17 @@ def test_the_collector_is_paused_inside_the_block_and_as_it_was_after() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_what_a_paused_block_built_is_frozen_until_thawed_and_never_after_an_exception() -> None:
+    assert gc.get_freeze_count() == 0
+    with pytest.raises(RuntimeError), collector.paused(freeze=True):
+        raise RuntimeError("the start failed")
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
+    try:
+        with collector.paused(freeze=True):
+            built = [[n] for n in range(100)]
+        assert gc.get_freeze_count() >= len(built) and gc.isenabled()
+    finally:
+        collector.thawed()
+    assert gc.get_freeze_count() == 0
