@@ -20,6 +20,8 @@ from typing import TypeVar, overload
 K = TypeVar("K")
 V = TypeVar("V")
 T = TypeVar("T")
+_ABSENT = object()
+_dict_get = dict.get
 
 
 class LazyRegistry(dict[K, V]):
@@ -50,9 +52,10 @@ class LazyRegistry(dict[K, V]):
     def get(self, key: K, default: T, /) -> V | T: ...
 
     def get(self, key: K, default: object = None, /) -> object:
-        if dict.__contains__(self, key) or self._imported(key):
-            return dict.__getitem__(self, key)
-        return default
+        found = _dict_get(self, key, _ABSENT)   # (looked up before every command: one call when registered)
+        if found is not _ABSENT:
+            return found
+        return _dict_get(self, key, default) if self._imported(key) else default
 
     def __getitem__(self, key: K) -> V:
         if not dict.__contains__(self, key):
