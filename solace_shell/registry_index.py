@@ -1,9 +1,9 @@
 """Which of the lab's own modules registers which handler and renderer, kept between processes
 with the fact that they passed the start-up checks.
 
-Why: a start registered the lab's own handler and renderer modules (the router CLI's and the lab
-console's, some forty) by importing every one of them, then checked every handler's result type
-against the renderers, although a command runs one handler and one renderer. What those modules
+Why: registering the lab's own handler and renderer modules (the router CLI's and the lab
+console's, some forty) means importing every one of them, and the start-up check walks every
+handler's result type, although a command runs one handler and one renderer. What those modules
 register, and whether it fits together, depends on the source alone; so the loader, once it has
 imported them all and the checks found nothing, keeps an index here: each handler id and each
 result type with the module whose import registers it. A later start that finds the index valid
