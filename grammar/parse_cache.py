@@ -14,12 +14,13 @@ written means just parsing, silently. `SOLACE_SHELL_NO_GRAMMAR_CACHE=1` turns it
 
 from __future__ import annotations
 
-import hashlib
 import os
 import pickle
 import stat
 import sys
 from collections.abc import Callable, Iterable
+from functools import lru_cache
+from importlib.util import source_hash
 from pathlib import Path
 from typing import TypeVar, cast
 
@@ -36,14 +37,21 @@ def cache_file(name: str) -> Path:
     return CACHE_DIR / f"{name}.{_TAG}.pickle"
 
 
+def _files(paths: Iterable[Path]) -> bytes:
+    return b"".join(str(path).encode() + b"\0" + path.read_bytes() + b"\0" for path in paths)
+
+
+@lru_cache(maxsize=1)
+def _package_source() -> bytes:
+    """This package's source, read once per process (the code that runs is the code first read)."""
+    return _files(sorted(PACKAGE_DIR.glob("*.py")))
+
+
 def _key(name: str, inputs: Iterable[Path]) -> bytes:
-    digest = hashlib.sha256()
-    digest.update(f"{sys.version}\0{name}\0".encode())
-    for path in [*sorted(inputs), *sorted(PACKAGE_DIR.glob("*.py"))]:
-        digest.update(str(path).encode() + b"\0")
-        digest.update(path.read_bytes())
-        digest.update(b"\0")
-    return digest.hexdigest().encode() + b"\n"
+    """The hash of everything the stored value depends on: the hash Python's hash-based ``.pyc``
+    files are checked with (no OpenSSL to load at every start)."""
+    text = f"{sys.version}\0{name}\0".encode() + _files(sorted(inputs)) + _package_source()
+    return source_hash(text).hex().encode() + b"\n"
 
 
 def _trusted_bytes(path: Path) -> bytes | None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 import click
 
+from . import collector
 from .dataclass_code import install as install_dataclass_code
 from .ssh import DEFAULT_LISTEN, DEFAULT_PORT
 
@@ -185,7 +186,11 @@ def main(ctx: click.Context, db: str | None, user: str | None, router: str | Non
         script_text = _script_text(data, "<stdin>")
     if record and (script_text is not None or commands):
         _fail("--record records an interactive session; it cannot be used with -s, -c or piped input")
-    lab, path = _open_lab(db, user or "admin", ask_password=user is not None, scenario=scenario)
+    one_shot = script_text is not None or bool(commands)   # the process ends with them (collector.py)
+    if one_shot:
+        collector.frozen_at_exit()
+    with collector.paused(freeze=one_shot):  # what the start builds lives as long as the process
+        lab, path = _open_lab(db, user or "admin", ask_password=user is not None, scenario=scenario)
     try:
         start = router or lab.start_target()
         if start not in lab.targets():
@@ -227,6 +232,8 @@ def main(ctx: click.Context, db: str | None, user: str | None, router: str | Non
         sys.exit(code)
     finally:
         lab.close()
+        if one_shot:
+            collector.thawed()
 
 
 @main.command()

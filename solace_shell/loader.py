@@ -12,7 +12,9 @@ handlers' results has a renderer and each of its refusal codes a text, and raise
 
 The lab's own part (this package's ``handlers`` and ``renderers``, the lab console's verbs and
 the shared failure verbs, and the root model's CLI, ``personalities.<ROOT.name>``) is registered
-once per process before the first lab opens (``load_own``).
+once per process before the first lab opens (``load_own``): imported whole and checked, or, when
+an earlier start kept its index (``registry_index``), imported module by module as its keys are
+first asked for.
 """
 
 from __future__ import annotations
@@ -24,33 +26,59 @@ from collections.abc import Iterable
 from state_store import loader as model_loader
 from state_store import systems
 
-from . import handlers, messages, renderers
+from . import handlers, messages, registry_index, renderers
 from .personalities.plugin import shell, shell_part
 from .registries import RegistryError, system_problems
 
-_OWN = False
+_OWN = False            # the own part registered (imported, or to be imported key by key)
+_OWN_IMPORTED = False   # every module of the own part imported
 _LOADED: set[str] = set()
 
 
-def import_modules(package: str) -> None:
-    """Import every module of ``package`` (handler and renderer modules register themselves when
-    imported)."""
-    found = importlib.import_module(package)
-    for info in pkgutil.iter_modules(found.__path__):
-        importlib.import_module(f"{package}.{info.name}")
+def _own_packages() -> tuple[str, ...]:
+    root_cli = f"{__package__}.personalities.{systems.ROOT.name}"
+    return (handlers.__name__, renderers.__name__, f"{root_cli}.handlers", f"{root_cli}.renderers")
 
 
 def load_own() -> None:
     """Register the lab's own handlers and renderers and the root model's CLI's, once per process:
     the registries are process-wide, and scanning the packages again for every lab cost replay
-    time."""
+    time. With a valid kept index (``registry_index``) nothing is imported here: each registry
+    imports the module of a key when it is first asked for (``lazy_registry``)."""
     global _OWN
     if _OWN:
         return
-    root_cli = f"{__package__}.personalities.{systems.ROOT.name}"
-    for package in (handlers.__name__, renderers.__name__, f"{root_cli}.handlers", f"{root_cli}.renderers"):
-        import_modules(package)
+    index = registry_index.kept()
+    if index is None:
+        import_own()
+    else:
+        handlers.HANDLERS.locate = index.handler_module
+        renderers.RENDERERS.locate = index.renderer_module
     _OWN = True
+
+
+def import_own() -> None:
+    """Import every module of the lab's own part (what a check that walks the registries needs),
+    noting for ``registry_index`` what each one registers."""
+    global _OWN, _OWN_IMPORTED
+    if _OWN_IMPORTED:
+        return
+    registry_index.note_start(not handlers.HANDLERS and not renderers.RENDERERS)
+    for package in _own_packages():
+        for name in [package, *_module_names(package)]:
+            had = len(handlers.HANDLERS), len(renderers.RENDERERS)
+            importlib.import_module(name)
+            registry_index.note(name, {k: handlers.HANDLERS[k] for k in list(handlers.HANDLERS)[had[0]:]},
+                                {k: renderers.RENDERERS[k] for k in list(renderers.RENDERERS)[had[1]:]})
+    _OWN_IMPORTED = _OWN = True
+
+
+def _module_names(package: str) -> list[str]:
+    """The modules of ``package`` (imported), the directories scanned noted for ``registry_index``."""
+    found = importlib.import_module(package)
+    for directory in found.__path__:
+        registry_index.note_directory(directory)
+    return [f"{package}.{info.name}" for info in pkgutil.iter_modules(found.__path__)]
 
 
 def load_systems(names: Iterable[str]) -> None:
@@ -78,5 +106,5 @@ def load_systems(names: Iterable[str]) -> None:
 def load_all() -> None:
     """The lab's own part and every registered system: what the whole installation's checks
     need."""
-    load_own()
+    import_own()
     load_systems(systems.names())

@@ -70,11 +70,31 @@ def result_types(fn: Callable[..., Any]) -> tuple[Any, ...] | None:
     return (ret,)
 
 
+def _hints_key(fn: Callable[..., Any]) -> tuple[Any, ...] | None:
+    """All that ``typing.get_type_hints`` reads of a plain function: its globals and annotations;
+    None for anything else (a wrapper, defaults, a callable object), which is evaluated on its own."""
+    if (not isinstance(fn, types.FunctionType) or fn.__defaults__ or fn.__kwdefaults__
+            or hasattr(fn, "__wrapped__") or not all(isinstance(v, str) for v in fn.__annotations__.values())):
+        return None
+    return (id(fn.__globals__), tuple(fn.__annotations__.items()))
+
+
 def renderer_problems(handlers: Mapping[str, Callable[..., Any]], renderers: Mapping[type, Any]) -> list[str]:
-    """Every type a handler may return is rendered by the session itself or has a renderer."""
+    """Every type a handler may return is rendered by the session itself or has a renderer.
+
+    Handlers of one module mostly share their annotations (``ctx: HandlerContext, args: Args ->
+    None``): those are evaluated once per module and check, not once per handler, since evaluating
+    them is most of the check's cost at every start."""
     problems = []
+    evaluated: dict[tuple[Any, ...], tuple[Any, ...] | None] = {}
     for handler_id, fn in sorted(handlers.items()):
-        allowed = result_types(fn)
+        key = _hints_key(fn)
+        if key is None:
+            allowed = result_types(fn)
+        elif key in evaluated:
+            allowed = evaluated[key]
+        else:
+            allowed = evaluated[key] = result_types(fn)
         if allowed is None:
             problems.append(f"handler {handler_id} ({fn.__module__}.{fn.__name__}) has no usable return annotation")
             continue
@@ -99,13 +119,22 @@ def own_handler_problems(grammar: Grammar) -> list[str]:
 def registry_problems() -> list[str]:
     """The checks that do not need the grammar (the grammar loader does the other two), on the
     lab's own registries (registered by ``loader.load_own``): each HA system's are checked when it
-    is registered (``system_problems``)."""
+    is registered (``system_problems``). The renderer check is not run again on what a valid kept
+    index (``registry_index``) says was checked; when it runs and finds nothing, the index is kept."""
+    from . import registry_index
     from .handlers import HANDLERS
     from .renderers import RENDERERS
 
     own_texts = {code: text for code, text in ENGINE_ERRORS.items()
                  if not any(code in texts for texts in SYSTEM_TEXTS.values())}
-    return (message_problems(ERROR_CODES, own_texts) + renderer_problems(HANDLERS, RENDERERS))
+    problems = message_problems(ERROR_CODES, own_texts)
+    index = registry_index.kept()
+    if index is not None and index.describes(HANDLERS, RENDERERS):
+        return problems   # what is registered was checked when the index was kept
+    found = renderer_problems(HANDLERS, RENDERERS)
+    if not problems and not found:
+        registry_index.keep(HANDLERS, RENDERERS)
+    return problems + found
 
 
 def system_problems(system: str, handlers: Mapping[str, Callable[..., Any]]) -> list[str]:

@@ -26,7 +26,6 @@ import fcntl
 import os
 import sqlite3
 import stat
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -102,6 +101,8 @@ CREATING_SUFFIX = ".creating"
 def _locked_temporary(path: Path) -> tuple[int, Path]:
     """A new temporary file beside `path` (O_EXCL, random name), locked; its descriptor and name.
     Made again if a cleaner removed it between its creation and the lock."""
+    import tempfile  # only when a lab is created: opening one (every command) needs none of it
+
     while True:
         try:
             fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=CREATING_SUFFIX, dir=path.parent)

@@ -17,10 +17,7 @@ unknown user as on a known one, so neither the answer nor its timing tells the t
 
 from __future__ import annotations
 
-import base64
 import binascii
-import hashlib
-import hmac
 import os
 
 _LN = 14           # n = 2**14: about 45 ms a hash here, 16 MiB of memory
@@ -31,15 +28,25 @@ PREFIX = "$scrypt$"
 LEGACY_PREFIX = "scrypt$"
 
 
+# base64, hashlib and hmac are imported where they are used: opening a lab checks the stored
+# hashes' form (``is_hashed``) but a command that hashes nothing need not load OpenSSL.
+
+
 def _b64(data: bytes) -> str:
+    import base64
+
     return base64.b64encode(data).decode("ascii").rstrip("=")
 
 
 def _unb64(text: str) -> bytes:
+    import base64
+
     return base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
 
 
 def _scrypt(password: str, salt: bytes, n: int, r: int, p: int, dklen: int) -> bytes:
+    import hashlib
+
     return hashlib.scrypt(password.encode("utf-8", "surrogatepass"), salt=salt, n=n, r=r, p=p,
                           dklen=dklen, maxmem=_MAXMEM)
 
@@ -93,6 +100,8 @@ def verify_password(password: str, stored: str | None) -> bool:
         actual = _scrypt(password, salt, n, r, p, len(digest))
     except (ValueError, MemoryError):
         return False
+    import hmac
+
     return hmac.compare_digest(actual, digest) and known
 
 

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..lazy_registry import LazyRegistry
+
 if TYPE_CHECKING:
     from grammar.model import Command
     from state_store.solace.engine import Engine
@@ -65,12 +67,12 @@ class HandlerContext:
 
 
 Handler = Callable[[HandlerContext, Args], Any]
-HANDLERS: dict[str, Handler] = {}
+HANDLERS: LazyRegistry[str, Handler] = LazyRegistry()
 
 
 def handler(handler_id: str) -> Callable[[Handler], Handler]:
     def register(fn: Handler) -> Handler:
-        if handler_id in HANDLERS:
+        if HANDLERS.registered(handler_id):
             raise RuntimeError(f"handler {handler_id} registered twice")
         HANDLERS[handler_id] = fn
         return fn

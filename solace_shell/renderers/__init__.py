@@ -11,13 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..lazy_registry import LazyRegistry
+
 Renderer = Callable[[Any], str]
-RENDERERS: dict[type, Renderer] = {}
+RENDERERS: LazyRegistry[type, Renderer] = LazyRegistry()
 
 
 def renderer(result_type: type) -> Callable[[Renderer], Renderer]:
     def register(fn: Renderer) -> Renderer:
-        if result_type in RENDERERS:
+        if RENDERERS.registered(result_type):
             raise RuntimeError(f"renderer for {result_type.__name__} registered twice")
         RENDERERS[result_type] = fn
         return fn

@@ -20,6 +20,7 @@ a ``HashedSecret``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Callable
@@ -134,7 +135,9 @@ def _row_checker(types: list[str]) -> Callable[[list[Any]], bool]:
     faster. A row that fails is looked at again value by value for the message."""
     body = " and ".join(_INLINE[t].format(i=i) for i, t in enumerate(types)) or "True"
     namespace: dict[str, Any] = {}
-    exec(f"def row_ok(r):\n    return {body}\n", namespace)  # the text comes from _INLINE only
+    # the text comes from _INLINE only; run through the exec ``dataclasses`` uses (a start's
+    # compiled-code cache may have replaced the builtin: see state_store.solace.frozen)
+    getattr(dataclasses, "exec", exec)(f"def row_ok(r):\n    return {body}\n", namespace)
     check: Callable[[list[Any]], bool] = namespace["row_ok"]
     return check
 

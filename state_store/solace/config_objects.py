@@ -24,7 +24,6 @@ Rules the broker has and the engine enforces:
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal, Protocol, TypeVar, cast
@@ -629,6 +628,8 @@ class ConfigService(Service):
 
     def router_identity(self, router: str) -> RouterIdentity:
         self.lk.router(router, must_be_up=True)  # (a redundancy member's own name, not its site's router's)
+        import hashlib  # here only: a start that shows no identity need not load OpenSSL
+
         digest = hashlib.sha256(router.encode()).digest()[:8]
         return RouterIdentity(router_name=router, mirrors_hostname=True,
                               unique_id=int.from_bytes(digest, "big"))

