@@ -20,11 +20,12 @@ import atexit
 import builtins
 import dataclasses
 import marshal
-import os
 import sys
 from pathlib import Path
 from types import CodeType
 from typing import Any
+
+from .cache_file import replace_quietly
 
 _MAX_ENTRIES = 4096  # more texts than a few releases' classes: start afresh rather than grow
 _FILE = Path(__file__).resolve().parent / "__pycache__" / f"dataclass-code.{sys.implementation.cache_tag}.marshal"
@@ -64,16 +65,7 @@ def _save() -> None:
     if not _added or sys.dont_write_bytecode:
         return
     codes = _codes if len(_codes) <= _MAX_ENTRIES else {k: _codes[k] for k in _used}
-    part = _FILE.with_name(f"{_FILE.name}.{os.getpid()}")
-    try:
-        _FILE.parent.mkdir(exist_ok=True)
-        part.write_bytes(marshal.dumps(codes))
-        os.replace(part, _FILE)
-    except OSError:
-        try:
-            part.unlink(missing_ok=True)
-        except OSError:
-            pass
+    replace_quietly(_FILE, marshal.dumps(codes))
 
 
 def install() -> None:

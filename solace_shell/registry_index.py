@@ -29,6 +29,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .cache_file import replace_quietly
+
 _FILE = Path(__file__).resolve().parent / "__pycache__" / f"own-registries.{sys.implementation.cache_tag}.marshal"
 _FORMAT = 1
 _PACKAGES = ("solace_shell", "state_store", "grammar")
@@ -162,13 +164,4 @@ def keep(handlers: Handlers, renderers: Renderers) -> None:
     if None in stamps:
         return
     data = marshal.dumps((_FORMAT, sys.version, tuple(stamps), dict(_handlers_by), dict(_renderers_by)))
-    part = _FILE.with_name(f"{_FILE.name}.{os.getpid()}")
-    try:
-        _FILE.parent.mkdir(exist_ok=True)
-        part.write_bytes(data)
-        os.replace(part, _FILE)
-    except OSError:
-        try:
-            part.unlink(missing_ok=True)
-        except OSError:
-            pass
+    replace_quietly(_FILE, data)

@@ -11,6 +11,8 @@ database) or be committed before the lab's row (a lab file, whose record is anot
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -38,3 +40,29 @@ class CommitUnit:
     base: int | None = None
     xid: str | None = None
     broken: bool = False
+
+
+class Deferring:
+    """A journal that can keep its transaction for a unit (``deferring``): the part every kind of
+    journal shares. Its own ``_end_unit`` commits or rolls back what the unit kept, and says how
+    a failed commit is reported."""
+
+    _unit: CommitUnit | None = None  # inside deferring(): the unit its transaction is kept for
+
+    @contextmanager
+    def deferring(self) -> Iterator[CommitUnit]:
+        """A unit: the transaction the first write inside starts stays open (the lab's write lock
+        held) until the unit ends; then it is committed, or rolled back when the block raised or
+        the unit is ``broken`` (a failed commit: see the journal's ``_end_unit``)."""
+        if self._unit is not None:
+            raise RuntimeError("a unit is already open on this journal")
+        unit = self._unit = CommitUnit()
+        try:
+            yield unit
+        except BaseException:
+            self._end_unit(unit, commit=False)
+            raise
+        self._end_unit(unit, commit=not unit.broken)
+
+    def _end_unit(self, unit: CommitUnit, commit: bool) -> None:
+        raise NotImplementedError

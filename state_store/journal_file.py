@@ -14,7 +14,7 @@ from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING
 
 from . import loader
-from .commit_unit import CommitUnit
+from .commit_unit import CommitUnit, Deferring
 from .errors import LabFileError
 from .lab_tables import CALLS, PART, PARTS_PREFIX, SCHEMA_VERSION, SNAPSHOT, tables
 from .tuning import DEFAULT_TUNING, StoreTuning
@@ -52,7 +52,7 @@ def is_busy(exc: BaseException) -> bool:
     return "locked" in text or "busy" in text
 
 
-class Journal:
+class Journal(Deferring):
     """The journal of one lab file over one SQLite connection.
 
     Why two ways onto one connection: writing (one short ``BEGIN IMMEDIATE`` transaction per
@@ -79,7 +79,7 @@ class Journal:
         self.data_version = -1
         self._conn: Connection | None = None
         self.held = False  # inside writing(): the write lock is this connection's
-        self._unit: CommitUnit | None = None  # inside deferring(): the unit its transaction is kept for
+        self._unit = None  # inside deferring(): the unit its transaction is kept for
         self._trans: RootTransaction | None = None  # the transaction a unit keeps open
 
     @property
@@ -174,23 +174,9 @@ class Journal:
                 trans.rollback()
             raise
 
-    @contextmanager
-    def deferring(self) -> Iterator[CommitUnit]:
-        """A unit: the write transaction the first ``writing`` inside starts stays open (the write
-        lock held) until the unit ends; then it is committed, or rolled back when the block raised
-        or the unit is ``broken``. A failed commit raises the database's error (nothing of the
-        unit was written) as ``LabFileError``."""
-        if self._unit is not None:
-            raise RuntimeError("a unit is already open on this journal")
-        unit = self._unit = CommitUnit()
-        try:
-            yield unit
-        except BaseException:
-            self._end_unit(unit, commit=False)
-            raise
-        self._end_unit(unit, commit=not unit.broken)
-
     def _end_unit(self, unit: CommitUnit, commit: bool) -> None:
+        """Commit or roll back what a ``deferring`` unit kept. A failed commit raises the
+        database's error (nothing of the unit was written) as ``LabFileError``."""
         trans = self._trans
         self._unit, self._trans = None, None
         if trans is None:

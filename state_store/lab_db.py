@@ -41,7 +41,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import loader
-from .commit_unit import CommitUnit
+from .commit_unit import CommitUnit, Deferring
 from .errors import CommitUnknown, LabFileError
 from .lab_tables import PART, PARTS_PREFIX, SNAPSHOT
 from .tuning import DEFAULT_TUNING, StoreTuning
@@ -216,7 +216,7 @@ def lab_lock_key(lab: str) -> int:
     return crc - (1 << 32) if crc >= 1 << 31 else crc
 
 
-class DbJournal:
+class DbJournal(Deferring):
     """The journal of one lab in a shared database (``journal_file.Journal``'s contract).
 
     Connections come from the engine's pool: a transaction holds one while it runs, so a host's
@@ -235,7 +235,7 @@ class DbJournal:
         self._head = 0  # the lab's last row when the lock was taken (then this journal's own rows)
         self._last_seen = -1  # the last row this journal read or wrote (-1: unknown)
         self._xid: str | None = None  # the open transaction's id, once it wrote a row
-        self._unit: CommitUnit | None = None  # inside deferring(): the unit its transaction is kept for
+        self._unit = None  # inside deferring(): the unit its transaction is kept for
         self._trans: RootTransaction | None = None  # the transaction a unit keeps open
         self._key = lab_lock_key(lab)
 
@@ -293,24 +293,10 @@ class DbJournal:
         conn.close()
         self._fresh = True
 
-    @contextmanager
-    def deferring(self) -> Iterator[CommitUnit]:
-        """A unit: the transaction the first ``writing`` inside starts stays open (the lab's lock
-        held) until the unit ends; then it is committed, or rolled back when the block raised or
-        the unit is ``broken``. A failed commit: ``LabFileError`` when the database says nothing
-        was committed, ``CommitUnknown`` when it cannot be asked; a lost acknowledgement of a
-        commit that happened is no failure."""
-        if self._unit is not None:
-            raise RuntimeError("a unit is already open on this journal")
-        unit = self._unit = CommitUnit()
-        try:
-            yield unit
-        except BaseException:
-            self._end_unit(unit, commit=False)
-            raise
-        self._end_unit(unit, commit=not unit.broken)
-
     def _end_unit(self, unit: CommitUnit, commit: bool) -> None:
+        """Commit or roll back what a ``deferring`` unit kept. A failed commit: ``LabFileError``
+        when the database says nothing was committed, ``CommitUnknown`` when it cannot be asked;
+        a lost acknowledgement of a commit that happened is no failure."""
         from sqlalchemy.exc import DBAPIError
 
         conn, trans = unit.connection, self._trans
