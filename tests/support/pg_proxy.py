@@ -2,12 +2,12 @@
 
 Why: a connection lost while a transaction commits is the one failure whose outcome the client
 cannot know; the tests need it to happen exactly there, on the real server. The proxy relays bytes
-both ways and watches the client's side for the simple-query message psycopg sends to commit
-(`Q`, length 11, `COMMIT\\0`). Armed once (`lose`), at the next COMMIT it either passes it on and
-drops the server's answer (`"answer"`: the transaction commits, the client never hears so) or
-drops the COMMIT itself (`"commit"`: the server sees the connection end and aborts it); either way
-the client's connection is closed. While `refusing`, new connections are closed as soon as they
-are accepted (the database unreachable).
+both ways and watches the client's side for the message psycopg sends to commit (`COMMITS`).
+Armed once (`lose`), at the next COMMIT it either passes it on and drops the server's answer
+(`"answer"`: the transaction commits, the client never hears so) or drops the COMMIT itself
+(`"commit"`: the server sees the connection end and aborts it); either way the client's
+connection is closed. While `refusing`, new connections are closed as soon as they are accepted
+(the database unreachable).
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ import socket
 import threading
 from typing import Literal
 
-COMMIT = b"Q\x00\x00\x00\x0bCOMMIT\x00"
+# How psycopg commits: a simple query (the newest versions), or an unnamed statement of the
+# extended protocol (3.1.8, the lowest: `P`, length 14, no name, `COMMIT\0`, no parameter types)
+COMMITS = (b"Q\x00\x00\x00\x0bCOMMIT\x00", b"P\x00\x00\x00\x0e\x00COMMIT\x00\x00\x00")
 Lose = Literal["answer", "commit"]
 
 
@@ -68,7 +70,7 @@ class CommitProxy:
         try:
             while data := client.recv(65536):
                 with self._lock:
-                    armed = self._lose if COMMIT in data else None
+                    armed = self._lose if any(commit in data for commit in COMMITS) else None
                     if armed is not None:
                         self._lose = None
                 if armed is not None:  # (said before the client can see it: it may go on at once)
