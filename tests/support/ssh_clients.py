@@ -61,7 +61,10 @@ class ServerThread:
         return next(listener.port for listener in self.listeners if listener.router == router)
 
     def close(self) -> None:
+        """Stop the server, then wait for the commands its sessions still run in worker threads
+        (as `solace-shell serve` does, `eventloop.run`) before the store is closed under them."""
         asyncio.run_coroutine_threadsafe(self.server.stop(), self.loop).result(TIMEOUT)
+        asyncio.run_coroutine_threadsafe(self.loop.shutdown_default_executor(), self.loop).result(TIMEOUT)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(TIMEOUT)
         self.loop.close()
