@@ -12,12 +12,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from state_store.errors import LabFileError
 from state_store.lab_db import is_database_url
 
 from .class_file import ClassFile, ClassFileError, load_class_file
 from .grades import GRADE_COLUMNS, grade_rows, grades_document
-from .record import RECORD_NAME
+from .record import RECORD_NAME, ClassRecord
 from .room import ClassRoom
 
 if TYPE_CHECKING:
@@ -74,6 +76,13 @@ def serve(path: str, db: str | None, host: str, port: int, workers: int, out: Te
         args = ["class", "serve", str(found.path)]
         if url is None:
             args += ["--db", str(directory.resolve())]
+            # the record file set up here, once: workers starting together on a new class
+            # directory would race to create it and to switch it to WAL (a lock SQLite's busy
+            # wait does not cover), and one would end at its start
+            try:
+                ClassRecord.open(directory).close()
+            except (OSError, SQLAlchemyError) as exc:
+                return _fail(f"cannot open the class record in {directory}: {exc}")
         elif len(url.encode()) > MAX_SECRET_BYTES:
             return _fail(f"the database URL is longer than {MAX_SECRET_BYTES} bytes")
         return run_workers(directory / "class", host, port, workers, len(class_targets(found)), out, serve_args=args,

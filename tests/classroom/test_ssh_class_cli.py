@@ -15,7 +15,7 @@ from pathlib import Path
 import pexpect  # type: ignore[import-untyped]
 import pytest
 
-from tests.support.ssh_clients import TIMEOUT, openssh_args
+from tests.support.ssh_clients import TIMEOUT, openssh_args, server_errors
 
 from .conftest import CLASS_YAML
 
@@ -100,7 +100,7 @@ def test_openssh_trainees_then_grades(tmp_path: Path) -> None:
     finally:
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=TIMEOUT)
-    assert proc.returncode == 0 and "Traceback" not in err
+    assert proc.returncode == 0 and "Traceback" not in err, server_errors(err)
     assert "login user=alice" in err and "login refused user=mallory" in err
     assert (db / "labs" / "alice.lab").is_file() and (db / "labs" / "bob.lab").is_file()
     grades = tmp_path / "grades.csv"
@@ -140,7 +140,7 @@ def test_workers_share_the_labs_and_the_record(tmp_path: Path) -> None:
     finally:
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=TIMEOUT)
-    assert proc.returncode == 0 and "Traceback" not in err
+    assert proc.returncode == 0 and "Traceback" not in err, server_errors(err)
     from solace_shell.classroom.record import RECORD_NAME, ClassRecord
 
     record = ClassRecord(tmp_path / "course.class" / RECORD_NAME)

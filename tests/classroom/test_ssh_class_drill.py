@@ -22,7 +22,16 @@ import paramiko  # type: ignore[import-untyped]
 import pexpect  # type: ignore[import-untyped]
 import pytest
 
-from tests.support.ssh_clients import PROMPT_OFF, PROMPT_ON, TIMEOUT, connect, openssh_args, run_exec, strip_ansi
+from tests.support.ssh_clients import (
+    PROMPT_OFF,
+    PROMPT_ON,
+    TIMEOUT,
+    connect,
+    openssh_args,
+    run_exec,
+    server_errors,
+    strip_ansi,
+)
 
 SSH = shutil.which("ssh")
 ROOT = Path(__file__).resolve().parents[2]
@@ -173,7 +182,7 @@ def test_a_class_of_thirty(tmp_path: Path) -> None:
     finally:
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=TIMEOUT)
-    assert proc.returncode == 0 and "Traceback" not in err
+    assert proc.returncode == 0 and "Traceback" not in err, server_errors(err)
     grades = tmp_path / "grades.csv"
     done = subprocess.run([sys.executable, "-m", "solace_shell.cli", "class", "grades", str(path), "--csv", str(grades),
                            "--json"], capture_output=True, text=True, env=env, timeout=10 * TIMEOUT, check=False)

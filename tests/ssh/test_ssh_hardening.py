@@ -39,7 +39,7 @@ from solace_shell.ssh.logfields import fields
 from solace_shell.ssh.session import MAX_TERMINAL_COLUMNS, MAX_TERMINAL_ROWS, LabSSHSession
 from state_store.lab_store import LabStore
 from state_store.solace.scenario import DEFAULT_SCENARIO
-from tests.support.ssh_clients import TIMEOUT, ServerThread, Shell, connect, run_exec, serving
+from tests.support.ssh_clients import TIMEOUT, ServerThread, Shell, connect, run_exec, server_errors, serving
 
 NY = "NY_Appliance1"
 ROOT = Path(__file__).resolve().parents[2]
@@ -469,7 +469,7 @@ def test_serve_on_a_lab_without_routers_serves_its_ha_systems_cli(tmp_path: Path
         out, err = proc.communicate(timeout=TIMEOUT)
     finally:
         proc.kill()
-    assert proc.returncode == 0 and "Traceback" not in err
+    assert proc.returncode == 0 and "Traceback" not in err, server_errors(err)
 
 
 def test_sigterm_during_an_exec_stops_the_server_without_a_traceback(tmp_path: Path) -> None:

@@ -233,3 +233,9 @@ class AsyncShell:
     async def close(self) -> None:
         self.conn.close()
         await self.conn.wait_closed()
+
+
+def server_errors(err: str, lines: int = 40) -> str:
+    """What a served process said on standard error other than its INFO log lines (its last
+    `lines`): the message of a test that finds it ended otherwise than it should."""
+    return "\n".join([line for line in err.splitlines() if " INFO " not in line][-lines:])
