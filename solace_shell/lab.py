@@ -26,7 +26,7 @@ from .session import Session
 from .session_log import SessionLog, join_class
 
 if TYPE_CHECKING:
-    from state_store.solace.lab import RootStore
+    from state_store.lab_root.model import RootStore
 
 LAB_TARGET = "lab"
 # Transcript headers and the command line say `version`; the engine stores `software_version`.
@@ -151,6 +151,7 @@ class Lab:
         return self.target(target)
 
     def _load_routers(self) -> list[str]:
+        routers: list[str]
         self._systems, routers = self.store.run(
             lambda engine: (engine.system_names(), [r.name for r in engine.routers()]))
         loader.load_systems(self._systems)   # every system this lab holds, registered and checked

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from state_store.solace.engine import Engine
+    from state_store.lab_root.engine import RootEngine as Engine
 
     from .lab import Lab
 

@@ -36,7 +36,7 @@ _LOADED: set[str] = set()
 
 
 def _own_packages() -> tuple[str, ...]:
-    root_cli = f"{__package__}.personalities.{systems.ROOT.name}"
+    root_cli = f"{__package__}.personalities.{systems.ROUTER_CLI.name}"
     return (handlers.__name__, renderers.__name__, f"{root_cli}.handlers", f"{root_cli}.renderers")
 
 

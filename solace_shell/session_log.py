@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from state_store.solace.lab import RootStore
+    from state_store.lab_root.model import RootStore
 
     from .lab import Lab
 

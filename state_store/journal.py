@@ -68,7 +68,9 @@ S = TypeVar("S", bound=HasState)
 
 def journaled(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
     """Mark an Engine method as changing the state: a top-level call is recorded in
-    ``state.work.calls`` (before it runs, so calls it makes itself are not recorded again).
+    ``state.work.calls`` (before it runs, so calls it makes itself are not recorded again), under
+    the engine's ``journal_prefix`` and the method's name (``solace.create_queue``; the lab root's
+    calls have no prefix: ``state_store.lab_root.engine``).
 
     A top-level call that raises EngineError is dropped again: a refusal changes nothing (the
     contract tests/cli/test_refusals_change_nothing.py checks), so a command whose only call was
@@ -76,6 +78,8 @@ def journaled(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P],
     PartialRefusal (found only after the call changed the state) keeps its record, as any other
     exception does.
     Any other exception keeps the record: the store rolls the whole command back."""
+
+    name = fn.__name__
 
     @functools.wraps(fn)
     def wrapper(self: S, *args: P.args, **kwargs: P.kwargs) -> R:
@@ -87,7 +91,7 @@ def journaled(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P],
             finally:
                 work.depth -= 1
         calls = work.calls
-        calls.append(CallRecord(fn.__name__, tuple(args), dict(kwargs)))
+        calls.append(CallRecord(getattr(self, "journal_prefix", "") + name, tuple(args), dict(kwargs)))
         work.depth = 1
         try:
             return fn(self, *args, **kwargs)

@@ -85,6 +85,8 @@ class LabModel(Generic[S, E]):
     encode_calls: Callable[[list[CallRecord]], list[Any]]
     decode_calls: Callable[[Any], list[CallRecord]]
     codec_error: type[Exception]                  # what decoding a damaged or foreign text raises
+    # the bound journaled method a recorded call's name replays on, None for no such call
+    resolve_call: Callable[[E, str], Callable[..., Any] | None]
     # scenarios (imported when first used)
     load_scenario: Callable[[Path], LocatedDict]
     build_lab: Callable[[S, LocatedDict], None]

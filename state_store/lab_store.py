@@ -90,15 +90,15 @@ def replay_calls(st: LabState, calls: list[CallRecord]) -> None:
     handler may catch one and go on) raises it again here, with the same (deterministic) effect;
     a name that is not a journaled engine method (a damaged or foreign file) is the codec's error."""
     engine = _LAB.engine(st)
-    kind = type(engine)
+    resolve = _LAB.resolve_call
     try:
         for call in calls:
-            fn = getattr(kind, call.name, None)
-            if fn is None or not getattr(fn, "__journaled__", False):
+            fn = resolve(engine, call.name)
+            if fn is None:
                 raise CodecError(f"{call.name!r} is not a recorded Engine call")
             st.work.clear()
             try:
-                fn(engine, *call.args, **call.kwargs)
+                fn(*call.args, **call.kwargs)
             except EngineError:
                 pass
     finally:

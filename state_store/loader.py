@@ -22,13 +22,35 @@ from .errors import ERROR_CODES
 
 if TYPE_CHECKING:
     from .lab_model import LabEngine, LabModel, LabState
+    from .lab_section import SectionModel
 
 
 @functools.cache
 def lab_model() -> LabModel[LabState, LabEngine]:
-    """The lab's root model (imported on the first call, then the same record)."""
-    model: LabModel[LabState, LabEngine] = importlib.import_module(systems.ROOT.model).LAB
+    """The lab's root model (``state_store.lab_root``: imported on the first call, then the same
+    record). The root names no system; it asks ``section_models`` for the sections."""
+    model: LabModel[LabState, LabEngine] = importlib.import_module(f"{__package__}.lab_root.model").LAB
     return model
+
+
+@functools.cache
+def section_model(name: str) -> SectionModel | None:
+    """The section model of a registered system that keeps one (its package's ``SECTION``), else None."""
+    found = systems.section_entry(name)
+    if found is None:
+        return None
+    model: SectionModel = importlib.import_module(found.model).SECTION
+    return model
+
+
+def section_models() -> list[SectionModel]:
+    """Every registered section model, in the registry's order (importing each once)."""
+    out = []
+    for name in systems.section_names():
+        model = section_model(name)
+        assert model is not None
+        out.append(model)
+    return out
 
 
 def load_model(name: str) -> ModuleType | None:
@@ -42,6 +64,11 @@ def held(state: LabState) -> list[str]:
     """The registered systems ``state`` holds (groups on its kernel), in the registry's order."""
     present = {group.system for group in state.kernel.groups.values()}
     return [name for name in systems.names() if name in present]
+
+
+def held_sections(state: LabState) -> list[str]:
+    """The systems whose section ``state`` holds, in the order it holds them."""
+    return list(getattr(state, "sections", ()))
 
 
 def hold(state: LabState) -> None:

@@ -13,11 +13,12 @@ imports nothing of either: the loaders import them (``state_store.loader`` the m
 ``solace_shell.loader.load_systems`` their shell parts), so the kernel and the error table,
 which every system imports, never reach up here.
 
-The registry also names the lab's root model (``ROOT``): the model whose state holds the kernel
-and whose engine is the lab's engine, its ``@journaled`` methods the calls a journal records and
-replays. It is not one of the plugins (``names()`` lists those only: scenario sections, lab
-console targets, drills of a system); the lab store, its images, the journal and the lab file
-checks take it from ``state_store.loader.lab_model()`` (a ``state_store.lab_model.LabModel``).
+The lab's root (``state_store.lab_root``: the kernel with the one clock, settings, users, SSH keys)
+names no system and is no entry here. A system that keeps records of its own beside its groups on
+the kernel is listed in ``SECTIONS``: its model package exposes ``SECTION``
+(``state_store.lab_section.SectionModel``), and the root holds one section per such system the
+lab holds. ``ROUTER_CLI`` names the system whose CLI runs on the lab's routers: the shell registers
+its shell part once per process (``solace_shell.loader.load_own``), not per lab.
 """
 
 from __future__ import annotations
@@ -41,15 +42,12 @@ SYSTEMS: tuple[SystemEntry, ...] = (
 _BY_NAME = {s.name: s for s in SYSTEMS}
 
 
-@dataclass(frozen=True)
-class RootEntry:
-    name: str            # its name (no plugin's: no scenario section, CLI target or drills' --system)
-    title: str
-    model: str           # module exposing ``LAB`` (a state_store.lab_model.LabModel)
-    shell: str           # package of its shell
-
-
-ROOT = RootEntry("solace", "Solace PubSub+ replication", "state_store.solace.lab", "solace_shell")
+# systems keeping a section on the lab's root state (their model package exposes ``SECTION``)
+SECTIONS: tuple[SystemEntry, ...] = (
+    SystemEntry("solace", "Solace PubSub+ replication", "state_store.solace", "solace_shell.personalities.solace"),
+)
+_SECTION_BY_NAME = {s.name: s for s in SECTIONS}
+ROUTER_CLI: SystemEntry = SECTIONS[0]   # whose CLI runs on the lab's routers (its scenario keys are top level)
 
 
 def names() -> tuple[str, ...]:
@@ -58,3 +56,11 @@ def names() -> tuple[str, ...]:
 
 def entry(name: str) -> SystemEntry | None:
     return _BY_NAME.get(name)
+
+
+def section_names() -> tuple[str, ...]:
+    return tuple(_SECTION_BY_NAME)
+
+
+def section_entry(name: str) -> SystemEntry | None:
+    return _SECTION_BY_NAME.get(name)

@@ -32,7 +32,7 @@ from ..results import Outcome
 
 if TYPE_CHECKING:
     from state_store.commit_unit import CommitUnit
-    from state_store.solace.lab import RootStore
+    from state_store.lab_root.model import RootStore
 
     from ..personalities.base import LineWatch
     from .class_file import Member

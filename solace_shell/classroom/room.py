@@ -24,7 +24,7 @@ from .record import ClassRecord, parse_wall
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-    from state_store.solace.lab import RootStore
+    from state_store.lab_root.model import RootStore
 
     from ..grading.results import TranscriptGrade
     from ..grading.runbook import Runbook

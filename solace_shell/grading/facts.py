@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from state_store.errors import EngineError
 
 if TYPE_CHECKING:
-    from state_store.solace.engine import Engine
+    from state_store.lab_root.engine import RootEngine as Engine
 
 REPLICATION_QUEUE = "#MSGVPN_REPLICATION_DATA_QUEUE"
 

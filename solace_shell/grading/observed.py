@@ -25,7 +25,7 @@ from .results import TranscriptGrade
 from .vocabulary import ROUTER_SYSTEM, audit_measures
 
 if TYPE_CHECKING:
-    from state_store.solace.engine import Engine
+    from state_store.lab_root.engine import RootEngine as Engine
 
     from ..lab import Lab
 

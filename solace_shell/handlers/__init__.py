@@ -17,7 +17,7 @@ from ..lazy_registry import LazyRegistry
 
 if TYPE_CHECKING:
     from grammar.model import Command
-    from state_store.solace.engine import Engine
+    from state_store.lab_root.engine import RootEngine as Engine
 
     from ..access import UserAccess
 

@@ -155,27 +155,32 @@ def transaction_xa(ctx: HandlerContext, args: Args) -> TransactionState:
 # failure prints, journals and audits the same whichever verb injected it.
 @handler("lab.fail_site")
 def fail_site(ctx: HandlerContext, args: Args) -> SiteChange:
-    return ctx.engine.site_change(str(args["site-name"]), "down")
+    view: SiteChange = ctx.engine.site_change(str(args["site-name"]), "down")
+    return view
 
 
 @handler("lab.restore_site")
 def restore_site(ctx: HandlerContext, args: Args) -> SiteChange:
-    return ctx.engine.site_change(str(args["site-name"]), "up")
+    view: SiteChange = ctx.engine.site_change(str(args["site-name"]), "up")
+    return view
 
 
 @handler("lab.replace_site")
 def replace_site(ctx: HandlerContext, args: Args) -> SiteChange:
-    return ctx.engine.site_change(str(args["site-name"]), "replaced")
+    view: SiteChange = ctx.engine.site_change(str(args["site-name"]), "replaced")
+    return view
 
 
 @handler("lab.fail_link")
 def fail_link(ctx: HandlerContext, args: Args) -> LinkChange:
-    return ctx.engine.link_change(False)
+    view: LinkChange = ctx.engine.link_change(False)
+    return view
 
 
 @handler("lab.restore_link")
 def restore_link(ctx: HandlerContext, args: Args) -> LinkChange:
-    return ctx.engine.link_change(True)
+    view: LinkChange = ctx.engine.link_change(True)
+    return view
 
 
 # ---------------------------------------------------------------- moving, looking

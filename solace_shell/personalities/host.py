@@ -11,17 +11,17 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from grammar import Grammar, Parser
-    from state_store.lab_engine import KernelEngine
+    from state_store.lab_root.engine import RootEngine
 
 T = TypeVar("T")
 
 
 class EngineStore(Protocol):
     """What a CLI uses of the lab's store: one command's work in one transaction, over an engine
-    that has at least the lab's neutral part (``state_store.lab_engine.KernelEngine``; the router
+    that has at least the lab's neutral part (``state_store.lab_root.engine.RootEngine``; the router
     CLI, which drives the root model's whole engine, types its lab as ``Lab``)."""
 
-    def run(self, work: Callable[[KernelEngine], T], *, max_wait_s: float | None = None) -> T: ...
+    def run(self, work: Callable[[RootEngine], T], *, max_wait_s: float | None = None) -> T: ...
 
 
 class LabHost(Protocol):

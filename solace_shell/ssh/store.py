@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from state_store.commit_unit import CommitUnit
+from state_store.lab_root.engine import RootEngine
+from state_store.lab_root.state import RootState
 from state_store.lab_store import LabStore
-from state_store.solace.broker_state import BrokerState
-from state_store.solace.engine import Engine
 
 from .fairlock import FairRLock
 
 
-class SerializedStore(LabStore[BrokerState, Engine]):
+class SerializedStore(LabStore[RootState, RootEngine]):
     """A `LabStore` (opened with `SerializedStore.open`) whose transactions and resets never overlap."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -34,7 +34,7 @@ class SerializedStore(LabStore[BrokerState, Engine]):
         self.lock = FairRLock()
 
     @contextmanager
-    def transaction(self) -> Iterator[Engine]:
+    def transaction(self) -> Iterator[RootEngine]:
         with self.lock, super().transaction() as engine:
             yield engine
 
@@ -49,7 +49,7 @@ class SerializedStore(LabStore[BrokerState, Engine]):
         with self.lock:
             super().reset(scenario)
 
-    def copy(self) -> LabStore[BrokerState, Engine]:
+    def copy(self) -> LabStore[RootState, RootEngine]:
         """A copy of the state now: catching up reads the lab file over the same connection as
         the others' commands, so it waits its turn."""
         with self.lock:

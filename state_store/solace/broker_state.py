@@ -24,14 +24,10 @@ back, renderers in solace_shell turn views into text.
 
 from __future__ import annotations
 
-import gc
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from ..journal import WorkLog
-from ..kernel import Kernel
 from ..kernel.ranges import subtract_sorted
 from ..kernel.runs import MessageRuns, Runs
 from .records import (
@@ -52,12 +48,14 @@ from .records import (
     Subscription,
     Txn,
     TxnOp,
-    User,
     Vpn,
 )
 
-Record = (Site | Link | Router | HaGroup | Vpn | ReplicatedTopic | Queue | Subscription | Client | User
+Record = (Site | Link | Router | HaGroup | Vpn | ReplicatedTopic | Queue | Subscription | Client
           | Message | Spooled | ReplEntry | Delivery | Rejection | Txn | TxnOp | ConfigObject | SettledMessages)
+
+if TYPE_CHECKING:
+    from ..lab_root.state import RootState
 
 RunRecord = Message | Spooled | ReplEntry
 
@@ -66,7 +64,7 @@ RunRecord = Message | Spooled | ReplEntry
 KINDS: dict[type, str] = {
     Site: "sites", Link: "links", Router: "routers", HaGroup: "groups", Vpn: "vpns",
     ReplicatedTopic: "replicated_topics", Queue: "queues", Subscription: "subscriptions",
-    Client: "clients", User: "users", Message: "messages", Spooled: "spooled",
+    Client: "clients", Message: "messages", Spooled: "spooled",
     ReplEntry: "repl_entries", Delivery: "deliveries", Rejection: "rejections", Txn: "txns",
     TxnOp: "txn_ops", ConfigObject: "config_objects", SettledMessages: "settled",
 }
@@ -84,14 +82,18 @@ class StreamRuns(MessageRuns[ReplEntry]):
 
 
 class BrokerState:
-    """Every record of one lab, with the lab clock, settings and bookkeeping values."""
+    """Every record of the replication model: the Solace section of a lab's root state
+    (``state_store.lab_root.state.RootState``). The lab's kernel and clock, settings, bookkeeping
+    values (pending acks, catch-up marks, XA logs), id counters and work log are the root's own
+    objects, referred to here so the services read them as before (the root itself is not: a
+    section never refers back to the state holding it, so a closed lab is no cycle)."""
 
-    def __init__(self) -> None:
-        self.kernel = Kernel()  # the HA systems' groups, nodes, ledger, and the lab's clock (state_store.kernel)
-        self.settings: dict[str, str] = {}  # only values set in the lab; defaults are the engine's
-        self.meta: dict[str, str] = {}  # bookkeeping keys (pending acks, catch-up marks, XA logs)
-        self.next_ids: dict[str, int] = {}
-        self.work = WorkLog()
+    def __init__(self, root: RootState) -> None:
+        self.kernel = root.kernel  # the HA systems' groups, nodes, ledger, and the lab's clock (state_store.kernel)
+        self.settings = root.settings  # only values set in the lab; defaults are the engine's
+        self.meta = root.meta
+        self.next_ids = root.next_ids
+        self.work = root.work
         # all records by id, per kind
         self.sites: dict[int, Site] = {}
         self.links: dict[int, Link] = {}
@@ -102,7 +104,6 @@ class BrokerState:
         self.queues: dict[int, Queue] = {}
         self.subscriptions: dict[int, Subscription] = {}
         self.clients: dict[int, Client] = {}
-        self.users: dict[int, User] = {}
         # messages, spooled copies and message entries of the streams are runs (``count`` messages
         # each, ``state_store.kernel.runs``): filed by the first id (seq) of the run
         self.ledger: Runs[Message] = Runs()
@@ -124,7 +125,6 @@ class BrokerState:
         self.queues_by_vpn: dict[int, dict[str, Queue]] = {}
         self.subs_by_queue: dict[int, dict[str, Subscription]] = {}
         self.client_by_name: dict[str, Client] = {}
-        self.user_by_name: dict[str, User] = {}
         self.spooled_by_queue: dict[int, MessageRuns[Spooled]] = {}  # in copy-id order
         self.repl_by_vpn: dict[int, StreamRuns] = {}  # each stream in seq order
         # commit key -> message-id ranges its deliveries cover (a retried commit delivers once)
@@ -210,8 +210,6 @@ class BrokerState:
             self.topics_by_vpn.setdefault(rec.vpn_id, {})[rec.topic] = rec
         elif isinstance(rec, Client):
             self.client_by_name.setdefault(rec.name, rec)
-        elif isinstance(rec, User):
-            self.user_by_name.setdefault(rec.name, rec)
         elif isinstance(rec, Vpn):
             self.vpns_by_router.setdefault(rec.router_id, {}).setdefault(rec.name, rec)
             self.vpns_by_group.setdefault(rec.group_id, {})[rec.id] = rec
@@ -330,9 +328,6 @@ class BrokerState:
         elif isinstance(rec, Client):
             if self.client_by_name.get(rec.name) is rec:
                 del self.client_by_name[rec.name]
-        elif isinstance(rec, User):
-            if self.user_by_name.get(rec.name) is rec:
-                del self.user_by_name[rec.name]
         elif isinstance(rec, ConfigObject):
             _drop(self.objects_by_router, rec.router_id, rec.id)
         elif isinstance(rec, Rejection):
@@ -486,24 +481,6 @@ class BrokerState:
         """All records of ``kind`` (a KINDS attribute name), by id (runs: by their first id)."""
         result: dict[int, Any] = getattr(self, kind)
         return result
-
-
-@contextmanager
-def bulk() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a bulk path creates or drops many records.
-
-    Why: records are acyclic, but each one allocated counts towards a collection; creating a
-    million of them triggers thousands of collections, each walking the ever larger older
-    generations, which costs three times the allocation itself. Reference counting frees them as
-    usual; the collector runs again afterwards."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def _drop(index: dict[Any, dict[Any, Any]], key: Any, sub: Any) -> None:

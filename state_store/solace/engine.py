@@ -23,21 +23,17 @@ Public API (J = journaled: changes the state)
     routers() -> list[RouterInfo]; sites() -> list[SiteInfo]   (scenario order); status() -> LabStatus
     site_names(); user_names(); user_vpn_names(); replicated_topic_names(router, vpn)   (never raise)
     close()   (the engine is done with: its services let go of one another)
-    settings() -> dict[str, str]; set_setting(key, value) J
-    user(name) -> UserInfo | None; users() -> list[UserInfo]; verify_password(name, pw) -> bool
-    ssh_keys(name) -> tuple[str, ...]   (the user's OpenSSH public key lines; none for an unknown user)
-    now_ms() -> int; advance(ms) -> AdvanceResult J   (also runs the HA core's timers: one clock)
-    kernel() -> Kernel   (the HA systems' state, state_store.kernel: read only)
-    kernel_call(op, *args) J   (one HA system's registered change, state_store.kernel.ops)
-    system_names()   (the HA systems the lab holds, state_store.systems)
-    ha_instance_names(); ha_router_names(); jms_client_names(); ha_queue_names()   (completion)
+    lab   (the lab's root engine, state_store.lab_root.engine: settings, users, the clock, advance,
+      kernel_call and the shared failure verbs are the lab's; now_ms(), kernel(), settings() and
+      kernel_call(op, *args) here are the root's, for the router CLI's handlers)
+    advance_section(start_ms, ms), after_advance()   (this model's part of the lab's advance)
     fail_site(site) J; restore_site(site) J; replace_site(site) J
     fail_link(site_a=None, site_b=None) J; restore_link(site_a=None, site_b=None) J
     site_change(site, "down"|"up"|"replaced") -> SiteChange; link_change(up, site_a=None, site_b=None)
       -> LinkChange   (the site and link calls above, with the view the lab's verbs print)
-    fail(failure, target) -> view   (the shared failure vocabulary on a kernel node or group, a
-      router or the inter-site link `A-B`: state_store.solace.lab_failures)
-    ha_node_names(); ha_network_names()   (completion: the targets of `fail`)
+    fail_node(failure, target); fail_network(failure, target) -> view | None   (the lab's shared
+      failure verbs on a router or the inter-site link `A-B`: state_store.solace.lab_failures)
+    ha_node_names_extra(); ha_network_names_extra()   (completion: those targets)
   Intra-site redundancy (state_store.solace.redundancy: a site's primary, backup and monitor)
     redundancy(router) -> RedundancyView; redundancy_group(router) -> RedundancyGroupView
     local_failovers() -> list[(site, ms, from, to)]
@@ -102,17 +98,14 @@ secret, and replaying a call does no hashing and gives the same hash.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import EngineError
 from ..journal import journaled
-from ..lab_engine import KernelEngine
 from ..passwords import HashedSecret, hash_password
-from ..passwords import verify_password as _verify
 from . import lab_failures, redundancy
 from .broker_state import BrokerState
 from .config_objects import KINDS, AttrValue, ObjectKind
-from .lookups import SETTING_DEFAULTS
 from .messaging import QUEUE_OPTIONS
 from .records import Router, Vpn
 from .redundancy import RedundancyGroupView, RedundancyView
@@ -120,7 +113,6 @@ from .replication import REPLICATION_OPTIONS
 from .services import Services
 from .views import (
     AclProfileInfo,
-    AdvanceResult,
     Audit,
     BridgeInfo,
     ClientInfo,
@@ -148,12 +140,15 @@ from .views import (
     SystemReplication,
     TelemetryProfileInfo,
     TransactionInfo,
-    UserInfo,
     VpnConfig,
     VpnReplicationConfig,
     VpnReplicationDetail,
     VpnReplicationRow,
 )
+
+if TYPE_CHECKING:
+    from ..kernel import Kernel
+    from ..lab_root.engine import RootEngine
 
 # The most messages one publish or consume may ask for: the grammar's `count` type
 # (grammar/data/types.yaml). A lab file's journal is replayed through these methods, so a damaged
@@ -169,34 +164,47 @@ SETTING_RULES: dict[str, Any] = {
 }
 
 
-class Engine(KernelEngine):
-    """The facade over one lab's state. It holds nothing but the state and its services, so the
-    store may keep one across commands on the same state. The kernel's part (the clock, the
-    kernel, ``kernel_call``, the systems held) is the lab's neutral ``KernelEngine``; after an
-    operation of the site redundancy groups, each site's router is brought in step with its
-    group (``after_kernel_op``), and after no other system's."""
+class Engine:
+    """The facade over the Solace section of one lab (``BrokerState``), beside the lab's root
+    engine (``lab``). It holds nothing but the section, its services and the root engine, so the
+    store may keep one across commands on the same state. After an operation of the site
+    redundancy groups on the kernel, each site's router is brought in step with its group (the
+    root's ``after_kernel_op``), and after no other system's."""
 
-    def __init__(self, state: BrokerState) -> None:
-        super().__init__(state)
-        self.state: BrokerState = state
+    journal_prefix = "solace."  # its calls as the journal records them (state_store.lab_root.engine)
+
+    def __init__(self, state: BrokerState, lab: RootEngine) -> None:
+        self.state = state
+        self.lab = lab
         self.sv = Services(state)
-        self.after_kernel_op[redundancy.SYSTEM] = self.sv.redundancy.sync
+        lab.after_kernel_op[redundancy.SYSTEM] = self.sv.redundancy.sync
+
+    # the lab's, for the router CLI's handlers
+    def now_ms(self) -> int:
+        return self.state.kernel.now_ms
+
+    def kernel(self) -> Kernel:
+        return self.state.kernel
+
+    def settings(self) -> dict[str, str]:
+        return self.lab.settings()
+
+    def kernel_call(self, op: str, *args: Any) -> Any:
+        return self.lab.kernel_call(op, *args)
 
     def close(self) -> None:
         """This engine is done with (its lab closed, or its state replaced): its services let go
         of one another, so what they held is freed at once (``Services.close``)."""
         self.sv.close()
+        del self.lab  # (the root engine holds this one: no cycle left behind)
 
     # ------------------------------------------------------------------ time
-    @journaled
-    def advance(self, ms: int) -> AdvanceResult:
-        """Move the simulated clock. Clients reconnect (before and after), then every bound
-        replication stream drains ``replication_drain_rate`` entries per simulated second
-        (fractions carried per VPN), then the HA core's timers run up to the new time."""
-        if ms < 0:
-            raise EngineError("invalid_value", name="duration", value=ms, allowed=">= 0")
+    def advance_section(self, start: int, ms: int) -> tuple[int, list[str]]:
+        """This model's part of the lab's advance (``RootEngine.advance``, journaled there), before
+        the HA kernel's timers: clients reconnect (before and after), then every bound replication
+        stream drains ``replication_drain_rate`` entries per simulated second (fractions carried
+        per VPN). Returns the entries drained and the clients that (re)connected."""
         lk = self.sv.lookups
-        start = lk.now_ms()
         reconnected = self.sv.clients.reconnect_all()
         lk.set_now_ms(start + ms)
         self.sv.messaging.ack_timer(start, start + ms)  # waiting acks leave at each whole second
@@ -214,19 +222,11 @@ class Engine(KernelEngine):
                 v.drain_carry = 0
         self.sv.replication.refresh()
         reconnected += [c for c in self.sv.clients.reconnect_all() if c not in reconnected]
-        reconnected += [c for c in self._advance_kernel(start, start + ms) if c not in reconnected]
-        self.sv.redundancy.sync()
-        return AdvanceResult(from_ms=start, to_ms=start + ms, drained=drained,
-                             reconnected=tuple(reconnected))
+        return drained, reconnected
 
-    def _advance_kernel(self, from_ms: int, to_ms: int) -> list[str]:
-        """Run the HA timers due in the advance from ``from_ms`` to ``to_ms``, each at its due
-        time; returns the clients that (re)connected. Part of ``advance``, so replaying that call
-        replays the timers."""
-        core = self.state.kernel
-        if not core.groups:
-            return []
-        return core.advance_to(to_ms, from_ms)
+    def after_advance(self) -> None:
+        """After the kernel's timers: each site's router in step with its redundancy group."""
+        self.sv.redundancy.sync()
 
     # ------------------------------------------------------------------ intra-site redundancy
     def redundancy(self, router: str) -> RedundancyView:
@@ -283,10 +283,6 @@ class Engine(KernelEngine):
         """Completion: site names in scenario order."""
         return [s.name for s in self.state.sites.values()]
 
-    def user_names(self) -> list[str]:
-        """Completion: CLI user names."""
-        return [u.name for u in self.users()]
-
     def replicated_topic_names(self, router: str, vpn: str | None) -> list[str]:
         """Completion: replicated topics of a VPN on a router."""
         try:
@@ -296,46 +292,6 @@ class Engine(KernelEngine):
 
     def status(self) -> LabStatus:
         return self.sv.audit.status()
-
-    # ------------------------------------------------------------------ settings and users
-    def settings(self) -> dict[str, str]:
-        out = dict(SETTING_DEFAULTS)
-        out.update(self.state.settings)
-        return out
-
-    @journaled
-    def set_setting(self, key: str, value: Any) -> None:
-        rule = SETTING_RULES.get(key)
-        if rule is None:
-            raise EngineError("unknown_setting", name=key)
-        if isinstance(rule, tuple):
-            if str(value) not in rule:
-                raise EngineError("invalid_value", name=key, value=value, allowed="|".join(rule))
-        elif rule is int:
-            try:
-                ok = int(value) >= 1
-            except (TypeError, ValueError):
-                ok = False
-            if not ok:
-                raise EngineError("invalid_value", name=key, value=value, allowed="integer >= 1")
-            value = int(value)
-        self.state.settings[key] = str(value)
-
-    def user(self, name: str) -> UserInfo | None:
-        u = self.state.user_by_name.get(name)
-        return UserInfo(u.name, u.scope, u.level, u.vpn, u.lab_admin) if u else None
-
-    def users(self) -> list[UserInfo]:
-        return [UserInfo(u.name, u.scope, u.level, u.vpn, u.lab_admin)
-                for u in sorted(self.state.users.values(), key=lambda u: u.name)]
-
-    def verify_password(self, name: str, password: str) -> bool:
-        u = self.state.user_by_name.get(name)
-        return _verify(password, u.password_hash if u is not None else None)  # same work either way
-
-    def ssh_keys(self, name: str) -> tuple[str, ...]:
-        u = self.state.user_by_name.get(name)
-        return tuple(u.ssh_keys.splitlines()) if u is not None else ()
 
     # ------------------------------------------------------------------ failures
     @journaled
@@ -367,20 +323,23 @@ class Engine(KernelEngine):
         """`fail|restore link` (every link, or the one between two sites) through the journaled call."""
         return lab_failures.link_change(self, up, site_a, site_b)
 
-    def fail(self, failure: str, target: str) -> object:
-        """The lab's shared failure verbs (`ha kill NY_Appliance1`, `ha partition NY-NJ`, `ha kill
-        ha1.A`): resolves ``target`` and makes the journaled call the target's own verb makes
-        (``lab_failures``); returns the view that verb prints. Not journaled itself: the journal
-        holds exactly the calls it made."""
-        return lab_failures.fail(self, failure, target)
+    def fail_node(self, failure: str, target: str) -> object | None:
+        """The lab's shared node failures (`ha kill NY_Appliance1`) on a router, or a member of a
+        site's redundancy group by its router name (``lab_failures``); None when the lab has no
+        routers (the target is no concern of this model)."""
+        return lab_failures.fail_node(self, failure, target)
 
-    def ha_node_names(self) -> list[str]:
-        """Completion of `ha start|kill|hang|replace`: the kernel's nodes, then the routers."""
-        return [*self.state.kernel.nodes, *(r.name for r in self.routers())]
+    def fail_network(self, failure: str, target: str) -> object | None:
+        """`ha partition|heal NY-NJ` on an inter-site link; None when the lab has no routers."""
+        return lab_failures.fail_network(self, failure, target)
 
-    def ha_network_names(self) -> list[str]:
-        """Completion of `ha partition|heal`: the kernel's groups, then the inter-site links."""
-        return [*self.state.kernel.groups, *lab_failures.link_names(self)]
+    def ha_node_names_extra(self) -> list[str]:
+        """Completion of `ha start|kill|hang|replace`: the routers (after the kernel's nodes)."""
+        return [r.name for r in self.routers()]
+
+    def ha_network_names_extra(self) -> list[str]:
+        """Completion of `ha partition|heal`: the inter-site links (after the kernel's groups)."""
+        return lab_failures.link_names(self)
 
     # ------------------------------------------------------------------ replication
     def vpn_names(self, router: str) -> list[str]:

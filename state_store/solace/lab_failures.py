@@ -6,8 +6,9 @@ HA node or group on the kernel runs its system's operation `<system>.<failure>`;
 replication lab and the inter-site link run the same journaled Engine calls as the lab's own
 verbs for them (`fail router`, `fail|restore|replace site`, `fail|restore link`), so the
 consequences, the journal, the audit and the printed line are the same whichever verb a trainee
-types. The shell names no system: it hands the failure and the target to
-``Engine.fail``, which calls ``fail`` here.
+types. The shell names no system: it hands the failure and the target to the
+lab's root engine (``state_store.lab_root.engine.RootEngine.fail``), which runs a kernel node's or
+group's operation itself and hands any other target to ``fail_node`` / ``fail_network`` here.
 
 What a router's failure means (docs/lab.md, "Failures"):
 - a member or monitor of a redundancy group is its kernel node (`fail router` and `ha kill
@@ -30,52 +31,33 @@ from typing import TYPE_CHECKING
 
 from ..errors import EngineError
 from ..kernel import ops as kernel_ops
-from ..kernel.failures import FAILURES, LINK_FAILURES
 from . import redundancy
 from .views import LinkChange, SiteChange
 
 if TYPE_CHECKING:
-    from ..kernel.kernel import Kernel
     from .engine import Engine
 
 # a node failure of a site's one router as the site's change (SiteChange.change)
 SITE_CHANGE = {"kill": "down", "restart": "up", "replace": "replaced"}
 
 
-def fail(engine: Engine, failure: str, target: str) -> object:
-    """Apply ``failure`` (one of ``FAILURES``) to ``target``; returns the view the verb prints.
+def fail_node(engine: Engine, failure: str, target: str) -> object | None:
+    """Apply the node ``failure`` (one of ``FAILURES``, checked by the root) to a router, or to a
+    member of a redundancy group named by its router; returns the view the verb prints, None when
+    the lab has no routers (the target is then none of this model's). A target that is neither a
+    kernel node (the root's own), a member nor a router of a lab with routers is refused here.
     Every refusal comes before the journaled call, so a refused failure changes nothing."""
-    if failure not in FAILURES:
-        raise EngineError("invalid_value", name="failure", value=failure[:80], allowed="|".join(FAILURES))
-    if failure in LINK_FAILURES:
-        return _fail_network(engine, failure, target)
-    return _fail_node(engine, failure, target)
-
-
-def _kernel(engine: Engine, system: str, failure: str, target: str) -> object:
-    op = f"{system}.{failure}"
-    if kernel_ops.find(op) is None:
-        raise EngineError("ha_failure_not_supported", system=system, failure=failure)
-    return engine.kernel_call(op, target)
-
-
-def _fail_node(engine: Engine, failure: str, target: str) -> object:
     kernel = engine.kernel()
-    node = kernel.nodes.get(target)
-    if node is not None:
-        return _kernel(engine, kernel.groups[node.group].system, failure, target)
     member = redundancy.member_of(kernel, target)
     if member is not None:
         group, node = member
         return _kernel(engine, group.system, failure, node.key)
-    router = next((r for r in engine.routers() if r.name == target), None)
+    routers = engine.routers()
+    router = next((r for r in routers if r.name == target), None)
     if router is None:
-        if engine.routers():
+        if routers:
             raise EngineError("ha_target_not_found", target=target)
-        system = _system_of_name(kernel, target)
-        if system is not None:  # the system refuses the unknown node in its own words
-            return _kernel(engine, system, failure, target)
-        raise EngineError("ha_instance_not_found", instance=target)
+        return None
     site = next(s for s in engine.sites() if s.name == router.site)
     if len(site.routers) > 1:
         raise EngineError("router_shares_site", router=target, site=site.name)
@@ -86,25 +68,21 @@ def _fail_node(engine: Engine, failure: str, target: str) -> object:
     return site_change(engine, site.name, SITE_CHANGE[failure])
 
 
-def _system_of_name(kernel: Kernel, target: str) -> str | None:
-    """The HA system an unknown node name belongs to: its group's, else the one system the lab
-    holds (None when it holds none or several)."""
-    group = kernel.groups.get(target.split(".", 1)[0])
-    if group is not None:
-        return str(group.system)
-    held = {g.system for g in kernel.groups.values()}
-    return str(held.pop()) if len(held) == 1 else None
+def _kernel(engine: Engine, system: str, failure: str, target: str) -> object:
+    op = f"{system}.{failure}"
+    if kernel_ops.find(op) is None:
+        raise EngineError("ha_failure_not_supported", system=system, failure=failure)
+    return engine.kernel_call(op, target)
 
 
-def _fail_network(engine: Engine, failure: str, target: str) -> object:
-    group = engine.kernel().groups.get(target)
-    if group is not None:
-        return _kernel(engine, group.system, failure, target)
+def fail_network(engine: Engine, failure: str, target: str) -> object | None:
+    """Fail or heal (``failure`` in ``LINK_FAILURES``) the inter-site link ``target``; None when
+    the lab has no routers, refused when it has and ``target`` is no link."""
     sites = link_sites(engine).get(target)
     if sites is None:
         if engine.routers():
             raise EngineError("ha_network_not_found", target=target)
-        raise EngineError("ha_router_not_found", router=target)
+        return None
     return link_change(engine, failure == "heal", *sites)
 
 

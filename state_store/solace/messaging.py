@@ -37,8 +37,8 @@ from typing import Any, cast
 
 from ..errors import EngineError
 from ..kernel.ranges import normalize, subtract_sorted
+from ..lab_root.bulk import bulk
 from . import leaves
-from .broker_state import bulk
 from .lookups import MB, REPL_QUEUE
 from .quotas import REPL_QUEUE_FULL, Room, plan_publish
 from .records import Delivery, Message, Queue, Rejection, ReplEntry, Router, Spooled, Subscription, TxnOp, Vpn

@@ -9,7 +9,7 @@ imports this module.
 What the old schemas lack is filled as their upgrades did: schema 3 has no ``cli_user.lab_admin``
 (its global ``admin`` administrator gets the lab-administration right, as the default lab's
 trainer), schemas 3 and 4 have no ``config_object`` table (no objects). Every value then goes
-through the same checks as a snapshot (``state_store.solace.codec``), so a damaged old file is one line.
+through the same checks as a snapshot (``state_store.lab_root.codec``), so a damaged old file is one line.
 """
 
 from __future__ import annotations
@@ -21,8 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LabFileError
-from .broker_state import KINDS, BrokerState
-from .codec import FORMAT, VERSION, CodecError, decode_state, state_text
+from ..lab_root.codec import FORMAT, VERSION, CodecError, decode_state, state_text
+from ..lab_root.state import RootState
+from ..lab_root.users import LabUser
+from .broker_state import KINDS as SECTION_KINDS
+
+KINDS: dict[type, str] = {**SECTION_KINDS, LabUser: "users"}  # every kind these schemas had a table for
 
 LEGACY_VERSIONS = ("3", "4", "5")
 # record kind -> its table in schemas 3-5
@@ -37,7 +41,7 @@ TABLE_OF: dict[str, str] = {
 OTHER_TABLES = ("meta", "setting", "ha_core")
 
 
-def read_legacy(conn: Any) -> BrokerState:
+def read_legacy(conn: Any) -> RootState:
     """The state an old lab file holds (``conn``: a SQLAlchemy connection to it)."""
     from sqlalchemy import column, inspect, select, table
 
@@ -80,7 +84,7 @@ def read_legacy(conn: Any) -> BrokerState:
 def _value(cls: type, f: Any, values: dict[str, Any]) -> Any:
     """One field of an old row, as the record holds it (booleans were 0/1, attrs JSON text)."""
     if f.name not in values:
-        if cls.__name__ == "User" and f.name == "lab_admin":  # schema 3: its global admin `admin`
+        if cls is LabUser and f.name == "lab_admin":  # schema 3: its global admin `admin`
             return values.get("name") == "admin" and values.get("scope") == "global" and values.get("level") == "admin"
         if f.default is not MISSING:
             return f.default

@@ -169,18 +169,6 @@ class Client:
 
 
 @dataclass(slots=True, eq=False)
-class User:
-    name: str
-    password_hash: str
-    id: int = 0
-    scope: str = "global"  # global|vpn
-    level: str = "read-only"
-    vpn: str | None = None
-    lab_admin: bool = False  # may open the lab console
-    ssh_keys: str = ""  # OpenSSH public key lines, one per line: `solace-shell serve` logins without a password
-
-
-@dataclass(slots=True, eq=False)
 class Message:
     """The publication ledger: one record per run of ``count`` accepted messages that share every
     field (ids ``id`` .. ``id + count - 1``, rgmids ``rgmid`` .. ``rgmid + count - 1``)."""

@@ -44,8 +44,8 @@ from typing import Any, cast
 
 from ..errors import EngineError
 from ..kernel.ranges import normalize
+from ..lab_root.bulk import bulk
 from . import leaves
-from .broker_state import bulk
 from .lookups import MB, REPL_BRIDGE, REPL_QUEUE
 from .records import Queue, ReplEntry, ReplicatedTopic, Router, Spooled, Txn, TxnOp, Vpn
 from .service import Service

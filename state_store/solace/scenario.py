@@ -58,30 +58,26 @@ from .leaves import scenario_values
 from .scenario_schema import SCHEMA, load_scenario
 
 if TYPE_CHECKING:
-    from .broker_state import BrokerState
     from .engine import Engine
 
-__all__ = ["DEFAULT_SCENARIO", "ROOT_DIR", "SCHEMA", "ScenarioError", "build_lab", "load_scenario", "resolve_scenario"]
+__all__ = ["DEFAULT_SCENARIO", "ROOT_DIR", "SCHEMA", "ScenarioError", "build_section", "load_scenario",
+           "resolve_scenario"]
 
 MDict = LocatedDict  # a checked scenario document (scenario_schema.load_scenario)
 
 
 # ------------------------------------------------------------------ building a lab
-def build_lab(state: BrokerState, doc: MDict) -> None:
-    """Add every record the scenario describes to ``state`` (an empty BrokerState), then replay its
-    initial traffic through the Engine (so initial messages and transactions follow exactly the
-    runtime rules). The built state is the lab's first image: ``state.work`` is left empty, there
-    is nothing to journal."""
+def build_section(eng: Engine, doc: MDict) -> None:
+    """Add every record of this model the scenario describes to ``eng.state`` (an empty section of
+    a root the lab's settings and users are on already), then replay its initial traffic through
+    the Engine (so initial messages and transactions follow exactly the runtime rules). The root
+    (``state_store.lab_root.model.build_lab``) then builds the HA systems' groups and advances
+    the clock."""
     from ..passwords import hash_password
     from . import records as m
-    from .engine import Engine
     from .lookups import REPL_QUEUE
 
-    # only what the scenario sets is stored; every other setting keeps lookups.SETTING_DEFAULTS
-    for k, val in (doc.get("settings") or {}).items():
-        state.settings[k] = str(val)
-    state.settings["scenario"] = str(doc.get("scenario") or "unnamed")
-    state.now_ms = 0
+    state = eng.state
 
     site_rows: dict[str, m.Site] = {}
     router_rows: dict[str, m.Router] = {}
@@ -182,35 +178,12 @@ def build_lab(state: BrokerState, doc: MDict) -> None:
                 hosts=",".join(c["hosts"]), wants_connection=c.get("connected", True),
                 client_num=i + 1,
             ))
-    for u in doc.get("users") or []:
-        # load_scenario has already turned a clear password into a hash with a random salt (or the
-        # scenario gave the hash itself, as the bundled ones do)
-        state.add(m.User(name=u["name"], password_hash=u["password_hash"], scope=u.get("scope", "global"),
-                         level=u.get("level", "read-only"), vpn=u.get("vpn"),
-                         lab_admin=u.get("lab_admin", False),
-                         # checked by load_scenario (public_keys): kept with their spaces normalised
-                         ssh_keys="\n".join(" ".join(key.split()) for key in u.get("ssh_keys") or [])))
-
-    eng = Engine(state)
-    try:
-        eng.sv.replication.refresh()
-        eng.sv.clients.reconnect_all()
-        for msg in doc.get("messages") or []:
-            eng.publish(msg["client"], msg["topic"], count=msg.get("count", 1), size=msg.get("size"))
-        for t in doc.get("transactions") or []:
-            _build_txn(eng, t)
-        from .. import loader, systems
-
-        for name in systems.names():  # the HA systems' sections: their groups on the kernel
-            if doc.get(name) is not None:
-                model = loader.load_model(name)
-                assert model is not None
-                model.MODEL.build(state.kernel, doc[name])
-        if doc.get("advance_ms"):
-            eng.advance(doc["advance_ms"])
-    finally:
-        eng.close()
-    state.work.clear()
+    eng.sv.replication.refresh()
+    eng.sv.clients.reconnect_all()
+    for msg in doc.get("messages") or []:
+        eng.publish(msg["client"], msg["topic"], count=msg.get("count", 1), size=msg.get("size"))
+    for t in doc.get("transactions") or []:
+        _build_txn(eng, t)
 
 
 def _build_txn(eng: Engine, t: MDict) -> None:

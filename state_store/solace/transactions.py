@@ -70,7 +70,7 @@ from typing import Any, cast
 
 from ..errors import EngineError, PartialRefusal
 from ..kernel.ranges import normalize
-from .broker_state import bulk
+from ..lab_root.bulk import bulk
 from .records import Client, Queue, Router, Spooled, Txn, TxnOp, Vpn
 from .service import Service
 from .topics import name_matches

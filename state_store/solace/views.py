@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..kernel.audit import AuditTotals
+from ..lab_root.users import AdvanceResult as AdvanceResult  # the lab root's views, re-exported
+from ..lab_root.users import UserInfo as UserInfo
 from .frozen import statically_frozen
 
 MB = 1048576
@@ -59,15 +61,6 @@ class LinkChange:
 
     up: bool
 
-
-@statically_frozen
-@dataclass(frozen=True)
-class UserInfo:
-    name: str
-    scope: str  # global | vpn
-    level: str  # none|read-only|read-write|admin|mesh-manager
-    vpn: str | None
-    lab_admin: bool  # the lab-administration right: may open the lab console (the trainer)
 
 
 # ---------------------------------------------------------------- replication
@@ -584,14 +577,6 @@ class ConsumeResult:
     # a million consecutive messages are one range, which `rgmids` cannot show
     rgmid_ranges: tuple[tuple[int, int], ...] = ()
 
-
-@statically_frozen
-@dataclass(frozen=True)
-class AdvanceResult:
-    from_ms: int
-    to_ms: int
-    drained: int  # replication entries applied on standbys
-    reconnected: tuple[str, ...]
 
 
 # ---------------------------------------------------------------- status / audit

@@ -25,9 +25,9 @@ from solace_shell.transcript.replay import replay_file
 from spark_jobs.generate import generate
 from state_store.errors import EngineError, PartialRefusal
 from state_store.journal import CallRecord
+from state_store.lab_root.codec import state_text
 from state_store.lab_store import LabStore, replay_calls
 from state_store.solace.broker_state import BrokerState
-from state_store.solace.codec import state_text
 from state_store.solace.engine import Engine
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from state_store.errors import LabFileError
+from state_store.lab_root.codec import CodecError, decode_state, encode_state, loads, state_text
 from state_store.lab_store import LabStore
-from state_store.solace.codec import CodecError, decode_state, encode_state, loads, state_text
 from state_store.tuning import StoreTuning
 
 RUN_KINDS = ("messages", "spooled", "repl_entries", "deliveries")

@@ -19,9 +19,9 @@ import pytest
 
 from solace_shell.transcript.replay import replay_file
 from state_store.errors import EngineError
+from state_store.lab_root.codec import CodecError, decode_state, loads, state_text
 from state_store.lab_store import LabStore
 from state_store.solace import settle
-from state_store.solace.codec import CodecError, decode_state, loads, state_text
 from state_store.solace.engine import Engine
 from state_store.tuning import StoreTuning
 from tests.model.test_runs_property import _run, _run_folded, folding

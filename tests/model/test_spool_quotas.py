@@ -299,7 +299,7 @@ def test_a_lab_written_before_the_quota_fields_opens_with_their_defaults(lab):
     """A snapshot without Queue.reject_on_discard/reject_when_shutdown (and the later Queue.settings)
     and Vpn.max_spool_mb (a lab file of the previous version) decodes with the defaults; any other
     field mismatch is refused."""
-    from state_store.solace.codec import CodecError, decode_state, dumps, encode_state, loads
+    from state_store.lab_root.codec import CodecError, decode_state, dumps, encode_state, loads
 
     with lab.transaction() as e:
         e.set_queue_option(NY, VPN, "orders", "reject-msg-to-sender-on-discard", False)

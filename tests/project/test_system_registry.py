@@ -23,6 +23,10 @@ from state_store.solace.scenario_schema import load_scenario
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ("grammar", "solace_shell", "state_store", "spark_jobs")
+# The router CLI's system: a section on the lab's neutral root (state_store.lab_root), whose shell
+# part the shell registers once per process; not (yet) one of the plugins of systems.SYSTEMS.
+ROUTER = systems.ROUTER_CLI
+SHELL = "solace_shell"
 REGISTRY = Path("state_store/systems.py")
 
 
@@ -87,17 +91,17 @@ def _root_model_imports(path: Path, package: str, root: Path) -> list[str]:
 
 def _root_personality() -> Path:
     """The root model's own CLI personality: part of its shell, beside the other systems' ones."""
-    return Path(systems.ROOT.shell, "personalities", systems.ROOT.name)
+    return Path(SHELL, "personalities", ROUTER.name)
 
 
 def files_importing_the_root_model(root: Path) -> list[str]:
     """Files outside the root model's package, its shell and the registry that import the root
     model's package: the other systems' shells (``solace_shell/personalities``), the grammar, the
     Spark jobs and the lab's shared machinery in ``state_store`` must reach it through the registry."""
-    package = systems.ROOT.model.rsplit(".", 1)[0]
+    package = ROUTER.model
     own = Path(*package.split("."))
     checked = [root / "grammar", root / "state_store", root / "spark_jobs",
-               root / systems.ROOT.shell / "personalities"]
+               root / SHELL / "personalities"]
     naming = []
     for top in checked:
         for path in sorted(top.rglob("*.py")):
@@ -115,11 +119,11 @@ def test_only_the_registry_imports_the_labs_root_model() -> None:
 def test_only_the_registry_names_the_labs_root_model_outside_its_own_modules() -> None:
     """The root model's name, not counting the product's own names (the package ``solace_shell``,
     the program ``solace-shell``), which only share its first word."""
-    name = re.escape(systems.ROOT.name)
+    name = re.escape(ROUTER.name)
     word = re.compile(rf"(?i)(?<![a-z]){name}(?![a-z])(?![_-](shell|conformance))")
-    own = Path(*systems.ROOT.model.split(".")[:-1])
+    own = Path(*ROUTER.model.split("."))
     naming = []
-    for top in ("grammar", "state_store", "spark_jobs", f"{systems.ROOT.shell}/personalities"):
+    for top in ("grammar", "state_store", "spark_jobs", f"{SHELL}/personalities"):
         for path in sorted((REPO / top).rglob("*.py")):
             rel = path.relative_to(REPO)
             if not rel.is_relative_to(own) and not rel.is_relative_to(_root_personality()) \
@@ -128,11 +132,14 @@ def test_only_the_registry_names_the_labs_root_model_outside_its_own_modules() -
     assert naming == [REGISTRY]
 
 
-def test_the_labs_root_model_is_no_plugin() -> None:
-    """The registry names the root model apart: scenario sections, lab console targets and the
-    drills of a system (``systems.names()``) are the plugins' only."""
-    root = systems.ROOT.name
+def test_the_router_clis_model_is_a_section_not_the_root() -> None:
+    """The lab's root is neutral (``state_store.lab_root``, no registry entry); the router CLI's
+    model is registered as a section on it (``systems.SECTIONS``), apart from the plugins'
+    scenario sections, lab console targets and drills (``systems.names()``)."""
+    root = ROUTER.name
     assert root not in systems.names()
+    assert root in systems.section_names()
+    assert not hasattr(systems, "ROOT")
     assert (systems.entry(root), loader.load_model(root)) == (None, None)
     lab = Lab.fresh(ROOT_DIR / "swiftmq-ha.yaml")
     try:
@@ -236,7 +243,7 @@ def _root_model_code_run(lab: Lab, target: str, line: str) -> set[str]:
     """The functions of the root model's package that one ``Lab.execute`` runs, the store's
     bookkeeping of its rollback image (``state_store/images.py``, which counts the state's records)
     aside."""
-    own = str(REPO / Path(*systems.ROOT.model.split(".")[:-1])) + os.sep
+    own = str(REPO / Path(*ROUTER.model.split("."))) + os.sep
     images = str(REPO / "state_store" / "images.py")
     found: set[str] = set()
 
@@ -261,7 +268,7 @@ def _root_model_code_run(lab: Lab, target: str, line: str) -> set[str]:
 @pytest.mark.parametrize("system", systems.names())
 def test_a_line_of_an_ha_systems_cli_runs_no_code_of_the_labs_root_model(system: str) -> None:
     """A gfsh, qpid-ha or SwiftMQ command reads and changes only its own groups on the kernel,
-    through the lab's neutral engine part (``state_store.lab_engine.KernelEngine``)."""
+    through the lab's neutral root engine (``state_store.lab_root.engine.RootEngine``)."""
     before, first, line = _LINES[system]
     lab = Lab.fresh(ROOT_DIR / f"{system}-ha.yaml")
     try:

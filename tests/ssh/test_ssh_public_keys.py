@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 from solace_shell.ssh.server import LabServer
 from solace_shell.ssh.store import SerializedStore
+from state_store.lab_root import codec
 from state_store.lab_store import LabStore
 from state_store.public_keys import PublicKeyError, check_public_key
-from state_store.solace import codec
 from state_store.solace.scenario import ScenarioError, load_scenario
 from tests.support.ssh_clients import TIMEOUT, serving
 

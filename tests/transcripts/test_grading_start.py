@@ -28,7 +28,7 @@ from state_store.solace.engine import Engine
 from state_store.tuning import StoreTuning
 
 if TYPE_CHECKING:
-    from state_store.solace.lab import RootStore
+    from state_store.lab_root.model import RootStore
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "grading"

@@ -39,7 +39,8 @@ def show_redundancy_detail(ctx: HandlerContext, args: Args) -> RedundancyShow:
 
 @handler("show.redundancy_group")
 def show_redundancy_group(ctx: HandlerContext, args: Args) -> RedundancyGroupView:
-    return ctx.engine.redundancy_group(_router(ctx))
+    view: RedundancyGroupView = ctx.engine.redundancy_group(_router(ctx))
+    return view
 
 
 @handler("config_redundancy.release_activity")

@@ -1,10 +1,11 @@
-"""BrokerState and recorded calls <-> JSON documents, the only forms a lab file holds.
+"""The lab's state and recorded calls <-> JSON documents, the only forms a lab file holds.
 
 Why JSON and never pickle: a lab file may come from anywhere (a damaged copy, a foreign file, a
 hand edit), and decoding must neither run code nor crash. Every value read back is checked
-against the record field it fills (``dataclasses.fields`` of ``state_store.solace.records``), references
-between records are checked, and the first problem is reported as one line (``CodecError``), which
-the store turns into a ``LabFileError`` naming the file.
+against the record field it fills (``dataclasses.fields`` of the record classes: the root's users
+and each section's kinds, ``state_store.lab_section``), references between records are checked,
+and the first problem is reported as one line (``CodecError``), which the store turns into a
+``LabFileError`` naming the file.
 
 A state document::
 
@@ -16,6 +17,11 @@ Rows are positional (one list per record, in the fields' order) to keep big labs
 arguments keep their Python types through a tagged form: a JSON array is a list, and every JSON
 object is a tag: ``{"t": [...]}`` a tuple, ``{"d": [[key, value], ...]}`` a dict, ``{"h": "..."}``
 a ``HashedSecret``.
+
+The records of every kind sit side by side under ``records``, the root's (``users``) and each
+section's, as lab files have always held them; a section is held when any of its kinds has rows
+(a lab of HA systems only holds none). Which systems keep a section the registry says
+(``state_store.loader.section_models``).
 """
 
 from __future__ import annotations
@@ -31,8 +37,10 @@ from typing import Any
 
 from ..journal import CallRecord
 from ..kernel import Kernel
+from ..loader import section_models
 from ..passwords import HashedSecret
-from .broker_state import KINDS, BrokerState, bulk
+from .bulk import bulk
+from .state import KINDS, RootState
 
 FORMAT = "solace-shell lab state"
 # 1: one record per message, copy, stream entry and delivery; 2: runs (messages, spooled copies, stream
@@ -81,26 +89,11 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "dict[str, Any]": (_is_json_dict, "an object"),
 }
 
-# reference fields: (kind, field) -> the kind it points to, checked on decode because engine code
-# looks them up without a guard. Only references that are never left dangling: a spooled copy's or
-# an operation's transaction, a delivery's message may outlive what they name, as rows did.
-_REFS: dict[tuple[str, str], str] = {
-    ("links", "site_a_id"): "sites", ("links", "site_b_id"): "sites",
-    ("routers", "site_id"): "sites",
-    ("vpns", "router_id"): "routers", ("vpns", "group_id"): "groups",
-    ("replicated_topics", "vpn_id"): "vpns", ("queues", "vpn_id"): "vpns",
-    ("subscriptions", "queue_id"): "queues", ("clients", "router_id"): "routers",
-    ("messages", "group_id"): "groups", ("spooled", "queue_id"): "queues", ("repl_entries", "vpn_id"): "vpns",
-    ("txns", "router_id"): "routers", ("txns", "vpn_id"): "vpns",
-    ("config_objects", "router_id"): "routers", ("config_objects", "vpn_id"): "vpns",
-    ("config_objects", "parent_id"): "config_objects",
-}
-
-
 class KindSpec:
     """What the codec needs of one record class: its field names, getters and checks."""
 
-    def __init__(self, cls: type, kind: str) -> None:
+    def __init__(self, cls: type, kind: str, refs: dict[tuple[str, str], str] | None = None,
+                 check_row: Callable[[str, int, list[Any]], str | None] | None = None) -> None:
         self.cls = cls
         self.kind = kind
         fs = fields(cls)
@@ -117,7 +110,8 @@ class KindSpec:
                          for f in fs]
         self.key = "seq" if kind == "repl_entries" else "id"
         self.row_ok = _row_checker([str(f.type) for f in fs])
-        self.refs = [(self.names.index(f), target) for (k, f), target in _REFS.items() if k == kind]
+        self.refs = [(self.names.index(f), target) for (k, f), target in (refs or {}).items() if k == kind]
+        self.check_row = check_row
 
 
 _INLINE = {
@@ -142,15 +136,40 @@ def _row_checker(types: list[str]) -> Callable[[list[Any]], bool]:
     return check
 
 
-# every kind in KINDS order: a record only refers to kinds listed before it (or its own kind)
-SPECS: dict[str, KindSpec] = {kind: KindSpec(cls, kind) for cls, kind in KINDS.items()}
+ROOT_SPECS: dict[str, KindSpec] = {kind: KindSpec(cls, kind) for cls, kind in KINDS.items()}
+
+
+def _section_specs() -> dict[str, dict[str, KindSpec]]:
+    """Each section's kinds, by system (in the registry's order), as the codec checks them."""
+    global _SECTION_SPECS
+    if _SECTION_SPECS is None:
+        _SECTION_SPECS = {m.name: {kind: KindSpec(cls, kind, dict(m.refs), m.check_row)
+                                   for cls, kind in m.kinds.items()} for m in section_models()}
+    return _SECTION_SPECS
+
+
+_SECTION_SPECS: dict[str, dict[str, KindSpec]] | None = None
+
+
+def specs() -> dict[str, KindSpec]:
+    """Every kind a lab file may hold: each section's in persistence order (a record only refers
+    to kinds listed before it, or its own kind), then the root's."""
+    out: dict[str, KindSpec] = {}
+    for part in _section_specs().values():
+        out.update(part)
+    out.update(ROOT_SPECS)
+    return out
 
 
 # ------------------------------------------------------------------ state
-def encode_state(st: BrokerState) -> dict[str, Any]:
-    """The whole state as a JSON-able document (the records are read, never copied first)."""
+def encode_state(st: RootState) -> dict[str, Any]:
+    """The whole state as a JSON-able document (the records are read, never copied first): the
+    root's records and those of each section the lab holds."""
     records: dict[str, Any] = {}
-    for kind, spec in SPECS.items():
+    all_specs = _section_specs()
+    held = [spec for name in st.sections for spec in all_specs[name].values()]
+    for spec in [*held, *ROOT_SPECS.values()]:
+        kind = spec.kind
         get = spec.get
         records[kind] = {"fields": spec.names, "rows": [get(r) for r in st.records(kind).values()]}
     return {
@@ -164,8 +183,8 @@ def encode_state(st: BrokerState) -> dict[str, Any]:
 BULK = 10_000  # records (or rows) from which encoding or decoding pauses the collector (state.bulk)
 
 
-def state_text(st: BrokerState) -> str:
-    big = sum(len(st.records(kind)) for kind in SPECS) > BULK
+def state_text(st: RootState) -> str:
+    big = sum(len(st.records(kind)) for kind in specs()) > BULK
     with bulk() if big else nullcontext():
         return dumps(encode_state(st))
 
@@ -193,7 +212,7 @@ def _str_map(doc: dict[str, Any], key: str) -> dict[str, str]:
     return dict(value)
 
 
-def decode_state(doc: Any) -> BrokerState:
+def decode_state(doc: Any) -> RootState:
     """A document made by ``encode_state`` back to a state; anything else raises CodecError."""
     parts = doc.get("records") if type(doc) is dict else None
     rows = sum(len(p["rows"]) for p in parts.values() if type(p) is dict and type(p.get("rows")) is list) \
@@ -202,38 +221,64 @@ def decode_state(doc: Any) -> BrokerState:
         return _decode_state(doc)
 
 
-def _decode_state(doc: Any) -> BrokerState:
+def _decode_state(doc: Any) -> RootState:
     if type(doc) is not dict or doc.get("format") != FORMAT:
         raise CodecError("not a lab state document")
     if doc.get("version") not in READABLE_VERSIONS:
         *older, newest = (str(v) for v in READABLE_VERSIONS)
         raise CodecError(f"lab state version {doc.get('version')!r}, this program reads "
                          f"{', '.join(older)} and {newest}")
-    st = BrokerState()
     now = doc.get("now_ms")
     if type(now) is not int or now < 0:
         raise CodecError("'now_ms' must be a non-negative integer")
-    st.now_ms = now
-    st.settings = _str_map(doc, "settings")
-    st.meta = _str_map(doc, "meta")
+    core = doc.get("ha_core")
+    st = RootState(decode_kernel(core) if core is not None else None)
+    st.now_ms = now  # the document's clock is the lab's (one clock: the kernel's)
+    st.settings.update(_str_map(doc, "settings"))
+    st.meta.update(_str_map(doc, "meta"))
+    all_specs = specs()
     next_ids = doc.get("next_ids")
-    if type(next_ids) is not dict or not all(k in SPECS and type(v) is int and v >= 1 for k, v in next_ids.items()):
+    if type(next_ids) is not dict or not all(k in all_specs and type(v) is int and v >= 1
+                                             for k, v in next_ids.items()):
         raise CodecError("'next_ids' must map record kinds to positive integers")
     records = doc.get("records")
     if type(records) is not dict:
         raise CodecError("'records' must be an object")
-    unknown = sorted(set(records) - set(SPECS))
+    unknown = sorted(set(records) - set(all_specs))
     if unknown:
         raise CodecError(f"unknown record kind {unknown[0]!r}")
-    for kind, spec in SPECS.items():
+    for model in section_models():  # a section is held when any of its kinds has rows
+        if any(_has_rows(records.get(kind)) for kind in model.kinds.values()):
+            st.add_section(model.name, model.new_section(st), list(model.kinds.values()))
+    for name, part in _section_specs().items():
+        section = st.sections.get(name)
+        for kind, spec in part.items():
+            if section is not None:
+                _decode_kind(section, spec, records.get(kind, {"fields": spec.names, "rows": []}))
+            else:
+                _decode_kind(_NoRecords(kind), spec, records.get(kind, {"fields": spec.names, "rows": []}))
+    for kind, spec in ROOT_SPECS.items():
         _decode_kind(st, spec, records.get(kind, {"fields": spec.names, "rows": []}))
     for kind, value in next_ids.items():
         st.next_ids[kind] = max(value, st.next_ids.get(kind, 1))
-    core = doc.get("ha_core")
-    if core is not None:
-        st.kernel = decode_kernel(core)
-        st.now_ms = now  # the document's clock is the lab's (one clock: the kernel's)
     return st
+
+
+def _has_rows(part: Any) -> bool:
+    return type(part) is dict and type(part.get("rows")) is list and bool(part["rows"])
+
+
+class _NoRecords:
+    """Where the (checked, empty) records of a section the lab does not hold go: nowhere."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+
+    def records(self, kind: str) -> dict[int, Any]:
+        return {}
+
+    def add(self, rec: Any) -> Any:  # never called: the section's kinds have no rows
+        raise CodecError(f"records of {self.kind!r} belong to no section the lab holds")
 
 
 def decode_kernel(data: Any) -> Kernel:
@@ -246,7 +291,7 @@ def decode_kernel(data: Any) -> Kernel:
                          f"{str(exc).splitlines()[0][:200] if str(exc) else 'bad value'})") from None
 
 
-def _decode_kind(st: BrokerState, spec: KindSpec, part: Any) -> None:
+def _decode_kind(st: Any, spec: KindSpec, part: Any) -> None:
     kind = spec.kind
     if type(part) is not dict or type(part.get("fields")) is not list or type(part.get("rows")) is not list:
         raise CodecError(f"records of {kind!r} must be an object with 'fields' and 'rows' lists")
@@ -275,9 +320,10 @@ def _decode_kind(st: BrokerState, spec: KindSpec, part: Any) -> None:
                     raise CodecError(f"{kind} row {n}: {name} must be {what}, not {json.dumps(value)[:60]}")
         if counted and row[-1] < 1:
             raise CodecError(f"{kind} row {n}: count must be at least 1, not {row[-1]}")
-        if kind == "settled" and not 0 <= row[2] <= row[1]:  # [vpn_name, messages, not_replicated, id]
-            raise CodecError(f"settled row {n}: not_replicated must be between 0 and messages ({row[1]}), "
-                             f"not {row[2]}")
+        if spec.check_row is not None:
+            problem = spec.check_row(kind, n, row)
+            if problem is not None:
+                raise CodecError(problem)
         rec_id = row[key_at]
         if rec_id < 1 or rec_id in seen:
             raise CodecError(f"{kind} row {n}: {spec.key} {rec_id} is {'taken' if rec_id in seen else 'not positive'}")
