@@ -11,7 +11,7 @@ handlers' results has a renderer and each of its refusal codes a text, and raise
 ``RegistryError`` with every problem. A lab that holds one system never imports the others.
 
 The lab's own part (this package's ``handlers`` and ``renderers``, the lab console's verbs and
-the shared failure verbs, and the root model's CLI, ``personalities.<ROOT.name>``) is registered
+the shared failure verbs, and the router CLI's, ``personalities.<ROUTER_CLI.name>``) is registered
 once per process before the first lab opens (``load_own``): imported whole and checked, or, when
 an earlier start kept its index (``registry_index``), imported module by module as its keys are
 first asked for.
@@ -41,7 +41,7 @@ def _own_packages() -> tuple[str, ...]:
 
 
 def load_own() -> None:
-    """Register the lab's own handlers and renderers and the root model's CLI's, once per process:
+    """Register the lab's own handlers and renderers and the router CLI's, once per process:
     the registries are process-wide, and scanning the packages again for every lab cost replay
     time. With a valid kept index (``registry_index``) nothing is imported here: each registry
     imports the module of a key when it is first asked for (``lazy_registry``)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pickle
 import threading
 import time
+from collections.abc import Iterable
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,14 +36,17 @@ _templates_lock = threading.Lock()
 _LAB = loader.lab_model()  # the lab's root model: its states, codec and scenario builder
 
 
-def _register_reducers() -> None:
+_REDUCED: set[str] = set()  # the sections whose record classes pickle by their fields already
+
+
+def _register_reducers(classes: Iterable[type]) -> None:
     """Pickle records as (class, field values): the slotted dataclasses' own pickling calls
     ``dataclasses.fields`` per object, several times slower for a lab of a million messages."""
     import copyreg
     from dataclasses import fields
     from operator import attrgetter
 
-    for cls in _LAB.kinds:
+    for cls in classes:
         get = attrgetter(*[f.name for f in fields(cls)])
 
         def reduce(rec: Any, cls: type = cls, get: Any = get) -> tuple[type, tuple[Any, ...]]:
@@ -51,7 +55,18 @@ def _register_reducers() -> None:
         copyreg.pickle(cls, reduce)
 
 
-_register_reducers()
+def _reducers_for(st: LabState) -> None:
+    """Register the reducers of every section ``st`` holds (once per system): a lab's images
+    import no system it does not hold."""
+    for name in loader.held_sections(st):
+        if name not in _REDUCED:
+            model = loader.section_model(name)
+            if model is not None:
+                _register_reducers(model.kinds)
+            _REDUCED.add(name)
+
+
+_register_reducers(_LAB.root_kinds)
 
 
 class Image:
@@ -67,6 +82,7 @@ class Image:
     @classmethod
     def of(cls, st: LabState) -> Image:
         records = record_count(st)
+        _reducers_for(st)
         started = time.perf_counter()
         with _LAB.bulk() if records > BULK_RECORDS else nullcontext():
             data = pickle.dumps(st, _PICKLE)
@@ -102,7 +118,7 @@ class StatePoint:
 
 
 def record_count(st: LabState) -> int:
-    return sum(len(st.records(kind)) for kind in _LAB.kinds.values())
+    return sum(len(st.records(kind)) for kind in _LAB.held_kinds(st))
 
 
 def _build(doc: LocatedDict, scenario: Path) -> LabState:

@@ -1,11 +1,11 @@
-"""What the lab's shared machinery needs of the lab's root model, as one typed record.
+"""What the lab's shared machinery needs of the lab's root (``state_store.lab_root``), as one typed record.
 
 Why: the lab store, its images and scenario templates, the journal and its file, and the lab file
-checks serve whatever model the registry (``state_store.systems``) names as the lab's root: the
-model whose state holds the HA kernel (``state.kernel``) and whose engine's ``@journaled``
-methods are the calls a journal records and replays. They reach it only through a ``LabModel``
-the root model's package exposes, typed here by Protocols, so they name no system and mypy
-checks them against exactly what they use.
+checks serve the lab's root: the state that holds the HA kernel (``state.kernel``) and each
+system's section, and the engine whose ``@journaled`` methods (and its sections' engines') are the
+calls a journal records and replays. They reach it only through the ``LabModel`` the root package
+exposes (``state_store.loader.lab_model``), typed here by Protocols, so they name no system and
+mypy checks them against exactly what they use.
 
 What needs much code (building a lab from a scenario, reading a scenario, rewriting a lab file
 of an older schema) is a function that imports that code when first called: a shell that only
@@ -74,7 +74,9 @@ class LabModel(Generic[S, E]):
 
     new_state: Callable[[], S]                    # an empty state (filled by a scenario or a snapshot)
     engine: Callable[[S], E]                      # the engine over a state
-    kinds: Mapping[type, str]                     # record class -> kind, in persistence order
+    kinds: Mapping[type, str]                     # record class -> kind, in persistence order (every system's)
+    root_kinds: Mapping[type, str]                # the root's own record classes -> kind
+    held_kinds: Callable[[S], Sequence[str]]      # the kinds of the root and of the sections a state holds
     bulk: Callable[[], AbstractContextManager[None]]  # pauses the garbage collector for bulk work
     # the lab file's JSON: documents, states, journaled calls
     specs: Mapping[str, RecordSpec]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from state_store.errors import EngineError
 
@@ -120,12 +120,20 @@ def _vpn_facts(engine: Engine, router: str, vpn: str, role: str, bridge: str | N
     return VpnFacts(role, bridge, spooled, rejects, prepared, completed)
 
 
+def _routers(engine: Engine) -> list[Any]:
+    """The routers of the lab (none when it holds no router CLI's section: a lab of HA systems)."""
+    from state_store import systems
+
+    router_engine = engine.held_system(systems.ROUTER_CLI.name)
+    return list(router_engine.routers()) if router_engine is not None else []
+
+
 def read_groups(engine: Engine) -> tuple[GroupFacts, ...]:
     """Every group of the HA kernel with its nodes, in the scenario's order. Reads only."""
     from state_store import loader
 
     core = engine.kernel()
-    routers = {info.name for info in engine.routers()}
+    routers = {info.name for info in _routers(engine)}
     serving = core.serving()
     out: list[GroupFacts] = []
     for group in core.groups.values():
@@ -147,7 +155,7 @@ def read_facts(engine: Engine, vpn: str | None = None,
     """The facts of every router and kernel node of the lab behind `engine`, for the Message VPN
     `vpn` (None: every user Message VPN), with the audit's totals when `audit` reads them. Reads only."""
     out: list[RouterFacts] = []
-    for info in engine.routers():
+    for info in _routers(engine):
         vpns: list[tuple[str, VpnFacts]] = []
         try:
             rows = engine.vpn_replication(info.name, "*" if vpn is None else vpn) if info.up else []

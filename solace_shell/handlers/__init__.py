@@ -3,7 +3,7 @@
 A handler never prints: it reads or changes the engine and returns a dataclass (or None); a
 renderer turns that into CLI text. This module is the registry only: the shell's loader
 (``solace_shell.loader``) imports the handler modules, this package's shared ones (the lab
-console's verbs, the HA failure verbs), the root model's CLI's and those of each system a lab
+console's verbs, the HA failure verbs), the router CLI's and those of each system a lab
 holds, and each registers itself with ``@handler``.
 """
 

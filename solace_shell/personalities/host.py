@@ -19,7 +19,7 @@ T = TypeVar("T")
 class EngineStore(Protocol):
     """What a CLI uses of the lab's store: one command's work in one transaction, over an engine
     that has at least the lab's neutral part (``state_store.lab_root.engine.RootEngine``; the router
-    CLI, which drives the root model's whole engine, types its lab as ``Lab``)."""
+    CLI, which drives the Solace section's engine, types its lab as ``Lab``)."""
 
     def run(self, work: Callable[[RootEngine], T], *, max_wait_s: float | None = None) -> T: ...
 

@@ -11,7 +11,7 @@ A state document::
 
     {"format": FORMAT, "version": 1, "now_ms": int, "settings": {str: str}, "meta": {str: str},
      "next_ids": {kind: int}, "ha_core": Kernel.snapshot() (the HA kernel) | null,
-     "records": {kind: {"fields": [name, ...], "rows": [[value, ...], ...]}}}
+     "sections": [system, ...], "records": {kind: {"fields": [name, ...], "rows": [[value, ...], ...]}}}
 
 Rows are positional (one list per record, in the fields' order) to keep big labs small. Call
 arguments keep their Python types through a tagged form: a JSON array is a list, and every JSON
@@ -19,9 +19,10 @@ object is a tag: ``{"t": [...]}`` a tuple, ``{"d": [[key, value], ...]}`` a dict
 a ``HashedSecret``.
 
 The records of every kind sit side by side under ``records``, the root's (``users``) and each
-section's, as lab files have always held them; a section is held when any of its kinds has rows
-(a lab of HA systems only holds none). Which systems keep a section the registry says
-(``state_store.loader.section_models``).
+held section's, as lab files have always held them; ``sections`` names the systems whose section
+the document holds (a lab of HA systems only holds none), so reading it imports only those
+systems' models (the registry lists the systems that keep one: ``state_store.systems.SECTIONS``).
+An older document, without ``sections``, holds each section that has rows in it.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from typing import Any
 
 from ..journal import CallRecord
 from ..kernel import Kernel
-from ..loader import section_models
+from ..loader import section_model, section_models
 from ..passwords import HashedSecret
 from .bulk import bulk
 from .state import KINDS, RootState
@@ -139,24 +140,28 @@ def _row_checker(types: list[str]) -> Callable[[list[Any]], bool]:
 ROOT_SPECS: dict[str, KindSpec] = {kind: KindSpec(cls, kind) for cls, kind in KINDS.items()}
 
 
-def _section_specs() -> dict[str, dict[str, KindSpec]]:
-    """Each section's kinds, by system (in the registry's order), as the codec checks them."""
-    global _SECTION_SPECS
-    if _SECTION_SPECS is None:
-        _SECTION_SPECS = {m.name: {kind: KindSpec(cls, kind, dict(m.refs), m.check_row)
-                                   for cls, kind in m.kinds.items()} for m in section_models()}
-    return _SECTION_SPECS
+_SECTION_SPECS: dict[str, dict[str, KindSpec]] = {}
 
 
-_SECTION_SPECS: dict[str, dict[str, KindSpec]] | None = None
+def section_specs(name: str) -> dict[str, KindSpec]:
+    """The kinds of system ``name``'s section (imported on first use), as the codec checks them,
+    in persistence order (a record only refers to kinds listed before it, or its own kind)."""
+    found = _SECTION_SPECS.get(name)
+    if found is None:
+        model = section_model(name)
+        if model is None:
+            raise CodecError(f"the lab holds a section of {name[:80]!r}, which is no registered system")
+        found = _SECTION_SPECS[name] = {kind: KindSpec(cls, kind, dict(model.refs), model.check_row)
+                                        for cls, kind in model.kinds.items()}
+    return found
 
 
-def specs() -> dict[str, KindSpec]:
-    """Every kind a lab file may hold: each section's in persistence order (a record only refers
-    to kinds listed before it, or its own kind), then the root's."""
+def specs(names: list[str] | None = None) -> dict[str, KindSpec]:
+    """The kinds of the sections of ``names`` (None: every registered system's, each imported),
+    then the root's."""
     out: dict[str, KindSpec] = {}
-    for part in _section_specs().values():
-        out.update(part)
+    for name in [m.name for m in section_models()] if names is None else names:
+        out.update(section_specs(name))
     out.update(ROOT_SPECS)
     return out
 
@@ -166,9 +171,7 @@ def encode_state(st: RootState) -> dict[str, Any]:
     """The whole state as a JSON-able document (the records are read, never copied first): the
     root's records and those of each section the lab holds."""
     records: dict[str, Any] = {}
-    all_specs = _section_specs()
-    held = [spec for name in st.sections for spec in all_specs[name].values()]
-    for spec in [*held, *ROOT_SPECS.values()]:
+    for spec in specs(list(st.sections)).values():
         kind = spec.kind
         get = spec.get
         records[kind] = {"fields": spec.names, "rows": [get(r) for r in st.records(kind).values()]}
@@ -176,7 +179,7 @@ def encode_state(st: RootState) -> dict[str, Any]:
         "format": FORMAT, "version": VERSION, "now_ms": st.now_ms,
         "settings": dict(st.settings), "meta": dict(st.meta), "next_ids": dict(st.next_ids),
         "ha_core": st.kernel.snapshot() if st.kernel.groups else None,
-        "records": records,
+        "sections": list(st.sections), "records": records,
     }
 
 
@@ -184,7 +187,7 @@ BULK = 10_000  # records (or rows) from which encoding or decoding pauses the co
 
 
 def state_text(st: RootState) -> str:
-    big = sum(len(st.records(kind)) for kind in specs()) > BULK
+    big = sum(len(st.records(kind)) for kind in specs(list(st.sections))) > BULK
     with bulk() if big else nullcontext():
         return dumps(encode_state(st))
 
@@ -236,27 +239,25 @@ def _decode_state(doc: Any) -> RootState:
     st.now_ms = now  # the document's clock is the lab's (one clock: the kernel's)
     st.settings.update(_str_map(doc, "settings"))
     st.meta.update(_str_map(doc, "meta"))
-    all_specs = specs()
+    records = doc.get("records")
+    if type(records) is not dict:
+        raise CodecError("'records' must be an object")
+    names = _sections(doc, records)
+    all_specs = specs(names)
     next_ids = doc.get("next_ids")
     if type(next_ids) is not dict or not all(k in all_specs and type(v) is int and v >= 1
                                              for k, v in next_ids.items()):
         raise CodecError("'next_ids' must map record kinds to positive integers")
-    records = doc.get("records")
-    if type(records) is not dict:
-        raise CodecError("'records' must be an object")
     unknown = sorted(set(records) - set(all_specs))
     if unknown:
         raise CodecError(f"unknown record kind {unknown[0]!r}")
-    for model in section_models():  # a section is held when any of its kinds has rows
-        if any(_has_rows(records.get(kind)) for kind in model.kinds.values()):
-            st.add_section(model.name, model.new_section(st), list(model.kinds.values()))
-    for name, part in _section_specs().items():
-        section = st.sections.get(name)
-        for kind, spec in part.items():
-            if section is not None:
-                _decode_kind(section, spec, records.get(kind, {"fields": spec.names, "rows": []}))
-            else:
-                _decode_kind(_NoRecords(kind), spec, records.get(kind, {"fields": spec.names, "rows": []}))
+    for name in names:
+        model = section_model(name)
+        assert model is not None  # (section_specs checked it)
+        section = model.new_section(st)
+        st.add_section(name, section, list(model.kinds.values()))
+        for kind, spec in section_specs(name).items():
+            _decode_kind(section, spec, records.get(kind, {"fields": spec.names, "rows": []}))
     for kind, spec in ROOT_SPECS.items():
         _decode_kind(st, spec, records.get(kind, {"fields": spec.names, "rows": []}))
     for kind, value in next_ids.items():
@@ -264,21 +265,23 @@ def _decode_state(doc: Any) -> RootState:
     return st
 
 
+def _sections(doc: dict[str, Any], records: dict[str, Any]) -> list[str]:
+    """The systems whose section the document holds: the ones it names (``sections``); a document
+    written before it named them holds each registered system's section that has rows in it (those
+    documents were written with every kind, most of them empty)."""
+    named = doc.get("sections")
+    if named is None:
+        return [m.name for m in section_models()
+                if any(_has_rows(records.get(kind)) for kind in m.kinds.values())]
+    if type(named) is not list or not all(type(n) is str for n in named) or len(set(named)) != len(named):
+        raise CodecError("'sections' must be a list of distinct system names")
+    for name in named:
+        section_specs(name)  # a name no registered system has is refused here
+    return list(named)
+
+
 def _has_rows(part: Any) -> bool:
     return type(part) is dict and type(part.get("rows")) is list and bool(part["rows"])
-
-
-class _NoRecords:
-    """Where the (checked, empty) records of a section the lab does not hold go: nowhere."""
-
-    def __init__(self, kind: str) -> None:
-        self.kind = kind
-
-    def records(self, kind: str) -> dict[int, Any]:
-        return {}
-
-    def add(self, rec: Any) -> Any:  # never called: the section's kinds have no rows
-        raise CodecError(f"records of {self.kind!r} belong to no section the lab holds")
 
 
 def decode_kernel(data: Any) -> Kernel:

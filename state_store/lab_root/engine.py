@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .. import systems
 from ..errors import EngineError
 from ..journal import journaled
 from ..kernel import ops as kernel_ops
@@ -46,6 +47,7 @@ class RootEngine:
 
     def __init__(self, state: RootState) -> None:
         self.state = state
+        self._detached_engine: Any = None
         # kernel system name -> what runs after each journaled operation of that system
         self.after_kernel_op: dict[str, Callable[[], None]] = {}
         self._systems: dict[str, Any] = {}
@@ -59,6 +61,10 @@ class RootEngine:
         """The engine of system ``name``'s section (KeyError when the lab holds none)."""
         return self._systems[name]
 
+    def held_system(self, name: str) -> Any | None:
+        """The engine of system ``name``'s section, None when the lab holds none."""
+        return self._systems.get(name)
+
     def sections(self) -> list[str]:
         """The systems whose section the lab holds."""
         return list(self._systems)
@@ -68,20 +74,41 @@ class RootEngine:
         module docstring); AttributeError when none does."""
         if name.startswith("_"):
             raise AttributeError(name)
-        for engine in self.__dict__.get("_systems", {}).values():
+        systems_ = self.__dict__.get("_systems")
+        if systems_ is None:
+            raise AttributeError(name)
+        held_ = list(systems_.values())
+        for engine in held_ if systems.ROUTER_CLI.name in systems_ else [*held_, self._detached()]:
             found = getattr(engine, name, None)
             if found is not None:
                 self.__dict__[name] = found  # found once per engine: the next call is a plain attribute
                 return found
         raise AttributeError(f"{type(self).__name__!r} has no attribute {name!r}")
 
+    def _detached(self) -> Any:
+        """The router CLI's engine (``systems.ROUTER_CLI``) over an empty section this lab does
+        not hold (never part of its state, never written): what the callers of the bridge above
+        read in a lab without routers (no routers, sites, VPNs or messages), as they did when every
+        lab held that section."""
+        found = self._detached_engine
+        if found is None:
+            model = section_model(systems.ROUTER_CLI.name)
+            if model is None:
+                raise AttributeError("no router CLI model")
+            hooks = dict(self.after_kernel_op)
+            found = self._detached_engine = model.engine(model.new_section(self.state), self)
+            self.after_kernel_op.clear()  # its hooks are no business of a lab that holds no such section
+            self.after_kernel_op.update(hooks)
+        return found
+
     def close(self) -> None:
         """This engine is done with: so are its sections' engines."""
-        for engine in self._systems.values():
+        for engine in [*self._systems.values(), *([self._detached_engine] if self._detached_engine else [])]:
             engine.close()
+        self._detached_engine = None
         self._systems = {}
         self.after_kernel_op.clear()
-        for name in [k for k in self.__dict__ if k not in ("state", "after_kernel_op", "_systems")]:
+        for name in [k for k in self.__dict__ if k not in ("state", "after_kernel_op", "_systems", "_detached_engine")]:
             del self.__dict__[name]  # what __getattr__ kept: bound methods of the section engines
 
     # ------------------------------------------------------------------ the clock and the kernel

@@ -62,6 +62,11 @@ def _kinds() -> dict[type, str]:
     return out
 
 
+def held_kinds(st: RootState) -> list[str]:
+    """The kinds of the sections ``st`` holds, then the root's."""
+    return list(specs(list(st.sections)))
+
+
 def _reader() -> SectionModel:
     """The section model that reads whole scenario files and older lab files (see lab_section)."""
     model = loader.section_model(systems.ROUTER_CLI.name)
@@ -136,7 +141,7 @@ def unusable(st: RootState) -> str | None:
 
 
 LAB: LabModel[RootState, RootEngine] = LabModel(
-    new_state=RootState, engine=RootEngine, kinds=_Lazy(_kinds), bulk=bulk,
+    new_state=RootState, engine=RootEngine, kinds=_Lazy(_kinds), root_kinds=KINDS, held_kinds=held_kinds, bulk=bulk,
     specs=_Lazy(specs), dumps=dumps, loads=loads, state_text=state_text, decode_state=decode_state,
     encode_calls=encode_calls, decode_calls=decode_calls, codec_error=CodecError, resolve_call=resolve_call,
     load_scenario=load_scenario, build_lab=build_lab,

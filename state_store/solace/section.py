@@ -48,9 +48,9 @@ def check_row(kind: str, n: int, row: list[Any]) -> str | None:
 
 
 def holds(doc: LocatedDict) -> bool:
-    """Every lab holds the replication model's section (its internal #config-sync VPNs even
-    without routers)."""
-    return True
+    """A lab holds the replication model's section when its scenario has routers (a lab of HA
+    systems only, ``sites: []`` or no ``sites``, holds none)."""
+    return any(site.get("routers") for site in doc.get("sites") or [])
 
 
 def build(engine: Engine, doc: LocatedDict) -> None:

@@ -103,8 +103,8 @@ def test_the_ha_verbs_on_a_sites_one_router_and_the_link_equal_the_site_and_link
         assert new_lines == old_lines
         assert labs[1].store.dump() == labs[0].store.dump()
         # the same calls, the link named by its sites where `fail link` fails every link
-        link = {("fail_link", ("NY", "NJ"), ()): ("fail_link", (), ()),
-                ("restore_link", ("NY", "NJ"), ()): ("restore_link", (), ())}
+        link = {("solace.fail_link", ("NY", "NJ"), ()): ("solace.fail_link", (), ()),
+                ("solace.restore_link", ("NY", "NJ"), ()): ("solace.restore_link", (), ())}
         assert [[link.get(c, c) for c in calls] for calls in journal] == old_journal
         assert [line for line in new_lines if line.startswith(("site ", "link "))] == [
             "site NY down routers NY_Appliance1 disconnected settlement,trader",
@@ -121,8 +121,8 @@ def test_ha_kill_prints_the_site_line_and_journals_fail_site(lab: Lab, journal: 
     assert ok(lab, f"ha start {NY}") == "site NY up routers NY_Appliance1 disconnected -"
     assert ok(lab, f"ha kill {NJ}") == "site NJ down routers NJ_Appliance1 disconnected -"
     assert ok(lab, f"ha replace {NJ}") == "site NJ replaced routers NJ_Appliance1 disconnected -"
-    assert journal == [[("fail_site", ("NY",), ())], [("restore_site", ("NY",), ())],
-                       [("fail_site", ("NJ",), ())], [("replace_site", ("NJ",), ())]]
+    assert journal == [[("solace.fail_site", ("NY",), ())], [("solace.restore_site", ("NY",), ())],
+                       [("solace.fail_site", ("NJ",), ())], [("solace.replace_site", ("NJ",), ())]]
     with lab.store.transaction() as e:
         assert [(s.name, s.up) for s in e.sites()] == [("NY", True), ("NJ", True)]   # a replacement comes up
 

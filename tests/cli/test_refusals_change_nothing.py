@@ -26,6 +26,7 @@ from spark_jobs.generate import generate
 from state_store.errors import EngineError, PartialRefusal
 from state_store.journal import CallRecord
 from state_store.lab_root.codec import state_text
+from state_store.lab_root.engine import RootEngine
 from state_store.lab_store import LabStore, replay_calls
 from state_store.solace.broker_state import BrokerState
 from state_store.solace.engine import Engine
@@ -40,8 +41,10 @@ def _image(st: BrokerState) -> bytes:
     return pickle.dumps({k: v for k, v in vars(st).items() if k != "work"}, pickle.HIGHEST_PROTOCOL)
 
 
-def _journaled_names() -> list[str]:
-    return [n for n, fn in vars(Engine).items() if getattr(fn, "__journaled__", False)]
+def _journaled_names() -> list[tuple[type, str]]:
+    """Every journaled method: the Solace engine's and the lab's root engine's."""
+    return [(cls, n) for cls in (Engine, RootEngine) for n, fn in vars(cls).items()
+            if getattr(fn, "__journaled__", False)]
 
 
 class Refusals:
@@ -79,14 +82,14 @@ def refusals(monkeypatch: pytest.MonkeyPatch) -> Iterator[Refusals]:
 
         return wrapper
 
-    for name in _journaled_names():
-        monkeypatch.setattr(Engine, name, checked(name, getattr(Engine, name)))
+    for cls, name in _journaled_names():
+        monkeypatch.setattr(cls, name, checked(name, getattr(cls, name)))
     yield found
 
 
 def test_every_journaled_method_is_checked():
-    names = _journaled_names()
-    assert {"publish", "consume", "advance", "tx_local_commit", "tx_xa_commit"} <= set(names)
+    names = {name for _, name in _journaled_names()}
+    assert {"publish", "consume", "advance", "tx_local_commit", "tx_xa_commit"} <= names
 
 
 def test_golden_transcripts(refusals: Refusals):
@@ -196,7 +199,7 @@ def test_a_commit_refused_midway_keeps_its_record_and_rolls_back():
         try:
             e.tx_local_commit("trader")
         finally:
-            assert [c.name for c in e.state.work.calls] == ["tx_local_commit"]
+            assert [c.name for c in e.state.work.calls] == ["solace.tx_local_commit"]
 
     with pytest.raises(PartialRefusal) as refused:
         lab.run(commit)

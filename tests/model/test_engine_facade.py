@@ -20,10 +20,11 @@ import pytest
 from solace_shell.lab import shell_grammar
 from state_store.errors import EngineError
 from state_store.journal import CallRecord
+from state_store.lab_root.engine import RootEngine
+from state_store.lab_root.state import RootState
 from state_store.lab_store import LabStore, replay_calls
 from state_store.passwords import HashedSecret
 from state_store.solace import engine as engine_module
-from state_store.solace.broker_state import BrokerState
 from state_store.solace.engine import MAX_COUNT, Engine
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
@@ -36,7 +37,7 @@ READS: dict[str, list[tuple[Any, ...]]] = {
     "user_names": [()], "replicated_topic_names": [(NY, VPN)], "settings": [()], "user": [("admin",)],
     "users": [()], "verify_password": [("admin", "admin")], "ssh_keys": [("admin",)], "ha_instance_names": [()],
     "ha_router_names": [()], "ha_node_names": [()], "ha_network_names": [()], "jms_client_names": [()],
-    "ha_queue_names": [()],
+    "ha_queue_names": [()], "ha_node_names_extra": [()], "ha_network_names_extra": [()], "sections": [()],
     "vpn_names": [(NY,)], "vpn_replication": [(NY,), (NJ,)], "vpn_replication_detail": [(NY, VPN), (NJ, VPN)],
     "replication_stats": [(NY,), (NJ, VPN)], "system_replication": [(NY,)], "bridges": [(NJ,), (NY,)],
     "replicated_topics": [(NY, VPN)], "queues": [(NY,), (NJ,)],
@@ -57,16 +58,20 @@ READS: dict[str, list[tuple[Any, ...]]] = {
 # (`_set_replication_option`, `_set_object_attr`), or resolve a failure's target and make the
 # journaled call its own verb makes (`fail`, `site_change`, `link_change`: the journal holds that call);
 # vpn_auth_type takes records; close ends the engine's life (its lab closed or its state replaced)
+# The lab's root engine: its sections' engines (`system`, `held_system`); a section engine's part of
+# the root's journaled advance (`advance_section`, `after_advance`) and of its failure verbs
+# (`fail_node`, `fail_network`), and its forwarder to the root's journaled `kernel_call`.
 SPECIAL = {"set_replication_option", "set_object_attr", "vpn_auth_type", "close", "fail", "site_change",
-           "link_change"}
+           "link_change", "system", "held_system", "advance_section", "after_advance", "fail_node",
+           "fail_network", "kernel_call"}
 
 
-def dump(st: BrokerState) -> str:
+def dump(st: RootState) -> str:
     return LabStore(st).dump()
 
 
-def fresh() -> BrokerState:
-    st: BrokerState = LabStore.in_memory().state
+def fresh() -> RootState:
+    st: RootState = LabStore.in_memory().state
     return st
 
 
@@ -115,15 +120,21 @@ def drill(e: Engine) -> None:
 
 
 def test_every_public_method_is_journaled_or_a_listed_read() -> None:
-    public = {n for n, _ in inspect.getmembers(Engine, inspect.isfunction) if not n.startswith("_")}
-    journaled = {n for n in public if getattr(getattr(Engine, n), "__journaled__", False)}
-    assert not journaled & set(READS)
-    assert public - journaled - SPECIAL == set(READS)
+    """Of the Solace engine and of the lab's root engine it serves beside (the root's own journaled
+    calls: advance, kernel_call, set_setting)."""
+    reads: set[str] = set()
+    for cls in (Engine, RootEngine):
+        public = {n for n, _ in inspect.getmembers(cls, inspect.isfunction) if not n.startswith("_")}
+        journaled = {n for n in public if getattr(getattr(cls, n), "__journaled__", False)}
+        assert not journaled & set(READS)
+        assert public - journaled - SPECIAL <= set(READS)
+        reads |= public - journaled - SPECIAL
+    assert reads == set(READS)
 
 
 def test_reads_leave_the_state_unchanged_and_record_nothing() -> None:
     st = fresh()
-    e = Engine(st)
+    e = RootEngine(st)
     e.set_queue_shutdown(NY, VPN, "orders", False)
     e.publish("trader", "trading/orders/1", count=5)
     e.tx_xa_start("trader", XID)
@@ -148,22 +159,22 @@ def test_reads_leave_the_state_unchanged_and_record_nothing() -> None:
 def test_replaying_the_journal_gives_the_same_state() -> None:
     st = fresh()
     start = pickle.dumps(st)
-    drill(Engine(st))
+    drill(RootEngine(st))
     calls = list(st.work.calls)
-    assert {"advance", "publish", "_set_object_attr", "_set_replication_option", "replace_site"} <= {
-        c.name for c in calls}
-    again: BrokerState = pickle.loads(start)
+    assert {"advance", "solace.publish", "solace._set_object_attr", "solace._set_replication_option",
+            "solace.replace_site"} <= {c.name for c in calls}
+    again: RootState = pickle.loads(start)
     replay_calls(again, calls)  # what a rollback, a catch-up and an opened lab file do
     assert dump(again) == dump(st)
 
 
 def secrets_of(calls: list[CallRecord]) -> list[Any]:
-    return [c.args[-1] for c in calls if c.name in ("_set_object_attr", "_set_replication_option")]
+    return [c.args[-1] for c in calls if c.name in ("solace._set_object_attr", "solace._set_replication_option")]
 
 
 def test_secrets_reach_the_journal_hashed_as_the_service_would_hash_them() -> None:
     st = fresh()
-    e = Engine(st)
+    e = RootEngine(st)
     e.set_replication_option(NJ, VPN, "bridge-password", "s3cret")
     e.set_object_attr(NY, VPN, "client-username", ("default",), "password", "pw1")
     e.set_object_attr(NY, None, "replication-config-sync-bridge", ("",), "pre-shared-key", "psk")
@@ -181,13 +192,13 @@ def test_secrets_reach_the_journal_hashed_as_the_service_would_hash_them() -> No
 @pytest.mark.parametrize("value", [None, ""])
 def test_no_secret_is_not_hashed(value: str | None) -> None:
     st = fresh()
-    Engine(st).set_replication_option(NJ, VPN, "bridge-password", value)
+    RootEngine(st).set_replication_option(NJ, VPN, "bridge-password", value)
     assert secrets_of(st.work.calls) == [value]
 
 
 def test_kernel_reads_change_nothing_and_its_changes_are_journaled_calls() -> None:
     st = fresh()
-    e = Engine(st)
+    e = RootEngine(st)
     assert (e.ha_instance_names(), e.ha_router_names(), e.jms_client_names(), e.ha_queue_names()) == ([], [], [], [])
     assert e.kernel() is st.kernel
     assert not st.work.changed
@@ -202,7 +213,7 @@ def test_counts_are_bounded_as_the_grammar_bounds_them() -> None:
     more messages than the grammar lets a user type."""
     assert shell_grammar().types["count"].max == MAX_COUNT
     st = fresh()
-    e = Engine(st)
+    e = RootEngine(st)
     before = dump(st)
     for fn, args in ((e.publish, ("trader", "trading/orders/new")), (e.consume, ("settlement", "orders"))):
         with pytest.raises(EngineError) as err:

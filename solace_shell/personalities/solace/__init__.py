@@ -4,7 +4,7 @@ command family, keyed by the handler ids grammar/data/commands names) and how ea
 
 Why apart from the shared registries (solace_shell/handlers, solace_shell/renderers): those, the
 lab console's verbs and the HA failure verbs serve every CLI of the lab; these modules serve the
-router CLI only, as each HA system's package serves its own CLI. Solace is the lab's root model,
-not a registered HA system, so the shell's loader registers these modules once per process,
-before the first lab opens (``solace_shell.loader.load_own``).
+router CLI only, as each HA system's package serves its own CLI. Solace is a section on the lab's
+root (``state_store.systems.SECTIONS``, ``ROUTER_CLI``), not yet a plugin of ``SYSTEMS``, so the
+shell's loader registers these modules once per process, before the first lab opens (``solace_shell.loader.load_own``).
 """
