@@ -13,17 +13,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from state_store.systems import ROUTER_CLI
+
 from ..lazy_registry import LazyRegistry
 
 if TYPE_CHECKING:
     from grammar.model import Command
     from state_store.lab_root.engine import RootEngine as Engine
+    from state_store.solace.engine import Engine as RouterEngine
 
     from ..access import UserAccess
 
 from ..personalities.host import LabHost
 
 Args = dict[str, Any]
+_ROUTER_CLI = ROUTER_CLI.name
 
 
 class ConsoleLab(LabHost, Protocol):
@@ -52,6 +56,14 @@ class HandlerContext:
     user: str
     session: HandlerSession
     context: dict[str, str] = field(default_factory=dict)   # what the levels carry: vpn, queue, topic
+
+    @property
+    def router_engine(self) -> RouterEngine:
+        """The router CLI's engine (the section of ``state_store.systems.ROUTER_CLI``), which
+        that CLI's handlers drive; the lab's own calls (clock, settings, users, failures) are
+        ``engine``'s."""
+        found: RouterEngine = self.engine.system(_ROUTER_CLI)
+        return found
 
     @property
     def vpn(self) -> str | None:

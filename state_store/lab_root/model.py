@@ -64,7 +64,14 @@ def _kinds() -> dict[type, str]:
 
 def held_kinds(st: RootState) -> list[str]:
     """The kinds of the sections ``st`` holds, then the root's."""
-    return list(specs(list(st.sections)))
+    names = tuple(st.sections)
+    found = _HELD_KINDS.get(names)
+    if found is None:
+        found = _HELD_KINDS[names] = list(specs(list(names)))
+    return found
+
+
+_HELD_KINDS: dict[tuple[str, ...], list[str]] = {}  # by the sections held (a handful of combinations)
 
 
 def _reader() -> SectionModel:

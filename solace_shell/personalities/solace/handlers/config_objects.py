@@ -53,15 +53,15 @@ def _register(kind: ObjectKind) -> None:
 
     def create(ctx: HandlerContext, args: Args) -> None:
         router, vpn, path = _target(ctx, args, kind)
-        ctx.engine.create_object(router, vpn, kind, path)
+        ctx.router_engine.create_object(router, vpn, kind, path)
 
     def enter(ctx: HandlerContext, args: Args) -> None:
         router, vpn, path = _target(ctx, args, kind)
-        ctx.engine.require_object(router, vpn, kind, path)
+        ctx.router_engine.require_object(router, vpn, kind, path)
 
     def delete(ctx: HandlerContext, args: Args) -> None:
         router, vpn, path = _target(ctx, args, kind)
-        ctx.engine.delete_object(router, vpn, kind, path)
+        ctx.router_engine.delete_object(router, vpn, kind, path)
 
     handler(f"config_objects.create_{suffix}")(create)
     handler(f"config_objects.enter_{suffix}")(enter)
@@ -95,7 +95,7 @@ def level_object(ctx: HandlerContext, kind: ObjectKind) -> tuple[str, tuple[str,
 def _setter(handler_id: str, kind: ObjectKind, attr: str, value: Callable[[Args], AttrValue]) -> None:
     def set_attr(ctx: HandlerContext, args: Args) -> None:
         vpn, path = level_object(ctx, kind)
-        ctx.engine.set_object_attr(ctx.router or "", vpn, kind, path, attr, value(args))
+        ctx.router_engine.set_object_attr(ctx.router or "", vpn, kind, path, attr, value(args))
 
     handler(handler_id)(set_attr)
 
@@ -133,10 +133,10 @@ def rest_consumer_rejected_status_codes(ctx: HandlerContext, args: Args) -> None
     codes: set[int] = set()
     if not args.get("no"):
         rdp, consumer = path
-        found = [c for p in ctx.engine.rest_delivery_points(ctx.router or "", vpn, rdp) if p.name == rdp
+        found = [c for p in ctx.router_engine.rest_delivery_points(ctx.router or "", vpn, rdp) if p.name == rdp
                  for c in p.consumers if c.name == consumer]
         codes = {*(found[0].rejected_status_codes if found else ()), int(str(args["http-status-code"]))}
-    ctx.engine.set_object_attr(ctx.router or "", vpn, "rest-consumer", path, "rejected-status-codes",
+    ctx.router_engine.set_object_attr(ctx.router or "", vpn, "rest-consumer", path, "rejected-status-codes",
                                " ".join(str(code) for code in sorted(codes)))
 
 
@@ -144,36 +144,36 @@ def rest_consumer_rejected_status_codes(ctx: HandlerContext, args: Args) -> None
 def acl_default_action(ctx: HandlerContext, args: Args) -> None:
     which = chosen_keyword(args, "client-connect", "publish-topic", "subscribe-topic", "subscribe-share-name")
     path = (ctx.context["acl-profile"],)
-    ctx.engine.set_object_attr(ctx.router or "", ctx.router_and_vpn()[1], "acl-profile", path,
+    ctx.router_engine.set_object_attr(ctx.router or "", ctx.router_and_vpn()[1], "acl-profile", path,
                                f"{which}-default-action", chosen_keyword(args, "allow", "disallow"))
 
 
 @handler("config_objects.vpn_auth_type")
 def vpn_auth_type(ctx: HandlerContext, args: Args) -> None:
     auth = chosen_keyword(args, "internal", "ldap", "radius", "none")
-    ctx.engine.set_object_attr(ctx.router or "", ctx.router_and_vpn()[1], "message-vpn", ("",),
+    ctx.router_engine.set_object_attr(ctx.router or "", ctx.router_and_vpn()[1], "message-vpn", ("",),
                                "authentication-basic-auth-type", auth)
 
 
 
 @handler("config_objects.vpn_rest_mode")
 def vpn_rest_mode(ctx: HandlerContext, args: Args) -> None:
-    ctx.engine.set_object_attr(ctx.router or "", ctx.router_and_vpn()[1], "message-vpn", ("",), "rest-mode",
+    ctx.router_engine.set_object_attr(ctx.router or "", ctx.router_and_vpn()[1], "message-vpn", ("",), "rest-mode",
                                chosen_keyword(args, "messaging", "gateway"))
 
 
 @handler("config_objects.vpn_rest_plain_text_shutdown")
 def vpn_rest_plain_text_shutdown(ctx: HandlerContext, args: Args) -> None:
-    ctx.engine.set_object_attr(ctx.router or "", ctx.router_and_vpn()[1], "message-vpn", ("",),
+    ctx.router_engine.set_object_attr(ctx.router or "", ctx.router_and_vpn()[1], "message-vpn", ("",),
                                "rest-incoming-plain-text-enabled", bool(args.get("no")))
 
 
 @handler("config_objects.vpn_rest_listen_port")
 def vpn_rest_listen_port(ctx: HandlerContext, args: Args) -> None:
     port = None if args.get("no") else int(str(args["port"]))
-    ctx.engine.set_rest_listen_port(ctx.router or "", ctx.router_and_vpn()[1], port)
+    ctx.router_engine.set_rest_listen_port(ctx.router or "", ctx.router_and_vpn()[1], port)
 
 
 @handler("config_objects.vpn_shutdown")
 def vpn_shutdown(ctx: HandlerContext, args: Args) -> None:
-    ctx.engine.set_vpn_enabled(ctx.router or "", ctx.router_and_vpn()[1], bool(args.get("no")))
+    ctx.router_engine.set_vpn_enabled(ctx.router or "", ctx.router_and_vpn()[1], bool(args.get("no")))

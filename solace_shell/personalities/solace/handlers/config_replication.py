@@ -16,25 +16,25 @@ from ....handlers import Args, HandlerContext, chosen_keyword, handler
 
 
 def _option(ctx: HandlerContext, option: str, value: Any) -> None:
-    ctx.engine.set_replication_option(*ctx.router_and_vpn(), option, value)
+    ctx.router_engine.set_replication_option(*ctx.router_and_vpn(), option, value)
 
 
 # ---------------------------------------------------------------- replication level
 @handler("config_replication.state")
 def state(ctx: HandlerContext, args: Args) -> None:
-    ctx.engine.set_replication_role(*ctx.router_and_vpn(), chosen_keyword(args, "active", "standby"))
+    ctx.router_engine.set_replication_role(*ctx.router_and_vpn(), chosen_keyword(args, "active", "standby"))
 
 
 @handler("config_replication.shutdown")
 def shutdown(ctx: HandlerContext, args: Args) -> None:
     if not args.get("no"):
-        ctx.engine.set_replication_enabled(*ctx.router_and_vpn(), False)
+        ctx.router_engine.set_replication_enabled(*ctx.router_and_vpn(), False)
         return
     behaviour = "fail-on-existing-queue"
     for word in ("force-use-existing-queue", "force-recreate-queue"):
         if args.get(word):
             behaviour = word
-    ctx.engine.set_replication_enabled(*ctx.router_and_vpn(), True, behaviour)
+    ctx.router_engine.set_replication_enabled(*ctx.router_and_vpn(), True, behaviour)
 
 
 @handler("config_replication.reject_sync_ineligible")
@@ -44,26 +44,26 @@ def reject_sync_ineligible(ctx: HandlerContext, args: Args) -> None:
 
 @handler("config_replication.create_topic")
 def create_topic(ctx: HandlerContext, args: Args) -> None:
-    ctx.engine.create_replicated_topic(*ctx.router_and_vpn(), str(args["topic"]))
+    ctx.router_engine.create_replicated_topic(*ctx.router_and_vpn(), str(args["topic"]))
 
 
 @handler("config_replication.enter_topic")
 def enter_topic(ctx: HandlerContext, args: Args) -> None:
     topic = str(args["topic"])
     router, vpn = ctx.router_and_vpn()
-    if topic not in {t.topic for t in ctx.engine.replicated_topics(router, vpn)}:
+    if topic not in {t.topic for t in ctx.router_engine.replicated_topics(router, vpn)}:
         raise EngineError("replicated_topic_not_found", topic=topic, vpn=vpn)
 
 
 @handler("config_replication.delete_topic")
 def delete_topic(ctx: HandlerContext, args: Args) -> None:
-    ctx.engine.delete_replicated_topic(*ctx.router_and_vpn(), str(args["topic"]))
+    ctx.router_engine.delete_replicated_topic(*ctx.router_and_vpn(), str(args["topic"]))
 
 
 # ---------------------------------------------------------------- replicated-topic level
 @handler("config_replication.topic_mode")
 def topic_mode(ctx: HandlerContext, args: Args) -> None:
-    ctx.engine.set_replicated_topic_mode(*ctx.router_and_vpn(), ctx.context["topic"],
+    ctx.router_engine.set_replicated_topic_mode(*ctx.router_and_vpn(), ctx.context["topic"],
                                          chosen_keyword(args, "sync", "async"))
 
 

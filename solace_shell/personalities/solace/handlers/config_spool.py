@@ -20,13 +20,13 @@ def _queue(ctx: HandlerContext) -> str:
 
 def _option(ctx: HandlerContext, option: str, value: Any) -> None:
     router, vpn = ctx.router_and_vpn()
-    ctx.engine.set_queue_option(router, vpn, _queue(ctx), option, value)
+    ctx.router_engine.set_queue_option(router, vpn, _queue(ctx), option, value)
 
 
 @handler("config_spool.create_queue")
 def create_queue(ctx: HandlerContext, args: Args) -> None:
     router, vpn = ctx.router_and_vpn()
-    ctx.engine.create_queue(router, vpn, str(args["queue-name"]))
+    ctx.router_engine.create_queue(router, vpn, str(args["queue-name"]))
 
 
 @handler("config_spool.enter_queue")
@@ -34,34 +34,34 @@ def enter_queue(ctx: HandlerContext, args: Args) -> None:
     """Editing needs an existing, configurable queue (not the replication queue)."""
     router, vpn = ctx.router_and_vpn()
     name = str(args["queue-name"])
-    if ctx.engine.queue_name_is_replication(name):
+    if ctx.router_engine.queue_name_is_replication(name):
         raise EngineError("queue_reserved", queue=name)
-    if name not in ctx.engine.queue_names(router, vpn):
+    if name not in ctx.router_engine.queue_names(router, vpn):
         raise EngineError("queue_not_found", queue=name, vpn=vpn)
-    if ctx.engine.queue_detail(router, vpn, name).kind == "telemetry":
+    if ctx.router_engine.queue_detail(router, vpn, name).kind == "telemetry":
         raise EngineError("queue_managed", queue=name)
 
 
 @handler("config_spool.delete_queue")
 def delete_queue(ctx: HandlerContext, args: Args) -> None:
     router, vpn = ctx.router_and_vpn()
-    ctx.engine.delete_queue(router, vpn, str(args["queue-name"]))
+    ctx.router_engine.delete_queue(router, vpn, str(args["queue-name"]))
 
 
 @handler("config_spool.shutdown")
 def shutdown(ctx: HandlerContext, args: Args) -> None:
     router, vpn = ctx.router_and_vpn()
     direction = "ingress" if args.get("ingress") else "egress" if args.get("egress") else "both"
-    ctx.engine.set_queue_shutdown(router, vpn, _queue(ctx), not args.get("no"), direction)
+    ctx.router_engine.set_queue_shutdown(router, vpn, _queue(ctx), not args.get("no"), direction)
 
 
 @handler("config_spool.subscription")
 def subscription(ctx: HandlerContext, args: Args) -> None:
     router, vpn = ctx.router_and_vpn()
     if args.get("no"):
-        ctx.engine.remove_queue_subscription(router, vpn, _queue(ctx), str(args["topic"]))
+        ctx.router_engine.remove_queue_subscription(router, vpn, _queue(ctx), str(args["topic"]))
     else:
-        ctx.engine.add_queue_subscription(router, vpn, _queue(ctx), str(args["topic"]))
+        ctx.router_engine.add_queue_subscription(router, vpn, _queue(ctx), str(args["topic"]))
 
 
 @handler("config_spool.reject_on_discard")
@@ -76,4 +76,4 @@ def reject_on_discard(ctx: HandlerContext, args: Args) -> None:
 @handler("config_spool.vpn_max_spool")
 def vpn_max_spool(ctx: HandlerContext, args: Args) -> None:
     router, vpn = ctx.router_and_vpn()
-    ctx.engine.set_vpn_max_spool(router, vpn, None if args.get("no") else int(args["max-spool-mb"]))
+    ctx.router_engine.set_vpn_max_spool(router, vpn, None if args.get("no") else int(args["max-spool-mb"]))

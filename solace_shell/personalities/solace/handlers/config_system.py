@@ -19,31 +19,31 @@ from ....handlers import Args, HandlerContext, chosen_keyword, handler
 def mate_virtual_router_name(ctx: HandlerContext, args: Args) -> None:
     router = ctx.router or ""
     if args.get("no"):
-        ctx.engine.set_replication_mate(router, "virtual-router-name", None)
+        ctx.router_engine.set_replication_mate(router, "virtual-router-name", None)
         return
-    ctx.engine.set_replication_mate(router, "virtual-router-name", str(args["virtual-router-name"]))
+    ctx.router_engine.set_replication_mate(router, "virtual-router-name", str(args["virtual-router-name"]))
     if args.get("connect-via"):
-        ctx.engine.set_replication_mate(router, "connect-via", str(args["connect-via"]))
+        ctx.router_engine.set_replication_mate(router, "connect-via", str(args["connect-via"]))
 
 
 @handler("config_system.mate_connect_via")
 def mate_connect_via(ctx: HandlerContext, args: Args) -> None:
     value = None if args.get("no") else str(args["connect-via"])
-    ctx.engine.set_replication_mate(ctx.router or "", "connect-via", value)
+    ctx.router_engine.set_replication_mate(ctx.router or "", "connect-via", value)
     transport: AttrValue = None
     if value is not None and any(args.get(word) for word in ("plain-text", "compressed", "ssl")):
         transport = chosen_keyword(args, "plain-text", "compressed", "ssl")
-    ctx.engine.set_object_attr(ctx.router or "", None, "replication-mate", ("",), "transport", transport)
+    ctx.router_engine.set_object_attr(ctx.router or "", None, "replication-mate", ("",), "transport", transport)
 
 
 @handler("config_system.interface")
 def interface(ctx: HandlerContext, args: Args) -> None:
-    ctx.engine.set_replication_interface(ctx.router or "", None if args.get("no") else str(args["interface"]))
+    ctx.router_engine.set_replication_interface(ctx.router or "", None if args.get("no") else str(args["interface"]))
 
 
 def _router_attr(ctx: HandlerContext, kind: Literal["config-sync", "replication-config-sync-bridge"],
                  attr: str, value: AttrValue) -> None:
-    ctx.engine.set_object_attr(ctx.router or "", None, kind, ("",), attr, value)
+    ctx.router_engine.set_object_attr(ctx.router or "", None, kind, ("",), attr, value)
 
 
 @handler("config_system.cs_bridge_shutdown")

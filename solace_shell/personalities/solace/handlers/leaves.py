@@ -45,13 +45,13 @@ def _register(leaf: Leaf) -> None:
         value = leaf_value(leaf, args)
         router = ctx.router or ""
         if leaf.kind == "queue":
-            ctx.engine.set_queue_option(router, ctx.router_and_vpn()[1], ctx.context["queue"], leaf.name, value)
+            ctx.router_engine.set_queue_option(router, ctx.router_and_vpn()[1], ctx.context["queue"], leaf.name, value)
         elif leaf.kind == "replication":
-            ctx.engine.set_replication_option(router, ctx.router_and_vpn()[1], leaf.name, value)
+            ctx.router_engine.set_replication_option(router, ctx.router_and_vpn()[1], leaf.name, value)
         else:
             kind = cast(ObjectKind, leaf.kind)
             vpn, path = level_object(ctx, kind)
-            ctx.engine.set_object_attr(router, vpn, kind, path, leaf.name, value)
+            ctx.router_engine.set_object_attr(router, vpn, kind, path, leaf.name, value)
 
     if leaf.kind not in (*_OBJECT_KINDS, "queue", "replication"):
         raise RuntimeError(f"leaf {leaf.id}: no object of kind {leaf.kind} takes generic settings")

@@ -17,7 +17,7 @@ def enter(ctx: HandlerContext, args: Args) -> None:
 @handler("nav.enter_vpn")
 def enter_vpn(ctx: HandlerContext, args: Args) -> None:
     """Entering a Message VPN's level refuses a VPN the router does not have."""
-    if args["vpn-name"] not in ctx.engine.vpn_names(router_of(ctx)):
+    if args["vpn-name"] not in ctx.router_engine.vpn_names(router_of(ctx)):
         raise EngineError("vpn_not_found", vpn=args["vpn-name"])
 
 

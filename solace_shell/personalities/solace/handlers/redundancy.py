@@ -26,12 +26,12 @@ def _router(ctx: HandlerContext) -> str:
 
 @handler("show.redundancy")
 def show_redundancy(ctx: HandlerContext, args: Args) -> RedundancyShow:
-    return RedundancyShow(ctx.engine.redundancy(_router(ctx)), False)
+    return RedundancyShow(ctx.router_engine.redundancy(_router(ctx)), False)
 
 
 @handler("show.redundancy_detail")
 def show_redundancy_detail(ctx: HandlerContext, args: Args) -> RedundancyShow:
-    view = ctx.engine.redundancy(_router(ctx))
+    view = ctx.router_engine.redundancy(_router(ctx))
     if view.config_status == "Disabled":  # outside a group: no capture shows the detail page
         raise EngineError("redundancy_not_configured", router=_router(ctx))
     return RedundancyShow(view, True)
@@ -39,36 +39,36 @@ def show_redundancy_detail(ctx: HandlerContext, args: Args) -> RedundancyShow:
 
 @handler("show.redundancy_group")
 def show_redundancy_group(ctx: HandlerContext, args: Args) -> RedundancyGroupView:
-    view: RedundancyGroupView = ctx.engine.redundancy_group(_router(ctx))
+    view: RedundancyGroupView = ctx.router_engine.redundancy_group(_router(ctx))
     return view
 
 
 @handler("config_redundancy.release_activity")
 def release_activity(ctx: HandlerContext, args: Args) -> None:
-    ctx.engine.set_redundancy_option(_router(ctx), "release-activity", not args.get("no"))
+    ctx.router_engine.set_redundancy_option(_router(ctx), "release-activity", not args.get("no"))
 
 
 @handler("config_redundancy.auto_revert")
 def auto_revert(ctx: HandlerContext, args: Args) -> None:
-    ctx.engine.set_redundancy_option(_router(ctx), "auto-revert", not args.get("no"))
+    ctx.router_engine.set_redundancy_option(_router(ctx), "auto-revert", not args.get("no"))
 
 
 @handler("config_redundancy.shutdown")
 def shutdown(ctx: HandlerContext, args: Args) -> None:
-    ctx.engine.set_redundancy_option(_router(ctx), "shutdown", not args.get("no"))
+    ctx.router_engine.set_redundancy_option(_router(ctx), "shutdown", not args.get("no"))
 
 
 @handler("admin.revert_activity")
 def revert_activity(ctx: HandlerContext, args: Args) -> None:
-    ctx.engine.revert_activity(_router(ctx))
+    ctx.router_engine.revert_activity(_router(ctx))
 
 
 def _node_key(ctx: HandlerContext, router: str) -> str:
-    kernel = ctx.engine.kernel()
+    kernel = ctx.router_engine.kernel()
     for group in kernel.groups.values():
         if group.system == SYSTEM and router in group.nodes:
             return f"{group.name}.{router}"
-    if router not in {r.name for r in ctx.engine.routers()}:
+    if router not in {r.name for r in ctx.router_engine.routers()}:
         raise EngineError("router_not_found", router=router)
     raise EngineError("redundancy_not_configured", router=router)
 
@@ -76,34 +76,34 @@ def _node_key(ctx: HandlerContext, router: str) -> str:
 @handler("lab_redundancy.fail_router")
 def fail_router(ctx: HandlerContext, args: Args) -> RedundancyChange:
     key = _node_key(ctx, str(args["router-name"]))
-    result: RedundancyChange = ctx.engine.kernel_call(f"{SYSTEM}.kill", key)
+    result: RedundancyChange = ctx.router_engine.kernel_call(f"{SYSTEM}.kill", key)
     return result
 
 
 @handler("lab_redundancy.restore_router")
 def restore_router(ctx: HandlerContext, args: Args) -> RedundancyChange:
     key = _node_key(ctx, str(args["router-name"]))
-    result: RedundancyChange = ctx.engine.kernel_call(f"{SYSTEM}.restart", key)
+    result: RedundancyChange = ctx.router_engine.kernel_call(f"{SYSTEM}.restart", key)
     return result
 
 
 def _site(ctx: HandlerContext, args: Args) -> str:
     site = str(args["site-name"])
-    group = ctx.engine.kernel().groups.get(site)
+    group = ctx.router_engine.kernel().groups.get(site)
     if group is not None and group.system == SYSTEM:
         return site
-    if site not in ctx.engine.site_names():
+    if site not in ctx.router_engine.site_names():
         raise EngineError("site_not_found", site=site)
     raise EngineError("redundancy_no_group", site=site)
 
 
 @handler("lab_redundancy.fail_mate_link")
 def fail_mate_link(ctx: HandlerContext, args: Args) -> RedundancyChange:
-    result: RedundancyChange = ctx.engine.kernel_call(f"{SYSTEM}.mate-link", _site(ctx, args), False)
+    result: RedundancyChange = ctx.router_engine.kernel_call(f"{SYSTEM}.mate-link", _site(ctx, args), False)
     return result
 
 
 @handler("lab_redundancy.restore_mate_link")
 def restore_mate_link(ctx: HandlerContext, args: Args) -> RedundancyChange:
-    result: RedundancyChange = ctx.engine.kernel_call(f"{SYSTEM}.mate-link", _site(ctx, args), True)
+    result: RedundancyChange = ctx.router_engine.kernel_call(f"{SYSTEM}.mate-link", _site(ctx, args), True)
     return result

@@ -13,5 +13,5 @@ from .show_common import router_of
 
 @handler("scripts.source")
 def source_script(ctx: HandlerContext, args: Args) -> RunScript:
-    lines = ctx.engine.cli_script(router_of(ctx), str(args["script-name"]))
+    lines = ctx.router_engine.cli_script(router_of(ctx), str(args["script-name"]))
     return RunScript(tuple(lines), bool(args.get("stop-on-error")), bool(args.get("no-prompt")))

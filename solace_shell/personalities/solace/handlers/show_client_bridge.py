@@ -44,12 +44,12 @@ def show_client(ctx: HandlerContext, args: Args) -> ClientDetails | ClientTable:
     router = router_of(ctx)
     vpn = args.get("vpn-pattern")
     check_vpn_pattern(ctx, vpn)
-    rows = tuple(ctx.engine.clients(router, args["client-pattern"], vpn))
-    now = ctx.engine.now_ms()
+    rows = tuple(ctx.router_engine.clients(router, args["client-pattern"], vpn))
+    now = ctx.router_engine.now_ms()
     return ClientDetails(now, rows) if args.get("detail") else ClientTable(now, rows)
 
 
 @handler("show.bridge")
 def show_bridge(ctx: HandlerContext, args: Args) -> BridgeDetails | BridgeTable:
-    rows = tuple(ctx.engine.bridges(router_of(ctx), args["bridge-pattern"], args.get("vpn-pattern")))
+    rows = tuple(ctx.router_engine.bridges(router_of(ctx), args["bridge-pattern"], args.get("vpn-pattern")))
     return BridgeDetails(rows) if args.get("detail") else BridgeTable(rows)

@@ -21,4 +21,4 @@ def check_vpn_pattern(ctx: HandlerContext, pattern: str | None) -> None:
     """An exact VPN name the router does not have is refused (`ERROR: Message VPN 'X' not
     found.`); a pattern matching nothing is not an error (the table is just empty). Also
     refuses a down router, like every show."""
-    ctx.engine.vpn_replication(router_of(ctx), pattern or "*")
+    ctx.router_engine.vpn_replication(router_of(ctx), pattern or "*")

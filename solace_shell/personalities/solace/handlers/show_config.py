@@ -109,9 +109,9 @@ def show_current_config(ctx: HandlerContext, args: Args) -> CurrentConfigShow:
         command += f" message-vpn {vpn}" + (" remove" if remove else "")
     elif args.get("all"):
         command += " all"
-    config = ctx.engine.current_config(router, vpn)
-    header = ConfigHeader(command=command, user=ctx.user, now_ms=ctx.engine.now_ms(),
-                          version=str(ctx.engine.settings()["software_version"]), db_version=SCHEMA_VERSION,
+    config = ctx.router_engine.current_config(router, vpn)
+    header = ConfigHeader(command=command, user=ctx.user, now_ms=ctx.router_engine.now_ms(),
+                          version=str(ctx.router_engine.settings()["software_version"]), db_version=SCHEMA_VERSION,
                           router=config.router)
     user = ctx.session.user
 

@@ -103,37 +103,37 @@ def _vpn(ctx: HandlerContext, args: Args) -> str:
 
 @handler("show.client_usernames")
 def show_client_usernames(ctx: HandlerContext, args: Args) -> ClientUsernamesShow:
-    rows = ctx.engine.client_usernames(router_of(ctx), _vpn(ctx, args), str(args["client-username-pattern"]))
+    rows = ctx.router_engine.client_usernames(router_of(ctx), _vpn(ctx, args), str(args["client-username-pattern"]))
     return ClientUsernamesShow(tuple(rows))
 
 
 @handler("show.client_profiles")
 def show_client_profiles(ctx: HandlerContext, args: Args) -> ClientProfilesShow:
-    rows = ctx.engine.client_profiles(router_of(ctx), _vpn(ctx, args), str(args["profile-pattern"]))
+    rows = ctx.router_engine.client_profiles(router_of(ctx), _vpn(ctx, args), str(args["profile-pattern"]))
     return ClientProfilesShow(tuple(rows))
 
 
 @handler("show.acl_profiles")
 def show_acl_profiles(ctx: HandlerContext, args: Args) -> AclProfilesShow:
-    rows = ctx.engine.acl_profiles(router_of(ctx), _vpn(ctx, args), str(args["profile-pattern"]))
+    rows = ctx.router_engine.acl_profiles(router_of(ctx), _vpn(ctx, args), str(args["profile-pattern"]))
     return AclProfilesShow(tuple(rows))
 
 
 @handler("show.telemetry_profiles")
 def show_telemetry_profiles(ctx: HandlerContext, args: Args) -> TelemetryProfilesShow:
-    rows = ctx.engine.telemetry_profiles(router_of(ctx), _vpn(ctx, args), str(args["profile-pattern"]))
+    rows = ctx.router_engine.telemetry_profiles(router_of(ctx), _vpn(ctx, args), str(args["profile-pattern"]))
     return TelemetryProfilesShow(tuple(rows))
 
 
 @handler("show.rest_delivery_points")
 def show_rest_delivery_points(ctx: HandlerContext, args: Args) -> RestDeliveryPointsShow:
-    rows = ctx.engine.rest_delivery_points(router_of(ctx), _vpn(ctx, args), str(args["rdp-pattern"]))
+    rows = ctx.router_engine.rest_delivery_points(router_of(ctx), _vpn(ctx, args), str(args["rdp-pattern"]))
     return RestDeliveryPointsShow(tuple(rows))
 
 
 @handler("show.rest_delivery_points_detail")
 def show_rest_delivery_points_detail(ctx: HandlerContext, args: Args) -> RestDeliveryPointsDetailShow:
-    rows = ctx.engine.rest_delivery_points(router_of(ctx), _vpn(ctx, args), str(args["rdp-pattern"]))
+    rows = ctx.router_engine.rest_delivery_points(router_of(ctx), _vpn(ctx, args), str(args["rdp-pattern"]))
     return RestDeliveryPointsDetailShow(tuple(rows))
 
 
@@ -141,7 +141,7 @@ def _consumers(ctx: HandlerContext, args: Args) -> tuple[RestConsumerRow, ...]:
     """The REST consumers matching the pattern, by (VPN, delivery point, consumer) name."""
     pattern = str(args["rest-consumer-pattern"])
     rows = [RestConsumerRow(p.vpn, p.name, c)
-            for p in ctx.engine.rest_delivery_points(router_of(ctx), _vpn(ctx, args))
+            for p in ctx.router_engine.rest_delivery_points(router_of(ctx), _vpn(ctx, args))
             for c in p.consumers if name_matches(pattern, c.name)]
     return tuple(sorted(rows, key=lambda row: (row.vpn, row.rdp, row.consumer.name)))
 
@@ -158,9 +158,9 @@ def show_rest_consumers_detail(ctx: HandlerContext, args: Args) -> RestConsumers
 
 @handler("show.config_sync")
 def show_config_sync(ctx: HandlerContext, args: Args) -> ConfigSyncShow:
-    return ConfigSyncShow(ctx.engine.config_sync(router_of(ctx)))
+    return ConfigSyncShow(ctx.router_engine.config_sync(router_of(ctx)))
 
 
 @handler("show.router_name")
 def show_router_name(ctx: HandlerContext, args: Args) -> RouterNameShow:
-    return RouterNameShow(ctx.engine.router_identity(router_of(ctx)))
+    return RouterNameShow(ctx.router_engine.router_identity(router_of(ctx)))

@@ -75,7 +75,7 @@ def _status(row: VpnReplicationRow) -> str:
 def show_message_vpn(ctx: HandlerContext, args: Args) -> VpnSummary | VpnDetailShow:
     """A pattern lists the VPNs; an exact name prints that VPN's detail block (C08, the codelab)."""
     router = router_of(ctx)
-    engine = ctx.engine
+    engine = ctx.router_engine
     pattern = str(args["vpn-pattern"])
     if "*" not in pattern and "?" not in pattern:
         (flags,) = engine.vpn_replication(router, pattern)
@@ -93,7 +93,7 @@ def show_message_vpn(ctx: HandlerContext, args: Args) -> VpnSummary | VpnDetailS
 def show_message_vpn_replication(
         ctx: HandlerContext, args: Args) -> VpnReplicationDetails | VpnReplicationStats | VpnReplicationTable:
     router = router_of(ctx)
-    engine = ctx.engine
+    engine = ctx.router_engine
     rows = engine.vpn_replication(router, args["vpn-pattern"])
     if args.get("detail"):
         return VpnReplicationDetails(tuple(
@@ -108,5 +108,5 @@ def show_message_vpn_replication(
 @handler("show.replication")
 def show_replication(ctx: HandlerContext, args: Args) -> SystemReplicationShow:
     router = router_of(ctx)
-    return SystemReplicationShow(ctx.engine.system_replication(router), bool(args.get("stats")),
-                                 ctx.engine.config_sync_bridge(router))
+    return SystemReplicationShow(ctx.router_engine.system_replication(router), bool(args.get("stats")),
+                                 ctx.router_engine.config_sync_bridge(router))

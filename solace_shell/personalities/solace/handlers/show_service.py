@@ -76,7 +76,7 @@ class VpnServiceShow:
 def vpn_detail(ctx: HandlerContext, vpn: str, status: str) -> VpnDetail:
     """The detail block of one VPN (`status` as the VPN summary computes it)."""
     router = router_of(ctx)
-    engine = ctx.engine
+    engine = ctx.router_engine
     (config,) = engine.current_config(router, vpn).vpns
     topics = {topic for q in config.queues for topic in q.subscriptions}
     clients = [c for c in engine.clients(router, "*", vpn) if c.status == "connected" and c.router == router]
@@ -86,12 +86,12 @@ def vpn_detail(ctx: HandlerContext, vpn: str, status: str) -> VpnDetail:
 
 
 def _smf(ctx: HandlerContext) -> SmfPorts:
-    system = ctx.engine.system_replication(router_of(ctx))
+    system = ctx.router_engine.system_replication(router_of(ctx))
     return SmfPorts(system.port_plain, system.port_compressed, system.port_ssl)
 
 
 def _ports(ctx: HandlerContext, vpn: str | None) -> tuple[VpnPorts, ...]:
-    config = ctx.engine.current_config(router_of(ctx), vpn)  # refuses an unknown VPN and a down router
+    config = ctx.router_engine.current_config(router_of(ctx), vpn)  # refuses an unknown VPN and a down router
     return tuple(VpnPorts(v.name, v.rest_service, v.name == "default") for v in config.vpns)
 
 

@@ -67,7 +67,7 @@ def show_queue(ctx: HandlerContext, args: Args) -> QueueMessages | QueueDetails 
     """An exact queue name in an exact Message VPN shows the detail view (seed 000 step 3);
     wildcards (or no `message-vpn`) show the summary table unless `detail` is given."""
     router = router_of(ctx)
-    engine = ctx.engine
+    engine = ctx.router_engine
     queue_pattern = args["queue-pattern"]
     vpn_pattern = args.get("vpn-pattern")
     rows = engine.queues(router, vpn_pattern or "*", queue_pattern)
@@ -85,4 +85,5 @@ def show_queue(ctx: HandlerContext, args: Args) -> QueueMessages | QueueDetails 
 
 @handler("show.message_spool")
 def show_message_spool(ctx: HandlerContext, args: Args) -> MessageSpoolShow:
-    return MessageSpoolShow(ctx.engine.message_spool(router_of(ctx), args.get("vpn-name")), bool(args.get("detail")))
+    spool = ctx.router_engine.message_spool(router_of(ctx), args.get("vpn-name"))
+    return MessageSpoolShow(spool, bool(args.get("detail")))

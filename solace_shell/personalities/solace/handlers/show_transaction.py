@@ -31,7 +31,7 @@ def show_transaction(ctx: HandlerContext, args: Args) -> TransactionDetails | Tr
     check_vpn_pattern(ctx, vpn)
     detail = bool(args.get("detail"))
     state = args.get("state")
-    rows = ctx.engine.transactions(router, xid=args.get("xid-pattern"), vpn=vpn,
+    rows = ctx.router_engine.transactions(router, xid=args.get("xid-pattern"), vpn=vpn,
                                    state=str(state) if state is not None else None,
                                    replicated=True if args.get("replicated") else None, detail=detail)
     if args.get("sort-by-last-state-change"):

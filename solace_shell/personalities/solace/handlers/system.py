@@ -31,6 +31,6 @@ def show_hostname(ctx: HandlerContext, args: Args) -> Hostname:
 
 @handler("show.version")
 def show_version(ctx: HandlerContext, args: Args) -> Version:
-    settings = ctx.engine.settings()
+    settings = ctx.router_engine.settings()
     return Version(product_name(settings), settings["software_version"],
-                   ctx.engine.now_ms())
+                   ctx.router_engine.now_ms())
