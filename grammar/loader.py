@@ -16,6 +16,7 @@ from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Any
 
+from .command_options import read_options
 from .leaves import THRESHOLD_PARAMS, VALUE, LeafError, read_leaves, read_levels
 from .model import (
     ACCESS_LEVELS,
@@ -43,7 +44,7 @@ _MODE_KEYS = {"prompt", "char", "kind", "help", "carries"}
 _TYPE_KEYS = {"kind", "help", "min", "max", "max-length", "forbidden", "values"}
 _PARAM_KEYS = {"type", "help", "complete", "secret"}
 _COMMAND_KEYS = {"syntax", "modes", "help", "handler", "access", "enters", "transit", "local", "hidden", "no-form",
-                 "no-help", "words"}
+                 "no-help", "words", "options", "refused-options"}
 
 
 class GrammarError(Exception):
@@ -476,6 +477,7 @@ def _command(
     if enters is not None and enters not in modes:
         problems.add(file, line, f"enters unknown mode {enters!r}")
     modes_key = ",".join(str(m) for m in mode_spec)
+    options = read_options(entry, lambda at, problem: problems.add(file, at, problem))
 
     out: list[Command] = []
     forms: list[tuple[str, bool, str]] = [(str(entry["syntax"]), False, str(entry["help"]))]
@@ -494,7 +496,7 @@ def _command(
             node=f"{modes_key}: {syntax}", syntax=syntax, modes=tuple(dict.fromkeys(mode_ids)), help=help_text,
             handler=handler, access=access, element=seq, enters=None if negated else enters,
             transit=bool(entry.get("transit", False)), negated=negated, source=source,
-            local=bool(entry.get("local", False)), hidden=hidden, system=system,
+            local=bool(entry.get("local", False)), hidden=hidden, system=system, options=options,
         ))
     return out
 

@@ -10,6 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 ACCESS_LEVELS: tuple[str, ...] = ("none", "read-only", "mesh-manager", "read-write", "admin")
+# the value types of a tool's own `--name value` options, as the tool converts them (gfsh's
+# converters: Java's String, String[] (comma-separated), Integer, Boolean and boolean)
+OPTION_TYPES: tuple[str, ...] = ("String", "String[]", "Integer", "Boolean", "boolean")
 
 
 @dataclass(frozen=True)
@@ -109,6 +112,23 @@ class Access:
 
 
 @dataclass(frozen=True)
+class CommandOption:
+    """One `--name value` option of a command whose tool reads its options itself (gfsh's
+    @CliOption), as the command's grammar entry declares it (`options:`): its keys (the first
+    names the value; "" is the tool's default option, a value given without a name), its value
+    type (``OPTION_TYPES``), whether it must be given, the value it takes when given without one
+    (``specified_default``) and when not given (``unspecified_default``), None meaning no value,
+    and whether the lab emulates it (False: a real option the lab refuses by name)."""
+
+    keys: tuple[str, ...]
+    type: str = "String"
+    mandatory: bool = False
+    specified_default: str | None = None
+    unspecified_default: str | None = None
+    emulated: bool = True
+
+
+@dataclass(frozen=True)
 class Command:
     """One grammar entry, expanded: a `no: true` entry yields two Commands."""
 
@@ -126,6 +146,9 @@ class Command:
     hidden: bool = False      # accepted only typed in full; not offered by `?` or Tab
     source: Source | None = None
     system: str = ""          # the HA system whose grammar namespace declares it ("" for the lab's own)
+    # the options its tool reads after its words, in declaration order; None: the tool reads none
+    # (and ignores what follows the words); only a CLI that reads options itself looks here
+    options: tuple[CommandOption, ...] | None = None
 
     @property
     def creates(self) -> bool:

@@ -78,3 +78,44 @@ def test_parameter_without_type_and_yaml_errors_are_reported(data_copy: Path) ->
 
 def test_grammar_load_is_cached() -> None:
     assert load_grammar() is load_grammar()
+
+
+def test_a_commands_options_are_declared_in_its_entry_and_checked(data_copy: Path) -> None:
+    """A tool's `--name value` options are grammar: gfsh's parser reads the entry's declarations,
+    and a bad declaration is reported with its line like any other problem of an entry."""
+    from grammar.model import CommandOption
+
+    grammar = load_grammar()
+    by_handler = {c.handler: c for c in grammar.commands if c.system == "geode"}
+    assert by_handler["geode.describe_client"].options == (CommandOption(("clientID",), mandatory=True),)
+    assert by_handler["geode.list_clients"].options is None          # its method takes no parameters
+    start = by_handler["geode.start_server"].options or ()
+    assert CommandOption(("server-port",), "Integer", unspecified_default="40404") in start
+    assert CommandOption(("force",), emulated=False) in start         # refused-options: after the declared
+    assert all(c.options is None for c in grammar.commands if c.system != "geode")
+
+    bad = data_copy / "commands" / "zz_options.yaml"
+    bad.write_text(
+        "commands:\n"
+        "  - syntax: frobnicate\n"
+        "    modes: [exec]\n"
+        "    help: x\n"
+        "    words: {frobnicate: Frobnicate}\n"
+        "    handler: nav.enter\n"
+        "    access: none\n"
+        "    options:\n"
+        "      - {keys: [size], type: Long}\n"                   # line 9: unknown type
+        "      - {keys: [], mandatory: true}\n"                  # line 10: no keys
+        "      - {keys: [x], colour: blue}\n"                    # line 11: unknown key
+        "      - {keys: [x], mandatory: maybe}\n"                # line 12: not a boolean
+        "    refused-options: [x, x]\n",                         # x declared twice (entry's line 2)
+        encoding="utf-8",
+    )
+    with pytest.raises(GrammarError) as info:
+        load_grammar_from(data_copy)
+    problems = "\n".join(info.value.problems)
+    assert "zz_options.yaml:9: option type 'Long' is not one of String, String[], Integer, Boolean, boolean" in problems
+    assert "zz_options.yaml:10: an option's keys must be a non-empty list of names" in problems
+    assert "zz_options.yaml:11: unknown key 'colour' in option" in problems
+    assert "zz_options.yaml:12: an option's mandatory and emulated are true or false" in problems
+    assert "zz_options.yaml:2: option key 'x' is declared twice" in problems

@@ -23,7 +23,7 @@ from ...parsed_command import ParsedCommand
 from ...results import Outcome
 from ..base import Personality, Plan, Reading
 from .gfsh_interceptors import intercepted
-from .gfsh_parser import GfshParser, GfshRefusal
+from .gfsh_parser import Emulated, GfshParser, GfshRefusal
 from .gfsh_parser import Reading as GfshReading
 
 if TYPE_CHECKING:
@@ -48,11 +48,11 @@ _PARSERS: dict[int, tuple[Grammar, GfshParser]] = {}
 
 
 def gfsh_parser(grammar: Grammar) -> GfshParser:
-    """gfsh's parser over the grammar's gfsh commands (their words -> handler, node), made once
-    per grammar (it keeps no state between lines)."""
+    """gfsh's parser over the grammar's gfsh commands (their words -> handler, node, options),
+    made once per grammar (it keeps no state between lines)."""
     kept = _PARSERS.get(id(grammar))
     if kept is None or kept[0] is not grammar:
-        parser = GfshParser({c.syntax: (c.handler, c.node) for c in grammar.by_mode.get(MODE, [])})
+        parser = GfshParser({c.syntax: Emulated(c.handler, c.node, c.options) for c in grammar.by_mode.get(MODE, [])})
         kept = _PARSERS[id(grammar)] = (grammar, parser)
     return kept[1]
 

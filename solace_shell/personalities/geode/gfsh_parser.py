@@ -9,12 +9,18 @@ as typed (case-sensitive), an option may be given under any of its declared alia
 values are converted by type (Integer, Boolean, a comma-separated list), and the refusals are
 Spring Shell's warnings followed by gfsh's mini help. Prefixes are unique or ambiguous against
 every command of gfsh 1.15 (`GFSH_COMMANDS`), not only those the lab emulates.
+
+Each emulated command's options are its grammar entry's (``grammar.model.CommandOption``,
+declared in grammar/data/systems/geode/commands/gfsh.yaml): the parser is handed them with the
+command's words, so the grammar is the one place a command's options are written.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+
+from grammar.model import CommandOption
 
 # Every command of gfsh 1.15.1 (the @CliCommand values of its distribution's command classes).
 GFSH_COMMANDS: tuple[str, ...] = (
@@ -50,7 +56,6 @@ GFSH_COMMANDS: tuple[str, ...] = (
     "wan-copy region",
 )
 
-NULL = "__NULL__"          # Spring Shell's "no value" default
 MAX_ECHO = 80              # characters of a refused word the lab repeats (gfsh repeats it whole)
 
 NOT_FOUND = "Command '{input}' not found (for assistance press TAB)"
@@ -66,71 +71,6 @@ MINI_REQUIRED = "  --{option}{eq}  is required"
 MINI_USE = "Use \"help {command}\" (without the quotes) for detailed usage information."
 
 
-@dataclass(frozen=True)
-class Opt:
-    """One @CliOption: its keys (the first is the name the lab files the value under), its Java
-    type (`String`, `String[]`, `Integer`, `Boolean`, `boolean`), and its declared defaults."""
-
-    keys: tuple[str, ...]
-    type: str = "String"
-    mandatory: bool = False
-    specified_default: str = NULL
-    unspecified_default: str = NULL
-    emulated: bool = True      # False: a real option of the command the lab refuses (synthesized)
-
-
-@dataclass(frozen=True)
-class Spec:
-    """A command's parameters in declaration order; `takes_options` False for a method without
-    parameters (gfsh then ignores whatever follows the command's words)."""
-
-    options: tuple[Opt, ...] = ()
-    takes_options: bool = True
-
-
-MEMBERS = Opt(("member", "members"), "String[]")
-# StartServerCommand's other options: real, refused by the lab as not emulated
-START_SERVER_NOT_EMULATED = (
-    "assign-buckets", "bind-address", "cache-xml-file", "classpath", "critical-heap-percentage",
-    "critical-off-heap-percentage", "disable-default-server", "disable-exit-when-out-of-memory",
-    "enable-time-statistics", "eviction-heap-percentage", "eviction-off-heap-percentage", "force", "group",
-    "hostname-for-clients", "jmx-manager-hostname-for-clients", "include-system-classpath", "initial-heap", "J",
-    "locator-wait-time", "lock-memory", "log-level", "max-connections", "max-heap", "max-message-count",
-    "max-threads", "mcast-address", "mcast-port", "memcached-port", "memcached-protocol", "memcached-bind-address",
-    "message-time-to-live", "off-heap-memory-size", "properties-file", "rebalance", "security-properties-file",
-    "server-bind-address", "socket-buffer-size", "spring-xml-location", "statistic-archive-file",
-    "use-cluster-configuration", "start-rest-api", "http-service-port", "http-service-bind-address", "password",
-    "redirect-output")
-GROUPS = Opt(("group", "groups"), "String[]")
-
-# The parameters of the commands the lab emulates, by grammar handler, as their classes declare
-# them (ListMembersCommand, DescribeClientCommand, ...; docs/lab-geode.md lists the sources).
-SPECS: dict[str, Spec] = {
-    "geode.list_members": Spec((GROUPS,)),
-    "geode.list_clients": Spec(takes_options=False),
-    "geode.describe_client": Spec((Opt(("clientID",), mandatory=True),)),
-    "geode.describe_config": Spec((Opt(("member",), mandatory=True),
-                                   Opt(("hide-defaults",), "boolean", specified_default="true",
-                                       unspecified_default="true"))),
-    "geode.show_queue_size": Spec((Opt(("durable-client-id",), mandatory=True), Opt(("durable-cq-name",)),
-                                   MEMBERS, GROUPS)),
-    "geode.show_metrics": Spec((Opt(("member",)), Opt(("region",)), Opt(("file",)), Opt(("port",), "Integer"),
-                                Opt(("categories",), "String[]"))),
-    "geode.alter_runtime": Spec((
-        MEMBERS, GROUPS,
-        Opt(("archive-disk-space-limit",), "Integer"), Opt(("archive-file-size-limit",), "Integer"),
-        Opt(("log-disk-space-limit",), "Integer"), Opt(("log-file-size-limit",), "Integer"),
-        Opt(("log-level",)), Opt(("statistic-archive-file",)), Opt(("statistic-sample-rate",), "Integer"),
-        Opt(("enable-statistics",), "Boolean"), Opt(("copy-on-read",), "Boolean", specified_default="false"),
-        Opt(("lock-lease",), "Integer"), Opt(("lock-timeout",), "Integer"),
-        Opt(("message-sync-interval",), "Integer"), Opt(("search-timeout",), "Integer"))),
-    "geode.start_server": Spec((Opt(("name",)), Opt(("dir",)), Opt(("locators",)),
-                                Opt(("server-port",), "Integer", unspecified_default="40404"),
-                                *(Opt((key,), emulated=False) for key in START_SERVER_NOT_EMULATED))),
-    "geode.stop_server": Spec((Opt(("name",)), Opt(("pid",), "Integer", emulated=False), Opt(("dir",)))),
-    "geode.help": Spec((Opt(("", "command")),)),
-    "geode.exit": Spec(takes_options=False),
-}
 ALIASES = {"geode.exit": ("quit",)}     # further command words of one method (ExitCommand: exit, quit)
 
 
@@ -309,7 +249,7 @@ def java_integer(text: str) -> int:
     raise ValueError(f'For input string: "{text}"')
 
 
-def convert(opt: Opt, text: str) -> object:
+def convert(opt: CommandOption, text: str) -> object:
     """The value of an option as its converter gives it; raises GfshRefusal with Spring Shell's
     two lines for a value that does not convert."""
     kind = opt.type
@@ -338,16 +278,26 @@ def clip(word: str) -> str:
     return word if len(word) <= MAX_ECHO else word[:MAX_ECHO] + "..."
 
 
+@dataclass(frozen=True)
+class Emulated:
+    """An emulated command as the parser needs it: its grammar handler and node, and its options
+    (None: its method takes no parameters, so gfsh ignores whatever follows its words)."""
+
+    handler: str
+    node: str
+    options: tuple[CommandOption, ...] | None
+
+
 class GfshParser:
     """gfsh's parser over the lab's commands: `commands` maps each emulated command's words to
-    its grammar handler and node."""
+    what the grammar declares of it."""
 
-    def __init__(self, commands: dict[str, tuple[str, str]]) -> None:
+    def __init__(self, commands: dict[str, Emulated]) -> None:
         self.commands = dict(commands)
         for handler, words in ALIASES.items():
-            for h, node in list(commands.values()):
-                if h == handler:
-                    self.commands.update({w: (h, node) for w in words})
+            for command in list(commands.values()):
+                if command.handler == handler:
+                    self.commands.update({w: command for w in words})
         self.every = tuple(sorted(set(GFSH_COMMANDS) | set(self.commands)))
 
     def read(self, line: str) -> Reading | None:
@@ -372,15 +322,15 @@ class GfshParser:
         name, rest = targets[0]
         if name not in self.commands:
             raise GfshRefusal([NOT_EMULATED.format(command=name)])
-        handler, node = self.commands[name]
+        command = self.commands[name]
         try:
-            return self._options(name, handler, rest)
+            return self._options(name, command, rest)
         except GfshRefusal as refused:
-            raise GfshRefusal(refused.lines, node) from None
+            raise GfshRefusal(refused.lines, command.node) from None
 
-    def _options(self, name: str, handler: str, rest: str) -> Reading:
-        spec = SPECS[handler]
-        if not spec.takes_options:
+    def _options(self, name: str, command: Emulated, rest: str) -> Reading:
+        handler, options = command.handler, command.options
+        if options is None:
             return Reading(handler)
         try:
             given = tokenize(rest)
@@ -390,8 +340,9 @@ class GfshParser:
                                *bad.reason.split("\n")]) from None
         values: dict[str, object] = {}
         typed: dict[str, str] = {}
-        for opt in spec.options:
-            value, source = None, None
+        for opt in options:
+            value: str | None = None
+            source: str | None = None
             for key in opt.keys:
                 if key in given:
                     if source is not None:
@@ -400,7 +351,7 @@ class GfshParser:
             specified = source is not None
             without_value = specified and value == ""
             if opt.mandatory and (not specified or without_value):
-                raise GfshRefusal([self._hint(spec, given)])
+                raise GfshRefusal([self._hint(options, given)])
             if specified and not opt.emulated:
                 raise GfshRefusal([OPTION_NOT_EMULATED.format(option=source, command=name)])
             if without_value:
@@ -409,8 +360,8 @@ class GfshParser:
                 value = opt.unspecified_default
             if specified and source is not None:
                 typed[opt.keys[0] or opt.keys[-1]] = str(given[source])
-            values[opt.keys[0] or opt.keys[-1]] = None if value == NULL or value is None else convert(opt, value)
-        known = {k for opt in spec.options for k in opt.keys}
+            values[opt.keys[0] or opt.keys[-1]] = None if value is None else convert(opt, value)
+        known = {k for opt in options for k in opt.keys}
         unknown = [k for k in given if k not in known]
         if unknown:
             if len(unknown) == 1:
@@ -421,12 +372,12 @@ class GfshParser:
         return Reading(handler, values, typed)
 
     @staticmethod
-    def _hint(spec: Spec, given: dict[str, str]) -> str:
+    def _hint(options: tuple[CommandOption, ...], given: dict[str, str]) -> str:
         """SimpleParser.printHintMessage: every option (mandatory or not) not given, or the first
         given without a value."""
         missing: list[str] = []
         empty: list[str] = []
-        for opt in spec.options:
+        for opt in options:
             found = next((k for k in opt.keys if k in given), None)
             if found is None:
                 missing.append("--" + opt.keys[0])
@@ -446,11 +397,10 @@ class GfshParser:
         matches = [name for name in self.every if name.startswith(part)]
         if len(matches) != 1 or matches[0] not in self.commands:
             return []
-        spec = SPECS[self.commands[matches[0]][0]]
         lines = []
-        for opt in spec.options:
-            required = opt.mandatory and opt.unspecified_default in (NULL, "")
-            eq = "=" if opt.specified_default in (NULL, "") else ""
+        for opt in self.commands[matches[0]].options or ():
+            required = opt.mandatory and opt.unspecified_default in (None, "")
+            eq = "=" if opt.specified_default in (None, "") else ""
             primary = next((k for k in opt.keys if k), "")
             if required and f"--{primary}{eq}" not in line:
                 lines.append(MINI_REQUIRED.format(option=primary, eq=eq))
