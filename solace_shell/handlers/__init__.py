@@ -59,10 +59,11 @@ class HandlerContext:
 
     @property
     def router_engine(self) -> RouterEngine:
-        """The router CLI's engine (the section of ``state_store.systems.ROUTER_CLI``), which
-        that CLI's handlers drive; the lab's own calls (clock, settings, users, failures) are
-        ``engine``'s."""
-        found: RouterEngine = self.engine.system(_ROUTER_CLI)
+        """The router CLI's engine (the section of ``state_store.systems.ROUTER_CLI``; over an
+        empty section in a lab without routers: ``RootEngine.system_view``), which that CLI's
+        handlers and the lab console's replication verbs drive; the lab's own calls (clock,
+        settings, users, failures) are ``engine``'s."""
+        found: RouterEngine = self.engine.system_view(_ROUTER_CLI)
         return found
 
     @property

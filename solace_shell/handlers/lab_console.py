@@ -95,7 +95,7 @@ def advance(ctx: HandlerContext, args: Args) -> Advanced:
 def publish(ctx: HandlerContext, args: Args) -> Published | Refused:
     count = int(args.get("count", 1))
     size = int(args["size"]) if "size" in args else None
-    res = ctx.engine.publish(str(args["client-name"]), str(args["topic"]), count=count, size=size)
+    res = ctx.router_engine.publish(str(args["client-name"]), str(args["topic"]), count=count, size=size)
     if res.accepted == 0 and res.rejected:
         # Refused, but recorded: the rejection counts (stats, audit) persist, so no exception.
         return Refused(res.reject_reason or "publish_rejected", {
@@ -107,7 +107,7 @@ def publish(ctx: HandlerContext, args: Args) -> Published | Refused:
 @handler("lab.consume")
 def consume(ctx: HandlerContext, args: Args) -> Consumed:
     count = int(args.get("count", 1))
-    return Consumed(ctx.engine.consume(str(args["client-name"]), str(args["queue-name"]), count=count))
+    return Consumed(ctx.router_engine.consume(str(args["client-name"]), str(args["queue-name"]), count=count))
 
 
 # ---------------------------------------------------------------- transactions
@@ -135,8 +135,8 @@ def _verb(args: Args, table: dict[str, tuple[str, str]]) -> tuple[str, str]:
 def transaction_local(ctx: HandlerContext, args: Args) -> TransactionState:
     client = str(args["client-name"])
     method, state = _verb(args, _LOCAL)
-    getattr(ctx.engine, method)(client)
-    return TransactionState("local", None, client, state, ctx.engine.client(client).router)
+    getattr(ctx.router_engine, method)(client)
+    return TransactionState("local", None, client, state, ctx.router_engine.client(client).router)
 
 
 @handler("lab.transaction_xa")
@@ -144,10 +144,10 @@ def transaction_xa(ctx: HandlerContext, args: Args) -> TransactionState:
     client, xid = str(args["client-name"]), str(args["xid"])
     method, state = _verb(args, _XA)
     if method == "tx_xa_commit":
-        ctx.engine.tx_xa_commit(client, xid, one_phase=bool(args.get("one-phase")))
+        ctx.router_engine.tx_xa_commit(client, xid, one_phase=bool(args.get("one-phase")))
     else:
-        getattr(ctx.engine, method)(client, xid)
-    return TransactionState("xa", xid, client, state, ctx.engine.client(client).router)
+        getattr(ctx.router_engine, method)(client, xid)
+    return TransactionState("xa", xid, client, state, ctx.router_engine.client(client).router)
 
 
 # ---------------------------------------------------------------- failures
@@ -155,31 +155,31 @@ def transaction_xa(ctx: HandlerContext, args: Args) -> TransactionState:
 # failure prints, journals and audits the same whichever verb injected it.
 @handler("lab.fail_site")
 def fail_site(ctx: HandlerContext, args: Args) -> SiteChange:
-    view: SiteChange = ctx.engine.site_change(str(args["site-name"]), "down")
+    view: SiteChange = ctx.router_engine.site_change(str(args["site-name"]), "down")
     return view
 
 
 @handler("lab.restore_site")
 def restore_site(ctx: HandlerContext, args: Args) -> SiteChange:
-    view: SiteChange = ctx.engine.site_change(str(args["site-name"]), "up")
+    view: SiteChange = ctx.router_engine.site_change(str(args["site-name"]), "up")
     return view
 
 
 @handler("lab.replace_site")
 def replace_site(ctx: HandlerContext, args: Args) -> SiteChange:
-    view: SiteChange = ctx.engine.site_change(str(args["site-name"]), "replaced")
+    view: SiteChange = ctx.router_engine.site_change(str(args["site-name"]), "replaced")
     return view
 
 
 @handler("lab.fail_link")
 def fail_link(ctx: HandlerContext, args: Args) -> LinkChange:
-    view: LinkChange = ctx.engine.link_change(False)
+    view: LinkChange = ctx.router_engine.link_change(False)
     return view
 
 
 @handler("lab.restore_link")
 def restore_link(ctx: HandlerContext, args: Args) -> LinkChange:
-    view: LinkChange = ctx.engine.link_change(True)
+    view: LinkChange = ctx.router_engine.link_change(True)
     return view
 
 
@@ -229,7 +229,7 @@ def console_help(ctx: HandlerContext, args: Args) -> Lines:
 @handler("lab.connect")
 def connect(ctx: HandlerContext, args: Args) -> SwitchTarget:
     router = str(args["router-name"])
-    if router not in (r.name for r in ctx.engine.routers()):
+    if router not in (r.name for r in ctx.router_engine.routers()):
         raise EngineError("router_not_found", router=router)
     return SwitchTarget(router)
 
@@ -241,7 +241,7 @@ def status(ctx: HandlerContext, args: Args) -> LabStatusView:
     members are routers), from the kernel, by group in scenario order; a lab without routers
     shows only its clock, its scenario and those nodes."""
     kernel = ctx.engine.kernel()
-    status = ctx.engine.status()
+    status = ctx.router_engine.status()
     routers = {r.name for r in status.routers}
     nodes = tuple((group.system, group.name, name, node.proc, node.state or "-")
                   for group in kernel.groups.values() if not (group.nodes and routers.issuperset(group.nodes))
@@ -256,10 +256,10 @@ AUDIT_LINES = 20   # per-message lines before `... N more`
 def audit(ctx: HandlerContext, args: Args) -> AuditView:
     vpn = args.get("vpn-name")
     if vpn is not None:
-        if vpn not in ctx.engine.user_vpn_names():
+        if vpn not in ctx.router_engine.user_vpn_names():
             raise EngineError("vpn_not_found", vpn=vpn, router="")
-    return AuditView(ctx.engine.audit(vpn=None if vpn is None else str(vpn), limit=1000), AUDIT_LINES,
-                     tuple(ctx.engine.local_failovers()))
+    return AuditView(ctx.router_engine.audit(vpn=None if vpn is None else str(vpn), limit=1000), AUDIT_LINES,
+                     tuple(ctx.router_engine.local_failovers()))
 
 
 # ---------------------------------------------------------------- reset, settings

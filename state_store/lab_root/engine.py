@@ -16,9 +16,10 @@ system's name (``<system>.<call>``; ``journal_prefix``) and replays through this
   target it owns (None: not its target);
 - ``ha_node_names_extra()`` / ``ha_network_names_extra()``: completion of those targets.
 
-Until every caller asks ``system(name)``, an attribute this engine lacks is looked up on the
-section engines (``__getattr__``): the Solace router CLI's callers outside its personality still
-call its engine through the store's.
+Until every caller asks ``system(name)`` / ``system_view(name)``, an attribute this engine lacks is
+looked up on the router CLI's engine (``__getattr__``): some callers outside that CLI (the SSH
+server's and the classroom's router lists, completion sources, grading's router audit, tests)
+still call its engine through the store's.
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ if TYPE_CHECKING:
     from .state import RootState
 
 
+_OWN_ATTRIBUTES = frozenset({"state", "after_kernel_op", "_systems", "_detached", "_setting_rules"})
+
+
 class RootEngine:
     """The lab's engine over one root state and the engines of its sections."""
 
@@ -47,7 +51,8 @@ class RootEngine:
 
     def __init__(self, state: RootState) -> None:
         self.state = state
-        self._detached_engine: Any = None
+        self._setting_rules: tuple[dict[str, Any], dict[str, str]] | None = None
+        self._detached: dict[str, Any] = {}  # system -> its engine over an empty section (system_view)
         # kernel system name -> what runs after each journaled operation of that system
         self.after_kernel_op: dict[str, Callable[[], None]] = {}
         self._systems: dict[str, Any] = {}
@@ -69,46 +74,47 @@ class RootEngine:
         """The systems whose section the lab holds."""
         return list(self._systems)
 
-    def __getattr__(self, name: str) -> Any:
-        """A call this engine does not serve, served by the section engine that does (see the
-        module docstring); AttributeError when none does."""
-        if name.startswith("_"):
-            raise AttributeError(name)
-        systems_ = self.__dict__.get("_systems")
-        if systems_ is None:
-            raise AttributeError(name)
-        held_ = list(systems_.values())
-        for engine in held_ if systems.ROUTER_CLI.name in systems_ else [*held_, self._detached()]:
-            found = getattr(engine, name, None)
-            if found is not None:
-                self.__dict__[name] = found  # found once per engine: the next call is a plain attribute
-                return found
-        raise AttributeError(f"{type(self).__name__!r} has no attribute {name!r}")
-
-    def _detached(self) -> Any:
-        """The router CLI's engine (``systems.ROUTER_CLI``) over an empty section this lab does
-        not hold (never part of its state, never written): what the callers of the bridge above
-        read in a lab without routers (no routers, sites, VPNs or messages), as they did when every
-        lab held that section."""
-        found = self._detached_engine
+    def system_view(self, name: str) -> Any:
+        """The engine of system ``name``'s section; in a lab that holds none, the same system's
+        engine over an empty section the lab does not hold (never part of its state, never
+        written): for reads that every lab answers (a lab console's status and audit show no
+        routers, sites or messages then) and for verbs that are refused without that system's
+        objects. KeyError for a name no registered system keeps a section under."""
+        found = self._systems.get(name)
+        if found is not None:
+            return found
+        found = self._detached.get(name)
         if found is None:
-            model = section_model(systems.ROUTER_CLI.name)
+            model = section_model(name)
             if model is None:
-                raise AttributeError("no router CLI model")
+                raise KeyError(name)
             hooks = dict(self.after_kernel_op)
-            found = self._detached_engine = model.engine(model.new_section(self.state), self)
+            found = self._detached[name] = model.engine(model.new_section(self.state), self)
             self.after_kernel_op.clear()  # its hooks are no business of a lab that holds no such section
             self.after_kernel_op.update(hooks)
         return found
 
+    def __getattr__(self, name: str) -> Any:
+        """A call this engine does not serve, served by the router CLI's engine
+        (``systems.ROUTER_CLI``, ``system_view``), for callers outside that CLI that still ask
+        the root for it (see the module docstring); AttributeError when it does not serve it
+        either."""
+        if name.startswith("_") or "_systems" not in self.__dict__:
+            raise AttributeError(name)
+        found = getattr(self.system_view(systems.ROUTER_CLI.name), name, None)
+        if found is None:
+            raise AttributeError(f"{type(self).__name__!r} has no attribute {name!r}")
+        self.__dict__[name] = found  # found once per engine: the next call is a plain attribute
+        return found
+
     def close(self) -> None:
         """This engine is done with: so are its sections' engines."""
-        for engine in [*self._systems.values(), *([self._detached_engine] if self._detached_engine else [])]:
+        for engine in [*self._systems.values(), *self._detached.values()]:
             engine.close()
-        self._detached_engine = None
+        self._detached = {}
         self._systems = {}
         self.after_kernel_op.clear()
-        for name in [k for k in self.__dict__ if k not in ("state", "after_kernel_op", "_systems", "_detached_engine")]:
+        for name in [k for k in self.__dict__ if k not in _OWN_ATTRIBUTES]:
             del self.__dict__[name]  # what __getattr__ kept: bound methods of the section engines
 
     # ------------------------------------------------------------------ the clock and the kernel
@@ -194,14 +200,19 @@ class RootEngine:
 
     # ------------------------------------------------------------------ settings
     def _rules(self) -> tuple[dict[str, Any], dict[str, str]]:
-        rules: dict[str, Any] = {}
-        defaults: dict[str, str] = {}
-        for name in self._systems:
-            model = section_model(name)
-            assert model is not None
-            rules.update(model.setting_rules)
-            defaults.update(model.setting_defaults)
-        return rules, defaults
+        """The setting rules and defaults of the sections held (made once per engine: a lab's
+        sections never change under one)."""
+        found = self._setting_rules
+        if found is None:
+            rules: dict[str, Any] = {}
+            defaults: dict[str, str] = {}
+            for name in self._systems:
+                model = section_model(name)
+                assert model is not None
+                rules.update(model.setting_rules)
+                defaults.update(model.setting_defaults)
+            found = self._setting_rules = (rules, defaults)
+        return found
 
     def settings(self) -> dict[str, str]:
         """Every setting: the held systems' defaults, overridden by what the lab set."""

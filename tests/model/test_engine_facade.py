@@ -62,7 +62,7 @@ READS: dict[str, list[tuple[Any, ...]]] = {
 # the root's journaled advance (`advance_section`, `after_advance`) and of its failure verbs
 # (`fail_node`, `fail_network`), and its forwarder to the root's journaled `kernel_call`.
 SPECIAL = {"set_replication_option", "set_object_attr", "vpn_auth_type", "close", "fail", "site_change",
-           "link_change", "system", "held_system", "advance_section", "after_advance", "fail_node",
+           "link_change", "system", "system_view", "held_system", "advance_section", "after_advance", "fail_node",
            "fail_network", "kernel_call"}
 
 
