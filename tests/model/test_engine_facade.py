@@ -58,7 +58,7 @@ READS: dict[str, list[tuple[Any, ...]]] = {
 # (`_set_replication_option`, `_set_object_attr`), or resolve a failure's target and make the
 # journaled call its own verb makes (`fail`, `site_change`, `link_change`: the journal holds that call);
 # vpn_auth_type takes records; close ends the engine's life (its lab closed or its state replaced)
-# The lab's root engine: its sections' engines (`system`, `held_system`); a section engine's part of
+# The lab's root engine: its sections' engines (`system`, `system_view`, `held_system`); a section engine's part of
 # the root's journaled advance (`advance_section`, `after_advance`) and of its failure verbs
 # (`fail_node`, `fail_network`), and its forwarder to the root's journaled `kernel_call`.
 SPECIAL = {"set_replication_option", "set_object_attr", "vpn_auth_type", "close", "fail", "site_change",
