@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
+from solace_shell.transcript.accept import accept as accept_file
 from solace_shell.transcript.diff import command_diff
 from solace_shell.transcript.format import TRANSCRIPT_SUFFIX
 from solace_shell.transcript.lab_api import LabFactory
@@ -146,8 +147,6 @@ def run_replay_command(paths: Iterable[Path | str], accept: bool = False, json_o
             report = _report(json_out, shown)
             for path in files:
                 if accept:
-                    from solace_shell.transcript.accept import accept as accept_file  # only when asked: its imports
-
                     rewritten = accept_file(path, lab_factory=lab_factory).rewritten
                     if rewritten and not json_out:
                         lines = ", ".join(map(str, rewritten))
