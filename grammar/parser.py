@@ -80,7 +80,7 @@ class Candidate:
 ParseOutcome = Parsed | ParseError
 _NO_BINDING: tuple[str, object] = ("no", True)
 PARSE_CACHE_SIZE = 4096   # (mode, line) outcomes kept per parser
-PREFIX_CACHE_SIZE = 4096  # (mode, leading keywords) -> threads, kept per parser
+PREFIX_CACHE_SIZE = 4096  # (mode, a line's leading words as typed) -> threads, kept per parser
 
 
 @dataclass
@@ -118,8 +118,8 @@ class Parser:
         self._reaches_no: dict[str, bool] = {}
         self._parsed: dict[tuple[str, str], ParseOutcome | None] = {}
         self._starts: dict[str, list[_Thread]] = {}
-        # the threads after a line's leading words, while every one of them was a keyword
-        self._prefixes: dict[tuple[str, tuple[Word, ...]], list[_Thread]] = {}
+        # the threads after a line's leading words, keyed by the line up to the end of the last of them
+        self._prefixes: dict[tuple[str, str], list[_Thread]] = {}
 
     # -- automaton construction -------------------------------------------------------------
     def _graph(self, mode: str, crossed: bool = False) -> _Graph:
@@ -253,8 +253,8 @@ class Parser:
             start = self._starts[mode] = self._closure([_Thread(mode, 0, (), (), ())])
         return list(start)
 
-    def _advance(self, threads: list[_Thread], word: Word) -> tuple[list[_Thread] | ParseError, bool]:
-        """The threads after `word`, and whether it was read as a keyword."""
+    def _advance(self, threads: list[_Thread], word: Word) -> list[_Thread] | ParseError:
+        """The threads after `word`."""
         keyword_moves: list[tuple[_Thread, Keyword, int]] = []
         param_moves: list[tuple[_Thread, Param, int]] = []
         text = word.text.lower()
@@ -275,15 +275,15 @@ class Parser:
             keyword_moves = exact
         words = sorted({m[1].word for m in keyword_moves})
         if len(words) > 1:
-            return ParseError("ambiguous", word.start, word.text, tuple(words)), False
+            return ParseError("ambiguous", word.start, word.text, tuple(words))
         if words:
             return self._closure(
                 _Thread(th.mode, target, th.bindings + ((kw.word, True),), th.steps, th.words + (word,), th.negated,
                         th.below)
                 for th, kw, target in keyword_moves
-            ), True
+            )
         if not param_moves:
-            return ParseError("invalid", word.start, word.text), False
+            return ParseError("invalid", word.start, word.text)
         accepted: list[_Thread] = []
         first_reason: tuple[str, str] | None = None
         for th, param, target in param_moves:
@@ -294,36 +294,35 @@ class Parser:
             elif first_reason is None:
                 first_reason = (param.name, reason)
         if accepted:
-            return self._closure(accepted), False
+            return self._closure(accepted)
         assert first_reason is not None
         return ParseError("invalid-value", word.start, word.text, param=first_reason[0],
-                          reason=first_reason[1]), False
+                          reason=first_reason[1])
 
-    def _run(self, mode: str, words: list[Word]) -> list[_Thread] | ParseError:
-        """The threads after `words`. Lines that miss the (mode, line) cache mostly differ in a
-        value after the same leading keywords (`transaction xa start <client> <xid>`), so the
-        threads after leading keywords are kept, keyed by those words (texts and columns):
-        threads depend on nothing else. Values end the kept prefix: they rarely repeat."""
+    def _run(self, mode: str, words: list[Word], line: str) -> list[_Thread] | ParseError:
+        """The threads after `words` (split from `line`). Lines that miss the (mode, line) cache
+        mostly differ in their last values after the same leading words (`transaction xa start
+        trader <xid>`, `consume trader orders count <n>`), so the threads after each leading run of
+        words but the last are kept, keyed by the line up to the end of that run: threads depend on
+        nothing else (those characters split into exactly those words, columns included)."""
         threads = self._start(mode)
         prefixes = self._prefixes
-        keywords = 0  # how many leading words were read as keywords
-        for i, word in enumerate(words):
-            if keywords == i:
-                key = (mode, tuple(words[: i + 1]))
-                kept = prefixes.get(key)
-                if kept is not None:
-                    threads = kept
-                    keywords += 1
-                    continue
-            result, by_keyword = self._advance(threads, word)
+        last = len(words) - 1
+        known = 0  # how many leading words the kept threads stand for
+        for i in range(last - 1, -1, -1):  # the longest kept run first: most lines share all but a value
+            kept = prefixes.get((mode, line[: words[i].end]))
+            if kept is not None:
+                threads, known = kept, i + 1
+                break
+        for i in range(known, len(words)):
+            result = self._advance(threads, words[i])
             if isinstance(result, ParseError):
                 return result
             threads = result
-            if keywords == i and by_keyword:
-                keywords += 1
+            if i < last:
                 if len(prefixes) >= PREFIX_CACHE_SIZE:
                     prefixes.clear()
-                prefixes[(mode, tuple(words[: i + 1]))] = threads
+                prefixes[(mode, line[: words[i].end])] = threads
         return threads
 
     # -- public API ---------------------------------------------------------------------------
@@ -350,7 +349,7 @@ class Parser:
             return lex_error(exc)
         if not words:
             return None
-        threads = self._run(mode, words)
+        threads = self._run(mode, words, line)
         if isinstance(threads, ParseError):
             return threads
         graph_accepts = [
@@ -379,7 +378,7 @@ class Parser:
         partial: Word | None = None
         if words and before_cursor[-1:] not in (" ", "\t"):
             partial = words.pop()
-        threads = self._run(mode, words)
+        threads = self._run(mode, words, before_cursor)
         if isinstance(threads, ParseError):
             return threads
         found = self._next(threads)

@@ -49,11 +49,20 @@ class TypedLines:
         self.extend(pairs)
 
     def append(self, pair: tuple[str, str]) -> None:
+        self.append_within(pair, None)
+
+    def append_within(self, pair: tuple[str, str], limit: int | None) -> bool:
+        """Append `pair` unless `limit` pairs are kept already (None: no limit); whether it was.
+        One holding of the lock: a session appends every line it runs."""
         with self._lock:
-            self._open.append(pair)
-            if len(self._open) == BLOCK:
-                self._blocks.append(zlib.compress(pickle.dumps(self._open, pickle.HIGHEST_PROTOCOL)))
+            typed = self._open
+            if limit is not None and len(self._blocks) * BLOCK + len(typed) >= limit:
+                return False
+            typed.append(pair)
+            if len(typed) == BLOCK:
+                self._blocks.append(zlib.compress(pickle.dumps(typed, pickle.HIGHEST_PROTOCOL)))
                 self._open = []
+            return True
 
     def extend(self, pairs: Iterable[tuple[str, str]]) -> None:
         for pair in list(pairs):
@@ -115,9 +124,7 @@ class SessionLog:
         self.start = rebuilt
 
     def add(self, target: str, line: str) -> None:
-        if len(self.lines) < MAX_LINES:
-            self.lines.append((target, line))
-        else:
+        if not self.lines.append_within((target, line), MAX_LINES):
             self.dropped += 1
 
     def clear(self) -> None:

@@ -69,7 +69,8 @@ def replay_graded(runbook: Runbook, text: str, name: str, base_dir: Path | None 
         return graded
 
     try:
-        run = stream_text(text, name, lambda result, prompt, strict: None, lab_factory=factory, base_dir=base_dir)
+        run = stream_text(text, name, lambda result, prompt, strict: None, lab_factory=factory, base_dir=base_dir,
+                          passes=False)
         if run.result.error is not None:
             raise GradeError(name, run.result.error.split("\n")[0] + _more(run.result.error))
         graded = built[-1] if built else None

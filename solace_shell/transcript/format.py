@@ -306,9 +306,10 @@ class ScannedTranscript:
     """A transcript checked whole (no problem anywhere), whose steps are made one at a time from
     its text: what replay needs, in memory bounded by the text itself plus one step.
 
-    `inputs` holds the 1-based line number of every input line and `offsets` where each starts in
-    `text` (a few bytes each), so `steps()` slices each block out of the text instead of reading
-    it line by line again, and yields the same `Step`s `parse_transcript` gives."""
+    `inputs` holds the 1-based line number of every input line, `offsets` where each starts in
+    `text` (a few bytes each) and `prompts` its prompt as the scan read it (mostly shared: short
+    input lines repeat), so `steps()` slices each block out of the text instead of reading it line
+    by line again, and yields the same `Step`s `parse_transcript` gives."""
 
     name: str
     header: Header
@@ -316,11 +317,12 @@ class ScannedTranscript:
     inputs: array[int]
     line_count: int
     offsets: array[int]
+    prompts: tuple[PromptLine, ...]
 
     def blocks(self) -> Iterator[Block]:
         """Per input line, the raw makings of its step: all `replay_text` needs, which reads and
         compiles each distinct raw block once (`steps()` makes the `Step`s)."""
-        text, inputs, offsets = self.text, self.inputs, self.offsets
+        text, inputs, offsets, prompts = self.text, self.inputs, self.offsets, self.prompts
         count, size = len(inputs), len(text)
         for n in range(count):
             start = offsets[n]
@@ -328,9 +330,7 @@ class ScannedTranscript:
             eol = text.find("\n", start, stop)
             if eol < 0:            # the input line is the file's last line, without "\n"
                 eol = stop
-            prompt = match_prompt(text[start:eol].rstrip(" \t\r"))
-            assert prompt is not None  # scan_transcript took it for an input line
-            yield inputs[n], prompt, text[eol + 1:stop], inputs[n + 1] - 1 if n + 1 < count else self.line_count
+            yield inputs[n], prompts[n], text[eol + 1:stop], inputs[n + 1] - 1 if n + 1 < count else self.line_count
 
     def steps(self) -> Iterator[Step]:
         """The steps `parse_transcript` gives, one at a time."""
@@ -384,44 +384,45 @@ class _Scan:
         self.header_lines: dict[str, int] = {}
         self.inputs: array[int] = array("I")
         self.offsets: array[int] = array("Q")
+        self.prompts: list[PromptLine] = []
 
-    def any_line(self, raw: str, lineno: int) -> bool:
+    def any_line(self, raw: str, lineno: int) -> PromptLine | None:
         """Check a line that may be anything (before the first input line, or in a file with
-        undecodable bytes); True when it is an input line."""
+        undecodable bytes); its prompt when it is an input line."""
         if _SURROGATE_RE.search(raw):
             self.problems.append(Problem(lineno, "undecodable bytes (the file must be UTF-8)"))
-            return False
+            return None
         if not _may_be_syntax(raw):
             if not self.inputs and raw.strip(" \t\r"):
                 self.problems.append(Problem(lineno, "output before the first input line"))
-            return False
+            return None
         return self.syntax_line(raw, lineno)
 
-    def syntax_line(self, raw: str, lineno: int) -> bool:
-        """Check a line that may be syntax (`_may_be_syntax`); True when it is an input line."""
+    def syntax_line(self, raw: str, lineno: int) -> PromptLine | None:
+        """Check a line that may be syntax (`_may_be_syntax`); its prompt when it is an input line."""
         problems = self.problems
         line = raw.rstrip(" \t\r")
         if line.startswith(COMMENT_PREFIX):
-            return False
+            return None
         if line.startswith(HEADER_PREFIX):
             if self.inputs:
                 problems.append(Problem(lineno, "header line after the first input line "
                                                 "(write output starting with '#:' as an escaped (re) line)"))
             else:
                 _parse_header_line(line, lineno, self.values, self.header_lines, problems)
-            return False
+            return None
         prompt = match_prompt(line)
         known = self.known
         if prompt is not None and (known is None or prompt.host in known):
-            return True
+            return prompt
         if prompt is not None and (not self.inputs or "(" in prompt.prompt):
             hosts_text = ", ".join(sorted(known or ()))
             problems.append(Problem(lineno, f"unknown host {prompt.host!r} in prompt "
                                             f"{prompt.prompt!r} (addressable: {hosts_text})"))
-            return False
+            return None
         if not self.inputs and line:
             problems.append(Problem(lineno, "output before the first input line"))
-            return False
+            return None
         if line.endswith(REGEX_SUFFIX):
             from solace_shell.transcript.match import (  # local: match imports format
                 BadPattern,
@@ -432,7 +433,7 @@ class _Scan:
                 compile_line(line)
             except BadPattern as exc:
                 problems.append(Problem(lineno, f"bad regular expression: {exc}"))
-        return False
+        return None
 
 
 def scan_transcript(text: str, name: str, *, hosts: Iterable[str] | None = None) -> ScannedTranscript:
@@ -450,27 +451,31 @@ def scan_transcript(text: str, name: str, *, hosts: Iterable[str] | None = None)
     scan = _Scan(None if hosts is None else frozenset(hosts))
     # isascii: a C pass that answers for nearly every file, without the regular expression
     every_line = not text.isascii() and _SURROGATE_RE.search(text) is not None
-    inputs, offsets = scan.inputs, scan.offsets
+    inputs, offsets, prompts = scan.inputs, scan.offsets, scan.prompts
     lineno = 0                     # line number of the line before the chunk's first
     for chunk_offset, lines in _chunks(text):
         # `at`, `at_offset`: a line of the chunk and its offset in `text`, to count on from
         at, at_offset = 0, chunk_offset
         index, count = 0, len(lines)
         while index < count and (every_line or not inputs):
-            if scan.any_line(lines[index], lineno + index + 1):
+            prompt = scan.any_line(lines[index], lineno + index + 1)
+            if prompt is not None:
                 at_offset += index - at + sum(map(len, lines[at:index]))
                 at = index
                 inputs.append(lineno + index + 1)
                 offsets.append(at_offset)
+                prompts.append(prompt)
             index += 1
         candidates = [i for i, line in enumerate(lines[index:] if index else lines, index)
                       if "#" in line or ">" in line or "(re)" in line]  # _may_be_syntax, inlined
         for i in candidates:
-            if scan.syntax_line(lines[i], lineno + i + 1):
+            prompt = scan.syntax_line(lines[i], lineno + i + 1)
+            if prompt is not None:
                 at_offset += i - at + sum(map(len, lines[at:i]))
                 at = i
                 inputs.append(lineno + i + 1)
                 offsets.append(at_offset)
+                prompts.append(prompt)
         lineno += count
 
     problems = scan.problems
@@ -479,7 +484,7 @@ def scan_transcript(text: str, name: str, *, hosts: Iterable[str] | None = None)
     if problems:
         raise TranscriptError(name, problems)
     return ScannedTranscript(name, _header_from(scan.values, scan.header_lines), text, inputs, lineno,
-                             offsets)
+                             offsets, tuple(prompts))
 
 
 def parse_transcript(text: str, name: str, *, hosts: Iterable[str] | None = None) -> Transcript:

@@ -102,10 +102,11 @@ def run_text(text: str, name: str, *, lab_factory: LabFactory | None = None,
 
 
 def _run_text(text: str, name: str, lab_factory: LabFactory | None, base_dir: Path | None,
-              on_step: StepSink | None, on_result: ResultSink | None) -> ReplayRun:
+              on_step: StepSink | None, on_result: ResultSink | None, passes: bool = True) -> ReplayRun:
     """`run_text`; with `on_result`, only each `CommandResult` is made and handed over: all
     `replay_text` needs, without the two frozen records (`Step`, `StepRun`) per command that
-    `accept` and the CLI's diffs need."""
+    `accept` and the CLI's diffs need (and with `passes` False, a command that passed is only
+    counted)."""
     factory = lab_factory or default_lab_factory
     try:
         header = parse_header(text, name)
@@ -128,11 +129,11 @@ def _run_text(text: str, name: str, lab_factory: LabFactory | None, base_dir: Pa
             return ReplayRun(TranscriptResult(name, error=str(TranscriptError(name, [problem]))))
 
     with paced_collection(), reading_for_transcript(base):  # its `lab>` lines read files in its tree only
-        return _replay(text, name, header, scenario, factory, on_step, on_result)
+        return _replay(text, name, header, scenario, factory, on_step, on_result, passes)
 
 
 def _replay(text: str, name: str, header: Header, scenario: Path | None, factory: LabFactory,
-            on_step: StepSink | None, on_result: ResultSink | None) -> ReplayRun:
+            on_step: StepSink | None, on_result: ResultSink | None, passes: bool) -> ReplayRun:
     try:
         lab = factory(scenario, header.settings())
     except Exception as exc:  # noqa: BLE001 - any failure to build the lab quarantines the file
@@ -149,7 +150,10 @@ def _replay(text: str, name: str, header: Header, scenario: Path | None, factory
         if on_result is not None:
             for line, prompt, raw, _ in scanned.blocks():
                 result, actual_prompt = _check_raw(lab, name, strict, line, prompt.host, prompt.prompt,
-                                                   prompt.command, raw)
+                                                   prompt.command, raw, passes)
+                if result is None:   # passed, and no one asked for the result of a pass
+                    counts["pass"] += 1
+                    continue
                 counts[result.verdict] += 1
                 on_result(result, actual_prompt, strict)
             return run
@@ -313,10 +317,11 @@ def _run_command(lab: LabLike, name: str, strict: bool, line: int, host: str, pr
 
 
 def _check_raw(lab: LabLike, name: str, strict: bool, line: int, host: str, prompt: str, command: str,
-               raw: str) -> tuple[CommandResult, str]:
+               raw: str, passes: bool = True) -> tuple[CommandResult | None, str]:
     """The streamed replay's step (`replay_text`, `stream_file`), which keeps the result and the
     session's prompt alone: the raw block as written is read only when the output is not that
-    block verbatim (`_verbatim`, most commands of a drill)."""
+    block verbatim (`_verbatim`, most commands of a drill). Without `passes`, such a command whose
+    prompt matched too gives no result (None): a report of failures makes none for a pass."""
     ran = _run_command(lab, name, strict, line, host, prompt, command, raw)
     if isinstance(ran, CommandResult):
         return ran, ""
@@ -326,6 +331,8 @@ def _check_raw(lab: LabLike, name: str, strict: bool, line: int, host: str, prom
         return _compare(name, strict, line, host, prompt, command, _raw_block(raw, strict),
                         actual_prompt, outcome, elapsed)[0], actual_prompt
     prompt_ok = actual_prompt == prompt
+    if prompt_ok and not passes:
+        return None, actual_prompt
     return CommandResult(name, line, host, prompt, command, outcome.node or "", "pass" if prompt_ok else "fail",
                          verbatim, outcome.text, "" if prompt_ok else PROMPT_MISMATCH, elapsed), actual_prompt
 
@@ -405,23 +412,26 @@ def replay_text(text: str, name: str, *, lab_factory: LabFactory | None = None,
 
 
 def stream_text(text: str, name: str, on_result: ResultSink, *, lab_factory: LabFactory | None = None,
-                base_dir: Path | None = None) -> ReplayRun:
+                base_dir: Path | None = None, passes: bool = True) -> ReplayRun:
     """Replay transcript text as `replay_text` does (the path the benchmarks and the Spark jobs
     measure), handing each command's result, the session's prompt before it and the transcript's
     strict-blank-lines to `on_result` as it comes; nothing is kept per command (`counts` has the
     verdicts, `result.error` a problem with the text). What `solace-shell replay` and grading
-    run: a failure's diff needs no more than the result and that prompt."""
-    return _run_text(text, name, lab_factory, base_dir, None, on_result)
+    run: a failure's diff needs no more than the result and that prompt. With `passes` False,
+    only the commands that did not pass reach `on_result` (a pass is counted, and no result is
+    made for it: the text report of `solace-shell replay` shows failures alone)."""
+    return _run_text(text, name, lab_factory, base_dir, None, on_result, passes)
 
 
-def stream_file(path: Path | str, on_result: ResultSink, *, lab_factory: LabFactory | None = None) -> ReplayRun:
+def stream_file(path: Path | str, on_result: ResultSink, *, lab_factory: LabFactory | None = None,
+                passes: bool = True) -> ReplayRun:
     """`stream_text` over one file; its scenario path is relative to the file."""
     path = Path(path)
     try:
         text = read_transcript(path)
     except OSError as exc:
         return ReplayRun(TranscriptResult(str(path), error=f"{path}: cannot read: {exc.strerror or exc}"))
-    return stream_text(text, str(path), on_result, lab_factory=lab_factory, base_dir=path.parent)
+    return stream_text(text, str(path), on_result, lab_factory=lab_factory, base_dir=path.parent, passes=passes)
 
 
 def replay_file(path: Path | str, *, lab_factory: LabFactory | None = None) -> TranscriptResult:

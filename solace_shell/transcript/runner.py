@@ -151,7 +151,7 @@ def run_replay_command(paths: Iterable[Path | str], accept: bool = False, json_o
                     if rewritten and not json_out:
                         lines = ", ".join(map(str, rewritten))
                         shown.write(f"ACCEPTED {path}: rewrote command(s) at line(s) {lines}\n")
-                run = stream_file(path, report, lab_factory=lab_factory)
+                run = stream_file(path, report, lab_factory=lab_factory, passes=json_out)  # text: failures only
                 if run.result.error is not None:
                     bad_files += 1
                     _print_error(run, json_out, shown)
