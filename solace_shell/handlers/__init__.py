@@ -63,7 +63,7 @@ class HandlerContext:
         empty section in a lab without routers: ``RootEngine.system_view``), which that CLI's
         handlers and the lab console's replication verbs drive; the lab's own calls (clock,
         settings, users, failures) are ``engine``'s."""
-        found: RouterEngine = self.engine.system_view(_ROUTER_CLI)
+        found: RouterEngine = self.engine.views[_ROUTER_CLI]  # (system_view, one lookup)
         return found
 
     @property

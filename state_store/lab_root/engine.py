@@ -41,7 +41,22 @@ if TYPE_CHECKING:
     from .state import RootState
 
 
-_OWN_ATTRIBUTES = frozenset({"state", "after_kernel_op", "_systems", "_detached", "_setting_rules"})
+_OWN_ATTRIBUTES = frozenset({"state", "after_kernel_op", "_systems", "_detached", "_setting_rules", "views"})
+
+
+class _Views(dict[str, Any]):
+    """System name -> its engine for ``RootEngine.system_view``: one dictionary lookup for a held
+    section's; a missing one is made by the engine (an empty section's), then kept."""
+
+    def __init__(self, engine: RootEngine | None, held: dict[str, Any]) -> None:
+        super().__init__(held)
+        self.engine = engine
+
+    def __missing__(self, name: str) -> Any:
+        if self.engine is None:
+            raise KeyError(name)
+        found = self[name] = self.engine._detached_view(name)
+        return found
 
 
 class RootEngine:
@@ -61,6 +76,8 @@ class RootEngine:
             if model is None:
                 raise EngineError("invalid_value", name="section", value=name[:80], allowed="a registered system")
             self._systems[name] = model.engine(section, self)
+        # system -> its engine: the sections' own, then (made on first use) system_view's others
+        self.views = _Views(self, self._systems)
 
     def system(self, name: str) -> Any:
         """The engine of system ``name``'s section (KeyError when the lab holds none)."""
@@ -80,18 +97,17 @@ class RootEngine:
         written): for reads that every lab answers (a lab console's status and audit show no
         routers, sites or messages then) and for verbs that are refused without that system's
         objects. KeyError for a name no registered system keeps a section under."""
-        found = self._systems.get(name)
-        if found is not None:
-            return found
-        found = self._detached.get(name)
-        if found is None:
-            model = section_model(name)
-            if model is None:
-                raise KeyError(name)
-            hooks = dict(self.after_kernel_op)
-            found = self._detached[name] = model.engine(model.new_section(self.state), self)
-            self.after_kernel_op.clear()  # its hooks are no business of a lab that holds no such section
-            self.after_kernel_op.update(hooks)
+        return self.views[name]
+
+    def _detached_view(self, name: str) -> Any:
+        """``system_view`` of a system whose section the lab does not hold (made once)."""
+        model = section_model(name)
+        if model is None:
+            raise KeyError(name)
+        hooks = dict(self.after_kernel_op)
+        found = self._detached[name] = model.engine(model.new_section(self.state), self)
+        self.after_kernel_op.clear()  # its hooks are no business of a lab that holds no such section
+        self.after_kernel_op.update(hooks)
         return found
 
     def __getattr__(self, name: str) -> Any:
@@ -113,6 +129,7 @@ class RootEngine:
             engine.close()
         self._detached = {}
         self._systems = {}
+        self.views = _Views(None, {})
         self.after_kernel_op.clear()
         for name in [k for k in self.__dict__ if k not in _OWN_ATTRIBUTES]:
             del self.__dict__[name]  # what __getattr__ kept: bound methods of the section engines
