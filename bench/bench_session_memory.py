@@ -29,6 +29,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tests.support.router_engine import router_engine
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -70,7 +72,7 @@ def way(name: str) -> Iterator[None]:
 def make_queues(queues: int) -> Callable[[Engine], None]:
     def work(engine: Engine) -> None:
         for i in range(queues):
-            engine.create_queue("NY_Appliance1", "Trading_VPN", f"bulk{i:06d}")
+            router_engine(engine).create_queue("NY_Appliance1", "Trading_VPN", f"bulk{i:06d}")
     return work
 
 

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from grammar import Grammar, GrammarError, Parser, load_grammar
 from state_store.lab_store import LabStore
-from state_store.systems import ROUTER_CLI
 from state_store.tuning import DEFAULT_TUNING, StoreTuning
 
 from . import loader
@@ -154,7 +153,7 @@ class Lab:
     def _load_routers(self) -> list[str]:
         routers: list[str]
         self._systems, routers = self.store.run(
-            lambda engine: (engine.system_names(), [r.name for r in engine.system_view(ROUTER_CLI.name).routers()]))
+            lambda engine: (engine.system_names(), [r.name for r in engine.routers()]))
         loader.load_systems(self._systems)   # every system this lab holds, registered and checked
         self._targets = (*routers, *self._systems, LAB_TARGET)
         return routers

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .router_cli import router_cli
+
 if TYPE_CHECKING:
     from state_store.lab_root.engine import RootEngine as Engine
 
@@ -33,12 +35,13 @@ def _object_names(listing: Callable[[str, str], list[Any]], router: str | None, 
 # console, each router in turn); per-VPN sources are only asked with a VPN.
 EngineSource = Callable[["Engine", "str | None", "str | None"], list[str]]
 ENGINE_SOURCES: dict[str, EngineSource] = {
-    "vpn": lambda engine, router, vpn: engine.vpn_names(router) if router else [],
-    "queue": lambda engine, router, vpn: engine.queue_names(router, vpn) if router and vpn else [],
-    "xid": lambda engine, router, vpn: engine.xids(router, vpn) if router else [],  # no VPN: every XID
-    "client": lambda engine, router, vpn: engine.client_names(router),
-    "topic": lambda engine, router, vpn: engine.replicated_topic_names(router, vpn) if router and vpn else [],
-    "site": lambda engine, router, vpn: engine.site_names(),
+    "vpn": lambda engine, router, vpn: router_cli(engine).vpn_names(router) if router else [],
+    "queue": lambda engine, router, vpn: router_cli(engine).queue_names(router, vpn) if router and vpn else [],
+    "xid": lambda engine, router, vpn: router_cli(engine).xids(router, vpn) if router else [],  # no VPN: every XID
+    "client": lambda engine, router, vpn: router_cli(engine).client_names(router),
+    "topic": lambda engine, router, vpn:
+        router_cli(engine).replicated_topic_names(router, vpn) if router and vpn else [],
+    "site": lambda engine, router, vpn: router_cli(engine).site_names(),
     "user": lambda engine, router, vpn: engine.user_names(),
     # the HA-core systems' names are the lab's, not a router's
     "ha-instance": lambda engine, router, vpn: engine.ha_instance_names(),
@@ -49,11 +52,11 @@ ENGINE_SOURCES: dict[str, EngineSource] = {
     "jms-client": lambda engine, router, vpn: engine.jms_client_names(),
     "ha-queue": lambda engine, router, vpn: engine.ha_queue_names(),
     # named configuration objects: the VPN's when the level carries one, else every VPN's
-    "client-username": lambda engine, router, vpn: _object_names(engine.client_usernames, router, vpn),
-    "client-profile": lambda engine, router, vpn: _object_names(engine.client_profiles, router, vpn),
-    "acl-profile": lambda engine, router, vpn: _object_names(engine.acl_profiles, router, vpn),
-    "telemetry-profile": lambda engine, router, vpn: _object_names(engine.telemetry_profiles, router, vpn),
-    "rdp": lambda engine, router, vpn: _object_names(engine.rest_delivery_points, router, vpn),
+    "client-username": lambda engine, router, vpn: _object_names(router_cli(engine).client_usernames, router, vpn),
+    "client-profile": lambda engine, router, vpn: _object_names(router_cli(engine).client_profiles, router, vpn),
+    "acl-profile": lambda engine, router, vpn: _object_names(router_cli(engine).acl_profiles, router, vpn),
+    "telemetry-profile": lambda engine, router, vpn: _object_names(router_cli(engine).telemetry_profiles, router, vpn),
+    "rdp": lambda engine, router, vpn: _object_names(router_cli(engine).rest_delivery_points, router, vpn),
 }
 # Sources the lab answers without the engine.
 LAB_SOURCES = frozenset({"router", "scenario"})

@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from grammar.parser import Parsed, Parser
 
 from ..lab import LAB_TARGET
+from ..router_cli import router_cli
 from .record import RecordedLine, parse_wall
 from .room import ClassRoom
 
@@ -97,7 +98,7 @@ class TrainerConsole:
             return "-"
         try:
             with self.room.store(lab).transaction() as engine:
-                totals = engine.audit(None, 0).totals
+                totals = router_cli(engine).audit(None, 0).totals
                 return f"{totals.lost}/{totals.duplicated}/{totals.stranded}"
         except Exception:  # noqa: BLE001  a lab without a router audit (an HA system's): nothing to show
             return "-"

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from state_store.errors import EngineError
 
+from ..router_cli import router_cli
+
 if TYPE_CHECKING:
     from state_store.lab_root.engine import RootEngine as Engine
 
@@ -106,13 +108,13 @@ class LabFacts:
 
 def _vpn_facts(engine: Engine, router: str, vpn: str, role: str, bridge: str | None) -> VpnFacts:
     try:
-        queue = engine.queue_detail(router, vpn, REPLICATION_QUEUE)
+        queue = router_cli(engine).queue_detail(router, vpn, REPLICATION_QUEUE)
         spooled: int | None = queue.messages_spooled
         rejects: bool | None = queue.reject_msg_to_sender_on_discard
     except EngineError:
         spooled = rejects = None
     prepared = completed = 0
-    for txn in engine.transactions(router, vpn=vpn, detail=False):
+    for txn in router_cli(engine).transactions(router, vpn=vpn, detail=False):
         if txn.kind == "xa" and txn.state == "prepared":
             prepared += 1
         elif txn.state == "complete":
@@ -122,10 +124,7 @@ def _vpn_facts(engine: Engine, router: str, vpn: str, role: str, bridge: str | N
 
 def _routers(engine: Engine) -> list[Any]:
     """The routers of the lab (none when it holds no router CLI's section: a lab of HA systems)."""
-    from state_store import systems
-
-    router_engine = engine.held_system(systems.ROUTER_CLI.name)
-    return list(router_engine.routers()) if router_engine is not None else []
+    return list(engine.routers())
 
 
 def read_groups(engine: Engine) -> tuple[GroupFacts, ...]:
@@ -158,7 +157,7 @@ def read_facts(engine: Engine, vpn: str | None = None,
     for info in _routers(engine):
         vpns: list[tuple[str, VpnFacts]] = []
         try:
-            rows = engine.vpn_replication(info.name, "*" if vpn is None else vpn) if info.up else []
+            rows = router_cli(engine).vpn_replication(info.name, "*" if vpn is None else vpn) if info.up else []
         except EngineError:     # the router has no such Message VPN
             rows = []
         for row in rows:

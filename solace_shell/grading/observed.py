@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..parsed_command import ParsedCommand
 from ..personalities.base import LineWatch, Personality, Reading
 from ..results import Outcome
+from ..router_cli import router_cli
 from ..session import COMMENT, Session
 from .facts import LabFacts, read_facts
 from .grader import Grader
@@ -66,7 +67,8 @@ class GradedLab:
         the HA kernel's for a system on the kernel."""
         runbook = self.grader.runbook
         if runbook.system == ROUTER_SYSTEM:
-            return lambda engine: audit_measures(engine.audit(vpn=runbook.vpn, limit=0).totals, runbook.system)
+            return lambda engine: audit_measures(router_cli(engine).audit(vpn=runbook.vpn, limit=0).totals,
+                                                 runbook.system)
         return lambda engine: audit_measures(engine.kernel().audit()[0], runbook.system)
 
     # -- LabLike -------------------------------------------------------------------------------

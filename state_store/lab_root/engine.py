@@ -14,12 +14,12 @@ system's name (``<system>.<call>``; ``journal_prefix``) and replays through this
   journaled operation of that kernel system);
 - ``fail_node(failure, target)`` / ``fail_network(failure, target)``: the shared failure verbs on a
   target it owns (None: not its target);
-- ``ha_node_names_extra()`` / ``ha_network_names_extra()``: completion of those targets.
+- ``ha_node_names_extra()`` / ``ha_network_names_extra()``: completion of those targets;
+- ``routers()``: the routers it runs (``LabRouter``s, in the lab's order; none: an empty list).
 
-Until every caller asks ``system(name)`` / ``system_view(name)``, an attribute this engine lacks is
-looked up on the router CLI's engine (``__getattr__``): some callers outside that CLI (the SSH
-server's and the classroom's router lists, completion sources, grading's router audit, tests)
-still call its engine through the store's.
+This engine serves its own calls only: a caller that needs a system's calls asks for that system's
+engine, ``system(name)`` / ``system_view(name)`` / ``views[name]``, with the name from the
+registry (``state_store.systems``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .. import systems
 from ..errors import EngineError
 from ..journal import journaled
 from ..kernel import ops as kernel_ops
@@ -38,10 +37,8 @@ from .users import AdvanceResult, UserInfo
 
 if TYPE_CHECKING:
     from ..kernel import Kernel
+    from .routers import LabRouter
     from .state import RootState
-
-
-_OWN_ATTRIBUTES = frozenset({"state", "after_kernel_op", "_systems", "_detached", "_setting_rules", "views"})
 
 
 class _Views(dict[str, Any]):
@@ -110,19 +107,6 @@ class RootEngine:
         self.after_kernel_op.update(hooks)
         return found
 
-    def __getattr__(self, name: str) -> Any:
-        """A call this engine does not serve, served by the router CLI's engine
-        (``systems.ROUTER_CLI``, ``system_view``), for callers outside that CLI that still ask
-        the root for it (see the module docstring); AttributeError when it does not serve it
-        either."""
-        if name.startswith("_") or "_systems" not in self.__dict__:
-            raise AttributeError(name)
-        found = getattr(self.system_view(systems.ROUTER_CLI.name), name, None)
-        if found is None:
-            raise AttributeError(f"{type(self).__name__!r} has no attribute {name!r}")
-        self.__dict__[name] = found  # found once per engine: the next call is a plain attribute
-        return found
-
     def close(self) -> None:
         """This engine is done with: so are its sections' engines."""
         for engine in [*self._systems.values(), *self._detached.values()]:
@@ -131,8 +115,6 @@ class RootEngine:
         self._systems = {}
         self.views = _Views(None, {})
         self.after_kernel_op.clear()
-        for name in [k for k in self.__dict__ if k not in _OWN_ATTRIBUTES]:
-            del self.__dict__[name]  # what __getattr__ kept: bound methods of the section engines
 
     # ------------------------------------------------------------------ the clock and the kernel
     def now_ms(self) -> int:
@@ -180,6 +162,14 @@ class RootEngine:
         if after is not None:
             after()
         return result
+
+    def routers(self) -> list[LabRouter]:
+        """The lab's routers, in the lab's order: each held section's that runs some (none in a
+        lab of HA systems only)."""
+        out: list[LabRouter] = []
+        for engine in self._systems.values():
+            out += engine.routers()
+        return out
 
     def system_names(self) -> list[str]:
         """The HA systems this lab holds (groups on the kernel), in the registry's order."""

@@ -5,7 +5,9 @@ log of the current command and its CLI users are the lab's, whatever systems it 
 runs only Geode holds them and nothing of another system. A system that keeps records of its own
 (``state_store.lab_section``) gets a section on this state, made by its model, which may keep
 references to the kernel, the settings, the bookkeeping values, the id counters and the work log
-(they are these very objects: the root never replaces them once a section is on it).
+(they are these very objects: the root never replaces them once a section is on it). The root
+serves only its own attributes: a system's records are read on its section (``sections[name]``,
+the name from the registry, ``state_store.systems``) or through its engine.
 """
 
 from __future__ import annotations
@@ -15,8 +17,6 @@ from typing import Any
 from ..journal import WorkLog
 from ..kernel import Kernel
 from .users import LabUser
-
-_MISSING = object()
 
 # record class -> the root's attribute holding all records of that kind
 KINDS: dict[type, str] = {LabUser: "users"}
@@ -79,15 +79,3 @@ class RootState:
             return {}
         found: dict[int, Any] = owner.records(kind)
         return found
-
-    def __getattr__(self, name: str) -> Any:
-        """An attribute the root lacks, read from the section that has it: callers outside a
-        system's packages that still read its records through the lab's state (as through the
-        root engine: ``state_store.lab_root.engine``). AttributeError when no section has it."""
-        if name.startswith("_"):
-            raise AttributeError(name)
-        for section in self.__dict__.get("sections", {}).values():
-            found = getattr(section, name, _MISSING)
-            if found is not _MISSING:
-                return found
-        raise AttributeError(f"{type(self).__name__!r} has no attribute {name!r}")

@@ -7,6 +7,7 @@ import pytest
 
 from solace_shell.lab import Lab
 from tests.support.cli_steps import go, refused
+from tests.support.router_engine import router_engine
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
 SPOOL_PROMPT = "NY_Appliance1(admin/message-spool)#"
@@ -21,15 +22,15 @@ def prepared(lab, *xids, client="trader"):
     """XA transactions that published one message each, ended and prepared."""
     with lab.store.transaction() as e:
         for xid in xids:
-            e.tx_xa_start(client, xid)
-            e.publish(client, "trading/orders/new", 1)
-            e.tx_xa_end(client, xid)
-            e.tx_xa_prepare(client, xid)
+            router_engine(e).tx_xa_start(client, xid)
+            router_engine(e).publish(client, "trading/orders/new", 1)
+            router_engine(e).tx_xa_end(client, xid)
+            router_engine(e).tx_xa_prepare(client, xid)
 
 
 def txns(lab, router=NY):
     with lab.store.transaction() as e:
-        return {t.xid: (t.state.upper(), t.heuristic) for t in e.transactions(router, vpn=VPN)}
+        return {t.xid: (t.state.upper(), t.heuristic) for t in router_engine(e).transactions(router, vpn=VPN)}
 
 
 def test_heuristic_commit_then_delete(lab, ny) -> None:
@@ -55,7 +56,7 @@ def test_heuristic_rollback_with_wildcards(lab, ny) -> None:
 
 def test_commit_refused_for_an_active_transaction(lab, ny) -> None:
     with lab.store.transaction() as e:
-        e.tx_xa_start("trader", X1)
+        router_engine(e).tx_xa_start("trader", X1)
     at_admin_spool(ny)
     outcome = refused(lab, ny, f"commit-transaction xid {X1}")
     assert outcome.text == (f"ERROR: Transaction '{X1}' is not in a valid state: it is ACTIVE, "
@@ -67,7 +68,7 @@ def test_commit_refused_for_an_active_transaction(lab, ny) -> None:
 def test_a_pattern_refuses_all_when_one_match_is_in_the_wrong_state(lab, ny) -> None:
     prepared(lab, X1)
     with lab.store.transaction() as e:
-        e.tx_xa_start("trader", X2)
+        router_engine(e).tx_xa_start("trader", X2)
     at_admin_spool(ny)
     refused(lab, ny, "commit-transaction xid 0021ABC4*")
     assert txns(lab)[X1] == ("PREPARED", None)
@@ -102,19 +103,19 @@ def test_seed_000_failover_with_a_prepared_transaction(lab, ny, nj) -> None:
     go(ny, f"delete-transaction xid {X1}")
     assert X1 not in txns(lab)
     with lab.store.transaction() as e:
-        row = e.vpn_replication(NJ, VPN)[0]
+        row = router_engine(e).vpn_replication(NJ, VPN)[0]
         assert (row.admin_enabled, row.role) == (True, "active")
 
 
 # ------------------------------------------------------------------ delete-messages
 def spooled(lab, queue="orders"):
     with lab.store.transaction() as e:
-        return [m.msg_id for m in e.queue_messages(NY, VPN, queue)]
+        return [m.msg_id for m in router_engine(e).queue_messages(NY, VPN, queue)]
 
 
 def test_delete_messages_all_one_and_range(lab, ny) -> None:
     with lab.store.transaction() as e:
-        e.publish("trader", "trading/orders/new", 6)
+        router_engine(e).publish("trader", "trading/orders/new", 6)
     ids = spooled(lab)
     assert len(ids) == 6
     at_admin_spool(ny)
@@ -128,7 +129,7 @@ def test_delete_messages_all_one_and_range(lab, ny) -> None:
 
 def test_delete_messages_refusals(lab, ny) -> None:
     with lab.store.transaction() as e:
-        e.publish("trader", "trading/orders/new", 1)
+        router_engine(e).publish("trader", "trading/orders/new", 1)
     at_admin_spool(ny)
     outcome = refused(lab, ny, "delete-messages queue orders message 999999")
     assert outcome.text == "ERROR: Message 999999 not found in queue 'orders'."
@@ -141,7 +142,7 @@ def test_client_disconnect(lab, ny) -> None:
     go(ny, "enable", "admin", f"client trader message-vpn {VPN} disconnect")
     assert ny.prompt == "NY_Appliance1(admin)#"
     with lab.store.transaction() as e:
-        c = e.client("trader")
+        c = router_engine(e).client("trader")
     assert (c.status, c.last_disconnect_reason) == ("disconnected", "admin disconnect")
     outcome = refused(lab, ny, f"client nobody message-vpn {VPN} disconnect")
     assert outcome.text == "ERROR: Client 'nobody' not found."
@@ -185,6 +186,6 @@ def test_client_disconnect_needs_vpn_read_write(user, ok) -> None:
         else:
             refused(lab, ny, line, kind="access")
         with lab.store.transaction() as e:
-            assert (e.client("trader").status == "disconnected") is ok
+            assert (router_engine(e).client("trader").status == "disconnected") is ok
     finally:
         lab.close()

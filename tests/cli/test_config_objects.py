@@ -9,6 +9,7 @@ from prompt_toolkit.document import Document
 from solace_shell.completer import ShellCompleter
 from solace_shell.lab import Lab
 from solace_shell.live_names import LiveNames
+from tests.support.router_engine import router_engine
 
 NY, NJ = "NY_Appliance1", "NJ_Appliance1"
 
@@ -79,7 +80,7 @@ def test_secrets_stay_hashed() -> None:
     lab = Lab.fresh()
     run(lab, "enable", "configure", "create client-username u message-vpn default", "password hunter2", "end")
     with lab.store.transaction() as engine:
-        (user,) = [u for u in engine.client_usernames(NY, "default") if u.name == "u"]
+        (user,) = [u for u in router_engine(engine).client_usernames(NY, "default") if u.name == "u"]
     assert user.password_hash.startswith("$scrypt$") and "hunter2" not in user.password_hash
     assert "hunter2" not in lab.store.dump()
     run(lab, "configure", "client-username u message-vpn default")

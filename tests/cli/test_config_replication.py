@@ -10,6 +10,7 @@ import pytest
 
 from solace_shell.lab import Lab
 from tests.support.cli_steps import go, refused
+from tests.support.router_engine import router_engine
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
 VPN_PROMPT = "NY_Appliance1(configure/message-vpn)#"
@@ -22,12 +23,12 @@ def at_vpn(session):
 
 def flags(lab, router=NY):
     with lab.store.transaction() as e:
-        return e.vpn_replication(router, VPN)[0]
+        return router_engine(e).vpn_replication(router, VPN)[0]
 
 
 def detail(lab, router=NY):
     with lab.store.transaction() as e:
-        return e.vpn_replication_detail(router, VPN)
+        return router_engine(e).vpn_replication_detail(router, VPN)
 
 
 # ------------------------------------------------------------------ seed 000, step 2
@@ -40,7 +41,7 @@ def test_seed_000_step_2_state_standby_from_the_message_vpn_level(lab, ny) -> No
     row = flags(lab)
     assert (row.admin_enabled, row.role) == (True, "standby")
     with lab.store.transaction() as e:
-        clients = e.clients(vpn=VPN)
+        clients = router_engine(e).clients(vpn=VPN)
     assert clients and all(c.status == "disconnected" for c in clients)
     assert {c.last_disconnect_reason for c in clients} == {"replication state standby"}
 
@@ -74,7 +75,7 @@ def _leave_messages_in_replication_queue(lab) -> None:
     """Replication shut down on NJ, so NY's replication queue keeps what is published."""
     go(at_vpn(lab.session(NJ)), "replication shutdown")
     with lab.store.transaction() as e:
-        e.publish("trader", "trading/x", count=2)
+        router_engine(e).publish("trader", "trading/x", count=2)
     go(lab.session(NY), "replication shutdown")
 
 
@@ -119,7 +120,7 @@ def test_reject_msg_when_sync_ineligible(lab, ny) -> None:
 # ------------------------------------------------------------------ replicated topics
 def topics(lab, router=NY):
     with lab.store.transaction() as e:
-        return {t.topic: t.mode for t in e.replicated_topics(router, VPN)}
+        return {t.topic: t.mode for t in router_engine(e).replicated_topics(router, VPN)}
 
 
 def test_create_replicated_topic_enters_its_level_and_exit_lands_on_replication(lab, ny) -> None:

@@ -6,6 +6,7 @@ import pytest
 
 from solace_shell.lab import Lab
 from tests.support.cli_steps import go, refused
+from tests.support.router_engine import router_engine
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
 SPOOL_PROMPT = "NY_Appliance1(configure/message-spool)#"
@@ -18,12 +19,12 @@ def at_spool(session):
 
 def queue(lab, name, router=NY):
     with lab.store.transaction() as e:
-        return e.queue_detail(router, VPN, name)
+        return router_engine(e).queue_detail(router, VPN, name)
 
 
 def names(lab, router=NY):
     with lab.store.transaction() as e:
-        return e.queue_names(router, VPN)
+        return router_engine(e).queue_names(router, VPN)
 
 
 def test_create_queue_enters_its_level_and_syncs_to_the_mate(lab, ny) -> None:
@@ -72,17 +73,17 @@ def test_shutdown_directions(lab, ny) -> None:
     at_spool(ny)
     go(ny, "queue orders", "shutdown ingress")
     with lab.store.transaction() as e:
-        row = e.queues(NY, VPN, "orders")[0]
+        row = router_engine(e).queues(NY, VPN, "orders")[0]
     assert (row.ingress_up, row.egress_up) == (False, True)
     go(ny, "shutdown egress", "no shutdown ingress")
     with lab.store.transaction() as e:
-        row = e.queues(NY, VPN, "orders")[0]
-        mate = e.queues(NJ, VPN, "orders")[0]
+        row = router_engine(e).queues(NY, VPN, "orders")[0]
+        mate = router_engine(e).queues(NJ, VPN, "orders")[0]
     assert (row.ingress_up, row.egress_up) == (True, False)
     assert (mate.ingress_up, mate.egress_up) == (True, False)
     go(ny, "shutdown", "no shutdown")
     with lab.store.transaction() as e:
-        row = e.queues(NY, VPN, "orders")[0]
+        row = router_engine(e).queues(NY, VPN, "orders")[0]
     assert (row.ingress_up, row.egress_up) == (True, True)
 
 
@@ -91,7 +92,7 @@ def test_queue_options(lab, ny) -> None:
     go(ny, "queue orders", "access-type non-exclusive", "permission all consume", "max-spool-usage 10",
        "owner trader")
     with lab.store.transaction() as e:
-        row = e.queues(NY, VPN, "orders")[0]
+        row = router_engine(e).queues(NY, VPN, "orders")[0]
     assert row.access_type == "non-exclusive"
     q = queue(lab, "orders")
     assert (q.access_type, q.owner, q.max_spool_mb) == ("non-exclusive", "trader", 10)
@@ -160,7 +161,7 @@ def test_queue_changes_need_vpn_read_write(user, ok) -> None:
 
 def queue_config(lab, name, router=NY):
     with lab.store.transaction() as e:
-        vpn = e.current_config(router, VPN).vpns[0]
+        vpn = router_engine(e).current_config(router, VPN).vpns[0]
     return next(qc for qc in vpn.queues if qc.name == name)
 
 
@@ -190,10 +191,10 @@ def test_vpn_max_spool_usage_at_the_message_spool_level(lab, ny) -> None:
     go(ny, "max-spool-usage 2500")
     assert ny.prompt == SPOOL_PROMPT
     with lab.store.transaction() as e:
-        assert e.message_spool(NY, VPN).max_spool_mb == 2500
-        assert e.message_spool(NJ, VPN).max_spool_mb == 2500
-        assert e.message_spool(NY).max_spool_mb == 60000  # the router's own is another setting
+        assert router_engine(e).message_spool(NY, VPN).max_spool_mb == 2500
+        assert router_engine(e).message_spool(NJ, VPN).max_spool_mb == 2500
+        assert router_engine(e).message_spool(NY).max_spool_mb == 60000  # the router's own is another setting
     refused(lab, ny, "max-spool-usage 6000001", kind="invalid-value")
     go(ny, "no max-spool-usage")
     with lab.store.transaction() as e:
-        assert e.message_spool(NY, VPN).max_spool_mb == 60000
+        assert router_engine(e).message_spool(NY, VPN).max_spool_mb == 60000

@@ -8,13 +8,14 @@ import pytest
 from solace_shell.lab import Lab
 from state_store.errors import EngineError
 from tests.support.cli_steps import go, refused
+from tests.support.router_engine import router_engine
 
 NY, VPN = "NY_Appliance1", "Trading_VPN"
 
 
 def mate(lab):
     with lab.store.transaction() as e:
-        rep = e.system_replication(NY)
+        rep = router_engine(e).system_replication(NY)
     return rep.mate_virtual_router_name, rep.connect_via
 
 
@@ -78,20 +79,21 @@ def test_mate_needs_global_read_write() -> None:
 def test_engine_set_replication_mate(lab) -> None:
     with lab.store.transaction() as e:
         with pytest.raises(EngineError) as err:
-            e.set_replication_mate(NY, "connect-via", "x")
+            router_engine(e).set_replication_mate(NY, "connect-via", "x")
         assert err.value.code == "replication_not_shutdown"
         assert err.value.params == {"router": NY, "vpns": VPN}
-        e.set_replication_enabled(NY, VPN, False)
-        e.set_replication_mate(NY, "virtual-router-name", "v:other.router_1")
-        e.set_replication_mate(NY, "connect-via", "h:1")
-        assert (e.system_replication(NY).mate_virtual_router_name, e.system_replication(NY).connect_via) == (
+        router_engine(e).set_replication_enabled(NY, VPN, False)
+        router_engine(e).set_replication_mate(NY, "virtual-router-name", "v:other.router_1")
+        router_engine(e).set_replication_mate(NY, "connect-via", "h:1")
+        system = router_engine(e).system_replication(NY)
+        assert (system.mate_virtual_router_name, system.connect_via) == (
             "v:other.router_1", "h:1")
-        assert e.system_replication(NY).config_sync_bridge_up is False   # no such router
-        e.set_replication_mate(NY, "virtual-router-name", None)
-        assert e.system_replication(NY).mate_virtual_router_name == ""
+        assert router_engine(e).system_replication(NY).config_sync_bridge_up is False   # no such router
+        router_engine(e).set_replication_mate(NY, "virtual-router-name", None)
+        assert router_engine(e).system_replication(NY).mate_virtual_router_name == ""
         with pytest.raises(EngineError) as err:
-            e.set_replication_mate(NY, "port", "1")
+            router_engine(e).set_replication_mate(NY, "port", "1")
         assert err.value.code == "unknown_option"
         with pytest.raises(EngineError) as err:
-            e.set_replication_mate(NY, "virtual-router-name", "v:-bad")
+            router_engine(e).set_replication_mate(NY, "virtual-router-name", "v:-bad")
         assert err.value.code == "invalid_value"

@@ -24,6 +24,7 @@ from grammar.leaves import VALUE, Leaf, with_words
 from solace_shell.lab import Lab
 from solace_shell.script import run_script
 from state_store.solace.views import RouterConfig
+from tests.support.router_engine import router_engine
 
 BARE = Path(__file__).resolve().parents[2] / "transcripts" / "scenarios" / "bare.yaml"
 NY = "NY_Appliance1"
@@ -225,7 +226,7 @@ def _replay(lab: Lab, script: str) -> list[tuple[str, str]]:
 
 def _data(lab: Lab) -> RouterConfig:
     with lab.store.transaction() as engine:
-        return engine.current_config(NY)
+        return router_engine(engine).current_config(NY)
 
 
 def _config(lab: Lab, vpn: str | None = None, remove: bool = False) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.cli_steps import go, refused
+from tests.support.router_engine import router_engine
 
 SQL = "Trading_VPN'; DROP TABLE queue;--"
 SHELL = "$(reboot)"
@@ -31,6 +32,6 @@ def test_topics_may_hold_such_text_and_it_is_stored_and_shown_literally(lab, ny)
     published = lab.console.execute(f'publish trader "{topic}" count 2')
     assert published.ok, published.text
     with lab.store.transaction() as engine:
-        assert topic in [t.topic for t in engine.replicated_topics("NY_Appliance1", "Trading_VPN")]
-        assert engine.audit().totals.published == 2          # the message table is still there
-        assert {q.name for q in engine.queues("NY_Appliance1")} >= {"orders"}
+        assert topic in [t.topic for t in router_engine(engine).replicated_topics("NY_Appliance1", "Trading_VPN")]
+        assert router_engine(engine).audit().totals.published == 2          # the message table is still there
+        assert {q.name for q in router_engine(engine).queues("NY_Appliance1")} >= {"orders"}

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.router_engine import router_engine
+
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
 RQ = "#MSGVPN_REPLICATION_DATA_QUEUE"
 T = "trading/orders/new"
@@ -39,7 +41,7 @@ def test_advance_prints_clock_step_drained_reconnected(lab):
     assert ok(lab, "advance 25h") == "clock 25:03:06.750 (+25h) drained 0 reconnected -"
     with engine(lab) as e:
         assert e.now_ms() == 90_186_750
-        assert e.queue_detail(NJ, VPN, "orders").messages_spooled == 12
+        assert router_engine(e).queue_detail(NJ, VPN, "orders").messages_spooled == 12
 
 
 def test_advance_drain_rate_and_reconnect(lab):
@@ -73,8 +75,8 @@ def test_publish_exact_form_and_state(lab):
     assert ok(lab, "publish trader other/topic count 2 size 100") == (
         "published 2 rejected 0 replicated 0 not-replicated 0 on NY_Appliance1 (rgmid 1000012-1000013)")
     with engine(lab) as e:
-        assert e.queue_detail(NY, VPN, "orders").messages_spooled == 11
-        assert e.queue_detail(NY, VPN, RQ).messages_spooled == 11
+        assert router_engine(e).queue_detail(NY, VPN, "orders").messages_spooled == 11
+        assert router_engine(e).queue_detail(NY, VPN, RQ).messages_spooled == 11
 
 
 def test_publish_refusals_unknown_client_standby_disconnected(lab):
@@ -106,7 +108,7 @@ def test_publish_rejected_when_replication_queue_full(lab):
         "ERROR: Publish rejected: the replication queue of Message VPN 'Trading_VPN' on NY_Appliance1 is full "
         "(3 of 3 rejected; reject-msg-to-sender-on-discard is on).")
     with engine(lab) as e:
-        assert e.replication_stats(NY, VPN).rejected_repl_queue_full == 256
+        assert router_engine(e).replication_stats(NY, VPN).rejected_repl_queue_full == 256
     assert ok(lab, "audit").splitlines()[:2] == [
         "published 1747 delivered 0 duplicated 0 lost 0 spooled 1747",
         "rejected 256 not-replicated 0 stranded 0 in-transaction 0",
@@ -147,18 +149,18 @@ def test_local_transaction_holds_publishes_until_commit(lab):
     assert ok(lab, "transaction local start trader") == "transaction local trader ACTIVE on NY_Appliance1"
     assert ok(lab, "publish trader trading/orders/new count 3") == "held 3 in transaction on NY_Appliance1"
     with engine(lab) as e:
-        assert e.queue_detail(NY, VPN, "orders").messages_spooled == 0
-        assert e.client("trader").transacted
+        assert router_engine(e).queue_detail(NY, VPN, "orders").messages_spooled == 0
+        assert router_engine(e).client("trader").transacted
     assert ok(lab, "transaction local commit trader") == "transaction local trader COMMITTED on NY_Appliance1"
     with engine(lab) as e:
-        assert e.queue_detail(NY, VPN, "orders").messages_spooled == 3
+        assert router_engine(e).queue_detail(NY, VPN, "orders").messages_spooled == 3
     assert refused(lab, "transaction local commit trader") == "ERROR: Client 'trader' has no open local transaction."
     ok(lab, "transaction local start trader")
     assert refused(lab, "transaction local start trader") == "ERROR: Client 'trader' already has an open transaction."
     ok(lab, "publish trader trading/orders/new")
     assert ok(lab, "transaction local rollback trader") == "transaction local trader ROLLED-BACK on NY_Appliance1"
     with engine(lab) as e:
-        assert e.queue_detail(NY, VPN, "orders").messages_spooled == 3
+        assert router_engine(e).queue_detail(NY, VPN, "orders").messages_spooled == 3
 
 
 def test_xa_transaction_lifecycle(lab):
@@ -169,11 +171,11 @@ def test_xa_transaction_lifecycle(lab):
     assert ok(lab, f"transaction xa end trader {XID}") == f"transaction xa {XID} trader IDLE on NY_Appliance1"
     assert ok(lab, f"transaction xa prepare trader {XID}") == f"transaction xa {XID} trader PREPARED on NY_Appliance1"
     with engine(lab) as e:
-        assert [t.state for t in e.transactions(NY)] == ["prepared"]
+        assert [t.state for t in router_engine(e).transactions(NY)] == ["prepared"]
     assert ok(lab, f"transaction xa commit trader {XID}") == f"transaction xa {XID} trader COMMITTED on NY_Appliance1"
     with engine(lab) as e:
-        assert e.transactions(NY) == []
-        assert e.queue_detail(NY, VPN, "orders").messages_spooled == 2
+        assert router_engine(e).transactions(NY) == []
+        assert router_engine(e).queue_detail(NY, VPN, "orders").messages_spooled == 2
     # one-phase commit from IDLE; two-phase commit from IDLE is refused
     xid2 = "0021ABC4-00-02"
     ok(lab, f"transaction xa start trader {xid2}")
@@ -195,14 +197,14 @@ def test_fail_restore_replace_site_and_link(lab):
     assert ok(lab, "fail site NY") == "site NY down routers NY_Appliance1 disconnected settlement,trader"
     with engine(lab) as e:
         assert [r.up for r in e.routers()] == [False, True]
-        assert [c.router for c in e.clients()] == [None, None]
+        assert [c.router for c in router_engine(e).clients()] == [None, None]
     assert refused(lab, "fail site NY") == "ERROR: Site 'NY' is already down."
     assert ok(lab, "restore site NY") == "site NY up routers NY_Appliance1 disconnected -"
     assert refused(lab, "restore site NY") == "ERROR: Site 'NY' is already up."
     assert refused(lab, "fail site Boston") == "ERROR: Site 'Boston' not found."
     assert ok(lab, "fail link") == "link down"
     with engine(lab) as e:
-        assert e.status().link_up is False
+        assert router_engine(e).status().link_up is False
     assert refused(lab, "fail link") == "ERROR: The inter-site link is already down."
     assert ok(lab, "restore link") == "link up"
     assert refused(lab, "restore link") == "ERROR: The inter-site link is already up."
@@ -210,8 +212,8 @@ def test_fail_restore_replace_site_and_link(lab):
     ok(lab, "publish trader trading/orders/new count 2")
     assert ok(lab, "replace site NY") == "site NY replaced routers NY_Appliance1 disconnected settlement,trader"
     with engine(lab) as e:
-        assert e.vpn_replication(NY, VPN)[0].role == "standby"
-        assert e.queue_detail(NY, VPN, "orders").messages_spooled == 0
+        assert router_engine(e).vpn_replication(NY, VPN)[0].role == "standby"
+        assert router_engine(e).queue_detail(NY, VPN, "orders").messages_spooled == 0
 
 
 # ---------------------------------------------------------------- connect
@@ -294,7 +296,7 @@ def test_audit_lists_where_spooled(lab):
         "spooled 6 in Trading_VPN/orders on NY_Appliance1")
     with engine(lab) as e:
         # the 4 acks wait for a batch of 20 (ack-propagation interval) or the one-second timer
-        assert e.status().vpns[1].repl_queue_entries == 0
+        assert router_engine(e).status().vpns[1].repl_queue_entries == 0
     ok(lab, "advance 1s")
     assert ok(lab, "audit").splitlines()[2:] == [
         "spooled 6 in Trading_VPN/orders on NJ_Appliance1",

@@ -7,15 +7,16 @@ import pytest
 from solace_shell.lab import Lab
 from state_store.lab_store import LabStore
 from state_store.solace.scenario import DEFAULT_SCENARIO, ScenarioError
+from tests.support.router_engine import router_engine
 
 
 def test_store_reset_equals_a_fresh_lab():
     fresh = LabStore.in_memory().dump()
     store = LabStore.in_memory()
     with store.transaction() as e:
-        e.publish("trader", "trading/orders/new", count=5)
+        router_engine(e).publish("trader", "trading/orders/new", count=5)
         e.advance(3000)
-        e.fail_site("NY")
+        router_engine(e).fail_site("NY")
         e.set_setting("layout", "A")
     assert store.dump() != fresh
     store.reset()
@@ -26,7 +27,7 @@ def test_store_reset_equals_a_fresh_lab():
 def test_store_reset_of_a_file_lab(tmp_path):
     store = LabStore.open(tmp_path / "lab.sqlite")
     with store.transaction() as e:
-        e.publish("trader", "trading/orders/new", count=2)
+        router_engine(e).publish("trader", "trading/orders/new", count=2)
     store.reset(DEFAULT_SCENARIO)
     assert store.dump() == LabStore.in_memory().dump()
     store.close()
@@ -37,7 +38,7 @@ def test_store_reset_invalid_scenario_changes_nothing(tmp_path):
     bad.write_text("sites: 3\n")
     store = LabStore.in_memory()
     with store.transaction() as e:
-        e.publish("trader", "trading/orders/new")
+        router_engine(e).publish("trader", "trading/orders/new")
     before = store.dump()
     with pytest.raises(ScenarioError):
         store.reset(bad)

@@ -23,6 +23,7 @@ from solace_shell.live_names import LiveNames
 from state_store.lab_store import LabStore
 from state_store.scenario_files import resolve_scenario
 from tests.support.repl_driver import drive
+from tests.support.router_engine import router_engine
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
 Journal = list[list[tuple[str, tuple[Any, ...], tuple[tuple[str, Any], ...]]]]
@@ -124,7 +125,8 @@ def test_ha_kill_prints_the_site_line_and_journals_fail_site(lab: Lab, journal: 
     assert journal == [[("solace.fail_site", ("NY",), ())], [("solace.restore_site", ("NY",), ())],
                        [("solace.fail_site", ("NJ",), ())], [("solace.replace_site", ("NJ",), ())]]
     with lab.store.transaction() as e:
-        assert [(s.name, s.up) for s in e.sites()] == [("NY", True), ("NJ", True)]   # a replacement comes up
+        # a replacement comes up
+        assert [(s.name, s.up) for s in router_engine(e).sites()] == [("NY", True), ("NJ", True)]
 
 
 @pytest.mark.parametrize(("before", "line", "text"), [
@@ -183,8 +185,8 @@ def test_tab_completes_a_router_at_the_console_prompt(lab: Lab, executed: list[t
     drive(lab, "ha kill NY\t\rha partition N\t\r\x04", start="lab")
     assert executed == [("lab", f"ha kill {NY} "), ("lab", "ha partition NY-NJ ")]
     with lab.store.transaction() as e:
-        assert [(s.name, s.up) for s in e.sites()] == [("NY", False), ("NJ", True)]
-        assert not e.status().link_up
+        assert [(s.name, s.up) for s in router_engine(e).sites()] == [("NY", False), ("NJ", True)]
+        assert not router_engine(e).status().link_up
 
 
 def test_the_command_line_example_kills_the_router(tmp_path: Path) -> None:
@@ -233,7 +235,7 @@ def test_a_site_name_is_still_its_groups_network_and_the_link_is_named_by_both_s
     assert ok(pair_lab, "ha heal NY").startswith("site NY NY healed:")
     assert ok(pair_lab, "ha partition NY-NJ") == "link down"
     with pair_lab.store.transaction() as e:
-        assert not e.status().link_up
+        assert not router_engine(e).status().link_up
     assert ok(pair_lab, "ha heal NY-NJ") == "link up"
 
 

@@ -17,6 +17,7 @@ from solace_shell.personalities.solace.handlers.redundancy import RedundancyShow
 from solace_shell.personalities.solace.renderers.clock import LAB_EPOCH
 from solace_shell.personalities.solace.renderers.redundancy import redundancy_show
 from state_store.solace.redundancy import RedundancyView, VirtualRouterView
+from tests.support.router_engine import router_engine
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "transcripts" / "scenarios"
@@ -234,9 +235,9 @@ def test_redundancy_reads_change_nothing() -> None:
     before = lab.store.dump()
     with lab.store.transaction() as engine:
         for router in ("NY_Appliance2", "NY_Monitor", "NJ_Appliance1"):
-            engine.redundancy(router)
-            engine.redundancy_group(router)
-        assert engine.local_failovers() == [("NY", 0, "NY_Appliance1", "NY_Appliance2")]
+            router_engine(engine).redundancy(router)
+            router_engine(engine).redundancy_group(router)
+        assert router_engine(engine).local_failovers() == [("NY", 0, "NY_Appliance1", "NY_Appliance2")]
     assert lab.store.dump() == before
 
 

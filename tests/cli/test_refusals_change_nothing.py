@@ -30,6 +30,7 @@ from state_store.lab_root.engine import RootEngine
 from state_store.lab_store import LabStore, replay_calls
 from state_store.solace.broker_state import BrokerState
 from state_store.solace.engine import Engine
+from tests.support.router_engine import owner_of, router_engine
 
 ROOT = Path(__file__).resolve().parents[2]
 NY, NJ, VPN, RQ = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN", "#MSGVPN_REPLICATION_DATA_QUEUE"
@@ -157,7 +158,7 @@ def _run_sequence(seed: int, commands: int) -> bool:
         def work(e: Engine) -> None:
             for name, args in calls:
                 try:
-                    getattr(e, name)(*args)
+                    getattr(owner_of(e, name), name)(*args)
                 except EngineError:
                     if not go_on:  # the refusal ends the command: the store puts the state back
                         raise
@@ -190,14 +191,14 @@ def test_a_commit_refused_midway_keeps_its_record_and_rolls_back():
     publish at commit. It keeps its journal record, so the store puts the state back."""
     lab = LabStore.in_memory()
     with lab.transaction() as e:
-        e.tx_local_start("trader")
-        e.publish("trader", "trading/orders/new", 2)
-        e.set_vpn_max_spool(NY, VPN, 0)
+        router_engine(e).tx_local_start("trader")
+        router_engine(e).publish("trader", "trading/orders/new", 2)
+        router_engine(e).set_vpn_max_spool(NY, VPN, 0)
     before = state_text(lab.state)
 
     def commit(e: Engine) -> None:
         try:
-            e.tx_local_commit("trader")
+            router_engine(e).tx_local_commit("trader")
         finally:
             assert [c.name for c in e.state.work.calls] == ["solace.tx_local_commit"]
 

@@ -14,6 +14,7 @@ import pytest
 from solace_shell.lab import Lab
 from solace_shell.script import run_script, script_lines
 from state_store.solace.views import RestConsumerInfo
+from tests.support.router_engine import router_engine
 
 NY = "NY_Appliance1"
 
@@ -237,9 +238,9 @@ def test_the_dump_resets_the_replication_settings() -> None:
          "queue", "no reject-msg-to-sender-on-discard", "end", "configure")
     assert run_script(lab, NY, script_lines(DUMP_REPLICATION), io.StringIO()) == 0
     with lab.store.transaction() as engine:
-        after = engine.current_config(NY, "Trading_VPN").vpns[0].replication
+        after = router_engine(engine).current_config(NY, "Trading_VPN").vpns[0].replication
     with Lab.fresh().store.transaction() as engine:
-        fresh = engine.current_config(NY, "Trading_VPN").vpns[0].replication
+        fresh = router_engine(engine).current_config(NY, "Trading_VPN").vpns[0].replication
     assert after.transaction_replication_mode == "async" and after.bridge_client_username == ""
     assert after == fresh.__class__(**{**fresh.__dict__, "bridge_client_username": "", "bridge_password_set": False,
                                        "bridge_password_hash": ""})
@@ -259,7 +260,7 @@ def test_the_codelab_scripts_run_through_dash_s(tmp_path: Path) -> None:
 
 def _consumer_config(lab: Lab) -> RestConsumerInfo:
     with lab.store.transaction() as engine:
-        return engine.current_config(NY, "default").vpns[0].rest_delivery_points[0].consumers[0]
+        return router_engine(engine).current_config(NY, "default").vpns[0].rest_delivery_points[0].consumers[0]
 
 
 def test_rejecting_status_codes_and_secrets_print_replay_and_reset() -> None:

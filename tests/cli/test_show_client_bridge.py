@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from solace_shell.access import UserAccess
+from tests.support.router_engine import router_engine
 
 CLIENT_HEAD = """\
 Client Name              Message VPN              Client Username            Uptime
@@ -42,14 +43,14 @@ Last Disconnect Reason:            {reason}"""
 def test_client_detail_and_failover(lab, ny, nj) -> None:
     with lab.store.transaction() as e:
         e.advance(65000)
-        e.tx_local_start("trader")
+        router_engine(e).tx_local_start("trader")
     assert show(ny, "show client trader detail") == TRADER_DETAIL.format(
         router="NY_Appliance1", uptime="0d 0h 1m 5s", tx="Yes", reconnects=0, reason="N/A")
     with lab.store.transaction() as e:   # NY gives up activity, NJ takes it, clients follow their host lists
-        e.tx_local_rollback("trader")
-        e.set_replication_role("NY_Appliance1", "Trading_VPN", "standby")
+        router_engine(e).tx_local_rollback("trader")
+        router_engine(e).set_replication_role("NY_Appliance1", "Trading_VPN", "standby")
         e.advance(1000)
-        e.set_replication_role("NJ_Appliance1", "Trading_VPN", "active")
+        router_engine(e).set_replication_role("NJ_Appliance1", "Trading_VPN", "active")
         e.advance(2000)
     assert show(ny, "show client *") == CLIENT_HEAD
     assert show(nj, "show client trader message-vpn Trading_VPN detail") == TRADER_DETAIL.format(
@@ -91,7 +92,7 @@ def test_bridges(lab, ny, nj) -> None:
     assert show(nj, "show bridge #MSGVPN_REPLICATION_BRIDGE message-vpn Trading_VPN").endswith(
         "U L U - U A  0d 1h 2m 3s")
     with lab.store.transaction() as e:
-        e.fail_link()
+        router_engine(e).fail_link()
     assert show(nj, "show bridge *").endswith(
         "\nTrading_VPN          Trading_VPN          v:NY_Appliance1      U L D - D A  0d 0h 0m 0s")
     assert nj.execute("show bridge * message-vpn Nope").text == "ERROR: Message VPN 'Nope' not found."
@@ -121,7 +122,7 @@ def test_bridge_detail(lab, nj) -> None:
     line = "show bridge #MSGVPN_REPLICATION_BRIDGE message-vpn Trading_VPN detail"
     assert show(nj, line) == BRIDGE_DETAIL.format(inbound="Ready-InSync", queue="Bound", bind="Up")
     with lab.store.transaction() as e:
-        e.fail_site("NY")
+        router_engine(e).fail_site("NY")
     assert show(nj, line) == BRIDGE_DETAIL.format(inbound="Down", queue="Unbound", bind="Down")
     nj.user = UserAccess("nobody", "none")
     assert nj.execute(line).error_kind == "access"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from solace_shell.access import UserAccess
 from solace_shell.lab import Lab
 from state_store.lab_tables import SCHEMA_VERSION
+from tests.support.router_engine import router_engine
 
 HEADER = """\
  ! BEGIN
@@ -149,9 +150,9 @@ def test_router_config_default_lab(ny) -> None:
 
 def test_config_follows_state(lab, ny) -> None:
     with lab.store.transaction() as e:
-        e.create_queue("NY_Appliance1", "Trading_VPN", "audit")
-        e.set_queue_shutdown("NY_Appliance1", "Trading_VPN", "audit", False)
-        e.set_replication_option("NY_Appliance1", "Trading_VPN", "transaction-replication-mode", "sync")
+        router_engine(e).create_queue("NY_Appliance1", "Trading_VPN", "audit")
+        router_engine(e).set_queue_shutdown("NY_Appliance1", "Trading_VPN", "audit", False)
+        router_engine(e).set_replication_option("NY_Appliance1", "Trading_VPN", "transaction-replication-mode", "sync")
     text = show(ny, "show current-config message-vpn Trading_VPN")
     assert '    transaction-replication-mode sync\n' in text
     assert ('! Create Queue: "audit"\n'
@@ -171,7 +172,7 @@ def test_errors_and_access(lab, ny) -> None:
     finally:
         monitor.close()
     with lab.store.transaction() as e:
-        e.fail_site("NY")
+        router_engine(e).fail_site("NY")
     assert ny.execute("show current-config").text == "ERROR: Router 'NY_Appliance1' is down."
     ny.user = UserAccess("nobody", "none")
     assert ny.execute("show current-config").error_kind == "access"

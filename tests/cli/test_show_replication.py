@@ -6,6 +6,7 @@ import pytest
 
 from solace_shell.access import UserAccess
 from solace_shell.lab import Lab
+from tests.support.router_engine import router_engine
 
 LEGEND_B = """\
 Flags Legend:
@@ -84,19 +85,19 @@ def test_works_from_every_level_and_the_show_level(ny) -> None:
 
 def test_flags_follow_state(lab, ny, nj) -> None:
     with lab.store.transaction() as e:
-        e.fail_link()
+        router_engine(e).fail_link()
     assert flags_row(ny) == "Trading_VPN                      U A - D D - N A"
     assert flags_row(nj) == "Trading_VPN                      U S D - - - N A"
     with lab.store.transaction() as e:
-        e.restore_link()
-        e.set_replication_option("NY_Appliance1", "Trading_VPN", "transaction-replication-mode", "sync")
-        e.set_replication_option("NY_Appliance1", "Trading_VPN", "reject-msg-when-sync-ineligible", True)
+        router_engine(e).restore_link()
+        router_engine(e).set_replication_option("NY_Appliance1", "Trading_VPN", "transaction-replication-mode", "sync")
+        router_engine(e).set_replication_option("NY_Appliance1", "Trading_VPN", "reject-msg-when-sync-ineligible", True)
     assert flags_row(ny) == "Trading_VPN                      U A - U U - Y S"
     with lab.store.transaction() as e:   # controlled failover step 2: NY gives up activity
-        e.set_replication_role("NY_Appliance1", "Trading_VPN", "standby")
+        router_engine(e).set_replication_role("NY_Appliance1", "Trading_VPN", "standby")
     assert flags_row(ny) == "Trading_VPN                      U S Q - - - Y S"
     with lab.store.transaction() as e:
-        e.set_replication_role("NJ_Appliance1", "Trading_VPN", "active")
+        router_engine(e).set_replication_role("NJ_Appliance1", "Trading_VPN", "active")
     assert flags_row(ny) == "Trading_VPN                      U S U - - - Y S"
     assert flags_row(nj) == "Trading_VPN                      U A - U U - N A"
 
@@ -106,7 +107,7 @@ def test_errors(lab, ny) -> None:
     assert (outcome.ok, outcome.text, outcome.error_kind) == (False, "ERROR: Message VPN 'Nope' not found.", "engine")
     assert show(ny, "show message-vpn Nope* replication") == LEGEND_B.rstrip("\n")
     with lab.store.transaction() as e:
-        e.fail_site("NY")
+        router_engine(e).fail_site("NY")
     outcome = ny.execute("show message-vpn Trading_VPN replication")
     assert (outcome.ok, outcome.text) == (False, "ERROR: Router 'NY_Appliance1' is down.")
 
@@ -141,7 +142,7 @@ def test_summary_default_lab(ny, nj) -> None:
 
 def test_summary_counts_follow_state(lab, ny) -> None:
     with lab.store.transaction() as e:
-        e.publish("trader", "trading/orders/1", count=2000)
+        router_engine(e).publish("trader", "trading/orders/1", count=2000)
     # 2000 messages of 600 bytes, once on orders and once on the replication queue
     assert show(ny, "show message-vpn Trading_VP*").splitlines()[-1] == (
         "Trading_VPN                      Up            2       1       4000       2.29")
@@ -199,9 +200,9 @@ def test_detail_default_lab(ny, nj) -> None:
 
 def test_detail_follows_state(lab, ny) -> None:
     with lab.store.transaction() as e:
-        e.publish("trader", "trading/orders/1", count=1)
-        e.create_replicated_topic("NY_Appliance1", "Trading_VPN", "trading/sync/>", mode="sync")
-        e.fail_link()
+        router_engine(e).publish("trader", "trading/orders/1", count=1)
+        router_engine(e).create_replicated_topic("NY_Appliance1", "Trading_VPN", "trading/sync/>", mode="sync")
+        router_engine(e).fail_link()
     text = show(ny, "show message-vpn Trading_VPN replication detail")
     assert "  Sync Replication Eligible:       No\n  Ineligible Reason:               Remote bridge down\n" in text
     assert "    Messages Spooled:              1\n    Spool Usage (MB):              0.0006\n" in text
@@ -242,7 +243,7 @@ def test_vpn_stats(lab, ny, nj) -> None:
     assert show(ny, "show message-vpn Trading_VPN replication stats") == head + STATS_ZERO.format(
         async_queued=0, received=0)
     with lab.store.transaction() as e:
-        e.publish("trader", "trading/orders/1", count=3)
+        router_engine(e).publish("trader", "trading/orders/1", count=3)
         e.advance(1000)
     assert show(ny, "show message-vpn Trading_VPN replication stats") == head + STATS_ZERO.format(
         async_queued=3, received=0)
@@ -289,7 +290,7 @@ def test_show_replication(lab, ny, nj) -> None:
         "Replication Interface:             1/6/lag1\nReplication Mate:                  v:NY_Appliance1\n"
         "  Connect-Via:                     192.168.150.11\n")
     with lab.store.transaction() as e:
-        e.fail_link()
+        router_engine(e).fail_link()
     assert show(ny, "show replication") == SYSTEM_NY.format(state="down")
 
 

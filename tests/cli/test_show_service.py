@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from solace_shell.lab import Lab
+from tests.support.router_engine import router_engine
 
 SOLACE = Path(__file__).resolve().parents[2] / "transcripts" / "scenarios" / "solace.yaml"
 NY = "NY_Appliance1"
@@ -62,7 +63,7 @@ def test_show_service_is_c06_byte_for_byte() -> None:
 def test_show_service_prints_the_routers_smf_ports() -> None:
     lab = Lab.fresh()
     with lab.store.transaction() as engine:
-        system = engine.system_replication(NY)
+        system = router_engine(engine).system_replication(NY)
     text = lab.execute(NY, "show service").text
     assert f"SMF        TCP N N N Mgmt                  {system.port_plain:>5} U U " in text.splitlines()
 

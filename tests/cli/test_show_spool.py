@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from solace_shell.access import UserAccess
+from tests.support.router_engine import router_engine
 
 QUEUE_HEAD = """
 Flags Legend:
@@ -48,8 +49,8 @@ def test_summary_default_lab(ny, nj) -> None:
 
 def test_summary_follows_state(lab, ny) -> None:
     with lab.store.transaction() as e:
-        e.publish("trader", "trading/orders/1", count=10000)
-        e.set_queue_shutdown("NY_Appliance1", "Trading_VPN", "orders", True, direction="ingress")
+        router_engine(e).publish("trader", "trading/orders/1", count=10000)
+        router_engine(e).set_queue_shutdown("NY_Appliance1", "Trading_VPN", "orders", True, direction="ingress")
     assert show(ny, "show queue orders").splitlines()[-1] == (
         "Trading_VPN                     10000       5.72       5.72     0 D U E N P D N")
     with lab.store.transaction() as e:
@@ -103,8 +104,8 @@ def test_seed_step_3_exact_queue_shows_the_detail(lab, ny) -> None:
     line = "show queue #MSGVPN_REPLICATION_DATA_QUEUE message-vpn Trading_VPN"
     assert show(ny, line) == REPL_DETAIL.format(count=0, usage="0.0000")
     with lab.store.transaction() as e:
-        e.publish("trader", "trading/orders/1")
-        e.set_replication_role("NY_Appliance1", "Trading_VPN", "standby")
+        router_engine(e).publish("trader", "trading/orders/1")
+        router_engine(e).set_replication_role("NY_Appliance1", "Trading_VPN", "standby")
     assert show(ny, line) == REPL_DETAIL.format(count=1, usage="0.0006")
     with lab.store.transaction() as e:
         e.advance(1000)
@@ -116,7 +117,7 @@ def test_detail_keyword_and_wildcards(lab, ny) -> None:
     both = show(ny, "show queue * detail")
     assert both == REPL_DETAIL.format(count=0, usage="0.0000") + "\n\n" + ORDERS_DETAIL
     with lab.store.transaction() as e:
-        e.add_queue_subscription("NY_Appliance1", "Trading_VPN", "orders", "trading/fills/>")
+        router_engine(e).add_queue_subscription("NY_Appliance1", "Trading_VPN", "orders", "trading/fills/>")
     assert show(ny, "show queue orders message-vpn Trading_VPN").endswith(
         "Topic Subscriptions                  : trading/fills/>\n"
         "                                       trading/orders/>")
@@ -135,7 +136,7 @@ def test_messages(lab, ny) -> None:
     line = "show queue orders message-vpn Trading_VPN messages"
     assert show(ny, line) == MESSAGES_HEAD.format(count=0)
     with lab.store.transaction() as e:
-        e.publish("trader", "trading/orders/1", count=3)
+        router_engine(e).publish("trader", "trading/orders/1", count=3)
         e.advance(65000)
     assert show(ny, line) == MESSAGES_HEAD.format(count=3) + (
         "\n          3118727406                  1000001      600    1m 5s trading/orders/1"
@@ -149,7 +150,7 @@ def test_messages(lab, ny) -> None:
 
 def test_messages_are_capped(lab, ny) -> None:
     with lab.store.transaction() as e:
-        e.publish("trader", "trading/orders/1", count=150)
+        router_engine(e).publish("trader", "trading/orders/1", count=150)
     lines = show(ny, "show queue orders message-vpn Trading_VPN messages").splitlines()
     assert len(lines) == 7 + 100 + 1
     assert lines[-1] == "(first 100 messages shown)"
@@ -164,7 +165,7 @@ def test_queue_errors(lab, ny) -> None:
     assert not outcome.ok and outcome.error_kind == "engine"
     assert show(ny, "show queue zz*") == QUEUE_HEAD.rstrip("\n")
     with lab.store.transaction() as e:
-        e.fail_site("NY")
+        router_engine(e).fail_site("NY")
     assert ny.execute("show queue *").text == "ERROR: Router 'NY_Appliance1' is down."
     ny.user = UserAccess("nobody", "none")
     assert ny.execute("show queue *").error_kind == "access"
@@ -207,8 +208,8 @@ def test_message_spool(lab, ny, nj) -> None:
     assert show(ny, "show message-spool message-vpn default detail") == "\n" + VPN_SPOOL.format(
         usage="0.0000", count=0, queues=0).replace("Trading_VPN", "default")
     with lab.store.transaction() as e:
-        e.publish("trader", "trading/orders/1", count=5)
-        e.tx_local_start("settlement")
+        router_engine(e).publish("trader", "trading/orders/1", count=5)
+        router_engine(e).tx_local_start("settlement")
     assert show(ny, "show message-spool") == "\n" + SPOOL.format(detail="", usage="0.0057", count=10, tx=1)
     assert show(nj, "show message-spool message-vpn Trading_VPN") == "\n" + VPN_SPOOL.format(
         usage="0.0000", count=0, queues=1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from solace_shell.access import UserAccess
+from tests.support.router_engine import router_engine
 
 HEAD = """\
 Flags Legend
@@ -26,11 +27,11 @@ def show(session, line):
 
 def prepared_xa(lab, xid=XID, consume=2):
     with lab.store.transaction() as e:
-        e.publish("trader", "trading/orders/1", count=consume)
-        e.tx_xa_start("settlement", xid)
-        e.consume("settlement", "orders", count=consume)
-        e.tx_xa_end("settlement", xid)
-        e.tx_xa_prepare("settlement", xid)
+        router_engine(e).publish("trader", "trading/orders/1", count=consume)
+        router_engine(e).tx_xa_start("settlement", xid)
+        router_engine(e).consume("settlement", "orders", count=consume)
+        router_engine(e).tx_xa_end("settlement", xid)
+        router_engine(e).tx_xa_prepare("settlement", xid)
 
 
 def test_summary_layout_matches_the_seed_example() -> None:
@@ -68,8 +69,8 @@ def test_summary_follows_state(lab, ny, nj) -> None:
     assert show(nj, "show transaction replicated") == HEAD + (
         f"\n{XID}\nTrading_VPN                                   X P Y                0s        0")
     with lab.store.transaction() as e:
-        e.tx_local_start("trader")
-        e.publish("trader", "trading/orders/2", count=4)
+        router_engine(e).tx_local_start("trader")
+        router_engine(e).publish("trader", "trading/orders/2", count=4)
         e.advance(125000)
     assert show(ny, "show transaction") == HEAD + (
         # an ACTIVE transaction is not mirrored: R is N (seed 004)
@@ -110,7 +111,7 @@ def test_detail(lab, ny) -> None:
     assert show(ny, f"show transaction xid {XID} detail") == DETAIL
     assert show(ny, "show transaction message-vpn Trading_VPN state PREPARED replicated detail") == DETAIL
     with lab.store.transaction() as e:
-        e.heuristic_commit("NY_Appliance1", "Trading_VPN", XID)
+        router_engine(e).heuristic_commit("NY_Appliance1", "Trading_VPN", XID)
     text = show(ny, f"show transaction xid {XID} detail")
     assert "State: COMPLETE\nHeuristic Outcome: Committed\nReplicated: Yes\n" in text
     assert show(ny, "show transaction").splitlines()[-1].startswith(
@@ -119,8 +120,8 @@ def test_detail(lab, ny) -> None:
 
 def test_detail_lists_publisher_messages(lab, ny) -> None:
     with lab.store.transaction() as e:
-        e.tx_xa_start("trader", "00AA-01-02")
-        e.publish("trader", "trading/orders/9", count=2)
+        router_engine(e).tx_xa_start("trader", "00AA-01-02")
+        router_engine(e).publish("trader", "trading/orders/9", count=2)
     text = show(ny, "show transaction xid 00AA-01-02 detail")
     assert ("Publisher Messages:\nMessage Id Topic\n"
             "-------------------- -----------------------------------------------------------\n"
@@ -132,7 +133,7 @@ def test_errors_and_access(lab, ny) -> None:
     assert ny.execute("show transaction message-vpn Nope").text == "ERROR: Message VPN 'Nope' not found."
     assert not ny.execute("show transaction state BOGUS").ok
     with lab.store.transaction() as e:
-        e.fail_site("NY")
+        router_engine(e).fail_site("NY")
     assert ny.execute("show transaction").text == "ERROR: Router 'NY_Appliance1' is down."
     ny.user = UserAccess("nobody", "none")
     assert ny.execute("show transaction").error_kind == "access"

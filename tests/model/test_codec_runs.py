@@ -17,6 +17,7 @@ from state_store.errors import LabFileError
 from state_store.lab_root.codec import CodecError, decode_state, encode_state, loads, state_text
 from state_store.lab_store import LabStore
 from state_store.tuning import StoreTuning
+from tests.support.router_engine import router_engine
 
 RUN_KINDS = ("messages", "spooled", "repl_entries", "deliveries")
 
@@ -36,8 +37,8 @@ def _as_version_1(doc: dict[str, Any]) -> dict[str, Any]:
 
 def _traffic(e: Any) -> None:
     for _ in range(3):
-        e.publish("trader", "trading/orders/new", count=1)
-    e.consume("settlement", "orders", 1)
+        router_engine(e).publish("trader", "trading/orders/new", count=1)
+    router_engine(e).consume("settlement", "orders", 1)
 
 
 def test_a_version_1_document_reads_as_the_same_lab() -> None:
@@ -76,8 +77,9 @@ def test_a_lab_file_with_a_version_1_snapshot_opens(tmp_path: Path, monkeypatch:
     con.close()
     reopened = LabStore.open(p, tuning=tuning)
     assert reopened.dump() == expected
-    reopened.run(lambda e: e.publish("trader", "trading/orders/new", count=5))  # and it goes on
-    assert reopened.run(lambda e: e.queue_detail("NY_Appliance1", "Trading_VPN", "orders").messages_spooled) == 7
+    reopened.run(lambda e: router_engine(e).publish("trader", "trading/orders/new", count=5))  # and it goes on
+    assert reopened.run(
+        lambda e: router_engine(e).queue_detail("NY_Appliance1", "Trading_VPN", "orders").messages_spooled) == 7
     reopened.close()
 
 

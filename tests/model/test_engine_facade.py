@@ -26,6 +26,7 @@ from state_store.lab_store import LabStore, replay_calls
 from state_store.passwords import HashedSecret
 from state_store.solace import engine as engine_module
 from state_store.solace.engine import MAX_COUNT, Engine
+from tests.support.router_engine import owner_of, router_engine, router_section
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
 RQ = "#MSGVPN_REPLICATION_DATA_QUEUE"
@@ -83,39 +84,39 @@ def drill(e: Engine) -> None:
         except EngineError:
             pass  # refused the same way on replay
 
-    call(e.set_queue_shutdown, NY, VPN, "orders", False)
-    call(e.publish, "trader", "trading/orders/1", count=5)
-    call(e.consume, "settlement", "orders", count=2)
+    call(router_engine(e).set_queue_shutdown, NY, VPN, "orders", False)
+    call(router_engine(e).publish, "trader", "trading/orders/1", count=5)
+    call(router_engine(e).consume, "settlement", "orders", count=2)
     call(e.advance, 500)
-    call(e.set_replication_role, NY, VPN, "standby")
-    call(e.set_replication_role, NJ, VPN, "active")
+    call(router_engine(e).set_replication_role, NY, VPN, "standby")
+    call(router_engine(e).set_replication_role, NJ, VPN, "active")
     call(e.advance, 3000)
-    call(e.fail_site, "NY")
-    call(e.publish, "trader", "trading/orders/2", count=3)
-    call(e.restore_site, "NY")
-    call(e.tx_xa_start, "trader", XID)
-    call(e.publish, "trader", "trading/orders/3", count=2)
-    call(e.tx_xa_end, "trader", XID)
-    call(e.tx_xa_prepare, "trader", XID)
-    call(e.tx_local_start, "settlement")
-    call(e.consume, "settlement", "orders", count=1)
-    call(e.fail_link)
-    call(e.heuristic_commit, NJ, VPN, XID)
-    call(e.restore_link)
-    call(e.create_replicated_topic, NJ, VPN, "sync/>", mode="sync")
-    call(e.set_replication_option, NJ, VPN, "bridge-password", "s3cret")
-    call(e.create_object, NJ, VPN, "client-username", ("bob",))
-    call(e.set_object_attr, NJ, VPN, "client-username", ("bob",), "password", "pw1")
-    call(e.set_object_attr, NJ, None, "replication-config-sync-bridge", ("",), "pre-shared-key", "psk")
-    call(e.create_object, NJ, VPN, "telemetry-profile", ("trace",))
-    call(e.create_queue, NJ, VPN, "q2")
-    call(e.add_queue_subscription, NJ, VPN, "q2", "a/b")
+    call(router_engine(e).fail_site, "NY")
+    call(router_engine(e).publish, "trader", "trading/orders/2", count=3)
+    call(router_engine(e).restore_site, "NY")
+    call(router_engine(e).tx_xa_start, "trader", XID)
+    call(router_engine(e).publish, "trader", "trading/orders/3", count=2)
+    call(router_engine(e).tx_xa_end, "trader", XID)
+    call(router_engine(e).tx_xa_prepare, "trader", XID)
+    call(router_engine(e).tx_local_start, "settlement")
+    call(router_engine(e).consume, "settlement", "orders", count=1)
+    call(router_engine(e).fail_link)
+    call(router_engine(e).heuristic_commit, NJ, VPN, XID)
+    call(router_engine(e).restore_link)
+    call(router_engine(e).create_replicated_topic, NJ, VPN, "sync/>", mode="sync")
+    call(router_engine(e).set_replication_option, NJ, VPN, "bridge-password", "s3cret")
+    call(router_engine(e).create_object, NJ, VPN, "client-username", ("bob",))
+    call(router_engine(e).set_object_attr, NJ, VPN, "client-username", ("bob",), "password", "pw1")
+    call(router_engine(e).set_object_attr, NJ, None, "replication-config-sync-bridge", ("",), "pre-shared-key", "psk")
+    call(router_engine(e).create_object, NJ, VPN, "telemetry-profile", ("trace",))
+    call(router_engine(e).create_queue, NJ, VPN, "q2")
+    call(router_engine(e).add_queue_subscription, NJ, VPN, "q2", "a/b")
     call(e.set_setting, "replication_drain_rate", 5)
-    call(e.add_client, "c3", VPN, [NY, NJ])
+    call(router_engine(e).add_client, "c3", VPN, [NY, NJ])
     call(e.advance, 2000)
-    call(e.delete_messages, NJ, VPN, "orders")
-    call(e.remove_client, "settlement")
-    call(e.replace_site, "NY")
+    call(router_engine(e).delete_messages, NJ, VPN, "orders")
+    call(router_engine(e).remove_client, "settlement")
+    call(router_engine(e).replace_site, "NY")
     call(e.advance, 100)
 
 
@@ -135,23 +136,24 @@ def test_every_public_method_is_journaled_or_a_listed_read() -> None:
 def test_reads_leave_the_state_unchanged_and_record_nothing() -> None:
     st = fresh()
     e = RootEngine(st)
-    e.set_queue_shutdown(NY, VPN, "orders", False)
-    e.publish("trader", "trading/orders/1", count=5)
-    e.tx_xa_start("trader", XID)
-    e.publish("trader", "trading/orders/1")
-    e.tx_local_start("settlement")
-    e.consume("settlement", "orders")
-    e.fail_link()
-    e.publish("trader", "trading/orders/2", count=2)
-    e.create_object(NY, VPN, "telemetry-profile", ("trace",))
-    e.create_object(NY, None, "cli-script", ("s.cli",))
+    router_engine(e).set_queue_shutdown(NY, VPN, "orders", False)
+    router_engine(e).publish("trader", "trading/orders/1", count=5)
+    router_engine(e).tx_xa_start("trader", XID)
+    router_engine(e).publish("trader", "trading/orders/1")
+    router_engine(e).tx_local_start("settlement")
+    router_engine(e).consume("settlement", "orders")
+    router_engine(e).fail_link()
+    router_engine(e).publish("trader", "trading/orders/2", count=2)
+    router_engine(e).create_object(NY, VPN, "telemetry-profile", ("trace",))
+    router_engine(e).create_object(NY, None, "cli-script", ("s.cli",))
     st.work.clear()
     before = dump(st)
     for name, argss in READS.items():
         for args in argss:
-            getattr(e, name)(*args)
-    r = st.router_by_name[NY]
-    e.vpn_auth_type(r, st.vpns_by_router[r.id][VPN])
+            getattr(owner_of(e, name), name)(*args)
+    records = router_section(st)
+    r = records.router_by_name[NY]
+    router_engine(e).vpn_auth_type(r, records.vpns_by_router[r.id][VPN])
     assert dump(st) == before
     assert not st.work.changed
 
@@ -175,24 +177,25 @@ def secrets_of(calls: list[CallRecord]) -> list[Any]:
 def test_secrets_reach_the_journal_hashed_as_the_service_would_hash_them() -> None:
     st = fresh()
     e = RootEngine(st)
-    e.set_replication_option(NJ, VPN, "bridge-password", "s3cret")
-    e.set_object_attr(NY, VPN, "client-username", ("default",), "password", "pw1")
-    e.set_object_attr(NY, None, "replication-config-sync-bridge", ("",), "pre-shared-key", "psk")
+    router_engine(e).set_replication_option(NJ, VPN, "bridge-password", "s3cret")
+    router_engine(e).set_object_attr(NY, VPN, "client-username", ("default",), "password", "pw1")
+    router_engine(e).set_object_attr(NY, None, "replication-config-sync-bridge", ("",), "pre-shared-key", "psk")
     secrets = secrets_of(st.work.calls)
     assert len(secrets) == 3 and all(isinstance(s, HashedSecret) for s in secrets)
     assert not {"s3cret", "pw1", "psk"} & {str(a) for c in st.work.calls for a in c.args}
     # the same hash the service stores for the clear text (deterministic per object)
-    v = st.vpns_by_router[st.router_by_name[NJ].id][VPN]
+    records = router_section(st)
+    v = records.vpns_by_router[records.router_by_name[NJ].id][VPN]
     assert v.bridge_password_hash == secrets[0]
-    (user,) = [u for u in e.client_usernames(NY, VPN) if u.name == "default"]
+    (user,) = [u for u in router_engine(e).client_usernames(NY, VPN) if u.name == "default"]
     assert user.password_hash == secrets[1]
-    assert e.config_sync_bridge(NY).pre_shared_key_hash == secrets[2]
+    assert router_engine(e).config_sync_bridge(NY).pre_shared_key_hash == secrets[2]
 
 
 @pytest.mark.parametrize("value", [None, ""])
 def test_no_secret_is_not_hashed(value: str | None) -> None:
     st = fresh()
-    RootEngine(st).set_replication_option(NJ, VPN, "bridge-password", value)
+    router_engine(RootEngine(st)).set_replication_option(NJ, VPN, "bridge-password", value)
     assert secrets_of(st.work.calls) == [value]
 
 
@@ -215,7 +218,8 @@ def test_counts_are_bounded_as_the_grammar_bounds_them() -> None:
     st = fresh()
     e = RootEngine(st)
     before = dump(st)
-    for fn, args in ((e.publish, ("trader", "trading/orders/new")), (e.consume, ("settlement", "orders"))):
+    router = router_engine(e)
+    for fn, args in ((router.publish, ("trader", "trading/orders/new")), (router.consume, ("settlement", "orders"))):
         with pytest.raises(EngineError) as err:
             fn(*args, count=MAX_COUNT + 1)
         assert (err.value.code, err.value.params["max"]) == ("value_out_of_range", MAX_COUNT)

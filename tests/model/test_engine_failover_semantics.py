@@ -15,6 +15,7 @@ import pytest
 from state_store.errors import EngineError
 from state_store.lab_store import LabStore
 from state_store.solace.engine import Engine
+from tests.support.router_engine import router_engine
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
 XID = "0021ABC4-00-01"
@@ -29,28 +30,28 @@ def e() -> Iterator[Engine]:
 
 
 def _prepare_branch(e: Engine, publish: int = 3, consume: int = 0) -> None:
-    e.tx_xa_start("trader", XID)
+    router_engine(e).tx_xa_start("trader", XID)
     if consume:
-        e.consume("trader", "orders", consume)
-    e.publish("trader", "trading/orders/xa", count=publish)
-    e.tx_xa_end("trader", XID)
-    e.tx_xa_prepare("trader", XID)
+        router_engine(e).consume("trader", "orders", consume)
+    router_engine(e).publish("trader", "trading/orders/xa", count=publish)
+    router_engine(e).tx_xa_end("trader", XID)
+    router_engine(e).tx_xa_prepare("trader", XID)
 
 
 def _switch_to_nj(e: Engine) -> None:
     """Steps 2, 3 and 5 of the controlled failover (no step 4)."""
-    e.set_replication_role(NY, VPN, "standby")
+    router_engine(e).set_replication_role(NY, VPN, "standby")
     e.advance(1000)
-    e.set_replication_role(NJ, VPN, "active")
+    router_engine(e).set_replication_role(NJ, VPN, "active")
     e.advance(1000)
 
 
 def _xids(e: Engine, router: str) -> list[tuple[str | None, str]]:
-    return [(t.xid, t.state.upper()) for t in e.transactions(router, vpn=VPN)]
+    return [(t.xid, t.state.upper()) for t in router_engine(e).transactions(router, vpn=VPN)]
 
 
 def _issues(e: Engine) -> list[tuple[str, str]]:
-    return [(i.kind, i.router) for i in e.audit().xa_issues]
+    return [(i.kind, i.router) for i in router_engine(e).audit().xa_issues]
 
 
 # ---------------------------------------------------------------- item 1
@@ -58,13 +59,13 @@ def test_prepared_branch_stays_on_the_formerly_active_site_whatever_the_manager_
     _prepare_branch(e)
     e.advance(1000)
     _switch_to_nj(e)
-    e.tx_xa_commit("trader", XID)  # the transaction manager, reconnected to NJ
+    router_engine(e).tx_xa_commit("trader", XID)  # the transaction manager, reconnected to NJ
     e.advance(1000)  # NJ's commit reaches NY
     assert _xids(e, NY) == [(XID, "PREPARED")]
     assert _xids(e, NJ) == []
-    assert e.message_spool(NY, VPN).transactions == 1  # still a transaction resource on NY
-    assert e.message_spool(NJ, VPN).transactions == 0
-    issue = e.audit().xa_issues[0]
+    assert router_engine(e).message_spool(NY, VPN).transactions == 1  # still a transaction resource on NY
+    assert router_engine(e).message_spool(NJ, VPN).transactions == 0
+    issue = router_engine(e).audit().xa_issues[0]
     assert (issue.kind, issue.router, issue.xid) == ("left-prepared", NY, XID)
     assert [(r.router, r.outcome, r.heuristic) for r in issue.others] == [(NJ, "committed", False)]
 
@@ -72,7 +73,7 @@ def test_prepared_branch_stays_on_the_formerly_active_site_whatever_the_manager_
 def test_prepared_branch_also_survives_a_manager_rollback_on_the_new_active_site(e: Engine) -> None:
     _prepare_branch(e)
     _switch_to_nj(e)
-    e.tx_xa_rollback("trader", XID)
+    router_engine(e).tx_xa_rollback("trader", XID)
     e.advance(1000)
     assert _xids(e, NY) == [(XID, "PREPARED")]
 
@@ -82,42 +83,42 @@ def test_the_mirror_on_a_standby_still_follows_the_active_site(e: Engine) -> Non
     _prepare_branch(e)
     e.advance(1000)
     assert _xids(e, NJ) == [(XID, "PREPARED")]
-    e.tx_xa_commit("trader", XID)
+    router_engine(e).tx_xa_commit("trader", XID)
     e.advance(1000)
     assert _xids(e, NJ) == [] and _xids(e, NY) == []
-    assert e.audit().xa_issues == ()
+    assert router_engine(e).audit().xa_issues == ()
 
 
 # ---------------------------------------------------------------- item 2
 def test_completed_branch_stays_complete_until_deleted(e: Engine) -> None:
     _prepare_branch(e, publish=2)
-    e.set_replication_role(NY, VPN, "standby")
+    router_engine(e).set_replication_role(NY, VPN, "standby")
     e.advance(1000)
-    assert e.heuristic_commit(NY, VPN, XID) == 1
-    e.set_replication_role(NJ, VPN, "active")
+    assert router_engine(e).heuristic_commit(NY, VPN, XID) == 1
+    router_engine(e).set_replication_role(NJ, VPN, "active")
     e.advance(1000)
-    e.tx_xa_commit("trader", XID)
+    router_engine(e).tx_xa_commit("trader", XID)
     e.advance(1000)
     assert _xids(e, NY) == [(XID, "COMPLETE")]
     assert _issues(e) == [("left-complete", NY)]
-    assert e.message_spool(NY, VPN).transactions == 1
-    assert e.heuristic_delete(NY, VPN, XID) == 1
-    assert _xids(e, NY) == [] and e.message_spool(NY, VPN).transactions == 0
-    assert e.audit().xa_issues == ()
+    assert router_engine(e).message_spool(NY, VPN).transactions == 1
+    assert router_engine(e).heuristic_delete(NY, VPN, XID) == 1
+    assert _xids(e, NY) == [] and router_engine(e).message_spool(NY, VPN).transactions == 0
+    assert router_engine(e).audit().xa_issues == ()
 
 
 # ---------------------------------------------------------------- item 3
 def test_heuristic_action_on_the_new_active_site_is_accepted_and_its_cost_counted(e: Engine) -> None:
-    e.publish("trader", "trading/orders/new", count=4)
+    router_engine(e).publish("trader", "trading/orders/new", count=4)
     e.advance(1000)
     _prepare_branch(e, publish=2, consume=2)
     e.advance(1000)
     _switch_to_nj(e)
-    assert e.heuristic_rollback(NJ, VPN, XID) == 1  # wrong site, but the broker accepts it
-    assert e.heuristic_commit(NY, VPN, XID) == 1  # the right site, the manager's outcome
-    assert e.consume("settlement", "orders", 10).consumed == 4
+    assert router_engine(e).heuristic_rollback(NJ, VPN, XID) == 1  # wrong site, but the broker accepts it
+    assert router_engine(e).heuristic_commit(NY, VPN, XID) == 1  # the right site, the manager's outcome
+    assert router_engine(e).consume("settlement", "orders", 10).consumed == 4
     e.advance(1000)
-    a = e.audit()
+    a = router_engine(e).audit()
     assert (a.totals.duplicated, a.totals.lost, a.totals.stranded) == (2, 2, 2)
     assert [(i.kind, i.router) for i in a.xa_issues] == [
         ("wrong-site", NJ), ("inconsistent", ""), ("left-complete", NJ), ("left-complete", NY)]
@@ -127,16 +128,16 @@ def test_heuristic_action_on_the_new_active_site_is_accepted_and_its_cost_counte
 
 def test_consistent_resolution_on_both_sites_is_no_issue(e: Engine) -> None:
     _prepare_branch(e, publish=2)
-    e.set_replication_role(NY, VPN, "standby")
+    router_engine(e).set_replication_role(NY, VPN, "standby")
     e.advance(1000)
-    e.heuristic_commit(NY, VPN, XID)
-    e.heuristic_delete(NY, VPN, XID)
-    e.set_replication_role(NJ, VPN, "active")
+    router_engine(e).heuristic_commit(NY, VPN, XID)
+    router_engine(e).heuristic_delete(NY, VPN, XID)
+    router_engine(e).set_replication_role(NJ, VPN, "active")
     e.advance(1000)
-    e.tx_xa_commit("trader", XID)
-    assert e.consume("settlement", "orders", 10).consumed == 2
+    router_engine(e).tx_xa_commit("trader", XID)
+    assert router_engine(e).consume("settlement", "orders", 10).consumed == 2
     e.advance(1000)
-    a = e.audit()
+    a = router_engine(e).audit()
     assert a.xa_issues == () and (a.totals.duplicated, a.totals.lost) == (0, 0)
 
 
@@ -144,114 +145,114 @@ def test_leftover_resolved_after_failback_is_reported(e: Engine) -> None:
     _prepare_branch(e, publish=2)
     e.advance(1000)
     _switch_to_nj(e)
-    e.tx_xa_commit("trader", XID)
-    assert e.consume("settlement", "orders", 10).consumed == 2
+    router_engine(e).tx_xa_commit("trader", XID)
+    assert router_engine(e).consume("settlement", "orders", 10).consumed == 2
     e.advance(1000)
     # fail back without step 4 ever done on NY
-    e.set_replication_role(NJ, VPN, "standby")
+    router_engine(e).set_replication_role(NJ, VPN, "standby")
     e.advance(1000)
-    e.set_replication_role(NY, VPN, "active")
+    router_engine(e).set_replication_role(NY, VPN, "active")
     e.advance(1000)
-    e.heuristic_commit(NY, VPN, XID)
-    kinds = [i.kind for i in e.audit().xa_issues]
+    router_engine(e).heuristic_commit(NY, VPN, XID)
+    kinds = [i.kind for i in router_engine(e).audit().xa_issues]
     assert "after-failback" in kinds
 
 
 # ---------------------------------------------------------------- item 7
 def test_messages_held_only_where_the_vpn_does_not_serve_count_as_lost(e: Engine) -> None:
     e.set_setting("replication_drain_rate", 1)
-    e.publish("trader", "trading/orders/new", count=5)
-    e.set_replication_role(NY, VPN, "standby")
-    e.set_replication_role(NJ, VPN, "active")  # before the drain: the classic mistake
+    router_engine(e).publish("trader", "trading/orders/new", count=5)
+    router_engine(e).set_replication_role(NY, VPN, "standby")
+    router_engine(e).set_replication_role(NJ, VPN, "active")  # before the drain: the classic mistake
     e.advance(1000)
-    t = e.audit().totals
+    t = router_engine(e).audit().totals
     assert (t.published, t.lost, t.stored, t.stranded) == (5, 5, 5, 5)
     # failing back makes them available again (late)
-    e.set_replication_role(NJ, VPN, "standby")
-    e.set_replication_role(NY, VPN, "active")
+    router_engine(e).set_replication_role(NJ, VPN, "standby")
+    router_engine(e).set_replication_role(NY, VPN, "active")
     e.advance(1000)
-    t = e.audit().totals
+    t = router_engine(e).audit().totals
     assert (t.lost, t.stranded) == (0, 0)
 
 
 def test_failback_after_complete_failure_loses_what_the_backup_did_not_deliver(e: Engine) -> None:
-    e.publish("trader", "trading/orders/new", count=5)
+    router_engine(e).publish("trader", "trading/orders/new", count=5)
     e.advance(1000)
-    e.fail_site("NY")
-    e.set_replication_role(NJ, VPN, "active")
+    router_engine(e).fail_site("NY")
+    router_engine(e).set_replication_role(NJ, VPN, "active")
     e.advance(1000)
-    assert e.consume("settlement", "orders", 2).consumed == 2
-    e.replace_site("NY")
+    assert router_engine(e).consume("settlement", "orders", 2).consumed == 2
+    router_engine(e).replace_site("NY")
     e.advance(1000)
-    e.set_replication_role(NJ, VPN, "standby")
+    router_engine(e).set_replication_role(NJ, VPN, "standby")
     e.advance(1000)
-    e.set_replication_role(NY, VPN, "active")
+    router_engine(e).set_replication_role(NY, VPN, "active")
     e.advance(1000)
-    assert e.consume("settlement", "orders", 10).consumed == 0
-    t = e.audit().totals
+    assert router_engine(e).consume("settlement", "orders", 10).consumed == 0
+    t = router_engine(e).audit().totals
     assert (t.delivered, t.lost, t.stranded) == (2, 3, 3)
 
 
 # ---------------------------------------------------------------- item 8
 def test_split_brain_is_reported_and_its_duplicates_marked(e: Engine) -> None:
-    e.publish("trader", "trading/orders/new", count=4)
+    router_engine(e).publish("trader", "trading/orders/new", count=4)
     e.advance(1000)
-    e.fail_site("NY")
-    e.set_replication_role(NJ, VPN, "active")
+    router_engine(e).fail_site("NY")
+    router_engine(e).set_replication_role(NJ, VPN, "active")
     e.advance(1000)
-    assert e.consume("settlement", "orders", 4).consumed == 4
-    e.restore_site("NY")
-    assert [(b.vpn, b.routers) for b in e.status().split_brains] == [(VPN, (NJ, NY))]
-    e.disconnect_client(NJ, VPN, "settlement")
-    assert e.consume("settlement", "orders", 4).router == NY
-    a = e.audit()
+    assert router_engine(e).consume("settlement", "orders", 4).consumed == 4
+    router_engine(e).restore_site("NY")
+    assert [(b.vpn, b.routers) for b in router_engine(e).status().split_brains] == [(VPN, (NJ, NY))]
+    router_engine(e).disconnect_client(NJ, VPN, "settlement")
+    assert router_engine(e).consume("settlement", "orders", 4).router == NY
+    a = router_engine(e).audit()
     assert a.totals.duplicated == 4
     assert all("split brain" in p.notes for p in a.problems)
     assert [b.vpn for b in a.split_brains] == [VPN]
-    e.set_replication_role(NY, VPN, "standby")
-    assert e.status().split_brains == () and e.audit().split_brains == ()
+    router_engine(e).set_replication_role(NY, VPN, "standby")
+    assert router_engine(e).status().split_brains == () and router_engine(e).audit().split_brains == ()
 
 
 # ---------------------------------------------------------------- item 4
 def _sync_mode(e: Engine) -> None:
-    e.set_replication_option(NY, VPN, "transaction-replication-mode", "sync")
+    router_engine(e).set_replication_option(NY, VPN, "transaction-replication-mode", "sync")
 
 
 def _fail_over_uncontrolled(e: Engine) -> None:
-    e.fail_site("NY")
-    e.set_replication_role(NJ, VPN, "active")
+    router_engine(e).fail_site("NY")
+    router_engine(e).set_replication_role(NJ, VPN, "active")
     e.advance(1000)
 
 
 def test_sync_transaction_is_on_the_standby_when_the_commit_returns(e: Engine) -> None:
     _sync_mode(e)
-    e.tx_local_start("trader")
-    e.publish("trader", "trading/orders/new", count=5)
-    e.tx_local_commit("trader")
-    assert e.queue_detail(NY, VPN, "#MSGVPN_REPLICATION_DATA_QUEUE").messages_spooled == 0
-    assert e.queue_detail(NJ, VPN, "orders").messages_spooled == 5
+    router_engine(e).tx_local_start("trader")
+    router_engine(e).publish("trader", "trading/orders/new", count=5)
+    router_engine(e).tx_local_commit("trader")
+    assert router_engine(e).queue_detail(NY, VPN, "#MSGVPN_REPLICATION_DATA_QUEUE").messages_spooled == 0
+    assert router_engine(e).queue_detail(NJ, VPN, "orders").messages_spooled == 5
     _fail_over_uncontrolled(e)
-    assert e.consume("settlement", "orders", 10).consumed == 5
-    t = e.audit().totals
+    assert router_engine(e).consume("settlement", "orders", 10).consumed == 5
+    t = router_engine(e).audit().totals
     assert (t.delivered, t.lost) == (5, 0)
 
 
 def test_async_transaction_waits_on_the_replication_queue(e: Engine) -> None:
-    e.tx_local_start("trader")
-    e.publish("trader", "trading/orders/new", count=5)
-    e.tx_local_commit("trader")
-    assert e.queue_detail(NY, VPN, "#MSGVPN_REPLICATION_DATA_QUEUE").messages_spooled == 5
+    router_engine(e).tx_local_start("trader")
+    router_engine(e).publish("trader", "trading/orders/new", count=5)
+    router_engine(e).tx_local_commit("trader")
+    assert router_engine(e).queue_detail(NY, VPN, "#MSGVPN_REPLICATION_DATA_QUEUE").messages_spooled == 5
     _fail_over_uncontrolled(e)
-    assert e.consume("settlement", "orders", 10).consumed == 0
-    assert e.audit().totals.lost == 5
+    assert router_engine(e).consume("settlement", "orders", 10).consumed == 0
+    assert router_engine(e).audit().totals.lost == 5
 
 
 def test_the_mode_applies_to_transactions_started_in_it(e: Engine) -> None:
-    e.tx_local_start("trader")  # started async
+    router_engine(e).tx_local_start("trader")  # started async
     _sync_mode(e)
-    e.publish("trader", "trading/orders/new", count=2)
-    e.tx_local_commit("trader")
-    assert e.queue_detail(NY, VPN, "#MSGVPN_REPLICATION_DATA_QUEUE").messages_spooled == 2
+    router_engine(e).publish("trader", "trading/orders/new", count=2)
+    router_engine(e).tx_local_commit("trader")
+    assert router_engine(e).queue_detail(NY, VPN, "#MSGVPN_REPLICATION_DATA_QUEUE").messages_spooled == 2
 
 
 def test_sync_xa_prepare_is_on_the_standby_at_once(e: Engine) -> None:
@@ -262,50 +263,50 @@ def test_sync_xa_prepare_is_on_the_standby_at_once(e: Engine) -> None:
 
 def test_sync_transaction_while_ineligible_is_async_or_refused(e: Engine) -> None:
     _sync_mode(e)
-    e.fail_link()
-    e.tx_local_start("trader")
-    e.publish("trader", "trading/orders/new", count=2)
-    e.tx_local_commit("trader")  # ineligible: replicated asynchronously
-    assert e.queue_detail(NY, VPN, "#MSGVPN_REPLICATION_DATA_QUEUE").messages_spooled == 2
-    e.set_replication_option(NY, VPN, "reject-msg-when-sync-ineligible", True)
-    e.tx_local_start("trader")
-    e.publish("trader", "trading/orders/new", count=2)
+    router_engine(e).fail_link()
+    router_engine(e).tx_local_start("trader")
+    router_engine(e).publish("trader", "trading/orders/new", count=2)
+    router_engine(e).tx_local_commit("trader")  # ineligible: replicated asynchronously
+    assert router_engine(e).queue_detail(NY, VPN, "#MSGVPN_REPLICATION_DATA_QUEUE").messages_spooled == 2
+    router_engine(e).set_replication_option(NY, VPN, "reject-msg-when-sync-ineligible", True)
+    router_engine(e).tx_local_start("trader")
+    router_engine(e).publish("trader", "trading/orders/new", count=2)
     with pytest.raises(EngineError) as ei:
-        e.tx_local_commit("trader")
+        router_engine(e).tx_local_commit("trader")
     assert ei.value.code == "transaction_commit_rejected"
 
 
 # ---------------------------------------------------------------- item 5
 def _sync_flag(e: Engine) -> bool | None:
     """The S flag of `show message-vpn Trading_VPN replication` on NY (None = N/A)."""
-    return e.vpn_replication(NY, VPN)[0].sync_eligible
+    return router_engine(e).vpn_replication(NY, VPN)[0].sync_eligible
 
 
 def test_sync_eligibility_returns_only_after_the_backlog_drained(e: Engine) -> None:
-    e.create_replicated_topic(NY, VPN, "trading/settle/>", "sync")
+    router_engine(e).create_replicated_topic(NY, VPN, "trading/settle/>", "sync")
     e.set_setting("replication_drain_rate", 2)
     assert _sync_flag(e) is True
-    e.fail_link()
+    router_engine(e).fail_link()
     assert _sync_flag(e) is False
-    e.publish("trader", "trading/settle/new", count=4)
-    e.restore_link()
+    router_engine(e).publish("trader", "trading/settle/new", count=4)
+    router_engine(e).restore_link()
     assert _sync_flag(e) is False
-    assert e.vpn_replication_detail(NY, VPN).sync_eligible is False
-    e.publish("trader", "trading/settle/new", count=1)  # while catching up: queued as async
+    assert router_engine(e).vpn_replication_detail(NY, VPN).sync_eligible is False
+    router_engine(e).publish("trader", "trading/settle/new", count=1)  # while catching up: queued as async
     e.advance(1000)
     assert _sync_flag(e) is False
     e.advance(2000)
     assert _sync_flag(e) is True
-    e.publish("trader", "trading/settle/new", count=1)
-    st = e.replication_stats(NY, VPN)
+    router_engine(e).publish("trader", "trading/settle/new", count=1)
+    st = router_engine(e).replication_stats(NY, VPN)
     assert (st.sync_msgs_queued_to_standby, st.sync_msgs_queued_to_standby_as_async,
             st.transitions_to_ineligible) == (1, 5, 1)
 
 
 def test_rebinding_with_an_empty_queue_is_eligible_at_once(e: Engine) -> None:
-    e.create_replicated_topic(NY, VPN, "trading/settle/>", "sync")
-    e.fail_link()
-    e.restore_link()
+    router_engine(e).create_replicated_topic(NY, VPN, "trading/settle/>", "sync")
+    router_engine(e).fail_link()
+    router_engine(e).restore_link()
     assert _sync_flag(e) is True
 
 
@@ -313,58 +314,58 @@ def test_rebinding_with_an_empty_queue_is_eligible_at_once(e: Engine) -> None:
 def _consume_then_fail(e: Engine, consumed: int, wait_ms: int) -> int:
     """Publish and replicate 30, consume ``consumed`` on NY, wait, fail NY, fail over to NJ:
     how many does NJ deliver again?"""
-    e.publish("trader", "trading/orders/new", count=30)
+    router_engine(e).publish("trader", "trading/orders/new", count=30)
     e.advance(1000)
-    assert e.consume("settlement", "orders", consumed).consumed == consumed
+    assert router_engine(e).consume("settlement", "orders", consumed).consumed == consumed
     e.advance(wait_ms)
     _fail_over_uncontrolled(e)
-    return e.consume("settlement", "orders", 100).consumed - (30 - consumed)
+    return router_engine(e).consume("settlement", "orders", 100).consumed - (30 - consumed)
 
 
 def test_acks_leave_in_batches_of_the_interval(e: Engine) -> None:
-    e.publish("trader", "trading/orders/new", count=30)
+    router_engine(e).publish("trader", "trading/orders/new", count=30)
     e.advance(1000)
-    e.consume("settlement", "orders", 30)
-    assert e.replication_stats(NY, VPN).ack_msgs_sent_to_standby == 20
-    [ny] = [x for x in e.status().vpns if (x.router, x.vpn) == (NY, VPN)]
+    router_engine(e).consume("settlement", "orders", 30)
+    assert router_engine(e).replication_stats(NY, VPN).ack_msgs_sent_to_standby == 20
+    [ny] = [x for x in router_engine(e).status().vpns if (x.router, x.vpn) == (NY, VPN)]
     assert ny.repl_queue_entries == 20
 
 
 def test_an_uncontrolled_failover_redelivers_the_acks_not_sent(e: Engine) -> None:
     assert _consume_then_fail(e, 30, 250) == 10
-    t = e.audit().totals
+    t = router_engine(e).audit().totals
     assert (t.delivered, t.duplicated) == (30, 10)
 
 
 def test_a_larger_interval_redelivers_more(e: Engine) -> None:
-    e.set_replication_option(NY, VPN, "ack-propagation-interval", 50)
+    router_engine(e).set_replication_option(NY, VPN, "ack-propagation-interval", 50)
     assert _consume_then_fail(e, 30, 250) == 30
 
 
 def test_the_one_second_timer_sends_what_is_waiting(e: Engine) -> None:
     assert _consume_then_fail(e, 5, 1000) == 0
-    assert e.audit().totals.duplicated == 0
+    assert router_engine(e).audit().totals.duplicated == 0
 
 
 def test_ack_propagation_shut_down_keeps_every_consumed_message_on_the_standby(e: Engine) -> None:
-    e.set_replication_option(NY, VPN, "ack-propagation-enabled", False)
+    router_engine(e).set_replication_option(NY, VPN, "ack-propagation-enabled", False)
     assert _consume_then_fail(e, 30, 5000) == 30
 
 
 def test_going_standby_sends_the_waiting_acks(e: Engine) -> None:
-    e.publish("trader", "trading/orders/new", count=10)
+    router_engine(e).publish("trader", "trading/orders/new", count=10)
     e.advance(1000)
-    e.consume("settlement", "orders", 4)
-    e.set_replication_role(NY, VPN, "standby")
-    assert e.replication_stats(NY, VPN).ack_msgs_sent_to_standby == 4
+    router_engine(e).consume("settlement", "orders", 4)
+    router_engine(e).set_replication_role(NY, VPN, "standby")
+    assert router_engine(e).replication_stats(NY, VPN).ack_msgs_sent_to_standby == 4
     e.advance(100)
-    e.set_replication_role(NJ, VPN, "active")
+    router_engine(e).set_replication_role(NJ, VPN, "active")
     e.advance(100)
-    assert e.consume("settlement", "orders", 100).consumed == 6
+    assert router_engine(e).consume("settlement", "orders", 100).consumed == 6
 
 
 def test_heuristic_action_on_a_standby_mirror_is_the_wrong_site_too(e: Engine) -> None:
     _prepare_branch(e, publish=1)
     e.advance(1000)
-    assert e.heuristic_rollback(NJ, VPN, XID) == 1  # NJ is standby: its copy is the mirror
+    assert router_engine(e).heuristic_rollback(NJ, VPN, XID) == 1  # NJ is standby: its copy is the mirror
     assert _issues(e)[0] == ("wrong-site", NJ)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from solace_shell.lab import Lab
+from tests.support.router_engine import router_engine
 
 SCENARIO = Path(__file__).resolve().parents[2] / "state_store" / "scenarios" / "two-site-ha.yaml"
 
@@ -61,8 +62,8 @@ def test_the_mate_link_down_moves_nothing_but_the_status() -> None:
     _run(lab, "fail mate-link NY")
     assert _active(lab) == "NY_Appliance1"
     with lab.store.transaction() as engine:
-        assert engine.redundancy("NY_Appliance2").backup_vr.spool_status == "AD-Disabled"
-        assert not engine.redundancy("NY_Appliance1").status_up
+        assert router_engine(engine).redundancy("NY_Appliance2").backup_vr.spool_status == "AD-Disabled"
+        assert not router_engine(engine).redundancy("NY_Appliance1").status_up
 
 
 def test_without_the_monitor_the_survivor_has_no_quorum_until_it_returns() -> None:

@@ -27,9 +27,11 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from state_store.errors import EngineError
+from state_store.lab_root.engine import RootEngine
 from state_store.lab_store import LabStore
 from state_store.solace import settle
 from state_store.solace.engine import Engine
+from tests.support.router_engine import router_engine, router_section
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
 RQ = "#MSGVPN_REPLICATION_DATA_QUEUE"
@@ -60,16 +62,16 @@ busy = st.one_of(publish, consume_both, advance, publish, consume_both, advance,
 
 
 def _setup(e: Engine, sync: bool) -> None:
-    e.create_queue(NY, VPN, "audit")
-    e.add_queue_subscription(NY, VPN, "audit", "trading/>")
-    e.set_queue_shutdown(NY, VPN, "audit", False)
-    e.set_queue_option(NY, VPN, "audit", "max-spool-usage", 1)  # a few big messages fill it
+    router_engine(e).create_queue(NY, VPN, "audit")
+    router_engine(e).add_queue_subscription(NY, VPN, "audit", "trading/>")
+    router_engine(e).set_queue_shutdown(NY, VPN, "audit", False)
+    router_engine(e).set_queue_option(NY, VPN, "audit", "max-spool-usage", 1)  # a few big messages fill it
     if sync:
-        e.create_replicated_topic(NY, VPN, "trading/fx/>", "sync")
+        router_engine(e).create_replicated_topic(NY, VPN, "trading/fx/>", "sync")
 
 
 def _msg_id_base(e: Engine, r: str, queue: str) -> int | None:
-    msgs = e.queue_messages(r, VPN, queue, limit=1)
+    msgs = router_engine(e).queue_messages(r, VPN, queue, limit=1)
     return msgs[0].msg_id if msgs else None
 
 
@@ -78,51 +80,51 @@ def _apply(e: Engine, s: tuple[Any, ...], split: bool) -> Any:
     if kind == "publish":
         _, c, topic, n, size = s
         if not split:
-            res = e.publish(c, topic, count=n, size=size)
+            res = router_engine(e).publish(c, topic, count=n, size=size)
             return (res.accepted, res.rejected, res.replicated, res.not_replicated, res.queues,
                     res.first_rgmid, res.last_rgmid, res.transacted)
-        parts = [e.publish(c, topic, count=1, size=size) for _ in range(n)]
+        parts = [router_engine(e).publish(c, topic, count=1, size=size) for _ in range(n)]
         rgmids = [p.first_rgmid for p in parts if p.first_rgmid is not None]
         return (sum(p.accepted for p in parts), sum(p.rejected for p in parts),
                 sum(p.replicated for p in parts), sum(p.not_replicated for p in parts),
                 tuple(sorted({q for p in parts for q in p.queues})),
                 min(rgmids, default=None), max(rgmids, default=None), parts[0].transacted)
     if kind == "consume":
-        return e.consume(s[1], s[2], s[3])
+        return router_engine(e).consume(s[1], s[2], s[3])
     if kind == "consume-both":
-        return [_run_inner(e.consume, s[1], q, s[2]) for q in ("orders", "audit")]
+        return [_run_inner(router_engine(e).consume, s[1], q, s[2]) for q in ("orders", "audit")]
     if kind == "tx":
-        getattr(e, f"tx_local_{s[2]}")(s[1])
+        getattr(router_engine(e), f"tx_local_{s[2]}")(s[1])
         return None
     if kind == "xa":
         xid = "0021ABC4-00-01"
         if s[2] == "commit":
-            e.tx_xa_commit(s[1], xid, one_phase=True)
+            router_engine(e).tx_xa_commit(s[1], xid, one_phase=True)
         else:
-            getattr(e, f"tx_xa_{s[2]}")(s[1], xid)
+            getattr(router_engine(e), f"tx_xa_{s[2]}")(s[1], xid)
         return None
     if kind == "heuristic":
-        return getattr(e, f"heuristic_{s[2]}")(s[1], VPN, "*")
+        return getattr(router_engine(e), f"heuristic_{s[2]}")(s[1], VPN, "*")
     if kind == "advance":
         return e.advance(s[1])
     if kind == "site":
-        getattr(e, f"{s[1]}_site")(s[2])
+        getattr(router_engine(e), f"{s[1]}_site")(s[2])
         return None
     if kind == "link":
-        getattr(e, f"{s[1]}_link")()
+        getattr(router_engine(e), f"{s[1]}_link")()
         return None
     if kind == "role":
-        e.set_replication_role(s[1], VPN, s[2])
+        router_engine(e).set_replication_role(s[1], VPN, s[2])
         return None
     if kind == "delete":
         _, r, queue, offset, width = s
         base = _msg_id_base(e, r, queue)
         if base is None or width == 0:
-            return e.delete_messages(r, VPN, queue)
-        return e.delete_messages(r, VPN, queue, base + offset, base + offset + width - 1)
+            return router_engine(e).delete_messages(r, VPN, queue)
+        return router_engine(e).delete_messages(r, VPN, queue, base + offset, base + offset + width - 1)
     if kind == "ackint":
-        e.set_replication_option(NY, VPN, "ack-propagation-interval", s[1])
-        e.set_replication_option(NJ, VPN, "ack-propagation-interval", s[1])
+        router_engine(e).set_replication_option(NY, VPN, "ack-propagation-interval", s[1])
+        router_engine(e).set_replication_option(NJ, VPN, "ack-propagation-interval", s[1])
         return None
     raise AssertionError(kind)
 
@@ -143,7 +145,8 @@ def _run(store: LabStore, fn: Callable[[Engine], Any]) -> Any:
         return ("error", exc.code, exc.params)
 
 
-def _observe(e: Engine) -> dict[str, Any]:
+def _observe(root: RootEngine) -> dict[str, Any]:
+    e = router_engine(root)
     out: dict[str, Any] = {"audit": e.audit(limit=-1), "status": e.status(), "vpn": e.audit(VPN, limit=-1),
                            "limited": (e.audit(limit=2), e.audit(VPN, limit=1), e.audit("Other_VPN"))}
     for r in (NY, NJ):
@@ -169,13 +172,13 @@ def folding(always: bool) -> AbstractContextManager[Any]:
 def _run_folded(store: LabStore, fn: Callable[[Engine], Any]) -> Any:
     with folding(True):
         got = _run(store, fn)
-    settle.fold_settled(store.state)  # and between commands
+    settle.fold_settled(router_section(store.state))  # and between commands
     return got
 
 
 def _explode(store: LabStore) -> None:
     """Cut every run of the lab into runs of one message."""
-    st = store.state
+    st = router_section(store.state)
     for kind in ("messages", "spooled", "repl_entries"):
         for rec in list(st.records(kind).values()):
             while rec.count > 1:
@@ -222,8 +225,8 @@ def _walk(steps: list[tuple[Any, ...]], sync: bool) -> None:
             assert got == _run_folded(folded, whole), s
             with folding(False):
                 assert _run(runs, _observe) == _run(folded, _observe), s
-        assert not runs.state.settled and not cut.state.settled and not singles.state.settled
-        event("some messages folded" if folded.state.settled else "nothing folded")
+        assert not any(router_section(lab.state).settled for lab in (runs, cut, singles))
+        event("some messages folded" if router_section(folded.state).settled else "nothing folded")
         with folding(False):
             seen = _run(runs, _observe)
             assert seen == _run(cut, _observe)

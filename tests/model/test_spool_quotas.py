@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from state_store.errors import EngineError
 from state_store.lab_store import LabStore
 from state_store.solace.lookups import MB
+from tests.support.router_engine import router_engine
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
 RQ = "#MSGVPN_REPLICATION_DATA_QUEUE"
@@ -31,56 +32,56 @@ def lab():
 
 
 def add_queue(e, name: str, topic: str, mb: int, vpn: str = VPN, reject: bool = False) -> None:
-    e.create_queue(NY, vpn, name)
-    e.add_queue_subscription(NY, vpn, name, topic)
-    e.set_queue_shutdown(NY, vpn, name, False)
-    e.set_queue_option(NY, vpn, name, "max-spool-usage", mb)
-    e.set_queue_option(NY, vpn, name, "reject-msg-to-sender-on-discard", reject)
+    router_engine(e).create_queue(NY, vpn, name)
+    router_engine(e).add_queue_subscription(NY, vpn, name, topic)
+    router_engine(e).set_queue_shutdown(NY, vpn, name, False)
+    router_engine(e).set_queue_option(NY, vpn, name, "max-spool-usage", mb)
+    router_engine(e).set_queue_option(NY, vpn, name, "reject-msg-to-sender-on-discard", reject)
 
 
 def test_queue_over_quota_discards_there_only(lab):
     with lab.transaction() as e:
         add_queue(e, "audit", "trading/>", 1)
-        r = e.publish("trader", "trading/orders/new", count=2000)
+        r = router_engine(e).publish("trader", "trading/orders/new", count=2000)
         assert (r.accepted, r.rejected, r.reject_reason) == (2000, 0, None)
         assert r.queues == ("audit", "orders") and r.replicated == 2000
-        audit = e.queue_detail(NY, VPN, "audit")
+        audit = router_engine(e).queue_detail(NY, VPN, "audit")
         assert (audit.messages_spooled, audit.max_spool_mb) == (PER_MB, 1)
         assert audit.usage_mb <= 1.0 and audit.hwm_mb <= 1.0
-        assert e.queue_detail(NY, VPN, "orders").messages_spooled == 2000
+        assert router_engine(e).queue_detail(NY, VPN, "orders").messages_spooled == 2000
         # a message only the full queue wants: acknowledged, replicated, stored on no local queue
-        r = e.publish("trader", "trading/audit/x", count=10)
+        r = router_engine(e).publish("trader", "trading/audit/x", count=10)
         assert (r.accepted, r.rejected, r.queues, r.replicated) == (10, 0, (), 10)
-        assert e.queue_detail(NY, VPN, "audit").messages_spooled == PER_MB
+        assert router_engine(e).queue_detail(NY, VPN, "audit").messages_spooled == PER_MB
         # consuming makes room again
-        assert e.consume("settlement", "audit", 1000).consumed == 1000
-        r = e.publish("trader", "trading/audit/x", count=5)
+        assert router_engine(e).consume("settlement", "audit", 1000).consumed == 1000
+        r = router_engine(e).publish("trader", "trading/audit/x", count=5)
         assert r.queues == ("audit",)
-        assert e.queue_detail(NY, VPN, "audit").messages_spooled == PER_MB - 1000 + 5
-        assert e.audit(VPN).totals.rejected == 0
+        assert router_engine(e).queue_detail(NY, VPN, "audit").messages_spooled == PER_MB - 1000 + 5
+        assert router_engine(e).audit(VPN).totals.rejected == 0
 
 
 def test_a_message_every_queue_discarded_is_lost_with_its_reason(lab):
     with lab.transaction() as e:
-        e.add_client("local", "default", [NY])
+        router_engine(e).add_client("local", "default", [NY])
         add_queue(e, "tiny", "local/>", 0, vpn="default")
-        r = e.publish("local", "local/a", count=3)
+        r = router_engine(e).publish("local", "local/a", count=3)
         assert (r.accepted, r.rejected, r.queues) == (3, 0, ())
-        assert e.queue_detail(NY, "default", "tiny").messages_spooled == 0
-        a = e.audit("default")
+        assert router_engine(e).queue_detail(NY, "default", "tiny").messages_spooled == 0
+        a = router_engine(e).audit("default")
         assert (a.totals.published, a.totals.lost, a.totals.rejected) == (3, 3, 0)
         assert {p.notes for p in a.problems} == {("spool over quota",)}
 
 
 def test_lowering_a_quota_keeps_what_is_spooled(lab):
     with lab.transaction() as e:
-        e.publish("trader", "trading/orders/new", count=3000)
-        e.set_queue_option(NY, VPN, "orders", "reject-msg-to-sender-on-discard", False)
-        e.set_queue_option(NY, VPN, "orders", "max-spool-usage", 1)
-        assert e.queue_detail(NY, VPN, "orders").messages_spooled == 3000
-        r = e.publish("trader", "trading/orders/new", count=1)
+        router_engine(e).publish("trader", "trading/orders/new", count=3000)
+        router_engine(e).set_queue_option(NY, VPN, "orders", "reject-msg-to-sender-on-discard", False)
+        router_engine(e).set_queue_option(NY, VPN, "orders", "max-spool-usage", 1)
+        assert router_engine(e).queue_detail(NY, VPN, "orders").messages_spooled == 3000
+        r = router_engine(e).publish("trader", "trading/orders/new", count=1)
         assert (r.accepted, r.queues) == (1, ())
-        assert e.queue_detail(NY, VPN, "orders").messages_spooled == 3000
+        assert router_engine(e).queue_detail(NY, VPN, "orders").messages_spooled == 3000
 
 
 SMALL_SPOOL = Path(__file__).resolve().parents[2] / "transcripts" / "scenarios" / "small-spool.yaml"
@@ -96,50 +97,50 @@ def small_spool():
 
 def test_router_spool_full_rejects_to_the_sender(small_spool):
     with small_spool.transaction() as e:
-        assert e.message_spool(NY).max_spool_mb == 2
+        assert router_engine(e).message_spool(NY).max_spool_mb == 2
         # each message takes two copies (orders and the replication queue): 1200 bytes
         fit = 2 * MB // 1200
-        r = e.publish("trader", "trading/orders/new", count=2000)
+        r = router_engine(e).publish("trader", "trading/orders/new", count=2000)
         assert (r.accepted, r.rejected, r.reject_reason) == (fit, 2000 - fit, "publish_rejected_spool_full")
         assert (r.first_rgmid, r.last_rgmid, r.replicated) == (1000001, 1000000 + fit, fit)
-        spool = e.message_spool(NY)
+        spool = router_engine(e).message_spool(NY)
         assert spool.messages_spooled == 2 * fit and spool.usage_mb <= 2.0
-        assert e.queue_detail(NY, VPN, "orders").messages_spooled == fit
-        assert e.queue_detail(NY, VPN, RQ).messages_spooled == fit
+        assert router_engine(e).queue_detail(NY, VPN, "orders").messages_spooled == fit
+        assert router_engine(e).queue_detail(NY, VPN, RQ).messages_spooled == fit
         # full: the next one is refused whole, and every refusal is counted
-        r = e.publish("trader", "trading/orders/new")
+        r = router_engine(e).publish("trader", "trading/orders/new")
         assert (r.accepted, r.rejected, r.first_rgmid) == (0, 1, None)
-        a = e.audit(VPN)
+        a = router_engine(e).audit(VPN)
         assert (a.totals.published, a.totals.rejected) == (fit, 2000 - fit + 1)
         # the replication queue drains to NJ: room for one copy per message again
         e.advance(5_000)
-        assert e.queue_detail(NY, VPN, RQ).messages_spooled == 0
-        r = e.publish("trader", "trading/orders/new", count=2000)
+        assert router_engine(e).queue_detail(NY, VPN, RQ).messages_spooled == 0
+        r = router_engine(e).publish("trader", "trading/orders/new", count=2000)
         assert r.reject_reason == "publish_rejected_spool_full"
-        assert e.message_spool(NY).usage_mb <= 2.0
+        assert router_engine(e).message_spool(NY).usage_mb <= 2.0
 
 
 def test_router_quota_counts_only_copies_that_are_stored(small_spool):
     """Messages no queue keeps take no spool: a publish past what the queues keep is not refused
     for the router's spool."""
     with small_spool.transaction() as e:
-        e.add_client("local", "default", [NY])
+        router_engine(e).add_client("local", "default", [NY])
         add_queue(e, "small", "local/>", 1, vpn="default")
-        r = e.publish("local", "local/a", count=5000)
+        r = router_engine(e).publish("local", "local/a", count=5000)
         assert (r.accepted, r.rejected) == (5000, 0)
-        assert e.queue_detail(NY, "default", "small").messages_spooled == PER_MB
+        assert router_engine(e).queue_detail(NY, "default", "small").messages_spooled == PER_MB
 
 
 def test_a_transaction_commit_over_the_spool_is_rejected_whole(small_spool):
     with small_spool.transaction() as e:
-        e.tx_local_start("trader")
-        e.publish("trader", "trading/orders/new", count=2000)
+        router_engine(e).tx_local_start("trader")
+        router_engine(e).publish("trader", "trading/orders/new", count=2000)
     with pytest.raises(EngineError) as err, small_spool.transaction() as e:
-        e.tx_local_commit("trader")
+        router_engine(e).tx_local_commit("trader")
     assert err.value.code == "transaction_commit_rejected"
     assert err.value.params["reason"] == "publish_rejected_spool_full"
     with small_spool.transaction() as e:
-        assert e.message_spool(NY).messages_spooled == 0
+        assert router_engine(e).message_spool(NY).messages_spooled == 0
 
 
 @settings(max_examples=40, deadline=None)
@@ -153,22 +154,22 @@ def test_quotas_hold_and_a_refusal_means_no_room(size, count, audit_mb, orders_m
     lab = LabStore.in_memory(SMALL_SPOOL)
     with lab.transaction() as e:
         add_queue(e, "audit", "trading/>", audit_mb, reject=audit_rejects)
-        e.set_queue_option(NY, VPN, "orders", "max-spool-usage", orders_mb)
-        e.set_queue_option(NY, VPN, "orders", "reject-msg-to-sender-on-discard", orders_rejects)
-        e.set_vpn_max_spool(NY, VPN, vpn_mb)
+        router_engine(e).set_queue_option(NY, VPN, "orders", "max-spool-usage", orders_mb)
+        router_engine(e).set_queue_option(NY, VPN, "orders", "reject-msg-to-sender-on-discard", orders_rejects)
+        router_engine(e).set_vpn_max_spool(NY, VPN, vpn_mb)
         if not replicated:
-            e.set_replication_enabled(NY, VPN, False)
-        r = e.publish("trader", "trading/orders/new", count=count, size=size)
+            router_engine(e).set_replication_enabled(NY, VPN, False)
+        r = router_engine(e).publish("trader", "trading/orders/new", count=count, size=size)
         for name, mb in (("audit", audit_mb), ("orders", orders_mb)):
-            d = e.queue_detail(NY, VPN, name)
+            d = router_engine(e).queue_detail(NY, VPN, name)
             assert d.usage_mb <= mb and d.messages_spooled <= r.accepted
-        spool = e.message_spool(NY)
+        spool = router_engine(e).message_spool(NY)
         assert spool.usage_mb <= spool.max_spool_mb
-        assert e.message_spool(NY, VPN).usage_mb <= vpn_mb
+        assert router_engine(e).message_spool(NY, VPN).usage_mb <= vpn_mb
         assert r.accepted + r.rejected == count
         if r.reject_reason == "publish_rejected_queue_full":
             # a rejecting queue had no room for the first refused message
-            assert any(reject and mb * MB - round(e.queue_detail(NY, VPN, name).usage_mb * MB) < size
+            assert any(reject and mb * MB - round(router_engine(e).queue_detail(NY, VPN, name).usage_mb * MB) < size
                        for name, mb, reject in (("audit", audit_mb, audit_rejects),
                                                 ("orders", orders_mb, orders_rejects)))
         elif r.reject_reason is None:
@@ -176,7 +177,7 @@ def test_quotas_hold_and_a_refusal_means_no_room(size, count, audit_mb, orders_m
         if r.reject_reason == "publish_rejected_spool_full":
             room = spool.max_spool_mb * MB - round(spool.usage_mb * MB)
             copies = sum(1 for name, mb in (("audit", audit_mb), ("orders", orders_mb))
-                         if mb * MB - round(e.queue_detail(NY, VPN, name).usage_mb * MB) >= size)
+                         if mb * MB - round(router_engine(e).queue_detail(NY, VPN, name).usage_mb * MB) >= size)
             copies += 1 if r.replicated == r.accepted and replicated else 0
             assert copies * size > room
     lab.close()
@@ -188,73 +189,74 @@ def test_a_rejecting_queue_refuses_the_message_everywhere(lab):
     queue, the others keep it (Solace blog "Reject Message to Sender on Discard")."""
     with lab.transaction() as e:
         add_queue(e, "audit", "trading/>", 1, reject=True)
-        assert e.queue_detail(NY, VPN, "audit").reject_msg_to_sender_on_discard
-        r = e.publish("trader", "trading/orders/new", count=2000)
+        assert router_engine(e).queue_detail(NY, VPN, "audit").reject_msg_to_sender_on_discard
+        r = router_engine(e).publish("trader", "trading/orders/new", count=2000)
         assert (r.accepted, r.rejected, r.reject_reason) == (PER_MB, 2000 - PER_MB, "publish_rejected_queue_full")
         assert (r.replicated, r.last_rgmid) == (PER_MB, 1000000 + PER_MB)
         for name in ("audit", "orders"):
-            assert e.queue_detail(NY, VPN, name).messages_spooled == PER_MB
-        assert e.queue_detail(NY, VPN, RQ).messages_spooled == PER_MB
+            assert router_engine(e).queue_detail(NY, VPN, name).messages_spooled == PER_MB
+        assert router_engine(e).queue_detail(NY, VPN, RQ).messages_spooled == PER_MB
         # full: refused whole, and the refusals are counted (audit), never in the ledger
-        r = e.publish("trader", "trading/orders/new")
+        r = router_engine(e).publish("trader", "trading/orders/new")
         assert (r.accepted, r.rejected, r.reject_reason) == (0, 1, "publish_rejected_queue_full")
-        a = e.audit(VPN)
+        a = router_engine(e).audit(VPN)
         assert (a.totals.published, a.totals.rejected, a.totals.lost) == (PER_MB, 2000 - PER_MB + 1, 0)
         # off: the full queue discards, orders keeps it
-        e.set_queue_option(NY, VPN, "audit", "reject-msg-to-sender-on-discard", False)
-        r = e.publish("trader", "trading/orders/new", count=5)
+        router_engine(e).set_queue_option(NY, VPN, "audit", "reject-msg-to-sender-on-discard", False)
+        r = router_engine(e).publish("trader", "trading/orders/new", count=5)
         assert (r.accepted, r.rejected, r.queues) == (5, 0, ("orders",))
-        assert e.queue_detail(NY, VPN, "orders").messages_spooled == PER_MB + 5
-        assert e.queue_detail(NY, VPN, "audit").messages_spooled == PER_MB
+        assert router_engine(e).queue_detail(NY, VPN, "orders").messages_spooled == PER_MB + 5
+        assert router_engine(e).queue_detail(NY, VPN, "audit").messages_spooled == PER_MB
 
 
 def test_a_transaction_commit_into_a_rejecting_full_queue_fails(lab):
     with lab.transaction() as e:
-        e.set_queue_option(NY, VPN, "orders", "max-spool-usage", 0)
-        e.tx_local_start("trader")
-        e.publish("trader", "trading/orders/new", count=3)
+        router_engine(e).set_queue_option(NY, VPN, "orders", "max-spool-usage", 0)
+        router_engine(e).tx_local_start("trader")
+        router_engine(e).publish("trader", "trading/orders/new", count=3)
     with pytest.raises(EngineError) as err, lab.transaction() as e:
-        e.tx_local_commit("trader")
+        router_engine(e).tx_local_commit("trader")
     assert err.value.params["reason"] == "publish_rejected_queue_full"
 
 
 def test_including_when_shutdown_rejects_while_ingress_is_down(lab):
     with lab.transaction() as e:
-        e.set_queue_shutdown(NY, VPN, "orders", True, "ingress")
-        r = e.publish("trader", "trading/orders/new", count=3)
+        router_engine(e).set_queue_shutdown(NY, VPN, "orders", True, "ingress")
+        r = router_engine(e).publish("trader", "trading/orders/new", count=3)
         assert (r.accepted, r.rejected) == (3, 0)  # when-queue-enabled: a shut queue discards silently
-        e.set_queue_option(NY, VPN, "orders", "reject-msg-to-sender-on-discard-including-when-shutdown", True)
-        r = e.publish("trader", "trading/orders/new", count=3)
+        router_engine(e).set_queue_option(NY, VPN, "orders",
+                                          "reject-msg-to-sender-on-discard-including-when-shutdown", True)
+        r = router_engine(e).publish("trader", "trading/orders/new", count=3)
         assert (r.accepted, r.rejected, r.reject_reason) == (0, 3, "publish_rejected_queue_shutdown")
-        e.set_queue_shutdown(NY, VPN, "orders", False, "ingress")
-        r = e.publish("trader", "trading/orders/new", count=3)
+        router_engine(e).set_queue_shutdown(NY, VPN, "orders", False, "ingress")
+        r = router_engine(e).publish("trader", "trading/orders/new", count=3)
         assert (r.accepted, r.queues) == (3, ("orders",))
 
 
 def test_the_vpn_spool_quota_rejects_after_the_router_and_before_the_queues(small_spool):
     with small_spool.transaction() as e:
-        assert e.message_spool(NY, VPN).max_spool_mb == 60000  # the lab default
-        e.set_vpn_max_spool(NY, VPN, 1)
-        assert e.message_spool(NY, VPN).max_spool_mb == 1
-        assert e.message_spool(NJ, VPN).max_spool_mb == 1  # config-synced
+        assert router_engine(e).message_spool(NY, VPN).max_spool_mb == 60000  # the lab default
+        router_engine(e).set_vpn_max_spool(NY, VPN, 1)
+        assert router_engine(e).message_spool(NY, VPN).max_spool_mb == 1
+        assert router_engine(e).message_spool(NJ, VPN).max_spool_mb == 1  # config-synced
         fit = MB // 1200  # orders + replication queue: two copies a message
-        r = e.publish("trader", "trading/orders/new", count=2000)
+        r = router_engine(e).publish("trader", "trading/orders/new", count=2000)
         assert (r.accepted, r.reject_reason) == (fit, "publish_rejected_vpn_spool_full")
-        assert e.message_spool(NY, VPN).usage_mb <= 1.0
+        assert router_engine(e).message_spool(NY, VPN).usage_mb <= 1.0
         # the router's spool (2 MB) is checked first: it names the reason when it is the tighter
-        e.set_vpn_max_spool(NY, VPN, 3)
-        r = e.publish("trader", "trading/orders/new", count=2000)
+        router_engine(e).set_vpn_max_spool(NY, VPN, 3)
+        r = router_engine(e).publish("trader", "trading/orders/new", count=2000)
         assert r.reject_reason == "publish_rejected_spool_full"
         # a VPN at 0 MB (the real broker's default for a new VPN) refuses every guaranteed message
-        e.add_client("local", "default", [NY])
+        router_engine(e).add_client("local", "default", [NY])
         add_queue(e, "small", "local/>", 1, vpn="default")
-        e.set_vpn_max_spool(NY, "default", 0)
-        r = e.publish("local", "local/a", count=2)
+        router_engine(e).set_vpn_max_spool(NY, "default", 0)
+        r = router_engine(e).publish("local", "local/a", count=2)
         assert (r.accepted, r.reject_reason) == (0, "publish_rejected_vpn_spool_full")
-        e.set_vpn_max_spool(NY, "default", None)
-        assert e.message_spool(NY, "default").max_spool_mb == 60000
+        router_engine(e).set_vpn_max_spool(NY, "default", None)
+        assert router_engine(e).message_spool(NY, "default").max_spool_mb == 60000
         with pytest.raises(EngineError) as err:
-            e.set_vpn_max_spool(NY, "default", 6000001)
+            router_engine(e).set_vpn_max_spool(NY, "default", 6000001)
         assert err.value.code == "value_out_of_range"
 
 
@@ -262,16 +264,16 @@ def test_replicated_messages_on_a_full_standby_queue_are_discarded(lab):
     """The standby's queue takes replicated messages as before: what does not fit is discarded
     there (the sender is the mate's bridge, not a client), whatever the flag (docs/lab.md)."""
     with lab.transaction() as e:
-        assert e.queue_detail(NJ, VPN, "orders").reject_msg_to_sender_on_discard
-        e.set_queue_option(NY, VPN, "orders", "max-spool-usage", 1)  # config-synced to NJ
-        e.set_queue_option(NY, VPN, "orders", "reject-msg-to-sender-on-discard", False)
-        r = e.publish("trader", "trading/orders/new", count=2000)
+        assert router_engine(e).queue_detail(NJ, VPN, "orders").reject_msg_to_sender_on_discard
+        router_engine(e).set_queue_option(NY, VPN, "orders", "max-spool-usage", 1)  # config-synced to NJ
+        router_engine(e).set_queue_option(NY, VPN, "orders", "reject-msg-to-sender-on-discard", False)
+        r = router_engine(e).publish("trader", "trading/orders/new", count=2000)
         assert (r.accepted, r.rejected) == (2000, 0)
-        e.set_queue_option(NY, VPN, "orders", "reject-msg-to-sender-on-discard", True)
-        assert e.queue_detail(NJ, VPN, "orders").reject_msg_to_sender_on_discard
+        router_engine(e).set_queue_option(NY, VPN, "orders", "reject-msg-to-sender-on-discard", True)
+        assert router_engine(e).queue_detail(NJ, VPN, "orders").reject_msg_to_sender_on_discard
         e.advance(5_000)
-        assert e.queue_detail(NJ, VPN, "orders").messages_spooled == PER_MB
-        assert e.queue_detail(NY, VPN, RQ).messages_spooled == 0
+        assert router_engine(e).queue_detail(NJ, VPN, "orders").messages_spooled == PER_MB
+        assert router_engine(e).queue_detail(NY, VPN, RQ).messages_spooled == 0
 
 
 def test_a_scenario_sets_the_vpn_quota_and_the_queue_flags(tmp_path):
@@ -286,10 +288,10 @@ def test_a_scenario_sets_the_vpn_quota_and_the_queue_flags(tmp_path):
     s = LabStore.in_memory(path)
     try:
         with s.transaction() as e:
-            assert e.message_spool(NY, VPN).max_spool_mb == 1
-            assert e.message_spool(NJ, VPN).max_spool_mb == 1
-            assert e.message_spool(NY, "default").max_spool_mb == 60000
-            qc = e.current_config(NY, VPN).vpns[0].queues[0]
+            assert router_engine(e).message_spool(NY, VPN).max_spool_mb == 1
+            assert router_engine(e).message_spool(NJ, VPN).max_spool_mb == 1
+            assert router_engine(e).message_spool(NY, "default").max_spool_mb == 60000
+            qc = router_engine(e).current_config(NY, VPN).vpns[0].queues[0]
             assert (qc.name, qc.reject_on_discard, qc.reject_when_shutdown) == ("orders", False, False)
     finally:
         s.close()
@@ -302,7 +304,7 @@ def test_a_lab_written_before_the_quota_fields_opens_with_their_defaults(lab):
     from state_store.lab_root.codec import CodecError, decode_state, dumps, encode_state, loads
 
     with lab.transaction() as e:
-        e.set_queue_option(NY, VPN, "orders", "reject-msg-to-sender-on-discard", False)
+        router_engine(e).set_queue_option(NY, VPN, "orders", "reject-msg-to-sender-on-discard", False)
     doc = loads(dumps(encode_state(lab.state)))  # as a lab file holds it
     for kind, drop in (("queues", 3), ("vpns", 1)):
         part = doc["records"][kind]

@@ -4,6 +4,7 @@ the VPN serves no client and binds no replication bridge while shut down."""
 from __future__ import annotations
 
 from solace_shell.lab import Lab
+from tests.support.router_engine import router_engine
 
 NY, NJ, VPN = "NY_Appliance1", "NJ_Appliance1", "Trading_VPN"
 
@@ -18,16 +19,16 @@ def test_shutdown_disconnects_and_unbinds_until_no_shutdown() -> None:
     lab = Lab.fresh()
     _run(lab, NY, "enable", "configure", f"message-vpn {VPN}", "shutdown")
     with lab.store.transaction() as e:
-        assert [c.name for c in e.clients(NY, "*", VPN) if c.router == NY] == []
-        assert e.vpn_replication(NJ, VPN)[0].local_bridge != "up"
+        assert [c.name for c in router_engine(e).clients(NY, "*", VPN) if c.router == NY] == []
+        assert router_engine(e).vpn_replication(NJ, VPN)[0].local_bridge != "up"
     lines = lab.execute(NY, f"show message-vpn {VPN}").text.splitlines()
     assert lines[2:4] == ["Configuration Status:                Disabled", "Local Status:                        Down"]
     assert lab.execute(NY, "show message-vpn Trading_*").text.splitlines()[-1].split()[1] == "Down"
     _run(lab, NY, "no shutdown")
     _run(lab, "lab", "advance 1s")
     with lab.store.transaction() as e:
-        assert e.vpn_replication(NJ, VPN)[0].local_bridge == "up"
-        assert len([c for c in e.clients(NY, "*", VPN) if c.router == NY]) == 2
+        assert router_engine(e).vpn_replication(NJ, VPN)[0].local_bridge == "up"
+        assert len([c for c in router_engine(e).clients(NY, "*", VPN) if c.router == NY]) == 2
     assert "Local Status:                        Up" in lab.execute(NY, f"show message-vpn {VPN}").text
 
 

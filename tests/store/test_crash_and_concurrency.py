@@ -19,6 +19,7 @@ import pytest
 from solace_shell.lab import Lab
 from state_store.lab_store import LabStore
 from tests.support.lab_child import PUBLISH_BATCH
+from tests.support.router_engine import router_section
 
 ROOT = Path(__file__).resolve().parents[2]
 KILLS = 50
@@ -39,7 +40,7 @@ def consistency_problems(path: Path) -> list[str]:
         con.close()
     store = LabStore.open(path)
     try:
-        st = store.state
+        st = router_section(store.state)
         for q in st.queues.values():
             if q.kind == "replication":
                 stream = st.repl_by_vpn.get(q.vpn_id)
@@ -57,7 +58,7 @@ def consistency_problems(path: Path) -> list[str]:
 def published(path: Path) -> int:
     store = LabStore.open(path)
     try:
-        return store.state.message_count()
+        return router_section(store.state).message_count()
     finally:
         store.close()
 

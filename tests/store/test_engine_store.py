@@ -13,6 +13,7 @@ from state_store.lab_store import LabStore
 from state_store.lab_tables import SCHEMA_VERSION
 from state_store.solace.scenario import ScenarioError, load_scenario
 from state_store.tuning import StoreTuning
+from tests.support.router_engine import router_engine, router_section
 
 NY, VPN = "NY_Appliance1", "Trading_VPN"
 
@@ -22,10 +23,10 @@ def test_file_lab_created_persisted_and_shared(tmp_path: Path):
     a = LabStore.open(p)
     assert p.exists()
     with a.transaction() as e:
-        e.publish("trader", "trading/orders/new", count=2)
+        router_engine(e).publish("trader", "trading/orders/new", count=2)
     b = LabStore.open(p)
     with b.transaction() as e:
-        assert e.queue_detail(NY, VPN, "orders").messages_spooled == 2
+        assert router_engine(e).queue_detail(NY, VPN, "orders").messages_spooled == 2
         e.advance(5)
     with a.transaction() as e:
         assert e.now_ms() == 5
@@ -88,7 +89,7 @@ def test_in_memory_copies_are_independent():
     # How fast a copy is, is measured in bench/bench_engine_scale.py, not asserted here.
     a, b = LabStore.in_memory(), LabStore.in_memory()
     with a.transaction() as e:
-        e.publish("trader", "trading/orders/new")
+        router_engine(e).publish("trader", "trading/orders/new")
     assert a.dump() != b.dump()
     c = a.copy()
     assert c.dump() == a.dump()
@@ -182,16 +183,16 @@ advance_ms: 100
 """)
     lab = LabStore.in_memory(p)
     with lab.transaction() as e:
-        assert e.queue_detail("B1", "V", "q").messages_spooled == 3
-        assert [t.state for t in e.transactions("B1")] == ["prepared"]
+        assert router_engine(e).queue_detail("B1", "V", "q").messages_spooled == 3
+        assert [t.state for t in router_engine(e).transactions("B1")] == ["prepared"]
         assert e.verify_password("u1", "pw1") and e.verify_password("u2", "pw2")
-        assert vpn_replication_flags(e.vpn_replication("A1", "V")[0]) == "U A - U U - N A"
+        assert vpn_replication_flags(router_engine(e).vpn_replication("A1", "V")[0]) == "U A - U U - N A"
 
 
 def _roles(store: LabStore) -> list[tuple[str, str]]:
     with store.transaction() as e:
-        return [(r.name, r.role) for r in e.vpn_replication(NY, VPN)] + \
-               [(f"{r.name}@NJ", r.role) for r in e.vpn_replication("NJ_Appliance1", VPN)]
+        return [(r.name, r.role) for r in router_engine(e).vpn_replication(NY, VPN)] + \
+               [(f"{r.name}@NJ", r.role) for r in router_engine(e).vpn_replication("NJ_Appliance1", VPN)]
 
 
 def test_in_memory_lab_keeps_its_shape_between_commands_but_not_a_rolled_back_change():
@@ -202,13 +203,13 @@ def test_in_memory_lab_keeps_its_shape_between_commands_but_not_a_rolled_back_ch
     assert before == [(VPN, "active"), (f"{VPN}@NJ", "standby")]
     with pytest.raises(RuntimeError):
         with store.transaction() as e:
-            e.set_replication_role(NY, VPN, "standby")
-            e.fail_site("NJ")
+            router_engine(e).set_replication_role(NY, VPN, "standby")
+            router_engine(e).fail_site("NJ")
             raise RuntimeError("a later step of the command failed")
     assert _roles(store) == before
     with store.transaction() as e:
-        assert [s.up for s in e.sites()] == [True, True]
-        e.set_replication_role(NY, VPN, "standby")
+        assert [s.up for s in router_engine(e).sites()] == [True, True]
+        router_engine(e).set_replication_role(NY, VPN, "standby")
     assert _roles(store) == [(VPN, "standby"), (f"{VPN}@NJ", "standby")]
     # what the carried state says is what a lab loaded from scratch (a copy) says
     assert _roles(store.copy()) == _roles(store)
@@ -236,11 +237,11 @@ def test_two_stores_on_one_file_interleave_like_a_serial_replay(tmp_path: Path):
     a, b = LabStore.open(p), LabStore.open(p)
     serial = LabStore.in_memory()
     steps = [
-        (a, lambda e: e.publish(*ORDERS, count=3)),
+        (a, lambda e: router_engine(e).publish(*ORDERS, count=3)),
         (b, lambda e: e.advance(250)),
-        (b, lambda e: e.set_replication_role("NJ_Appliance1", VPN, "active")),
-        (a, lambda e: e.consume("trader", "orders", count=1)),
-        (a, lambda e: e.set_replication_role(NY, VPN, "standby")),
+        (b, lambda e: router_engine(e).set_replication_role("NJ_Appliance1", VPN, "active")),
+        (a, lambda e: router_engine(e).consume("trader", "orders", count=1)),
+        (a, lambda e: router_engine(e).set_replication_role(NY, VPN, "standby")),
         (b, lambda e: e.advance(1000)),
     ]
     for store, work in steps:
@@ -269,18 +270,18 @@ def test_a_rejected_command_on_a_file_lab_changes_nothing_anywhere(tmp_path: Pat
     p = tmp_path / "lab.sqlite"
     a, b = LabStore.open(p), LabStore.open(p)
     with a.transaction() as e:
-        e.publish(*ORDERS)
+        router_engine(e).publish(*ORDERS)
     before, rows = a.dump(), _journal_kinds(p)
     with pytest.raises(RuntimeError):
         with a.transaction() as e:
-            e.publish(*ORDERS, count=5)
+            router_engine(e).publish(*ORDERS, count=5)
             e.advance(100)
             raise RuntimeError("a later step of the command failed")
     assert a.dump() == before == b.dump()
     assert _journal_kinds(p) == rows
     with pytest.raises(EngineError):
         with a.transaction() as e:
-            e.create_queue(NY, VPN, "orders")  # exists: refused by the engine
+            router_engine(e).create_queue(NY, VPN, "orders")  # exists: refused by the engine
     assert a.dump() == before and _journal_kinds(p) == rows
     a.close()
     b.close()
@@ -292,7 +293,7 @@ def test_snapshots_compact_the_journal_and_reopen_the_same(tmp_path: Path, monke
     tuning = StoreTuning(snapshot_every=5)
     a, b = LabStore.open(p, tuning=tuning), LabStore.open(p, tuning=tuning)
     for i in range(12):
-        (a if i % 3 else b).run(lambda e: e.publish(*ORDERS, count=2))
+        (a if i % 3 else b).run(lambda e: router_engine(e).publish(*ORDERS, count=2))
     assert _journal_kinds(p) == ["snapshot", "calls", "calls"]
     assert a.dump() == b.dump() == LabStore.open(p, tuning=tuning).dump()
     b.reset()  # a reset is one snapshot for every shell
@@ -311,7 +312,7 @@ def test_a_big_snapshot_is_written_in_parts_and_the_old_ones_dropped(tmp_path: P
     tuning = StoreTuning(snapshot_every=3, part_size=2500)
     a, b = LabStore.open(p, tuning=tuning), LabStore.open(p, tuning=tuning)
     for i in range(3):
-        (a if i % 2 else b).run(lambda e: e.publish(*ORDERS, count=20))
+        (a if i % 2 else b).run(lambda e: router_engine(e).publish(*ORDERS, count=20))
     kinds = _journal_kinds(p)
     assert kinds[-1] == "snapshot" and kinds.count("part") >= 3 and "calls" not in kinds, kinds
     assert a.dump() == b.dump() == LabStore.open(p, tuning=tuning).dump()
@@ -351,7 +352,7 @@ def test_reading_a_lab_file_never_imports_sqlalchemy_and_writing_never_its_orm(t
 def test_a_damaged_row_appended_by_another_shell_refuses_every_command_and_changes_nothing(tmp_path: Path):
     p = tmp_path / "lab.sqlite"
     a = LabStore.open(p)
-    a.run(lambda e: e.publish(*ORDERS))
+    a.run(lambda e: router_engine(e).publish(*ORDERS))
     con = sqlite3.connect(p)
     body = '[["publish", ["trader", "trading/orders/new"], {"count": 2}], ["advance", ["soon"], {}]]'
     con.execute("INSERT INTO journal (seq, kind, body) VALUES ((SELECT max(seq) FROM journal) + 1, 'calls', ?)",
@@ -363,5 +364,5 @@ def test_a_damaged_row_appended_by_another_shell_refuses_every_command_and_chang
             a.run(lambda e: e.advance(1))
         assert "TypeError replaying it" in ei.value.problem
     # the row's publish, applied before its advance failed, was undone
-    assert (a.state.message_count(), a.state.now_ms) == (1, 0)
+    assert (router_section(a.state).message_count(), a.state.now_ms) == (1, 0)
     a.close()

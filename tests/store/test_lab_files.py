@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from solace_shell.cli import main
+from tests.support.router_engine import router_engine
 
 ROOT = os.geteuid() == 0  # root may write anything, so the permission cases cannot happen as root
 
@@ -221,10 +222,10 @@ def test_an_older_lab_is_rewritten_and_shows_what_it_held(tmp_path: Path, versio
     for target, line in [("lab", "publish trader trading/orders/new count 3"), ("lab", "advance 1500ms")]:
         assert fresh.execute(target, line).ok, line
     with fresh.store.transaction() as e:
-        e.create_queue("NY_Appliance1", "Trading_VPN", "audit_q")
+        router_engine(e).create_queue("NY_Appliance1", "Trading_VPN", "audit_q")
         if version == "5":
-            e.create_object("NY_Appliance1", "Trading_VPN", "client-profile", ("p1",))
-            e.create_object("NY_Appliance1", "Trading_VPN", "telemetry-profile", ("tp",))
+            router_engine(e).create_object("NY_Appliance1", "Trading_VPN", "client-profile", ("p1",))
+            router_engine(e).create_object("NY_Appliance1", "Trading_VPN", "telemetry-profile", ("tp",))
     lab = Lab.open(db)
     try:
         for line in ("show queue * detail", "show message-vpn * replication", "show message-spool",
@@ -254,7 +255,7 @@ def test_damaged_journals_are_one_line_each(tmp_path: Path) -> None:
     good = tmp_path / "good.sqlite"
     store = LabStore.open(good)
     with store.transaction() as e:
-        e.publish("trader", "trading/orders/new", count=2)
+        router_engine(e).publish("trader", "trading/orders/new", count=2)
         e.advance(1500)
     store.close()
     con = sqlite3.connect(good)

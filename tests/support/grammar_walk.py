@@ -8,6 +8,7 @@ from typing import Any
 from grammar import Grammar
 from grammar.model import Alt, Element, Keyword, Opt, ParamRef, Seq
 from solace_shell.lab import Lab
+from tests.support.router_engine import router_engine
 
 SAMPLE_VALUES = {
     "vpn-name": "Trading_VPN", "vpn-pattern": "Trading_VPN", "queue-name": "orders", "queue-pattern": "orders",
@@ -29,13 +30,13 @@ def walk_lab(settings: dict[str, Any] | None = None) -> Lab:
     lab = Lab.fresh(settings=settings)
     with lab.store.transaction() as engine:
         router, vpn = "NY_Appliance1", "Trading_VPN"
-        engine.create_object(router, vpn, "telemetry-profile", ("trace",))
-        engine.create_object(router, vpn, "telemetry-filter", ("trace", "default"))
-        engine.create_object(router, vpn, "telemetry-subscription", ("trace", "default", "trading/>"))
-        engine.create_object(router, vpn, "rest-delivery-point", ("rdp1",))
-        engine.create_object(router, vpn, "rest-consumer", ("rdp1", "rc1"))
-        engine.create_object(router, vpn, "queue-binding", ("rdp1", "orders"))
-        engine.create_object(router, vpn, "connection-factory", ("/jms/cf/default",))
+        router_engine(engine).create_object(router, vpn, "telemetry-profile", ("trace",))
+        router_engine(engine).create_object(router, vpn, "telemetry-filter", ("trace", "default"))
+        router_engine(engine).create_object(router, vpn, "telemetry-subscription", ("trace", "default", "trading/>"))
+        router_engine(engine).create_object(router, vpn, "rest-delivery-point", ("rdp1",))
+        router_engine(engine).create_object(router, vpn, "rest-consumer", ("rdp1", "rc1"))
+        router_engine(engine).create_object(router, vpn, "queue-binding", ("rdp1", "orders"))
+        router_engine(engine).create_object(router, vpn, "connection-factory", ("/jms/cf/default",))
     return lab
 
 

@@ -26,6 +26,7 @@ from state_store.lab_store import LabStore
 from state_store.scenario_files import ROOT_DIR
 from state_store.solace.engine import Engine
 from state_store.tuning import StoreTuning
+from tests.support.router_engine import router_engine
 
 if TYPE_CHECKING:
     from state_store.lab_root.model import RootStore
@@ -45,7 +46,7 @@ def _type(lab: Lab, transcript: Path) -> None:
 
 def _make_queues(engine: Engine) -> None:
     for i in range(QUEUES):
-        engine.create_queue("NY_Appliance1", "Trading_VPN", f"bulk{i:05d}")
+        router_engine(engine).create_queue("NY_Appliance1", "Trading_VPN", f"bulk{i:05d}")
 
 
 @pytest.fixture()
@@ -189,14 +190,14 @@ def test_a_start_that_cannot_be_rebuilt_is_one_line_from_grade(monkeypatch: pyte
 
 def test_a_lab_built_at_a_position_rolls_a_failed_command_back_to_it(big_store: RootStore) -> None:
     point = big_store.start_point()
-    big_store.run(lambda engine: engine.create_queue("NY_Appliance1", "Trading_VPN", "later"))
+    big_store.run(lambda engine: router_engine(engine).create_queue("NY_Appliance1", "Trading_VPN", "later"))
     built: RootStore = LabStore.at(point)
     try:
         at_point = built.dump()
         assert "'later'" not in at_point and f"bulk{QUEUES - 1:05d}" in at_point
 
         def fails(engine: Engine) -> None:
-            engine.create_queue("NY_Appliance1", "Trading_VPN", "doomed")
+            router_engine(engine).create_queue("NY_Appliance1", "Trading_VPN", "doomed")
             raise RuntimeError("a failure after a change")
         with pytest.raises(RuntimeError):
             built.run(fails)

@@ -14,6 +14,7 @@ from typing import TypeVar
 
 from solace_shell.lab import Lab
 from state_store.solace.engine import Engine
+from tests.support.router_engine import router_engine
 
 T = TypeVar("T")
 
@@ -142,7 +143,7 @@ def test_t18_telemetry_and_client_session() -> None:
     assert prompts["no receiver shutdown"] == "NY_Appliance1(configure/message-vpn/telemetry-profile)#"
     assert prompts['create subscription ">"'] == "NY_Appliance1(...ge-vpn/telemetry-profile/trace/filter)#"
     assert lab.prompt(NY) == "NY_Appliance1(configure/message-spool/queue)#"
-    users = {u.name: u for u in _engine_read(lab, lambda e: e.client_usernames(NY, "default"))}
+    users = {u.name: u for u in _engine_read(lab, lambda e: router_engine(e).client_usernames(NY, "default"))}
     assert users["trace"].enabled and users["trace"].client_profile == "#telemetry-trace"
     assert users["default"].password_hash.startswith("$scrypt$")
 

@@ -25,6 +25,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from ...lab import Lab
+from ...router_cli import router_cli
 from ..class_lab import trainee_user, with_trainee_rights
 from ..record import Note, RecordedLine
 from ..room import ClassRoom, admin_lab
@@ -113,7 +114,7 @@ def _replayed(room: ClassRoom, lab: str, upto: list[RecordedLine], logins: list[
                 otherwise += 1
         with fresh.store.transaction() as engine:
             drawing = engine_drawing(engine)
-            clock = engine.status().now_ms
+            clock = router_cli(engine).status().now_ms
     except Exception as exc:  # noqa: BLE001  a lab of another kind: say so rather than fail the page
         return LabAt(target.seq, len(upto), target.wall, _refused(f"cannot draw this lab: {type(exc).__name__}"))
     finally:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from ...router_cli import router_cli
 from ..console import TrainerConsole
 from ..record import parse_wall
 from ..room import ClassRoom, LabGrade
@@ -261,7 +262,8 @@ def lab_drawing(room: ClassRoom, lab: str) -> Drawing:
 
 def engine_drawing(engine: Any) -> Drawing:
     """The lab held by `engine` drawn (`lab_drawing`)."""
-    status = engine.status()
+    routers = router_cli(engine)
+    status = routers.status()
     boxes: list[Box] = []
     links: list[tuple[float, float, float, float, str, str]] = []
     site_w, gap, x = 300.0, 80.0, 10.0
@@ -276,7 +278,7 @@ def engine_drawing(engine: Any) -> Drawing:
                                                   if v.replication_enabled else " (no replication)")
                          for v in status.vpns if v.router == router_name and not v.vpn.startswith("#")]
             queues = [f"queue {q.name}: {q.messages_spooled} spooled"
-                      for q in (engine.queues(router_name) if router.up else []) if not q.name.startswith("#")][:6]
+                      for q in (routers.queues(router_name) if router.up else []) if not q.name.startswith("#")][:6]
             redundancy = [f"redundancy: {m.activity} (process {m.process})"
                           for m in status.members if m.router == router_name]
             lines = tuple(redundancy + vpn_lines + queues)
