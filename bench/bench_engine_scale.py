@@ -18,7 +18,7 @@ from pathlib import Path
 
 from solace_shell.lab import Lab
 from state_store.lab_store import LabStore
-from tests.support.router_engine import router_engine
+from state_store.systems import ROUTER_CLI
 
 SHOWS = (
     "show queue #MSGVPN_REPLICATION_DATA_QUEUE message-vpn Trading_VPN",
@@ -50,12 +50,12 @@ def main() -> int:
         empty = time_shows(lab, args.repeats)
         start = time.perf_counter()
         with lab.store.transaction() as engine:
-            result = router_engine(engine).publish("trader", "trading/orders/new", count=args.messages)
+            result = engine.system_view(ROUTER_CLI.name).publish("trader", "trading/orders/new", count=args.messages)
         publish_s = time.perf_counter() - start
         assert result.accepted == args.messages, result
         full = time_shows(lab, args.repeats)
         with lab.store.transaction() as engine:
-            depth = router_engine(engine).queue_detail(
+            depth = engine.system_view(ROUTER_CLI.name).queue_detail(
                 "NY_Appliance1", "Trading_VPN", "#MSGVPN_REPLICATION_DATA_QUEUE").messages_spooled
         lab.close()
     LabStore.in_memory().close()  # the template is built once per process

@@ -29,8 +29,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tests.support.router_engine import router_engine
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -40,6 +38,7 @@ from solace_shell.transcript.format import scan_transcript  # noqa: E402
 from state_store.lab_store import LabStore  # noqa: E402
 from state_store.solace.engine import Engine  # noqa: E402
 from state_store.tuning import StoreTuning  # noqa: E402
+from tests.support.router_engine import router_engine  # noqa: E402
 
 if TYPE_CHECKING:
     from state_store.systems import RootStore

@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 from state_store.lab_store import LabStore
+from state_store.systems import ROUTER_CLI
 from state_store.tuning import StoreTuning
-from tests.support.router_engine import router_engine
 
 
 def probe(path: Path, stop_file: Path) -> subprocess.Popen[str]:
@@ -55,7 +55,7 @@ def main() -> int:
         path, stop = Path(tmp) / "lab.sqlite", Path(tmp) / "stop"
         store = LabStore.open(path, tuning=StoreTuning(snapshot_every=2))   # the second command snapshots
         start = time.perf_counter()
-        store.run(lambda e: router_engine(e).publish("trader", "trading/orders/new", count=args.messages))
+        store.run(lambda e: e.system_view(ROUTER_CLI.name).publish("trader", "trading/orders/new", count=args.messages))
         publish_s = time.perf_counter() - start
         prober = probe(path, stop)
         assert prober.stdout is not None and prober.stdout.readline().strip() == "ready"
